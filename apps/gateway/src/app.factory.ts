@@ -1,0 +1,59 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { AppConfig } from '@kessai/config';
+import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
+import { GatewayModule } from './app.module';
+import { AppTokenAuthenticator } from './auth/app-token-authenticator';
+import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
+import { RouteRegistry } from './http/route-registry';
+
+export interface GatewayOptions {
+  logger?: Logger;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Builds the gateway (not yet listening): routes, authentication, error envelope, request ids. */
+export async function createGatewayApp(config: AppConfig, options: GatewayOptions = {}): Promise<NestFastifyApplication> {
+  const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  });
+  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.register(config), adapter, {
+    logger: new NestPinoLogger(logger),
+    abortOnError: false,
+  });
+  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+
+  // the API speaks JSON only: any other body is refused with 415 rather than parsed as text
+  fastify.removeContentTypeParser('text/plain');
+
+  const routes = new RouteRegistry();
+  fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
+
+  const authenticator = app.get(AppTokenAuthenticator);
+  fastify.addHook('onRequest', async (request) => {
+    const header = request.headers.authorization;
+    if (header === undefined) return;
+    try {
+      request.principal = await authenticator.authenticate(header);
+    } catch (error) {
+      request.authError = error instanceof Error ? error : new Error(String(error));
+    }
+  });
+  fastify.addHook('onSend', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+
+  app.useGlobalFilters(new ErrorEnvelopeFilter(logger, routes));
+  app.enableShutdownHooks();
+  await app.init();
+  return app;
+}

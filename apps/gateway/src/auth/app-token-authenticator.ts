@@ -1,0 +1,61 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { InvalidAppTokenError, parseAuthorizationHeader, secretMatches, verifyAppToken } from '@kessai/auth';
+import { AppTokensRepository } from '@kessai/db';
+import { AuthenticationError, PermissionError } from '@kessai/domain';
+import type { Principal } from './principal';
+
+/** Turns an Authorization header into a Principal, or refuses it with the reason in the envelope. */
+@Injectable()
+export class AppTokenAuthenticator {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly appTokens: AppTokensRepository,
+  ) {}
+
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const parsed = parseAuthorizationHeader(header);
+    switch (parsed.kind) {
+      case 'missing':
+        throw new AuthenticationError('AUTH_HEADER_MISSING');
+      case 'unsupported':
+      case 'malformed':
+        throw new AuthenticationError('INVALID_APP_TOKEN');
+      case 'bearer':
+        break;
+    }
+
+    let claims;
+    try {
+      claims = verifyAppToken(parsed.jwt, this.config.JWT_SIGNING_KEY);
+    } catch (error) {
+      if (error instanceof InvalidAppTokenError) throw new AuthenticationError('INVALID_APP_TOKEN');
+      throw error;
+    }
+
+    const token = await this.appTokens.findById(claims.jti);
+    if (
+      !token ||
+      token.revokedOn !== null ||
+      token.merchantId !== claims.merchant_id ||
+      (token.storeId ?? undefined) !== claims.store_id ||
+      token.mode !== claims.mode
+    ) {
+      throw new AuthenticationError('INVALID_APP_TOKEN');
+    }
+    if (claims.version !== token.version) throw new PermissionError('OUTDATED_APP_TOKEN');
+    if (parsed.secret !== null && !secretMatches(parsed.secret, token.secretHash)) {
+      throw new AuthenticationError('INVALID_CREDENTIALS');
+    }
+
+    return {
+      appTokenId: token.id,
+      merchantId: token.merchantId,
+      storeId: token.storeId,
+      scope: token.scope,
+      mode: token.mode === 'live' ? 'live' : 'test',
+      domains: token.domains,
+      hasSecret: parsed.secret !== null,
+    };
+  }
+}

@@ -1,0 +1,21 @@
+import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from './principal';
+
+export const ROUTE_ACCESS = 'kessai:route-access';
+
+/** Who may call a route. Default (no decorator): a secret-bearing app token. */
+export type RouteAccess = 'open' | 'browser';
+
+/** No credentials needed (heartbeat). */
+export const Open = () => SetMetadata(ROUTE_ACCESS, 'open' satisfies RouteAccess);
+
+/** Also callable with a secret-less app token from an Origin in the token's domains. */
+export const BrowserAllowed = () => SetMetadata(ROUTE_ACCESS, 'browser' satisfies RouteAccess);
+
+/** The authenticated caller; the guard guarantees it is set on non-open routes. */
+export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {
+  const principal = ctx.switchToHttp().getRequest<FastifyRequest>().principal;
+  if (!principal) throw new Error('CurrentPrincipal used on a route without authentication');
+  return principal;
+});

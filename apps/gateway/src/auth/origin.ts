@@ -1,0 +1,25 @@
+/**
+ * Whether a browser Origin is one of an app token's domains. A domain may be a host
+ * ("shop.example"), a host with a port, a full origin ("https://shop.example"), or a wildcard
+ * ("*.shop.example", which matches subdomains only).
+ */
+export function originAllowed(origin: string | undefined, domains: string[]): boolean {
+  if (!origin) return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  const host = url.host.toLowerCase();
+  const hostname = url.hostname.toLowerCase();
+  const fullOrigin = `${url.protocol}//${host}`;
+  return domains.some((raw) => {
+    const domain = raw.trim().toLowerCase().replace(/\/+$/, '');
+    if (domain === '') return false;
+    if (domain.includes('://')) return domain === fullOrigin;
+    if (domain.startsWith('*.')) return hostname.endsWith(domain.slice(1)) && hostname.length > domain.length - 1;
+    return domain === host || domain === hostname;
+  });
+}

@@ -1,0 +1,42 @@
+import type { ZodIssue, ZodType, ZodTypeDef } from 'zod';
+import { ValidationError, type FieldError } from '@kessai/domain';
+
+function reasonOf(issue: ZodIssue): string {
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.received === 'undefined' ? 'REQUIRED_VALUE' : 'INVALID_FORMAT';
+    case 'too_small':
+    case 'too_big':
+      return issue.type === 'string' || issue.type === 'array' ? 'INVALID_FORMAT_LENGTH' : 'NOT_WITHIN_BOUNDS';
+    case 'invalid_enum_value':
+    case 'invalid_literal':
+      return 'INVALID_FORMAT';
+    case 'unrecognized_keys':
+      return 'FORBIDDEN_PARAMETER';
+    case 'invalid_string':
+      if (issue.validation === 'uuid') return 'INVALID_UUID';
+      if (issue.validation === 'email') return 'INVALID_FORMAT_EMAIL';
+      if (issue.validation === 'url') return 'INVALID_FORMAT_URL';
+      return 'INVALID_FORMAT';
+    case 'custom':
+      return typeof issue.params?.reason === 'string' ? issue.params.reason : 'INVALID_FORMAT';
+    default:
+      return 'INVALID_FORMAT';
+  }
+}
+
+export function toFieldErrors(issues: ZodIssue[]): FieldError[] {
+  return issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), reason: 'FORBIDDEN_PARAMETER' }));
+    }
+    return [{ field: issue.path.length > 0 ? issue.path.join('.') : null, reason: reasonOf(issue) }];
+  });
+}
+
+/** Parses request input against a snake_case schema, or throws a ValidationError naming each field. */
+export function parseInput<T>(schema: ZodType<T, ZodTypeDef, unknown>, input: unknown): T {
+  const result = schema.safeParse(input ?? {});
+  if (!result.success) throw new ValidationError(toFieldErrors(result.error.issues));
+  return result.data;
+}

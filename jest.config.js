@@ -1,0 +1,29 @@
+/** Unit tests live beside the code (*.spec.ts); end-to-end suites under test/ (*.e2e-spec.ts). */
+const moduleNameMapper = {
+  '^@kessai/(config|contracts|domain|db|auth|observability|runtime|admin|testing)$': '<rootDir>/libs/$1/src',
+};
+const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] };
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/apps', '<rootDir>/libs'],
+      testMatch: ['**/*.spec.ts'],
+      moduleNameMapper,
+      transform,
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test'],
+      testMatch: ['**/*.e2e-spec.ts'],
+      moduleNameMapper,
+      transform,
+      globalSetup: '<rootDir>/test/global-setup.ts',
+      testTimeout: 30000,
+    },
+  ],
+};

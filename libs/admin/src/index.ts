@@ -1,0 +1,2 @@
+export * from './admin.service';
+export * from './bootstrap';

@@ -1,0 +1,22 @@
+/**
+ * Parses the Authorization header forms the UnivaPay SDKs send (api-reference §1.1):
+ * `Bearer <secret>.<jwt>` (4 dot-separated parts) and `Bearer <jwt>` (3 parts, public use).
+ */
+export type ParsedAuthorization =
+  | { kind: 'missing' }
+  | { kind: 'unsupported' }
+  | { kind: 'malformed' }
+  | { kind: 'bearer'; jwt: string; secret: string | null };
+
+export function parseAuthorizationHeader(header: string | undefined): ParsedAuthorization {
+  if (header === undefined || header.trim() === '') return { kind: 'missing' };
+  const match = /^(\S+)\s+(\S+)$/.exec(header.trim());
+  if (!match) return { kind: 'malformed' };
+  const [, scheme, credential] = match;
+  if (scheme.toLowerCase() !== 'bearer') return { kind: 'unsupported' };
+  const parts = credential.split('.');
+  if (parts.some((p) => p === '')) return { kind: 'malformed' };
+  if (parts.length === 4) return { kind: 'bearer', secret: parts[0], jwt: parts.slice(1).join('.') };
+  if (parts.length === 3) return { kind: 'bearer', secret: null, jwt: credential };
+  return { kind: 'malformed' };
+}

@@ -1,0 +1,3 @@
+export * from './app-token-jwt';
+export * from './secrets';
+export * from './authorization-header';

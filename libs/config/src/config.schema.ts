@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+const base64Key32 = z
+  .string()
+  .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
+
+/**
+ * Vault keys as "<key-id>:<base64 32-byte key>" pairs separated by commas. The first key encrypts
+ * new card numbers; the others only decrypt, which is how a key is rotated.
+ */
+const vaultKeys = z
+  .string()
+  .min(1)
+  .transform((raw, ctx) => {
+    const keys: { id: string; key: Buffer }[] = [];
+    for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+      const sep = entry.indexOf(':');
+      const id = entry.slice(0, sep);
+      const key = Buffer.from(entry.slice(sep + 1), 'base64');
+      if (sep <= 0 || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== 32) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'each entry must be <id>:<base64 of 32 bytes>' });
+        return z.NEVER;
+      }
+      keys.push({ id, key });
+    }
+    if (new Set(keys.map((k) => k.id)).size !== keys.length) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'key ids must be unique' });
+      return z.NEVER;
+    }
+    return keys;
+  });
+
+export const configSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  DATABASE_URL: z
+    .string()
+    .url()
+    .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL'),
+  DB_POOL_SIZE: positiveInt.default(10),
+  REDIS_URL: z
+    .string()
+    .url()
+    .refine((v) => /^rediss?:\/\//.test(v), 'must be a redis:// or rediss:// URL'),
+  /** Prefix of every Redis key and BullMQ queue, so that deployments (and test suites) can share a Redis. */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - only')
+    .default('kessai'),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** The gateway's HTTP port. */
+  PORT: port.default(3000),
+  /** The health port of a worker service (each worker needs its own when they share a host). */
+  HEALTH_PORT: port.optional(),
+  /** Base URL printed for humans and used in links the API hands out. */
+  PUBLIC_BASE_URL: z.string().url().optional(),
+  /** HMAC key for app-token JWTs (HS256, pinned). At least 32 characters. */
+  JWT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters'),
+  VAULT_KEYS: vaultKeys,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+});
+
+export type AppConfig = z.infer<typeof configSchema>;
+export type VaultKey = AppConfig['VAULT_KEYS'][number];
+
+export { base64Key32 };

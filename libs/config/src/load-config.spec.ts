@@ -1,0 +1,67 @@
+import { ConfigError, loadConfig } from './load-config';
+
+const key = Buffer.alloc(32, 7).toString('base64');
+const valid = {
+  DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/kessai',
+  REDIS_URL: 'redis://127.0.0.1:6379',
+  JWT_SIGNING_KEY: 'x'.repeat(32),
+  VAULT_KEYS: `k1:${key}`,
+};
+
+function problemsOf(env: NodeJS.ProcessEnv): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies defaults to a minimal valid environment', () => {
+    const config = loadConfig(valid);
+    expect(config.PORT).toBe(3000);
+    expect(config.HOST).toBe('0.0.0.0');
+    expect(config.REDIS_PREFIX).toBe('kessai');
+    expect(config.VAULT_KEYS).toEqual([{ id: 'k1', key: Buffer.alloc(32, 7) }]);
+  });
+
+  it('coerces PORT from the environment string', () => {
+    expect(loadConfig({ ...valid, PORT: '4123' }).PORT).toBe(4123);
+  });
+
+  it('names every missing variable', () => {
+    const problems = problemsOf({});
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'DATABASE_URL is required',
+        'REDIS_URL is required',
+        'JWT_SIGNING_KEY is required',
+        'VAULT_KEYS is required',
+      ]),
+    );
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://localhost/x'],
+    ['REDIS_URL', 'not a url'],
+    ['JWT_SIGNING_KEY', 'short'],
+    ['VAULT_KEYS', 'k1:dG9vc2hvcnQ='],
+    ['VAULT_KEYS', `k1:${key},k1:${key}`],
+    ['LOG_LEVEL', 'loud'],
+    ['REDIS_PREFIX', 'has:colon'],
+  ])('rejects %s=%s with a message naming it', (name, value) => {
+    const problems = problemsOf({ ...valid, [name]: value });
+    expect(problems.length).toBeGreaterThanOrEqual(1);
+    for (const problem of problems) expect(problem).toMatch(new RegExp(`^${name} `));
+  });
+
+  it('keeps rotation keys in order, the first one active', () => {
+    const other = Buffer.alloc(32, 9).toString('base64');
+    const config = loadConfig({ ...valid, VAULT_KEYS: `new:${other}, old:${key}` });
+    expect(config.VAULT_KEYS.map((k) => k.id)).toEqual(['new', 'old']);
+  });
+});

@@ -1,0 +1,33 @@
+import { configSchema, type AppConfig } from './config.schema';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment into the typed config, or throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.join('.') || '(environment)';
+    const message = issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
+    return `${name} ${message}`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** For process entry points: a bad value stops the process with a clear message and exit code 78 (EX_CONFIG). */
+export function loadConfigOrExit(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  try {
+    return loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\nSee .env.example for every setting.\n`);
+      process.exit(78);
+    }
+    throw error;
+  }
+}

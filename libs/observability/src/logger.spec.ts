@@ -1,0 +1,34 @@
+import { Writable } from 'node:stream';
+import { createLogger } from './logger';
+
+function capture() {
+  const lines: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      lines.push(chunk.toString('utf8'));
+      done();
+    },
+  });
+  return { lines, destination };
+}
+
+describe('createLogger', () => {
+  it('redacts credentials and card fields', () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ service: 'test', level: 'info', destination });
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer s3cret.a.b.c' } },
+        body: { card_number: '4242424242424242', cvv: '123', data: { card_number: '4000000000000002' } },
+        secret: 'plain-secret',
+      },
+      'request',
+    );
+    const text = lines.join('');
+    expect(text).toContain('"service":"test"');
+    expect(text).toContain('[redacted]');
+    for (const leaked of ['s3cret', '4242424242424242', '4000000000000002', '"123"', 'plain-secret']) {
+      expect(text).not.toContain(leaked);
+    }
+  });
+});

@@ -1,0 +1,64 @@
+import type { LoggerService } from '@nestjs/common';
+import pino, { type DestinationStream, type Logger } from 'pino';
+
+/** Fields never written to a log line, at any depth pino's redaction reaches. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'secret',
+  'jwt',
+  'password',
+  'card_number',
+  'cvv',
+  '*.authorization',
+  '*.secret',
+  '*.jwt',
+  '*.password',
+  '*.card_number',
+  '*.cvv',
+  '*.*.card_number',
+  '*.*.cvv',
+  'auth_token',
+  '*.auth_token',
+];
+
+export interface LoggerOptions {
+  service: string;
+  level: string;
+  destination?: DestinationStream;
+}
+
+export function createLogger({ service, level, destination }: LoggerOptions): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+    },
+    destination,
+  );
+}
+
+/** Lets Nest's own messages go through the same structured, redacting logger. */
+export class NestPinoLogger implements LoggerService {
+  constructor(private readonly logger: Logger) {}
+
+  log(message: unknown, context?: string) {
+    this.logger.info({ context }, String(message));
+  }
+  error(message: unknown, trace?: string, context?: string) {
+    this.logger.error({ context, trace }, String(message));
+  }
+  warn(message: unknown, context?: string) {
+    this.logger.warn({ context }, String(message));
+  }
+  debug(message: unknown, context?: string) {
+    this.logger.debug({ context }, String(message));
+  }
+  verbose(message: unknown, context?: string) {
+    this.logger.trace({ context }, String(message));
+  }
+}

@@ -1,0 +1,4 @@
+export * from './redis.service';
+export * from './health.controller';
+export * from './queue-workers';
+export * from './worker-service';

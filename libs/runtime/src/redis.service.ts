@@ -1,0 +1,38 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+
+/**
+ * The process's Redis connection for commands (rate-limit scripts, health). Commands fail fast
+ * instead of queueing forever while Redis is away, so requests answer rather than hang.
+ */
+@Injectable()
+export class RedisService implements OnModuleDestroy {
+  readonly client: Redis;
+  readonly prefix: string;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.prefix = config.REDIS_PREFIX;
+    this.client = new Redis(config.REDIS_URL, {
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      connectTimeout: 2_000,
+      commandTimeout: 2_000,
+      lazyConnect: false,
+    });
+    // errors surface on the commands that fail; the connection event itself needs no crash
+    this.client.on('error', () => undefined);
+  }
+
+  async isHealthy(): Promise<boolean> {
+    try {
+      return (await this.client.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  async onModuleDestroy() {
+    this.client.disconnect();
+  }
+}

@@ -1,0 +1,91 @@
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { ConfigModule, type AppConfig } from '@kessai/config';
+import { DbModule } from '@kessai/db';
+import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
+import { HealthController } from './health.controller';
+import { QueueWorkers, type QueueConsumer } from './queue-workers';
+import { RedisService } from './redis.service';
+
+export interface WorkerServiceOptions {
+  name: string;
+  config: AppConfig;
+  /** Extra Nest modules of the service (its processors, repositories). */
+  imports?: Array<Type | DynamicModule>;
+  /** The queues this service consumes, resolved from the Nest container once it is up. */
+  consumers?: (app: NestFastifyApplication) => QueueConsumer[];
+  healthPort: number;
+}
+
+export interface RunningWorkerService {
+  app: NestFastifyApplication;
+  workers: QueueWorkers;
+  logger: Logger;
+  url: string;
+  /** Graceful stop: stop taking jobs, finish in-flight ones, then close HTTP, DB and Redis. */
+  stop(): Promise<void>;
+}
+
+@Module({})
+class WorkerRootModule {
+  static register(options: WorkerServiceOptions): DynamicModule {
+    return {
+      module: WorkerRootModule,
+      imports: [ConfigModule.forRoot(options.config), DbModule, ...(options.imports ?? [])],
+      controllers: [HealthController],
+      providers: [RedisService],
+    };
+  }
+}
+
+export async function startWorkerService(options: WorkerServiceOptions): Promise<RunningWorkerService> {
+  const logger = createLogger({ service: options.name, level: options.config.LOG_LEVEL });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    WorkerRootModule.register(options),
+    new FastifyAdapter(),
+    { logger: new NestPinoLogger(logger), abortOnError: false },
+  );
+  const workers = new QueueWorkers(
+    options.consumers?.(app) ?? [],
+    { url: options.config.REDIS_URL, prefix: options.config.REDIS_PREFIX },
+    logger,
+  );
+  await app.listen(options.healthPort, options.config.HOST);
+  workers.start();
+  const url = await app.getUrl();
+  logger.info({ url }, `${options.name} started`);
+
+  let stopping: Promise<void> | null = null;
+  const stop = () => {
+    stopping ??= (async () => {
+      logger.info(`${options.name} stopping`);
+      await workers.close();
+      await app.close();
+      logger.info(`${options.name} stopped`);
+    })();
+    return stopping;
+  };
+  return { app, workers, logger, url, stop };
+}
+
+/** Entry-point helper: SIGTERM/SIGINT stop the service gracefully within the configured time. */
+export function stopOnSignals(service: { stop(): Promise<void>; logger: Logger }, timeoutMs: number): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    service.logger.info({ signal }, 'shutdown requested');
+    const timer = setTimeout(() => {
+      service.logger.error({ timeoutMs }, 'graceful shutdown timed out');
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    service.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        service.logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

@@ -1,0 +1,46 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+
+export const TEMPLATE_DATABASE = 'kessai_test_template';
+
+export function testServerUrl(): string {
+  return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/kessai_test';
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database for one suite, copied from the template that global setup built. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `kessai_t_${randomBytes(6).toString('hex')}`;
+  const adminUrl = withDatabase(testServerUrl(), 'postgres');
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`);
+  } finally {
+    await admin.end();
+  }
+  return {
+    name,
+    url: withDatabase(testServerUrl(), name),
+    async drop() {
+      const client = new Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { randomBytes } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Writable } from 'node:stream';
+import { loadConfig, type AppConfig } from '@kessai/config';
+import { PrismaService } from '@kessai/db';
+import { AdminService } from '@kessai/admin';
+import { createLogger, type Logger } from '@kessai/observability';
+import { createTestDatabase, type TestDatabase } from './database';
+
+export function testRedisUrl(): string {
+  return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
+export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): AppConfig {
+  return loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    DB_POOL_SIZE: '5',
+    REDIS_URL: testRedisUrl(),
+    REDIS_PREFIX: `t_${randomBytes(5).toString('hex')}`,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    JWT_SIGNING_KEY: randomBytes(32).toString('hex'),
+    VAULT_KEYS: `test1:${randomBytes(32).toString('base64')}`,
+    LOG_LEVEL: 'info',
+    ...overrides,
+  });
+}
+
+/** Collects a process's log lines in memory, so tests can assert on what was (not) logged. */
+export class CapturedLog {
+  readonly lines: string[] = [];
+  readonly stream = new Writable({
+    write: (chunk: Buffer, _encoding, done) => {
+      this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  logger(service: string, level = 'info'): Logger {
+    return createLogger({ service, level, destination: this.stream });
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+/** One suite's world: its own database and Redis prefix, an admin for seeding, cleanup at the end. */
+export class TestEnvironment {
+  private constructor(
+    readonly database: TestDatabase,
+    readonly config: AppConfig,
+    readonly prisma: PrismaService,
+    readonly admin: AdminService,
+  ) {}
+
+  static async create(overrides: Record<string, string> = {}): Promise<TestEnvironment> {
+    const database = await createTestDatabase();
+    const config = testConfig(database.url, overrides);
+    const prisma = new PrismaService(config);
+    return new TestEnvironment(database, config, prisma, new AdminService(prisma, config));
+  }
+
+  /** A merchant with one store and a secret-bearing store token (test mode). */
+  async seedMerchant(label: string, options: { domains?: string[] } = {}) {
+    const suffix = randomBytes(4).toString('hex');
+    const merchant = await this.admin.createMerchant({ name: `${label} Merchant`, email: `${label}-${suffix}@example.test` });
+    const store = await this.admin.createStore({ merchantId: merchant.id, name: `${label} Store` });
+    const storeToken = await this.admin.issueAppToken({
+      merchantId: merchant.id,
+      storeId: store.id,
+      mode: 'test',
+      domains: options.domains ?? [],
+    });
+    return { merchant, store, storeToken };
+  }
+
+  async close(...apps: Array<NestFastifyApplication | undefined>): Promise<void> {
+    for (const app of apps) await app?.close();
+    await this.prisma.$disconnect();
+    await this.database.drop();
+  }
+}

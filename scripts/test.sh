@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The whole test suite: services, generated client, type check, schema/migration agreement, then
+# unit and end-to-end tests against real PostgreSQL and Redis. Tests never touch DATABASE_URL's
+# database: they use TEST_DATABASE_URL's server and make their own databases there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/kessai_test}
+export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379}
+DATABASE_URL=$TEST_DATABASE_URL REDIS_URL=$TEST_REDIS_URL bash scripts/services.sh
+
+npm run -s db:generate
+npm run -s typecheck
+DATABASE_URL=$TEST_DATABASE_URL npm run -s db:check
+
+results=$(mktemp)
+set +e
+npx jest --ci --json --outputFile="$results" "$@"
+status=$?
+set -e
+node -e '
+  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
+  if (r.numTotalTests === 0) { console.error("jest ran no test"); process.exit(1); }
+' "$results" || status=1
+rm -f "$results"
+exit $status

@@ -1,0 +1,432 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import jwt from 'jsonwebtoken';
+import SDK, { ResponseError } from 'univapay-node';
+import { signAppToken } from '@kessai/auth';
+import { CapturedLog, TestEnvironment } from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
+
+let env: TestEnvironment;
+let app: NestFastifyApplication;
+let baseUrl: string;
+const log = new CapturedLog();
+let alpha: Seeded;
+let beta: Seeded;
+let alphaMerchantToken: Awaited<ReturnType<TestEnvironment['admin']['issueAppToken']>>;
+
+function bearer(token: { secret: string; jwt: string }) {
+  return `Bearer ${token.secret}.${token.jwt}`;
+}
+
+async function http(path: string, init: RequestInit & { auth?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.auth) headers.set('authorization', init.auth);
+  const response = await fetch(`${baseUrl}${path}`, { ...init, headers });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: text ? (JSON.parse(text) as any) : null };
+}
+
+function sdkFor(token: { secret: string; jwt: string }) {
+  return new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
+}
+
+async function sdkError(promise: Promise<unknown>): Promise<ResponseError['errorResponse']> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ResponseError) return error.errorResponse;
+    throw error;
+  }
+  throw new Error('expected the SDK call to fail');
+}
+
+function expectEnvelope(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
+  expect(res.status).toBe(status);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.body).toMatchObject({ status: 'error', code });
+  expect(Array.isArray(res.body.errors)).toBe(true);
+}
+
+beforeAll(async () => {
+  env = await TestEnvironment.create();
+  app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
+  await app.listen(0, '127.0.0.1');
+  baseUrl = await app.getUrl();
+  alpha = await env.seedMerchant('alpha', { domains: ['shop.alpha.test'] });
+  beta = await env.seedMerchant('beta');
+  alphaMerchantToken = await env.admin.issueAppToken({ merchantId: alpha.merchant.id, mode: 'test' });
+});
+
+afterAll(async () => {
+  await env?.close(app);
+});
+
+describe('heartbeat', () => {
+  it('answers the SDK ping without credentials', async () => {
+    await expect(new SDK({ endpoint: baseUrl }).api.ping()).resolves.toBeUndefined();
+    const res = await http('/heartbeat');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+  });
+});
+
+describe('GET /me', () => {
+  it('returns the merchant of a store token through the SDK', async () => {
+    const me = await sdkFor(alpha.storeToken).merchants.me();
+    expect(me).toMatchObject({ id: alpha.merchant.id, name: 'alpha Merchant', email: alpha.merchant.email, verified: false });
+    expect(new Date(me.createdOn).toISOString()).toBe(alpha.merchant.createdOn.toISOString());
+  });
+
+  it('speaks snake_case on the wire and never echoes Authorization', async () => {
+    const res = await http('/me', { auth: bearer(alphaMerchantToken) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(Object.keys(res.body)).toEqual(
+      expect.arrayContaining(['id', 'verification_data_id', 'name', 'email', 'verified', 'created_on', 'configuration']),
+    );
+    expect(res.headers.get('authorization')).toBeNull();
+    expect(res.text).not.toContain(alphaMerchantToken.secret);
+  });
+});
+
+describe('stores', () => {
+  it('a store token sees exactly its own store', async () => {
+    const sdk = sdkFor(alpha.storeToken);
+    const list = await sdk.stores.list();
+    expect(list.items.map((s) => s.id)).toEqual([alpha.store.id]);
+    expect(list.hasMore).toBe(false);
+    const store = await sdk.stores.get(alpha.store.id);
+    expect(store).toMatchObject({ id: alpha.store.id, merchantId: alpha.merchant.id, name: 'alpha Store' });
+  });
+
+  it('a merchant token lists the merchant stores with merchant_name', async () => {
+    const second = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Second' });
+    const res = await http('/stores', { auth: bearer(alphaMerchantToken) });
+    expect(res.status).toBe(200);
+    expect(res.body.items.map((s: { id: string }) => s.id)).toEqual([second.id, alpha.store.id]);
+    expect(res.body.items[0]).toMatchObject({ merchant_id: alpha.merchant.id, merchant_name: 'alpha Merchant' });
+    expect(res.body.has_more).toBe(false);
+  });
+
+  it('a store token cannot reach a sibling store of its own merchant', async () => {
+    const sibling = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Sibling' });
+    const err = await sdkError(sdkFor(alpha.storeToken).stores.get(sibling.id));
+    expect(err).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
+  });
+
+  it('another merchant never sees the first merchant store: 404 exactly like a missing id', async () => {
+    const foreign = await http(`/stores/${alpha.store.id}`, { auth: bearer(beta.storeToken) });
+    const missing = await http(`/stores/${randomUUID()}`, { auth: bearer(beta.storeToken) });
+    expectEnvelope(foreign, 404, 'NOT_FOUND');
+    expect(foreign.body).toEqual(missing.body);
+    const betaList = await sdkFor(beta.storeToken).stores.list();
+    expect(betaList.items.map((s) => s.id)).toEqual([beta.store.id]);
+    const patch = await http(`/stores/${alpha.store.id}`, {
+      method: 'PATCH',
+      auth: bearer(beta.storeToken),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'hijacked' }),
+    });
+    expectEnvelope(patch, 404, 'NOT_FOUND');
+    expect((await env.admin.stores.findById(alpha.store.id))?.name).toBe('alpha Store');
+  });
+
+  it('updates a store name and refuses a duplicate with 409', async () => {
+    const res = await http(`/stores/${beta.store.id}`, {
+      method: 'PATCH',
+      auth: bearer(beta.storeToken),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'beta Renamed' }),
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: beta.store.id, name: 'beta Renamed' });
+
+    const other = await env.admin.createStore({ merchantId: beta.merchant.id, name: 'beta Other' });
+    const merchantToken = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+    const dup = await http(`/stores/${other.id}`, {
+      method: 'PATCH',
+      auth: bearer(merchantToken),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'beta Renamed' }),
+    });
+    expectEnvelope(dup, 409, 'STORE_EXISTS');
+  });
+});
+
+describe('pagination', () => {
+  let merchantToken: { secret: string; jwt: string };
+  let ids: string[];
+
+  beforeAll(async () => {
+    const seeded = await env.seedMerchant('paged');
+    merchantToken = await env.admin.issueAppToken({ merchantId: seeded.merchant.id, mode: 'test' });
+    // 24 more stores sharing one timestamp: the order must still be total and stable
+    const sameInstant = new Date('2026-01-01T00:00:00.000Z');
+    await env.prisma.store.createMany({
+      data: Array.from({ length: 24 }, (_, i) => ({ merchantId: seeded.merchant.id, name: `tied ${i}`, createdOn: sameInstant })),
+    });
+    const all = await env.prisma.store.findMany({ where: { merchantId: seeded.merchant.id } });
+    expect(all).toHaveLength(25);
+    ids = all.map((s) => s.id);
+  });
+
+  async function walk(direction: 'asc' | 'desc', limit: number) {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const query = new URLSearchParams({ limit: String(limit), cursor_direction: direction });
+      if (cursor) query.set('cursor', cursor);
+      const res = await http(`/stores?${query}`, { auth: bearer(merchantToken) });
+      expect(res.status).toBe(200);
+      expect(res.body.items.length).toBeLessThanOrEqual(limit);
+      seen.push(...res.body.items.map((s: { id: string }) => s.id));
+      if (!res.body.has_more) return seen;
+      cursor = res.body.items[res.body.items.length - 1].id;
+    }
+    throw new Error('pagination did not end');
+  }
+
+  it('defaults to 10 items, newest first', async () => {
+    const res = await http('/stores', { auth: bearer(merchantToken) });
+    expect(res.body.items).toHaveLength(10);
+    expect(res.body.has_more).toBe(true);
+    const created = res.body.items.map((s: { created_on: string }) => s.created_on);
+    expect([...created].sort().reverse()).toEqual(created);
+    expect(created[0]).not.toBe('2026-01-01T00:00:00.000Z');
+  });
+
+  it('walks every item exactly once in both directions, through tied timestamps', async () => {
+    const desc = await walk('desc', 10);
+    const asc = await walk('asc', 10);
+    expect(desc).toHaveLength(25);
+    expect(new Set(desc)).toEqual(new Set(ids));
+    expect(asc).toEqual([...desc].reverse());
+    expect(await walk('desc', 100)).toEqual(desc);
+  });
+
+  it('excludes the cursor item itself', async () => {
+    const first = await http('/stores?limit=10', { auth: bearer(merchantToken) });
+    const cursor = first.body.items[4].id;
+    const next = await http(`/stores?limit=10&cursor=${cursor}`, { auth: bearer(merchantToken) });
+    expect(next.body.items.map((s: { id: string }) => s.id)).not.toContain(cursor);
+    expect(next.body.items[0].id).toBe(first.body.items[5].id);
+  });
+
+  it.each(['9', '101', 'ten'])('rejects limit=%s with a validation error naming limit', async (limit) => {
+    const res = await http(`/stores?limit=${limit}`, { auth: bearer(merchantToken) });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual([{ field: 'limit', reason: expect.any(String) }]);
+  });
+
+  it('rejects an unknown direction', async () => {
+    const res = await http('/stores?cursor_direction=sideways', { auth: bearer(merchantToken) });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual([{ field: 'cursor_direction', reason: 'INVALID_FORMAT' }]);
+  });
+
+  it('rejects an unknown cursor, and another merchant store id as cursor, alike', async () => {
+    const unknown = await http(`/stores?cursor=${randomUUID()}`, { auth: bearer(merchantToken) });
+    const foreign = await http(`/stores?cursor=${alpha.store.id}`, { auth: bearer(merchantToken) });
+    expectEnvelope(unknown, 400, 'VALIDATION_ERROR');
+    expect(unknown.body.errors).toEqual([{ field: 'cursor', reason: 'NOT_FOUND' }]);
+    expect(foreign.body).toEqual(unknown.body);
+  });
+
+  it('serves the SDK list with limit and cursor', async () => {
+    const sdk = sdkFor(merchantToken as never);
+    const page = await sdk.stores.list({ limit: 20 } as never);
+    expect(page.items).toHaveLength(20);
+    expect(page.hasMore).toBe(true);
+    const rest = await sdk.stores.list({ limit: 20, cursor: page.items[19].id } as never);
+    expect(rest.items).toHaveLength(5);
+    expect(rest.hasMore).toBe(false);
+  });
+});
+
+describe('authentication', () => {
+  const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as object;
+  const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+
+  it('refuses a request without credentials', async () => {
+    const res = await http('/me');
+    expectEnvelope(res, 401, 'AUTH_HEADER_MISSING');
+    expect(await sdkError(new SDK({ endpoint: baseUrl }).merchants.me())).toMatchObject({ code: 'AUTH_HEADER_MISSING', httpCode: 401 });
+  });
+
+  it.each([
+    ['an unsupported scheme', 'Token abcdef'],
+    ['a legacy application token', 'ApplicationToken abc|def'],
+    ['a malformed bearer credential', 'Bearer not-a-jwt'],
+    ['five segments', 'Bearer a.b.c.d.e'],
+  ])('refuses %s', async (_label, auth) => {
+    expectEnvelope(await http('/me', { auth }), 401, 'INVALID_APP_TOKEN');
+  });
+
+  it('refuses alg=none', async () => {
+    const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claimsOf(alpha.storeToken.jwt))}.`;
+    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${none}` }), 401, 'INVALID_APP_TOKEN');
+  });
+
+  it('refuses another algorithm signed with the same key (pinned HS256)', async () => {
+    const hs512 = jwt.sign(claimsOf(alpha.storeToken.jwt), env.config.JWT_SIGNING_KEY, { algorithm: 'HS512' });
+    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${hs512}` }), 401, 'INVALID_APP_TOKEN');
+  });
+
+  it('refuses a tampered payload that points at another merchant', async () => {
+    const [header, , signature] = alpha.storeToken.jwt.split('.');
+    const forged = b64({ ...claimsOf(alpha.storeToken.jwt), merchant_id: beta.merchant.id, store_id: beta.store.id });
+    expectEnvelope(
+      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${header}.${forged}.${signature}` }),
+      401,
+      'INVALID_APP_TOKEN',
+    );
+  });
+
+  it('refuses a token signed with another key', async () => {
+    const other = signAppToken(
+      { id: alpha.storeToken.id, merchantId: alpha.merchant.id, storeId: alpha.store.id, mode: 'test', domains: [], version: 1 },
+      'another-signing-key-of-at-least-32-chars',
+    );
+    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${other}` }), 401, 'INVALID_APP_TOKEN');
+  });
+
+  it('refuses a correctly signed token whose jti is unknown', async () => {
+    const unknown = signAppToken(
+      { id: randomUUID(), merchantId: alpha.merchant.id, storeId: alpha.store.id, mode: 'test', domains: [], version: 1 },
+      env.config.JWT_SIGNING_KEY,
+    );
+    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${unknown}` }), 401, 'INVALID_APP_TOKEN');
+  });
+
+  it('refuses a valid jwt with the wrong secret', async () => {
+    const res = await http('/me', { auth: `Bearer ${beta.storeToken.secret}.${alpha.storeToken.jwt}` });
+    expectEnvelope(res, 401, 'INVALID_CREDENTIALS');
+    const err = await sdkError(new SDK({ endpoint: baseUrl, jwt: alpha.storeToken.jwt, secret: 'wrong' }).merchants.me());
+    expect(err).toMatchObject({ code: 'INVALID_CREDENTIALS', httpCode: 401 });
+  });
+
+  it('refuses a revoked token from the moment it is revoked', async () => {
+    const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, storeId: beta.store.id, mode: 'test' });
+    expect((await http('/me', { auth: bearer(token) })).status).toBe(200);
+    await env.admin.revokeAppToken(token.id);
+    expectEnvelope(await http('/me', { auth: bearer(token) }), 401, 'INVALID_APP_TOKEN');
+  });
+
+  it('refuses a token whose version is outdated', async () => {
+    const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+    await env.prisma.appToken.update({ where: { id: token.id }, data: { version: 2 } });
+    expectEnvelope(await http('/me', { auth: bearer(token) }), 403, 'OUTDATED_APP_TOKEN');
+  });
+
+  it('accepts a secret-less token only from a listed Origin, and only on browser routes', async () => {
+    const publicAuth = `Bearer ${alpha.storeToken.jwt}`;
+    expectEnvelope(await http('/me', { auth: publicAuth }), 401, 'INVALID_DOMAIN');
+    expectEnvelope(await http('/me', { auth: publicAuth, headers: { origin: 'https://evil.test' } }), 401, 'INVALID_DOMAIN');
+    // a listed origin passes the domain check but /me is not a browser route
+    expectEnvelope(await http('/me', { auth: publicAuth, headers: { origin: 'https://shop.alpha.test' } }), 403, 'INVALID_PERMISSIONS');
+    const err = await sdkError(new SDK({ endpoint: baseUrl, jwt: alpha.storeToken.jwt, origin: 'https://shop.alpha.test' }).merchants.me());
+    expect(err).toMatchObject({ code: 'INVALID_PERMISSIONS', httpCode: 403 });
+  });
+
+  it('compares an HMAC-like secret of the right length as wrong, not as an error', async () => {
+    const fake = createHmac('sha256', 'x').update('y').digest('base64url');
+    expectEnvelope(await http('/me', { auth: `Bearer ${fake}.${alpha.storeToken.jwt}` }), 401, 'INVALID_CREDENTIALS');
+  });
+});
+
+describe('error envelope', () => {
+  const auth = () => bearer(alpha.storeToken);
+
+  it('unknown routes answer 404 in the envelope', async () => {
+    expectEnvelope(await http('/no/such/route', { auth: auth() }), 404, 'NOT_FOUND');
+    expectEnvelope(await http('/no/such/route'), 404, 'NOT_FOUND');
+  });
+
+  it('a known path with the wrong method answers 405 with Allow', async () => {
+    const res = await http('/me', { method: 'DELETE', auth: auth() });
+    expectEnvelope(res, 405, 'NOT_ALLOWED');
+    expect(res.headers.get('allow')).toContain('GET');
+    const storePath = await http(`/stores/${alpha.store.id}`, { method: 'PUT', auth: auth() });
+    expectEnvelope(storePath, 405, 'NOT_ALLOWED');
+    expect(storePath.headers.get('allow')).toMatch(/GET.*PATCH|PATCH.*GET/);
+  });
+
+  it('malformed JSON is a validation error, not a 500', async () => {
+    const res = await http(`/stores/${alpha.store.id}`, {
+      method: 'PATCH',
+      auth: auth(),
+      headers: { 'content-type': 'application/json' },
+      body: '{"name": ',
+    });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+  });
+
+  it('validation errors name the snake_case field', async () => {
+    const res = await http(`/stores/${alpha.store.id}`, {
+      method: 'PATCH',
+      auth: auth(),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: '', logo_url: 'x' }),
+    });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'name', reason: 'INVALID_FORMAT_LENGTH' },
+        { field: 'logo_url', reason: 'FORBIDDEN_PARAMETER' },
+      ]),
+    );
+  });
+
+  it('an oversized body answers 413 in the envelope', async () => {
+    const res = await http(`/stores/${alpha.store.id}`, {
+      method: 'PATCH',
+      auth: auth(),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(env.config.BODY_LIMIT_BYTES + 1) }),
+    });
+    expectEnvelope(res, 413, 'REQUEST_TOO_LARGE');
+  });
+
+  it('an unsupported media type answers 415 in the envelope', async () => {
+    const res = await http(`/stores/${alpha.store.id}`, {
+      method: 'PATCH',
+      auth: auth(),
+      headers: { 'content-type': 'text/plain' },
+      body: 'name=x',
+    });
+    expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('the SDK surfaces validation errors with their fields', async () => {
+    const err = await sdkError(sdkFor(alpha.storeToken).stores.list({ limit: 5 } as never));
+    expect(err).toMatchObject({ code: 'VALIDATION_ERROR', httpCode: 400, errors: [{ field: 'limit', reason: 'NOT_WITHIN_BOUNDS' }] });
+  });
+
+  // last: breaks this suite's database on purpose
+  it('an internal failure answers 500 with an error id and leaks nothing', async () => {
+    await env.prisma.$executeRawUnsafe('ALTER TABLE stores RENAME TO stores_gone');
+    try {
+      const res = await http('/stores', { auth: auth() });
+      expectEnvelope(res, 500, 'INTERNAL_SERVER_ERROR');
+      expect(res.body.errors).toEqual([]);
+      expect(res.body.error_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.headers.get('x-error-id')).toBe(res.body.error_id);
+      expect(res.text).not.toMatch(/stores|prisma|relation|select/i);
+      expect(log.text).toContain(res.body.error_id);
+    } finally {
+      await env.prisma.$executeRawUnsafe('ALTER TABLE stores_gone RENAME TO stores');
+    }
+  });
+});
+
+describe('logs', () => {
+  it('never contain a secret or a JWT', () => {
+    for (const token of [alpha.storeToken, beta.storeToken, alphaMerchantToken]) {
+      expect(log.text).not.toContain(token.secret);
+      expect(log.text).not.toContain(token.jwt.split('.')[2]);
+    }
+  });
+});
