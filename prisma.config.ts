@@ -8,9 +8,9 @@ export default defineConfig({
   experimental: { adapter: true },
   schema: path.join('prisma', 'schema.prisma'),
   migrations: { path: path.join('prisma', 'migrations') },
-  adapter: async () => {
+  adapter: () => {
     const url = process.env.DATABASE_URL;
-    if (!url) throw new Error('DATABASE_URL is not set');
-    return new MigrationAdapterFactory(url);
+    if (!url) return Promise.reject(new Error('DATABASE_URL is not set'));
+    return Promise.resolve(new MigrationAdapterFactory(url));
   },
 });

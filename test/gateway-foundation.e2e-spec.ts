@@ -25,7 +25,7 @@ async function http(path: string, init: RequestInit & { auth?: string } = {}) {
   if (init.auth) headers.set('authorization', init.auth);
   const response = await fetch(`${baseUrl}${path}`, { ...init, headers });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? (JSON.parse(text) as any) : null };
+  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : null };
 }
 
 function sdkFor(token: { secret: string; jwt: string }) {
@@ -76,7 +76,12 @@ describe('heartbeat', () => {
 describe('GET /me', () => {
   it('returns the merchant of a store token through the SDK', async () => {
     const me = await sdkFor(alpha.storeToken).merchants.me();
-    expect(me).toMatchObject({ id: alpha.merchant.id, name: 'alpha Merchant', email: alpha.merchant.email, verified: false });
+    expect(me).toMatchObject({
+      id: alpha.merchant.id,
+      name: 'alpha Merchant',
+      email: alpha.merchant.email,
+      verified: false,
+    });
     expect(new Date(me.createdOn).toISOString()).toBe(alpha.merchant.createdOn.toISOString());
   });
 
@@ -85,7 +90,15 @@ describe('GET /me', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(Object.keys(res.body)).toEqual(
-      expect.arrayContaining(['id', 'verification_data_id', 'name', 'email', 'verified', 'created_on', 'configuration']),
+      expect.arrayContaining([
+        'id',
+        'verification_data_id',
+        'name',
+        'email',
+        'verified',
+        'created_on',
+        'configuration',
+      ]),
     );
     expect(res.headers.get('authorization')).toBeNull();
     expect(res.text).not.toContain(alphaMerchantToken.secret);
@@ -107,7 +120,10 @@ describe('stores', () => {
     const res = await http('/stores', { auth: bearer(alphaMerchantToken) });
     expect(res.status).toBe(200);
     expect(res.body.items.map((s: { id: string }) => s.id)).toEqual([second.id, alpha.store.id]);
-    expect(res.body.items[0]).toMatchObject({ merchant_id: alpha.merchant.id, merchant_name: 'alpha Merchant' });
+    expect(res.body.items[0]).toMatchObject({
+      merchant_id: alpha.merchant.id,
+      merchant_name: 'alpha Merchant',
+    });
     expect(res.body.has_more).toBe(false);
   });
 
@@ -166,7 +182,11 @@ describe('pagination', () => {
     // 24 more stores sharing one timestamp: the order must still be total and stable
     const sameInstant = new Date('2026-01-01T00:00:00.000Z');
     await env.prisma.store.createMany({
-      data: Array.from({ length: 24 }, (_, i) => ({ merchantId: seeded.merchant.id, name: `tied ${i}`, createdOn: sameInstant })),
+      data: Array.from({ length: 24 }, (_, i) => ({
+        merchantId: seeded.merchant.id,
+        name: `tied ${i}`,
+        createdOn: sameInstant,
+      })),
     });
     const all = await env.prisma.store.findMany({ where: { merchantId: seeded.merchant.id } });
     expect(all).toHaveLength(25);
@@ -179,7 +199,7 @@ describe('pagination', () => {
     for (let pages = 0; pages < 10; pages++) {
       const query = new URLSearchParams({ limit: String(limit), cursor_direction: direction });
       if (cursor) query.set('cursor', cursor);
-      const res = await http(`/stores?${query}`, { auth: bearer(merchantToken) });
+      const res = await http(`/stores?${query.toString()}`, { auth: bearer(merchantToken) });
       expect(res.status).toBe(200);
       expect(res.body.items.length).toBeLessThanOrEqual(limit);
       seen.push(...res.body.items.map((s: { id: string }) => s.id));
@@ -236,24 +256,28 @@ describe('pagination', () => {
   });
 
   it('serves the SDK list with limit and cursor', async () => {
-    const sdk = sdkFor(merchantToken as never);
-    const page = await sdk.stores.list({ limit: 20 } as never);
+    const sdk = sdkFor(merchantToken);
+    const page = await sdk.stores.list({ limit: 20 });
     expect(page.items).toHaveLength(20);
     expect(page.hasMore).toBe(true);
-    const rest = await sdk.stores.list({ limit: 20, cursor: page.items[19].id } as never);
+    const rest = await sdk.stores.list({ limit: 20, cursor: page.items[19].id });
     expect(rest.items).toHaveLength(5);
     expect(rest.hasMore).toBe(false);
   });
 });
 
 describe('authentication', () => {
-  const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as object;
+  const claimsOf = (token: string) =>
+    JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()) as object;
   const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
   it('refuses a request without credentials', async () => {
     const res = await http('/me');
     expectEnvelope(res, 401, 'AUTH_HEADER_MISSING');
-    expect(await sdkError(new SDK({ endpoint: baseUrl }).merchants.me())).toMatchObject({ code: 'AUTH_HEADER_MISSING', httpCode: 401 });
+    expect(await sdkError(new SDK({ endpoint: baseUrl }).merchants.me())).toMatchObject({
+      code: 'AUTH_HEADER_MISSING',
+      httpCode: 401,
+    });
   });
 
   it.each([
@@ -267,17 +291,31 @@ describe('authentication', () => {
 
   it('refuses alg=none', async () => {
     const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claimsOf(alpha.storeToken.jwt))}.`;
-    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${none}` }), 401, 'INVALID_APP_TOKEN');
+    expectEnvelope(
+      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${none}` }),
+      401,
+      'INVALID_APP_TOKEN',
+    );
   });
 
   it('refuses another algorithm signed with the same key (pinned HS256)', async () => {
-    const hs512 = jwt.sign(claimsOf(alpha.storeToken.jwt), env.config.JWT_SIGNING_KEY, { algorithm: 'HS512' });
-    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${hs512}` }), 401, 'INVALID_APP_TOKEN');
+    const hs512 = jwt.sign(claimsOf(alpha.storeToken.jwt), env.config.JWT_SIGNING_KEY, {
+      algorithm: 'HS512',
+    });
+    expectEnvelope(
+      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${hs512}` }),
+      401,
+      'INVALID_APP_TOKEN',
+    );
   });
 
   it('refuses a tampered payload that points at another merchant', async () => {
     const [header, , signature] = alpha.storeToken.jwt.split('.');
-    const forged = b64({ ...claimsOf(alpha.storeToken.jwt), merchant_id: beta.merchant.id, store_id: beta.store.id });
+    const forged = b64({
+      ...claimsOf(alpha.storeToken.jwt),
+      merchant_id: beta.merchant.id,
+      store_id: beta.store.id,
+    });
     expectEnvelope(
       await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${header}.${forged}.${signature}` }),
       401,
@@ -287,29 +325,57 @@ describe('authentication', () => {
 
   it('refuses a token signed with another key', async () => {
     const other = signAppToken(
-      { id: alpha.storeToken.id, merchantId: alpha.merchant.id, storeId: alpha.store.id, mode: 'test', domains: [], version: 1 },
+      {
+        id: alpha.storeToken.id,
+        merchantId: alpha.merchant.id,
+        storeId: alpha.store.id,
+        mode: 'test',
+        domains: [],
+        version: 1,
+      },
       'another-signing-key-of-at-least-32-chars',
     );
-    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${other}` }), 401, 'INVALID_APP_TOKEN');
+    expectEnvelope(
+      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${other}` }),
+      401,
+      'INVALID_APP_TOKEN',
+    );
   });
 
   it('refuses a correctly signed token whose jti is unknown', async () => {
     const unknown = signAppToken(
-      { id: randomUUID(), merchantId: alpha.merchant.id, storeId: alpha.store.id, mode: 'test', domains: [], version: 1 },
+      {
+        id: randomUUID(),
+        merchantId: alpha.merchant.id,
+        storeId: alpha.store.id,
+        mode: 'test',
+        domains: [],
+        version: 1,
+      },
       env.config.JWT_SIGNING_KEY,
     );
-    expectEnvelope(await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${unknown}` }), 401, 'INVALID_APP_TOKEN');
+    expectEnvelope(
+      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${unknown}` }),
+      401,
+      'INVALID_APP_TOKEN',
+    );
   });
 
   it('refuses a valid jwt with the wrong secret', async () => {
     const res = await http('/me', { auth: `Bearer ${beta.storeToken.secret}.${alpha.storeToken.jwt}` });
     expectEnvelope(res, 401, 'INVALID_CREDENTIALS');
-    const err = await sdkError(new SDK({ endpoint: baseUrl, jwt: alpha.storeToken.jwt, secret: 'wrong' }).merchants.me());
+    const err = await sdkError(
+      new SDK({ endpoint: baseUrl, jwt: alpha.storeToken.jwt, secret: 'wrong' }).merchants.me(),
+    );
     expect(err).toMatchObject({ code: 'INVALID_CREDENTIALS', httpCode: 401 });
   });
 
   it('refuses a revoked token from the moment it is revoked', async () => {
-    const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, storeId: beta.store.id, mode: 'test' });
+    const token = await env.admin.issueAppToken({
+      merchantId: beta.merchant.id,
+      storeId: beta.store.id,
+      mode: 'test',
+    });
     expect((await http('/me', { auth: bearer(token) })).status).toBe(200);
     await env.admin.revokeAppToken(token.id);
     expectEnvelope(await http('/me', { auth: bearer(token) }), 401, 'INVALID_APP_TOKEN');
@@ -324,16 +390,34 @@ describe('authentication', () => {
   it('accepts a secret-less token only from a listed Origin, and only on browser routes', async () => {
     const publicAuth = `Bearer ${alpha.storeToken.jwt}`;
     expectEnvelope(await http('/me', { auth: publicAuth }), 401, 'INVALID_DOMAIN');
-    expectEnvelope(await http('/me', { auth: publicAuth, headers: { origin: 'https://evil.test' } }), 401, 'INVALID_DOMAIN');
+    expectEnvelope(
+      await http('/me', { auth: publicAuth, headers: { origin: 'https://evil.test' } }),
+      401,
+      'INVALID_DOMAIN',
+    );
     // a listed origin passes the domain check but /me is not a browser route
-    expectEnvelope(await http('/me', { auth: publicAuth, headers: { origin: 'https://shop.alpha.test' } }), 403, 'INVALID_PERMISSIONS');
-    const err = await sdkError(new SDK({ endpoint: baseUrl, jwt: alpha.storeToken.jwt, origin: 'https://shop.alpha.test' }).merchants.me());
+    expectEnvelope(
+      await http('/me', { auth: publicAuth, headers: { origin: 'https://shop.alpha.test' } }),
+      403,
+      'INVALID_PERMISSIONS',
+    );
+    const err = await sdkError(
+      new SDK({
+        endpoint: baseUrl,
+        jwt: alpha.storeToken.jwt,
+        origin: 'https://shop.alpha.test',
+      }).merchants.me(),
+    );
     expect(err).toMatchObject({ code: 'INVALID_PERMISSIONS', httpCode: 403 });
   });
 
   it('compares an HMAC-like secret of the right length as wrong, not as an error', async () => {
     const fake = createHmac('sha256', 'x').update('y').digest('base64url');
-    expectEnvelope(await http('/me', { auth: `Bearer ${fake}.${alpha.storeToken.jwt}` }), 401, 'INVALID_CREDENTIALS');
+    expectEnvelope(
+      await http('/me', { auth: `Bearer ${fake}.${alpha.storeToken.jwt}` }),
+      401,
+      'INVALID_CREDENTIALS',
+    );
   });
 });
 
@@ -401,8 +485,12 @@ describe('error envelope', () => {
   });
 
   it('the SDK surfaces validation errors with their fields', async () => {
-    const err = await sdkError(sdkFor(alpha.storeToken).stores.list({ limit: 5 } as never));
-    expect(err).toMatchObject({ code: 'VALIDATION_ERROR', httpCode: 400, errors: [{ field: 'limit', reason: 'NOT_WITHIN_BOUNDS' }] });
+    const err = await sdkError(sdkFor(alpha.storeToken).stores.list({ limit: 5 }));
+    expect(err).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      httpCode: 400,
+      errors: [{ field: 'limit', reason: 'NOT_WITHIN_BOUNDS' }],
+    });
   });
 
   // last: breaks this suite's database on purpose

@@ -1,7 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '@kessai/config';
 import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
 import { GatewayModule } from './app.module';
@@ -16,7 +15,10 @@ export interface GatewayOptions {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Builds the gateway (not yet listening): routes, authentication, error envelope, request ids. */
-export async function createGatewayApp(config: AppConfig, options: GatewayOptions = {}): Promise<NestFastifyApplication> {
+export async function createGatewayApp(
+  config: AppConfig,
+  options: GatewayOptions = {},
+): Promise<NestFastifyApplication> {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const adapter = new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -30,7 +32,7 @@ export async function createGatewayApp(config: AppConfig, options: GatewayOption
     logger: new NestPinoLogger(logger),
     abortOnError: false,
   });
-  const fastify = app.getHttpAdapter().getInstance() as unknown as FastifyInstance;
+  const fastify = app.getHttpAdapter().getInstance();
 
   // the API speaks JSON only: any other body is refused with 415 rather than parsed as text
   fastify.removeContentTypeParser('text/plain');

@@ -16,6 +16,8 @@ async function main() {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`refund-cancel-service failed to start: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(
+    `refund-cancel-service failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
+  );
   process.exit(1);
 });

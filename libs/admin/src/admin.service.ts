@@ -4,7 +4,7 @@ import { APP_TOKEN_VERSION, generateSecret, hashSecret, signAppToken } from '@ke
 import {
   AppTokensRepository,
   MerchantsRepository,
-  PrismaService,
+  type PrismaService,
   StoresRepository,
   type AppToken,
   type Merchant,
@@ -51,7 +51,12 @@ export function describeMerchant(merchant: Merchant) {
 }
 
 export function describeStore(store: Store) {
-  return { id: store.id, merchant_id: store.merchantId, name: store.name, created_on: store.createdOn.toISOString() };
+  return {
+    id: store.id,
+    merchant_id: store.merchantId,
+    name: store.name,
+    created_on: store.createdOn.toISOString(),
+  };
 }
 
 /** The operator's use cases: the admin CLI and `npm start`'s bootstrap go through these. */
@@ -70,7 +75,8 @@ export class AdminService {
   }
 
   async createMerchant(input: { name: string; email: string; verified?: boolean }): Promise<Merchant> {
-    if (await this.merchants.findByEmail(input.email)) throw new AdminError(`a merchant with email ${input.email} exists`);
+    if (await this.merchants.findByEmail(input.email))
+      throw new AdminError(`a merchant with email ${input.email} exists`);
     return this.merchants.create(input);
   }
 
@@ -113,7 +119,14 @@ export class AdminService {
       version: APP_TOKEN_VERSION,
     });
     const jwt = signAppToken(
-      { id: token.id, merchantId: token.merchantId, storeId: token.storeId, mode: input.mode, domains: token.domains, version: token.version },
+      {
+        id: token.id,
+        merchantId: token.merchantId,
+        storeId: token.storeId,
+        mode: input.mode,
+        domains: token.domains,
+        version: token.version,
+      },
       this.config.JWT_SIGNING_KEY,
       token.createdOn,
     );

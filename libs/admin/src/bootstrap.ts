@@ -21,7 +21,11 @@ export interface DemoCredentials {
  * secret is only ever shown once, so the credentials are remembered in a local file (kept out of
  * git) and reused while that token is still valid; otherwise a new token is issued.
  */
-export async function bootstrapDemo(admin: AdminService, baseUrl: string, credentialsFile: string): Promise<DemoCredentials> {
+export async function bootstrapDemo(
+  admin: AdminService,
+  baseUrl: string,
+  credentialsFile: string,
+): Promise<DemoCredentials> {
   const merchant =
     (await admin.merchants.findByEmail(DEMO_MERCHANT.email)) ??
     (await admin.createMerchant({ ...DEMO_MERCHANT, verified: true }));
@@ -32,14 +36,24 @@ export async function bootstrapDemo(admin: AdminService, baseUrl: string, creden
   const saved = readSaved(credentialsFile);
   if (saved && saved.store_id === store.id) {
     const token = await admin.appTokens.findById(saved.app_token_id);
-    if (token && !token.revokedOn && token.storeId === store.id && secretMatches(saved.secret, token.secretHash)) {
+    if (
+      token &&
+      !token.revokedOn &&
+      token.storeId === store.id &&
+      secretMatches(saved.secret, token.secretHash)
+    ) {
       const credentials = { ...saved, base_url: baseUrl };
       write(credentialsFile, credentials);
       return credentials;
     }
   }
 
-  const issued = await admin.issueAppToken({ merchantId: merchant.id, storeId: store.id, mode: 'test', domains: ['localhost'] });
+  const issued = await admin.issueAppToken({
+    merchantId: merchant.id,
+    storeId: store.id,
+    mode: 'test',
+    domains: ['localhost'],
+  });
   const credentials: DemoCredentials = {
     merchant_id: merchant.id,
     store_id: store.id,

@@ -1,2 +1,3 @@
 export * from './admin.service';
 export * from './bootstrap';
+export * from './cli';

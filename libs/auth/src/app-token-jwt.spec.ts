@@ -16,7 +16,10 @@ const input = {
 
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 function payloadOf(token: string) {
-  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
+  return JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')) as Record<
+    string,
+    unknown
+  >;
 }
 
 describe('app token JWT', () => {
@@ -52,8 +55,12 @@ describe('app token JWT', () => {
 
   it('rejects HS512 and HS384 even with the right key (algorithm is pinned)', () => {
     const claims = payloadOf(signAppToken(input, KEY));
-    expect(() => verifyAppToken(jwt.sign(claims, KEY, { algorithm: 'HS512' }), KEY)).toThrow(InvalidAppTokenError);
-    expect(() => verifyAppToken(jwt.sign(claims, KEY, { algorithm: 'HS384' }), KEY)).toThrow(InvalidAppTokenError);
+    expect(() => verifyAppToken(jwt.sign(claims, KEY, { algorithm: 'HS512' }), KEY)).toThrow(
+      InvalidAppTokenError,
+    );
+    expect(() => verifyAppToken(jwt.sign(claims, KEY, { algorithm: 'HS384' }), KEY)).toThrow(
+      InvalidAppTokenError,
+    );
   });
 
   it('rejects RS256 algorithm confusion', () => {
@@ -109,7 +116,11 @@ describe('parseAuthorizationHeader', () => {
   });
 
   it('splits secret and jwt', () => {
-    expect(parseAuthorizationHeader(`Bearer sec.${token}`)).toEqual({ kind: 'bearer', secret: 'sec', jwt: token });
+    expect(parseAuthorizationHeader(`Bearer sec.${token}`)).toEqual({
+      kind: 'bearer',
+      secret: 'sec',
+      jwt: token,
+    });
     expect(parseAuthorizationHeader(`bearer ${token}`)).toEqual({ kind: 'bearer', secret: null, jwt: token });
   });
 });

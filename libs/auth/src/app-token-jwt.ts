@@ -43,7 +43,7 @@ export function signAppToken(input: AppTokenClaimsInput, signingKey: string, iss
     version: input.version,
     iat: Math.floor(issuedAt.getTime() / 1000),
   };
-  return jwt.sign(claims, signingKey, { algorithm: APP_TOKEN_ALGORITHM, noTimestamp: true });
+  return jwt.sign(claims, signingKey, { algorithm: APP_TOKEN_ALGORITHM });
 }
 
 export class InvalidAppTokenError extends Error {

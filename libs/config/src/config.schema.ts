@@ -15,12 +15,18 @@ const vaultKeys = z
   .min(1)
   .transform((raw, ctx) => {
     const keys: { id: string; key: Buffer }[] = [];
-    for (const entry of raw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    for (const entry of raw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       const sep = entry.indexOf(':');
       const id = entry.slice(0, sep);
       const key = Buffer.from(entry.slice(sep + 1), 'base64');
       if (sep <= 0 || !/^[A-Za-z0-9_-]{1,32}$/.test(id) || key.length !== 32) {
-        ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'each entry must be <id>:<base64 of 32 bytes>' });
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          message: 'each entry must be <id>:<base64 of 32 bytes>',
+        });
         return z.NEVER;
       }
       keys.push({ id, key });

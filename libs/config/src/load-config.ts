@@ -13,7 +13,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(environment)';
-    const message = issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
+    const message =
+      issue.code === 'invalid_type' && issue.received === 'undefined' ? 'is required' : issue.message;
     return `${name} ${message}`;
   });
   throw new ConfigError(problems);

@@ -1,7 +1,10 @@
 import { keysetAfter, keysetOrder } from './keyset';
 
 describe('keyset pagination', () => {
-  const cursor = { id: '00000000-0000-4000-8000-000000000005', createdOn: new Date('2026-01-01T00:00:00.000Z') };
+  const cursor = {
+    id: '00000000-0000-4000-8000-000000000005',
+    createdOn: new Date('2026-01-01T00:00:00.000Z'),
+  };
 
   it('orders by created_on then id, in the requested direction', () => {
     expect(keysetOrder('desc')).toEqual([{ createdOn: 'desc' }, { id: 'desc' }]);

@@ -6,7 +6,9 @@ export interface KeysetRow {
   createdOn: Date;
 }
 
-export function keysetOrder(direction: CursorDirection): [{ createdOn: CursorDirection }, { id: CursorDirection }] {
+export function keysetOrder(
+  direction: CursorDirection,
+): [{ createdOn: CursorDirection }, { id: CursorDirection }] {
   return [{ createdOn: direction }, { id: direction }];
 }
 

@@ -47,7 +47,7 @@ export class AuthenticationError extends DomainError {
 
 /** Valid credentials that may not do this. */
 export class PermissionError extends DomainError {
-  constructor(code: 'INVALID_PERMISSIONS' | 'OUTDATED_APP_TOKEN' | string = 'INVALID_PERMISSIONS') {
+  constructor(code = 'INVALID_PERMISSIONS') {
     super(code);
   }
 }

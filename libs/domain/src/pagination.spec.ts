@@ -18,11 +18,16 @@ describe('parsePageRequest', () => {
 
   it('accepts the bounds 10 and 100 and both directions', () => {
     expect(parsePageRequest({ limit: '10' }).limit).toBe(10);
-    expect(parsePageRequest({ limit: '100', cursor_direction: 'asc' })).toMatchObject({ limit: 100, direction: 'asc' });
+    expect(parsePageRequest({ limit: '100', cursor_direction: 'asc' })).toMatchObject({
+      limit: 100,
+      direction: 'asc',
+    });
   });
 
   it.each(['9', '101', '0', '-5'])('rejects limit=%s as out of bounds', (limit) => {
-    expect(reasons({ limit })).toEqual([{ field: 'limit', reason: expect.stringMatching(/NOT_WITHIN_BOUNDS|INVALID_FORMAT/) }]);
+    expect(reasons({ limit })).toEqual([
+      { field: 'limit', reason: expect.stringMatching(/NOT_WITHIN_BOUNDS|INVALID_FORMAT/) },
+    ]);
   });
 
   it('rejects a non-numeric limit, a malformed cursor and an unknown direction together', () => {

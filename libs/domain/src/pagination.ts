@@ -31,18 +31,20 @@ export function parsePageRequest(query: Record<string, unknown>): PageRequest {
   let limit = PAGE_LIMIT_DEFAULT;
   const rawLimit = single(query.limit);
   if (rawLimit !== undefined && rawLimit !== '') {
-    const text = String(rawLimit);
+    const text = typeof rawLimit === 'string' || typeof rawLimit === 'number' ? String(rawLimit) : '';
     if (!/^\d+$/.test(text)) errors.push({ field: 'limit', reason: 'INVALID_FORMAT' });
     else {
       limit = Number(text);
-      if (limit < PAGE_LIMIT_MIN || limit > PAGE_LIMIT_MAX) errors.push({ field: 'limit', reason: 'NOT_WITHIN_BOUNDS' });
+      if (limit < PAGE_LIMIT_MIN || limit > PAGE_LIMIT_MAX)
+        errors.push({ field: 'limit', reason: 'NOT_WITHIN_BOUNDS' });
     }
   }
 
   let cursor: string | null = null;
   const rawCursor = single(query.cursor);
   if (rawCursor !== undefined && rawCursor !== '') {
-    if (typeof rawCursor !== 'string' || !UUID.test(rawCursor)) errors.push({ field: 'cursor', reason: 'INVALID_UUID' });
+    if (typeof rawCursor !== 'string' || !UUID.test(rawCursor))
+      errors.push({ field: 'cursor', reason: 'INVALID_UUID' });
     else cursor = rawCursor.toLowerCase();
   }
 

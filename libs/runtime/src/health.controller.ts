@@ -17,6 +17,9 @@ export class HealthController {
     const [database, redis] = await Promise.all([this.prisma.isHealthy(), this.redis.isHealthy()]);
     const ok = database && redis;
     if (!ok) void reply.status(503);
-    return { status: ok ? 'ok' : 'unavailable', checks: { database: database ? 'up' : 'down', redis: redis ? 'up' : 'down' } };
+    return {
+      status: ok ? 'ok' : 'unavailable',
+      checks: { database: database ? 'up' : 'down', redis: redis ? 'up' : 'down' },
+    };
   }
 }

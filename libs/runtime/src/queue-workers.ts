@@ -28,7 +28,9 @@ export class QueueWorkers {
     for (const consumer of consumers) {
       const missing = consumer.queue.jobs.filter((job) => !consumer.handlers[job]);
       if (missing.length > 0) {
-        throw new MissingJobHandlerError(`queue ${consumer.queue.name} has no handler for: ${missing.join(', ')}`);
+        throw new MissingJobHandlerError(
+          `queue ${consumer.queue.name} has no handler for: ${missing.join(', ')}`,
+        );
       }
     }
   }
@@ -49,9 +51,14 @@ export class QueueWorkers {
         },
       );
       worker.on('failed', (job, error) =>
-        this.logger.warn({ queue: consumer.queue.name, job: job?.name, jobId: job?.id, err: error.message }, 'job failed'),
+        this.logger.warn(
+          { queue: consumer.queue.name, job: job?.name, jobId: job?.id, err: error.message },
+          'job failed',
+        ),
       );
-      worker.on('error', (error) => this.logger.error({ queue: consumer.queue.name, err: error.message }, 'worker error'));
+      worker.on('error', (error) =>
+        this.logger.error({ queue: consumer.queue.name, err: error.message }, 'worker error'),
+      );
       this.workers.push(worker);
     }
   }

@@ -1,4 +1,4 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 
@@ -7,7 +7,7 @@ import { APP_CONFIG, type AppConfig } from '@kessai/config';
  * instead of queueing forever while Redis is away, so requests answer rather than hang.
  */
 @Injectable()
-export class RedisService implements OnModuleDestroy {
+export class RedisService implements OnModuleInit, OnModuleDestroy {
   readonly client: Redis;
   readonly prefix: string;
 
@@ -18,10 +18,15 @@ export class RedisService implements OnModuleDestroy {
       enableOfflineQueue: false,
       connectTimeout: 2_000,
       commandTimeout: 2_000,
-      lazyConnect: false,
+      lazyConnect: true,
     });
     // errors surface on the commands that fail; the connection event itself needs no crash
     this.client.on('error', () => undefined);
+  }
+
+  /** A process connects at boot: one that cannot reach Redis does not start. */
+  async onModuleInit() {
+    await this.client.connect();
   }
 
   async isHealthy(): Promise<boolean> {
@@ -33,6 +38,6 @@ export class RedisService implements OnModuleDestroy {
   }
 
   async onModuleDestroy() {
-    this.client.disconnect();
+    await this.client.quit().catch(() => this.client.disconnect());
   }
 }

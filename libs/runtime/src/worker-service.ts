@@ -46,11 +46,18 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger), abortOnError: false },
   );
-  const workers = new QueueWorkers(
-    options.consumers?.(app) ?? [],
-    { url: options.config.REDIS_URL, prefix: options.config.REDIS_PREFIX },
-    logger,
-  );
+  let workers: QueueWorkers;
+  try {
+    await app.init();
+    workers = new QueueWorkers(
+      options.consumers?.(app) ?? [],
+      { url: options.config.REDIS_URL, prefix: options.config.REDIS_PREFIX },
+      logger,
+    );
+  } catch (error) {
+    await app.close();
+    throw error;
+  }
   await app.listen(options.healthPort, options.config.HOST);
   workers.start();
   const url = await app.getUrl();
@@ -71,7 +78,11 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
 
 /** Entry-point helper: SIGTERM/SIGINT stop the service gracefully within the configured time. */
 export function stopOnSignals(service: { stop(): Promise<void>; logger: Logger }, timeoutMs: number): void {
+  let requested = false;
   const onSignal = (signal: NodeJS.Signals) => {
+    // a second signal (e.g. from both a supervisor and the terminal) must not kill in-flight work
+    if (requested) return;
+    requested = true;
     service.logger.info({ signal }, 'shutdown requested');
     const timer = setTimeout(() => {
       service.logger.error({ timeoutMs }, 'graceful shutdown timed out');
@@ -86,6 +97,6 @@ export function stopOnSignals(service: { stop(): Promise<void>; logger: Logger }
       },
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }

@@ -22,7 +22,7 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     PORT: '0',
     JWT_SIGNING_KEY: randomBytes(32).toString('hex'),
     VAULT_KEYS: `test1:${randomBytes(32).toString('base64')}`,
-    LOG_LEVEL: 'info',
+    LOG_LEVEL: 'warn',
     ...overrides,
   });
 }
@@ -63,7 +63,10 @@ export class TestEnvironment {
   /** A merchant with one store and a secret-bearing store token (test mode). */
   async seedMerchant(label: string, options: { domains?: string[] } = {}) {
     const suffix = randomBytes(4).toString('hex');
-    const merchant = await this.admin.createMerchant({ name: `${label} Merchant`, email: `${label}-${suffix}@example.test` });
+    const merchant = await this.admin.createMerchant({
+      name: `${label} Merchant`,
+      email: `${label}-${suffix}@example.test`,
+    });
     const store = await this.admin.createStore({ merchantId: merchant.id, name: `${label} Store` });
     const storeToken = await this.admin.issueAppToken({
       merchantId: merchant.id,

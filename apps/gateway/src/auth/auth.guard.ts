@@ -27,7 +27,8 @@ export class AuthGuard implements CanActivate {
     if (!principal) throw new AuthenticationError('AUTH_HEADER_MISSING');
 
     if (!principal.hasSecret) {
-      if (!originAllowed(request.headers.origin, principal.domains)) throw new AuthenticationError('INVALID_DOMAIN');
+      if (!originAllowed(request.headers.origin, principal.domains))
+        throw new AuthenticationError('INVALID_DOMAIN');
       if (access !== 'browser') throw new PermissionError('INVALID_PERMISSIONS');
     }
     return true;

@@ -19,7 +19,8 @@ export function originAllowed(origin: string | undefined, domains: string[]): bo
     const domain = raw.trim().toLowerCase().replace(/\/+$/, '');
     if (domain === '') return false;
     if (domain.includes('://')) return domain === fullOrigin;
-    if (domain.startsWith('*.')) return hostname.endsWith(domain.slice(1)) && hostname.length > domain.length - 1;
+    if (domain.startsWith('*.'))
+      return hostname.endsWith(domain.slice(1)) && hostname.length > domain.length - 1;
     return domain === host || domain === hostname;
   });
 }

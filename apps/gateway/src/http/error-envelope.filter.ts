@@ -34,10 +34,20 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
     const response = toErrorResponse(exception, randomUUID);
     if (response.internal) {
       this.logger.error(
-        { err: exception, errorId: response.body.error_id, reqId: request.id, method: request.method, url: request.routeOptions?.url },
+        {
+          err: exception,
+          errorId: response.body.error_id,
+          reqId: request.id,
+          method: request.method,
+          url: request.routeOptions?.url,
+        },
         'request failed',
       );
     }
-    void reply.status(response.statusCode).headers(response.headers).type('application/json').send(response.body);
+    void reply
+      .status(response.statusCode)
+      .headers(response.headers)
+      .type('application/json')
+      .send(response.body);
   }
 }

@@ -84,7 +84,8 @@ function frameworkError(statusCode: number): ErrorResponse {
 
 function clientStatusOf(error: unknown): number | null {
   if (error instanceof HttpException) return error.getStatus();
-  const status = error && typeof error === 'object' ? (error as { statusCode?: unknown }).statusCode : undefined;
+  const status =
+    error && typeof error === 'object' ? (error as { statusCode?: unknown }).statusCode : undefined;
   return typeof status === 'number' ? status : null;
 }
 

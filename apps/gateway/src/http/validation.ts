@@ -7,7 +7,9 @@ function reasonOf(issue: ZodIssue): string {
       return issue.received === 'undefined' ? 'REQUIRED_VALUE' : 'INVALID_FORMAT';
     case 'too_small':
     case 'too_big':
-      return issue.type === 'string' || issue.type === 'array' ? 'INVALID_FORMAT_LENGTH' : 'NOT_WITHIN_BOUNDS';
+      return issue.type === 'string' || issue.type === 'array'
+        ? 'INVALID_FORMAT_LENGTH'
+        : 'NOT_WITHIN_BOUNDS';
     case 'invalid_enum_value':
     case 'invalid_literal':
       return 'INVALID_FORMAT';
@@ -20,7 +22,16 @@ function reasonOf(issue: ZodIssue): string {
       return 'INVALID_FORMAT';
     case 'custom':
       return typeof issue.params?.reason === 'string' ? issue.params.reason : 'INVALID_FORMAT';
-    default:
+    case 'invalid_date':
+      return 'INVALID_FORMAT_DATE';
+    case 'not_multiple_of':
+    case 'not_finite':
+      return 'NOT_WITHIN_BOUNDS';
+    case 'invalid_union':
+    case 'invalid_union_discriminator':
+    case 'invalid_intersection_types':
+    case 'invalid_arguments':
+    case 'invalid_return_type':
       return 'INVALID_FORMAT';
   }
 }
@@ -28,7 +39,10 @@ function reasonOf(issue: ZodIssue): string {
 export function toFieldErrors(issues: ZodIssue[]): FieldError[] {
   return issues.flatMap((issue) => {
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ field: [...issue.path, key].join('.'), reason: 'FORBIDDEN_PARAMETER' }));
+      return issue.keys.map((key) => ({
+        field: [...issue.path, key].join('.'),
+        reason: 'FORBIDDEN_PARAMETER',
+      }));
     }
     return [{ field: issue.path.length > 0 ? issue.path.join('.') : null, reason: reasonOf(issue) }];
   });

@@ -8,9 +8,7 @@ import { parseInput } from '../http/validation';
 import { presentStore, presentStoreListItem } from './store.presenter';
 
 const storeIdParam = z.object({ storeId: z.string().uuid() });
-const storeUpdate = z
-  .object({ name: z.string().trim().min(1).max(100).optional() })
-  .strict();
+const storeUpdate = z.object({ name: z.string().trim().min(1).max(100).optional() }).strict();
 const listFilters = z.object({ search: z.string().max(200).optional() }).passthrough();
 
 @Controller('stores')

@@ -8,7 +8,9 @@ import type { AccessScope } from './scope';
 export type StoreWithMerchant = Store & { merchant: Pick<Merchant, 'name'> };
 
 function storeScope(scope: AccessScope) {
-  return scope.storeId ? { merchantId: scope.merchantId, id: scope.storeId } : { merchantId: scope.merchantId };
+  return scope.storeId
+    ? { merchantId: scope.merchantId, id: scope.storeId }
+    : { merchantId: scope.merchantId };
 }
 
 @Injectable()
@@ -36,7 +38,8 @@ export class StoresRepository {
     };
     return listPage(page, where, {
       findCursor: (w) => this.prisma.store.findFirst({ where: w, select: { id: true, createdOn: true } }),
-      findMany: (args) => this.prisma.store.findMany({ ...args, include: { merchant: { select: { name: true } } } }),
+      findMany: (args) =>
+        this.prisma.store.findMany({ ...args, include: { merchant: { select: { name: true } } } }),
     });
   }
 
@@ -44,7 +47,10 @@ export class StoresRepository {
   async update(scope: AccessScope, id: string, changes: { name?: string }): Promise<Store | null> {
     if (scope.storeId && scope.storeId !== id) return null;
     try {
-      const { count } = await this.prisma.store.updateMany({ where: { id, merchantId: scope.merchantId }, data: changes });
+      const { count } = await this.prisma.store.updateMany({
+        where: { id, merchantId: scope.merchantId },
+        data: changes,
+      });
       return count === 0 ? null : await this.findById(id);
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {

@@ -1,0 +1,112 @@
+/**
+ * The admin CLI's commands (`npm run cli -- <command> [options]`); scripts/cli.ts is its entry point.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '@kessai/config';
+import { PrismaService } from '@kessai/db';
+import { AdminError, AdminService, describeMerchant, describeStore } from './admin.service';
+import { bootstrapDemo } from './bootstrap';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  merchant:create --name NAME --email EMAIL [--verified]
+  merchant:pci --merchant ID [--off]          mark a merchant PCI DSS compliant (or not, with --off)
+  store:create --merchant ID --name NAME
+  token:create --merchant ID [--store ID] [--mode test|live] [--domain HOST]...
+                                              store-scoped with --store, else merchant-scoped;
+                                              the secret is printed once and stored only as a hash
+  token:list --merchant ID [--store ID]
+  token:revoke --id ID
+  bootstrap [--json]                          create or reuse the demo merchant, store and test token
+`;
+
+const options = {
+  name: { type: 'string' },
+  email: { type: 'string' },
+  verified: { type: 'boolean' },
+  merchant: { type: 'string' },
+  store: { type: 'string' },
+  mode: { type: 'string' },
+  domain: { type: 'string', multiple: true },
+  id: { type: 'string' },
+  off: { type: 'boolean' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function required(value: string | undefined, flag: string): string {
+  if (!value) throw new AdminError(`--${flag} is required`);
+  return value;
+}
+
+function mode(value: string | undefined): 'test' | 'live' {
+  if (value === undefined || value === 'test') return 'test';
+  if (value === 'live') return 'live';
+  throw new AdminError('--mode must be test or live');
+}
+
+export function baseUrlOf(config: { PUBLIC_BASE_URL?: string; PORT: number }): string {
+  return config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
+}
+
+export interface CliContext {
+  env: NodeJS.ProcessEnv;
+  /** where `bootstrap` remembers the demo credentials */
+  credentialsFile: string;
+  print(text: string): void;
+}
+
+/** Runs one command; resolves to the JSON-able result (undefined when usage was printed). */
+export async function runCli(argv: string[], context: CliContext): Promise<unknown> {
+  const { values, positionals } = parseArgs({ args: argv, options, allowPositionals: true });
+  const command = positionals[0];
+  if (!command || values.help) {
+    context.print(USAGE);
+    return undefined;
+  }
+  const config = loadConfig(context.env);
+  const prisma = new PrismaService(config);
+  const admin = new AdminService(prisma, config);
+  try {
+    switch (command) {
+      case 'merchant:create':
+        return describeMerchant(
+          await admin.createMerchant({
+            name: required(values.name, 'name'),
+            email: required(values.email, 'email'),
+            verified: values.verified ?? false,
+          }),
+        );
+      case 'merchant:pci':
+        return describeMerchant(
+          await admin.setPciDssCompliant(required(values.merchant, 'merchant'), !values.off),
+        );
+      case 'store:create':
+        return describeStore(
+          await admin.createStore({
+            merchantId: required(values.merchant, 'merchant'),
+            name: required(values.name, 'name'),
+          }),
+        );
+      case 'token:create':
+        return await admin.issueAppToken({
+          merchantId: required(values.merchant, 'merchant'),
+          storeId: values.store ?? null,
+          mode: mode(values.mode),
+          domains: values.domain ?? [],
+        });
+      case 'token:list':
+        return await admin.listAppTokens(required(values.merchant, 'merchant'), values.store);
+      case 'token:revoke':
+        return await admin.revokeAppToken(required(values.id, 'id'));
+      case 'bootstrap':
+        return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
+      default:
+        throw new AdminError(`unknown command ${command}\n\n${USAGE}`);
+    }
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+

@@ -1,0 +1,115 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import SDK from 'univapay-node';
+import { AdminError, runCli } from '@kessai/admin';
+import { hashSecret, verifyAppToken } from '@kessai/auth';
+import { TestEnvironment } from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+let env: TestEnvironment;
+let app: NestFastifyApplication;
+let baseUrl: string;
+let cliEnv: NodeJS.ProcessEnv;
+const credentialsFile = join(mkdtempSync(join(tmpdir(), 'kessai-cli-')), 'demo.json');
+
+async function cli(...argv: string[]): Promise<any> {
+  return runCli(argv, { env: cliEnv, credentialsFile, print: () => undefined });
+}
+
+beforeAll(async () => {
+  env = await TestEnvironment.create();
+  app = await createGatewayApp(env.config);
+  await app.listen(0, '127.0.0.1');
+  baseUrl = await app.getUrl();
+  cliEnv = {
+    DATABASE_URL: env.config.DATABASE_URL,
+    REDIS_URL: env.config.REDIS_URL,
+    JWT_SIGNING_KEY: env.config.JWT_SIGNING_KEY,
+    VAULT_KEYS: env.config.VAULT_KEYS.map((k) => `${k.id}:${k.key.toString('base64')}`).join(','),
+    PUBLIC_BASE_URL: baseUrl,
+  };
+});
+afterAll(async () => {
+  await env?.close(app);
+});
+
+describe('admin CLI', () => {
+  it('creates a merchant and a store, and refuses duplicates', async () => {
+    const merchant = await cli('merchant:create', '--name', 'Cli Co', '--email', 'cli@example.test');
+    expect(merchant).toMatchObject({ name: 'Cli Co', email: 'cli@example.test', pci_dss_compliant: false });
+    await expect(cli('merchant:create', '--name', 'Again', '--email', 'cli@example.test')).rejects.toThrow(AdminError);
+    const store = await cli('store:create', '--merchant', merchant.id, '--name', 'Main');
+    expect(store).toMatchObject({ merchant_id: merchant.id, name: 'Main' });
+    await expect(cli('store:create', '--merchant', merchant.id, '--name', 'Main')).rejects.toThrow(AdminError);
+    await expect(cli('store:create', '--name', 'x')).rejects.toThrow('--merchant is required');
+  });
+
+  it('marks a merchant PCI DSS compliant and back', async () => {
+    const merchant = await cli('merchant:create', '--name', 'Pci', '--email', 'pci@example.test');
+    expect(await cli('merchant:pci', '--merchant', merchant.id)).toMatchObject({ pci_dss_compliant: true });
+    expect(await cli('merchant:pci', '--merchant', merchant.id, '--off')).toMatchObject({ pci_dss_compliant: false });
+  });
+
+  it('issues store and merchant tokens whose secret is shown once and stored only as a hash', async () => {
+    const merchant = await cli('merchant:create', '--name', 'Tok', '--email', 'tok@example.test');
+    const store = await cli('store:create', '--merchant', merchant.id, '--name', 'S');
+    const storeToken = await cli('token:create', '--merchant', merchant.id, '--store', store.id, '--domain', 'a.test', '--domain', 'b.test');
+    const merchantToken = await cli('token:create', '--merchant', merchant.id, '--mode', 'live');
+    expect(storeToken).toMatchObject({ scope: 'store', store_id: store.id, mode: 'test', domains: ['a.test', 'b.test'] });
+    expect(merchantToken).toMatchObject({ scope: 'merchant', store_id: null, mode: 'live' });
+    expect(verifyAppToken(storeToken.jwt, env.config.JWT_SIGNING_KEY)).toMatchObject({ jti: storeToken.id, store_id: store.id });
+
+    const row = await env.prisma.appToken.findUniqueOrThrow({ where: { id: storeToken.id } });
+    expect(row.secretHash).toBe(hashSecret(storeToken.secret));
+    expect(JSON.stringify(row)).not.toContain(storeToken.secret);
+
+    const listed = await cli('token:list', '--merchant', merchant.id);
+    expect(listed.map((t: { id: string }) => t.id).sort()).toEqual([storeToken.id, merchantToken.id].sort());
+    expect(JSON.stringify(listed)).not.toContain(storeToken.secret);
+    await expect(cli('token:create', '--merchant', merchant.id, '--mode', 'prod')).rejects.toThrow('--mode');
+
+    const me = await new SDK({ endpoint: baseUrl, jwt: storeToken.jwt, secret: storeToken.secret }).merchants.me();
+    expect(me.id).toBe(merchant.id);
+    const revoked = await cli('token:revoke', '--id', storeToken.id);
+    expect(revoked.revoked_on).not.toBeNull();
+    await expect(new SDK({ endpoint: baseUrl, jwt: storeToken.jwt, secret: storeToken.secret }).merchants.me()).rejects.toMatchObject({
+      errorResponse: { code: 'INVALID_APP_TOKEN' },
+    });
+  });
+
+  it('refuses a store of another merchant', async () => {
+    const a = await cli('merchant:create', '--name', 'A', '--email', 'a@example.test');
+    const b = await cli('merchant:create', '--name', 'B', '--email', 'b@example.test');
+    const storeOfB = await cli('store:create', '--merchant', b.id, '--name', 'B1');
+    await expect(cli('token:create', '--merchant', a.id, '--store', storeOfB.id)).rejects.toThrow(/does not belong/);
+  });
+
+  it('bootstrap creates the demo once, then reuses it, and its credentials work', async () => {
+    const first = await cli('bootstrap', '--json');
+    expect(first).toEqual(
+      expect.objectContaining({
+        merchant_id: expect.any(String),
+        store_id: expect.any(String),
+        secret: expect.any(String),
+        jwt: expect.any(String),
+        base_url: baseUrl,
+      }),
+    );
+    const second = await cli('bootstrap', '--json');
+    expect(second).toEqual(first);
+    expect(await env.prisma.merchant.count({ where: { email: 'demo@kessai.local' } })).toBe(1);
+    expect(await env.prisma.appToken.count({ where: { merchantId: first.merchant_id } })).toBe(1);
+    expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toEqual(first);
+
+    const sdk = new SDK({ endpoint: first.base_url, jwt: first.jwt, secret: first.secret });
+    expect((await sdk.stores.get(first.store_id)).name).toBe('Demo Store');
+
+    // a revoked demo token is replaced, the merchant and store are kept
+    await cli('token:revoke', '--id', first.app_token_id);
+    const third = await cli('bootstrap', '--json');
+    expect(third).toMatchObject({ merchant_id: first.merchant_id, store_id: first.store_id });
+    expect(third.app_token_id).not.toBe(first.app_token_id);
+  });
+});
