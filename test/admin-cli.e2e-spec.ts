@@ -39,27 +39,51 @@ describe('admin CLI', () => {
   it('creates a merchant and a store, and refuses duplicates', async () => {
     const merchant = await cli('merchant:create', '--name', 'Cli Co', '--email', 'cli@example.test');
     expect(merchant).toMatchObject({ name: 'Cli Co', email: 'cli@example.test', pci_dss_compliant: false });
-    await expect(cli('merchant:create', '--name', 'Again', '--email', 'cli@example.test')).rejects.toThrow(AdminError);
+    await expect(cli('merchant:create', '--name', 'Again', '--email', 'cli@example.test')).rejects.toThrow(
+      AdminError,
+    );
     const store = await cli('store:create', '--merchant', merchant.id, '--name', 'Main');
     expect(store).toMatchObject({ merchant_id: merchant.id, name: 'Main' });
-    await expect(cli('store:create', '--merchant', merchant.id, '--name', 'Main')).rejects.toThrow(AdminError);
+    await expect(cli('store:create', '--merchant', merchant.id, '--name', 'Main')).rejects.toThrow(
+      AdminError,
+    );
     await expect(cli('store:create', '--name', 'x')).rejects.toThrow('--merchant is required');
   });
 
   it('marks a merchant PCI DSS compliant and back', async () => {
     const merchant = await cli('merchant:create', '--name', 'Pci', '--email', 'pci@example.test');
     expect(await cli('merchant:pci', '--merchant', merchant.id)).toMatchObject({ pci_dss_compliant: true });
-    expect(await cli('merchant:pci', '--merchant', merchant.id, '--off')).toMatchObject({ pci_dss_compliant: false });
+    expect(await cli('merchant:pci', '--merchant', merchant.id, '--off')).toMatchObject({
+      pci_dss_compliant: false,
+    });
   });
 
   it('issues store and merchant tokens whose secret is shown once and stored only as a hash', async () => {
     const merchant = await cli('merchant:create', '--name', 'Tok', '--email', 'tok@example.test');
     const store = await cli('store:create', '--merchant', merchant.id, '--name', 'S');
-    const storeToken = await cli('token:create', '--merchant', merchant.id, '--store', store.id, '--domain', 'a.test', '--domain', 'b.test');
+    const storeToken = await cli(
+      'token:create',
+      '--merchant',
+      merchant.id,
+      '--store',
+      store.id,
+      '--domain',
+      'a.test',
+      '--domain',
+      'b.test',
+    );
     const merchantToken = await cli('token:create', '--merchant', merchant.id, '--mode', 'live');
-    expect(storeToken).toMatchObject({ scope: 'store', store_id: store.id, mode: 'test', domains: ['a.test', 'b.test'] });
+    expect(storeToken).toMatchObject({
+      scope: 'store',
+      store_id: store.id,
+      mode: 'test',
+      domains: ['a.test', 'b.test'],
+    });
     expect(merchantToken).toMatchObject({ scope: 'merchant', store_id: null, mode: 'live' });
-    expect(verifyAppToken(storeToken.jwt, env.config.JWT_SIGNING_KEY)).toMatchObject({ jti: storeToken.id, store_id: store.id });
+    expect(verifyAppToken(storeToken.jwt, env.config.JWT_SIGNING_KEY)).toMatchObject({
+      jti: storeToken.id,
+      store_id: store.id,
+    });
 
     const row = await env.prisma.appToken.findUniqueOrThrow({ where: { id: storeToken.id } });
     expect(row.secretHash).toBe(hashSecret(storeToken.secret));
@@ -70,11 +94,17 @@ describe('admin CLI', () => {
     expect(JSON.stringify(listed)).not.toContain(storeToken.secret);
     await expect(cli('token:create', '--merchant', merchant.id, '--mode', 'prod')).rejects.toThrow('--mode');
 
-    const me = await new SDK({ endpoint: baseUrl, jwt: storeToken.jwt, secret: storeToken.secret }).merchants.me();
+    const me = await new SDK({
+      endpoint: baseUrl,
+      jwt: storeToken.jwt,
+      secret: storeToken.secret,
+    }).merchants.me();
     expect(me.id).toBe(merchant.id);
     const revoked = await cli('token:revoke', '--id', storeToken.id);
     expect(revoked.revoked_on).not.toBeNull();
-    await expect(new SDK({ endpoint: baseUrl, jwt: storeToken.jwt, secret: storeToken.secret }).merchants.me()).rejects.toMatchObject({
+    await expect(
+      new SDK({ endpoint: baseUrl, jwt: storeToken.jwt, secret: storeToken.secret }).merchants.me(),
+    ).rejects.toMatchObject({
       errorResponse: { code: 'INVALID_APP_TOKEN' },
     });
   });
@@ -83,7 +113,9 @@ describe('admin CLI', () => {
     const a = await cli('merchant:create', '--name', 'A', '--email', 'a@example.test');
     const b = await cli('merchant:create', '--name', 'B', '--email', 'b@example.test');
     const storeOfB = await cli('store:create', '--merchant', b.id, '--name', 'B1');
-    await expect(cli('token:create', '--merchant', a.id, '--store', storeOfB.id)).rejects.toThrow(/does not belong/);
+    await expect(cli('token:create', '--merchant', a.id, '--store', storeOfB.id)).rejects.toThrow(
+      /does not belong/,
+    );
   });
 
   it('bootstrap creates the demo once, then reuses it, and its credentials work', async () => {

@@ -35,7 +35,13 @@ describe('worker service lifecycle', () => {
         name: 'incomplete',
         config: env.config,
         healthPort: 0,
-        consumers: () => [{ queue: { name: 'x', jobs: ['a', 'b'] }, concurrency: 1, handlers: { a: () => Promise.resolve() } }],
+        consumers: () => [
+          {
+            queue: { name: 'x', jobs: ['a', 'b'] },
+            concurrency: 1,
+            handlers: { a: () => Promise.resolve() },
+          },
+        ],
       }),
     ).rejects.toThrow(MissingJobHandlerError);
   });
@@ -62,7 +68,10 @@ describe('worker service lifecycle', () => {
         },
       ],
     });
-    const queue = new Queue(SLOW.name, { connection: { url: env.config.REDIS_URL }, prefix: env.config.REDIS_PREFIX });
+    const queue = new Queue(SLOW.name, {
+      connection: { url: env.config.REDIS_URL },
+      prefix: env.config.REDIS_PREFIX,
+    });
     try {
       await queue.add('slow', {}, { jobId: 'first' });
       await startedOnce;

@@ -109,4 +109,3 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
     await prisma.$disconnect();
   }
 }
-
