@@ -1,7 +1,7 @@
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { ConfigModule, type AppConfig } from '@kessai/config';
+import { ConfigModule, loadConfigOrExit, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
 import { HealthController } from './health.controller';
@@ -99,4 +99,24 @@ export function stopOnSignals(service: { stop(): Promise<void>; logger: Logger }
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+}
+
+/** The whole entry point of a worker service: config, start, graceful stop on signals. */
+export function runWorkerMain(
+  options: Omit<WorkerServiceOptions, 'config' | 'healthPort'> & { defaultHealthPort: number },
+) {
+  const config = loadConfigOrExit();
+  startWorkerService({
+    ...options,
+    config,
+    healthPort: config.HEALTH_PORT ?? options.defaultHealthPort,
+  }).then(
+    (service) => stopOnSignals(service, config.SHUTDOWN_TIMEOUT_MS),
+    (error: unknown) => {
+      process.stderr.write(
+        `${options.name} failed to start: ${error instanceof Error ? error.stack : String(error)}\n`,
+      );
+      process.exit(1);
+    },
+  );
 }
