@@ -38,7 +38,8 @@ elif is_local "$PG_HOST"; then
   wait_for "$PG_HOST" "$PG_PORT" || {
     echo "services: PostgreSQL is not answering at $PG_HOST:$PG_PORT and could not be started here." >&2
     echo "  Start one (Debian: apt-get install postgresql && pg_ctlcluster <version> main start)," >&2
-    echo "  or run 'docker compose up -d postgres', or point DATABASE_URL at a running server." >&2
+    echo "  or run 'docker compose up -d postgres' with DATABASE_URL=postgresql://postgres:postgres@127.0.0.1:5432/kessai," >&2
+    echo "  or point DATABASE_URL at a running server." >&2
     exit 1
   }
 else

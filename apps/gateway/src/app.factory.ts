@@ -55,7 +55,6 @@ export async function createGatewayApp(
   });
 
   app.useGlobalFilters(new ErrorEnvelopeFilter(logger, routes));
-  app.enableShutdownHooks();
   await app.init();
   return app;
 }

@@ -1,12 +1,18 @@
 import 'reflect-metadata';
 import { loadConfigOrExit } from '@kessai/config';
+import { createLogger } from '@kessai/observability';
+import { stopOnSignals } from '@kessai/runtime';
 import { createGatewayApp } from './app.factory';
 
 async function main() {
   const config = loadConfigOrExit();
-  const app = await createGatewayApp(config);
+  const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const app = await createGatewayApp(config, { logger });
   await app.listen(config.PORT, config.HOST);
-  process.stdout.write(`gateway listening on ${await app.getUrl()}\n`);
+  logger.info({ url: await app.getUrl() }, 'gateway listening');
+  // SIGTERM: stop accepting connections, let in-flight requests finish, close DB and Redis,
+  // all within SHUTDOWN_TIMEOUT_MS
+  stopOnSignals({ logger, stop: () => app.close() }, config.SHUTDOWN_TIMEOUT_MS);
 }
 
 main().catch((error: unknown) => {

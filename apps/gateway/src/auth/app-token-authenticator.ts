@@ -43,10 +43,10 @@ export class AppTokenAuthenticator {
     ) {
       throw new AuthenticationError('INVALID_APP_TOKEN');
     }
-    if (claims.version !== token.version) throw new PermissionError('OUTDATED_APP_TOKEN');
     if (parsed.secret !== null && !secretMatches(parsed.secret, token.secretHash)) {
       throw new AuthenticationError('INVALID_CREDENTIALS');
     }
+    if (claims.version !== token.version) throw new PermissionError('OUTDATED_APP_TOKEN');
 
     return {
       appTokenId: token.id,
