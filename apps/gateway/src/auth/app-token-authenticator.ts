@@ -49,7 +49,7 @@ export class AppTokenAuthenticator {
     if (claims.version !== token.version) throw new PermissionError('OUTDATED_APP_TOKEN');
 
     return {
-      appTokenId: token.id,
+      credentialId: `app_token_${token.id}`,
       merchantId: token.merchantId,
       storeId: token.storeId,
       scope: token.scope,

@@ -2,7 +2,8 @@ import type { AccessScope } from '@kessai/db';
 
 /** Who is calling: resolved from a verified, unrevoked app token. */
 export interface Principal extends AccessScope {
-  appTokenId: string;
+  /** the credential that rate-limit buckets and Idempotency-Key records belong to */
+  credentialId: string;
   scope: 'merchant' | 'store';
   mode: 'test' | 'live';
   domains: string[];
