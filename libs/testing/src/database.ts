@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 
-export const TEMPLATE_DATABASE = 'kessai_test_template';
-
 export function testServerUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/kessai_test';
+}
+
+/** Named after TEST_DATABASE_URL's database, so that two test runs with different URLs never share one. */
+export function templateDatabase(): string {
+  return `${new URL(testServerUrl()).pathname.slice(1) || 'kessai_test'}_template`;
 }
 
 export function withDatabase(url: string, database: string): string {
@@ -26,7 +29,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${TEMPLATE_DATABASE}"`);
+    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabase()}"`);
   } finally {
     await admin.end();
   }
