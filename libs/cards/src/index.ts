@@ -1,0 +1,11 @@
+export * from './brands';
+export * from './card-number';
+export * from './card-number-check';
+export * from './cardholder';
+export * from './cvv';
+export * from './expiry';
+export type { CardFieldError, CardValidationReason, FieldCheck } from './field-errors';
+export * from './luhn';
+export * from './sensitive-card-data';
+export * from './test-cards';
+export * from './validate-card';

@@ -1,0 +1,30 @@
+/**
+ * The Luhn (mod 10) check every card network uses to catch typos. It is not a security check: a
+ * number that passes may still not exist.
+ */
+export function passesLuhn(digits: string): boolean {
+  if (!/^\d+$/.test(digits)) return false;
+  return luhnSum(digits, false) % 10 === 0;
+}
+
+/** The digit that makes `partial` + digit pass the Luhn check (used to build test numbers). */
+export function luhnCheckDigit(partial: string): number {
+  if (!/^\d*$/.test(partial)) throw new Error('luhnCheckDigit expects digits only');
+  return (10 - (luhnSum(partial, true) % 10)) % 10;
+}
+
+/** Sum with every second digit doubled, counting from the right; `doubleFirst` when a check digit will follow. */
+function luhnSum(digits: string, doubleFirst: boolean): number {
+  let sum = 0;
+  let double = doubleFirst;
+  for (let i = digits.length - 1; i >= 0; i--) {
+    let digit = digits.charCodeAt(i) - 48;
+    if (double) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+    double = !double;
+  }
+  return sum;
+}

@@ -1,0 +1,77 @@
+export type ProcessorOperation =
+  'authorize' | 'capture' | 'void' | 'refund' | 'create_operator_payment' | 'status';
+
+export abstract class ProcessorError extends Error {
+  abstract readonly retryable: boolean;
+
+  protected constructor(
+    readonly operation: ProcessorOperation,
+    message: string,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+export type TransientFailureKind =
+  /** no answer in time: the operation may or may not have happened */
+  | 'timeout'
+  /** the connection failed (refused, reset, DNS) */
+  | 'network'
+  /** HTTP 5xx */
+  | 'server_error'
+  /** HTTP 429 */
+  | 'rate_limited'
+  /** a 2xx answer we could not read: the operation may have happened */
+  | 'malformed_response';
+
+/**
+ * The processor could not give an answer now. Retry with backoff and the same idempotency key;
+ * for an authorization, `status(reference)` tells whether it went through.
+ */
+export class TransientProcessorError extends ProcessorError {
+  readonly retryable = true;
+
+  constructor(
+    operation: ProcessorOperation,
+    readonly kind: TransientFailureKind,
+    readonly httpStatus: number | null = null,
+    /** from the processor's Retry-After header, when it sent one */
+    readonly retryAfterMs: number | null = null,
+  ) {
+    super(
+      operation,
+      `processor ${operation} failed transiently: ${kind}${httpStatus ? ` (HTTP ${httpStatus})` : ''}`,
+    );
+  }
+}
+
+/**
+ * The processor refused the request itself (malformed, unauthorised, idempotency key reused with
+ * different content). Sending it again will not help: this is a bug or a configuration problem.
+ */
+export class ProcessorRequestRejectedError extends ProcessorError {
+  readonly retryable = false;
+
+  constructor(
+    operation: ProcessorOperation,
+    readonly httpStatus: number,
+    readonly type: string,
+    detail: string,
+  ) {
+    super(operation, `processor refused the ${operation} request: HTTP ${httpStatus} ${type}: ${detail}`);
+  }
+}
+
+export function isRetryableProcessorError(error: unknown): error is TransientProcessorError {
+  return error instanceof TransientProcessorError;
+}
+
+/**
+ * Whether a failure of a processor call should be retried. Adapters turn every I/O failure into
+ * a TransientProcessorError, so anything else is final: a refused request or a bug, and retrying
+ * a bug only repeats it. Declines are results, not errors, and are final too.
+ */
+export function classifyProcessorError(error: unknown): 'retryable' | 'final' {
+  return isRetryableProcessorError(error) ? 'retryable' : 'final';
+}

@@ -1,0 +1,3 @@
+export * from './card-fingerprint';
+export * from './card-vault';
+export * from './vault-errors';
