@@ -88,6 +88,7 @@ waitForGateway().then((up) => {
       `  store id     ${credentials.store_id}`,
       `  secret       ${credentials.secret}`,
       `  jwt          ${credentials.jwt}`,
+      `  user         ${credentials.user_email} / ${credentials.user_password}  (POST /authenticate)`,
       '',
       '  try:  curl -H "Authorization: Bearer <secret>.<jwt>" ' + credentials.base_url + '/me',
       '  (credentials are also in .kessai/demo-credentials.json; Ctrl-C stops everything)',

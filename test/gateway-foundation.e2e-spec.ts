@@ -3,7 +3,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import jwt from 'jsonwebtoken';
 import SDK, { ResponseError } from 'univapay-node';
 import { signAppToken } from '@kessai/auth';
-import { CapturedLog, TestEnvironment } from '@kessai/testing';
+import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
@@ -50,7 +50,7 @@ function expectEnvelope(res: { status: number; headers: Headers; body: any }, st
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
+  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
   app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
   await app.listen(0, '127.0.0.1');
   baseUrl = await app.getUrl();

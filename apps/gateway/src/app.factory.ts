@@ -7,6 +7,10 @@ import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { RouteRegistry } from './http/route-registry';
+import { IdempotencyRecordsRepository } from '@kessai/db';
+import { registerIdempotency } from './idempotency/idempotency.hooks';
+import { registerRateLimiting } from './limits/rate-limit.hook';
+import { RateLimiter } from './limits/rate-limiter';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -50,6 +54,8 @@ export async function createGatewayApp(
       request.authError = error instanceof Error ? error : new Error(String(error));
     }
   });
+  registerRateLimiting(fastify, app.get(RateLimiter), config, logger);
+  registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });

@@ -2,9 +2,15 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
+import { AccountsModule } from '@kessai/accounts';
 import { RedisService } from '@kessai/runtime';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
+import { LoginController } from './accounts/login.controller';
+import { PasswordResetsController } from './accounts/password-resets.controller';
+import { AppJwtsController } from './app-jwts/app-jwts.controller';
 import { AuthGuard } from './auth/auth.guard';
+import { IdempotencySweeper } from './idempotency/idempotency-sweeper';
+import { RateLimiter } from './limits/rate-limiter';
 import { HeartbeatController } from './heartbeat/heartbeat.controller';
 import { MeController } from './merchants/me.controller';
 import { StoresController } from './stores/stores.controller';
@@ -14,9 +20,22 @@ export class GatewayModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), DbModule],
-      controllers: [HeartbeatController, MeController, StoresController],
-      providers: [RedisService, AppTokenAuthenticator, { provide: APP_GUARD, useClass: AuthGuard }],
+      imports: [ConfigModule.forRoot(config), DbModule, AccountsModule],
+      controllers: [
+        HeartbeatController,
+        MeController,
+        StoresController,
+        AppJwtsController,
+        LoginController,
+        PasswordResetsController,
+      ],
+      providers: [
+        RedisService,
+        RateLimiter,
+        IdempotencySweeper,
+        AppTokenAuthenticator,
+        { provide: APP_GUARD, useClass: AuthGuard },
+      ],
     };
   }
 }

@@ -1,15 +1,22 @@
-import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@kessai/config';
-import { APP_TOKEN_VERSION, generateSecret, hashSecret, signAppToken } from '@kessai/auth';
+import {
+  AppTokenService,
+  MerchantUsersService,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+} from '@kessai/accounts';
 import {
   AppTokensRepository,
   MerchantsRepository,
+  MerchantUsersRepository,
   type PrismaService,
   StoresRepository,
   type AppToken,
   type Merchant,
+  type MerchantUser,
   type Store,
 } from '@kessai/db';
+import { ACTIVE_LIMITS, ConflictError, NotFoundError, ResourceLimitError } from '@kessai/domain';
 
 export interface IssuedAppToken {
   id: string;
@@ -50,6 +57,16 @@ export function describeMerchant(merchant: Merchant) {
   };
 }
 
+export function describeUser(user: MerchantUser) {
+  return {
+    id: user.id,
+    merchant_id: user.merchantId,
+    email: user.email,
+    name: user.name,
+    created_on: user.createdOn.toISOString(),
+  };
+}
+
 export function describeStore(store: Store) {
   return {
     id: store.id,
@@ -64,14 +81,15 @@ export class AdminService {
   readonly merchants: MerchantsRepository;
   readonly stores: StoresRepository;
   readonly appTokens: AppTokensRepository;
+  readonly users: MerchantUsersService;
+  private readonly tokens: AppTokenService;
 
-  constructor(
-    prisma: PrismaService,
-    private readonly config: AppConfig,
-  ) {
+  constructor(prisma: PrismaService, config: AppConfig) {
     this.merchants = new MerchantsRepository(prisma);
     this.stores = new StoresRepository(prisma);
     this.appTokens = new AppTokensRepository(prisma);
+    this.users = new MerchantUsersService(new MerchantUsersRepository(prisma));
+    this.tokens = new AppTokenService(this.appTokens, this.stores, config);
   }
 
   async createMerchant(input: { name: string; email: string; verified?: boolean }): Promise<Merchant> {
@@ -93,6 +111,7 @@ export class AdminService {
     return this.merchants.setPciDssCompliant(merchantId, compliant);
   }
 
+  /** Issues through the same use case as the API (POST /app_jwts), so the active-token limit holds. */
   async issueAppToken(input: {
     merchantId: string;
     storeId?: string | null;
@@ -101,36 +120,26 @@ export class AdminService {
   }): Promise<IssuedAppToken> {
     await this.requireMerchant(input.merchantId);
     const storeId = input.storeId ?? null;
-    if (storeId) {
-      const store = await this.stores.findById(storeId);
-      if (!store || store.merchantId !== input.merchantId) {
+    try {
+      // the operator acts as the merchant, and may issue either mode
+      const { token, secret, jwt } = await this.tokens.issue(
+        { merchantId: input.merchantId, storeId: null, mode: null },
+        storeId,
+        { mode: input.mode, domains: input.domains ?? [] },
+      );
+      return { ...describeAppToken(token), mode: input.mode, scope: token.scope, secret, jwt };
+    } catch (error) {
+      if (error instanceof NotFoundError) {
         throw new AdminError(`store ${storeId} does not belong to merchant ${input.merchantId}`);
       }
+      if (error instanceof ResourceLimitError) {
+        throw new AdminError(
+          `${storeId ? `store ${storeId}` : `merchant ${input.merchantId}`} already has ` +
+            `${ACTIVE_LIMITS.app_token} active app tokens; revoke one first`,
+        );
+      }
+      throw error;
     }
-    const secret = generateSecret();
-    const token = await this.appTokens.create({
-      id: randomUUID(),
-      merchantId: input.merchantId,
-      storeId,
-      scope: storeId ? 'store' : 'merchant',
-      mode: input.mode,
-      domains: input.domains ?? [],
-      secretHash: hashSecret(secret),
-      version: APP_TOKEN_VERSION,
-    });
-    const jwt = signAppToken(
-      {
-        id: token.id,
-        merchantId: token.merchantId,
-        storeId: token.storeId,
-        mode: input.mode,
-        domains: token.domains,
-        version: token.version,
-      },
-      this.config.JWT_SIGNING_KEY,
-      token.createdOn,
-    );
-    return { ...describeAppToken(token), mode: input.mode, scope: token.scope, secret, jwt };
   }
 
   async listAppTokens(merchantId: string, storeId?: string) {
@@ -144,9 +153,36 @@ export class AdminService {
     return describeAppToken(token);
   }
 
+  async createUser(input: {
+    merchantId: string;
+    email: string;
+    password: string;
+    name?: string;
+  }): Promise<MerchantUser> {
+    await this.requireMerchant(input.merchantId);
+    requireUsablePassword(input.password);
+    try {
+      return await this.users.create({ ...input, name: input.name ?? input.email.trim() });
+    } catch (error) {
+      if (error instanceof ConflictError) throw new AdminError(`a user with email ${input.email} exists`);
+      throw error;
+    }
+  }
+
+  async setUserPassword(userId: string, password: string): Promise<void> {
+    requireUsablePassword(password);
+    await this.users.setPassword(userId, password);
+  }
+
   private async requireMerchant(id: string): Promise<Merchant> {
     const merchant = await this.merchants.findById(id);
     if (!merchant) throw new AdminError(`no merchant ${id}`);
     return merchant;
+  }
+}
+
+function requireUsablePassword(password: string) {
+  if (password.length < PASSWORD_MIN_LENGTH || password.length > PASSWORD_MAX_LENGTH) {
+    throw new AdminError(`a password has ${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters`);
   }
 }

@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { secretMatches } from '@kessai/auth';
-import type { AdminService } from './admin.service';
+import { randomBytes } from 'node:crypto';
+import { secretMatches, verifyPassword } from '@kessai/auth';
+import { AdminError, type AdminService } from './admin.service';
 
 export const DEMO_MERCHANT = { name: 'Demo Merchant', email: 'demo@kessai.local' };
 export const DEMO_STORE_NAME = 'Demo Store';
+export const DEMO_USER = { name: 'Demo User', email: 'demo@kessai.local' };
 
 export interface DemoCredentials {
   merchant_id: string;
@@ -13,13 +15,17 @@ export interface DemoCredentials {
   secret: string;
   jwt: string;
   mode: 'test';
+  /** the demo merchant user, for POST /authenticate */
+  user_email: string;
+  user_password: string;
   base_url: string;
 }
 
 /**
- * Creates the demo merchant, store and a store-scoped test app token, or reuses them. A token's
- * secret is only ever shown once, so the credentials are remembered in a local file (kept out of
- * git) and reused while that token is still valid; otherwise a new token is issued.
+ * Creates the demo merchant, store, a store-scoped test app token and a merchant user, or reuses
+ * them. A token's secret and the user's password are only known when they are made, so the
+ * credentials are remembered in a local file (kept out of git) and reused while they still work;
+ * otherwise a new token is issued, or the user gets a new password.
  */
 export async function bootstrapDemo(
   admin: AdminService,
@@ -34,37 +40,51 @@ export async function bootstrapDemo(
     (await admin.createStore({ merchantId: merchant.id, name: DEMO_STORE_NAME }));
 
   const saved = readSaved(credentialsFile);
-  if (saved && saved.store_id === store.id) {
-    const token = await admin.appTokens.findById(saved.app_token_id);
-    if (
-      token &&
-      !token.revokedOn &&
-      token.storeId === store.id &&
-      secretMatches(saved.secret, token.secretHash)
-    ) {
-      const credentials = { ...saved, base_url: baseUrl };
-      write(credentialsFile, credentials);
-      return credentials;
-    }
-  }
-
-  const issued = await admin.issueAppToken({
-    merchantId: merchant.id,
-    storeId: store.id,
-    mode: 'test',
-    domains: ['localhost'],
-  });
+  const appToken =
+    saved && saved.store_id === store.id && (await savedTokenWorks(admin, saved, store.id))
+      ? { app_token_id: saved.app_token_id, secret: saved.secret, jwt: saved.jwt }
+      : await issueDemoToken(admin, merchant.id, store.id);
   const credentials: DemoCredentials = {
     merchant_id: merchant.id,
     store_id: store.id,
-    app_token_id: issued.id,
-    secret: issued.secret,
-    jwt: issued.jwt,
+    ...appToken,
     mode: 'test',
+    ...(await demoUser(admin, merchant.id, saved)),
     base_url: baseUrl,
   };
   write(credentialsFile, credentials);
   return credentials;
+}
+
+async function savedTokenWorks(admin: AdminService, saved: DemoCredentials, storeId: string) {
+  const token = await admin.appTokens.findById(saved.app_token_id);
+  return (
+    !!token && !token.revokedOn && token.storeId === storeId && secretMatches(saved.secret, token.secretHash)
+  );
+}
+
+async function issueDemoToken(admin: AdminService, merchantId: string, storeId: string) {
+  const issued = await admin.issueAppToken({ merchantId, storeId, mode: 'test', domains: ['localhost'] });
+  return { app_token_id: issued.id, secret: issued.secret, jwt: issued.jwt };
+}
+
+async function demoUser(admin: AdminService, merchantId: string, saved: DemoCredentials | null) {
+  const existing = await admin.users.findByEmail(DEMO_USER.email);
+  if (existing && existing.merchantId !== merchantId) {
+    throw new AdminError(`${DEMO_USER.email} is a user of another merchant (${existing.merchantId})`);
+  }
+  if (
+    existing &&
+    saved?.user_email === existing.email &&
+    typeof saved.user_password === 'string' &&
+    (await verifyPassword(saved.user_password, existing.passwordHash))
+  ) {
+    return { user_email: existing.email, user_password: saved.user_password };
+  }
+  const password = randomBytes(12).toString('base64url');
+  if (existing) await admin.setUserPassword(existing.id, password);
+  else await admin.createUser({ merchantId, ...DEMO_USER, password });
+  return { user_email: DEMO_USER.email, user_password: password };
 }
 
 function readSaved(file: string): DemoCredentials | null {

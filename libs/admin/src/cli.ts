@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@kessai/config';
 import { PrismaService } from '@kessai/db';
-import { AdminError, AdminService, describeMerchant, describeStore } from './admin.service';
+import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -18,7 +18,10 @@ Commands:
                                               the secret is printed once and stored only as a hash
   token:list --merchant ID [--store ID]
   token:revoke --id ID
-  bootstrap [--json]                          create or reuse the demo merchant, store and test token
+  user:create --merchant ID --email EMAIL --password PASSWORD [--name NAME]
+                                              a merchant user, who signs in with POST /authenticate
+  bootstrap [--json]                          create or reuse the demo merchant, store, test token
+                                              and user
 `;
 
 const options = {
@@ -30,6 +33,7 @@ const options = {
   mode: { type: 'string' },
   domain: { type: 'string', multiple: true },
   id: { type: 'string' },
+  password: { type: 'string' },
   off: { type: 'boolean' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -100,6 +104,15 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         return await admin.listAppTokens(required(values.merchant, 'merchant'), values.store);
       case 'token:revoke':
         return await admin.revokeAppToken(required(values.id, 'id'));
+      case 'user:create':
+        return describeUser(
+          await admin.createUser({
+            merchantId: required(values.merchant, 'merchant'),
+            email: required(values.email, 'email'),
+            password: required(values.password, 'password'),
+            name: values.name,
+          }),
+        );
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:

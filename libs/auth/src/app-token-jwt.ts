@@ -1,5 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { z } from 'zod';
+import { hmacKey } from './signing-key';
 
 /** The only algorithm accepted; pinned so that `alg: none` and algorithm confusion are refused. */
 export const APP_TOKEN_ALGORITHM = 'HS256';
@@ -43,7 +44,7 @@ export function signAppToken(input: AppTokenClaimsInput, signingKey: string, iss
     version: input.version,
     iat: Math.floor(issuedAt.getTime() / 1000),
   };
-  return jwt.sign(claims, signingKey, { algorithm: APP_TOKEN_ALGORITHM });
+  return jwt.sign(claims, hmacKey(signingKey), { algorithm: APP_TOKEN_ALGORITHM });
 }
 
 export class InvalidAppTokenError extends Error {
@@ -57,7 +58,7 @@ export class InvalidAppTokenError extends Error {
 export function verifyAppToken(token: string, signingKey: string): AppTokenClaims {
   let payload: unknown;
   try {
-    payload = jwt.verify(token, signingKey, { algorithms: [APP_TOKEN_ALGORITHM] });
+    payload = jwt.verify(token, hmacKey(signingKey), { algorithms: [APP_TOKEN_ALGORITHM] });
   } catch (error) {
     throw new InvalidAppTokenError(error instanceof Error ? error.message : 'unverifiable');
   }

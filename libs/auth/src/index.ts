@@ -1,3 +1,5 @@
 export * from './app-token-jwt';
 export * from './secrets';
 export * from './authorization-header';
+export * from './login-token-jwt';
+export * from './passwords';

@@ -2,6 +2,7 @@ import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+const positiveNumber = z.coerce.number().positive().finite();
 const base64Key32 = z
   .string()
   .refine((v) => Buffer.from(v, 'base64').length === 32, 'must be 32 bytes, base64-encoded');
@@ -64,9 +65,49 @@ export const configSchema = z.object({
   /** HMAC key for app-token JWTs (HS256, pinned). At least 32 characters. */
   JWT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters'),
   VAULT_KEYS: vaultKeys,
+  /**
+   * Key of the card fingerprint (a keyed hash recognising the same card without decrypting it); at
+   * least 32 characters. Unlike VAULT_KEYS it never rotates: changing it makes every stored card
+   * look new to duplicate detection.
+   */
+  VAULT_FINGERPRINT_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  /**
+   * How long a card's CVV waits in Redis (encrypted) for the first charge's authorization; it is
+   * never written to Postgres and is deleted when read (docs/transaction-tokens.md).
+   */
+  CVV_TTL_SECONDS: positiveInt.max(86_400).default(3_600),
+  /**
+   * Where outgoing mail (password reset tokens) is written as one JSON file per message, until a mail
+   * sender exists. Unset: reset tokens are created and recorded as outbox events but not delivered.
+   */
+  MAIL_DROP_DIR: z.string().min(1).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+
+  // Rate limits (spec "Limits"). Burst = bucket size; refill is continuous, per millisecond; the
+  // per-minute cap also holds over any rolling 60 s. Unset refill rates derive as per-minute / 60,000.
+  /** off only to measure the limiter's own cost (bench/) or in an emergency; every response then lacks the headers */
+  RATE_LIMIT_ENABLED: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
+  RATE_LIMIT_CHARGE_BURST: positiveInt.default(100),
+  RATE_LIMIT_CHARGE_PER_MINUTE: positiveInt.default(3_000),
+  RATE_LIMIT_CHARGE_REFILL_PER_MS: positiveNumber.optional(),
+  RATE_LIMIT_ROUTE_BURST: positiveInt.default(30),
+  RATE_LIMIT_ROUTE_PER_MINUTE: positiveInt.default(1_200),
+  RATE_LIMIT_ROUTE_REFILL_PER_MS: positiveNumber.optional(),
+  RATE_LIMIT_EXACT_BURST: positiveInt.default(10),
+  RATE_LIMIT_EXACT_PER_MINUTE: positiveInt.default(120),
+  /** the spec states 0.02/ms for the exact burst (1,200 / 60,000), not 120 / 60,000 */
+  RATE_LIMIT_EXACT_REFILL_PER_MS: positiveNumber.default(0.02),
+  /** what the gateway does when Redis does not answer the limiter in time: refuse (503) or let requests through */
+  RATE_LIMIT_REDIS_FAILURE: z.enum(['closed', 'open']).default('closed'),
+  RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt.default(250),
+
+  /** how long a completed Idempotency-Key response is replayed */
+  IDEMPOTENCY_TTL_HOURS: positiveInt.default(24),
 });
 
 export type AppConfig = z.infer<typeof configSchema>;

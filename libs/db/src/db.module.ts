@@ -3,8 +3,26 @@ import { PrismaService } from './prisma.service';
 import { AppTokensRepository } from './repositories/app-tokens.repository';
 import { MerchantsRepository } from './repositories/merchants.repository';
 import { StoresRepository } from './repositories/stores.repository';
+import { DailyQuotas } from './limits/daily-quotas';
+import { IdempotencyRecordsRepository } from './repositories/idempotency-records.repository';
+import { LoginSessionsRepository } from './repositories/login-sessions.repository';
+import { MerchantUsersRepository } from './repositories/merchant-users.repository';
+import { OutboxRepository } from './repositories/outbox.repository';
+import { PasswordResetsRepository } from './repositories/password-resets.repository';
+import { WebhooksRepository } from './repositories/webhooks.repository';
 
-const repositories = [MerchantsRepository, StoresRepository, AppTokensRepository];
+const repositories = [
+  MerchantsRepository,
+  StoresRepository,
+  AppTokensRepository,
+  MerchantUsersRepository,
+  LoginSessionsRepository,
+  PasswordResetsRepository,
+  WebhooksRepository,
+  OutboxRepository,
+  DailyQuotas,
+  IdempotencyRecordsRepository,
+];
 
 @Global()
 @Module({ providers: [PrismaService, ...repositories], exports: [PrismaService, ...repositories] })

@@ -5,5 +5,23 @@ export * from './repositories/scope';
 export * from './repositories/merchants.repository';
 export * from './repositories/stores.repository';
 export * from './repositories/app-tokens.repository';
-export type { Merchant, Store, AppToken } from './generated/prisma/client';
+export * from './repositories/merchant-users.repository';
+export * from './repositories/login-sessions.repository';
+export * from './repositories/password-resets.repository';
+export * from './repositories/webhooks.repository';
+export * from './repositories/outbox.repository';
+export * from './repositories/idempotency-records.repository';
+export * from './limits/limit-scope';
+export * from './limits/active-limit';
+export * from './limits/daily-quotas';
+export type {
+  Merchant,
+  Store,
+  AppToken,
+  MerchantUser,
+  LoginSession,
+  PasswordResetToken,
+  Webhook,
+  OutboxEvent,
+} from './generated/prisma/client';
 export { Prisma } from './generated/prisma/client';

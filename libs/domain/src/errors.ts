@@ -40,7 +40,15 @@ export class BusinessRuleError extends DomainError {
 
 /** Missing, malformed, unknown or revoked credentials. */
 export class AuthenticationError extends DomainError {
-  constructor(code: 'AUTH_HEADER_MISSING' | 'INVALID_APP_TOKEN' | 'INVALID_CREDENTIALS' | 'INVALID_DOMAIN') {
+  constructor(
+    code:
+      | 'AUTH_HEADER_MISSING'
+      | 'INVALID_APP_TOKEN'
+      | 'INVALID_CREDENTIALS'
+      | 'INVALID_DOMAIN'
+      | 'INVALID_LOGIN_TOKEN'
+      | 'EXPIRED_LOGIN_TOKEN',
+  ) {
     super(code);
   }
 }
@@ -60,8 +68,8 @@ export class NotFoundError extends DomainError {
 }
 
 export class ConflictError extends DomainError {
-  constructor(code: string) {
-    super(code);
+  constructor(code: string, errors: FieldError[] = []) {
+    super(code, errors);
   }
 }
 

@@ -11,8 +11,26 @@ export function testRedisUrl(): string {
   return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
 
-export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): AppConfig {
-  return loadConfig({
+/**
+ * Limits high enough never to bind, for suites that test something else and fire many requests at
+ * one path (often unauthenticated, so all from one client IP). The limiter still runs on every request.
+ */
+export const RELAXED_RATE_LIMITS: Record<string, string> = {
+  RATE_LIMIT_CHARGE_BURST: '100000',
+  RATE_LIMIT_CHARGE_PER_MINUTE: '1000000',
+  RATE_LIMIT_ROUTE_BURST: '100000',
+  RATE_LIMIT_ROUTE_PER_MINUTE: '1000000',
+  RATE_LIMIT_EXACT_BURST: '100000',
+  RATE_LIMIT_EXACT_PER_MINUTE: '1000000',
+  RATE_LIMIT_EXACT_REFILL_PER_MS: '100',
+};
+
+/** The environment variables of a suite's processes (in-process apps parse them, spawned ones inherit them). */
+export function testVariables(
+  databaseUrl: string,
+  overrides: Record<string, string> = {},
+): Record<string, string> {
+  return {
     NODE_ENV: 'test',
     DATABASE_URL: databaseUrl,
     DB_POOL_SIZE: '5',
@@ -22,9 +40,17 @@ export function testConfig(databaseUrl: string, overrides: Record<string, string
     PORT: '0',
     JWT_SIGNING_KEY: randomBytes(32).toString('hex'),
     VAULT_KEYS: `test1:${randomBytes(32).toString('base64')}`,
+    VAULT_FINGERPRINT_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'warn',
+    // a CI machine running suites in parallel can be slower than production's 250 ms; a refused
+    // request there would be a flaky test, not a finding
+    RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
     ...overrides,
-  });
+  };
+}
+
+export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): AppConfig {
+  return loadConfig(testVariables(databaseUrl, overrides));
 }
 
 /** Collects a process's log lines in memory, so tests can assert on what was (not) logged. */
@@ -48,6 +74,8 @@ export class CapturedLog {
 export class TestEnvironment {
   private constructor(
     readonly database: TestDatabase,
+    /** the variables `config` was parsed from, for spawning real processes of this suite */
+    readonly variables: Record<string, string>,
     readonly config: AppConfig,
     readonly prisma: PrismaService,
     readonly admin: AdminService,
@@ -55,9 +83,10 @@ export class TestEnvironment {
 
   static async create(overrides: Record<string, string> = {}): Promise<TestEnvironment> {
     const database = await createTestDatabase();
-    const config = testConfig(database.url, overrides);
+    const variables = testVariables(database.url, overrides);
+    const config = loadConfig(variables);
     const prisma = new PrismaService(config);
-    return new TestEnvironment(database, config, prisma, new AdminService(prisma, config));
+    return new TestEnvironment(database, variables, config, prisma, new AdminService(prisma, config));
   }
 
   /** A merchant with one store and a secret-bearing store token (test mode). */

@@ -1,16 +1,29 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { InvalidAppTokenError, parseAuthorizationHeader, secretMatches, verifyAppToken } from '@kessai/auth';
+import { LoginService } from '@kessai/accounts';
+import {
+  InvalidAppTokenError,
+  LOGIN_TOKEN_SUBJECT,
+  parseAuthorizationHeader,
+  secretMatches,
+  unverifiedSubject,
+  verifyAppToken,
+} from '@kessai/auth';
 import { AppTokensRepository } from '@kessai/db';
 import { AuthenticationError, PermissionError } from '@kessai/domain';
 import type { Principal } from './principal';
 
-/** Turns an Authorization header into a Principal, or refuses it with the reason in the envelope. */
+/**
+ * Turns an Authorization header into a Principal, or refuses it with the reason in the envelope:
+ * app tokens (`Bearer <secret>.<jwt>`, `Bearer <jwt>`) and merchant users' login tokens
+ * (`Bearer <jwt>` whose subject is login_token).
+ */
 @Injectable()
 export class AppTokenAuthenticator {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly appTokens: AppTokensRepository,
+    private readonly logins: LoginService,
   ) {}
 
   async authenticate(header: string | undefined): Promise<Principal> {
@@ -23,6 +36,9 @@ export class AppTokenAuthenticator {
         throw new AuthenticationError('INVALID_APP_TOKEN');
       case 'bearer':
         break;
+    }
+    if (parsed.secret === null && unverifiedSubject(parsed.jwt) === LOGIN_TOKEN_SUBJECT) {
+      return this.authenticateLogin(parsed.jwt);
     }
 
     let claims;
@@ -50,12 +66,29 @@ export class AppTokenAuthenticator {
 
     return {
       credentialId: `app_token_${token.id}`,
+      kind: 'app_token',
+      login: null,
       merchantId: token.merchantId,
       storeId: token.storeId,
       scope: token.scope,
       mode: token.mode === 'live' ? 'live' : 'test',
       domains: token.domains,
       hasSecret: parsed.secret !== null,
+    };
+  }
+
+  private async authenticateLogin(jwt: string): Promise<Principal> {
+    const session = await this.logins.authenticate(jwt);
+    return {
+      credentialId: `login_${session.sessionId}`,
+      kind: 'login',
+      login: { userId: session.userId, sessionId: session.sessionId },
+      merchantId: session.merchantId,
+      storeId: null,
+      scope: 'merchant',
+      mode: 'test',
+      domains: [],
+      hasSecret: true,
     };
   }
 }

@@ -2,13 +2,15 @@ import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/com
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AuthenticationError, PermissionError } from '@kessai/domain';
-import { ROUTE_ACCESS, type RouteAccess } from './decorators';
+import { ACCEPTED_CREDENTIALS, DEFAULT_CREDENTIALS, ROUTE_ACCESS, type RouteAccess } from './decorators';
 import { originAllowed } from './origin';
+import type { CredentialKind } from './principal';
 
 /**
  * Enforces each route's access rule on the principal that the authentication hook resolved:
- * open routes need nothing; others need valid credentials; secret-less (public) tokens are
- * accepted only on browser routes and only from an Origin in the token's domains.
+ * open routes need nothing; others need valid credentials of a kind the route accepts (app tokens
+ * unless @AcceptsCredentials says otherwise); secret-less (public) tokens are accepted only on
+ * browser routes and only from an Origin in the token's domains.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -25,6 +27,13 @@ export class AuthGuard implements CanActivate {
     if (request.authError) throw request.authError;
     const principal = request.principal;
     if (!principal) throw new AuthenticationError('AUTH_HEADER_MISSING');
+
+    const accepted =
+      this.reflector.getAllAndOverride<CredentialKind[] | undefined>(ACCEPTED_CREDENTIALS, [
+        context.getHandler(),
+        context.getClass(),
+      ]) ?? DEFAULT_CREDENTIALS;
+    if (!accepted.includes(principal.kind)) throw new PermissionError('INVALID_PERMISSIONS');
 
     if (!principal.hasSecret) {
       if (!originAllowed(request.headers.origin, principal.domains))

@@ -1,6 +1,6 @@
 import { createParamDecorator, SetMetadata, type ExecutionContext } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from './principal';
+import type { CredentialKind, Principal } from './principal';
 
 export const ROUTE_ACCESS = 'kessai:route-access';
 
@@ -12,6 +12,14 @@ export const Open = () => SetMetadata(ROUTE_ACCESS, 'open' satisfies RouteAccess
 
 /** Also callable with a secret-less app token from an Origin in the token's domains. */
 export const BrowserAllowed = () => SetMetadata(ROUTE_ACCESS, 'browser' satisfies RouteAccess);
+
+export const ACCEPTED_CREDENTIALS = 'kessai:accepted-credentials';
+
+/** Routes without @AcceptsCredentials take app tokens only. */
+export const DEFAULT_CREDENTIALS: readonly CredentialKind[] = ['app_token'];
+
+/** The kinds of credential a route (or controller) accepts, e.g. merchant users' login tokens. */
+export const AcceptsCredentials = (...kinds: CredentialKind[]) => SetMetadata(ACCEPTED_CREDENTIALS, kinds);
 
 /** The authenticated caller; the guard guarantees it is set on non-open routes. */
 export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: ExecutionContext): Principal => {

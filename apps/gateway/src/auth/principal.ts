@@ -1,13 +1,23 @@
 import type { AccessScope } from '@kessai/db';
 
-/** Who is calling: resolved from a verified, unrevoked app token. */
+/** What authenticated: an app token, or a merchant user's login token (POST /authenticate). */
+export type CredentialKind = 'app_token' | 'login';
+
+/**
+ * Who is calling: resolved from a verified, unrevoked app token, or from a login token whose session
+ * is live (a login acts for its merchant, with merchant scope, on the routes that accept logins).
+ */
 export interface Principal extends AccessScope {
   /** the credential that rate-limit buckets and Idempotency-Key records belong to */
   credentialId: string;
+  kind: CredentialKind;
+  /** the user and session behind a login token; null for app tokens */
+  login: { userId: string; sessionId: string } | null;
   scope: 'merchant' | 'store';
+  /** an app token's processing mode; a login is bound to none and reads as 'test' */
   mode: 'test' | 'live';
   domains: string[];
-  /** false for `Bearer <jwt>`: public capabilities only, from an allowed Origin */
+  /** false for a secret-less app token (`Bearer <jwt>`): public capabilities only, from an allowed Origin */
   hasSecret: boolean;
 }
 

@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { MerchantsRepository } from '@kessai/db';
 import { NotFoundError } from '@kessai/domain';
-import { CurrentPrincipal } from '../auth/decorators';
+import { AcceptsCredentials, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { presentMerchant } from './merchant.presenter';
 
@@ -9,7 +9,8 @@ import { presentMerchant } from './merchant.presenter';
 export class MeController {
   constructor(private readonly merchants: MerchantsRepository) {}
 
-  /** The merchant that owns the calling app token. */
+  /** The merchant that owns the calling app token, or of the signed-in user. */
+  @AcceptsCredentials('app_token', 'login')
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
     const merchant = await this.merchants.findById(principal.merchantId);

@@ -1,6 +1,10 @@
 import { Injectable } from '@nestjs/common';
+import type { PageRequest } from '@kessai/domain';
 import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prisma/client';
+import { listPage } from '../keyset';
+import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
+import type { AccessScope } from './scope';
 
 export interface NewAppToken {
   id: string;
@@ -21,8 +25,37 @@ export class AppTokensRepository {
     return this.prisma.appToken.findUnique({ where: { id } });
   }
 
-  create(token: NewAppToken): Promise<AppToken> {
-    return this.prisma.appToken.create({ data: token });
+  /** Inserts the token unless its owner (the store, or the merchant itself) already has `max` active ones. */
+  createWithinLimit(token: NewAppToken, max: number): Promise<AppToken> {
+    return createWithinActiveLimit(
+      this.prisma,
+      { resource: 'app_token', scope: token, max },
+      {
+        countActive: (tx) => tx.appToken.count({ where: activeOf(token) }),
+        create: (tx) => tx.appToken.create({ data: token }),
+      },
+    );
+  }
+
+  /** One page of the owner's unrevoked tokens: a store's, or the merchant's own (store_id null). */
+  listActive(owner: AccessScope, page: PageRequest): Promise<AppToken[]> {
+    return listPage(page, activeOf(owner), {
+      findCursor: (where) => this.prisma.appToken.findFirst({ where, select: { id: true, createdOn: true } }),
+      findMany: (args) => this.prisma.appToken.findMany(args),
+    });
+  }
+
+  findActive(owner: AccessScope, id: string): Promise<AppToken | null> {
+    return this.prisma.appToken.findFirst({ where: { id, ...activeOf(owner) } });
+  }
+
+  /** Revokes an active token of the owner; null when the owner has no such active token. */
+  async revokeActive(owner: AccessScope, id: string, at = new Date()): Promise<AppToken | null> {
+    const { count } = await this.prisma.appToken.updateMany({
+      where: { id, ...activeOf(owner) },
+      data: { revokedOn: at },
+    });
+    return count === 0 ? null : this.findById(id);
   }
 
   listForMerchant(merchantId: string, storeId?: string | null): Promise<AppToken[]> {
@@ -37,4 +70,9 @@ export class AppTokensRepository {
     await this.prisma.appToken.updateMany({ where: { id, revokedOn: null }, data: { revokedOn: at } });
     return this.findById(id);
   }
+}
+
+/** The unrevoked tokens of exactly one owner: a store's, or the merchant's own (store_id null). */
+function activeOf(owner: AccessScope) {
+  return { merchantId: owner.merchantId, storeId: owner.storeId, revokedOn: null };
 }

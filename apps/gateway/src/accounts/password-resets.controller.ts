@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordResetService } from '@kessai/accounts';
+import { z } from 'zod';
+import { Open } from '../auth/decorators';
+import { parseInput } from '../http/validation';
+
+const resetRequest = z.object({ email: z.string().trim().email().max(254) }).strict();
+const resetConfirmation = z
+  .object({
+    token: z.string().min(1).max(200),
+    password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
+  })
+  .strict();
+
+/**
+ * Password resets. The token travels in the body, never in the path, so that it does not end up in
+ * access logs or the rate limiter's keys.
+ */
+@Controller('password_resets')
+export class PasswordResetsController {
+  constructor(private readonly resets: PasswordResetService) {}
+
+  /** 202 whether or not the address has an account; the token is delivered out of band. */
+  @Open()
+  @Post()
+  @HttpCode(202)
+  async request(@Body() body: unknown, @Req() request: FastifyRequest) {
+    const { email } = parseInput(resetRequest, body);
+    await this.resets.request(email, { correlationId: request.id });
+    return {};
+  }
+
+  @Open()
+  @Post('confirm')
+  @HttpCode(204)
+  async confirm(@Body() body: unknown) {
+    const { token, password } = parseInput(resetConfirmation, body);
+    await this.resets.confirm(token, password);
+  }
+}

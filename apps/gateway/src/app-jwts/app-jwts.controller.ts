@@ -1,0 +1,118 @@
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { AppTokenService, type TokenManager } from '@kessai/accounts';
+import { NotFoundError, parsePageRequest, toPage } from '@kessai/domain';
+import { z } from 'zod';
+import { AcceptsCredentials, CurrentPrincipal } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { parseInput } from '../http/validation';
+import { presentAppJwt, presentIssuedAppJwt } from './app-jwt.presenter';
+
+/** A host, host:port, *.host (subdomains) or an http(s) origin, as the browser Origin check reads them. */
+const DOMAIN =
+  /^(https?:\/\/)?(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i;
+
+const createBody = z
+  .object({
+    mode: z.enum(['test', 'live']).default('test'),
+    domains: z.array(z.string().trim().max(253).regex(DOMAIN)).max(50).default([]),
+  })
+  .strict();
+
+const uuid = z.string().uuid();
+
+/**
+ * App tokens (`app_jwts`): the merchant's own under /app_jwts (merchant-scope credentials only), a
+ * store's under /stores/{storeId}/app_jwts (the merchant, or that store's own credentials). Secret
+ * bearing app tokens and merchant users' login tokens may manage them; public tokens may not.
+ */
+@Controller()
+@AcceptsCredentials('app_token', 'login')
+export class AppJwtsController {
+  constructor(private readonly tokens: AppTokenService) {}
+
+  @Post('app_jwts')
+  async createMerchantToken(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    const request = parseInput(createBody, body);
+    return presentIssuedAppJwt(await this.tokens.issue(managerOf(principal), null, request));
+  }
+
+  @Get('app_jwts')
+  async listMerchantTokens(
+    @CurrentPrincipal() principal: Principal,
+    @Query() query: Record<string, unknown>,
+  ) {
+    const page = parsePageRequest(query);
+    return toPage(await this.tokens.list(managerOf(principal), null, page), page.limit, presentAppJwt);
+  }
+
+  @Get('app_jwts/:id')
+  async getMerchantToken(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    return presentAppJwt(await this.tokens.get(managerOf(principal), null, tokenId(id)));
+  }
+
+  @Delete('app_jwts/:id')
+  @HttpCode(204)
+  async revokeMerchantToken(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+    await this.tokens.revoke(managerOf(principal), null, tokenId(id));
+  }
+
+  @Post('stores/:storeId/app_jwts')
+  async createStoreToken(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Body() body: unknown,
+  ) {
+    const request = parseInput(createBody, body);
+    return presentIssuedAppJwt(await this.tokens.issue(managerOf(principal), storeIdOf(storeId), request));
+  }
+
+  @Get('stores/:storeId/app_jwts')
+  async listStoreTokens(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Query() query: Record<string, unknown>,
+  ) {
+    const page = parsePageRequest(query);
+    const rows = await this.tokens.list(managerOf(principal), storeIdOf(storeId), page);
+    return toPage(rows, page.limit, presentAppJwt);
+  }
+
+  @Get('stores/:storeId/app_jwts/:id')
+  async getStoreToken(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Param('id') id: string,
+  ) {
+    return presentAppJwt(await this.tokens.get(managerOf(principal), storeIdOf(storeId), tokenId(id)));
+  }
+
+  @Delete('stores/:storeId/app_jwts/:id')
+  @HttpCode(204)
+  async revokeStoreToken(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Param('id') id: string,
+  ) {
+    await this.tokens.revoke(managerOf(principal), storeIdOf(storeId), tokenId(id));
+  }
+}
+
+function managerOf(principal: Principal): TokenManager {
+  return {
+    merchantId: principal.merchantId,
+    storeId: principal.storeId,
+    // a user is bound to no processing mode; an app token may not issue a mode above its own
+    mode: principal.kind === 'login' ? null : principal.mode,
+  };
+}
+
+/** A malformed id cannot name anything the caller may see: 404 like any unknown id, never 400. */
+function storeIdOf(raw: string): string {
+  if (!uuid.safeParse(raw).success) throw new NotFoundError('store');
+  return raw.toLowerCase();
+}
+
+function tokenId(raw: string): string {
+  if (!uuid.safeParse(raw).success) throw new NotFoundError('app_token');
+  return raw.toLowerCase();
+}

@@ -1,0 +1,141 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppConfig } from '@kessai/config';
+import type { IdempotencyRecordsRepository } from '@kessai/db';
+import { ConflictError, ValidationError } from '@kessai/domain';
+import type { Logger } from '@kessai/observability';
+import { toErrorResponse } from '../http/error-response';
+import { requestFingerprint } from './request-fingerprint';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the idempotency record this request holds while it executes */
+    idempotencyClaim?: string;
+  }
+}
+
+const WRITE_METHODS = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+const MAX_KEY_LENGTH = 255;
+const PRINTABLE_ASCII = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/;
+/** the response headers that belong to the stored response (rate-limit and request-id headers are per request) */
+const STORED_HEADERS = ['content-type', 'location'];
+
+/** Idempotency-Status values as the Java SDK reads them (api-reference §1.4). */
+type IdempotencyStatus =
+  'successfully_stored' | 'not_stored' | 'retrieved_idempotent_response' | 'conflicting_key' | 'disabled';
+
+function sendError(reply: FastifyReply, error: Error, status: IdempotencyStatus): FastifyReply {
+  const response = toErrorResponse(error, () => '');
+  return reply
+    .status(response.statusCode)
+    .headers(response.headers)
+    .header('idempotency-status', status)
+    .type('application/json')
+    .send(response.body);
+}
+
+/**
+ * Idempotency-Key on writes. The first request with a key claims it (one INSERT ... ON CONFLICT, so
+ * concurrent requests cannot both win), runs, and its response (status, body, content headers) is
+ * stored for IDEMPOTENCY_TTL_HOURS per credential. Later requests with the key get the stored
+ * response when they are the same request, 409 IDEMPOTENCY_KEY_CONFLICT when they differ, and 409
+ * while the first one is still running. A 5xx response is not stored: the claim is released so the
+ * client may retry. A claim whose process died mid-request stays locked until it expires, because
+ * whether its write happened is unknown and a second execution could charge twice.
+ */
+export function registerIdempotency(
+  fastify: FastifyInstance,
+  records: IdempotencyRecordsRepository,
+  config: AppConfig,
+  logger: Logger,
+): void {
+  const ttlMs = config.IDEMPOTENCY_TTL_HOURS * 3_600_000;
+
+  fastify.addHook('preHandler', async (request, reply) => {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || !WRITE_METHODS.has(request.method)) return;
+    const key = Array.isArray(header) ? header.join(', ') : header;
+    if (key.length === 0 || key.length > MAX_KEY_LENGTH || !PRINTABLE_ASCII.test(key)) {
+      const reason =
+        key.length > MAX_KEY_LENGTH || key.length === 0 ? 'INVALID_FORMAT_LENGTH' : 'INVALID_FORMAT';
+      return sendError(reply, ValidationError.field('idempotency_key', reason), 'not_stored');
+    }
+    // without a credential there is no one to scope the key to
+    if (!request.principal) {
+      void reply.header('idempotency-status', 'disabled');
+      return;
+    }
+
+    const requestHash = requestFingerprint(request.method, request.url, request.body);
+    const result = await records.claim({
+      credentialId: request.principal.credentialId,
+      key,
+      method: request.method,
+      path: request.url,
+      requestHash,
+      expiresOn: new Date(Date.now() + ttlMs),
+    });
+    if (result.claimed) {
+      request.idempotencyClaim = result.id;
+      return;
+    }
+
+    const existing = result.existing;
+    if (existing.requestHash !== requestHash) {
+      return sendError(
+        reply,
+        new ConflictError('IDEMPOTENCY_KEY_CONFLICT', [
+          { field: 'idempotency_key', reason: 'DIFFERENT_REQUEST' },
+        ]),
+        'conflicting_key',
+      );
+    }
+    if (existing.state === 'in_flight' || existing.responseStatus === null) {
+      return sendError(
+        reply,
+        new ConflictError('IDEMPOTENCY_KEY_CONFLICT', [
+          { field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' },
+        ]),
+        'conflicting_key',
+      );
+    }
+    return reply
+      .status(existing.responseStatus)
+      .headers((existing.responseHeaders ?? {}) as Record<string, string>)
+      .header('idempotency-status', 'retrieved_idempotent_response')
+      .send(existing.responseBody ?? '');
+  });
+
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    const claim = request.idempotencyClaim;
+    if (!claim) return payload;
+    request.idempotencyClaim = undefined;
+
+    const body =
+      typeof payload === 'string'
+        ? payload
+        : Buffer.isBuffer(payload)
+          ? payload.toString('utf8')
+          : payload == null
+            ? ''
+            : null;
+    try {
+      if (reply.statusCode >= 500 || body === null) {
+        await records.release(claim);
+        void reply.header('idempotency-status', 'not_stored');
+        return payload;
+      }
+      const headers: Record<string, string> = {};
+      for (const name of STORED_HEADERS) {
+        const value = reply.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      await records.complete(claim, { status: reply.statusCode, body, headers });
+      void reply.header('idempotency-status', 'successfully_stored');
+    } catch (error) {
+      // the claim stays in flight until it expires: retries get 409, never a second execution
+      logger.error({ err: error, reqId: request.id }, 'could not store the idempotent response');
+      void reply.header('idempotency-status', 'not_stored');
+    }
+    return payload;
+  });
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppConfig } from '@kessai/config';
+import { RateLimitedError, ServiceUnavailableError } from '@kessai/domain';
+import type { Logger } from '@kessai/observability';
+import { toErrorResponse } from '../http/error-response';
+import { planFor } from './rate-limit.policy';
+import type { RateLimiter } from './rate-limiter';
+
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/** Who a request's buckets belong to: its credential, or its client IP when it has none. */
+function subjectOf(request: FastifyRequest): string {
+  return request.principal ? request.principal.credentialId : `ip_${request.ip}`;
+}
+
+function sendError(reply: FastifyReply, error: Error): FastifyReply {
+  const response = toErrorResponse(error, () => '');
+  return reply
+    .status(response.statusCode)
+    .headers(response.headers)
+    .type('application/json')
+    .send(response.body);
+}
+
+/**
+ * Counts every request against its rate-limit buckets, right after authentication resolved whose
+ * request it is and before anything else runs, and reports the balances in headers on whatever the
+ * response turns out to be (success, error or 429).
+ *
+ * When Redis does not answer, RATE_LIMIT_REDIS_FAILURE decides: `closed` (default) refuses with 503
+ * and Retry-After, because unlimited traffic would then reach Postgres and the payment processor
+ * unchecked; `open` lets the request through without remaining-balance headers.
+ */
+export function registerRateLimiting(
+  fastify: FastifyInstance,
+  limiter: RateLimiter,
+  config: AppConfig,
+  logger: Logger,
+): void {
+  if (!config.RATE_LIMIT_ENABLED) return;
+  let lastFailureLog = 0;
+
+  fastify.addHook('onRequest', async (request, reply) => {
+    const plan = planFor(limiter.settings, {
+      method: request.method,
+      url: request.url,
+      routePattern: request.routeOptions.url,
+    });
+    for (const bucket of plan.buckets) void reply.header(bucket.perMinuteHeader, bucket.limits.perMinute);
+
+    let outcome;
+    try {
+      outcome = await limiter.take(subjectOf(request), plan.buckets);
+    } catch (error) {
+      const now = Date.now();
+      if (now - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
+        lastFailureLog = now;
+        logger.warn({ err: error, mode: config.RATE_LIMIT_REDIS_FAILURE }, 'rate limiter unavailable');
+      }
+      if (config.RATE_LIMIT_REDIS_FAILURE === 'open') return;
+      for (const bucket of plan.buckets) void reply.header(bucket.remainingHeader, 0);
+      void reply.header('retry-after', 1);
+      return sendError(reply, new ServiceUnavailableError());
+    }
+
+    plan.buckets.forEach((bucket, i) => void reply.header(bucket.remainingHeader, outcome.remaining[i]));
+    if (!outcome.allowed) {
+      return sendError(reply, new RateLimitedError(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))));
+    }
+  });
+}

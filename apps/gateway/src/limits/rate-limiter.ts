@@ -1,0 +1,78 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { RedisService } from '@kessai/runtime';
+import { TOKEN_BUCKET_SCRIPT } from './token-bucket.script';
+import { rateLimitSettings, type BucketCheck, type RateLimitSettings } from './rate-limit.policy';
+
+export interface RateLimitOutcome {
+  allowed: boolean;
+  /** how long until every refused bucket can take one more request */
+  retryAfterMs: number;
+  /** remaining whole requests per bucket, in the order they were given */
+  remaining: number[];
+}
+
+/** The Redis limiter could not answer (unreachable, or slower than RATE_LIMIT_REDIS_TIMEOUT_MS). */
+export class RateLimiterUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('rate limiter unavailable', { cause });
+  }
+}
+
+type TakeTokens = (numberOfKeys: number, ...keysAndArgs: Array<string | number>) => Promise<number[]>;
+
+const COMMAND = 'kessaiTakeTokens';
+
+/** Token buckets in Redis: all buckets of one request checked and taken in one script call. */
+@Injectable()
+export class RateLimiter {
+  readonly settings: RateLimitSettings;
+  private readonly client: Redis;
+  private readonly keyPrefix: string;
+  private readonly timeoutMs: number;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, redis: RedisService) {
+    this.settings = rateLimitSettings(config);
+    this.client = redis.client;
+    this.keyPrefix = `${redis.prefix}:rl`;
+    this.timeoutMs = config.RATE_LIMIT_REDIS_TIMEOUT_MS;
+    // EVALSHA, falling back to EVAL once when Redis does not have the script cached yet
+    this.client.defineCommand(COMMAND, { lua: TOKEN_BUCKET_SCRIPT });
+  }
+
+  /**
+   * Takes one request from every bucket of `subject` (a credential or a client IP), or from none.
+   * Every key carries the subject as its hash tag, so one call touches one Cluster slot.
+   */
+  async take(subject: string, buckets: BucketCheck[]): Promise<RateLimitOutcome> {
+    const keys: string[] = [];
+    const args: Array<string | number> = [randomUUID()];
+    for (const bucket of buckets) {
+      const base = `${this.keyPrefix}:{${subject}}:${bucket.name}`;
+      keys.push(`${base}:b`, `${base}:w`);
+      args.push(bucket.limits.burst, bucket.limits.refillPerMs, bucket.limits.perMinute);
+    }
+    const takeTokens = (this.client as unknown as Record<string, TakeTokens>)[COMMAND];
+    const reply = await this.withTimeout(takeTokens.call(this.client, keys.length, ...keys, ...args));
+    const [allowed, retryAfterMs, ...remaining] = reply;
+    return { allowed: allowed === 1, retryAfterMs, remaining };
+  }
+
+  private async withTimeout<T>(promise: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+    });
+    try {
+      return await Promise.race([promise, timeout]);
+    } catch (error) {
+      // a late answer or failure of the abandoned call must not surface as an unhandled rejection
+      promise.catch(() => undefined);
+      throw new RateLimiterUnavailableError(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

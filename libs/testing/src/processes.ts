@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/** A real app process started from its TypeScript entry point (no build needed), with its log lines. */
+export class SpawnedApp {
+  readonly lines: string[] = [];
+  private readonly exited: Promise<number | null>;
+  private waiters: Array<() => void> = [];
+
+  private constructor(readonly child: ChildProcess) {
+    let buffered = '';
+    const collect = (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      const parts = buffered.split('\n');
+      buffered = parts.pop() ?? '';
+      this.lines.push(...parts.filter(Boolean));
+      for (const wake of this.waiters) wake();
+    };
+    child.stdout?.on('data', collect);
+    child.stderr?.on('data', collect);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  /** Starts `entry` (e.g. apps/gateway/src/main.ts) under ts-node with the suite's variables. */
+  static start(entry: string, variables: Record<string, string>): SpawnedApp {
+    const child = spawn(
+      process.execPath,
+      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', path.join(ROOT, entry)],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...variables, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    return new SpawnedApp(child);
+  }
+
+  /** The first JSON log line matching `predicate`; fails when the process exits or time runs out. */
+  async waitForLog(predicate: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000) {
+    const deadline = Date.now() + timeoutMs;
+    let seen = 0;
+    for (;;) {
+      for (; seen < this.lines.length; seen++) {
+        const parsed = parseJson(this.lines[seen]);
+        if (parsed && predicate(parsed)) return parsed;
+      }
+      if (this.child.exitCode !== null) {
+        throw new Error(`process exited (${this.child.exitCode}):\n${this.lines.join('\n')}`);
+      }
+      if (Date.now() > deadline)
+        throw new Error(`no matching log line in ${timeoutMs} ms:\n${this.lines.join('\n')}`);
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 100);
+        this.waiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      this.waiters = [];
+    }
+  }
+
+  /** Stops the process (SIGTERM by default, SIGKILL for a crash) and waits for it to exit. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+    return this.exited;
+  }
+}
+
+function parseJson(line: string): Record<string, unknown> | null {
+  if (!line.startsWith('{')) return null;
+  try {
+    return JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts a gateway process and resolves its base URL once it listens. */
+export async function startGatewayProcess(variables: Record<string, string>) {
+  // info level: the line announcing the URL is an info line
+  const app = SpawnedApp.start('apps/gateway/src/main.ts', { ...variables, LOG_LEVEL: 'info' });
+  try {
+    const listening = await app.waitForLog((line) => line.msg === 'gateway listening');
+    return { app, url: String(listening.url) };
+  } catch (error) {
+    await app.stop('SIGKILL');
+    throw error;
+  }
+}

@@ -1,0 +1,399 @@
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import SDK from 'univapay-node';
+import { AdminError } from '@kessai/admin';
+import { hashSecret, verifyAppToken } from '@kessai/auth';
+import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
+type Credentials = { secret: string; jwt: string };
+
+let env: TestEnvironment;
+let app: NestFastifyApplication;
+let baseUrl: string;
+const log = new CapturedLog();
+let alpha: Seeded;
+let beta: Seeded;
+let alphaMerchant: Credentials & { id: string };
+const issuedSecrets: string[] = [];
+
+function bearer(token: Credentials) {
+  return `Bearer ${token.secret}.${token.jwt}`;
+}
+
+async function http(
+  path: string,
+  init: { method?: string; auth?: string; body?: unknown; origin?: string } = {},
+) {
+  const headers = new Headers();
+  if (init.auth) headers.set('authorization', init.auth);
+  if (init.origin) headers.set('origin', init.origin);
+  if (init.body !== undefined) headers.set('content-type', 'application/json');
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: init.method ?? 'GET',
+    headers,
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+  });
+  const text = await response.text();
+  const body = text ? JSON.parse(text) : null;
+  if (body && typeof body.secret === 'string') issuedSecrets.push(body.secret);
+  return { status: response.status, headers: response.headers, text, body };
+}
+
+function expectError(res: { status: number; body: any }, status: number, code: string) {
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect(res.body).toMatchObject({ status: 'error', errors: expect.any(Array) });
+}
+
+function activeTokens(where: { merchantId: string; storeId: string | null }) {
+  return env.prisma.appToken.count({ where: { ...where, revokedOn: null } });
+}
+
+beforeAll(async () => {
+  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
+  app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
+  await app.listen(0, '127.0.0.1');
+  baseUrl = await app.getUrl();
+  alpha = await env.seedMerchant('alpha', { domains: ['shop.alpha.test'] });
+  beta = await env.seedMerchant('beta');
+  alphaMerchant = await env.admin.issueAppToken({ merchantId: alpha.merchant.id, mode: 'test' });
+});
+
+afterAll(async () => {
+  await env?.close(app);
+});
+
+describe('creating app tokens', () => {
+  it('a merchant credential creates a merchant token; the answer is the only place its secret appears', async () => {
+    const res = await http('/app_jwts', {
+      method: 'POST',
+      auth: bearer(alphaMerchant),
+      body: { domains: ['shop.alpha.test', '*.alpha.test'] },
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.body).toEqual({
+      id: expect.any(String),
+      merchant_id: alpha.merchant.id,
+      store_id: null,
+      mode: 'test',
+      domains: ['shop.alpha.test', '*.alpha.test'],
+      created_on: expect.any(String),
+      jwt: expect.any(String),
+      secret: expect.any(String),
+    });
+    const created = res.body as Credentials & { id: string };
+    expect(verifyAppToken(created.jwt, env.config.JWT_SIGNING_KEY)).toMatchObject({
+      jti: created.id,
+      merchant_id: alpha.merchant.id,
+      mode: 'test',
+    });
+
+    // the new credentials work with the official SDK
+    const me = await new SDK({ endpoint: baseUrl, jwt: created.jwt, secret: created.secret }).merchants.me();
+    expect(me.id).toBe(alpha.merchant.id);
+
+    // stored only as a hash; get and list never show it again (nor the jwt)
+    const row = await env.prisma.appToken.findUniqueOrThrow({ where: { id: created.id } });
+    expect(row.secretHash).toBe(hashSecret(created.secret));
+    expect(JSON.stringify(row)).not.toContain(created.secret);
+    const got = await http(`/app_jwts/${created.id}`, { auth: bearer(alphaMerchant) });
+    expect(got.status).toBe(200);
+    expect(got.body).toEqual({
+      id: created.id,
+      merchant_id: alpha.merchant.id,
+      store_id: null,
+      mode: 'test',
+      domains: ['shop.alpha.test', '*.alpha.test'],
+      created_on: res.body.created_on,
+    });
+    const listed = await http('/app_jwts', { auth: bearer(alphaMerchant) });
+    expect(listed.status).toBe(200);
+    expect(listed.body.items.map((t: { id: string }) => t.id)).toContain(created.id);
+    expect(listed.text).not.toContain(created.secret);
+    expect(listed.text).not.toContain('"secret"');
+    expect(got.text).not.toContain(created.secret);
+  });
+
+  it('a store credential creates tokens for its own store, and the merchant for any of its stores', async () => {
+    const own = await http(`/stores/${alpha.store.id}/app_jwts`, {
+      method: 'POST',
+      auth: bearer(alpha.storeToken),
+      body: { mode: 'test' },
+    });
+    expect(own.status).toBe(201);
+    expect(own.body).toMatchObject({ store_id: alpha.store.id, merchant_id: alpha.merchant.id, domains: [] });
+    const byMerchant = await http(`/stores/${alpha.store.id}/app_jwts`, {
+      method: 'POST',
+      auth: bearer(alphaMerchant),
+      body: {},
+    });
+    expect(byMerchant.status).toBe(201);
+    expect(verifyAppToken(byMerchant.body.jwt, env.config.JWT_SIGNING_KEY).store_id).toBe(alpha.store.id);
+  });
+
+  it('a test credential cannot issue a live token; a live credential can', async () => {
+    const refused = await http('/app_jwts', {
+      method: 'POST',
+      auth: bearer(alphaMerchant),
+      body: { mode: 'live' },
+    });
+    expectError(refused, 403, 'INVALID_PERMISSIONS');
+    const live = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'live' });
+    const issued = await http('/app_jwts', { method: 'POST', auth: bearer(live), body: { mode: 'live' } });
+    expect(issued.status).toBe(201);
+    expect(issued.body.mode).toBe('live');
+  });
+
+  it.each([
+    [{ mode: 'prod' }, [{ field: 'mode', reason: 'INVALID_FORMAT' }]],
+    [{ domains: 'shop.test' }, [{ field: 'domains', reason: 'INVALID_FORMAT' }]],
+    [{ domains: ['ok.test', 'not a domain'] }, [{ field: 'domains.1', reason: 'INVALID_FORMAT' }]],
+    [{ domains: [''] }, [{ field: 'domains.0', reason: 'INVALID_FORMAT' }]],
+    [{ scope: 'store' }, [{ field: 'scope', reason: 'FORBIDDEN_PARAMETER' }]],
+  ])('refuses %j with a validation error naming the field', async (body, errors) => {
+    const res = await http('/app_jwts', { method: 'POST', auth: bearer(alphaMerchant), body });
+    expectError(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual(errors);
+  });
+});
+
+describe('the limit of 20 active tokens per scope', () => {
+  it('40 parallel creations in one store: exactly 20 succeed, the rest are RESOURCE_LIMIT_REACHED', async () => {
+    const store = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Parallel' });
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        http(`/stores/${store.id}/app_jwts`, { method: 'POST', auth: bearer(alphaMerchant), body: {} }),
+      ),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 201)).toHaveLength(20);
+    const refused = results.filter((r) => r.status !== 201);
+    expect(refused).toHaveLength(20);
+    for (const res of refused) expectError(res, 400, 'RESOURCE_LIMIT_REACHED');
+    expect(await activeTokens({ merchantId: alpha.merchant.id, storeId: store.id })).toBe(20);
+    expect(await env.prisma.appToken.count({ where: { storeId: store.id } })).toBe(20);
+  });
+
+  it('counts the merchant and each store apart, and holds for the admin CLI too', async () => {
+    const gamma = await env.seedMerchant('gamma'); // one store token already
+    const merchantToken = await env.admin.issueAppToken({ merchantId: gamma.merchant.id, mode: 'test' });
+    const fill = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        http('/app_jwts', { method: 'POST', auth: bearer(merchantToken), body: {} }),
+      ),
+    );
+    // the calling merchant token is one of the merchant's 20
+    expect(fill.filter((r) => r.status === 201)).toHaveLength(19);
+    expect(await activeTokens({ merchantId: gamma.merchant.id, storeId: null })).toBe(20);
+    expectError(
+      await http('/app_jwts', { method: 'POST', auth: bearer(merchantToken), body: {} }),
+      400,
+      'RESOURCE_LIMIT_REACHED',
+    );
+    await expect(env.admin.issueAppToken({ merchantId: gamma.merchant.id, mode: 'test' })).rejects.toThrow(
+      AdminError,
+    );
+
+    // the store's tokens are counted on their own: it still has 19 free slots
+    const inStore = await http(`/stores/${gamma.store.id}/app_jwts`, {
+      method: 'POST',
+      auth: bearer(merchantToken),
+      body: {},
+    });
+    expect(inStore.status).toBe(201);
+    expect(await activeTokens({ merchantId: gamma.merchant.id, storeId: gamma.store.id })).toBe(2);
+    const issuedByCli = await env.admin.issueAppToken({
+      merchantId: gamma.merchant.id,
+      storeId: gamma.store.id,
+      mode: 'test',
+    });
+    expect(issuedByCli.store_id).toBe(gamma.store.id);
+  });
+
+  it('revoking frees a slot; the revoked token is refused with 401 at once', async () => {
+    const delta = await env.seedMerchant('delta');
+    const auth = bearer(delta.storeToken);
+    const path = `/stores/${delta.store.id}/app_jwts`;
+    const created = await Promise.all(
+      Array.from({ length: 19 }, () => http(path, { method: 'POST', auth, body: {} })),
+    );
+    expect(created.every((r) => r.status === 201)).toBe(true);
+    expectError(await http(path, { method: 'POST', auth, body: {} }), 400, 'RESOURCE_LIMIT_REACHED');
+
+    const victim = created[0].body as Credentials & { id: string };
+    expect((await http('/me', { auth: bearer(victim) })).status).toBe(200);
+    const revoked = await http(`${path}/${victim.id}`, { method: 'DELETE', auth });
+    expect(revoked.status).toBe(204);
+    expect(revoked.text).toBe('');
+    expectError(await http('/me', { auth: bearer(victim) }), 401, 'INVALID_APP_TOKEN');
+    expectError(await http(`${path}/${victim.id}`, { auth }), 404, 'NOT_FOUND');
+    expectError(await http(`${path}/${victim.id}`, { method: 'DELETE', auth }), 404, 'NOT_FOUND');
+    expect(
+      (await env.prisma.appToken.findUniqueOrThrow({ where: { id: victim.id } })).revokedOn,
+    ).not.toBeNull();
+
+    expect((await http(path, { method: 'POST', auth, body: {} })).status).toBe(201);
+    expectError(await http(path, { method: 'POST', auth, body: {} }), 400, 'RESOURCE_LIMIT_REACHED');
+  });
+
+  it('a token may revoke itself, and is refused from the next request on', async () => {
+    const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+    expect((await http(`/app_jwts/${token.id}`, { method: 'DELETE', auth: bearer(token) })).status).toBe(204);
+    expectError(await http('/app_jwts', { auth: bearer(token) }), 401, 'INVALID_APP_TOKEN');
+  });
+});
+
+describe('who may see which tokens', () => {
+  it('a store credential may not manage the merchant tokens', async () => {
+    expectError(await http('/app_jwts', { auth: bearer(alpha.storeToken) }), 403, 'INVALID_PERMISSIONS');
+    expectError(
+      await http('/app_jwts', { method: 'POST', auth: bearer(alpha.storeToken), body: {} }),
+      403,
+      'INVALID_PERMISSIONS',
+    );
+    expectError(
+      await http(`/app_jwts/${alphaMerchant.id}`, { method: 'DELETE', auth: bearer(alpha.storeToken) }),
+      403,
+      'INVALID_PERMISSIONS',
+    );
+    // nor reach a merchant token through its own store's path
+    expectError(
+      await http(`/stores/${alpha.store.id}/app_jwts/${alphaMerchant.id}`, {
+        auth: bearer(alpha.storeToken),
+      }),
+      404,
+      'NOT_FOUND',
+    );
+    expect((await http('/me', { auth: bearer(alphaMerchant) })).status).toBe(200);
+  });
+
+  it("a store credential sees its own store's tokens only, never a sibling store's", async () => {
+    const sibling = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Sibling' });
+    const siblingToken = await env.admin.issueAppToken({
+      merchantId: alpha.merchant.id,
+      storeId: sibling.id,
+      mode: 'test',
+    });
+    const auth = bearer(alpha.storeToken);
+    const own = await http(`/stores/${alpha.store.id}/app_jwts?limit=100`, { auth });
+    expect(own.status).toBe(200);
+    expect(own.body.items.every((t: { store_id: string }) => t.store_id === alpha.store.id)).toBe(true);
+    expect(own.body.items.map((t: { id: string }) => t.id)).toContain(alpha.storeToken.id);
+
+    const missingStore = await http(`/stores/${randomUUID()}/app_jwts`, { auth });
+    const siblingList = await http(`/stores/${sibling.id}/app_jwts`, { auth });
+    expectError(siblingList, 404, 'NOT_FOUND');
+    expect(siblingList.body).toEqual(missingStore.body);
+    expectError(await http(`/stores/${sibling.id}/app_jwts/${siblingToken.id}`, { auth }), 404, 'NOT_FOUND');
+    expectError(
+      await http(`/stores/${sibling.id}/app_jwts/${siblingToken.id}`, { method: 'DELETE', auth }),
+      404,
+      'NOT_FOUND',
+    );
+    expectError(
+      await http(`/stores/${alpha.store.id}/app_jwts/${siblingToken.id}`, { method: 'DELETE', auth }),
+      404,
+      'NOT_FOUND',
+    );
+    expect((await http('/me', { auth: bearer(siblingToken) })).status).toBe(200);
+
+    // the merchant sees the sibling's tokens
+    const byMerchant = await http(`/stores/${sibling.id}/app_jwts`, { auth: bearer(alphaMerchant) });
+    expect(byMerchant.body.items.map((t: { id: string }) => t.id)).toEqual([siblingToken.id]);
+  });
+
+  it("another merchant's tokens and stores answer 404 exactly like unknown ids", async () => {
+    const betaMerchant = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+    const auth = bearer(betaMerchant);
+    const foreign = await http(`/app_jwts/${alphaMerchant.id}`, { method: 'DELETE', auth });
+    const unknown = await http(`/app_jwts/${randomUUID()}`, { method: 'DELETE', auth });
+    expectError(foreign, 404, 'NOT_FOUND');
+    expect(foreign.body).toEqual(unknown.body);
+    expectError(await http(`/stores/${alpha.store.id}/app_jwts`, { auth }), 404, 'NOT_FOUND');
+    expectError(
+      await http(`/stores/${alpha.store.id}/app_jwts/${alpha.storeToken.id}`, { method: 'DELETE', auth }),
+      404,
+      'NOT_FOUND',
+    );
+    expect((await http('/me', { auth: bearer(alphaMerchant) })).status).toBe(200);
+    expect((await http('/me', { auth: bearer(alpha.storeToken) })).status).toBe(200);
+  });
+
+  it('malformed ids answer 404, never 400 or 500', async () => {
+    const auth = bearer(alphaMerchant);
+    expectError(await http('/app_jwts/nope', { auth }), 404, 'NOT_FOUND');
+    expectError(await http('/stores/nope/app_jwts', { auth }), 404, 'NOT_FOUND');
+    expectError(
+      await http(`/stores/${alpha.store.id}/app_jwts/nope`, { method: 'DELETE', auth }),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
+  it('public (secret-less) tokens may not manage tokens: 403 from a listed Origin, 401 from elsewhere', async () => {
+    const publicAuth = `Bearer ${alpha.storeToken.jwt}`;
+    const path = `/stores/${alpha.store.id}/app_jwts`;
+    expectError(
+      await http(path, { method: 'POST', auth: publicAuth, body: {}, origin: 'https://shop.alpha.test' }),
+      403,
+      'INVALID_PERMISSIONS',
+    );
+    expectError(
+      await http(path, { auth: publicAuth, origin: 'https://shop.alpha.test' }),
+      403,
+      'INVALID_PERMISSIONS',
+    );
+    expectError(await http(path, { method: 'POST', auth: publicAuth, body: {} }), 401, 'INVALID_DOMAIN');
+    expectError(await http(path), 401, 'AUTH_HEADER_MISSING');
+  });
+});
+
+describe('listing', () => {
+  it('pages through active tokens newest first, without revoked ones', async () => {
+    const store = await env.admin.createStore({ merchantId: beta.merchant.id, name: 'beta Paged' });
+    const ids: string[] = [];
+    for (let i = 0; i < 13; i++) {
+      ids.push(
+        (await env.admin.issueAppToken({ merchantId: beta.merchant.id, storeId: store.id, mode: 'test' })).id,
+      );
+    }
+    await env.admin.revokeAppToken(ids[5]);
+    const active = ids.filter((id) => id !== ids[5]).reverse();
+    const auth = bearer(beta.storeToken);
+    const merchantAuth = bearer(
+      await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' }),
+    );
+    expectError(await http(`/stores/${store.id}/app_jwts`, { auth }), 404, 'NOT_FOUND');
+
+    const first = await http(`/stores/${store.id}/app_jwts`, { auth: merchantAuth });
+    expect(first.status).toBe(200);
+    expect(first.body.items.map((t: { id: string }) => t.id)).toEqual(active.slice(0, 10));
+    expect(first.body.has_more).toBe(true);
+    const next = await http(`/stores/${store.id}/app_jwts?cursor=${active[9]}`, { auth: merchantAuth });
+    expect(next.body.items.map((t: { id: string }) => t.id)).toEqual(active.slice(10));
+    expect(next.body.has_more).toBe(false);
+    const oldestFirst = await http(`/stores/${store.id}/app_jwts?limit=100&cursor_direction=asc`, {
+      auth: merchantAuth,
+    });
+    expect(oldestFirst.body.items.map((t: { id: string }) => t.id)).toEqual([...active].reverse());
+
+    expectError(
+      await http(`/stores/${store.id}/app_jwts?limit=5`, { auth: merchantAuth }),
+      400,
+      'VALIDATION_ERROR',
+    );
+    const revokedCursor = await http(`/stores/${store.id}/app_jwts?cursor=${ids[5]}`, { auth: merchantAuth });
+    expectError(revokedCursor, 400, 'VALIDATION_ERROR');
+    expect(revokedCursor.body.errors).toEqual([{ field: 'cursor', reason: 'NOT_FOUND' }]);
+  });
+});
+
+describe('logs', () => {
+  it('never contain an issued secret or a jwt signature', () => {
+    expect(issuedSecrets.length).toBeGreaterThan(20);
+    for (const secret of issuedSecrets) expect(log.text).not.toContain(secret);
+    expect(log.text).not.toContain(alphaMerchant.jwt.split('.')[2]);
+  });
+});

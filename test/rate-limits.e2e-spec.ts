@@ -1,0 +1,300 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import SDK from 'univapay-node';
+import { loadConfig } from '@kessai/config';
+import { CapturedLog, type SpawnedApp, TestEnvironment, startGatewayProcess } from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
+type Token = { secret: string; jwt: string };
+
+let env: TestEnvironment;
+const log = new CapturedLog();
+/** the spec's numbers, exactly as deployed */
+let specApp: NestFastifyApplication;
+let specUrl: string;
+/** the spec's caps with (almost) no refill, so that counting is exact however slow the machine */
+let exactApp: NestFastifyApplication;
+let exactUrl: string;
+let shop: Seeded;
+let secondStoreId: string;
+
+const bearer = (token: Token) => `Bearer ${token.secret}.${token.jwt}`;
+
+async function call(baseUrl: string, path: string, init: RequestInit & { auth?: string } = {}) {
+  const headers = new Headers(init.headers);
+  if (init.auth) headers.set('authorization', init.auth);
+  const response = await fetch(`${baseUrl}${path}`, { ...init, headers });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
+}
+
+/** A fresh credential, so that each test starts from full balances. */
+async function freshToken(storeId: string | null = shop.store.id): Promise<Token> {
+  return env.admin.issueAppToken({ merchantId: shop.merchant.id, storeId, mode: 'test' });
+}
+
+const standardHeaders = (headers: Headers) => ({
+  exact: headers.get('x-remaining-requests-exact'),
+  route: headers.get('x-remaining-requests-route'),
+  exactPerMinute: headers.get('x-requests-per-minute-exact'),
+  routePerMinute: headers.get('x-requests-per-minute-route'),
+});
+
+beforeAll(async () => {
+  env = await TestEnvironment.create();
+  specApp = await createGatewayApp(env.config, { logger: log.logger('gateway') });
+  await specApp.listen(0, '127.0.0.1');
+  specUrl = await specApp.getUrl();
+
+  const nearlyNoRefill = loadConfig({
+    ...env.variables,
+    RATE_LIMIT_CHARGE_REFILL_PER_MS: '0.000001',
+    RATE_LIMIT_ROUTE_REFILL_PER_MS: '0.000001',
+    RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001',
+  });
+  exactApp = await createGatewayApp(nearlyNoRefill, { logger: log.logger('gateway') });
+  await exactApp.listen(0, '127.0.0.1');
+  exactUrl = await exactApp.getUrl();
+
+  shop = await env.seedMerchant('limits');
+  secondStoreId = (await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Second' })).id;
+});
+
+afterAll(async () => {
+  await env?.close(specApp, exactApp);
+});
+
+describe('standard rate limits', () => {
+  it("reports the spec's example after one GET on a fresh balance", async () => {
+    const token = await freshToken();
+    const res = await call(specUrl, '/me', { auth: bearer(token) });
+    expect(res.status).toBe(200);
+    expect(standardHeaders(res.headers)).toEqual({
+      exact: '9',
+      route: '29',
+      exactPerMinute: '120',
+      routePerMinute: '1200',
+    });
+    expect(res.headers.get('x-remaining-requests')).toBeNull();
+  });
+
+  it('works unchanged through the official SDK', async () => {
+    const token = await freshToken();
+    const sdk = new SDK({ endpoint: specUrl, jwt: token.jwt, secret: token.secret });
+    const store = await sdk.stores.get(shop.store.id);
+    expect(store.id).toBe(shop.store.id);
+  });
+
+  it('refuses the 11th rapid GET on one exact path, while another id on the same route passes', async () => {
+    const token = await freshToken(null);
+    const path = `/stores/${shop.store.id}`;
+    const results = [];
+    for (let i = 0; i < 10; i++) results.push(await call(exactUrl, path, { auth: bearer(token) }));
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    expect(results.map((r) => r.headers.get('x-remaining-requests-exact'))).toEqual([
+      '9',
+      '8',
+      '7',
+      '6',
+      '5',
+      '4',
+      '3',
+      '2',
+      '1',
+      '0',
+    ]);
+
+    const refused = await call(exactUrl, path, { auth: bearer(token) });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual({ status: 'error', code: 'TOO_MANY_REQUESTS', errors: [] });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(standardHeaders(refused.headers)).toMatchObject({ exact: '0', route: '20' });
+
+    const otherId = await call(exactUrl, `/stores/${secondStoreId}`, { auth: bearer(token) });
+    expect(otherId.status).toBe(200);
+    // same route (/stores/:storeId) keeps counting down across ids; the new exact path starts full
+    expect(standardHeaders(otherId.headers)).toMatchObject({ exact: '9', route: '19' });
+
+    // a query string makes another exact path too
+    const withQuery = await call(exactUrl, `/stores/${shop.store.id}?x=1`, { auth: bearer(token) });
+    expect(withQuery.status).toBe(200);
+  });
+
+  it('allows one more request 50 ms after the exact burst is used up (refill 0.02/ms)', async () => {
+    const token = await freshToken();
+    // use the burst up: parallel batches, so that even a slow machine outruns the refill
+    let refused = false;
+    for (let batch = 0; batch < 5 && !refused; batch++) {
+      const results = await Promise.all(
+        Array.from({ length: 12 }, () => call(specUrl, '/me', { auth: bearer(token) })),
+      );
+      refused = results.some((r) => r.status === 429);
+    }
+    expect(refused).toBe(true);
+    // now the balance is below one request; 50 ms at 0.02/ms refill exactly one
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const next = await call(specUrl, '/me', { auth: bearer(token) });
+    expect(next.status).toBe(200);
+  });
+
+  it('puts the headers on error responses too', async () => {
+    const token = await freshToken();
+    const notFound = await call(specUrl, `/stores/${secondStoreId}`, { auth: bearer(token) });
+    expect(notFound.status).toBe(404);
+    expect(standardHeaders(notFound.headers)).toEqual({
+      exact: '9',
+      route: '29',
+      exactPerMinute: '120',
+      routePerMinute: '1200',
+    });
+
+    const invalid = await call(specUrl, `/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      auth: bearer(token),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 42 }),
+    });
+    expect(invalid.status).toBe(400);
+    expect(standardHeaders(invalid.headers).exact).toBe('9');
+
+    // unauthenticated and refused credentials are counted per client IP
+    const refusedAuth = await call(specUrl, '/me', { auth: 'Bearer nope' });
+    expect(refusedAuth.status).toBe(401);
+    expect(refusedAuth.headers.get('x-remaining-requests-route')).not.toBeNull();
+    const unknownRoute = await call(specUrl, '/no/such/route');
+    expect(unknownRoute.status).toBe(404);
+    expect(unknownRoute.headers.get('x-remaining-requests-exact')).not.toBeNull();
+  });
+
+  it('limits unauthenticated requests per client IP', async () => {
+    const path = `/heartbeat?probe=${Date.now()}`;
+    const statuses = [];
+    for (let i = 0; i < 11; i++) statuses.push((await call(exactUrl, path)).status);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(200));
+    expect(statuses[10]).toBe(429);
+  });
+});
+
+describe('charge rate limit', () => {
+  it('accepts exactly 100 of 101 rapid charge-family requests and reports only its own headers', async () => {
+    const token = await freshToken();
+    const paths = ['/tokens', '/charges', '/subscriptions'];
+    const results = await Promise.all(
+      Array.from({ length: 101 }, (_, i) =>
+        call(exactUrl, paths[i % 3], {
+          method: 'POST',
+          auth: bearer(token),
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        }),
+      ),
+    );
+    const refused = results.filter((r) => r.status === 429);
+    expect(refused).toHaveLength(1);
+    expect(refused[0].body.code).toBe('TOO_MANY_REQUESTS');
+    for (const r of results) {
+      expect(r.headers.get('x-requests-per-minute')).toBe('3000');
+      expect(r.headers.get('x-remaining-requests')).not.toBeNull();
+      expect(r.headers.get('x-remaining-requests-exact')).toBeNull();
+      expect(r.headers.get('x-remaining-requests-route')).toBeNull();
+    }
+    const remaining = results.map((r) => Number(r.headers.get('x-remaining-requests'))).sort((a, b) => a - b);
+    expect(remaining).toEqual([0, 0, ...Array.from({ length: 99 }, (_, i) => i + 1)]);
+
+    // GET /charges is not in the charge family: the standard buckets still have room
+    const list = await call(exactUrl, '/charges', { auth: bearer(token) });
+    expect(list.status).not.toBe(429);
+    expect(list.headers.get('x-remaining-requests-exact')).toBe('9');
+  });
+
+  it('keeps a separate balance per credential', async () => {
+    const [a, b] = [await freshToken(), await freshToken()];
+    for (let i = 0; i < 10; i++) await call(exactUrl, '/me', { auth: bearer(a) });
+    expect((await call(exactUrl, '/me', { auth: bearer(a) })).status).toBe(429);
+    expect((await call(exactUrl, '/me', { auth: bearer(b) })).status).toBe(200);
+  });
+});
+
+describe('rolling-minute cap', () => {
+  let app: NestFastifyApplication;
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('refuses once the per-minute cap is used, even though the burst has refilled', async () => {
+    // a burst that refills instantly leaves only the per-minute cap to bind
+    app = await createGatewayApp(
+      loadConfig({
+        ...env.variables,
+        RATE_LIMIT_EXACT_PER_MINUTE: '15',
+        RATE_LIMIT_EXACT_REFILL_PER_MS: '1000',
+      }),
+      { logger: log.logger('gateway') },
+    );
+    await app.listen(0, '127.0.0.1');
+    const url = await app.getUrl();
+    const token = await freshToken();
+    const statuses = [];
+    for (let i = 0; i < 16; i++) statuses.push((await call(url, '/me', { auth: bearer(token) })).status);
+    expect(statuses.slice(0, 15)).toEqual(Array(15).fill(200));
+    const refused = await call(url, '/me', { auth: bearer(token) });
+    expect(refused.status).toBe(429);
+    // the oldest of the 15 leaves the window about a minute after it was made
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(50);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+  });
+});
+
+describe('two gateway processes sharing one Redis', () => {
+  let first: SpawnedApp | undefined;
+  let second: SpawnedApp | undefined;
+  afterAll(async () => {
+    await Promise.all([first?.stop(), second?.stop()]);
+  });
+
+  it('enforce one balance per credential', async () => {
+    const variables = { ...env.variables, RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001' };
+    const [a, b] = await Promise.all([startGatewayProcess(variables), startGatewayProcess(variables)]);
+    first = a.app;
+    second = b.app;
+    const token = await freshToken();
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => call(i % 2 ? a.url : b.url, '/me', { auth: bearer(token) })),
+    );
+    expect(results.filter((r) => r.status === 200)).toHaveLength(10);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(6);
+  }, 90_000);
+});
+
+describe('when Redis does not answer', () => {
+  it('fails closed by default: 503 with Retry-After, not a hang', async () => {
+    const app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
+    await app.listen(0, '127.0.0.1');
+    const url = await app.getUrl();
+    const token = await freshToken();
+    const { RedisService } = await import('@kessai/runtime');
+    app.get(RedisService).client.disconnect();
+    const res = await call(url, '/me', { auth: bearer(token) });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ status: 'error', code: 'SERVICE_UNAVAILABLE_TRY_AGAIN', errors: [] });
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.headers.get('x-requests-per-minute-exact')).toBe('120');
+    await app.close();
+  });
+
+  it('lets requests through when configured to fail open', async () => {
+    const app = await createGatewayApp(loadConfig({ ...env.variables, RATE_LIMIT_REDIS_FAILURE: 'open' }), {
+      logger: log.logger('gateway'),
+    });
+    await app.listen(0, '127.0.0.1');
+    const url = await app.getUrl();
+    const token = await freshToken();
+    const { RedisService } = await import('@kessai/runtime');
+    app.get(RedisService).client.disconnect();
+    const res = await call(url, '/me', { auth: bearer(token) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-remaining-requests-exact')).toBeNull();
+    expect(res.headers.get('x-requests-per-minute-exact')).toBe('120');
+    await app.close();
+  });
+});
