@@ -6,6 +6,7 @@
  *   npm run bench:limiter            (BENCH_SECONDS=10 BENCH_CONCURRENCY=16 by default)
  */
 import 'reflect-metadata';
+import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@kessai/config';
 import { RedisService } from '@kessai/runtime';
@@ -28,6 +29,19 @@ async function scriptCalls(redis: Redis): Promise<number> {
 async function commandsProcessed(redis: Redis): Promise<number> {
   const stats = await redis.info('stats');
   return Number(/total_commands_processed:(\d+)/.exec(stats)?.[1] ?? NaN);
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (Linux). */
+async function processCpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
+}
+
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return value('used_cpu_user') + value('used_cpu_sys');
 }
 
 async function limiterCallTimings(env: TestEnvironment, calls: number) {
@@ -57,11 +71,16 @@ async function gatewayRun(env: TestEnvironment, enabled: boolean, auth: string, 
   try {
     const target = { url: `${url}/me`, headers: { authorization: auth }, concurrency: CONCURRENCY };
     await runLoad({ ...target, durationMs: 2_000 }); // warm-up: JIT, pools, script cache
+    const pid = app.child.pid!;
     const [scriptsBefore, commandsBefore] = [await scriptCalls(redis), await commandsProcessed(redis)];
+    const [gatewayCpuBefore, redisCpuBefore] = [await processCpuSeconds(pid), await redisCpuSeconds(redis)];
     const result = await runLoad({ ...target, durationMs: SECONDS * 1_000 });
+    const [gatewayCpuAfter, redisCpuAfter] = [await processCpuSeconds(pid), await redisCpuSeconds(redis)];
     const [scriptsAfter, commandsAfter] = [await scriptCalls(redis), await commandsProcessed(redis)];
     return {
       result,
+      gatewayCpuMsPerRequest: ((gatewayCpuAfter - gatewayCpuBefore) * 1000) / result.requests,
+      redisCpuMsPerRequest: ((redisCpuAfter - redisCpuBefore) * 1000) / result.requests,
       scriptCallsPerRequest: (scriptsAfter - scriptsBefore) / result.requests,
       // minus the 2 INFO calls of the measurement itself
       redisCommandsPerRequest: (commandsAfter - commandsBefore - 2) / result.requests,
@@ -87,22 +106,31 @@ async function main() {
     const auth = `Bearer ${shop.storeToken.secret}.${shop.storeToken.jwt}`;
 
     const direct = await limiterCallTimings(env, 5_000);
+    // alternate on/off twice and keep the second pair: the first warms Postgres and the page cache
+    await gatewayRun(env, true, auth, redis);
+    await gatewayRun(env, false, auth, redis);
     const on = await gatewayRun(env, true, auth, redis);
     const off = await gatewayRun(env, false, auth, redis);
 
     console.log(
       `\nGET /me (app-token auth: one indexed Postgres read), ${CONCURRENCY} connections, ${SECONDS} s each\n`,
     );
-    console.log('| limiter | req/s | p50 ms | p99 ms | statuses | Redis per request |');
+    console.log('| limiter | req/s | p50 ms | p99 ms | statuses | per request |');
     console.log('|---|---|---|---|---|---|');
     console.log(
       row(
         'on',
         on.result,
-        `${on.scriptCallsPerRequest.toFixed(2)} script call(s), ${on.redisCommandsPerRequest.toFixed(2)} commands incl. those inside the script`,
+        `${on.scriptCallsPerRequest.toFixed(2)} Redis round trip(s) (${on.redisCommandsPerRequest.toFixed(1)} commands incl. those inside the script); gateway CPU ${on.gatewayCpuMsPerRequest.toFixed(3)} ms, Redis CPU ${on.redisCpuMsPerRequest.toFixed(3)} ms`,
       ),
     );
-    console.log(row('off', off.result, `${off.scriptCallsPerRequest.toFixed(2)} script calls`));
+    console.log(
+      row(
+        'off',
+        off.result,
+        `${off.scriptCallsPerRequest.toFixed(2)} Redis round trips; gateway CPU ${off.gatewayCpuMsPerRequest.toFixed(3)} ms, Redis CPU ${off.redisCpuMsPerRequest.toFixed(3)} ms`,
+      ),
+    );
     console.log(
       `\nadded latency (p50): ${(on.result.p50Ms - off.result.p50Ms).toFixed(2)} ms; ` +
         `throughput change: ${(((on.result.perSecond - off.result.perSecond) / off.result.perSecond) * 100).toFixed(1)} %`,
