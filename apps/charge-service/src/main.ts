@@ -2,4 +2,5 @@ import 'reflect-metadata';
 import { runWorkerMain } from '@kessai/runtime';
 
 /** Health port when HEALTH_PORT is not set; `npm start` sets PORT+1. */
-runWorkerMain({ name: 'charge-service', defaultHealthPort: 3101 });
+// the outbox relay runs here (and in webhook-service): any number of replicas may run it at once
+runWorkerMain({ name: 'charge-service', defaultHealthPort: 3101, outboxRelay: true });

@@ -2,4 +2,4 @@ import 'reflect-metadata';
 import { runWorkerMain } from '@kessai/runtime';
 
 /** Health port when HEALTH_PORT is not set; `npm start` sets PORT+4. */
-runWorkerMain({ name: 'webhook-service', defaultHealthPort: 3104 });
+runWorkerMain({ name: 'webhook-service', defaultHealthPort: 3104, outboxRelay: true });

@@ -1,1 +1,3 @@
+export * from './events';
 export * from './queues';
+export * from './outbox-routes';

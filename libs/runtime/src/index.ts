@@ -2,3 +2,4 @@ export * from './redis.service';
 export * from './health.controller';
 export * from './queue-workers';
 export * from './worker-service';
+export * from './outbox-relay';

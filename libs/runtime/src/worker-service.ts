@@ -2,9 +2,10 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ConfigModule, loadConfigOrExit, type AppConfig } from '@kessai/config';
-import { DbModule } from '@kessai/db';
+import { DbModule, PrismaService } from '@kessai/db';
 import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
 import { HealthController } from './health.controller';
+import { OutboxRelay } from './outbox-relay';
 import { QueueWorkers, type QueueConsumer } from './queue-workers';
 import { RedisService } from './redis.service';
 
@@ -16,6 +17,8 @@ export interface WorkerServiceOptions {
   /** The queues this service consumes, resolved from the Nest container once it is up. */
   consumers?: (app: NestFastifyApplication) => QueueConsumer[];
   healthPort: number;
+  /** Run an outbox relay in this process (safe in any number of processes at once). */
+  outboxRelay?: boolean;
 }
 
 export interface RunningWorkerService {
@@ -60,6 +63,12 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   }
   await app.listen(options.healthPort, options.config.HOST);
   workers.start();
+  const relay = options.outboxRelay
+    ? new OutboxRelay(app.get(PrismaService), logger, {
+        connection: { url: options.config.REDIS_URL, prefix: options.config.REDIS_PREFIX },
+      })
+    : null;
+  relay?.start();
   const url = await app.getUrl();
   logger.info({ url }, `${options.name} started`);
 
@@ -67,6 +76,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const stop = () => {
     stopping ??= (async () => {
       logger.info(`${options.name} stopping`);
+      await relay?.stop();
       await workers.close();
       await app.close();
       logger.info(`${options.name} stopped`);

@@ -1,0 +1,132 @@
+import { Queue } from 'bullmq';
+import { jobId, outboxRoutes, type OutboxJobData, type OutboxRoute } from '@kessai/contracts';
+import type { PrismaService } from '@kessai/db';
+import type { Logger } from '@kessai/observability';
+
+export interface OutboxRelayOptions {
+  connection: { url: string; prefix: string };
+  /** events taken per transaction */
+  batchSize?: number;
+  /** how long to wait before looking again when there was nothing to publish */
+  idleDelayMs?: number;
+  /** routes beyond the default webhook route, per event type */
+  routes?: Record<string, OutboxRoute[]>;
+}
+
+interface PendingEvent {
+  id: string;
+  event_type: string;
+  aggregate_id: string;
+}
+
+/**
+ * Publishes committed outbox events to BullMQ. Safe in every replica and across crashes:
+ * - each batch is taken with FOR UPDATE SKIP LOCKED inside a transaction, so two relays never hold
+ *   the same event, and marked published in that same transaction after the jobs were added;
+ * - a relay that dies between adding the jobs and committing leaves the events unpublished, and
+ *   the next relay adds them again with the same deterministic job ids, which BullMQ ignores while
+ *   the first job is kept; past that window, the consumer's own state check (the row is final, or a
+ *   unique constraint) makes the repeat a no-op. Nothing is lost: an event is marked only after
+ *   its jobs are in Redis.
+ */
+export class OutboxRelay {
+  private readonly queues = new Map<string, Queue>();
+  private readonly batchSize: number;
+  private readonly idleDelayMs: number;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly logger: Logger,
+    private readonly options: OutboxRelayOptions,
+  ) {
+    this.batchSize = options.batchSize ?? 200;
+    this.idleDelayMs = options.idleDelayMs ?? 50;
+  }
+
+  /** Publishes one batch; resolves to how many events it published. */
+  async publishBatch(): Promise<number> {
+    return this.prisma.$transaction(async (tx) => {
+      const events = await tx.$queryRaw<PendingEvent[]>`
+        SELECT id::text AS id, event_type, aggregate_id::text AS aggregate_id
+        FROM outbox_events
+        WHERE published_on IS NULL
+        ORDER BY sequence
+        LIMIT ${this.batchSize}
+        FOR UPDATE SKIP LOCKED`;
+      if (events.length === 0) return 0;
+
+      const byQueue = new Map<
+        string,
+        { queue: Queue; jobs: { name: string; data: OutboxJobData; opts: { jobId: string } }[] }
+      >();
+      for (const event of events) {
+        for (const route of outboxRoutes(event.event_type, this.options.routes)) {
+          const entry = byQueue.get(route.queue.name) ?? { queue: this.queue(route.queue.name), jobs: [] };
+          entry.jobs.push({
+            name: route.job,
+            data: { eventId: event.id, eventType: event.event_type, aggregateId: event.aggregate_id },
+            opts: { jobId: jobId(route.job, event.id) },
+          });
+          byQueue.set(route.queue.name, entry);
+        }
+      }
+      for (const { queue, jobs } of byQueue.values()) await queue.addBulk(jobs);
+
+      const ids = events.map((event) => event.id);
+      await tx.$executeRaw`UPDATE outbox_events SET published_on = now() WHERE id = ANY(${ids}::uuid[])`;
+      return events.length;
+    });
+  }
+
+  /** Publishes continuously until stop(): batch after batch while there is work, polling when idle. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = (async () => {
+      while (this.running) {
+        let published = 0;
+        try {
+          published = await this.publishBatch();
+        } catch (error) {
+          this.logger.warn({ err: error }, 'outbox relay batch failed; retrying');
+        }
+        if (published < this.batchSize && this.running)
+          await this.sleep(published === 0 ? this.idleDelayMs : 0);
+      }
+    })();
+  }
+
+  /** Lets the batch in progress finish (so nothing is half-published), then closes the queues. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    await Promise.all([...this.queues.values()].map((queue) => queue.close()));
+    this.queues.clear();
+  }
+
+  private queue(name: string): Queue {
+    let queue = this.queues.get(name);
+    if (!queue) {
+      queue = new Queue(name, {
+        connection: { url: this.options.connection.url, maxRetriesPerRequest: null },
+        prefix: this.options.connection.prefix,
+      });
+      this.queues.set(name, queue);
+    }
+    return queue;
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
