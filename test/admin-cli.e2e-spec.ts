@@ -28,6 +28,7 @@ beforeAll(async () => {
     REDIS_URL: env.config.REDIS_URL,
     JWT_SIGNING_KEY: env.config.JWT_SIGNING_KEY,
     VAULT_KEYS: env.config.VAULT_KEYS.map((k) => `${k.id}:${k.key.toString('base64')}`).join(','),
+    VAULT_FINGERPRINT_SECRET: env.config.VAULT_FINGERPRINT_SECRET,
     PUBLIC_BASE_URL: baseUrl,
   };
 });

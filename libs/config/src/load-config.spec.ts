@@ -6,6 +6,7 @@ const valid = {
   REDIS_URL: 'redis://127.0.0.1:6379',
   JWT_SIGNING_KEY: 'x'.repeat(32),
   VAULT_KEYS: `k1:${key}`,
+  VAULT_FINGERPRINT_SECRET: 'f'.repeat(32),
 };
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
@@ -39,6 +40,7 @@ describe('loadConfig', () => {
         'REDIS_URL is required',
         'JWT_SIGNING_KEY is required',
         'VAULT_KEYS is required',
+        'VAULT_FINGERPRINT_SECRET is required',
       ]),
     );
   });
@@ -51,6 +53,8 @@ describe('loadConfig', () => {
     ['JWT_SIGNING_KEY', 'short'],
     ['VAULT_KEYS', 'k1:dG9vc2hvcnQ='],
     ['VAULT_KEYS', `k1:${key},k1:${key}`],
+    ['VAULT_FINGERPRINT_SECRET', 'short'],
+    ['CVV_TTL_SECONDS', '0'],
     ['LOG_LEVEL', 'loud'],
     ['REDIS_PREFIX', 'has:colon'],
   ])('rejects %s=%s with a message naming it', (name, value) => {
