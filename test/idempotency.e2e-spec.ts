@@ -1,11 +1,19 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK, { ResponseError } from 'univapay-node';
-import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
+import {
+  CapturedLog,
+  RELAXED_RATE_LIMITS,
+  TestEnvironment,
+  bearer,
+  requestJson,
+  type Credentials,
+  type JsonRequest,
+} from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 import { requestFingerprint } from '../apps/gateway/src/idempotency/request-fingerprint';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
-type Token = { secret: string; jwt: string };
+type Token = Credentials;
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
@@ -14,23 +22,10 @@ const log = new CapturedLog();
 let shop: Seeded;
 let merchantToken: Token;
 
-const bearer = (token: Token) => `Bearer ${token.secret}.${token.jwt}`;
+const call = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
+
 let keys = 0;
 const newKey = () => `key-${Date.now()}-${++keys}`;
-
-async function call(path: string, init: RequestInit & { auth?: string; key?: string; json?: unknown } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.auth) headers.set('authorization', init.auth);
-  if (init.key !== undefined) headers.set('idempotency-key', init.key);
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(init.json);
-  }
-  const response = await fetch(`${baseUrl}${path}`, { ...init, headers, body });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : null };
-}
 
 const activeMerchantTokens = () =>
   env.prisma.appToken.count({ where: { merchantId: shop.merchant.id, storeId: null, revokedOn: null } });

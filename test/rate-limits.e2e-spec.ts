@@ -1,11 +1,19 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { loadConfig } from '@kessai/config';
-import { CapturedLog, type SpawnedApp, TestEnvironment, startGatewayProcess } from '@kessai/testing';
+import {
+  CapturedLog,
+  TestEnvironment,
+  bearer,
+  requestJson as call,
+  startGatewayProcess,
+  type Credentials,
+  type SpawnedApp,
+} from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
-type Token = { secret: string; jwt: string };
+type Token = Credentials;
 
 let env: TestEnvironment;
 const log = new CapturedLog();
@@ -17,16 +25,6 @@ let exactApp: NestFastifyApplication;
 let exactUrl: string;
 let shop: Seeded;
 let secondStoreId: string;
-
-const bearer = (token: Token) => `Bearer ${token.secret}.${token.jwt}`;
-
-async function call(baseUrl: string, path: string, init: RequestInit & { auth?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.auth) headers.set('authorization', init.auth);
-  const response = await fetch(`${baseUrl}${path}`, { ...init, headers });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : null };
-}
 
 /** A fresh credential, so that each test starts from full balances. */
 async function freshToken(storeId: string | null = shop.store.id): Promise<Token> {

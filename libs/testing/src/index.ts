@@ -1,3 +1,4 @@
 export * from './database';
 export * from './environment';
 export * from './processes';
+export * from './http';

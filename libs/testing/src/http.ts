@@ -1,0 +1,34 @@
+/** A secret-bearing app token as the admin service issues it. */
+export interface Credentials {
+  secret: string;
+  jwt: string;
+}
+
+export const bearer = (token: Credentials) => `Bearer ${token.secret}.${token.jwt}`;
+
+export interface JsonRequest extends RequestInit {
+  /** the Authorization header */
+  auth?: string;
+  /** the Idempotency-Key header */
+  key?: string;
+  /** a body to send as JSON */
+  json?: unknown;
+}
+
+/** One HTTP call with the raw answer kept: status, headers, text and the parsed JSON body. */
+export async function requestJson(baseUrl: string, path: string, init: JsonRequest = {}) {
+  const headers = new Headers(init.headers);
+  if (init.auth) headers.set('authorization', init.auth);
+  if (init.key !== undefined) headers.set('idempotency-key', init.key);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set('content-type', 'application/json');
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(`${baseUrl}${path}`, { ...init, headers, body });
+  const text = await response.text();
+  /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment -- tests read arbitrary bodies */
+  const parsed: any = text ? JSON.parse(text) : null;
+  return { status: response.status, headers: response.headers, text, body: parsed };
+  /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment */
+}
