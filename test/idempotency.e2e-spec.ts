@@ -10,7 +10,7 @@ import {
   type JsonRequest,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { requestFingerprint } from '../apps/gateway/src/idempotency/request-fingerprint';
+import { fingerprintKey, requestFingerprint } from '../apps/gateway/src/idempotency/request-fingerprint';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
 type Token = Credentials;
@@ -177,7 +177,7 @@ describe('Idempotency-Key', () => {
         key,
         method: 'PATCH',
         path,
-        requestHash: requestFingerprint('PATCH', path, body),
+        requestHash: requestFingerprint(fingerprintKey(env.config.JWT_SIGNING_KEY), 'PATCH', path, body),
         expiresOn: new Date(Date.now() + 60_000),
       },
     });
@@ -231,5 +231,23 @@ describe('Idempotency-Key', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('idempotency-status')).toBeNull();
     expect(await env.prisma.idempotencyRecord.count({ where: { key } })).toBe(0);
+  });
+
+  it('keeps stored responses encrypted, and answers 500 UNABLE_TO_GET_IDEMPOTENT_RESULT when one is unreadable', async () => {
+    const key = newKey();
+    const created = await call('/app_jwts', { method: 'POST', auth: bearer(merchantToken), key, json: {} });
+    expect(created.status).toBe(201);
+    const record = await env.prisma.idempotencyRecord.findFirstOrThrow({ where: { key } });
+    expect(record.responseBody).not.toContain(created.body.secret);
+    expect(record.responseBody).not.toContain(created.body.id);
+
+    await env.prisma.idempotencyRecord.update({
+      where: { id: record.id },
+      data: { responseBody: record.responseBody!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) },
+    });
+    const replay = await call('/app_jwts', { method: 'POST', auth: bearer(merchantToken), key, json: {} });
+    expect(replay.status).toBe(500);
+    expect(replay.body).toMatchObject({ status: 'error', code: 'UNABLE_TO_GET_IDEMPOTENT_RESULT' });
+    expect(replay.text).not.toContain(created.body.secret);
   });
 });

@@ -91,3 +91,10 @@ export class ServiceUnavailableError extends DomainError {
     super('SERVICE_UNAVAILABLE_TRY_AGAIN');
   }
 }
+
+/** A stored Idempotency-Key response could not be read back (api-reference §1.4: 500). */
+export class IdempotentResultUnavailableError extends DomainError {
+  constructor() {
+    super('UNABLE_TO_GET_IDEMPOTENT_RESULT');
+  }
+}

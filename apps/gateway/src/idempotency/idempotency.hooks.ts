@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppConfig } from '@kessai/config';
 import type { IdempotencyRecordsRepository } from '@kessai/db';
-import { ConflictError, ValidationError } from '@kessai/domain';
+import { ConflictError, IdempotentResultUnavailableError, ValidationError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
 import { toErrorResponse } from '../http/error-response';
-import { requestFingerprint } from './request-fingerprint';
+import { fingerprintKey, requestFingerprint } from './request-fingerprint';
+import { ResponseSealer } from './response-sealer';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -21,7 +22,12 @@ const STORED_HEADERS = ['content-type', 'location'];
 
 /** Idempotency-Status values as the Java SDK reads them (api-reference §1.4). */
 type IdempotencyStatus =
-  'successfully_stored' | 'not_stored' | 'retrieved_idempotent_response' | 'conflicting_key' | 'disabled';
+  | 'successfully_stored'
+  | 'not_stored'
+  | 'retrieved_idempotent_response'
+  | 'conflicting_key'
+  | 'disabled'
+  | 'error';
 
 function sendError(reply: FastifyReply, error: Error, status: IdempotencyStatus): FastifyReply {
   const response = toErrorResponse(error, () => '');
@@ -49,6 +55,8 @@ export function registerIdempotency(
   logger: Logger,
 ): void {
   const ttlMs = config.IDEMPOTENCY_TTL_HOURS * 3_600_000;
+  const hashKey = fingerprintKey(config.JWT_SIGNING_KEY);
+  const sealer = new ResponseSealer(config.JWT_SIGNING_KEY);
 
   fastify.addHook('preHandler', async (request, reply) => {
     const header = request.headers['idempotency-key'];
@@ -65,7 +73,7 @@ export function registerIdempotency(
       return;
     }
 
-    const requestHash = requestFingerprint(request.method, request.url, request.body);
+    const requestHash = requestFingerprint(hashKey, request.method, request.url, request.body);
     const result = await records.claim({
       credentialId: request.principal.credentialId,
       key,
@@ -98,11 +106,16 @@ export function registerIdempotency(
         'conflicting_key',
       );
     }
+    const stored = existing.responseBody === null ? null : sealer.open(existing.responseBody, existing.id);
+    if (stored === null) {
+      logger.error({ reqId: request.id, record: existing.id }, 'stored idempotent response unreadable');
+      return sendError(reply, new IdempotentResultUnavailableError(), 'error');
+    }
     return reply
       .status(existing.responseStatus)
       .headers((existing.responseHeaders ?? {}) as Record<string, string>)
       .header('idempotency-status', 'retrieved_idempotent_response')
-      .send(existing.responseBody ?? '');
+      .send(stored);
   });
 
   fastify.addHook('onSend', async (request, reply, payload) => {
@@ -129,7 +142,7 @@ export function registerIdempotency(
         const value = reply.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      await records.complete(claim, { status: reply.statusCode, body, headers });
+      await records.complete(claim, { status: reply.statusCode, body: sealer.seal(body, claim), headers });
       void reply.header('idempotency-status', 'successfully_stored');
     } catch (error) {
       // the claim stays in flight until it expires: retries get 409, never a second execution

@@ -1,11 +1,12 @@
-import { requestFingerprint } from './request-fingerprint';
+import { fingerprintKey, requestFingerprint } from './request-fingerprint';
 
 describe('requestFingerprint', () => {
-  const base = requestFingerprint('POST', '/charges', { amount: 100, list: [1, 2] });
+  const key = fingerprintKey('a'.repeat(32));
+  const base = requestFingerprint(key, 'POST', '/charges', { amount: 100, list: [1, 2] });
 
   it('ignores key order and whitespace', () => {
     const reordered = JSON.parse('{ "list": [1, 2],\n "amount": 100 }') as unknown;
-    expect(requestFingerprint('POST', '/charges', reordered)).toBe(base);
+    expect(requestFingerprint(key, 'POST', '/charges', reordered)).toBe(base);
   });
 
   it.each([
@@ -16,6 +17,11 @@ describe('requestFingerprint', () => {
     ['array order', 'POST', '/charges', { amount: 100, list: [2, 1] }],
     ['missing body', 'POST', '/charges', undefined],
   ])('tells requests apart by %s', (_, method, url, body) => {
-    expect(requestFingerprint(method, url, body)).not.toBe(base);
+    expect(requestFingerprint(key, method, url, body)).not.toBe(base);
+  });
+
+  it('is keyed: another server key gives another fingerprint, so stored values reveal nothing', () => {
+    const other = fingerprintKey('b'.repeat(32));
+    expect(requestFingerprint(other, 'POST', '/charges', { amount: 100, list: [1, 2] })).not.toBe(base);
   });
 });
