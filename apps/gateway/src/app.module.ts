@@ -4,6 +4,7 @@ import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { RedisService } from '@kessai/runtime';
+import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { LoginController } from './accounts/login.controller';
 import { PasswordResetsController } from './accounts/password-resets.controller';
@@ -14,6 +15,8 @@ import { RateLimiter } from './limits/rate-limiter';
 import { HeartbeatController } from './heartbeat/heartbeat.controller';
 import { MeController } from './merchants/me.controller';
 import { StoresController } from './stores/stores.controller';
+import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
+import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
 
 @Module({})
 export class GatewayModule {
@@ -28,12 +31,15 @@ export class GatewayModule {
         AppJwtsController,
         LoginController,
         PasswordResetsController,
+        TransactionTokensController,
       ],
       providers: [
         RedisService,
         RateLimiter,
         IdempotencySweeper,
         AppTokenAuthenticator,
+        ...vaultProviders,
+        TransactionTokensService,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

@@ -9,6 +9,7 @@ import { LoginSessionsRepository } from './repositories/login-sessions.repositor
 import { MerchantUsersRepository } from './repositories/merchant-users.repository';
 import { OutboxRepository } from './repositories/outbox.repository';
 import { PasswordResetsRepository } from './repositories/password-resets.repository';
+import { TransactionTokensRepository } from './repositories/transaction-tokens.repository';
 import { WebhooksRepository } from './repositories/webhooks.repository';
 
 const repositories = [
@@ -20,6 +21,7 @@ const repositories = [
   PasswordResetsRepository,
   WebhooksRepository,
   OutboxRepository,
+  TransactionTokensRepository,
   DailyQuotas,
   IdempotencyRecordsRepository,
 ];

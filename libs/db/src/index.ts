@@ -10,6 +10,7 @@ export * from './repositories/login-sessions.repository';
 export * from './repositories/password-resets.repository';
 export * from './repositories/webhooks.repository';
 export * from './repositories/outbox.repository';
+export * from './repositories/transaction-tokens.repository';
 export * from './repositories/idempotency-records.repository';
 export * from './limits/limit-scope';
 export * from './limits/active-limit';

@@ -1,3 +1,6 @@
 export * from './card-fingerprint';
 export * from './card-vault';
+export * from './cvv-cipher';
+export * from './pending-cvv-store';
+export * from './vault.providers';
 export * from './vault-errors';

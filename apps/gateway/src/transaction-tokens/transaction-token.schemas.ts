@@ -1,0 +1,234 @@
+import { z } from 'zod';
+
+/**
+ * Request schemas of the transaction token routes (api-reference §5.1), in wire (snake_case) form.
+ * Card numbers, expiry and CVV are declared here only as "present"; libs/cards checks them, so
+ * that their reasons (INVALID_CARD_NUMBER, INVALID_CVV, …) are the same everywhere. No schema ever
+ * puts a submitted value into an error: field errors name the field and a reason only.
+ */
+
+export const PAYMENT_TYPES = [
+  'card',
+  'qr_scan',
+  'konbini',
+  'apple_pay',
+  'paidy',
+  'qr_merchant',
+  'online',
+  'bank_transfer',
+] as const;
+/** Payment types that can be tokenised today; the others answer PAYMENT_TYPE_NOT_SUPPORTED. */
+export const SUPPORTED_PAYMENT_TYPES = ['card', 'online', 'qr_scan'] as const;
+export type SupportedPaymentType = (typeof SUPPORTED_PAYMENT_TYPES)[number];
+
+export const TOKEN_TYPES = ['one_time', 'subscription', 'recurring'] as const;
+export const USAGE_LIMITS = ['daily', 'weekly', 'monthly', 'annually'] as const;
+export const PROCESSING_MODES = ['test', 'live', 'live_test'] as const;
+export const TOKEN_THREE_DS_MODES = ['normal', 'force', 'skip', 'if_available'] as const;
+export const ONLINE_CALL_METHODS = ['http_get', 'http_get_mobile', 'http_post', 'sdk', 'web', 'app'] as const;
+export const ONLINE_BRANDS = [
+  'alipay_online',
+  'alipay_plus_online',
+  'd_barai_online',
+  'pay_pay_online',
+  'we_chat_online',
+  'bpi',
+  'boost',
+  'rabbit_line_pay',
+  'tinaba',
+  'naver_pay',
+  'toss_pay',
+  'maya',
+  'grab_sg',
+  'kredivo_id',
+  'k_plus',
+  'big_pay_my',
+  'big_pay_sg',
+  'big_pay_th',
+  'kaspi_kz',
+  'zalopay',
+  'bluecode',
+  'naya_pay',
+  'scb_planet_plus',
+  'humo',
+  'momo',
+  'alipay_connect_online',
+] as const;
+
+const METADATA_MAX_JSON_LENGTH = 16_384;
+type MetadataScalar = string | number | boolean | null;
+export type Metadata = Record<string, MetadataScalar | MetadataScalar[]>;
+
+const isScalar = (v: unknown): v is MetadataScalar =>
+  v === null || ['string', 'number', 'boolean'].includes(typeof v);
+
+/**
+ * Metadata as an object or a JSON-encoded object (the SDK allows both, api-reference §3): flat,
+ * values scalars or arrays of scalars, kept verbatim.
+ */
+export const metadataSchema = z.union([z.string(), z.record(z.unknown())]).transform((raw, ctx): Metadata => {
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      value = undefined;
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_OBJECT' } });
+    return z.NEVER;
+  }
+  if (JSON.stringify(value).length > METADATA_MAX_JSON_LENGTH) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_LENGTH' } });
+    return z.NEVER;
+  }
+  for (const [key, entry] of Object.entries(value)) {
+    const ok = isScalar(entry) || (Array.isArray(entry) && entry.every(isScalar));
+    if (!ok) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: [key],
+        params: { reason: 'NESTED_JSON_NOT_ALLOWED' },
+      });
+    }
+  }
+  return value as Metadata;
+});
+
+const text = (max: number) => z.string().trim().max(max);
+
+const phoneNumber = z
+  .object({
+    country_code: z
+      .string()
+      .trim()
+      .regex(/^\+?\d{1,4}$/),
+    local_number: z
+      .string()
+      .trim()
+      .regex(/^[\d -]{4,20}$/),
+  })
+  .strict();
+
+/** Billing fields of a card token (create and update). */
+const billingFields = {
+  line1: text(255).optional(),
+  line2: text(255).optional(),
+  state: text(255).optional(),
+  city: text(255).optional(),
+  country: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{2}$/)
+    .transform((v) => v.toUpperCase())
+    .optional(),
+  zip: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9 -]{1,16}$/)
+    .optional(),
+  phone_number: phoneNumber.optional(),
+};
+export const BILLING_KEYS = ['line1', 'line2', 'state', 'city', 'country', 'zip', 'phone_number'] as const;
+
+/** CVV authorization is not offered yet: `enabled: false` (or absent) is the only accepted value. */
+const cvvAuthorizeOff = z
+  .object({ enabled: z.literal(false) })
+  .passthrough()
+  .optional();
+
+/** Card data apart from the card fields libs/cards checks (those are only declared here). */
+export const cardDataSchema = z
+  .object({
+    cardholder: z.unknown(),
+    card_number: z.unknown(),
+    exp_month: z.unknown(),
+    exp_year: z.unknown(),
+    cvv: z.unknown(),
+    ...billingFields,
+    cvv_authorize: cvvAuthorizeOff,
+    three_ds: z.unknown().optional(),
+  })
+  .strict();
+
+export const onlineDataSchema = z
+  .object({
+    brand: z.enum(ONLINE_BRANDS),
+    call_method: z.enum(ONLINE_CALL_METHODS).default('http_post'),
+    user_identifier: text(255).min(1).optional(),
+    /** deprecated alias of brand (api-reference §5.1); accepted, not used */
+    gateway: text(64).optional(),
+  })
+  .strict();
+
+/** The code a consumer's wallet shows: printable ASCII, no spaces. */
+export const qrScanDataSchema = z
+  .object({
+    scanned_qr: z
+      .string()
+      .trim()
+      .regex(/^[\x21-\x7e]{1,128}$/),
+  })
+  .strict();
+
+const notSupported = (field: string) => ({
+  message: `${field} is not supported`,
+  params: { reason: 'NOT_SUPPORTED' },
+});
+
+export const createTokenSchema = z
+  .object({
+    payment_type: z
+      .enum(PAYMENT_TYPES)
+      .refine((v) => (SUPPORTED_PAYMENT_TYPES as readonly string[]).includes(v), {
+        params: { reason: 'PAYMENT_TYPE_NOT_SUPPORTED' },
+      })
+      .transform((v) => v as SupportedPaymentType),
+    type: z.enum(TOKEN_TYPES),
+    email: z.string().trim().max(254).email().nullish(),
+    usage_limit: z.enum(USAGE_LIMITS).nullish(),
+    data: z.record(z.unknown()),
+    use_confirmation: z
+      .boolean()
+      .optional()
+      .refine((v) => v !== true, notSupported('use_confirmation')),
+    three_ds: z
+      .object({
+        mode: z.enum(TOKEN_THREE_DS_MODES).default('normal'),
+        redirect_endpoint: z.string().trim().url().max(2048).optional(),
+        redirect_id: text(255).optional(),
+      })
+      .strict()
+      .optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
+export type CreateTokenRequest = z.infer<typeof createTokenSchema>;
+
+export const updateTokenSchema = z
+  .object({
+    email: z.string().trim().max(254).email().nullish(),
+    metadata: metadataSchema.optional(),
+    data: z
+      .object({
+        cvv: z.unknown().optional(),
+        cardholder: z.unknown().optional(),
+        ...billingFields,
+        cvv_authorize: cvvAuthorizeOff,
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type UpdateTokenRequest = z.infer<typeof updateTokenSchema>;
+
+export const listFiltersSchema = z
+  .object({
+    type: z.enum(TOKEN_TYPES).optional(),
+    mode: z.enum(PROCESSING_MODES).optional(),
+    payment_type: z.enum(PAYMENT_TYPES).optional(),
+    search: z.string().trim().max(200).optional(),
+    customer_id: z.string().uuid().optional(),
+  })
+  .passthrough();

@@ -1,0 +1,438 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import {
+  checkCardholder,
+  checkCvv,
+  validateCard,
+  type CardBrand,
+  type SensitiveCardData,
+} from '@kessai/cards';
+import { TOKEN_CREATED, TOKEN_UPDATED } from '@kessai/contracts';
+import {
+  MerchantsRepository,
+  StoresRepository,
+  TransactionTokensRepository,
+  type NewCardVaultEntry,
+  type Prisma,
+  type TransactionToken,
+  type TransactionTokenChanges,
+  type TransactionTokenFilters,
+} from '@kessai/db';
+import {
+  BusinessRuleError,
+  NotFoundError,
+  PermissionError,
+  ServiceUnavailableError,
+  ValidationError,
+  parsePageRequest,
+  toPage,
+  type FieldError,
+} from '@kessai/domain';
+import { CardVault, PendingCvvStore } from '@kessai/vault';
+import { z, type ZodType, type ZodTypeDef } from 'zod';
+import type { Principal } from '../auth/principal';
+import { parseInput, toFieldErrors } from '../http/validation';
+import { detectQrBrand } from './qr-brand';
+import {
+  BILLING_KEYS,
+  cardDataSchema,
+  createTokenSchema,
+  listFiltersSchema,
+  onlineDataSchema,
+  qrScanDataSchema,
+  updateTokenSchema,
+  type CreateTokenRequest,
+} from './transaction-token.schemas';
+import { presentToken, presentTokenListItem } from './transaction-token.presenter';
+
+export interface RequestContext {
+  /** the request id, carried into the outbox event */
+  correlationId: string;
+}
+
+/** How a store may use recurring tokens (configuration.recurring_token_configuration.recurring_type). */
+type RecurringPrivilege = 'none' | 'bounded' | 'infinite';
+
+interface PreparedToken {
+  data: Prisma.InputJsonObject;
+  vault: NewCardVaultEntry | null;
+  cvv: string | null;
+}
+
+const uuid = z.string().uuid();
+
+/**
+ * The transaction token use cases (api-reference §5.1): create (with the PCI DSS gate, card checks,
+ * the vault and the pending CVV), read, list, update, delete, and the one-use claim that charges
+ * will make. Card numbers and CVVs exist here only inside SensitiveCardData / CardNumber objects,
+ * whose text forms are masked, and leave only encrypted.
+ */
+@Injectable()
+export class TransactionTokensService {
+  constructor(
+    private readonly tokens: TransactionTokensRepository,
+    private readonly merchants: MerchantsRepository,
+    private readonly stores: StoresRepository,
+    private readonly vault: CardVault,
+    private readonly pendingCvvs: PendingCvvStore,
+  ) {}
+
+  async create(principal: Principal, body: unknown, context: RequestContext) {
+    const storeId = storeOf(principal);
+    const request = parseInput(createTokenSchema, body);
+    const [merchant, store] = await Promise.all([
+      this.merchants.findById(principal.merchantId),
+      this.stores.findById(storeId),
+    ]);
+    if (!merchant || !store) throw new NotFoundError('store');
+
+    // Card data through the API is for PCI DSS compliant merchants only; a secret-less (public)
+    // token is the hosted checkout's, whose page is ours, so it may always send cards.
+    if (request.payment_type === 'card' && principal.hasSecret && !merchant.pciDssCompliant) {
+      throw new PermissionError('DIRECT_CARD_TOKEN_CREATION_DISABLED');
+    }
+    checkTypeRules(request, recurringPrivilegeOf(store.configuration, merchant.configuration));
+
+    const id = randomUUID();
+    const prepared = this.prepare(id, request, principal.mode);
+
+    if (prepared.cvv !== null) await this.keepCvv(id, prepared.cvv);
+    try {
+      const token = await this.tokens.create(
+        {
+          id,
+          merchantId: principal.merchantId,
+          storeId,
+          mode: principal.mode,
+          type: request.type,
+          paymentType: request.payment_type,
+          email: request.email ?? null,
+          usageLimit: request.usage_limit ?? null,
+          data: prepared.data,
+          metadata: request.metadata ?? {},
+        },
+        prepared.vault,
+        {
+          merchantId: principal.merchantId,
+          storeId,
+          eventType: TOKEN_CREATED,
+          payload: {
+            transaction_token_id: id,
+            store_id: storeId,
+            type: request.type,
+            payment_type: request.payment_type,
+            mode: principal.mode,
+          },
+          correlationId: context.correlationId,
+        },
+      );
+      return presentToken(token);
+    } catch (error) {
+      if (prepared.cvv !== null) await this.pendingCvvs.discard(id).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async get(principal: Principal, storeId: string, id: string) {
+    return presentToken(await this.findVisible(principal, storeId, id));
+  }
+
+  /** `storeId` from the path, or null for GET /tokens (a store token's own store, a merchant's all). */
+  async list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
+    const page = parsePageRequest(query);
+    const filters = parseInput(listFiltersSchema, query);
+    let scopeStore = principal.storeId;
+    if (storeId !== null) {
+      if (!uuid.safeParse(storeId).success) throw new NotFoundError('store');
+      if (!(await this.stores.findVisible(principal, storeId))) throw new NotFoundError('store');
+      scopeStore = storeId;
+    }
+    const where: TransactionTokenFilters = {
+      storeId: scopeStore,
+      type: filters.type,
+      mode: filters.mode,
+      paymentType: filters.payment_type,
+      search: filters.search || undefined,
+      customerId: filters.customer_id,
+    };
+    const rows = await this.tokens.list(principal.merchantId, where, page);
+    const result = toPage(rows, page.limit, presentTokenListItem);
+    // total_hits only on a first page, as UnivaPay's lists (api-reference §4)
+    if (page.cursor !== null) return result;
+    return { ...result, total_hits: await this.tokens.count(principal.merchantId, where) };
+  }
+
+  async update(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
+    const token = await this.findVisible(principal, storeId, id);
+    const request = parseInput(updateTokenSchema, body);
+    if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+
+    const changes: TransactionTokenChanges = {};
+    const changed: string[] = [];
+    if (request.email !== undefined) {
+      changes.email = request.email ?? null;
+      changed.push('email');
+    }
+    if (request.metadata !== undefined) {
+      changes.metadata = request.metadata;
+      changed.push('metadata');
+    }
+    let cvv: string | null = null;
+    if (request.data !== undefined) {
+      const dataUpdate = this.cardDataUpdate(token, request.data);
+      if (dataUpdate.data) changes.data = dataUpdate.data;
+      cvv = dataUpdate.cvv;
+      changed.push(...dataUpdate.changed);
+    }
+    if (changed.length === 0) return presentToken(token);
+
+    if (cvv !== null) await this.keepCvv(token.id, cvv);
+    const updated = await this.tokens.update(token.id, changes, {
+      merchantId: token.merchantId,
+      storeId: token.storeId,
+      eventType: TOKEN_UPDATED,
+      payload: { transaction_token_id: token.id, store_id: token.storeId, changed, active: true },
+      correlationId: context.correlationId,
+    });
+    if (!updated) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+    return presentToken(updated);
+  }
+
+  /** Deactivates the token (it stays readable, inactive) and forgets its pending CVV. */
+  async delete(principal: Principal, storeId: string, id: string, context: RequestContext): Promise<void> {
+    const token = await this.findVisible(principal, storeId, id);
+    await this.tokens.deactivate(token.id, {
+      merchantId: token.merchantId,
+      storeId: token.storeId,
+      eventType: TOKEN_UPDATED,
+      payload: {
+        transaction_token_id: token.id,
+        store_id: token.storeId,
+        changed: ['active'],
+        active: false,
+      },
+      correlationId: context.correlationId,
+    });
+    await this.pendingCvvs.discard(token.id).catch(() => undefined);
+  }
+
+  /**
+   * For POST /charges (a later issue): counts one use of the token in the caller's store, or
+   * explains why it cannot be used. A one_time token is usable exactly once, even under races.
+   */
+  async claimForCharge(principal: Principal, id: string): Promise<TransactionToken> {
+    const storeId = storeOf(principal);
+    const field = 'transaction_token_id';
+    const token = uuid.safeParse(id).success
+      ? await this.tokens.findInStore(principal.merchantId, storeId, id)
+      : null;
+    if (!token) throw new NotFoundError('transaction_token');
+    if (token.mode !== principal.mode) {
+      throw new BusinessRuleError('PROCESSING_MODE_MISMATCH', [
+        { field, reason: 'PROCESSING_MODE_MISMATCH' },
+      ]);
+    }
+    const claimed = await this.tokens.claimUse(token.id, new Date());
+    if (claimed) return claimed;
+    const current = (await this.tokens.findInStore(principal.merchantId, storeId, id)) ?? token;
+    if (current.type === 'one_time' && current.usedCount > 0) {
+      throw new BusinessRuleError('TRANSACTION_ALREADY_PROCESSED', [
+        { field, reason: 'TRANSACTION_ALREADY_PROCESSED' },
+      ]);
+    }
+    throw new BusinessRuleError('INVALID_TOKEN', [{ field, reason: 'INACTIVE' }]);
+  }
+
+  private async findVisible(principal: Principal, storeId: string, id: string): Promise<TransactionToken> {
+    // a malformed id, another store's path or another merchant's token: all the same 404
+    if (!uuid.safeParse(storeId).success || !uuid.safeParse(id).success)
+      throw new NotFoundError('transaction_token');
+    if (principal.storeId !== null && principal.storeId !== storeId)
+      throw new NotFoundError('transaction_token');
+    const token = await this.tokens.findInStore(principal.merchantId, storeId, id);
+    if (!token) throw new NotFoundError('transaction_token');
+    return token;
+  }
+
+  private prepare(id: string, request: CreateTokenRequest, mode: Principal['mode']): PreparedToken {
+    switch (request.payment_type) {
+      case 'card':
+        return this.prepareCard(id, request, mode);
+      case 'online': {
+        const online = parseData(onlineDataSchema, request.data);
+        return {
+          data: {
+            brand: online.brand,
+            call_method: online.call_method,
+            user_identifier: online.user_identifier ?? null,
+            gateway: online.gateway ?? null,
+          },
+          vault: null,
+          cvv: null,
+        };
+      }
+      case 'qr_scan': {
+        const { scanned_qr } = parseData(qrScanDataSchema, request.data);
+        // kept for the charge, never shown: the presenter picks brand and gateway only
+        return {
+          data: { brand: detectQrBrand(scanned_qr), gateway: null, scanned_qr },
+          vault: null,
+          cvv: null,
+        };
+      }
+    }
+  }
+
+  private prepareCard(id: string, request: CreateTokenRequest, mode: Principal['mode']): PreparedToken {
+    const rest = cardDataSchema.safeParse(request.data);
+    const errors: FieldError[] = rest.success ? [] : prefixed(toFieldErrors(rest.error.issues));
+    const checked = validateCard(request.data, { mode, fieldPrefix: 'data' });
+    if (!checked.ok && checked.code === 'VALIDATION_ERROR') errors.push(...checked.errors);
+    if (errors.length > 0 || !rest.success) throw new ValidationError(errors);
+    if (!checked.ok) throw new BusinessRuleError(checked.code, checked.errors);
+
+    const card: SensitiveCardData = checked.card;
+    const billing = pickBilling(rest.data);
+    const threeDs = request.three_ds;
+    return {
+      data: {
+        card: { ...card.summary(), card_type: null, country: null },
+        billing: Object.keys(billing).length > 0 ? billing : null,
+        cvv_authorize: { enabled: false, status: 'inactive' },
+        three_ds: threeDs
+          ? {
+              enabled: threeDs.mode !== 'skip',
+              status: 'pending',
+              mode: threeDs.mode,
+              redirect_endpoint: threeDs.redirect_endpoint ?? null,
+              redirect_id: threeDs.redirect_id ?? null,
+            }
+          : null,
+      },
+      vault: this.vault.encrypt(card.cardNumber, { transactionTokenId: id }),
+      cvv: card.revealCvv(),
+    };
+  }
+
+  private cardDataUpdate(
+    token: TransactionToken,
+    update: NonNullable<z.infer<typeof updateTokenSchema>['data']>,
+  ): { data: Prisma.InputJsonObject | null; cvv: string | null; changed: string[] } {
+    const given = Object.keys(update).filter((key) => update[key as keyof typeof update] !== undefined);
+    if (token.paymentType !== 'card') {
+      if (given.length === 0) return { data: null, cvv: null, changed: [] };
+      throw new ValidationError(
+        given.map((key) => ({ field: `data.${key}`, reason: 'FORBIDDEN_PARAMETER' })),
+      );
+    }
+    const stored = asObject(token.data);
+    const card = asObject(stored.card);
+    const errors: FieldError[] = [];
+    const changed: string[] = [];
+
+    let cardholder = card.cardholder;
+    if (update.cardholder !== undefined) {
+      const checked = checkCardholder(update.cardholder);
+      if (checked.ok) cardholder = checked.value;
+      else errors.push({ field: 'data.cardholder', reason: checked.reason });
+      changed.push('cardholder');
+    }
+    let cvv: string | null = null;
+    if (update.cvv !== undefined) {
+      const checked = checkCvv(update.cvv, (card.brand as CardBrand | undefined) ?? 'unknown');
+      if (checked.ok) cvv = checked.value;
+      else errors.push({ field: 'data.cvv', reason: checked.reason });
+      changed.push('cvv');
+    }
+    if (errors.length > 0) throw new ValidationError(errors);
+
+    const billingUpdate = pickBilling(update);
+    if (Object.keys(billingUpdate).length > 0) changed.push('billing');
+    const billing = { ...asObject(stored.billing), ...billingUpdate };
+    const data = {
+      ...stored,
+      card: { ...card, cardholder },
+      billing: Object.keys(billing).length > 0 ? billing : null,
+    } as Prisma.InputJsonObject;
+    const dataChanged = changed.some((c) => c !== 'cvv');
+    return { data: dataChanged ? data : null, cvv, changed };
+  }
+
+  private async keepCvv(id: string, cvv: string): Promise<void> {
+    try {
+      await this.pendingCvvs.put(id, cvv);
+    } catch {
+      // without Redis the CVV has nowhere safe to wait; refuse rather than store a token without it
+      throw new ServiceUnavailableError();
+    }
+  }
+}
+
+function storeOf(principal: Principal): string {
+  // POST /tokens names no store: it is the app token's (api-reference §1.2)
+  if (principal.storeId === null) throw new PermissionError('STORE_TOKEN_REQUIRED');
+  return principal.storeId;
+}
+
+function checkTypeRules(request: CreateTokenRequest, recurring: RecurringPrivilege): void {
+  if (request.usage_limit && request.type !== 'recurring') {
+    throw new BusinessRuleError('USAGE_LIMIT_NOT_APPLICABLE', [
+      { field: 'usage_limit', reason: 'USAGE_LIMIT_NOT_APPLICABLE' },
+    ]);
+  }
+  if (request.type === 'recurring') {
+    if (recurring === 'none') {
+      throw new BusinessRuleError('RECURRING_TOKEN_NOT_ALLOWED', [
+        { field: 'type', reason: 'RECURRING_TOKEN_NOT_ALLOWED' },
+      ]);
+    }
+    if (recurring === 'bounded' && !request.usage_limit) {
+      throw new BusinessRuleError('RECURRING_USAGE_LIMIT_REQUIRED', [
+        { field: 'usage_limit', reason: 'RECURRING_USAGE_LIMIT_REQUIRED' },
+      ]);
+    }
+  }
+  if (request.payment_type === 'qr_scan' && request.type !== 'one_time') {
+    // a consumer-presented code pays once and expires within minutes
+    throw new ValidationError([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]);
+  }
+  if (request.payment_type !== 'card' && request.three_ds) {
+    throw new ValidationError([{ field: 'three_ds', reason: 'ONLY_FOR_CARD_PAYMENT' }]);
+  }
+}
+
+/** The store's setting, else the merchant's; unset means recurring tokens are allowed without bounds. */
+function recurringPrivilegeOf(...configurations: unknown[]): RecurringPrivilege {
+  for (const configuration of configurations) {
+    const value = asObject(asObject(configuration).recurring_token_configuration).recurring_type;
+    if (value === 'none' || value === 'bounded' || value === 'infinite') return value;
+  }
+  return 'infinite';
+}
+
+function parseData<T>(schema: ZodType<T, ZodTypeDef, unknown>, data: unknown): T {
+  const result = schema.safeParse(data);
+  if (!result.success) throw new ValidationError(prefixed(toFieldErrors(result.error.issues)));
+  return result.data;
+}
+
+function prefixed(errors: FieldError[]): FieldError[] {
+  return errors.map((e) => ({ ...e, field: e.field === null ? 'data' : `data.${e.field}` }));
+}
+
+function pickBilling(
+  source: Partial<Record<(typeof BILLING_KEYS)[number], unknown>>,
+): Record<string, Prisma.InputJsonValue> {
+  const billing: Record<string, Prisma.InputJsonValue> = {};
+  for (const key of BILLING_KEYS) {
+    const value = source[key];
+    if (value !== undefined) billing[key] = value as Prisma.InputJsonValue;
+  }
+  return billing;
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}

@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import type { PageRequest } from '@kessai/domain';
+import type {
+  CardVault as CardVaultRow,
+  Merchant,
+  Prisma,
+  Store,
+  TransactionToken,
+} from '../generated/prisma/client';
+import { listPage } from '../keyset';
+import { PrismaService } from '../prisma.service';
+import { OutboxRepository, type NewOutboxEvent } from './outbox.repository';
+
+export type { TransactionToken };
+
+export type TransactionTokenListItem = TransactionToken & {
+  store: Pick<Store, 'name'> & { merchant: Pick<Merchant, 'name'> };
+};
+
+/** A token row to insert; the id is chosen by the caller, because the vault binds the ciphertext to it. */
+export type NewTransactionToken = Pick<
+  TransactionToken,
+  'id' | 'merchantId' | 'storeId' | 'mode' | 'type' | 'paymentType' | 'email' | 'usageLimit'
+> & { data: Prisma.InputJsonObject; metadata: Prisma.InputJsonObject };
+
+/** The encrypted columns of a card_vault row (what CardVault.encrypt returns). */
+export interface NewCardVaultEntry {
+  keyId: string;
+  iv: Uint8Array<ArrayBuffer>;
+  ciphertext: Uint8Array<ArrayBuffer>;
+  authTag: Uint8Array<ArrayBuffer>;
+  fingerprint: string;
+}
+
+export type TokenEvent = Omit<NewOutboxEvent, 'aggregateType' | 'aggregateId'>;
+
+export interface TransactionTokenFilters {
+  /** the store whose tokens are listed; null lists every store of the merchant */
+  storeId: string | null;
+  type?: TransactionToken['type'];
+  mode?: TransactionToken['mode'];
+  paymentType?: TransactionToken['paymentType'];
+  /** case-insensitive part of the email */
+  search?: string;
+  /** metadata "univapay-customer-id" (POST /stores/{id}/create_customer_id) */
+  customerId?: string;
+}
+
+export type TransactionTokenChanges = Partial<
+  Pick<TransactionToken, 'email'> & { data: Prisma.InputJsonObject; metadata: Prisma.InputJsonObject }
+>;
+
+const AGGREGATE = 'transaction_token';
+
+/**
+ * Transaction tokens and their card_vault rows (one aggregate). Every write that announces itself
+ * appends its outbox event in the same transaction.
+ */
+@Injectable()
+export class TransactionTokensRepository {
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly outbox: OutboxRepository,
+  ) {}
+
+  /** Inserts the token, its vault row (card tokens) and its event, all or nothing. */
+  create(
+    token: NewTransactionToken,
+    vault: NewCardVaultEntry | null,
+    event: TokenEvent,
+  ): Promise<TransactionToken> {
+    return this.prisma.$transaction(async (tx) => {
+      const created = await tx.transactionToken.create({ data: token });
+      if (vault) await tx.cardVault.create({ data: { ...vault, transactionTokenId: created.id } });
+      await this.outbox.append({ ...event, aggregateType: AGGREGATE, aggregateId: created.id }, tx);
+      return created;
+    });
+  }
+
+  /** The token if it belongs to this merchant and store; null for missing and foreign tokens alike. */
+  findInStore(merchantId: string, storeId: string, id: string): Promise<TransactionToken | null> {
+    return this.prisma.transactionToken.findFirst({ where: { id, merchantId, storeId } });
+  }
+
+  /** The encrypted PAN of a card token (for the authorization in charge-service). */
+  findVaultEntry(transactionTokenId: string): Promise<CardVaultRow | null> {
+    return this.prisma.cardVault.findUnique({ where: { transactionTokenId } });
+  }
+
+  list(merchantId: string, filters: TransactionTokenFilters, page: PageRequest) {
+    return listPage(page, whereOf(merchantId, filters), {
+      findCursor: (where) =>
+        this.prisma.transactionToken.findFirst({ where, select: { id: true, createdOn: true } }),
+      findMany: (args) =>
+        this.prisma.transactionToken.findMany({
+          ...args,
+          include: { store: { select: { name: true, merchant: { select: { name: true } } } } },
+        }) as Promise<TransactionTokenListItem[]>,
+    });
+  }
+
+  count(merchantId: string, filters: TransactionTokenFilters): Promise<number> {
+    return this.prisma.transactionToken.count({ where: whereOf(merchantId, filters) });
+  }
+
+  /** Applies the changes to an active token with its event; null when the token is not active (any more). */
+  update(id: string, changes: TransactionTokenChanges, event: TokenEvent): Promise<TransactionToken | null> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.transactionToken.updateMany({ where: { id, active: true }, data: changes });
+      if (count === 0) return null;
+      await this.outbox.append({ ...event, aggregateType: AGGREGATE, aggregateId: id }, tx);
+      return tx.transactionToken.findUniqueOrThrow({ where: { id } });
+    });
+  }
+
+  /** Deactivates an active token with its event; false when it was already inactive (no second event). */
+  deactivate(id: string, event: TokenEvent): Promise<boolean> {
+    return this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.transactionToken.updateMany({
+        where: { id, active: true },
+        data: { active: false },
+      });
+      if (count === 0) return false;
+      await this.outbox.append({ ...event, aggregateType: AGGREGATE, aggregateId: id }, tx);
+      return true;
+    });
+  }
+
+  /**
+   * Counts one use of an active token in a single conditional UPDATE, so two concurrent charges can
+   * never both use a one_time token: it is claimable only while used_count is 0, and using it
+   * deactivates it. Returns the updated token, or null when nothing could be claimed.
+   */
+  async claimUse(id: string, now: Date): Promise<TransactionToken | null> {
+    const claimed = await this.prisma.$queryRaw<{ id: string }[]>`
+      UPDATE transaction_tokens
+         SET used_count = used_count + 1,
+             last_used_on = ${now},
+             active = (type <> 'one_time'),
+             updated_on = ${now}
+       WHERE id = ${id}::uuid
+         AND active
+         AND (type <> 'one_time' OR used_count = 0)
+      RETURNING id`;
+    return claimed.length === 0 ? null : this.prisma.transactionToken.findUnique({ where: { id } });
+  }
+}
+
+function whereOf(merchantId: string, filters: TransactionTokenFilters): Prisma.TransactionTokenWhereInput {
+  return {
+    merchantId,
+    ...(filters.storeId ? { storeId: filters.storeId } : {}),
+    ...(filters.type ? { type: filters.type } : {}),
+    ...(filters.mode ? { mode: filters.mode } : {}),
+    ...(filters.paymentType ? { paymentType: filters.paymentType } : {}),
+    ...(filters.search ? { email: { contains: filters.search, mode: 'insensitive' as const } } : {}),
+    ...(filters.customerId
+      ? { metadata: { path: ['univapay-customer-id'], equals: filters.customerId } }
+      : {}),
+  };
+}

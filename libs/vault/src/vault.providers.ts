@@ -1,0 +1,17 @@
+import type { Provider } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { CardVault } from './card-vault';
+import { PendingCvvStore } from './pending-cvv-store';
+
+/** The process's CardVault, built from VAULT_KEYS and VAULT_FINGERPRINT_SECRET. */
+export const cardVaultProvider: Provider = {
+  provide: CardVault,
+  useFactory: (config: AppConfig) => new CardVault(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET),
+  inject: [APP_CONFIG],
+};
+
+/**
+ * What a process that touches card data registers beside RedisService: the vault and the store of
+ * pending CVVs (the gateway writes both; charge-service reads them).
+ */
+export const vaultProviders: Provider[] = [cardVaultProvider, PendingCvvStore];

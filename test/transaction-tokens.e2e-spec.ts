@@ -1,0 +1,880 @@
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import SDK, { ResponseError } from 'univapay-node';
+import { luhnCheckDigit, passesLuhn } from '@kessai/cards';
+import { TransactionTokensRepository } from '@kessai/db';
+import { RedisService } from '@kessai/runtime';
+import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
+import { CardVault, PendingCvvStore } from '@kessai/vault';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import type { Principal } from '../apps/gateway/src/auth/principal';
+import { TransactionTokensService } from '../apps/gateway/src/transaction-tokens/transaction-tokens.service';
+
+type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
+type Token = { secret: string; jwt: string };
+
+let env: TestEnvironment;
+let app: NestFastifyApplication;
+let baseUrl: string;
+const log = new CapturedLog();
+let pci: Seeded;
+let plain: Seeded;
+let foreign: Seeded;
+let pciLive: Token;
+let pciMerchantToken: Token;
+
+const NEXT_YEAR = new Date().getUTCFullYear() + 1;
+const PAN = '4000056655665556';
+const CVV = '7391'.slice(0, 3); // 739
+const AMEX = '378282246310005';
+const AMEX_CVV = '7391';
+/** Luhn-valid, a real Visa range, not a catalogue test card: what live mode takes and test mode refuses */
+const REAL_PAN = `453201511283036${luhnCheckDigit('453201511283036')}`;
+const PLAIN_ORIGIN = 'https://shop.plain.test';
+
+/** every card number this suite sends, to be found nowhere in the logs */
+const SENT_PANS = new Set<string>([PAN, AMEX, REAL_PAN]);
+
+const bearer = (token: Token) => `Bearer ${token.secret}.${token.jwt}`;
+const sdkFor = (token: Token) => new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
+
+function card(overrides: Record<string, unknown> = {}) {
+  return {
+    cardholder: 'Taro Yamada',
+    card_number: PAN,
+    exp_month: 12,
+    exp_year: NEXT_YEAR,
+    cvv: CVV,
+    ...overrides,
+  };
+}
+
+async function call(
+  path: string,
+  init: RequestInit & { auth?: string; json?: unknown; origin?: string } = {},
+) {
+  const headers = new Headers(init.headers);
+  if (init.auth) headers.set('authorization', init.auth);
+  if (init.origin) headers.set('origin', init.origin);
+  let body = init.body;
+  if (init.json !== undefined) {
+    headers.set('content-type', 'application/json');
+    body = JSON.stringify(init.json);
+  }
+  const response = await fetch(`${baseUrl}${path}`, { ...init, headers, body });
+  const text = await response.text();
+  let parsed: any = null;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    parsed = text;
+  }
+  return { status: response.status, headers: response.headers, text, body: parsed };
+}
+
+const createToken = (auth: string, json: unknown, origin?: string) =>
+  call('/tokens', { method: 'POST', auth, json, origin });
+
+async function sdkError(promise: Promise<unknown>): Promise<ResponseError['errorResponse']> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ResponseError) return error.errorResponse;
+    throw error;
+  }
+  throw new Error('expected the SDK call to fail');
+}
+
+/** The transaction id that last wrote a row: equal for rows written in one transaction. */
+async function writerOf(table: 'transaction_tokens' | 'card_vault' | 'outbox_events', id: string) {
+  const rows = await env.prisma.$queryRawUnsafe<{ xmin: string }[]>(
+    `SELECT xmin::text AS xmin FROM ${table} WHERE id = $1::uuid`,
+    id,
+  );
+  return rows[0]?.xmin;
+}
+
+const eventsOf = (tokenId: string) =>
+  env.prisma.outboxEvent.findMany({ where: { aggregateId: tokenId }, orderBy: { sequence: 'asc' } });
+
+function principalOf(seeded: Seeded, mode: 'test' | 'live' = 'test'): Principal {
+  return {
+    merchantId: seeded.merchant.id,
+    storeId: seeded.store.id,
+    credentialId: seeded.storeToken.id,
+    kind: 'app_token',
+    login: null,
+    scope: 'store',
+    mode,
+    domains: [],
+    hasSecret: true,
+  };
+}
+
+beforeAll(async () => {
+  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, LOG_LEVEL: 'trace' });
+  app = await createGatewayApp(env.config, { logger: log.logger('gateway', 'trace') });
+  await app.listen(0, '127.0.0.1');
+  baseUrl = await app.getUrl();
+  pci = await env.seedMerchant('pci');
+  await env.admin.setPciDssCompliant(pci.merchant.id, true);
+  plain = await env.seedMerchant('plain', { domains: ['shop.plain.test'] });
+  foreign = await env.seedMerchant('foreign');
+  await env.admin.setPciDssCompliant(foreign.merchant.id, true);
+  pciLive = await env.admin.issueAppToken({
+    merchantId: pci.merchant.id,
+    storeId: pci.store.id,
+    mode: 'live',
+  });
+  pciMerchantToken = await env.admin.issueAppToken({ merchantId: pci.merchant.id, mode: 'test' });
+});
+
+afterAll(async () => {
+  await env?.close(app);
+});
+
+describe('POST /tokens with card data', () => {
+  it('creates a card token through the SDK, showing brand, last four, bin, expiry and cardholder only', async () => {
+    const token = await sdkFor(pci.storeToken).transactionTokens.create({
+      paymentType: 'card' as any,
+      type: 'one_time' as any,
+      email: 'buyer@example.test',
+      data: { cardholder: 'Taro Yamada', cardNumber: PAN, expMonth: '09', expYear: NEXT_YEAR, cvv: CVV },
+      metadata: { order_id: 'A-1', orderId: 7 },
+    });
+    expect(token).toMatchObject({
+      storeId: pci.store.id,
+      email: 'buyer@example.test',
+      active: true,
+      mode: 'test',
+      type: 'one_time',
+      paymentType: 'card',
+      usageLimit: null,
+      metadata: { order_id: 'A-1', orderId: 7 },
+      data: {
+        card: {
+          cardholder: 'Taro Yamada',
+          expMonth: 9,
+          expYear: NEXT_YEAR,
+          lastFour: '5556',
+          brand: 'visa',
+          cardBin: '400005',
+        },
+      },
+    });
+    expect(JSON.stringify(token)).not.toContain(PAN);
+    expect(JSON.stringify(token)).not.toMatch(/cvv"?:\s*"?\d/i);
+  });
+
+  it('keeps the PAN encrypted in card_vault (decryptable with the vault key), the CVV only in Redis', async () => {
+    const res = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.text).not.toContain(PAN);
+    expect(res.text).not.toContain(`"${CVV}"`);
+    expect(Object.keys(res.body.data.card).sort()).toEqual(
+      [
+        'brand',
+        'card_bin',
+        'card_type',
+        'cardholder',
+        'country',
+        'exp_month',
+        'exp_year',
+        'last_four',
+      ].sort(),
+    );
+    const id = res.body.id as string;
+
+    const row = await env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: id } });
+    expect(row.keyId).toBe('test1');
+    const stored = Buffer.from(row.ciphertext);
+    for (const form of [stored.toString('latin1'), stored.toString('hex'), stored.toString('base64')]) {
+      expect(form).not.toContain(PAN);
+    }
+    const vault = new CardVault(env.config.VAULT_KEYS, env.config.VAULT_FINGERPRINT_SECRET);
+    expect(vault.decrypt(row, { transactionTokenId: id }).reveal()).toBe(PAN);
+    expect(row.fingerprint).toBe(vault.fingerprint(vault.decrypt(row, { transactionTokenId: id })));
+
+    // nothing else in Postgres holds the number or the CVV
+    const tokenRow = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id } });
+    expect(JSON.stringify(tokenRow)).not.toContain(PAN);
+    expect(JSON.stringify(tokenRow.data)).not.toMatch(/cvv"?:\s*"\d/);
+
+    // the CVV waits sealed in Redis, is handed out once, then is gone
+    const redis = app.get(RedisService);
+    const key = `${env.config.REDIS_PREFIX}:cvv:${id}`;
+    const sealed = await redis.client.get(key);
+    expect(sealed).toMatch(/^test1\.[\w-]+\.[\w-]+\.[\w-]+$/);
+    const ttl = await redis.client.ttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(env.config.CVV_TTL_SECONDS);
+    const cvvs = app.get(PendingCvvStore);
+    expect(await cvvs.take(id)).toBe(CVV);
+    expect(await cvvs.take(id)).toBeNull();
+    expect(await redis.client.exists(key)).toBe(0);
+  });
+
+  it('writes token, vault row and token_created event in one transaction', async () => {
+    const res = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    const [event] = await eventsOf(id);
+    expect(event).toMatchObject({
+      eventType: 'token_created',
+      aggregateType: 'transaction_token',
+      merchantId: pci.merchant.id,
+      storeId: pci.store.id,
+      correlationId: res.headers.get('x-request-id'),
+      publishedOn: null,
+    });
+    expect(event.payload).toEqual({
+      transaction_token_id: id,
+      store_id: pci.store.id,
+      type: 'one_time',
+      payment_type: 'card',
+      mode: 'test',
+    });
+    const vaultRow = await env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: id } });
+    const tx = await writerOf('transaction_tokens', id);
+    expect(tx).toBeDefined();
+    expect(await writerOf('card_vault', vaultRow.id)).toBe(tx);
+    expect(await writerOf('outbox_events', event.id)).toBe(tx);
+  });
+
+  it('accepts American Express with a 4-digit CVV and card numbers typed with spaces', async () => {
+    const res = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card({ card_number: '3782 822463 10005', cvv: AMEX_CVV, exp_year: String(NEXT_YEAR % 100) }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.body.data.card).toMatchObject({
+      brand: 'american_express',
+      last_four: '0005',
+      exp_year: NEXT_YEAR,
+    });
+  });
+
+  it('refuses card data from a secret-bearing token of a merchant that is not PCI DSS compliant', async () => {
+    const before = await env.prisma.transactionToken.count({ where: { merchantId: plain.merchant.id } });
+    const res = await createToken(bearer(plain.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ status: 'error', code: 'DIRECT_CARD_TOKEN_CREATION_DISABLED', errors: [] });
+    const err = await sdkError(
+      sdkFor(plain.storeToken).transactionTokens.create({
+        paymentType: 'card' as any,
+        type: 'one_time' as any,
+        data: { cardholder: 'Taro Yamada', cardNumber: PAN, expMonth: 12, expYear: NEXT_YEAR, cvv: CVV },
+      }),
+    );
+    expect(err).toMatchObject({ code: 'DIRECT_CARD_TOKEN_CREATION_DISABLED', httpCode: 403 });
+    expect(await env.prisma.transactionToken.count({ where: { merchantId: plain.merchant.id } })).toBe(
+      before,
+    );
+  });
+
+  it('lets a public (secret-less) token create card tokens for that merchant from an allowed Origin', async () => {
+    const jwtOnly = `Bearer ${plain.storeToken.jwt}`;
+    const res = await createToken(
+      jwtOnly,
+      { payment_type: 'card', type: 'one_time', data: card() },
+      PLAIN_ORIGIN,
+    );
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ store_id: plain.store.id, payment_type: 'card', mode: 'test' });
+
+    const viaSdk = await new SDK({
+      endpoint: baseUrl,
+      jwt: plain.storeToken.jwt,
+      origin: PLAIN_ORIGIN,
+    }).transactionTokens.create({
+      paymentType: 'card' as any,
+      type: 'one_time' as any,
+      data: { cardholder: 'Hanako Sato', cardNumber: PAN, expMonth: 1, expYear: NEXT_YEAR, cvv: CVV },
+    });
+    expect(viaSdk.data).toMatchObject({ card: { lastFour: '5556', cardholder: 'Hanako Sato' } });
+
+    const noOrigin = await createToken(jwtOnly, { payment_type: 'card', type: 'one_time', data: card() });
+    expect(noOrigin.status).toBe(401);
+    expect(noOrigin.body.code).toBe('INVALID_DOMAIN');
+    // reading tokens still needs the secret
+    const read = await call(`/stores/${plain.store.id}/tokens/${res.body.id}`, {
+      auth: jwtOnly,
+      origin: PLAIN_ORIGIN,
+    });
+    expect(read.status).toBe(403);
+    expect(read.body.code).toBe('INVALID_PERMISSIONS');
+  });
+
+  it('names each invalid field: Luhn, past expiry, CVV format, missing values', async () => {
+    const badLuhn = `${PAN.slice(0, 15)}${(Number(PAN[15]) + 1) % 10}`;
+    SENT_PANS.add(badLuhn);
+    const cases: [Record<string, unknown>, { field: string; reason: string }[]][] = [
+      [card({ card_number: badLuhn }), [{ field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' }]],
+      [card({ exp_year: NEXT_YEAR - 3 }), [{ field: 'data.exp_year', reason: 'INVALID_CARD_EXPIRATION' }]],
+      [card({ exp_month: 13 }), [{ field: 'data.exp_month', reason: 'INVALID_CARD_EXPIRATION' }]],
+      [card({ cvv: '12' }), [{ field: 'data.cvv', reason: 'INVALID_CVV' }]],
+      [card({ cvv: '12a' }), [{ field: 'data.cvv', reason: 'INVALID_CVV' }]],
+      [card({ card_number: AMEX, cvv: '123' }), [{ field: 'data.cvv', reason: 'INVALID_CVV' }]],
+      [card({ cardholder: PAN }), [{ field: 'data.cardholder', reason: 'INVALID_FORMAT' }]],
+      [card({ country: 'Japan' }), [{ field: 'data.country', reason: 'INVALID_FORMAT' }]],
+      [card({ nickname: 'x' }), [{ field: 'data.nickname', reason: 'FORBIDDEN_PARAMETER' }]],
+      [
+        { cardholder: 'A B' },
+        [
+          { field: 'data.card_number', reason: 'REQUIRED_VALUE' },
+          { field: 'data.exp_month', reason: 'REQUIRED_VALUE' },
+          { field: 'data.exp_year', reason: 'REQUIRED_VALUE' },
+          { field: 'data.cvv', reason: 'REQUIRED_VALUE' },
+        ],
+      ],
+    ];
+    for (const [data, expected] of cases) {
+      const res = await createToken(bearer(pci.storeToken), { payment_type: 'card', type: 'one_time', data });
+      expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
+      expect(res.body.errors).toEqual(expect.arrayContaining(expected));
+      expect(res.body.errors).toHaveLength(expected.length);
+      for (const pan of SENT_PANS) expect(res.text).not.toContain(pan);
+    }
+    const sdkErr = await sdkError(
+      sdkFor(pci.storeToken).transactionTokens.create({
+        paymentType: 'card' as any,
+        type: 'one_time' as any,
+        data: { cardholder: 'Taro Yamada', cardNumber: badLuhn, expMonth: 12, expYear: NEXT_YEAR, cvv: CVV },
+      }),
+    );
+    expect(sdkErr).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      httpCode: 400,
+      errors: [{ field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' }],
+    });
+  });
+
+  it('test mode takes only test cards; live mode refuses them and takes real cards', async () => {
+    SENT_PANS.add(REAL_PAN);
+    const testReal = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card({ card_number: REAL_PAN }),
+    });
+    expect(testReal.status).toBe(400);
+    expect(testReal.body.errors).toEqual([{ field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' }]);
+
+    const liveTest = await createToken(bearer(pciLive), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    expect(liveTest.status).toBe(400);
+    expect(liveTest.body).toEqual({
+      status: 'error',
+      code: 'NO_TEST_CARD_IN_LIVE_MODE',
+      errors: [{ field: 'data.card_number', reason: 'NO_TEST_CARD_IN_LIVE_MODE' }],
+    });
+
+    const liveReal = await createToken(bearer(pciLive), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card({ card_number: REAL_PAN }),
+    });
+    expect(liveReal.status).toBe(201);
+    expect(liveReal.body).toMatchObject({ mode: 'live', data: { card: { last_four: REAL_PAN.slice(-4) } } });
+    expect(liveReal.text).not.toContain(REAL_PAN);
+  });
+
+  it('takes the store from the app token: a merchant-scope token gets a clear refusal', async () => {
+    const res = await createToken(bearer(pciMerchantToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({ status: 'error', code: 'STORE_TOKEN_REQUIRED', errors: [] });
+  });
+});
+
+describe('token types', () => {
+  const online = { brand: 'pay_pay_online' };
+
+  it('subscription and recurring tokens; usage_limit only for recurring', async () => {
+    const auth = bearer(pci.storeToken);
+    const sub = await createToken(auth, { payment_type: 'card', type: 'subscription', data: card() });
+    expect(sub.status).toBe(201);
+    expect(sub.body).toMatchObject({ type: 'subscription', usage_limit: null });
+
+    const rec = await createToken(auth, {
+      payment_type: 'card',
+      type: 'recurring',
+      usage_limit: 'monthly',
+      data: card(),
+    });
+    expect(rec.status).toBe(201);
+    expect(rec.body).toMatchObject({ type: 'recurring', usage_limit: 'monthly' });
+
+    const unbounded = await createToken(auth, { payment_type: 'card', type: 'recurring', data: card() });
+    expect(unbounded.status).toBe(201);
+
+    const misplaced = await createToken(auth, {
+      payment_type: 'card',
+      type: 'one_time',
+      usage_limit: 'daily',
+      data: card(),
+    });
+    expect(misplaced.status).toBe(400);
+    expect(misplaced.body).toEqual({
+      status: 'error',
+      code: 'USAGE_LIMIT_NOT_APPLICABLE',
+      errors: [{ field: 'usage_limit', reason: 'USAGE_LIMIT_NOT_APPLICABLE' }],
+    });
+
+    const badLimit = await createToken(auth, {
+      payment_type: 'card',
+      type: 'recurring',
+      usage_limit: 'hourly',
+      data: card(),
+    });
+    expect(badLimit.body.errors).toEqual([{ field: 'usage_limit', reason: 'INVALID_FORMAT' }]);
+    const badType = await createToken(auth, { payment_type: 'card', type: 'forever', data: card() });
+    expect(badType.body.errors).toEqual([{ field: 'type', reason: 'INVALID_FORMAT' }]);
+  });
+
+  it('follows the store recurring_token_configuration: bounded needs usage_limit, none refuses', async () => {
+    const shop = await env.seedMerchant('recurring');
+    const auth = bearer(shop.storeToken);
+    const setRecurring = (recurring_type: string) =>
+      env.prisma.store.update({
+        where: { id: shop.store.id },
+        data: { configuration: { recurring_token_configuration: { recurring_type } } },
+      });
+
+    await setRecurring('bounded');
+    const unbounded = await createToken(auth, { payment_type: 'online', type: 'recurring', data: online });
+    expect(unbounded.body).toEqual({
+      status: 'error',
+      code: 'RECURRING_USAGE_LIMIT_REQUIRED',
+      errors: [{ field: 'usage_limit', reason: 'RECURRING_USAGE_LIMIT_REQUIRED' }],
+    });
+    const bounded = await createToken(auth, {
+      payment_type: 'online',
+      type: 'recurring',
+      usage_limit: 'weekly',
+      data: online,
+    });
+    expect(bounded.status).toBe(201);
+
+    await setRecurring('none');
+    const refused = await createToken(auth, {
+      payment_type: 'online',
+      type: 'recurring',
+      usage_limit: 'weekly',
+      data: online,
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.code).toBe('RECURRING_TOKEN_NOT_ALLOWED');
+  });
+
+  it('online tokens (no PCI needed): brand and call method', async () => {
+    const sdk = sdkFor(plain.storeToken);
+    const token = await sdk.transactionTokens.create({
+      paymentType: 'online' as any,
+      type: 'one_time' as any,
+      data: { brand: 'pay_pay_online' as any },
+    });
+    expect(token).toMatchObject({
+      paymentType: 'online',
+      data: { brand: 'pay_pay_online', callMethod: 'http_post' },
+    });
+    expect(await env.prisma.cardVault.count({ where: { transactionTokenId: token.id } })).toBe(0);
+
+    const explicit = await createToken(bearer(plain.storeToken), {
+      payment_type: 'online',
+      type: 'one_time',
+      data: { brand: 'we_chat_online', call_method: 'sdk', user_identifier: 'wx-user' },
+    });
+    expect(explicit.body.data).toMatchObject({
+      brand: 'we_chat_online',
+      call_method: 'sdk',
+      user_identifier: 'wx-user',
+    });
+
+    const bad = await createToken(bearer(plain.storeToken), {
+      payment_type: 'online',
+      type: 'one_time',
+      data: { brand: 'cash', call_method: 'fax' },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'data.brand', reason: 'INVALID_FORMAT' },
+        { field: 'data.call_method', reason: 'INVALID_FORMAT' },
+      ]),
+    );
+    const threeDs = await createToken(bearer(plain.storeToken), {
+      payment_type: 'online',
+      type: 'one_time',
+      three_ds: { mode: 'force' },
+      data: online,
+    });
+    expect(threeDs.body.errors).toEqual([{ field: 'three_ds', reason: 'ONLY_FOR_CARD_PAYMENT' }]);
+  });
+
+  it('qr_scan tokens: one_time only, brand recognised, the scanned code never shown', async () => {
+    const res = await createToken(bearer(plain.storeToken), {
+      payment_type: 'qr_scan',
+      type: 'one_time',
+      data: { scanned_qr: '280000000000000001' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ payment_type: 'qr_scan', data: { brand: 'alipay', gateway: null } });
+    expect(res.text).not.toContain('280000000000000001');
+    const stored = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: res.body.id } });
+    expect(stored.data).toMatchObject({ scanned_qr: '280000000000000001' });
+
+    const recurring = await createToken(bearer(plain.storeToken), {
+      payment_type: 'qr_scan',
+      type: 'recurring',
+      data: { scanned_qr: '280000000000000001' },
+    });
+    expect(recurring.body.errors).toEqual([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]);
+    const blank = await createToken(bearer(plain.storeToken), {
+      payment_type: 'qr_scan',
+      type: 'one_time',
+      data: {},
+    });
+    expect(blank.body.errors).toEqual([{ field: 'data.scanned_qr', reason: 'REQUIRED_VALUE' }]);
+  });
+
+  it('payment types outside this issue answer PAYMENT_TYPE_NOT_SUPPORTED', async () => {
+    const res = await createToken(bearer(plain.storeToken), {
+      payment_type: 'konbini',
+      type: 'one_time',
+      data: { customer_name: 'A' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ field: 'payment_type', reason: 'PAYMENT_TYPE_NOT_SUPPORTED' }]);
+  });
+});
+
+describe('reading, listing, updating and deleting tokens', () => {
+  it('gets a token through the SDK; other merchants, sibling stores and malformed ids get 404', async () => {
+    const created = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    const id = created.body.id as string;
+    const got = await sdkFor(pci.storeToken).transactionTokens.get(pci.store.id, id);
+    expect(got).toMatchObject({ id, storeId: pci.store.id, data: { card: { lastFour: '5556' } } });
+    // the merchant's own merchant-scope token reaches every store
+    expect(
+      (await call(`/stores/${pci.store.id}/tokens/${id}`, { auth: bearer(pciMerchantToken) })).status,
+    ).toBe(200);
+
+    const missing = await call(`/stores/${pci.store.id}/tokens/${randomUUID()}`, {
+      auth: bearer(pci.storeToken),
+    });
+    expect(missing.status).toBe(404);
+    for (const [path, token] of [
+      [`/stores/${pci.store.id}/tokens/${id}`, foreign.storeToken],
+      [`/stores/${foreign.store.id}/tokens/${id}`, foreign.storeToken],
+      [`/stores/${pci.store.id}/tokens/not-a-uuid`, pci.storeToken],
+    ] as const) {
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const res = await call(path, {
+          method,
+          auth: bearer(token),
+          json: method === 'PATCH' ? { email: 'x@y.test' } : undefined,
+        });
+        expect({ method, status: res.status, body: res.body }).toEqual({
+          method,
+          status: 404,
+          body: missing.body,
+        });
+      }
+    }
+    const sibling = await env.admin.createStore({ merchantId: pci.merchant.id, name: 'pci Sibling' });
+    const siblingToken = await env.admin.issueAppToken({
+      merchantId: pci.merchant.id,
+      storeId: sibling.id,
+      mode: 'test',
+    });
+    const fromSibling = await call(`/stores/${pci.store.id}/tokens/${id}`, { auth: bearer(siblingToken) });
+    expect(fromSibling.status).toBe(404);
+    const wrongPath = await call(`/stores/${sibling.id}/tokens/${id}`, { auth: bearer(siblingToken) });
+    expect(wrongPath.status).toBe(404);
+    // the token is untouched
+    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id } })).active).toBe(true);
+  });
+
+  it('lists newest first with keyset pagination, total_hits, filters and merchant/store names', async () => {
+    const shop = await env.seedMerchant('pager');
+    const auth = bearer(shop.storeToken);
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const res = await createToken(auth, {
+        payment_type: i % 4 === 0 ? 'qr_scan' : 'online',
+        type: 'one_time',
+        email: `buyer${i}@example.test`,
+        data: i % 4 === 0 ? { scanned_qr: '280000000000000001' } : { brand: 'pay_pay_online' },
+      });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const newestFirst = [...ids].reverse();
+
+    const sdk = sdkFor(shop.storeToken);
+    const first = await sdk.transactionTokens.list({ limit: 10 });
+    expect(first.items.map((t) => t.id)).toEqual(newestFirst.slice(0, 10));
+    expect(first.hasMore).toBe(true);
+    expect(first.totalHits).toBe(12);
+    expect(first.items[0]).toMatchObject({ merchantName: 'pager Merchant', storeName: 'pager Store' });
+
+    const second = await call(`/stores/${shop.store.id}/tokens?limit=10&cursor=${first.items[9].id}`, {
+      auth,
+    });
+    expect(second.status).toBe(200);
+    expect(second.body.items.map((t: { id: string }) => t.id)).toEqual(newestFirst.slice(10));
+    expect(second.body.has_more).toBe(false);
+    expect(second.body.total_hits).toBeUndefined();
+
+    const ascending = await sdk.transactionTokens.list(
+      { limit: 10, cursorDirection: 'asc' as any },
+      undefined,
+      shop.store.id,
+    );
+    expect(ascending.items[0].id).toBe(ids[0]);
+
+    const qr = await call('/tokens?payment_type=qr_scan', { auth });
+    expect(qr.body.items.map((t: { id: string }) => t.id)).toEqual([ids[8], ids[4], ids[0]]);
+    const search = await call('/tokens?search=BUYER11', { auth });
+    expect(search.body.items.map((t: { id: string }) => t.id)).toEqual([ids[11]]);
+
+    const badLimit = await call('/tokens?limit=5', { auth });
+    expect(badLimit.status).toBe(400);
+    expect(badLimit.body.errors).toEqual([{ field: 'limit', reason: 'NOT_WITHIN_BOUNDS' }]);
+    const foreignCursor = await call(`/tokens?cursor=${ids[0]}`, { auth: bearer(foreign.storeToken) });
+    expect(foreignCursor.status).toBe(400);
+
+    // other merchants see none of them; a merchant token lists all its stores
+    const other = await call('/tokens', { auth: bearer(foreign.storeToken) });
+    expect(other.body.items.filter((t: { id: string }) => ids.includes(t.id))).toEqual([]);
+    expect((await call(`/stores/${shop.store.id}/tokens`, { auth: bearer(foreign.storeToken) })).status).toBe(
+      404,
+    );
+    const merchantWide = await env.admin.issueAppToken({ merchantId: shop.merchant.id, mode: 'test' });
+    const all = await call('/tokens?limit=100', { auth: bearer(merchantWide) });
+    expect(all.body.items).toHaveLength(12);
+  });
+
+  it('updates email, metadata and billing with a token_updated event in the same transaction', async () => {
+    const created = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'recurring',
+      data: card({ line1: '1-2-3 Ginza', country: 'jp' }),
+      metadata: '{"order_id":"B-2"}',
+    });
+    expect(created.body).toMatchObject({
+      metadata: { order_id: 'B-2' },
+      data: { billing: { line1: '1-2-3 Ginza', country: 'JP' } },
+    });
+    const id = created.body.id as string;
+
+    const updated = await sdkFor(pci.storeToken).transactionTokens.update(pci.store.id, id, {
+      email: 'new@example.test',
+      metadata: { order_id: 'B-3', 'univapay-customer-id': 'c-1' },
+      data: { cardholder: 'Jiro Yamada', zip: '104-0061' },
+    });
+    expect(updated).toMatchObject({
+      email: 'new@example.test',
+      metadata: { order_id: 'B-3', 'univapay-customer-id': 'c-1' },
+      data: {
+        card: { cardholder: 'Jiro Yamada', lastFour: '5556' },
+        billing: { line1: '1-2-3 Ginza', zip: '104-0061' },
+      },
+    });
+
+    const events = await eventsOf(id);
+    expect(events.map((e) => e.eventType)).toEqual(['token_created', 'token_updated']);
+    expect(events[1].payload).toEqual({
+      transaction_token_id: id,
+      store_id: pci.store.id,
+      changed: ['email', 'metadata', 'cardholder', 'billing'],
+      active: true,
+    });
+    expect(await writerOf('outbox_events', events[1].id)).toBe(await writerOf('transaction_tokens', id));
+
+    const invalid = await call(`/stores/${pci.store.id}/tokens/${id}`, {
+      method: 'PATCH',
+      auth: bearer(pci.storeToken),
+      json: { email: 'not-an-email', metadata: { nested: { a: 1 } }, data: { cvv: '1' } },
+    });
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'email', reason: 'INVALID_FORMAT_EMAIL' },
+        { field: 'metadata.nested', reason: 'NESTED_JSON_NOT_ALLOWED' },
+      ]),
+    );
+
+    // a new CVV for a later charge goes to Redis, never to the row
+    const withCvv = await call(`/stores/${pci.store.id}/tokens/${id}`, {
+      method: 'PATCH',
+      auth: bearer(pci.storeToken),
+      json: { data: { cvv: '456' } },
+    });
+    expect(withCvv.status).toBe(200);
+    const cvvs = app.get(PendingCvvStore);
+    expect(await cvvs.take(id)).toBe('456');
+    expect(
+      JSON.stringify(await env.prisma.transactionToken.findUniqueOrThrow({ where: { id } })),
+    ).not.toContain('"456"');
+  });
+
+  it('delete deactivates the token (token_updated), is idempotent, and blocks later updates', async () => {
+    const created = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    const id = created.body.id as string;
+    const sdk = sdkFor(pci.storeToken);
+    await expect(sdk.transactionTokens.delete(pci.store.id, id)).resolves.toBeFalsy();
+    const got = await sdk.transactionTokens.get(pci.store.id, id);
+    expect(got.active).toBe(false);
+    expect(await app.get(PendingCvvStore).take(id)).toBeNull();
+
+    const again = await call(`/stores/${pci.store.id}/tokens/${id}`, {
+      method: 'DELETE',
+      auth: bearer(pci.storeToken),
+    });
+    expect(again.status).toBe(204);
+    const events = await eventsOf(id);
+    expect(events.map((e) => e.eventType)).toEqual(['token_created', 'token_updated']);
+    expect(events[1].payload).toMatchObject({ changed: ['active'], active: false });
+    expect(await writerOf('outbox_events', events[1].id)).toBe(await writerOf('transaction_tokens', id));
+
+    const err = await sdkError(
+      sdk.transactionTokens.update(pci.store.id, id, { email: 'late@example.test' }),
+    );
+    expect(err).toMatchObject({ code: 'CANNOT_UPDATE_TRANSACTION_TOKEN', httpCode: 400 });
+  });
+});
+
+describe('using a token for a charge (TransactionTokensService.claimForCharge)', () => {
+  it('a one_time token is usable once, even when charges race; a recurring token counts its uses', async () => {
+    const service = app.get(TransactionTokensService);
+    const principal = principalOf(pci);
+    const oneTime = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card(),
+    });
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => service.claimForCharge(principal, oneTime.body.id)),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    for (const r of results.filter((r) => r.status === 'rejected')) {
+      expect(r.reason).toMatchObject({
+        code: 'TRANSACTION_ALREADY_PROCESSED',
+        errors: [{ field: 'transaction_token_id', reason: 'TRANSACTION_ALREADY_PROCESSED' }],
+      });
+    }
+    const used = await sdkFor(pci.storeToken).transactionTokens.get(pci.store.id, oneTime.body.id);
+    expect(used).toMatchObject({ active: false });
+    expect(used.lastUsedOn).toBeTruthy();
+
+    const recurring = await createToken(bearer(pci.storeToken), {
+      payment_type: 'card',
+      type: 'recurring',
+      data: card(),
+    });
+    await service.claimForCharge(principal, recurring.body.id);
+    const twice = await service.claimForCharge(principal, recurring.body.id);
+    expect(twice).toMatchObject({ usedCount: 2, active: true });
+
+    await expect(service.claimForCharge(principalOf(pci, 'live'), recurring.body.id)).rejects.toMatchObject({
+      code: 'PROCESSING_MODE_MISMATCH',
+    });
+    await expect(service.claimForCharge(principalOf(foreign), recurring.body.id)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+  });
+});
+
+describe('card data never reaches a log line', () => {
+  /** Digit runs of 13–19 digits (optionally grouped by spaces or hyphens) that pass Luhn. */
+  function luhnValidRuns(text: string): string[] {
+    const runs = text.match(/\d(?:[ -]?\d){12,}/g) ?? [];
+    return runs
+      .map((run) => run.replace(/[ -]/g, ''))
+      .filter((digits) => digits.length >= 13 && digits.length <= 19 && passesLuhn(digits));
+  }
+
+  it('through valid, invalid, malformed and failing requests at trace level', async () => {
+    const auth = bearer(pci.storeToken);
+    const amex = { payment_type: 'card', type: 'one_time', data: card({ card_number: AMEX, cvv: AMEX_CVV }) };
+    await createToken(auth, amex);
+    await createToken(auth, {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card({ card_number: '4000 0566 5566 5556' }),
+    });
+    await createToken(auth, {
+      payment_type: 'card',
+      type: 'one_time',
+      data: card({ exp_year: 2001, cvv: AMEX_CVV }),
+    });
+    await createToken(bearer(plain.storeToken), amex); // PCI refusal
+    await createToken(bearer(pciLive), amex); // test card in live mode
+    await createToken(`Bearer ${plain.storeToken.jwt}`, amex); // public token without Origin
+    await createToken(auth, { ...amex, surprise: AMEX }); // unknown field
+    await call(`/stores/${pci.store.id}/tokens/${randomUUID()}`, {
+      method: 'PATCH',
+      auth,
+      json: { data: { cvv: AMEX_CVV } },
+    });
+    await call('/tokens?search=' + AMEX, { auth });
+
+    // malformed JSON whose parser error message quotes the body
+    const malformed = await call('/tokens', {
+      method: 'POST',
+      auth,
+      headers: { 'content-type': 'application/json' },
+      body: `{"payment_type":"card","data":{"card_number":"${AMEX}","cvv":"${AMEX_CVV}"`,
+    });
+    expect(malformed.status).toBe(400);
+    expect(malformed.text).not.toContain(AMEX);
+
+    // a database failure mid-request: 500 with an error id, logged
+    const repository = app.get(TransactionTokensRepository);
+    const spy = jest
+      .spyOn(repository, 'create')
+      .mockRejectedValueOnce(new Error('connection terminated unexpectedly'));
+    const failed = await createToken(auth, amex);
+    spy.mockRestore();
+    expect(failed.status).toBe(500);
+    expect(failed.body).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', error_id: expect.any(String) });
+    expect(failed.text).not.toContain(AMEX);
+
+    const text = log.text;
+    expect(text).toContain(failed.body.error_id); // the 500 was logged: the scan saw real log output
+    expect(log.lines.length).toBeGreaterThan(5);
+    expect(luhnValidRuns(text)).toEqual([]);
+    for (const pan of SENT_PANS) expect(text).not.toContain(pan);
+    expect(text).not.toMatch(/(?<![0-9a-f-])7391(?![0-9a-f-])/);
+    expect(text).not.toMatch(/"cvv"\s*:\s*"?\d/);
+  });
+});
