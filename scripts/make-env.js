@@ -1,10 +1,30 @@
-// Copies .env.example to .env, replacing the placeholder keys with fresh random ones.
+// Writes .env for `npm start`. First run: copies .env.example with the placeholder keys replaced by
+// fresh random ones. Later runs (`--add-missing .env`): appends a fresh value for any such key the
+// existing .env lacks (a setting added since it was written), leaving everything else untouched.
 const { randomBytes } = require('crypto');
-const { readFileSync, writeFileSync } = require('fs');
+const { appendFileSync, readFileSync, writeFileSync } = require('fs');
 
-const [from, to] = process.argv.slice(2);
-const text = readFileSync(from, 'utf8')
-  .replace(/^JWT_SIGNING_KEY=.*$/m, `JWT_SIGNING_KEY=${randomBytes(32).toString('hex')}`)
-  .replace(/^VAULT_KEYS=.*$/m, `VAULT_KEYS=k1:${randomBytes(32).toString('base64')}`)
-  .replace(/^VAULT_FINGERPRINT_SECRET=.*$/m, `VAULT_FINGERPRINT_SECRET=${randomBytes(32).toString('hex')}`);
-writeFileSync(to, text, { mode: 0o600 });
+const generated = {
+  JWT_SIGNING_KEY: () => randomBytes(32).toString('hex'),
+  VAULT_KEYS: () => `k1:${randomBytes(32).toString('base64')}`,
+  VAULT_FINGERPRINT_SECRET: () => randomBytes(32).toString('hex'),
+};
+
+const args = process.argv.slice(2);
+if (args[0] === '--add-missing') {
+  const file = args[1];
+  const text = readFileSync(file, 'utf8');
+  const missing = Object.keys(generated).filter((name) => !new RegExp(`^${name}=`, 'm').test(text));
+  if (missing.length > 0) {
+    const lines = missing.map((name) => `${name}=${generated[name]()}`).join('\n');
+    appendFileSync(file, `${text.endsWith('\n') ? '' : '\n'}# added by npm start (new settings)\n${lines}\n`);
+    console.log(`start: added ${missing.join(', ')} to ${file}`);
+  }
+} else {
+  const [from, to] = args;
+  let text = readFileSync(from, 'utf8');
+  for (const [name, make] of Object.entries(generated)) {
+    text = text.replace(new RegExp(`^${name}=.*$`, 'm'), `${name}=${make()}`);
+  }
+  writeFileSync(to, text, { mode: 0o600 });
+}

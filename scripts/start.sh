@@ -8,6 +8,8 @@ cd "$(dirname "$0")/.."
 if [[ ! -f .env ]]; then
   node scripts/make-env.js .env.example .env
   echo "start: wrote .env with fresh JWT and vault keys"
+else
+  node scripts/make-env.js --add-missing .env
 fi
 # .env fills in what the environment does not already set (so PORT=4000 npm start wins)
 while IFS= read -r line || [[ -n $line ]]; do
