@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { loadConfig } from '@kessai/config';
+import { RedisService } from '@kessai/runtime';
 import {
   CapturedLog,
   TestEnvironment,
@@ -265,13 +266,18 @@ describe('two gateway processes sharing one Redis', () => {
 });
 
 describe('when Redis does not answer', () => {
-  it('fails closed by default: 503 with Retry-After, not a hang', async () => {
-    const app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
+  /** a gateway whose Redis connection is gone, and a fresh credential for it */
+  async function gatewayWithoutRedis(overrides: Record<string, string> = {}) {
+    const app = await createGatewayApp(loadConfig({ ...env.variables, ...overrides }), {
+      logger: log.logger('gateway'),
+    });
     await app.listen(0, '127.0.0.1');
-    const url = await app.getUrl();
-    const token = await freshToken();
-    const { RedisService } = await import('@kessai/runtime');
     app.get(RedisService).client.disconnect();
+    return { app, url: await app.getUrl(), token: await freshToken() };
+  }
+
+  it('fails closed by default: 503 with Retry-After, not a hang', async () => {
+    const { app, url, token } = await gatewayWithoutRedis();
     const res = await call(url, '/me', { auth: bearer(token) });
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ status: 'error', code: 'SERVICE_UNAVAILABLE_TRY_AGAIN', errors: [] });
@@ -281,14 +287,7 @@ describe('when Redis does not answer', () => {
   });
 
   it('lets requests through when configured to fail open', async () => {
-    const app = await createGatewayApp(loadConfig({ ...env.variables, RATE_LIMIT_REDIS_FAILURE: 'open' }), {
-      logger: log.logger('gateway'),
-    });
-    await app.listen(0, '127.0.0.1');
-    const url = await app.getUrl();
-    const token = await freshToken();
-    const { RedisService } = await import('@kessai/runtime');
-    app.get(RedisService).client.disconnect();
+    const { app, url, token } = await gatewayWithoutRedis({ RATE_LIMIT_REDIS_FAILURE: 'open' });
     const res = await call(url, '/me', { auth: bearer(token) });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-remaining-requests-exact')).toBeNull();

@@ -17,16 +17,9 @@ export type CardBrand = (typeof CARD_BRANDS)[number];
 /** Brands recognisable from the number alone; private_label and unknown never are. */
 export type DetectableCardBrand = Exclude<CardBrand, 'private_label' | 'unknown'>;
 
-export const DETECTABLE_CARD_BRANDS: readonly DetectableCardBrand[] = [
-  'visa',
-  'mastercard',
-  'maestro',
-  'american_express',
-  'diners_club',
-  'discover',
-  'jcb',
-  'unionpay',
-];
+export const DETECTABLE_CARD_BRANDS: readonly DetectableCardBrand[] = CARD_BRANDS.filter(
+  (brand): brand is DetectableCardBrand => brand !== 'private_label' && brand !== 'unknown',
+);
 
 interface IssuerRange {
   brand: DetectableCardBrand;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type TestCardOutcome } from '@kessai/cards';
-import { type PaymentErrorDetails } from '../payment-errors';
-import { type ProcessorPaymentStatus, type ThreeDsChallenge } from '../payment-processor';
+import { type ProcessorPayment, type ThreeDsChallenge } from '../payment-processor';
 import { type PaymentWire } from '../wire';
 
 /** The state-changing calls the simulator deduplicates by idempotency key. */
@@ -26,16 +25,9 @@ export interface IdempotencyRecord {
   response: StoredResponse | null;
 }
 
-export interface SimulatedPayment {
+/** What the simulator keeps of a payment: what `status` reports (minus the reference it answers with), and more. */
+export interface SimulatedPayment extends Omit<ProcessorPayment, 'processorReference'> {
   id: string;
-  reference: string;
-  kind: 'card' | 'qr_scan' | 'operator';
-  status: ProcessorPaymentStatus;
-  amount: number;
-  currency: string;
-  capturedAmount: number;
-  refundedAmount: number;
-  error: PaymentErrorDetails | null;
   /** never the number: brand and last four for display, and the scripted outcome */
   card: { brand: string; lastFour: string; outcome: TestCardOutcome } | null;
   captureOnApproval: boolean;
