@@ -8,6 +8,7 @@ const generated = {
   JWT_SIGNING_KEY: () => randomBytes(32).toString('hex'),
   VAULT_KEYS: () => `k1:${randomBytes(32).toString('base64')}`,
   VAULT_FINGERPRINT_SECRET: () => randomBytes(32).toString('hex'),
+  PROCESSOR_CALLBACK_SECRET: () => randomBytes(32).toString('hex'),
 };
 
 const args = process.argv.slice(2);

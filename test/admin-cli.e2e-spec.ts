@@ -29,6 +29,7 @@ beforeAll(async () => {
     JWT_SIGNING_KEY: env.config.JWT_SIGNING_KEY,
     VAULT_KEYS: env.config.VAULT_KEYS.map((k) => `${k.id}:${k.key.toString('base64')}`).join(','),
     VAULT_FINGERPRINT_SECRET: env.config.VAULT_FINGERPRINT_SECRET,
+    PROCESSOR_CALLBACK_SECRET: env.config.PROCESSOR_CALLBACK_SECRET,
     PUBLIC_BASE_URL: baseUrl,
   };
 });

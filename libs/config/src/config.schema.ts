@@ -106,6 +106,36 @@ export const configSchema = z.object({
   RATE_LIMIT_REDIS_FAILURE: z.enum(['closed', 'open']).default('closed'),
   RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt.default(250),
 
+  // Charges (docs/charges.md)
+  /**
+   * The processor that test-mode charges go to: the simulator (`npm run simulator`, started by
+   * `npm start` and compose). Live-mode charges go to PROCESSOR_LIVE_URL only.
+   */
+  PROCESSOR_TEST_URL: z.string().url().default('http://127.0.0.1:3190'),
+  /** A real acquirer for live-mode charges; unset: live charges end `error` without reaching anyone. */
+  PROCESSOR_LIVE_URL: z.string().url().optional(),
+  PROCESSOR_API_KEY: z.string().min(1).optional(),
+  /** HMAC key of the notices the processor posts to POST /processor/callbacks. At least 32 characters. */
+  PROCESSOR_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  /** Base URL the processor posts notices to (the gateway as the processor reaches it); default PUBLIC_BASE_URL. */
+  PROCESSOR_CALLBACK_BASE_URL: z.string().url().optional(),
+  /** How long one processor call may take before it counts as a timeout (outcome unknown). */
+  PROCESSOR_TIMEOUT_MS: positiveInt.default(10_000),
+  /** Attempts of one processor call on timeouts and 5xx (same idempotency key), with exponential backoff. */
+  PROCESSOR_MAX_ATTEMPTS: positiveInt.max(20).default(4),
+  /** `polling=true` on a charge GET holds the request at most this long while the charge is pending. */
+  CHARGE_POLLING_MAX_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5_000),
+  /** Charges charge-service processes at once per process (processor calls are I/O). */
+  CHARGE_WORKER_CONCURRENCY: positiveInt.max(1_000).default(64),
+  /** A pending charge untouched this long is looked at again (its job was lost or keeps failing). */
+  CHARGE_STALE_PENDING_SECONDS: positiveInt.default(60),
+  /** An awaiting charge (3-D Secure, online/QR payment) that nobody completed expires after this long. */
+  CHARGE_AWAITING_EXPIRY_SECONDS: positiveInt.default(1_200),
+  /** How often charge-service looks for due captures (capture_at), expired and stale charges. */
+  CHARGE_SWEEP_INTERVAL_MS: positiveInt.default(1_000),
+  /** A charge-service job whose process died is taken over after this long (BullMQ lock duration). */
+  CHARGE_JOB_LOCK_MS: positiveInt.min(1_000).default(15_000),
+
   /** how long a completed Idempotency-Key response is replayed */
   IDEMPOTENCY_TTL_HOURS: positiveInt.default(24),
 });

@@ -7,6 +7,7 @@ const valid = {
   JWT_SIGNING_KEY: 'x'.repeat(32),
   VAULT_KEYS: `k1:${key}`,
   VAULT_FINGERPRINT_SECRET: 'f'.repeat(32),
+  PROCESSOR_CALLBACK_SECRET: 'p'.repeat(32),
 };
 
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
         'JWT_SIGNING_KEY is required',
         'VAULT_KEYS is required',
         'VAULT_FINGERPRINT_SECRET is required',
+        'PROCESSOR_CALLBACK_SECRET is required',
       ]),
     );
   });

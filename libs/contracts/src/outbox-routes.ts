@@ -1,9 +1,23 @@
+import { CAPTURE_REQUESTED, CHARGE_REQUESTED, PROCESSOR_NOTICE_RECEIVED } from './events';
 import type { QueueDefinition } from './queues';
 
 /** Every recorded event goes to webhook-service, which finds the endpoints subscribed to it. */
 export const WEBHOOK_EVENTS_QUEUE = {
   name: 'webhook-events',
   jobs: ['dispatch_event'],
+} as const satisfies QueueDefinition;
+
+/**
+ * charge-service's queue. Every job carries OutboxJobData whose aggregateId is the charge id; the
+ * worker reloads the charge and does nothing when the job no longer applies (a repeat, a final
+ * charge), so a job delivered twice is harmless.
+ * - process_charge: authorize a pending charge (or create the operator payment)
+ * - capture_charge: capture an authorized charge (payload: capture_id)
+ * - reconcile_charge: ask the processor what became of an awaiting or pending charge
+ */
+export const CHARGES_QUEUE = {
+  name: 'charges',
+  jobs: ['process_charge', 'capture_charge', 'reconcile_charge'],
 } as const satisfies QueueDefinition;
 
 /** The payload of every job the outbox relay publishes: the event's id, nothing else (the row is the state). */
@@ -18,13 +32,23 @@ export interface OutboxRoute {
   job: string;
 }
 
+/** Commands for workers: published to the worker's queue only. */
+export const COMMAND_ROUTES: Readonly<Record<string, OutboxRoute[]>> = {
+  [CHARGE_REQUESTED]: [{ queue: CHARGES_QUEUE, job: 'process_charge' }],
+  [CAPTURE_REQUESTED]: [{ queue: CHARGES_QUEUE, job: 'capture_charge' }],
+  [PROCESSOR_NOTICE_RECEIVED]: [{ queue: CHARGES_QUEUE, job: 'reconcile_charge' }],
+};
+
 /**
- * Where an outbox event is published. Commands for a worker (e.g. "process this charge") get their
- * own routes as those workers arrive; every event is also offered to webhook delivery.
+ * Where an outbox event is published: a command goes to its worker's queue; every other event
+ * (a fact) is offered to webhook delivery. `extraRoutes` adds routes (tests).
  */
 export function outboxRoutes(
   eventType: string,
   extraRoutes: Record<string, OutboxRoute[]> = {},
 ): OutboxRoute[] {
-  return [...(extraRoutes[eventType] ?? []), { queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' }];
+  const extra = extraRoutes[eventType] ?? [];
+  const command = COMMAND_ROUTES[eventType];
+  if (command) return [...command, ...extra];
+  return [...extra, { queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' }];
 }

@@ -41,6 +41,7 @@ export function testVariables(
     JWT_SIGNING_KEY: randomBytes(32).toString('hex'),
     VAULT_KEYS: `test1:${randomBytes(32).toString('base64')}`,
     VAULT_FINGERPRINT_SECRET: randomBytes(32).toString('hex'),
+    PROCESSOR_CALLBACK_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'warn',
     // a CI machine running suites in parallel can be slower than production's 250 ms; a refused
     // request there would be a flaky test, not a finding
