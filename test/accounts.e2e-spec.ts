@@ -454,6 +454,7 @@ describe('admin CLI', () => {
       env: {
         DATABASE_URL: env.config.DATABASE_URL,
         REDIS_URL: env.config.REDIS_URL,
+        REDIS_PREFIX: env.config.REDIS_PREFIX,
         JWT_SIGNING_KEY: env.config.JWT_SIGNING_KEY,
         VAULT_KEYS: env.config.VAULT_KEYS.map((k) => `${k.id}:${k.key.toString('base64')}`).join(','),
         VAULT_FINGERPRINT_SECRET: env.config.VAULT_FINGERPRINT_SECRET,

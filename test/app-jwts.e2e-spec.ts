@@ -238,6 +238,30 @@ describe('the limit of 20 active tokens per scope', () => {
     expectError(await http(path, { method: 'POST', auth, body: {} }), 400, 'RESOURCE_LIMIT_REACHED');
   });
 
+  it('a revocation through one gateway is honoured at once by another that had the token cached', async () => {
+    const other = await createGatewayApp(env.config);
+    try {
+      await other.listen(0, '127.0.0.1');
+      const otherUrl = await other.getUrl();
+      const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+      const meThere = () =>
+        fetch(`${otherUrl}/me`, { headers: { authorization: bearer(token) } }).then((r) => r.status);
+      expect(await meThere()).toBe(200); // now cached there
+      expect((await http(`/app_jwts/${token.id}`, { method: 'DELETE', auth: bearer(token) })).status).toBe(
+        204,
+      );
+      // pub/sub delivery is asynchronous but sub-millisecond; allow it a few round trips
+      let status = await meThere();
+      for (let i = 0; i < 20 && status === 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        status = await meThere();
+      }
+      expect(status).toBe(401);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a token may revoke itself, and is refused from the next request on', async () => {
     const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
     expect((await http(`/app_jwts/${token.id}`, { method: 'DELETE', auth: bearer(token) })).status).toBe(204);

@@ -6,6 +6,7 @@ import { AccountsModule } from '@kessai/accounts';
 import { RedisService } from '@kessai/runtime';
 import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
+import { AppTokenCache } from './auth/app-token-cache';
 import { LoginController } from './accounts/login.controller';
 import { PasswordResetsController } from './accounts/password-resets.controller';
 import { AppJwtsController } from './app-jwts/app-jwts.controller';
@@ -37,6 +38,7 @@ export class GatewayModule {
         RedisService,
         RateLimiter,
         IdempotencySweeper,
+        AppTokenCache,
         AppTokenAuthenticator,
         ...vaultProviders,
         TransactionTokensService,

@@ -17,6 +17,7 @@ import {
   type Store,
 } from '@kessai/db';
 import { ACTIVE_LIMITS, ConflictError, NotFoundError, ResourceLimitError } from '@kessai/domain';
+import { announceAppTokenChange } from '@kessai/runtime';
 
 export interface IssuedAppToken {
   id: string;
@@ -84,7 +85,10 @@ export class AdminService {
   readonly users: MerchantUsersService;
   private readonly tokens: AppTokenService;
 
-  constructor(prisma: PrismaService, config: AppConfig) {
+  constructor(
+    prisma: PrismaService,
+    private readonly config: AppConfig,
+  ) {
     this.merchants = new MerchantsRepository(prisma);
     this.stores = new StoresRepository(prisma);
     this.appTokens = new AppTokensRepository(prisma);
@@ -150,6 +154,8 @@ export class AdminService {
   async revokeAppToken(id: string) {
     const token = await this.appTokens.revoke(id);
     if (!token) throw new AdminError(`no app token ${id}`);
+    // gateways cache token rows briefly: tell them now (otherwise they notice within APP_TOKEN_CACHE_TTL_MS)
+    await announceAppTokenChange(this.config, token.id);
     return describeAppToken(token);
   }
 

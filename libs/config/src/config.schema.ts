@@ -136,6 +136,13 @@ export const configSchema = z.object({
   /** A charge-service job whose process died is taken over after this long (BullMQ lock duration). */
   CHARGE_JOB_LOCK_MS: positiveInt.min(1_000).default(15_000),
 
+  /**
+   * How long a gateway keeps an app-token row in memory instead of reading it per request. A
+   * revocation through the API reaches every gateway at once (Redis pub/sub); otherwise (admin CLI)
+   * it takes effect within this time. 0: read the row on every request.
+   */
+  APP_TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
+
   /** how long a completed Idempotency-Key response is replayed */
   IDEMPOTENCY_TTL_HOURS: positiveInt.default(24),
 });

@@ -3,3 +3,4 @@ export * from './health.controller';
 export * from './queue-workers';
 export * from './worker-service';
 export * from './outbox-relay';
+export * from './app-token-changes';

@@ -2,6 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@ne
 import { AppTokenService, type TokenManager } from '@kessai/accounts';
 import { NotFoundError, parsePageRequest, toPage } from '@kessai/domain';
 import { z } from 'zod';
+import { AppTokenCache } from '../auth/app-token-cache';
 import { AcceptsCredentials, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
@@ -28,7 +29,10 @@ const uuid = z.string().uuid();
 @Controller()
 @AcceptsCredentials('app_token', 'login')
 export class AppJwtsController {
-  constructor(private readonly tokens: AppTokenService) {}
+  constructor(
+    private readonly tokens: AppTokenService,
+    private readonly cache: AppTokenCache,
+  ) {}
 
   @Post('app_jwts')
   async createMerchantToken(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
@@ -53,7 +57,7 @@ export class AppJwtsController {
   @Delete('app_jwts/:id')
   @HttpCode(204)
   async revokeMerchantToken(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    await this.tokens.revoke(managerOf(principal), null, tokenId(id));
+    await this.cache.invalidate((await this.tokens.revoke(managerOf(principal), null, tokenId(id))).id);
   }
 
   @Post('stores/:storeId/app_jwts')
@@ -93,7 +97,8 @@ export class AppJwtsController {
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    await this.tokens.revoke(managerOf(principal), storeIdOf(storeId), tokenId(id));
+    const revoked = await this.tokens.revoke(managerOf(principal), storeIdOf(storeId), tokenId(id));
+    await this.cache.invalidate(revoked.id);
   }
 }
 

@@ -9,8 +9,8 @@ import {
   unverifiedSubject,
   verifyAppToken,
 } from '@kessai/auth';
-import { AppTokensRepository } from '@kessai/db';
 import { AuthenticationError, PermissionError } from '@kessai/domain';
+import { AppTokenCache } from './app-token-cache';
 import type { Principal } from './principal';
 
 /**
@@ -22,7 +22,7 @@ import type { Principal } from './principal';
 export class AppTokenAuthenticator {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly appTokens: AppTokensRepository,
+    private readonly appTokens: AppTokenCache,
     private readonly logins: LoginService,
   ) {}
 
@@ -49,7 +49,7 @@ export class AppTokenAuthenticator {
       throw error;
     }
 
-    const token = await this.appTokens.findById(claims.jti);
+    const token = await this.appTokens.find(claims.jti);
     if (
       !token ||
       token.revokedOn !== null ||

@@ -1,0 +1,68 @@
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type Redis from 'ioredis';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { AppTokensRepository, type AppToken } from '@kessai/db';
+import { RedisService, appTokenChangesChannel } from '@kessai/runtime';
+
+/** Cached entries at most; beyond it the cache starts over (a bound, not an LRU: misses only cost a read). */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * The app-token rows behind authentication, kept in memory for APP_TOKEN_CACHE_TTL_MS so that a
+ * request does not read the row every time (the hot path of POST /charges).
+ *
+ * Revocation stays immediate: the gateway that revokes drops its entry and publishes the id on
+ * `<prefix>:app-token-changed`, and every gateway drops it on receipt. What is not covered — a
+ * revocation by the admin CLI (no Redis), a lost pub/sub message, a read racing the revocation —
+ * is bounded by the TTL (1 s by default). 0 turns the cache off.
+ */
+@Injectable()
+export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
+  readonly #entries = new Map<string, { token: AppToken | null; expiresAt: number }>();
+  readonly #ttlMs: number;
+  readonly #channel: string;
+  #subscriber: Redis | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    private readonly appTokens: AppTokensRepository,
+    private readonly redis: RedisService,
+  ) {
+    this.#ttlMs = config.APP_TOKEN_CACHE_TTL_MS;
+    this.#channel = appTokenChangesChannel(config.REDIS_PREFIX);
+  }
+
+  async onModuleInit() {
+    if (this.#ttlMs === 0) return;
+    const subscriber = this.redis.client.duplicate({ lazyConnect: true, enableOfflineQueue: true });
+    subscriber.on('error', () => undefined);
+    subscriber.on('message', (_channel: string, id: string) => this.#entries.delete(id));
+    // a reconnect re-subscribes (ioredis autoResubscribe); entries read meanwhile expire with the TTL
+    subscriber.on('ready', () => this.#entries.clear());
+    await subscriber.connect();
+    await subscriber.subscribe(this.#channel);
+    this.#subscriber = subscriber;
+  }
+
+  async onModuleDestroy() {
+    await this.#subscriber?.quit().catch(() => this.#subscriber?.disconnect());
+  }
+
+  async find(id: string): Promise<AppToken | null> {
+    if (this.#ttlMs === 0) return this.appTokens.findById(id);
+    const now = Date.now();
+    const cached = this.#entries.get(id);
+    if (cached && cached.expiresAt > now) return cached.token;
+    const token = await this.appTokens.findById(id);
+    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+    this.#entries.set(id, { token, expiresAt: now + this.#ttlMs });
+    return token;
+  }
+
+  /** After a token changed (revoked): forget it here and tell every other gateway. */
+  async invalidate(id: string): Promise<void> {
+    this.#entries.delete(id);
+    if (this.#ttlMs === 0) return;
+    await this.redis.client.publish(this.#channel, id).catch(() => undefined);
+  }
+}
