@@ -35,6 +35,8 @@ export async function createGatewayApp(
   const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.register(config), adapter, {
     logger: new NestPinoLogger(logger),
     abortOnError: false,
+    // JSON bodies keep their bytes as request.rawBody: processor callbacks are signed over them
+    rawBody: true,
   });
   const fastify = app.getHttpAdapter().getInstance();
 

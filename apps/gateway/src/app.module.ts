@@ -18,6 +18,10 @@ import { MeController } from './merchants/me.controller';
 import { StoresController } from './stores/stores.controller';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
 import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
+import { ChargesController } from './charges/charges.controller';
+import { ChargesService } from './charges/charges.service';
+import { ProcessorCallbacksController } from './processor-callbacks/processor-callbacks.controller';
+import { ProcessorCallbacksService } from './processor-callbacks/processor-callbacks.service';
 
 @Module({})
 export class GatewayModule {
@@ -33,6 +37,8 @@ export class GatewayModule {
         LoginController,
         PasswordResetsController,
         TransactionTokensController,
+        ChargesController,
+        ProcessorCallbacksController,
       ],
       providers: [
         RedisService,
@@ -42,6 +48,8 @@ export class GatewayModule {
         AppTokenAuthenticator,
         ...vaultProviders,
         TransactionTokensService,
+        ChargesService,
+        ProcessorCallbacksService,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

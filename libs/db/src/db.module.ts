@@ -11,6 +11,8 @@ import { OutboxRepository } from './repositories/outbox.repository';
 import { PasswordResetsRepository } from './repositories/password-resets.repository';
 import { TransactionTokensRepository } from './repositories/transaction-tokens.repository';
 import { WebhooksRepository } from './repositories/webhooks.repository';
+import { ChargesRepository } from './repositories/charges.repository';
+import { CapturesRepository } from './repositories/captures.repository';
 
 const repositories = [
   MerchantsRepository,
@@ -24,6 +26,8 @@ const repositories = [
   TransactionTokensRepository,
   DailyQuotas,
   IdempotencyRecordsRepository,
+  ChargesRepository,
+  CapturesRepository,
 ];
 
 @Global()

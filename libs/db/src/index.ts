@@ -26,3 +26,6 @@ export type {
   OutboxEvent,
 } from './generated/prisma/client';
 export { Prisma } from './generated/prisma/client';
+export * from './repositories/charge-outcomes.repository';
+export * from './repositories/charges.repository';
+export * from './repositories/captures.repository';

@@ -1,3 +1,4 @@
 export * from './errors';
 export * from './pagination';
 export * from './limits';
+export * from './money';

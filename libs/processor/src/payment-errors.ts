@@ -12,6 +12,8 @@ export const PAYMENT_ERROR_CODES = {
   CARD_INVALID: 307,
   CHARGE_INVALID_DATA: 308,
   PROCESSING_ERROR: 309,
+  /** the duplicate rule: same recurring card token and amount within 30 s (never sent to the processor) */
+  TOO_MANY_CHARGE_REQUESTS: 311,
   CANCEL_UNAVAILABLE: 312,
   CHARGE_EXPIRED: 313,
   PARTIAL_CAPTURE_NOT_SUPPORTED: 317,

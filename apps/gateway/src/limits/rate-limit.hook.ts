@@ -41,6 +41,8 @@ export function registerRateLimiting(
   let lastFailureLog = 0;
 
   fastify.addHook('onRequest', async (request, reply) => {
+    // routes outside the merchant API (processor callbacks) opt out with route config rateLimit: false
+    if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return;
     const plan = planFor(limiter.settings, {
       method: request.method,
       url: request.url,

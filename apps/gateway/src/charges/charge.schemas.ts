@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import { isKnownCurrency } from '@kessai/domain';
+import { metadataSchema, PROCESSING_MODES } from '../transaction-tokens/transaction-token.schemas';
+
+/**
+ * Request schemas of the charge routes (api-reference §5.2), in wire (snake_case) form. Errors name
+ * the field and a reason, never a submitted value.
+ */
+
+export const CHARGE_STATUSES = [
+  'pending',
+  'successful',
+  'failed',
+  'error',
+  'canceled',
+  'awaiting',
+  'authorized',
+] as const;
+export const CHARGE_THREE_DS_MODES = [
+  'normal',
+  'force',
+  'skip',
+  'if_available',
+  'require',
+  'provided',
+] as const;
+
+/** The largest amount accepted, in minor units (well inside a JSON number's exact range). */
+export const MAX_CHARGE_AMOUNT = 9_999_999_999;
+/** How far ahead capture_at may be: card authorizations do not outlive a week. */
+export const MAX_CAPTURE_DELAY_MS = 7 * 24 * 3_600_000;
+
+const reason = (name: string) => ({ params: { reason: name } });
+
+/** A positive integer amount in minor units. */
+const amount = z
+  .number()
+  .int()
+  .superRefine((value, ctx) => {
+    if (value < 1) ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('CHARGE_AMOUNT_TOO_LOW') });
+    else if (value > MAX_CHARGE_AMOUNT)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('CHARGE_AMOUNT_TOO_HIGH') });
+  });
+
+/** An ISO 4217 code, any case on input, upper case after parsing. */
+export const currencySchema = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/)
+  .transform((v) => v.toUpperCase())
+  .refine(isKnownCurrency, reason('UNSUPPORTED_CURRENCY'));
+
+const url = z.string().trim().url().max(2048);
+
+/** capture_at: an ISO 8601 date-time with offset, or a Unix time in seconds or milliseconds. */
+const captureAt = z.union([z.string(), z.number()]).transform((value, ctx) => {
+  let at: Date;
+  if (typeof value === 'number') {
+    // seconds for any time before the year 5138, milliseconds otherwise: a future time is never ambiguous
+    at = new Date(value < 1e11 ? value * 1000 : value);
+  } else if (z.string().datetime({ offset: true }).safeParse(value).success) {
+    at = new Date(value);
+  } else {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('INVALID_FORMAT_DATE') });
+    return z.NEVER;
+  }
+  if (!Number.isFinite(at.getTime())) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('INVALID_FORMAT_DATE') });
+    return z.NEVER;
+  }
+  return at;
+});
+
+export const createChargeSchema = z
+  .object({
+    transaction_token_id: z.string().uuid(),
+    amount,
+    currency: currencySchema,
+    capture: z.boolean().default(true),
+    capture_at: captureAt.nullish(),
+    descriptor: z.string().trim().min(1).max(200).nullish(),
+    ignore_descriptor_on_error: z.boolean().optional(),
+    only_direct_currency: z.boolean().default(false),
+    redirect: z.object({ endpoint: url }).strict().nullish(),
+    three_ds: z
+      .object({
+        mode: z.enum(CHARGE_THREE_DS_MODES).default('normal'),
+        redirect_endpoint: url.optional(),
+        redirect_id: z.string().trim().min(1).max(255).optional(),
+      })
+      .strict()
+      .nullish(),
+    /** the end user's IP address (fraud checks); accepted, not used yet */
+    ip_address: z.string().ip().optional(),
+    /** fees are not configurable per charge here: only an absent or null fee is accepted */
+    fee_amount: z.null().optional(),
+    fee_currency: z.null().optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
+export type CreateChargeRequest = z.infer<typeof createChargeSchema>;
+
+export const updateChargeSchema = z.object({ metadata: metadataSchema.optional() }).strict();
+
+export const captureSchema = z.object({ amount, currency: currencySchema }).strict();
+
+const minorUnits = z
+  .string()
+  .regex(/^\d{1,15}$/)
+  .transform((v) => BigInt(v));
+const instant = z
+  .string()
+  .datetime({ offset: true })
+  .transform((v) => new Date(v));
+
+export const listChargesSchema = z
+  .object({
+    status: z.enum(CHARGE_STATUSES).optional(),
+    mode: z.enum(PROCESSING_MODES).optional(),
+    transaction_token_id: z.string().uuid().optional(),
+    subscription_id: z.string().uuid().optional(),
+    currency: currencySchema.optional(),
+    amount_from: minorUnits.optional(),
+    amount_to: minorUnits.optional(),
+    from: instant.optional(),
+    to: instant.optional(),
+    /** one metadata entry as `key: value` (the SDK's ChargesListParams.metadata) */
+    metadata: z
+      .string()
+      .max(500)
+      .transform((v, ctx) => {
+        const at = v.indexOf(':');
+        const key = v.slice(0, at).trim();
+        if (at < 0 || key.length === 0) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('INVALID_FORMAT') });
+          return z.NEVER;
+        }
+        return { key, value: v.slice(at + 1).trim() };
+      })
+      .optional(),
+  })
+  .passthrough();
+
+export const getChargeSchema = z
+  .object({ polling: z.enum(['true', 'false']).optional() })
+  .passthrough()
+  .transform((q) => ({ polling: q.polling === 'true' }));

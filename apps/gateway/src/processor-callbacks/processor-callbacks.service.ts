@@ -1,0 +1,54 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { ChargesRepository } from '@kessai/db';
+import { AuthenticationError, NotFoundError } from '@kessai/domain';
+import { InvalidProcessorCallbackError, verifyProcessorCallback } from '@kessai/processor';
+import { z } from 'zod';
+
+const uuid = z.string().uuid();
+
+/**
+ * Signed notices from the payment processor (docs/processor-simulator.md, "Callbacks"): an online
+ * or QR payment was paid or expired, a 3-D Secure authentication ended. The notice is only a nudge:
+ * it is recorded as a processor_notice_received command and charge-service asks the processor
+ * itself (`status`) before moving the charge, so a repeated, late or forged-but-valid notice cannot
+ * change an outcome on its own.
+ */
+@Injectable()
+export class ProcessorCallbacksService {
+  private readonly logger = new Logger(ProcessorCallbacksService.name);
+
+  constructor(
+    private readonly charges: ChargesRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async receive(
+    rawBody: Buffer | string | undefined,
+    signatureHeader: string | string[] | undefined,
+    correlationId: string,
+  ): Promise<void> {
+    let notice;
+    try {
+      notice = verifyProcessorCallback({
+        rawBody: rawBody ?? '',
+        signatureHeader,
+        secret: this.config.PROCESSOR_CALLBACK_SECRET,
+      });
+    } catch (error) {
+      if (!(error instanceof InvalidProcessorCallbackError)) throw error;
+      // the reason names the check that failed, never the body or the signature
+      this.logger.warn(`processor callback refused: ${error.message}`);
+      throw new AuthenticationError('INVALID_CREDENTIALS');
+    }
+    // our reference is the charge id; anything else is not ours (a 404 the processor may retry, harmlessly)
+    const recorded =
+      uuid.safeParse(notice.reference).success &&
+      (await this.charges.recordProcessorNotice(
+        notice.reference,
+        { noticeId: notice.notificationId, event: notice.event, status: notice.status },
+        correlationId,
+      ));
+    if (!recorded) throw new NotFoundError('charge');
+  }
+}

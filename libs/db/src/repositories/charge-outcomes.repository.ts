@@ -1,0 +1,345 @@
+import { Injectable } from '@nestjs/common';
+import { CHARGE_FINISHED, CHARGE_UPDATED } from '@kessai/contracts';
+import { Prisma } from '../generated/prisma/client';
+import type { ChargeStatus, PaymentType, ProcessingMode } from '../generated/prisma/enums';
+import { PrismaService } from '../prisma.service';
+
+/** A pending charge with what its authorization needs, read in one query. */
+export interface PendingCharge {
+  id: string;
+  mode: ProcessingMode;
+  amount: number;
+  currency: string;
+  capture: boolean;
+  descriptor: string | null;
+  /** the request's three_ds object {mode, redirect_endpoint, redirect_id} */
+  threeDs: { mode?: string; redirect_endpoint?: string | null } | null;
+  /** the request's redirect object {endpoint} */
+  redirectEndpoint: string | null;
+  tokenId: string;
+  paymentType: PaymentType;
+  /** card tokens: the card fields stored on the token (never the number) */
+  card: { cardholder: string; exp_month: number; exp_year: number } | null;
+  /** online tokens */
+  brand: string | null;
+  callMethod: string | null;
+  /** qr_scan tokens */
+  scannedQr: string | null;
+  /** card tokens: the encrypted PAN */
+  vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
+}
+
+/** A charge whose fate the processor knows better than we do (awaiting, or pending too long). */
+export interface ChargeToReconcile {
+  id: string;
+  status: ChargeStatus;
+  mode: ProcessingMode;
+  paymentType: PaymentType;
+  tokenId: string;
+  processorReference: string | null;
+  expiresOn: Date | null;
+}
+
+/** A capture waiting for the processor, with its charge. */
+export interface PendingCapture {
+  id: string;
+  chargeId: string;
+  amount: number;
+  currency: string;
+  chargeStatus: ChargeStatus;
+  mode: ProcessingMode;
+  processorReference: string | null;
+}
+
+export interface PaymentErrorColumns {
+  code: number;
+  message: string;
+  detail: string | null;
+}
+
+/** What a transition writes; columns left undefined keep their value. */
+export interface ChargeOutcome {
+  status: ChargeStatus;
+  error?: PaymentErrorColumns;
+  processorReference?: string;
+  chargedAmount?: number;
+  captureStatus?: 'authorized' | 'captured' | 'not_authorized';
+  /** GET .../issuer_token: {issuer_token, call_method, payload, payment_type} */
+  issuerToken?: Record<string, unknown>;
+  /** GET .../three_ds/issuer_token: ThreeDsIssuerToken */
+  threeDsIssuerToken?: Record<string, unknown>;
+  expiresOn?: Date;
+}
+
+const FINAL: readonly ChargeStatus[] = ['successful', 'failed', 'error', 'canceled'];
+
+/** charge_finished for a final status, charge_updated for any other (docs/charges.md). */
+export function chargeEventOf(status: ChargeStatus): string {
+  return FINAL.includes(status) ? CHARGE_FINISHED : CHARGE_UPDATED;
+}
+
+/**
+ * charge-service's writes: each outcome is one conditional statement that moves the charge only
+ * from the status it was read in and, in the same statement (so the same transaction), appends the
+ * outbox event when and only when the row moved. A worker that lost a race writes nothing. Raw SQL
+ * because this is the hot path: one round trip to read, one to record.
+ */
+@Injectable()
+export class ChargeOutcomesRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** The charge if it is still pending, with its token's payment data; null otherwise. */
+  async findPending(chargeId: string): Promise<PendingCharge | null> {
+    const rows = await this.prisma.$queryRaw<PendingChargeRow[]>`
+      SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
+             c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
+             c.redirect->>'endpoint' AS redirect_endpoint,
+             t.id::text AS token_id, t.payment_type::text AS payment_type,
+             t.data->'card'->>'cardholder' AS cardholder,
+             (t.data->'card'->>'exp_month')::int AS exp_month,
+             (t.data->'card'->>'exp_year')::int AS exp_year,
+             t.data->>'brand' AS brand, t.data->>'call_method' AS call_method,
+             t.data->>'scanned_qr' AS scanned_qr,
+             v.key_id, v.iv, v.ciphertext, v.auth_tag
+        FROM charges c
+        JOIN transaction_tokens t ON t.id = c.transaction_token_id
+        LEFT JOIN card_vault v ON v.transaction_token_id = t.id
+       WHERE c.id = ${chargeId}::uuid AND c.status = 'pending'`;
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      mode: row.mode,
+      amount: Number(row.amount),
+      currency: row.currency,
+      capture: row.capture,
+      descriptor: row.descriptor,
+      threeDs: row.three_ds,
+      redirectEndpoint: row.redirect_endpoint,
+      tokenId: row.token_id,
+      paymentType: row.payment_type,
+      card:
+        row.cardholder !== null && row.exp_month !== null && row.exp_year !== null
+          ? { cardholder: row.cardholder, exp_month: row.exp_month, exp_year: row.exp_year }
+          : null,
+      brand: row.brand,
+      callMethod: row.call_method,
+      scannedQr: row.scanned_qr,
+      vault:
+        row.key_id && row.iv && row.ciphertext && row.auth_tag
+          ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
+          : null,
+    };
+  }
+
+  /**
+   * Moves the charge from one of `from` to the outcome and appends its event, in one statement.
+   * False when the charge was no longer in `from` (someone else recorded it): then nothing is written.
+   * `causeEventId`: the outbox event that led here, whose correlation id the new event carries.
+   */
+  async record(
+    chargeId: string,
+    from: readonly ChargeStatus[],
+    outcome: ChargeOutcome,
+    causeEventId: string | null = null,
+  ): Promise<boolean> {
+    const json = (value: Record<string, unknown> | undefined) =>
+      value === undefined ? null : JSON.stringify(value);
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      WITH changed AS (
+        UPDATE charges
+           SET status = ${outcome.status}::charge_status,
+               error_code = ${outcome.error?.code ?? null}::int,
+               error_message = ${outcome.error?.message ?? null}::text,
+               error_detail = ${outcome.error?.detail ?? null}::text,
+               processor_reference = COALESCE(${outcome.processorReference ?? null}::text, processor_reference),
+               charged_amount = COALESCE(${outcome.chargedAmount ?? null}::bigint, charged_amount),
+               charged_currency = CASE WHEN ${outcome.chargedAmount ?? null}::bigint IS NULL
+                                       THEN charged_currency ELSE requested_currency END,
+               capture_status = COALESCE(${outcome.captureStatus ?? null}::capture_status, capture_status),
+               issuer_token = COALESCE(${json(outcome.issuerToken)}::jsonb, issuer_token),
+               three_ds_issuer_token = COALESCE(${json(outcome.threeDsIssuerToken)}::jsonb, three_ds_issuer_token),
+               expires_on = COALESCE(${outcome.expiresOn ?? null}::timestamptz, expires_on),
+               updated_on = now()
+         WHERE id = ${chargeId}::uuid AND status = ANY(${from}::charge_status[])
+        RETURNING id, merchant_id, store_id, status
+      )
+      ${this.appendEvent(chargeEventOf(outcome.status), causeEventId)}`;
+    return rows.length > 0;
+  }
+
+  /** An awaiting (or pending) charge as reconciliation needs it; null when it is neither. */
+  async findToReconcile(chargeId: string): Promise<ChargeToReconcile | null> {
+    const rows = await this.prisma.$queryRaw<ChargeToReconcileRow[]>`
+      SELECT c.id::text AS id, c.status::text AS status, c.mode::text AS mode,
+             t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
+             c.expires_on
+        FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
+       WHERE c.id = ${chargeId}::uuid AND c.status IN ('awaiting', 'pending')`;
+    const row = rows[0];
+    return row
+      ? {
+          id: row.id,
+          status: row.status,
+          mode: row.mode,
+          paymentType: row.payment_type,
+          tokenId: row.token_id,
+          processorReference: row.processor_reference,
+          expiresOn: row.expires_on,
+        }
+      : null;
+  }
+
+  /** The charge's capture while it is pending (one capture per charge), with the charge's state. */
+  async findPendingCapture(chargeId: string): Promise<PendingCapture | null> {
+    const rows = await this.prisma.$queryRaw<PendingCaptureRow[]>`
+      SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.amount, k.currency,
+             c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference
+        FROM captures k JOIN charges c ON c.id = k.charge_id
+       WHERE k.charge_id = ${chargeId}::uuid AND k.status = 'pending'`;
+    const row = rows[0];
+    return row
+      ? {
+          id: row.id,
+          chargeId: row.charge_id,
+          amount: Number(row.amount),
+          currency: row.currency,
+          chargeStatus: row.charge_status,
+          mode: row.mode,
+          processorReference: row.processor_reference,
+        }
+      : null;
+  }
+
+  /**
+   * The processor captured: the capture succeeds and its authorized charge becomes successful
+   * with charged_amount = what was captured, plus charge_finished, in one statement. False when
+   * the capture was no longer pending.
+   */
+  async recordCaptured(
+    captureId: string,
+    capturedAmount: number,
+    causeEventId: string | null = null,
+  ): Promise<boolean> {
+    const rows = await this.prisma.$queryRaw<{ captured: boolean }[]>`
+      WITH capture AS (
+        UPDATE captures SET status = 'successful', updated_on = now()
+         WHERE id = ${captureId}::uuid AND status = 'pending'
+        RETURNING charge_id, currency
+      ), changed AS (
+        UPDATE charges c
+           SET status = 'successful', capture_status = 'captured',
+               charged_amount = ${capturedAmount}::bigint, charged_currency = capture.currency,
+               updated_on = now()
+          FROM capture
+         WHERE c.id = capture.charge_id AND c.status = 'authorized'
+        RETURNING c.id, c.merchant_id, c.store_id, c.status
+      ), event AS (
+        ${this.appendEvent(CHARGE_FINISHED, causeEventId)}
+      )
+      SELECT EXISTS (SELECT 1 FROM capture) AS captured`;
+    return rows[0]?.captured ?? false;
+  }
+
+  /** The processor refused the capture: the capture fails, the charge stays authorized. */
+  async recordCaptureFailed(captureId: string, error: PaymentErrorColumns): Promise<boolean> {
+    const count = await this.prisma.$executeRaw`
+      UPDATE captures
+         SET status = 'failed', error_code = ${error.code}::int, error_message = ${error.message},
+             error_detail = ${error.detail}::text, updated_on = now()
+       WHERE id = ${captureId}::uuid AND status = 'pending'`;
+    return count > 0;
+  }
+
+  /** Authorized charges whose capture_at has come and that have no capture yet. */
+  findDueCaptures(limit: number): Promise<{ id: string; amount: bigint; currency: string }[]> {
+    return this.prisma.$queryRaw`
+      SELECT c.id::text AS id, c.requested_amount AS amount, c.requested_currency AS currency
+        FROM charges c
+       WHERE c.status = 'authorized' AND c.capture_at <= now()
+         AND NOT EXISTS (SELECT 1 FROM captures k WHERE k.charge_id = c.id)
+       LIMIT ${limit}`;
+  }
+
+  /** Awaiting charges nobody completed in time. */
+  async findExpiredAwaiting(limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      SELECT id::text AS id FROM charges
+       WHERE status = 'awaiting' AND expires_on <= now()
+       LIMIT ${limit}`;
+    return rows.map((row) => row.id);
+  }
+
+  /** Pending charges untouched for `seconds`: their job was lost or keeps failing. */
+  async findStalePending(seconds: number, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+      SELECT id::text AS id FROM charges
+       WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${seconds})
+       LIMIT ${limit}`;
+    return rows.map((row) => row.id);
+  }
+
+  /** Charges whose capture has been pending for `seconds`. */
+  async findStaleCaptures(seconds: number, limit: number): Promise<string[]> {
+    const rows = await this.prisma.$queryRaw<{ charge_id: string }[]>`
+      SELECT charge_id::text AS charge_id FROM captures
+       WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${seconds})
+       LIMIT ${limit}`;
+    return rows.map((row) => row.charge_id);
+  }
+
+  /** INSERT of the event of every row of the `changed` CTE (payload: charge_id, store_id, status). */
+  private appendEvent(eventType: string, causeEventId: string | null): Prisma.Sql {
+    return Prisma.sql`
+      INSERT INTO outbox_events
+             (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+      SELECT merchant_id, store_id, 'charge', id, ${eventType},
+             jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', status::text),
+             (SELECT correlation_id FROM outbox_events WHERE id = ${causeEventId}::uuid)
+        FROM changed
+      RETURNING id::text AS id`;
+  }
+}
+
+interface PendingChargeRow {
+  id: string;
+  mode: ProcessingMode;
+  amount: bigint;
+  currency: string;
+  capture: boolean;
+  descriptor: string | null;
+  three_ds: PendingCharge['threeDs'];
+  redirect_endpoint: string | null;
+  token_id: string;
+  payment_type: PaymentType;
+  cardholder: string | null;
+  exp_month: number | null;
+  exp_year: number | null;
+  brand: string | null;
+  call_method: string | null;
+  scanned_qr: string | null;
+  key_id: string | null;
+  iv: Uint8Array | null;
+  ciphertext: Uint8Array | null;
+  auth_tag: Uint8Array | null;
+}
+
+interface ChargeToReconcileRow {
+  id: string;
+  status: ChargeStatus;
+  mode: ProcessingMode;
+  payment_type: PaymentType;
+  token_id: string;
+  processor_reference: string | null;
+  expires_on: Date | null;
+}
+
+interface PendingCaptureRow {
+  id: string;
+  charge_id: string;
+  amount: bigint;
+  currency: string;
+  charge_status: ChargeStatus;
+  mode: ProcessingMode;
+  processor_reference: string | null;
+}
