@@ -1,6 +1,14 @@
 import 'reflect-metadata';
 import { runWorkerMain } from '@kessai/runtime';
+import { chargeConsumers } from './charge-consumers';
+import { ChargeServiceModule } from './charge-service.module';
 
-/** Health port when HEALTH_PORT is not set; `npm start` sets PORT+1. */
-// the outbox relay runs here (and in webhook-service): any number of replicas may run it at once
-runWorkerMain({ name: 'charge-service', defaultHealthPort: 3101, outboxRelay: true });
+// Health port when HEALTH_PORT is not set; `npm start` sets PORT+1.
+// The outbox relay runs here (and in webhook-service): any number of replicas may run it at once.
+runWorkerMain({
+  name: 'charge-service',
+  defaultHealthPort: 3101,
+  imports: [ChargeServiceModule],
+  consumers: chargeConsumers,
+  outboxRelay: true,
+});

@@ -18,6 +18,15 @@ export const WEBHOOK_EVENTS_QUEUE = {
 export const CHARGES_QUEUE = {
   name: 'charges',
   jobs: ['process_charge', 'capture_charge', 'reconcile_charge'],
+  // A job fails when the processor stays unreachable: try again later, for about 17 minutes in
+  // all (1 s doubling, jittered); past that the sweeper re-enqueues what is still unfinished.
+  // Finished jobs are kept an hour so that a relay's republish within that window is ignored.
+  jobOptions: {
+    attempts: 10,
+    backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 },
+    removeOnComplete: { age: 3_600, count: 100_000 },
+    removeOnFail: { age: 7 * 86_400 },
+  },
 } as const satisfies QueueDefinition;
 
 /** The payload of every job the outbox relay publishes: the event's id, nothing else (the row is the state). */

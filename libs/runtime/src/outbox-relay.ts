@@ -1,5 +1,11 @@
 import { Queue } from 'bullmq';
-import { jobId, outboxRoutes, type OutboxJobData, type OutboxRoute } from '@kessai/contracts';
+import {
+  jobId,
+  outboxRoutes,
+  type OutboxJobData,
+  type OutboxRoute,
+  type QueueJobOptions,
+} from '@kessai/contracts';
 import type { PrismaService } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 
@@ -23,6 +29,7 @@ interface PendingEvent {
  * Publishes committed outbox events to BullMQ. Safe in every replica and across crashes:
  * - each batch is taken with FOR UPDATE SKIP LOCKED inside a transaction, so two relays never hold
  *   the same event, and marked published in that same transaction after the jobs were added;
+ * - jobs get their queue's options (attempts, backoff, retention: QueueDefinition.jobOptions);
  * - a relay that dies between adding the jobs and committing leaves the events unpublished, and
  *   the next relay adds them again with the same deterministic job ids, which BullMQ ignores while
  *   the first job is kept; past that window, the consumer's own state check (the row is final, or a
@@ -60,7 +67,10 @@ export class OutboxRelay {
 
       const byQueue = new Map<
         string,
-        { queue: Queue; jobs: { name: string; data: OutboxJobData; opts: { jobId: string } }[] }
+        {
+          queue: Queue;
+          jobs: { name: string; data: OutboxJobData; opts: QueueJobOptions & { jobId: string } }[];
+        }
       >();
       for (const event of events) {
         for (const route of outboxRoutes(event.event_type, this.options.routes)) {
@@ -68,7 +78,7 @@ export class OutboxRelay {
           entry.jobs.push({
             name: route.job,
             data: { eventId: event.id, eventType: event.event_type, aggregateId: event.aggregate_id },
-            opts: { jobId: jobId(route.job, event.id) },
+            opts: { ...route.queue.jobOptions, jobId: jobId(route.job, event.id) },
           });
           byQueue.set(route.queue.name, entry);
         }

@@ -9,7 +9,19 @@ export interface QueueConsumer {
   queue: QueueDefinition;
   concurrency: number;
   handlers: Record<string, JobHandler>;
+  /**
+   * How long a job stays locked to its worker without a lock renewal (BullMQ lockDuration, default
+   * 30 s). A live worker renews it; a killed one's jobs are found stalled within about this long
+   * (the stalled check runs at the same interval) and handed to another worker.
+   */
+  lockDurationMs?: number;
 }
+
+/**
+ * How often a job may be found stalled (its worker died) before BullMQ fails it. Handlers reload
+ * the row and are safe to repeat, so a job survives several crashes rather than one.
+ */
+const MAX_STALLED_COUNT = 5;
 
 export class MissingJobHandlerError extends Error {}
 
@@ -48,6 +60,11 @@ export class QueueWorkers {
           connection: { url: this.connection.url, maxRetriesPerRequest: null },
           prefix: this.connection.prefix,
           concurrency: consumer.concurrency,
+          maxStalledCount: MAX_STALLED_COUNT,
+          // BullMQ copies undefined over its defaults, so only a given duration is passed
+          ...(consumer.lockDurationMs
+            ? { lockDuration: consumer.lockDurationMs, stalledInterval: consumer.lockDurationMs }
+            : {}),
         },
       );
       worker.on('failed', (job, error) =>

@@ -6,13 +6,30 @@ import { CvvCipher } from './cvv-cipher';
 /**
  * Where a card's CVV waits for the one authorization that needs it: the first charge of the
  * transaction token. It never reaches Postgres. It lives in Redis, sealed with the vault keys
- * (CvvCipher, bound to the token id), under `<REDIS_PREFIX>:cvv:<token id>` for CVV_TTL_SECONDS,
- * and `take` reads and deletes it in one command (GETDEL), so at most one authorization ever gets it.
+ * (CvvCipher, bound to the token id), under `<REDIS_PREFIX>:cvv:<token id>` for CVV_TTL_SECONDS.
  *
- * charge-service: `const cvv = await pendingCvvs.take(token.id)` right before authorizing; null
+ * charge-service: `peek(token.id, charge.id)` right before authorizing claims the CVV for that one
+ * charge (a retry of the same charge, e.g. after a crash, gets it again; any other charge gets
+ * null), and `discard(token.id, charge.id)` forgets it once the charge's outcome is recorded. Null
  * means there is none any more (expired, already used, or never given), and the charge goes on
- * without a CVV or fails as the store's rules require.
+ * without a CVV. `take` (GETDEL) is for a caller that cannot crash between reading and using it.
  */
+// KEYS: the sealed CVV, its claim; ARGV: the charge id. The claim lives exactly as long as the CVV.
+const PEEK_SCRIPT = `
+local sealed = redis.call('GET', KEYS[1])
+if not sealed then return false end
+local owner = redis.call('GET', KEYS[2])
+if owner and owner ~= ARGV[1] then return false end
+if not owner then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl) else redis.call('SET', KEYS[2], ARGV[1]) end
+end
+return sealed`;
+
+const DISCARD_SCRIPT = `
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]) end
+return 0`;
+
 @Injectable()
 export class PendingCvvStore {
   readonly #cipher: CvvCipher;
@@ -29,7 +46,11 @@ export class PendingCvvStore {
   /** Keeps (or replaces) the token's CVV for CVV_TTL_SECONDS. */
   async put(transactionTokenId: string, cvv: string): Promise<void> {
     const sealed = this.#cipher.seal(cvv, { transactionTokenId });
-    await this.redis.client.set(this.#key(transactionTokenId), sealed, 'EX', this.#ttlSeconds);
+    await this.redis.client
+      .multi()
+      .set(this.#key(transactionTokenId), sealed, 'EX', this.#ttlSeconds)
+      .del(this.#claimKey(transactionTokenId))
+      .exec();
   }
 
   /** The CVV, removed in the same atomic step; null when there is none. */
@@ -38,12 +59,37 @@ export class PendingCvvStore {
     return sealed === null ? null : this.#cipher.open(sealed, { transactionTokenId });
   }
 
-  /** Forgets the CVV without reading it (token deleted, or its creation rolled back). */
-  async discard(transactionTokenId: string): Promise<void> {
-    await this.redis.client.del(this.#key(transactionTokenId));
+  /**
+   * The CVV for the authorization of `chargeId`, left in place until `discard`: the first charge
+   * to peek claims it (the claim expires with the CVV), later peeks of that charge get it again,
+   * other charges get null. So at most one charge is ever authorized with it.
+   */
+  async peek(transactionTokenId: string, chargeId: string): Promise<string | null> {
+    const sealed = (await this.redis.client.eval(
+      PEEK_SCRIPT,
+      2,
+      this.#key(transactionTokenId),
+      this.#claimKey(transactionTokenId),
+      chargeId,
+    )) as string | null;
+    return sealed === null ? null : this.#cipher.open(sealed, { transactionTokenId });
+  }
+
+  /**
+   * Forgets the CVV without reading it. Without `chargeId` unconditionally (token deleted, or its
+   * creation rolled back); with it only when that charge claimed it (its authorization is over).
+   */
+  async discard(transactionTokenId: string, chargeId?: string): Promise<void> {
+    const keys = [this.#key(transactionTokenId), this.#claimKey(transactionTokenId)];
+    if (chargeId === undefined) await this.redis.client.del(...keys);
+    else await this.redis.client.eval(DISCARD_SCRIPT, 2, ...keys, chargeId);
   }
 
   #key(transactionTokenId: string): string {
     return `${this.redis.prefix}:cvv:${transactionTokenId}`;
+  }
+
+  #claimKey(transactionTokenId: string): string {
+    return `${this.redis.prefix}:cvv-claim:${transactionTokenId}`;
   }
 }

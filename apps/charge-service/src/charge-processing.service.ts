@@ -1,0 +1,347 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SensitiveCardData } from '@kessai/cards';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import {
+  ChargeOutcomesRepository,
+  type ChargeOutcome,
+  type ChargeToReconcile,
+  type PendingCharge,
+} from '@kessai/db';
+import type { Logger } from '@kessai/observability';
+import {
+  type AuthorizeResult,
+  isRetryableProcessorError,
+  type OperatorCallMethod,
+  type OperatorPaymentResult,
+  paymentError,
+  type PaymentErrorDetails,
+  type PaymentProcessor,
+  type ProcessorPayment,
+  ProcessorRequestRejectedError,
+  type ThreeDsMode,
+} from '@kessai/processor';
+import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
+import { CHARGE_LOGGER } from './charge-logger';
+import { PaymentProcessors } from './payment-processors';
+
+/** Thrown to let BullMQ retry the job later: the outcome is unknown for now, nothing is recorded. */
+export class OutcomeUnknownError extends Error {}
+
+const CALL_METHODS: readonly string[] = ['http_get', 'http_get_mobile', 'http_post', 'sdk', 'web', 'app'];
+
+/**
+ * Takes charges to their outcome through the processor (docs/charges.md, "charge-service"). Every
+ * method reloads the row and does nothing when the work no longer applies, and records through one
+ * conditional statement, so a job that runs twice, concurrently or after a crash, changes nothing
+ * the second time. The processor is keyed by the charge id (capture id for captures) and executes
+ * each key once, so a repeat never charges twice.
+ */
+@Injectable()
+export class ChargeProcessingService {
+  readonly #awaitingExpiryMs: number;
+
+  constructor(
+    private readonly charges: ChargeOutcomesRepository,
+    private readonly processors: PaymentProcessors,
+    private readonly vault: CardVault,
+    private readonly cvvs: PendingCvvStore,
+    @Inject(CHARGE_LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.#awaitingExpiryMs = config.CHARGE_AWAITING_EXPIRY_SECONDS * 1000;
+  }
+
+  /** process_charge: authorize a pending charge (or open its operator payment) and record the outcome. */
+  async processCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
+    const charge = await this.charges.findPending(chargeId);
+    if (!charge) return;
+    const outcome = await this.#authorize(charge);
+    // The processor has answered: the authorization the CVV served is over. Forgotten before the
+    // outcome is recorded, so that no crash leaves it behind; a repeat after such a crash is
+    // answered from the processor's record of the reference, which needs no CVV.
+    if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
+    const recorded = await this.charges.record(charge.id, ['pending'], outcome, causeEventId);
+    // debug: one line per charge is too many at full rate; transitions are in the outbox anyway
+    this.logger.debug({ chargeId, status: outcome.status, recorded }, 'charge processed');
+  }
+
+  /**
+   * reconcile_charge: an awaiting (or pending) charge is looked up at the processor and moved on
+   * when the processor knows its fate; one past expires_on is voided and failed.
+   */
+  async reconcileCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
+    const charge = await this.charges.findToReconcile(chargeId);
+    if (!charge) return;
+    const processor = this.processors.forMode(charge.mode);
+    if (!processor) return;
+    const context = { chargeId, operation: 'reconcile' };
+    const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
+    const expired =
+      charge.status === 'awaiting' && charge.expiresOn !== null && charge.expiresOn <= new Date();
+
+    let outcome: ChargeOutcome | null = null;
+    if (!found.found) {
+      // nothing was ever executed: a pending charge is process_charge's business; an awaiting one
+      // whose payment the processor forgot can only end, and without money taken
+      if (expired) outcome = failed(expiryError(charge));
+    } else {
+      outcome = outcomeOfPayment(found.payment, charge);
+      if (!outcome && expired) outcome = await this.#expire(processor, charge, found.payment);
+    }
+    if (!outcome) return;
+    if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
+    const recorded = await this.charges.record(charge.id, [charge.status], outcome, causeEventId);
+    this.logger.info({ chargeId, status: outcome.status, recorded }, 'charge reconciled');
+  }
+
+  /**
+   * capture_charge: capture the charge's pending capture at the processor, keyed by the capture id.
+   * Captured: the charge becomes successful with charged_amount = the captured amount. Refused: the
+   * capture fails with the processor's error and the charge stays authorized (the hold is the
+   * processor's; nothing was taken).
+   */
+  async captureCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
+    const capture = await this.charges.findPendingCapture(chargeId);
+    if (!capture) return;
+    const processor = this.processors.forMode(capture.mode);
+    if (capture.chargeStatus !== 'authorized' || !capture.processorReference || !processor) {
+      const reason = processor
+        ? `the charge is ${capture.chargeStatus}, not authorized`
+        : 'no live processor is configured';
+      await this.charges.recordCaptureFailed(capture.id, paymentError('PROCESSING_ERROR', reason));
+      return;
+    }
+    const processorReference = capture.processorReference;
+    let result;
+    try {
+      result = await this.processors.retrying(
+        () =>
+          processor.capture({
+            processorReference,
+            idempotencyKey: capture.id,
+            amount: capture.amount,
+            currency: capture.currency,
+          }),
+        this.logger,
+        { chargeId, captureId: capture.id },
+      );
+    } catch (error) {
+      if (!(error instanceof ProcessorRequestRejectedError)) throw error;
+      this.logger.error({ chargeId, captureId: capture.id, err: error.message }, 'capture refused');
+      result = {
+        outcome: 'rejected' as const,
+        error: paymentError('PROCESSING_ERROR', 'the processor refused the capture request'),
+      };
+    }
+    const recorded =
+      result.outcome === 'captured'
+        ? await this.charges.recordCaptured(capture.id, result.capturedAmount, causeEventId)
+        : await this.charges.recordCaptureFailed(capture.id, result.error);
+    this.logger.info({ chargeId, captureId: capture.id, outcome: result.outcome, recorded }, 'capture done');
+  }
+
+  /** The outcome of a pending charge, from the processor's answer only; throws while it is unknown. */
+  async #authorize(charge: PendingCharge): Promise<ChargeOutcome> {
+    const processor = this.processors.forMode(charge.mode);
+    if (!processor) return errored('no live processor is configured');
+    const context = { chargeId: charge.id, paymentType: charge.paymentType };
+    let call: () => Promise<AuthorizeResult | OperatorPaymentResult>;
+    try {
+      const prepared = await this.#prepare(processor, charge);
+      if (typeof prepared === 'string') return errored(prepared);
+      call = prepared;
+    } catch (error) {
+      if (error instanceof VaultIntegrityError) return errored('the card could not be read from the vault');
+      throw error;
+    }
+    try {
+      return this.#outcomeOfAnswer(charge, await this.processors.retrying(call, this.logger, context));
+    } catch (error) {
+      const rejected = error instanceof ProcessorRequestRejectedError;
+      if (!rejected && !isRetryableProcessorError(error)) throw error;
+      // The outcome is unknown (timeout, 5xx) or the request was refused (which may follow an
+      // execution, e.g. a reused key): only the processor's record tells. Never fail without it.
+      this.logger.warn({ ...context, err: (error as Error).message }, 'asking the processor for the payment');
+      const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
+      if (!found.found) {
+        if (rejected) return errored('the processor refused the request');
+        throw new OutcomeUnknownError(`charge ${charge.id}: the processor has not executed it yet`);
+      }
+      const outcome = outcomeOfPayment(found.payment, { paymentType: charge.paymentType });
+      if (outcome) return outcome;
+      // Waiting for the customer: a retried request answers with the challenge or payment URL
+      // again. A refused one never will, so the charge waits without them until it expires.
+      if (!rejected) throw new OutcomeUnknownError(`charge ${charge.id}: retrying for the customer's link`);
+      return this.#awaiting({ processorReference: found.payment.processorReference });
+    }
+  }
+
+  /** The processor call of a charge, or the reason it cannot be made (an `error` outcome). */
+  async #prepare(
+    processor: PaymentProcessor,
+    charge: PendingCharge,
+  ): Promise<string | (() => Promise<AuthorizeResult | OperatorPaymentResult>)> {
+    const common = { reference: charge.id, amount: charge.amount, currency: charge.currency };
+    switch (charge.paymentType) {
+      case 'card': {
+        if (!charge.vault || !charge.card) return 'the card is missing from the vault';
+        const card = new SensitiveCardData({
+          cardNumber: this.vault.decrypt(charge.vault, { transactionTokenId: charge.tokenId }),
+          cvv: await this.cvvs.peek(charge.tokenId, charge.id),
+          expMonth: charge.card.exp_month,
+          expYear: charge.card.exp_year,
+          cardholder: charge.card.cardholder,
+        });
+        const request = {
+          ...common,
+          capture: charge.capture,
+          paymentMethod: { type: 'card' as const, card },
+          threeDs: {
+            mode: (charge.threeDs?.mode ?? 'normal') as ThreeDsMode,
+            redirectEndpoint: charge.threeDs?.redirect_endpoint ?? undefined,
+            callbackUrl: this.processors.callbackUrl,
+          },
+          descriptor: charge.descriptor ?? undefined,
+        };
+        return () => processor.authorize(request);
+      }
+      case 'qr_scan': {
+        if (!charge.scannedQr) return 'the transaction token has no scanned code';
+        const request = {
+          ...common,
+          capture: charge.capture,
+          paymentMethod: { type: 'qr_scan' as const, scannedQr: charge.scannedQr },
+          descriptor: charge.descriptor ?? undefined,
+        };
+        return () => processor.authorize(request);
+      }
+      case 'online': {
+        if (!charge.brand) return 'the transaction token has no brand';
+        const request = {
+          ...common,
+          brand: charge.brand,
+          callMethod:
+            charge.callMethod && CALL_METHODS.includes(charge.callMethod)
+              ? (charge.callMethod as OperatorCallMethod)
+              : undefined,
+          callbackUrl: this.processors.callbackUrl,
+          returnUrl: charge.redirectEndpoint ?? undefined,
+        };
+        return () => processor.createOperatorPayment(request);
+      }
+      case 'konbini':
+      case 'apple_pay':
+      case 'paidy':
+      case 'qr_merchant':
+      case 'bank_transfer':
+        return `payment type ${charge.paymentType} is not supported`;
+    }
+  }
+
+  #outcomeOfAnswer(charge: PendingCharge, answer: AuthorizeResult | OperatorPaymentResult): ChargeOutcome {
+    if (!('outcome' in answer)) {
+      return this.#awaiting({
+        processorReference: answer.processorReference,
+        issuerToken: {
+          issuer_token: answer.paymentUrl,
+          call_method: answer.callMethod,
+          payload: {},
+          payment_type: 'online',
+        },
+      });
+    }
+    const processorReference = answer.processorReference;
+    switch (answer.outcome) {
+      case 'approved':
+        return answer.captured
+          ? { status: 'successful', processorReference, chargedAmount: charge.amount }
+          : { status: 'authorized', processorReference, captureStatus: 'authorized' };
+      case 'declined':
+        return { status: 'failed', processorReference, error: answer.error };
+      case 'three_ds_required':
+        return this.#awaiting({
+          processorReference,
+          threeDsIssuerToken: {
+            issuer_token: answer.threeDs.issuerToken,
+            call_method: answer.threeDs.callMethod,
+            payload: answer.threeDs.payload,
+            payment_type: 'card',
+            content_type: answer.threeDs.contentType,
+          },
+        });
+    }
+  }
+
+  #awaiting(outcome: Omit<ChargeOutcome, 'status' | 'expiresOn'>): ChargeOutcome {
+    return { ...outcome, status: 'awaiting', expiresOn: new Date(Date.now() + this.#awaitingExpiryMs) };
+  }
+
+  /** An awaiting charge past its time: void what the customer did not complete, then fail it. */
+  async #expire(
+    processor: PaymentProcessor,
+    charge: ChargeToReconcile,
+    payment: ProcessorPayment,
+  ): Promise<ChargeOutcome | null> {
+    const context = { chargeId: charge.id, operation: 'expiry void' };
+    const voided = await this.processors.retrying(
+      () =>
+        processor.void({
+          processorReference: payment.processorReference,
+          idempotencyKey: `expiry-${charge.id}`,
+        }),
+      this.logger,
+      context,
+    );
+    if (voided.outcome === 'voided') return failed(expiryError(charge));
+    // completed meanwhile (paid, authenticated): what the processor now holds is the outcome
+    const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
+    if (found.found) return outcomeOfPayment(found.payment, charge);
+    return null;
+  }
+}
+
+/** The charge outcome the processor's record of a payment means; null while the customer has not acted. */
+function outcomeOfPayment(
+  payment: ProcessorPayment,
+  charge: Pick<ChargeToReconcile, 'paymentType'>,
+): ChargeOutcome | null {
+  const processorReference = payment.processorReference;
+  switch (payment.status) {
+    case 'captured':
+      return { status: 'successful', processorReference, chargedAmount: payment.capturedAmount };
+    case 'authorized':
+      return { status: 'authorized', processorReference, captureStatus: 'authorized' };
+    case 'declined':
+      return { status: 'failed', processorReference, error: payment.error ?? paymentError('CARD_REJECTED') };
+    case 'expired':
+      return {
+        status: 'failed',
+        processorReference,
+        error: payment.error ?? paymentError('CONFIRMATION_PERIOD_EXPIRED'),
+      };
+    case 'voided':
+      return { status: 'failed', processorReference, error: expiryError(charge) };
+    case 'pending_authentication':
+    case 'awaiting_payment':
+      return null;
+  }
+}
+
+/** Online/QR: 327 CONFIRMATION_PERIOD_EXPIRED; a card (3-D Secure): 358 THREE_DS_COULD_NOT_BE_COMPLETED. */
+function expiryError(charge: Pick<ChargeToReconcile, 'paymentType'>): PaymentErrorDetails {
+  return charge.paymentType === 'card'
+    ? paymentError(
+        'THREE_DS_COULD_NOT_BE_COMPLETED',
+        'the cardholder did not complete authentication in time',
+      )
+    : paymentError('CONFIRMATION_PERIOD_EXPIRED', 'the customer did not pay in time');
+}
+
+function failed(error: PaymentErrorDetails): ChargeOutcome {
+  return { status: 'failed', error };
+}
+
+/** The charge cannot be processed at all: status `error`, 309 with the reason. */
+function errored(detail: string): ChargeOutcome {
+  return { status: 'error', error: paymentError('PROCESSING_ERROR', detail) };
+}

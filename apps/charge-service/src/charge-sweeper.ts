@@ -1,0 +1,107 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Queue } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { CHARGES_QUEUE, jobId } from '@kessai/contracts';
+import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
+import type { Logger } from '@kessai/observability';
+import { CHARGE_LOGGER } from './charge-logger';
+import type { ChargeJobData } from './charge-consumers';
+
+const BATCH = 500;
+
+type ChargeJob = (typeof CHARGES_QUEUE.jobs)[number];
+
+/**
+ * Every CHARGE_SWEEP_INTERVAL_MS, finds the charges nobody is moving and gives them work: due
+ * captures (capture_at) are requested, expired awaiting charges reconciled, stale pending charges
+ * and captures processed again. Safe in any number of replicas: a capture request is conditional
+ * and unique per charge, and the jobs have one id per charge and time bucket, so replicas (and
+ * consecutive sweeps) add each at most once per bucket; the jobs themselves are repeatable.
+ */
+@Injectable()
+export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly #queue: Queue;
+  readonly #intervalMs: number;
+  readonly #staleSeconds: number;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+
+  constructor(
+    private readonly charges: ChargeOutcomesRepository,
+    private readonly captures: CapturesRepository,
+    @Inject(CHARGE_LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.#queue = new Queue(CHARGES_QUEUE.name, {
+      connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+      prefix: config.REDIS_PREFIX,
+    });
+    this.#intervalMs = config.CHARGE_SWEEP_INTERVAL_MS;
+    this.#staleSeconds = config.CHARGE_STALE_PENDING_SECONDS;
+  }
+
+  onApplicationBootstrap() {
+    this.#timer = setInterval(() => {
+      // a slow sweep is not overlapped by the next one
+      this.#sweeping ??= this.sweep()
+        .then(() => undefined)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'charge sweep failed'))
+        .finally(() => (this.#sweeping = undefined));
+    }, this.#intervalMs);
+  }
+
+  /** One pass; resolves to how many charges it gave work to. */
+  async sweep(): Promise<number> {
+    let requested = 0;
+    for (const due of await this.charges.findDueCaptures(BATCH)) {
+      // the full authorized amount; a capture requested meanwhile (API, another replica) wins
+      const result = await this.captures
+        .requestCapture({ chargeId: due.id, amount: due.amount, currency: due.currency })
+        .catch((error: unknown) => {
+          this.logger.warn({ chargeId: due.id, err: error }, 'capture_at request failed');
+          return null;
+        });
+      if (result?.outcome === 'created') requested++;
+    }
+    const [expired, stalePending, staleCaptures] = await Promise.all([
+      this.charges.findExpiredAwaiting(BATCH),
+      this.charges.findStalePending(this.#staleSeconds, BATCH),
+      this.charges.findStaleCaptures(this.#staleSeconds, BATCH),
+    ]);
+    const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
+    const jobs = [
+      ...expired.map((id) => this.#job('reconcile_charge', id, bucket)),
+      ...stalePending.map((id) => this.#job('process_charge', id, bucket)),
+      ...staleCaptures.map((id) => this.#job('capture_charge', id, bucket)),
+    ];
+    if (jobs.length > 0) await this.#queue.addBulk(jobs);
+    const total = requested + jobs.length;
+    if (total > 0) {
+      this.logger.info(
+        {
+          capturesRequested: requested,
+          expired: expired.length,
+          stalePending: stalePending.length,
+          staleCaptures: staleCaptures.length,
+        },
+        'charge sweep',
+      );
+    }
+    return total;
+  }
+
+  #job(name: ChargeJob, chargeId: string, bucket: string) {
+    const data: ChargeJobData = { aggregateId: chargeId, eventType: 'charge_sweep' };
+    return {
+      name,
+      data,
+      opts: { ...CHARGES_QUEUE.jobOptions, jobId: jobId(name, chargeId, 'sweep', bucket) },
+    };
+  }
+
+  async onModuleDestroy() {
+    clearInterval(this.#timer);
+    await this.#sweeping;
+    await this.#queue.close();
+  }
+}

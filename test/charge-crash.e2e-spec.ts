@@ -1,0 +1,160 @@
+import { randomUUID } from 'node:crypto';
+import { CardNumber } from '@kessai/cards';
+import { Queue } from 'bullmq';
+import { CHARGE_REQUESTED, CHARGES_QUEUE } from '@kessai/contracts';
+import { operationStats, startProcessorSimulator, type ProcessorSimulator } from '@kessai/processor';
+import { RedisService } from '@kessai/runtime';
+import { SpawnedApp, TestEnvironment } from '@kessai/testing';
+import { CardVault, PendingCvvStore } from '@kessai/vault';
+
+const CHARGES = 50;
+const FINAL = ['successful', 'failed', 'error'];
+
+let env: TestEnvironment;
+let simulator: ProcessorSimulator;
+let redis: RedisService;
+let cvvs: PendingCvvStore;
+const apps: SpawnedApp[] = [];
+
+beforeAll(async () => {
+  // slow enough that many authorizations are in flight when the process dies
+  simulator = await startProcessorSimulator({ latencyMs: 200, latencyJitterMs: 100 });
+  env = await TestEnvironment.create({
+    PROCESSOR_TEST_URL: simulator.url,
+    CHARGE_WORKER_CONCURRENCY: '8',
+    CHARGE_JOB_LOCK_MS: '1000',
+    HEALTH_PORT: '0',
+    LOG_LEVEL: 'info',
+  });
+  redis = new RedisService(env.config);
+  await redis.onModuleInit();
+  cvvs = new PendingCvvStore(redis, env.config);
+});
+
+afterAll(async () => {
+  for (const app of apps) await app.stop('SIGKILL');
+  await simulator?.close();
+  await redis?.onModuleDestroy();
+  await env?.close();
+});
+
+async function startChargeService(): Promise<SpawnedApp> {
+  const app = SpawnedApp.start('apps/charge-service/src/main.ts', env.variables);
+  apps.push(app);
+  await app.waitForLog((line) => line.msg === 'charge-service started');
+  return app;
+}
+
+/** Card charges (approved and declined) with their charge_requested commands, as the gateway writes them. */
+async function createCharges(merchantId: string, storeId: string): Promise<string[]> {
+  const vault = new CardVault(env.config.VAULT_KEYS, env.config.VAULT_FINGERPRINT_SECRET);
+  const ids: string[] = [];
+  for (let i = 0; i < CHARGES; i++) {
+    const tokenId = randomUUID();
+    const card = CardNumber.fromDigits(i % 5 === 0 ? '4111111111111111' : '4242424242424242');
+    const id = randomUUID();
+    await env.prisma.$transaction([
+      env.prisma.transactionToken.create({
+        data: {
+          id: tokenId,
+          merchantId,
+          storeId,
+          mode: 'test',
+          type: 'one_time',
+          paymentType: 'card',
+          data: { card: { cardholder: 'TARO YAMADA', exp_month: 12, exp_year: 2099 } },
+          card: { create: vault.encrypt(card, { transactionTokenId: tokenId }) },
+        },
+      }),
+      env.prisma.charge.create({
+        data: {
+          id,
+          merchantId,
+          storeId,
+          transactionTokenId: tokenId,
+          transactionTokenType: 'one_time',
+          mode: 'test',
+          requestedAmount: 1000 + i,
+          requestedCurrency: 'JPY',
+        },
+      }),
+      env.prisma.outboxEvent.create({
+        data: {
+          merchantId,
+          storeId,
+          aggregateType: 'charge',
+          aggregateId: id,
+          eventType: CHARGE_REQUESTED,
+          payload: { charge_id: id, store_id: storeId },
+        },
+      }),
+    ]);
+    await cvvs.put(tokenId, '123');
+    ids.push(id);
+  }
+  return ids;
+}
+
+function countFinal() {
+  return env.prisma.charge.count({ where: { status: { in: ['successful', 'failed', 'error'] } } });
+}
+
+async function waitUntil(predicate: () => Promise<boolean>, timeoutMs: number, what: string) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await predicate())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('charge-service crash', () => {
+  it('killed with charges in flight and restarted: every charge final once, the processor executed once', async () => {
+    const { merchant, store } = await env.seedMerchant('crash');
+    const ids = await createCharges(merchant.id, store.id);
+
+    const first = await startChargeService();
+    // some charges done, most still pending or at the processor
+    await waitUntil(async () => (await countFinal()) >= 5, 30_000, 'the first outcomes');
+    expect(await first.stop('SIGKILL')).toBeNull();
+    const finalAtCrash = await countFinal();
+    expect(finalAtCrash).toBeLessThan(CHARGES);
+
+    // the dead worker's jobs are still marked active: they were in flight when it died
+    const queue = new Queue(CHARGES_QUEUE.name, {
+      connection: { url: env.config.REDIS_URL },
+      prefix: env.config.REDIS_PREFIX,
+    });
+    try {
+      expect(await queue.getActiveCount()).toBeGreaterThan(0);
+    } finally {
+      await queue.close();
+    }
+
+    await startChargeService();
+    await waitUntil(async () => (await countFinal()) === CHARGES, 60_000, 'every charge to be final');
+
+    const stats = simulator.stats();
+    const rows = await env.prisma.$queryRaw<{ id: string; status: string; finished: number }[]>`
+      SELECT c.id::text AS id, c.status::text AS status,
+             (SELECT count(*)::int FROM outbox_events e
+               WHERE e.aggregate_id = c.id AND e.event_type = 'charge_finished') AS finished
+        FROM charges c`;
+    expect(rows).toHaveLength(CHARGES);
+    for (const row of rows) {
+      expect({ id: row.id, final: FINAL.includes(row.status), finished: row.finished }).toEqual({
+        id: row.id,
+        final: true,
+        finished: 1,
+      });
+      expect({ id: row.id, executions: operationStats(stats, 'authorize', row.id).executions }).toEqual({
+        id: row.id,
+        executions: 1,
+      });
+    }
+    expect(rows.filter((row) => row.status === 'failed')).toHaveLength(CHARGES / 5);
+    expect(new Set(rows.map((row) => row.id))).toEqual(new Set(ids));
+    // each CVV served its authorization, across the crash, and is gone
+    const tokens = await env.prisma.charge.findMany({ select: { transactionTokenId: true } });
+    for (const { transactionTokenId } of tokens) expect(await cvvs.take(transactionTokenId)).toBeNull();
+  }, 120_000);
+});

@@ -1,0 +1,265 @@
+// The whole charge path as a merchant sees it through the official univapay-node SDK: the real
+// gateway, a real charge-service process, BullMQ, Postgres, Redis, and the processor simulator over
+// HTTP (the only fake: the outside world).
+process.env.POLLING_INTERVAL = '100';
+
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import SDK, { ResponseError } from 'univapay-node';
+import { CHARGE_FINISHED } from '@kessai/contracts';
+import { operationStats, startProcessorSimulator, type ProcessorSimulator } from '@kessai/processor';
+import { RELAXED_RATE_LIMITS, SpawnedApp, TestEnvironment } from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
+type Token = { secret: string; jwt: string };
+
+let env: TestEnvironment;
+let gateway: NestFastifyApplication;
+let chargeService: SpawnedApp;
+let simulator: ProcessorSimulator;
+let baseUrl: string;
+let shop: Seeded;
+let foreign: Seeded;
+let plain: Seeded;
+
+const NEXT_YEAR = new Date().getUTCFullYear() + 1;
+const APPROVED = '4000056655665556';
+const sdkFor = (token: Token) => new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
+const sdk = () => sdkFor(shop.storeToken);
+
+async function cardToken(cardNumber: string, type: 'one_time' | 'recurring' = 'one_time') {
+  return sdk().transactionTokens.create({
+    paymentType: 'card' as any,
+    type: type as any,
+    email: 'buyer@example.test',
+    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
+  });
+}
+
+async function charge(tokenId: string, extra: Record<string, unknown> = {}) {
+  return sdk().charges.create({
+    transactionTokenId: tokenId,
+    amount: 1200,
+    currency: 'JPY',
+    ...extra,
+  });
+}
+
+const poll = (chargeId: string, until?: (charge: any) => boolean) =>
+  sdk().charges.poll(
+    shop.store.id,
+    chargeId,
+    undefined,
+    undefined,
+    until ? { successCondition: until } : undefined,
+  ) as Promise<any>;
+
+async function sdkError(promise: Promise<unknown>) {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof ResponseError) return error.errorResponse;
+    throw error;
+  }
+  throw new Error('expected the SDK call to fail');
+}
+
+const finishedEvents = (chargeId: string) =>
+  env.prisma.outboxEvent.count({ where: { aggregateId: chargeId, eventType: CHARGE_FINISHED } });
+
+beforeAll(async () => {
+  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
+  simulator = await startProcessorSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
+    timeoutHoldMs: 5_000,
+    callbackRetryBaseDelayMs: 50,
+  });
+  gateway = await createGatewayApp(env.config);
+  await gateway.listen(0, '127.0.0.1');
+  baseUrl = await gateway.getUrl();
+  chargeService = SpawnedApp.start('apps/charge-service/src/main.ts', {
+    ...env.variables,
+    HEALTH_PORT: '0',
+    PROCESSOR_TEST_URL: simulator.url,
+    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
+    PROCESSOR_TIMEOUT_MS: '1000',
+    CHARGE_SWEEP_INTERVAL_MS: '200',
+    LOG_LEVEL: 'info',
+  });
+  await chargeService.waitForLog((line) => line.msg === 'charge-service started', 60_000);
+
+  shop = await env.seedMerchant('sdk-shop');
+  await env.admin.setPciDssCompliant(shop.merchant.id, true);
+  foreign = await env.seedMerchant('sdk-foreign');
+  plain = await env.seedMerchant('sdk-plain');
+}, 90_000);
+
+afterAll(async () => {
+  await chargeService?.stop();
+  await simulator?.close();
+  await env?.close(gateway);
+});
+
+describe('charges through the univapay-node SDK', () => {
+  it('token → charge (201 pending) → charges.poll → successful, with one charge_finished event', async () => {
+    const token = await cardToken(APPROVED);
+    const created: any = await charge(token.id, { metadata: { order_id: 'A-1' } });
+    expect(created).toMatchObject({
+      storeId: shop.store.id,
+      transactionTokenId: token.id,
+      transactionTokenType: 'one_time',
+      requestedAmount: 1200,
+      requestedCurrency: 'JPY',
+      status: 'pending',
+      mode: 'test',
+      metadata: { order_id: 'A-1' },
+    });
+    const done = await poll(created.id);
+    expect(done).toMatchObject({
+      id: created.id,
+      status: 'successful',
+      chargedAmount: 1200,
+      chargedCurrency: 'JPY',
+      error: null,
+    });
+    expect(await finishedEvents(created.id)).toBe(1);
+  });
+
+  it.each([
+    ['4111111111111111', 'failed', 306],
+    ['4000000000009995', 'failed', 330],
+    ['4000000000000069', 'failed', 304],
+    ['4000000000000127', 'failed', 305],
+    ['4242424242424242', 'successful', null],
+    ['4012888888881881', 'successful', null],
+    ['4000000000040503', 'successful', null], // 503 twice, then approved: retried with backoff
+    ['4000000000000408', 'successful', null], // answer held past the timeout: retry with the same reference
+  ])('card %s → %s (error %s), the processor executing it once', async (cardNumber, status, code) => {
+    const created: any = await charge((await cardToken(cardNumber)).id);
+    const done = await poll(created.id);
+    expect(done.status).toBe(status);
+    if (code === null) expect(done.error).toBeNull();
+    else expect(done.error).toMatchObject({ code });
+    expect(operationStats(simulator.stats(), 'authorize', created.id).executions).toBe(1);
+    expect(await finishedEvents(created.id)).toBe(1);
+  });
+
+  it('authorize (capture: false), then a partial capture through sdk.captures', async () => {
+    const created: any = await charge((await cardToken(APPROVED)).id, { capture: false, amount: 5000 });
+    const authorized = await poll(created.id);
+    expect(authorized).toMatchObject({ status: 'authorized', captureStatus: 'authorized' });
+
+    await sdk().captures.create(shop.store.id, created.id, { amount: 3000, currency: 'JPY' });
+    const captured = await poll(created.id, (c) => c.status !== 'authorized');
+    expect(captured).toMatchObject({ status: 'successful', captureStatus: 'captured', chargedAmount: 3000 });
+  });
+
+  it('authorize, then a full capture', async () => {
+    const created: any = await charge((await cardToken(APPROVED)).id, { capture: false });
+    await poll(created.id);
+    await sdk().captures.create(shop.store.id, created.id, { amount: 1200, currency: 'JPY' });
+    const captured = await poll(created.id, (c) => c.status !== 'authorized');
+    expect(captured).toMatchObject({ status: 'successful', chargedAmount: 1200 });
+  });
+
+  it('online: awaiting → issuer token URL → paid on the operator page → successful', async () => {
+    const token = await sdk().transactionTokens.create({
+      paymentType: 'online' as any,
+      type: 'one_time' as any,
+      email: 'buyer@example.test',
+      data: { brand: 'pay_pay_online' },
+    } as any);
+    const created: any = await charge(token.id);
+    const awaiting = await poll(created.id);
+    expect(awaiting.status).toBe('awaiting');
+
+    const issuer: any = await sdk().charges.getIssuerToken(shop.store.id, created.id);
+    expect(issuer.issuerToken).toMatch(new RegExp(`^${simulator.url}/operator/pay/`));
+    expect(issuer.callMethod).toBe('http_get');
+
+    const page = await fetch(issuer.issuerToken);
+    expect(page.status).toBe(200);
+    const paid = await fetch(issuer.issuerToken, { method: 'POST', redirect: 'manual' });
+    expect(paid.status).toBeLessThan(400);
+
+    const done = await poll(created.id, (c) => c.status !== 'awaiting');
+    expect(done).toMatchObject({ status: 'successful', chargedAmount: 1200 });
+    expect(await finishedEvents(created.id)).toBe(1);
+  });
+
+  it('3-D Secure: awaiting → issuer page → authenticated → successful', async () => {
+    const created: any = await charge((await cardToken('4000000000003220')).id);
+    expect((await poll(created.id)).status).toBe('awaiting');
+    const issuer: any = await sdk().charges.threeDsIssuerToken(shop.store.id, created.id);
+    expect(typeof issuer.issuerToken).toBe('string');
+    const form = new URLSearchParams({ ...(issuer.payload ?? {}), result: 'authenticated' });
+    const answer = await fetch(issuer.issuerToken, {
+      method: 'POST',
+      body: form,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      redirect: 'manual',
+    });
+    expect(answer.status).toBeLessThan(400);
+    const done = await poll(created.id, (c) => c.status !== 'awaiting');
+    expect(done.status).toBe('successful');
+  });
+
+  it('duplicate rule: the same recurring card and amount within 30 s fails with 311, not after', async () => {
+    const token = await cardToken(APPROVED, 'recurring');
+    const first: any = await charge(token.id);
+    const second: any = await charge(token.id);
+    expect(second).toMatchObject({ status: 'failed', error: { code: 311 } });
+    const otherAmount: any = await charge(token.id, { amount: 1300 });
+    expect(otherAmount.status).toBe('pending');
+    expect((await poll(first.id)).status).toBe('successful');
+
+    // 31 s later (moved back in the database rather than waited for)
+    await env.prisma.$executeRaw`
+      UPDATE charges SET created_on = created_on - interval '31 seconds'
+      WHERE transaction_token_id = ${token.id}::uuid`;
+    const later: any = await charge(token.id);
+    expect(later.status).toBe('pending');
+    expect((await poll(later.id)).status).toBe('successful');
+  });
+
+  it('a one_time token is charged once; reuse is a clear error', async () => {
+    const token = await cardToken(APPROVED);
+    await charge(token.id);
+    const error = await sdkError(charge(token.id));
+    expect(error.code).toBe('TRANSACTION_ALREADY_PROCESSED');
+  });
+
+  it('PCI DSS gate: a non-compliant merchant cannot send card data with its secret token', async () => {
+    const error = await sdkError(
+      sdkFor(plain.storeToken).transactionTokens.create({
+        paymentType: 'card' as any,
+        type: 'one_time' as any,
+        email: 'buyer@example.test',
+        data: {
+          cardholder: 'Taro Yamada',
+          cardNumber: APPROVED,
+          expMonth: 12,
+          expYear: NEXT_YEAR,
+          cvv: '123',
+        },
+      }),
+    );
+    expect(error.code).toBe('DIRECT_CARD_TOKEN_CREATION_DISABLED');
+  });
+
+  it('another merchant can neither read nor capture the charge', async () => {
+    const created: any = await charge((await cardToken(APPROVED)).id, { capture: false });
+    await poll(created.id);
+    const other = sdkFor(foreign.storeToken);
+    expect((await sdkError(other.charges.get(shop.store.id, created.id))).code).toBe('NOT_FOUND');
+    expect((await sdkError(other.charges.get(foreign.store.id, created.id))).code).toBe('NOT_FOUND');
+    expect(
+      (await sdkError(other.captures.create(shop.store.id, created.id, { amount: 1200, currency: 'JPY' })))
+        .code,
+    ).toBe('NOT_FOUND');
+    const still: any = await sdk().charges.get(shop.store.id, created.id);
+    expect(still.status).toBe('authorized');
+  });
+});
