@@ -25,7 +25,10 @@ if (args[0] === '--add-missing') {
   const [from, to] = args;
   let text = readFileSync(from, 'utf8');
   for (const [name, make] of Object.entries(generated)) {
-    text = text.replace(new RegExp(`^${name}=.*$`, 'm'), `${name}=${make()}`);
+    const line = new RegExp(`^${name}=.*$`, 'm');
+    // a generated key the template lacks is appended rather than left out
+    if (line.test(text)) text = text.replace(line, `${name}=${make()}`);
+    else text += `${text.endsWith('\n') ? '' : '\n'}${name}=${make()}\n`;
   }
   writeFileSync(to, text, { mode: 0o600 });
 }

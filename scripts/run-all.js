@@ -1,10 +1,21 @@
-// Runs the gateway and every worker service as child processes, prefixes their output, prints the
+// Runs the processor simulator (the outside world test-mode charges reach at PROCESSOR_TEST_URL),
+// then the gateway and every worker service as child processes, prefixes their output, prints the
 // base URL and demo credentials once the gateway answers, and stops them all gracefully on Ctrl-C
 // or SIGTERM (each gets SIGTERM and SHUTDOWN_TIMEOUT_MS to finish its in-flight work).
 const { spawn } = require('child_process');
 
 const credentials = JSON.parse(process.argv[2]);
 const port = Number(process.env.PORT || 3000);
+// the simulator listens where PROCESSOR_TEST_URL points (default http://127.0.0.1:3190), unless
+// SIMULATOR_PORT / SIMULATOR_HOST say otherwise
+const processorUrl = new URL(process.env.PROCESSOR_TEST_URL || 'http://127.0.0.1:3190');
+const simulatorPort = process.env.SIMULATOR_PORT || processorUrl.port || '80';
+const simulatorHost = process.env.SIMULATOR_HOST || processorUrl.hostname.replace(/^\[|\]$/g, '');
+const simulator = {
+  name: 'processor-simulator',
+  entry: 'dist/scripts/processor-simulator.js',
+  env: { SIMULATOR_PORT: simulatorPort, SIMULATOR_HOST: simulatorHost },
+};
 const services = [
   { name: 'gateway', entry: 'dist/apps/gateway/src/main.js', env: {} },
   {
@@ -30,7 +41,8 @@ const services = [
 ];
 
 let stopping = false;
-const children = services.map((service) => {
+const children = [];
+function startChild(service) {
   const child = spawn(process.execPath, ['--enable-source-maps', service.entry], {
     env: { ...process.env, ...service.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -48,8 +60,9 @@ const children = services.map((service) => {
     process.stdout.write(`${prefix}exited (${signal || code})\n`);
     if (!stopping) stop(1);
   });
+  children.push(child);
   return child;
-});
+}
 
 function stop(code) {
   if (stopping) return;
@@ -64,8 +77,7 @@ function stop(code) {
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
-async function waitForGateway() {
-  const url = `http://127.0.0.1:${port}/heartbeat`;
+async function waitFor(url) {
   for (let i = 0; i < 120 && !stopping; i++) {
     try {
       if ((await fetch(url)).ok) return true;
@@ -77,8 +89,16 @@ async function waitForGateway() {
   return false;
 }
 
-waitForGateway().then((up) => {
-  if (!up) return;
+async function main() {
+  // first the outside world, so that the first charge-service job finds a processor
+  startChild(simulator);
+  const simulatorHealth = `http://${simulatorHost.includes(':') ? `[${simulatorHost}]` : simulatorHost}:${simulatorPort}/_sim/health`;
+  if (!(await waitFor(simulatorHealth))) {
+    if (!stopping) process.stdout.write(`[run-all] the simulator does not answer at ${simulatorHealth}\n`);
+    return stop(1);
+  }
+  for (const service of services) startChild(service);
+  if (!(await waitFor(`http://127.0.0.1:${port}/heartbeat`))) return;
   process.stdout.write(
     [
       '',
@@ -89,10 +109,13 @@ waitForGateway().then((up) => {
       `  secret       ${credentials.secret}`,
       `  jwt          ${credentials.jwt}`,
       `  user         ${credentials.user_email} / ${credentials.user_password}  (POST /authenticate)`,
+      `  processor    ${processorUrl.origin} (the simulator; test cards: docs/processor-simulator.md)`,
       '',
       '  try:  curl -H "Authorization: Bearer <secret>.<jwt>" ' + credentials.base_url + '/me',
       '  (credentials are also in .kessai/demo-credentials.json; Ctrl-C stops everything)',
       '',
     ].join('\n') + '\n',
   );
-});
+}
+
+main();

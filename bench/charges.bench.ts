@@ -1,0 +1,621 @@
+/**
+ * Charges end to end on this machine: POST /charges accepted per second and charges reaching a
+ * final status per second, with p50/p99, next to an in-run floor (bench/floor-server.ts: a bare route
+ * doing one Redis call, one insert and one enqueue) driven by the same client at the same concurrency.
+ *
+ * Everything is a real process from the compiled build (`npm run build`), co-located with Postgres,
+ * Redis and the load generator: the processor simulator (dist/scripts/processor-simulator.js), the
+ * gateway(s), charge-service(s) and webhook-service. Rate limits stay on (3,000 charges/min per
+ * credential): the load is spread over BENCH_STORES merchants, each with one store and its own
+ * store token, like many merchants sharing one service, which also keeps every store within its
+ * 1,440 test charges per day. Card tokens (one_time, an approved test card) are created through
+ * POST /tokens before the measured phase, with a second token per store so the charge credentials'
+ * buckets start full.
+ *
+ *   npm run bench:charges
+ *
+ * Settings (environment): BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3), BENCH_CONCURRENCY (64),
+ * BENCH_STORES (40), BENCH_GATEWAYS (1), BENCH_CHARGE_SERVICES (1), BENCH_WEBHOOK_SERVICE (1),
+ * BENCH_PROCESSOR_LATENCY_MS (2), BENCH_EXPECTED_RATE (1500: tokens are made for this many charges
+ * per second), BENCH_CARD (4242424242424242), BENCH_DB_POOL_SIZE (unset: the processes' default),
+ * RATE_LIMIT_ENABLED (true), TEST_DATABASE_URL (its server hosts the scratch database).
+ */
+import 'reflect-metadata';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { Client } from 'pg';
+import { TestEnvironment } from '@kessai/testing';
+import globalSetup from '../test/global-setup';
+import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
+
+const ROOT = path.resolve(__dirname, '..');
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const SECONDS = num('BENCH_SECONDS', 15);
+const WARMUP_SECONDS = num('BENCH_WARMUP_SECONDS', 3);
+const CONCURRENCY = num('BENCH_CONCURRENCY', 64);
+const STORES = num('BENCH_STORES', 40);
+const GATEWAYS = num('BENCH_GATEWAYS', 1);
+const CHARGE_SERVICES = num('BENCH_CHARGE_SERVICES', 1);
+const WEBHOOK_SERVICE = process.env.BENCH_WEBHOOK_SERVICE !== '0';
+const PROCESSOR_LATENCY_MS = num('BENCH_PROCESSOR_LATENCY_MS', 2);
+const EXPECTED_RATE = num('BENCH_EXPECTED_RATE', 1500);
+const CARD = process.env.BENCH_CARD ?? '4242424242424242';
+const RATE_LIMITS = process.env.RATE_LIMIT_ENABLED ?? 'true';
+const DAILY_TEST_CHARGES = 1_440;
+const FINAL = `('successful', 'failed', 'error', 'authorized', 'canceled')`;
+const NEXT_YEAR = new Date().getUTCFullYear() + 1;
+
+// a scratch database of its own, beside (never inside) the test suites' template
+process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A process of the compiled build (or a TypeScript file under ts-node), with its output kept. */
+class Proc {
+  readonly output: string[] = [];
+  readonly exited: Promise<number | null>;
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    const keep = (chunk: Buffer) => {
+      this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (this.output.length > 200) this.output.splice(0, this.output.length - 200);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+  static start(name: string, args: string[], env: Record<string, string>): Proc {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new Proc(name, child);
+  }
+  get pid(): number {
+    return this.child.pid!;
+  }
+  async waitHttp(url: string, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null)
+        throw new Error(`${this.name} exited (${this.child.exitCode}):\n${this.output.join('\n')}`);
+      try {
+        if ((await fetch(url)).ok) return;
+      } catch {
+        // not up yet
+      }
+      await sleep(200);
+    }
+    throw new Error(`${this.name} did not answer ${url}:\n${this.output.join('\n')}`);
+  }
+  async stop() {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+// ---------- CPU accounting (Linux /proc; clock ticks are 100/s) ----------
+
+async function pidCpuSeconds(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Postgres processes of this benchmark: the backends connected to the scratch database and the
+ * server's background processes (WAL writer, checkpointer…). Per pid, so that backends of other
+ * databases (a test run beside the benchmark) do not count; a backend that exits between two
+ * snapshots loses its time (pools keep theirs open for the whole run).
+ */
+async function postgresCpu(db: Client): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type <> 'client backend'`,
+  );
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    const seconds = await pidCpuSeconds(pid);
+    if (Number.isFinite(seconds)) cpu.set(pid, seconds);
+  }
+  return cpu;
+}
+
+async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return value('used_cpu_user') + value('used_cpu_sys');
+}
+
+/** Busy and total CPU seconds of the whole machine. */
+async function machineCpu(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0];
+  const ticks = line.split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = ticks[3] + (ticks[4] ?? 0);
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
+interface CpuSnapshot {
+  /** CPU seconds used so far, per process name */
+  seconds: Record<string, number>;
+  postgresPids: Map<number, number>;
+  machineBusy: number;
+  machineTotal: number;
+}
+
+async function cpuSnapshot(procs: Proc[], redis: Redis, db: Client): Promise<CpuSnapshot> {
+  const seconds: Record<string, number> = {};
+  for (const proc of procs) seconds[proc.name] = await pidCpuSeconds(proc.pid);
+  seconds.postgres = 0; // from postgresPids
+  seconds.redis = await redisCpuSeconds(redis);
+  const usage = process.cpuUsage();
+  seconds['bench client'] = (usage.user + usage.system) / 1e6;
+  const machine = await machineCpu();
+  return {
+    seconds,
+    postgresPids: await postgresCpu(db),
+    machineBusy: machine.busy,
+    machineTotal: machine.total,
+  };
+}
+
+function cpuTable(before: CpuSnapshot, after: CpuSnapshot, units: number, unitName: string) {
+  const wall = (after.machineTotal - before.machineTotal) / cpus().length; // /proc/stat counts every core
+  const line = (name: string, used: number) =>
+    `| ${name} | ${used.toFixed(2)} | ${((used / wall) * 100).toFixed(0)} % | ${((used * 1000) / units).toFixed(3)} |`;
+  const rows: string[] = [];
+  let sum = 0;
+  for (const name of Object.keys(before.seconds)) {
+    let used = after.seconds[name] - before.seconds[name];
+    if (name === 'postgres') {
+      used = 0;
+      for (const [pid, seconds] of after.postgresPids) used += seconds - (before.postgresPids.get(pid) ?? 0);
+    }
+    sum += used;
+    rows.push(line(name, used));
+  }
+  const busy = after.machineBusy - before.machineBusy;
+  rows.push(line('**this benchmark (sum)**', sum));
+  // anything else on the machine (another test run, an editor): the figures are only clean when ~0
+  rows.push(line('other processes', busy - sum));
+  return [
+    `| process | CPU s | CPU (100 % = one core of ${cpus().length}) | CPU ms per ${unitName} |`,
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
+
+// ---------- seeding ----------
+
+interface BenchStore {
+  storeId: string;
+  /** used for POST /tokens only */
+  setupAuth: string;
+  /** used for POST /charges only: its rate-limit buckets are untouched when measuring starts */
+  chargeAuth: string;
+  tokens: string[];
+}
+
+async function seedStores(env: TestEnvironment, count: number): Promise<BenchStore[]> {
+  const stores: BenchStore[] = [];
+  for (let i = 0; i < count; i++) {
+    const merchant = await env.admin.createMerchant({
+      name: `Bench Merchant ${i}`,
+      email: `bench-${i}-${Date.now()}@example.test`,
+      verified: true,
+    });
+    await env.admin.setPciDssCompliant(merchant.id, true);
+    const store = await env.admin.createStore({ merchantId: merchant.id, name: `Bench Store ${i}` });
+    const issue = () => env.admin.issueAppToken({ merchantId: merchant.id, storeId: store.id, mode: 'test' });
+    const [setup, charge] = [await issue(), await issue()];
+    stores.push({
+      storeId: store.id,
+      setupAuth: `Bearer ${setup.secret}.${setup.jwt}`,
+      chargeAuth: `Bearer ${charge.secret}.${charge.jwt}`,
+      tokens: [],
+    });
+  }
+  return stores;
+}
+
+/** Creates `perStore` one_time card tokens in every store through POST /tokens, round robin. */
+async function createCardTokens(gateways: string[], stores: BenchStore[], perStore: number) {
+  const wanted = stores.length * perStore;
+  let issued = 0;
+  const result = await runRequestLoad({
+    concurrency: CONCURRENCY,
+    durationMs: 30 * 60_000,
+    keepBodies: true,
+    next: (worker) => {
+      if (issued >= wanted) return null;
+      const store = stores[issued % stores.length];
+      issued++;
+      return {
+        url: `${gateways[worker % gateways.length]}/tokens`,
+        method: 'POST',
+        headers: { authorization: store.setupAuth, 'x-bench-store': store.storeId },
+        json: {
+          payment_type: 'card',
+          type: 'one_time',
+          email: 'buyer@example.test',
+          data: {
+            cardholder: 'Taro Yamada',
+            card_number: CARD,
+            exp_month: 12,
+            exp_year: NEXT_YEAR,
+            cvv: '123',
+          },
+        },
+      };
+    },
+    answered: (request, answer) => {
+      const store = stores.find((s) => s.storeId === request.headers?.['x-bench-store'])!;
+      if (answer.status === 201) store.tokens.push((JSON.parse(answer.body) as { id: string }).id);
+      else if (answer.status === 429) {
+        issued--; // made again later (round robin: another store's turn comes first)
+      } else throw new Error(`POST /tokens answered ${answer.status}: ${answer.body}`);
+    },
+  });
+  return result;
+}
+
+// ---------- the measured runs ----------
+
+interface ChargeRun {
+  load: LoadResult;
+  startedAt: Date;
+  endedAt: Date;
+  exhausted: boolean;
+}
+
+async function driveCharges(
+  gateways: string[],
+  stores: BenchStore[],
+  durationMs: number,
+): Promise<ChargeRun> {
+  let turn = 0;
+  let exhausted = false;
+  const startedAt = new Date();
+  const load = await runRequestLoad({
+    concurrency: CONCURRENCY,
+    durationMs,
+    next: (worker) => {
+      for (let tried = 0; tried < stores.length; tried++) {
+        const store = stores[turn++ % stores.length];
+        const token = store.tokens.pop();
+        if (token === undefined) continue;
+        return {
+          url: `${gateways[worker % gateways.length]}/charges`,
+          method: 'POST',
+          headers: {
+            authorization: store.chargeAuth,
+            'x-bench-store': store.storeId,
+            'x-bench-token': token,
+          },
+          json: { transaction_token_id: token, amount: 1000, currency: 'JPY', metadata: { bench: true } },
+        };
+      }
+      exhausted = true;
+      return null;
+    },
+    answered: (request, answer) => {
+      // refused by the rate limiter: the token was not used, it goes back for a later request
+      if (answer.status === 429) {
+        const store = stores.find((s) => s.storeId === request.headers?.['x-bench-store'])!;
+        store.tokens.push(request.headers!['x-bench-token']);
+      }
+    },
+  });
+  return { load, startedAt, endedAt: new Date(), exhausted };
+}
+
+async function driveFloor(url: string, stores: BenchStore[], durationMs: number): Promise<LoadResult> {
+  let turn = 0;
+  return runRequestLoad({
+    concurrency: CONCURRENCY,
+    durationMs,
+    next: (): LoadRequest => {
+      const store = stores[turn++ % stores.length];
+      return {
+        url: `${url}/floor`,
+        method: 'POST',
+        headers: { authorization: store.chargeAuth },
+        json: {
+          transaction_token_id: store.storeId,
+          amount: 1000,
+          currency: 'JPY',
+          metadata: { bench: true },
+        },
+      };
+    },
+  });
+}
+
+async function scalar(db: Client, sql: string, params: unknown[] = []): Promise<number> {
+  const { rows } = await db.query<{ n: string | number | null }>(sql, params);
+  return Number(rows[0]?.n ?? 0);
+}
+
+async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+/** Every charge created since `since` final; resolves with the time the last one became final. */
+async function drain(db: Client, since: Date, timeoutMs: number) {
+  await waitUntil(
+    'charges to become final',
+    async () =>
+      (await scalar(
+        db,
+        `SELECT count(*) AS n FROM charges WHERE created_on >= $1 AND status NOT IN ${FINAL}`,
+        [since],
+      )) === 0,
+    timeoutMs,
+  );
+}
+
+/** When each charge became final: its charge_finished event, else (authorized) its last update. */
+const FINAL_TIMES = `
+  SELECT c.id, c.status, c.created_on,
+         COALESCE((SELECT min(e.created_on) FROM outbox_events e
+                   WHERE e.aggregate_id = c.id AND e.event_type = 'charge_finished'), c.updated_on) AS final_on
+  FROM charges c`;
+
+async function finalStats(db: Client, from: Date, to: Date) {
+  const windowSeconds = (to.getTime() - from.getTime()) / 1000;
+  const finals = await scalar(
+    db,
+    `SELECT count(*) AS n FROM (${FINAL_TIMES}) f WHERE f.status IN ${FINAL} AND f.final_on >= $1 AND f.final_on < $2`,
+    [from, to],
+  );
+  const { rows: latency } = await db.query<{ n: string; p50: number; p99: number; last: Date }>(
+    `SELECT count(*) AS n,
+            percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS p50,
+            percentile_cont(0.99) WITHIN GROUP (ORDER BY ms) AS p99,
+            max(final_on) AS last
+     FROM (SELECT f.final_on, extract(epoch FROM (f.final_on - f.created_on)) * 1000 AS ms
+           FROM (${FINAL_TIMES}) f WHERE f.created_on >= $1 AND f.created_on < $2 AND f.status IN ${FINAL}) x`,
+    [from, to],
+  );
+  const { rows: perSecond } = await db.query<{ s: number; n: string }>(
+    `SELECT floor(extract(epoch FROM (f.final_on - $1::timestamptz)))::int AS s, count(*) AS n
+     FROM (${FINAL_TIMES}) f WHERE f.status IN ${FINAL} AND f.final_on >= $1
+     GROUP BY 1 ORDER BY 1`,
+    [from],
+  );
+  const { rows: statuses } = await db.query<{ status: string; n: string }>(
+    `SELECT status, count(*) AS n FROM charges WHERE created_on >= $1 AND created_on < $2 GROUP BY 1 ORDER BY 1`,
+    [from, to],
+  );
+  const created = statuses.reduce((sum, row) => sum + Number(row.n), 0);
+  const last = latency[0]?.last ? new Date(latency[0].last) : to;
+  return {
+    finalsInWindow: finals,
+    finalizedPerSecond: finals / windowSeconds,
+    created,
+    acceptToFinalP50: Number(latency[0]?.p50),
+    acceptToFinalP99: Number(latency[0]?.p99),
+    /** the window's charges, from the first accepted to the last final */
+    endToEndPerSecond: created / ((last.getTime() - from.getTime()) / 1000),
+    drainSeconds: (last.getTime() - to.getTime()) / 1000,
+    perSecond: perSecond.map((row) => Number(row.n)),
+    statuses: Object.fromEntries(statuses.map((row) => [row.status, Number(row.n)])),
+  };
+}
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
+const statusList = (statuses: Record<string | number, number>) =>
+  Object.entries(statuses)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(' ');
+
+async function main() {
+  await globalSetup();
+  const env = await TestEnvironment.create({ NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+  const variables: Record<string, string> = { ...env.variables, RATE_LIMIT_ENABLED: RATE_LIMITS };
+  delete variables.RATE_LIMIT_REDIS_TIMEOUT_MS; // the production default, not the test suites' 5 s
+  if (process.env.BENCH_DB_POOL_SIZE) variables.DB_POOL_SIZE = process.env.BENCH_DB_POOL_SIZE;
+  else delete variables.DB_POOL_SIZE;
+  const redis = new Redis(env.config.REDIS_URL);
+  const db = new Client({ connectionString: env.database.url });
+  await db.connect();
+  const procs: Proc[] = [];
+  try {
+    console.log(`scratch database ${env.database.name}, Redis prefix ${variables.REDIS_PREFIX}`);
+    const stores = await seedStores(env, STORES);
+
+    // the outside world first
+    const simulatorPort = await freePort();
+    const simulator = Proc.start('processor-simulator', ['dist/scripts/processor-simulator.js'], {
+      ...variables,
+      SIMULATOR_PORT: String(simulatorPort),
+      SIMULATOR_HOST: '127.0.0.1',
+      SIMULATOR_LATENCY_MS: String(PROCESSOR_LATENCY_MS),
+    });
+    procs.push(simulator);
+    const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
+    await simulator.waitHttp(`${simulatorUrl}/_sim/health`);
+
+    const gateways: string[] = [];
+    for (let i = 0; i < GATEWAYS; i++) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const gateway = Proc.start(
+        `gateway${GATEWAYS > 1 ? ` ${i + 1}` : ''}`,
+        ['dist/apps/gateway/src/main.js'],
+        {
+          ...variables,
+          PORT: String(port),
+          PROCESSOR_TEST_URL: simulatorUrl,
+          PROCESSOR_CALLBACK_BASE_URL: url,
+        },
+      );
+      procs.push(gateway);
+      await gateway.waitHttp(`${url}/heartbeat`);
+      gateways.push(url);
+    }
+    const workers: Array<[string, string]> = [
+      ...Array.from({ length: CHARGE_SERVICES }, (_, i): [string, string] => [
+        `charge-service${CHARGE_SERVICES > 1 ? ` ${i + 1}` : ''}`,
+        'charge-service',
+      ]),
+      ...(WEBHOOK_SERVICE ? [['webhook-service', 'webhook-service'] as [string, string]] : []),
+    ];
+    for (const [name, app] of workers) {
+      const port = await freePort();
+      const worker = Proc.start(name, [`dist/apps/${app}/src/main.js`], {
+        ...variables,
+        HEALTH_PORT: String(port),
+        PROCESSOR_TEST_URL: simulatorUrl,
+        PROCESSOR_CALLBACK_BASE_URL: gateways[0],
+      });
+      procs.push(worker);
+      await worker.waitHttp(`http://127.0.0.1:${port}/health`);
+    }
+
+    // card tokens are made before each phase: for the warm-up at BENCH_EXPECTED_RATE, for the
+    // measured run at twice the rate the warm-up reached (within the stores' daily test quota)
+    const makeTokens = async (perStore: number) => {
+      perStore = Math.max(1, Math.min(perStore, DAILY_TEST_CHARGES - tokensPerStore));
+      tokensPerStore += perStore;
+      console.log(`creating ${perStore * STORES} card tokens (${STORES} stores × ${perStore}) …`);
+      const cpu = await cpuSnapshot(procs, redis, db);
+      const load = await createCardTokens(gateways, stores, perStore);
+      const gatewayCpu = gateways.length
+        ? ((await cpuSnapshot(procs, redis, db)).seconds.gateway - cpu.seconds.gateway) * 1000
+        : NaN;
+      console.log(
+        `POST /tokens: ${fmt(load.perSecond)}/s, p50 ${fmt(load.p50Ms, 1)} ms, p99 ${fmt(load.p99Ms, 1)} ms (${statusList(load.statuses)}); ` +
+          `gateway CPU ${fmt(gatewayCpu / load.requests, 2)} ms per token`,
+      );
+      // the token events go through the outbox relay: let it finish before measuring
+      await waitUntil(
+        'the outbox relay',
+        async () =>
+          (await scalar(db, 'SELECT count(*) AS n FROM outbox_events WHERE published_on IS NULL')) === 0,
+        300_000,
+      );
+    };
+    let tokensPerStore = 0;
+    let expectedRate = EXPECTED_RATE;
+
+    // warm-up: JIT, pools, prepared queries, BullMQ scripts; then let it drain
+    if (WARMUP_SECONDS > 0) {
+      await makeTokens(Math.ceil((EXPECTED_RATE * WARMUP_SECONDS) / STORES) + 1);
+      const warm = await driveCharges(gateways, stores, WARMUP_SECONDS * 1000);
+      console.log(
+        `warm-up: ${warm.load.requests} charges, ${fmt((warm.load.statuses[201] ?? 0) / warm.load.seconds)}/s accepted (${statusList(warm.load.statuses)})`,
+      );
+      if (!warm.load.statuses[201])
+        throw new Error(`POST /charges accepted nothing in the warm-up (${statusList(warm.load.statuses)})`);
+      expectedRate = Math.max(100, (2 * (warm.load.statuses[201] ?? 0)) / warm.load.seconds);
+      await drain(db, warm.startedAt, 120_000);
+      await sleep(1000);
+    }
+    await makeTokens(Math.ceil((expectedRate * SECONDS) / STORES) + 1);
+
+    // measured: accepted/s and latency from the client, finals from the database
+    const cpuBefore = await cpuSnapshot(procs, redis, db);
+    const run = await driveCharges(gateways, stores, SECONDS * 1000);
+    const cpuAtEnd = await cpuSnapshot(procs, redis, db);
+    let drained = true;
+    try {
+      await drain(db, run.startedAt, 300_000);
+    } catch {
+      drained = false;
+    }
+    const cpuDrained = await cpuSnapshot(procs, redis, db);
+    const stats = await finalStats(db, run.startedAt, run.endedAt);
+    const accepted = run.load.statuses[201] ?? 0;
+
+    // the floor, same client and concurrency, while the rest idles
+    const floorPort = await freePort();
+    const floor = Proc.start(
+      'floor-server',
+      ['-r', 'ts-node/register/transpile-only', 'bench/floor-server.ts'],
+      { ...variables, PORT: String(floorPort) },
+    );
+    procs.push(floor);
+    const floorUrl = `http://127.0.0.1:${floorPort}`;
+    await waitUntil(
+      'the floor server',
+      () => Promise.resolve(floor.output.some((line) => line.includes('floor listening'))),
+      60_000,
+    );
+    await driveFloor(floorUrl, stores, 2_000);
+    const floorCpuBefore = await cpuSnapshot([floor], redis, db);
+    const floorLoad = await driveFloor(floorUrl, stores, SECONDS * 1000);
+    const floorCpuAfter = await cpuSnapshot([floor], redis, db);
+
+    const header = [
+      `\nPOST /charges, ${CONCURRENCY} connections (closed loop), ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up;`,
+      `${STORES} merchants × 1 store × 1 store token, rate limits ${RATE_LIMITS === 'true' ? 'on' : 'OFF'};`,
+      `${GATEWAYS} gateway, ${CHARGE_SERVICES} charge-service${WEBHOOK_SERVICE ? ', 1 webhook-service' : ''}, processor simulator latency ${PROCESSOR_LATENCY_MS} ms; card ${CARD}`,
+    ];
+    console.log(header.join('\n'));
+    console.log('\n| measure | per second | p50 ms | p99 ms | notes |');
+    console.log('|---|---|---|---|---|');
+    console.log(
+      `| POST /charges accepted (201) | ${fmt(accepted / run.load.seconds)} | ${fmt(run.load.p50Ms, 1)} | ${fmt(run.load.p99Ms, 1)} | ${statusList(run.load.statuses)}${run.exhausted ? ' (ran out of card tokens: raise BENCH_EXPECTED_RATE)' : ''} |`,
+    );
+    console.log(
+      `| charges reaching a final status (during the window) | ${fmt(stats.finalizedPerSecond)} | ${fmt(stats.acceptToFinalP50, 1)} | ${fmt(stats.acceptToFinalP99, 1)} | accept → final latency; ${statusList(stats.statuses)} |`,
+    );
+    console.log(
+      `| end to end (window's charges, first accepted → last final) | ${fmt(stats.endToEndPerSecond)} | | | ${stats.created} charges, drained ${fmt(stats.drainSeconds, 1)} s after the window${drained ? '' : ' (NOT drained within 300 s)'} |`,
+    );
+    console.log(
+      `| floor: bare route, 1 Redis INCR + 1 INSERT + 1 BullMQ add | ${fmt(floorLoad.perSecond)} | ${fmt(floorLoad.p50Ms, 1)} | ${fmt(floorLoad.p99Ms, 1)} | ${statusList(floorLoad.statuses)} |`,
+    );
+    console.log(
+      `\nfinal statuses reached per second (from the window's start): ${stats.perSecond.join(' ')}`,
+    );
+    console.log(`\nCPU during the ${SECONDS} s window (per accepted charge):\n`);
+    console.log(cpuTable(cpuBefore, cpuAtEnd, Math.max(accepted, 1), 'charge'));
+    console.log(`\nCPU from the window's start until every charge was final (per charge):\n`);
+    console.log(cpuTable(cpuBefore, cpuDrained, Math.max(stats.created, 1), 'charge'));
+    console.log(`\nCPU of the floor run (per request):\n`);
+    console.log(cpuTable(floorCpuBefore, floorCpuAfter, Math.max(floorLoad.requests, 1), 'request'));
+  } catch (error) {
+    for (const proc of procs) {
+      if (proc.output.length > 0) console.error(`--- ${proc.name}:\n${proc.output.slice(-30).join('\n')}`);
+    }
+    throw error;
+  } finally {
+    for (const proc of procs.reverse()) await proc.stop();
+    redis.disconnect();
+    await db.end();
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
