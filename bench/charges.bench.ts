@@ -18,7 +18,8 @@
  * BENCH_STORES (40), BENCH_GATEWAYS (1), BENCH_CHARGE_SERVICES (1), BENCH_WEBHOOK_SERVICE (1),
  * BENCH_PROCESSOR_LATENCY_MS (2), BENCH_EXPECTED_RATE (1500: tokens are made for this many charges
  * per second), BENCH_CARD (4242424242424242), BENCH_DB_POOL_SIZE (unset: the processes' default),
- * RATE_LIMIT_ENABLED (true), TEST_DATABASE_URL (its server hosts the scratch database).
+ * RATE_LIMIT_ENABLED (true), TEST_DATABASE_URL (its server hosts the scratch database),
+ * BENCH_NODE_ARGS (extra node flags for every spawned process, e.g. --cpu-prof --cpu-prof-dir=DIR).
  */
 import 'reflect-metadata';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -82,7 +83,9 @@ class Proc {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
   static start(name: string, args: string[], env: Record<string, string>): Proc {
-    const child = spawn(process.execPath, args, {
+    // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles every spawned process
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
       cwd: ROOT,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -82,8 +82,8 @@ describe('outbox relay', () => {
     const ids = await appendEvents(30);
     // a relay whose transaction never commits: the jobs reach Redis, the rows stay unpublished
     const crashing = {
-      $transaction: (fn: (tx: unknown) => Promise<unknown>) =>
-        env.prisma.$transaction(async (tx) => {
+      inTransaction: (fn: (tx: unknown) => Promise<unknown>) =>
+        env.prisma.inTransaction(async (tx) => {
           await fn(tx);
           throw new Error('process died before commit');
         }),

@@ -119,6 +119,6 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         throw new AdminError(`unknown command ${command}\n\n${USAGE}`);
     }
   } finally {
-    await prisma.$disconnect();
+    await prisma.onModuleDestroy();
   }
 }

@@ -1,17 +1,50 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
+import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { PrismaClient } from './generated/prisma/client';
+import { PrismaClient, type Prisma } from './generated/prisma/client';
 
 export function createPrismaClient(databaseUrl: string, poolSize: number): PrismaClient {
   return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize }) });
 }
 
-/** The one Prisma client of a process; repositories are its only users. */
+/**
+ * The one Prisma client of a process; repositories are its only users. `pool` is the pg pool under
+ * it, for the few hot paths where Prisma's per-query cost matters (POST /charges): plain SQL with
+ * pg's own type parsing (int8 arrives as a string).
+ */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
+  readonly pool: Pool;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    super({ adapter: new PrismaPg({ connectionString: config.DATABASE_URL, max: config.DB_POOL_SIZE }) });
+    const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DB_POOL_SIZE });
+    super({ adapter: new PrismaPg(pool) });
+    this.pool = pool;
+  }
+
+  /**
+   * Runs a `Prisma.sql` query on the pool, bypassing the Prisma client (a hot path's cost). Values
+   * and rows are pg's: int8 arrives as a string, bytea as a Buffer, jsonb parsed.
+   */
+  async sql<T extends QueryResultRow>(query: Prisma.Sql, db: Pick<Pool, 'query'> = this.pool): Promise<T[]> {
+    return (await db.query<T>(query.text, query.values)).rows;
+  }
+
+  /** A plain pg transaction on the pool: BEGIN, `work`, COMMIT (ROLLBACK when it throws). */
+  async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
   }
 
   /** A process connects at boot: one that cannot reach Postgres does not start. */
@@ -30,5 +63,6 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
 
   async onModuleDestroy() {
     await this.$disconnect();
+    await this.pool.end();
   }
 }

@@ -109,7 +109,7 @@ export class TestEnvironment {
 
   async close(...apps: Array<NestFastifyApplication | undefined>): Promise<void> {
     for (const app of apps) await app?.close();
-    await this.prisma.$disconnect();
+    await this.prisma.onModuleDestroy();
     await this.database.drop();
   }
 }

@@ -11,7 +11,7 @@ import {
   type Charge,
   type ChargeFilters,
   type CreateChargeOptions,
-  type TransactionToken,
+  type ChargeableToken,
 } from '@kessai/db';
 import {
   BusinessRuleError,
@@ -87,7 +87,11 @@ export class ChargesService {
     const now = new Date();
     checkCaptureAt(request, now);
 
-    const token = await this.tokens.findInStore(principal.merchantId, storeId, request.transaction_token_id);
+    const token = await this.tokens.findChargeable(
+      principal.merchantId,
+      storeId,
+      request.transaction_token_id,
+    );
     if (!token) throw new NotFoundError('transaction_token');
     checkToken(token, principal, request);
 
@@ -298,7 +302,7 @@ function checkCaptureAt(request: CreateChargeRequest, now: Date): void {
   }
 }
 
-function checkToken(token: TransactionToken, principal: Principal, request: CreateChargeRequest): void {
+function checkToken(token: ChargeableToken, principal: Principal, request: CreateChargeRequest): void {
   if (token.mode !== principal.mode) {
     throw new BusinessRuleError('PROCESSING_MODE_MISMATCH', [
       { field: TOKEN_FIELD, reason: 'PROCESSING_MODE_MISMATCH' },
@@ -325,7 +329,7 @@ function checkToken(token: TransactionToken, principal: Principal, request: Crea
   }
 }
 
-function unusableToken(token: TransactionToken): BusinessRuleError {
+function unusableToken(token: ChargeableToken): BusinessRuleError {
   if (token.type === 'one_time' && token.usedCount > 0) {
     return new BusinessRuleError('TRANSACTION_ALREADY_PROCESSED', [
       { field: TOKEN_FIELD, reason: 'TRANSACTION_ALREADY_PROCESSED' },

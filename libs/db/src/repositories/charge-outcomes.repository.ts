@@ -90,7 +90,7 @@ export class ChargeOutcomesRepository {
 
   /** The charge if it is still pending, with its token's payment data; null otherwise. */
   async findPending(chargeId: string): Promise<PendingCharge | null> {
-    const rows = await this.prisma.$queryRaw<PendingChargeRow[]>`
+    const rows = await this.prisma.sql<PendingChargeRow>(Prisma.sql`
       SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
              c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
              c.redirect->>'endpoint' AS redirect_endpoint,
@@ -104,7 +104,7 @@ export class ChargeOutcomesRepository {
         FROM charges c
         JOIN transaction_tokens t ON t.id = c.transaction_token_id
         LEFT JOIN card_vault v ON v.transaction_token_id = t.id
-       WHERE c.id = ${chargeId}::uuid AND c.status = 'pending'`;
+       WHERE c.id = ${chargeId}::uuid AND c.status = 'pending'`);
     const row = rows[0];
     if (!row) return null;
     return {
@@ -145,7 +145,7 @@ export class ChargeOutcomesRepository {
   ): Promise<boolean> {
     const json = (value: Record<string, unknown> | undefined) =>
       value === undefined ? null : JSON.stringify(value);
-    const rows = await this.prisma.$queryRaw<{ id: string }[]>`
+    const rows = await this.prisma.sql<{ id: string }>(Prisma.sql`
       WITH changed AS (
         UPDATE charges
            SET status = ${outcome.status}::charge_status,
@@ -164,7 +164,7 @@ export class ChargeOutcomesRepository {
          WHERE id = ${chargeId}::uuid AND status = ANY(${from}::charge_status[])
         RETURNING id, merchant_id, store_id, status
       )
-      ${this.appendEvent(chargeEventOf(outcome.status), causeEventId)}`;
+      ${this.appendEvent(chargeEventOf(outcome.status), causeEventId)}`);
     return rows.length > 0;
   }
 
@@ -304,7 +304,7 @@ export class ChargeOutcomesRepository {
 interface PendingChargeRow {
   id: string;
   mode: ProcessingMode;
-  amount: bigint;
+  amount: string;
   currency: string;
   capture: boolean;
   descriptor: string | null;

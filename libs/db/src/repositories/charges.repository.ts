@@ -104,17 +104,21 @@ export interface StoredIssuerToken {
   content_type?: string | null;
 }
 
-/** Thrown inside the creating transaction to roll it back; never leaves this file. */
-class ChargeNotCreated extends Error {
-  constructor(readonly outcome: 'token_not_claimable' | 'quota_exhausted') {
-    super(outcome);
-  }
+/** What `kessai_refuse` raises (SQLSTATE KS001) with, when the create statement must not stand. */
+const REFUSED_TOKEN = 'token_not_claimable';
+const REFUSED_QUOTA = 'quota_exhausted';
+
+function refusalOf(error: unknown): 'token_not_claimable' | 'quota_exhausted' | null {
+  if (!(error instanceof Error) || (error as { code?: string }).code !== 'KS001') return null;
+  return error.message === REFUSED_TOKEN
+    ? REFUSED_TOKEN
+    : error.message === REFUSED_QUOTA
+      ? REFUSED_QUOTA
+      : null;
 }
 
 interface CreateRow {
   duplicate: boolean;
-  claimed: boolean;
-  quota_ok: boolean;
   created_on: Date | null;
 }
 
@@ -122,128 +126,144 @@ const AGGREGATE = 'charge';
 
 /**
  * Charges. Every write appends its outbox event in the same transaction. `create` is the hot path
- * of POST /charges: raw SQL, at most three statements in one transaction, no row read back.
+ * of POST /charges: plain SQL, one statement, no row read back.
  */
 @Injectable()
 export class ChargesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * In one transaction: for a duplicate-checked token, `pg_advisory_xact_lock` on the token (so the
-   * check and the insert are atomic across gateway replicas), then one statement that checks the
-   * duplicate rule, claims the token (the conditional UPDATE of TransactionTokensRepository.claimUse:
-   * only while active and, for one_time, unused), takes the quota, inserts the charge and its event.
-   * A refused claim or quota rolls everything back.
+   * One statement, atomic on its own: it checks the duplicate rule, claims the token (the
+   * conditional UPDATE of TransactionTokensRepository.claimUse: only while active and, for
+   * one_time, unused), takes the quota, inserts the charge and its event — and when the claim or the
+   * quota is refused, `kessai_refuse` raises, which undoes the whole statement. For a
+   * duplicate-checked token it runs in a transaction after `pg_advisory_xact_lock` on the token, so
+   * that the check and the insert are atomic across gateway replicas.
+   *
+   * The hot path of POST /charges: plain pg on Prisma's pool, one round trip (four with the lock).
    */
   async create(charge: NewCharge, options: CreateChargeOptions): Promise<CreateChargeResult> {
     const rule = options.duplicateRule;
     const quota = options.quota;
+    const values: unknown[] = [];
+    const $ = (value: unknown) => `$${values.push(value)}`;
+    const json = (value: Prisma.InputJsonObject | null) => (value === null ? null : JSON.stringify(value));
     const requested = JSON.stringify({ charge_id: charge.id, store_id: charge.storeId });
     const finished = JSON.stringify({ charge_id: charge.id, store_id: charge.storeId, status: 'failed' });
-    const json = (value: Prisma.InputJsonObject | null) => (value === null ? null : JSON.stringify(value));
+    const sql = `
+      WITH dup AS (
+        SELECT ${$(rule !== null)}::boolean AND EXISTS (
+          SELECT 1 FROM charges
+           WHERE transaction_token_id = ${$(charge.transactionTokenId)}::uuid
+             AND requested_amount = ${$(charge.requestedAmount.toString())}::bigint
+             AND requested_currency = ${$(charge.requestedCurrency)}
+             AND created_on > now() - make_interval(secs => ${$(rule?.windowSeconds ?? 0)})
+             AND error_code IS DISTINCT FROM ${$(rule?.error.code ?? null)}::int
+        ) AS duplicate
+      ),
+      claimed AS (
+        UPDATE transaction_tokens
+           SET used_count = used_count + 1,
+               last_used_on = ${$(options.now)},
+               active = (type <> 'one_time'),
+               updated_on = ${$(options.now)}
+         WHERE id = ${$(charge.transactionTokenId)}::uuid
+           AND NOT (SELECT duplicate FROM dup)
+           AND active
+           AND (type <> 'one_time' OR used_count = 0)
+        RETURNING id
+      ),
+      quota AS (
+        INSERT INTO daily_quota_usage (resource, scope_key, day, count)
+        SELECT ${$(quota?.resource ?? '')}, ${$(quota ? limitScopeKey(quota.scope) : '')}, ${$(utcDay(options.now))}::date, 1
+         WHERE ${$(quota !== null)}::boolean AND NOT (SELECT duplicate FROM dup)
+        ON CONFLICT (resource, scope_key, day)
+        DO UPDATE SET count = daily_quota_usage.count + 1, updated_on = now()
+        WHERE daily_quota_usage.count < ${$(quota?.max ?? 0)}
+        RETURNING count
+      ),
+      outcome AS (
+        SELECT duplicate,
+               EXISTS (SELECT 1 FROM claimed) AS claimed,
+               (${$(quota === null)}::boolean OR EXISTS (SELECT 1 FROM quota)) AS quota_ok
+          FROM dup
+      ),
+      inserted AS (
+        INSERT INTO charges (
+          id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
+          requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
+          error_code, error_message, error_detail, three_ds, redirect, metadata)
+        SELECT ${$(charge.id)}::uuid, ${$(charge.merchantId)}::uuid, ${$(charge.storeId)}::uuid,
+               ${$(charge.transactionTokenId)}::uuid, ${$(charge.transactionTokenType)}::token_type,
+               ${$(charge.mode)}::processing_mode,
+               (CASE WHEN duplicate THEN 'failed' ELSE 'pending' END)::charge_status,
+               ${$(charge.requestedAmount.toString())}::bigint, ${$(charge.requestedCurrency)}, ${$(charge.capture)},
+               ${$(charge.captureAt)}::timestamptz, ${$(charge.descriptor)}, ${$(charge.onlyDirectCurrency)},
+               CASE WHEN duplicate THEN ${$(rule?.error.code ?? null)}::int END,
+               CASE WHEN duplicate THEN ${$(rule?.error.message ?? null)} END,
+               CASE WHEN duplicate THEN ${$(rule?.error.detail ?? null)} END,
+               ${$(json(charge.threeDs))}::jsonb, ${$(json(charge.redirect))}::jsonb, ${$(JSON.stringify(charge.metadata))}::jsonb
+          FROM outcome
+         WHERE duplicate OR (claimed AND quota_ok)
+        RETURNING created_on
+      ),
+      event AS (
+        INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+        SELECT ${$(charge.merchantId)}::uuid, ${$(charge.storeId)}::uuid, ${$(AGGREGATE)}, ${$(charge.id)}::uuid,
+               CASE WHEN duplicate THEN ${$(CHARGE_FINISHED)} ELSE ${$(CHARGE_REQUESTED)} END,
+               (CASE WHEN duplicate THEN ${$(finished)} ELSE ${$(requested)} END)::jsonb,
+               ${$(options.correlationId)}
+          FROM outcome
+         WHERE EXISTS (SELECT 1 FROM inserted)
+      ),
+      -- a refused claim or quota raises here, undoing the claim, the quota and the inserts above
+      guard AS (
+        SELECT CASE WHEN duplicate OR (claimed AND quota_ok) THEN true
+                    ELSE kessai_refuse(CASE WHEN NOT claimed THEN ${$(REFUSED_TOKEN)} ELSE ${$(REFUSED_QUOTA)} END)
+               END AS ok
+          FROM outcome
+      )
+      SELECT o.duplicate, i.created_on
+        FROM outcome o CROSS JOIN guard g LEFT JOIN inserted i ON true
+       WHERE g.ok`;
+
+    let row: CreateRow;
     try {
-      const row = await this.prisma.$transaction(async (tx) => {
-        if (rule) {
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`charge-duplicate:${charge.transactionTokenId}`}, 0))`;
-        }
-        const [result] = await tx.$queryRaw<CreateRow[]>`
-          WITH dup AS (
-            SELECT ${rule !== null} AND EXISTS (
-              SELECT 1 FROM charges
-               WHERE transaction_token_id = ${charge.transactionTokenId}::uuid
-                 AND requested_amount = ${charge.requestedAmount}::bigint
-                 AND requested_currency = ${charge.requestedCurrency}
-                 AND created_on > now() - make_interval(secs => ${rule?.windowSeconds ?? 0})
-                 AND error_code IS DISTINCT FROM ${rule?.error.code ?? null}::int
-            ) AS duplicate
-          ),
-          claimed AS (
-            UPDATE transaction_tokens
-               SET used_count = used_count + 1,
-                   last_used_on = ${options.now},
-                   active = (type <> 'one_time'),
-                   updated_on = ${options.now}
-             WHERE id = ${charge.transactionTokenId}::uuid
-               AND NOT (SELECT duplicate FROM dup)
-               AND active
-               AND (type <> 'one_time' OR used_count = 0)
-            RETURNING id
-          ),
-          quota AS (
-            INSERT INTO daily_quota_usage (resource, scope_key, day, count)
-            SELECT ${quota?.resource ?? ''}, ${quota ? limitScopeKey(quota.scope) : ''}, ${utcDay(options.now)}::date, 1
-             WHERE ${quota !== null} AND NOT (SELECT duplicate FROM dup)
-            ON CONFLICT (resource, scope_key, day)
-            DO UPDATE SET count = daily_quota_usage.count + 1, updated_on = now()
-            WHERE daily_quota_usage.count < ${quota?.max ?? 0}
-            RETURNING count
-          ),
-          outcome AS (
-            SELECT duplicate,
-                   EXISTS (SELECT 1 FROM claimed) AS claimed,
-                   (${quota === null} OR EXISTS (SELECT 1 FROM quota)) AS quota_ok
-              FROM dup
-          ),
-          inserted AS (
-            INSERT INTO charges (
-              id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
-              requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
-              error_code, error_message, error_detail, three_ds, redirect, metadata)
-            SELECT ${charge.id}::uuid, ${charge.merchantId}::uuid, ${charge.storeId}::uuid,
-                   ${charge.transactionTokenId}::uuid, ${charge.transactionTokenType}::token_type,
-                   ${charge.mode}::processing_mode,
-                   (CASE WHEN duplicate THEN 'failed' ELSE 'pending' END)::charge_status,
-                   ${charge.requestedAmount}::bigint, ${charge.requestedCurrency}, ${charge.capture},
-                   ${charge.captureAt}::timestamptz, ${charge.descriptor}, ${charge.onlyDirectCurrency},
-                   CASE WHEN duplicate THEN ${rule?.error.code ?? null}::int END,
-                   CASE WHEN duplicate THEN ${rule?.error.message ?? null} END,
-                   CASE WHEN duplicate THEN ${rule?.error.detail ?? null} END,
-                   ${json(charge.threeDs)}::jsonb, ${json(charge.redirect)}::jsonb, ${JSON.stringify(charge.metadata)}::jsonb
-              FROM outcome
-             WHERE duplicate OR (claimed AND quota_ok)
-            RETURNING created_on
-          ),
-          event AS (
-            INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
-            SELECT ${charge.merchantId}::uuid, ${charge.storeId}::uuid, ${AGGREGATE}, ${charge.id}::uuid,
-                   CASE WHEN duplicate THEN ${CHARGE_FINISHED} ELSE ${CHARGE_REQUESTED} END,
-                   (CASE WHEN duplicate THEN ${finished} ELSE ${requested} END)::jsonb,
-                   ${options.correlationId}
-              FROM outcome
-             WHERE EXISTS (SELECT 1 FROM inserted)
-          )
-          SELECT o.duplicate, o.claimed, o.quota_ok, i.created_on
-            FROM outcome o LEFT JOIN inserted i ON true`;
-        if (!result.duplicate && !result.claimed) throw new ChargeNotCreated('token_not_claimable');
-        if (!result.duplicate && !result.quota_ok) throw new ChargeNotCreated('quota_exhausted');
-        return result;
-      });
-      const createdOn = row.created_on ?? options.now;
-      const stored: Charge = {
-        ...charge,
-        threeDs: charge.threeDs as Prisma.JsonValue,
-        redirect: charge.redirect as Prisma.JsonValue,
-        metadata: charge.metadata as Prisma.JsonValue,
-        subscriptionId: null,
-        status: row.duplicate ? 'failed' : 'pending',
-        chargedAmount: null,
-        chargedCurrency: null,
-        captureStatus: null,
-        errorCode: row.duplicate ? (rule?.error.code ?? null) : null,
-        errorMessage: row.duplicate ? (rule?.error.message ?? null) : null,
-        errorDetail: row.duplicate ? (rule?.error.detail ?? null) : null,
-        processorReference: null,
-        issuerToken: null,
-        threeDsIssuerToken: null,
-        expiresOn: null,
-        createdOn,
-        updatedOn: createdOn,
-      };
-      return { outcome: row.duplicate ? 'duplicate' : 'created', charge: stored };
+      row = rule
+        ? await this.prisma.inTransaction(async (client) => {
+            await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+              `charge-duplicate:${charge.transactionTokenId}`,
+            ]);
+            return (await client.query<CreateRow>(sql, values)).rows[0];
+          })
+        : (await this.prisma.pool.query<CreateRow>(sql, values)).rows[0];
     } catch (error) {
-      if (error instanceof ChargeNotCreated) return { outcome: error.outcome };
+      const refused = refusalOf(error);
+      if (refused) return { outcome: refused };
       throw error;
     }
+    const createdOn = row.created_on ?? options.now;
+    const stored: Charge = {
+      ...charge,
+      threeDs: charge.threeDs as Prisma.JsonValue,
+      redirect: charge.redirect as Prisma.JsonValue,
+      metadata: charge.metadata as Prisma.JsonValue,
+      subscriptionId: null,
+      status: row.duplicate ? 'failed' : 'pending',
+      chargedAmount: null,
+      chargedCurrency: null,
+      captureStatus: null,
+      errorCode: row.duplicate ? (rule?.error.code ?? null) : null,
+      errorMessage: row.duplicate ? (rule?.error.message ?? null) : null,
+      errorDetail: row.duplicate ? (rule?.error.detail ?? null) : null,
+      processorReference: null,
+      issuerToken: null,
+      threeDsIssuerToken: null,
+      expiresOn: null,
+      createdOn,
+      updatedOn: createdOn,
+    };
+    return { outcome: row.duplicate ? 'duplicate' : 'created', charge: stored };
   }
 
   /** The charge if the scope may see it; null for missing and foreign charges alike. */

@@ -56,6 +56,11 @@ const AGGREGATE = 'transaction_token';
  * Transaction tokens and their card_vault rows (one aggregate). Every write that announces itself
  * appends its outbox event in the same transaction.
  */
+export type ChargeableToken = Pick<
+  TransactionToken,
+  'id' | 'type' | 'paymentType' | 'mode' | 'active' | 'usedCount'
+>;
+
 @Injectable()
 export class TransactionTokensRepository {
   constructor(
@@ -80,6 +85,33 @@ export class TransactionTokensRepository {
   /** The token if it belongs to this merchant and store; null for missing and foreign tokens alike. */
   findInStore(merchantId: string, storeId: string, id: string): Promise<TransactionToken | null> {
     return this.prisma.transactionToken.findFirst({ where: { id, merchantId, storeId } });
+  }
+
+  /** What POST /charges needs of a token, in one plain query (its hot path avoids Prisma's per-query cost). */
+  async findChargeable(merchantId: string, storeId: string, id: string): Promise<ChargeableToken | null> {
+    const { rows } = await this.prisma.pool.query<{
+      id: string;
+      type: ChargeableToken['type'];
+      payment_type: ChargeableToken['paymentType'];
+      mode: ChargeableToken['mode'];
+      active: boolean;
+      used_count: number;
+    }>(
+      `SELECT id, type, payment_type, mode, active, used_count FROM transaction_tokens
+        WHERE id = $1::uuid AND merchant_id = $2::uuid AND store_id = $3::uuid`,
+      [id, merchantId, storeId],
+    );
+    const row = rows[0];
+    return row
+      ? {
+          id: row.id,
+          type: row.type,
+          paymentType: row.payment_type,
+          mode: row.mode,
+          active: row.active,
+          usedCount: row.used_count,
+        }
+      : null;
   }
 
   /** The encrypted PAN of a card token (for the authorization in charge-service). */
