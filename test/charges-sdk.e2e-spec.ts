@@ -4,10 +4,10 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import SDK, { ResponseError } from 'univapay-node';
+import SDK from 'univapay-node';
 import { CHARGE_FINISHED } from '@kessai/contracts';
 import { operationStats, startProcessorSimulator, type ProcessorSimulator } from '@kessai/processor';
-import { RELAXED_RATE_LIMITS, SpawnedApp, TestEnvironment } from '@kessai/testing';
+import { RELAXED_RATE_LIMITS, sdkError, SpawnedApp, TestEnvironment } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
@@ -53,16 +53,6 @@ const poll = (chargeId: string, until?: (charge: any) => boolean) =>
     undefined,
     until ? { successCondition: until } : undefined,
   ) as Promise<any>;
-
-async function sdkError(promise: Promise<unknown>) {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ResponseError) return error.errorResponse;
-    throw error;
-  }
-  throw new Error('expected the SDK call to fail');
-}
 
 const finishedEvents = (chargeId: string) =>
   env.prisma.outboxEvent.count({ where: { aggregateId: chargeId, eventType: CHARGE_FINISHED } });

@@ -1,9 +1,9 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import jwt from 'jsonwebtoken';
-import SDK, { ResponseError } from 'univapay-node';
+import SDK from 'univapay-node';
 import { signAppToken } from '@kessai/auth';
-import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
+import { CapturedLog, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
@@ -30,16 +30,6 @@ async function http(path: string, init: RequestInit & { auth?: string } = {}) {
 
 function sdkFor(token: { secret: string; jwt: string }) {
   return new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
-}
-
-async function sdkError(promise: Promise<unknown>): Promise<ResponseError['errorResponse']> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ResponseError) return error.errorResponse;
-    throw error;
-  }
-  throw new Error('expected the SDK call to fail');
 }
 
 function expectEnvelope(res: { status: number; headers: Headers; body: any }, status: number, code: string) {

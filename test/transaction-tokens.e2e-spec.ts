@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import SDK, { ResponseError } from 'univapay-node';
+import SDK from 'univapay-node';
 import { luhnCheckDigit, passesLuhn } from '@kessai/cards';
 import { TransactionTokensRepository } from '@kessai/db';
 import { RedisService } from '@kessai/runtime';
-import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
+import { CapturedLog, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 import type { Principal } from '../apps/gateway/src/auth/principal';
@@ -74,16 +74,6 @@ async function call(
 
 const createToken = (auth: string, json: unknown, origin?: string) =>
   call('/tokens', { method: 'POST', auth, json, origin });
-
-async function sdkError(promise: Promise<unknown>): Promise<ResponseError['errorResponse']> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof ResponseError) return error.errorResponse;
-    throw error;
-  }
-  throw new Error('expected the SDK call to fail');
-}
 
 /** The transaction id that last wrote a row: equal for rows written in one transaction. */
 async function writerOf(table: 'transaction_tokens' | 'card_vault' | 'outbox_events', id: string) {

@@ -138,8 +138,8 @@ export const configSchema = z.object({
 
   /**
    * How long a gateway keeps an app-token row in memory instead of reading it per request. A
-   * revocation through the API reaches every gateway at once (Redis pub/sub); otherwise (admin CLI)
-   * it takes effect within this time. 0: read the row on every request.
+   * revocation (API or admin CLI) reaches every gateway at once over Redis pub/sub; when that message
+   * is lost (Redis down) it takes effect within this time. 0: read the row on every request.
    */
   APP_TOKEN_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(1_000),
 

@@ -2,3 +2,4 @@ export * from './database';
 export * from './environment';
 export * from './processes';
 export * from './http';
+export * from './sdk';

@@ -11,10 +11,10 @@ const MAX_ENTRIES = 10_000;
  * The app-token rows behind authentication, kept in memory for APP_TOKEN_CACHE_TTL_MS so that a
  * request does not read the row every time (the hot path of POST /charges).
  *
- * Revocation stays immediate: the gateway that revokes drops its entry and publishes the id on
- * `<prefix>:app-token-changed`, and every gateway drops it on receipt. What is not covered — a
- * revocation by the admin CLI (no Redis), a lost pub/sub message, a read racing the revocation —
- * is bounded by the TTL (1 s by default). 0 turns the cache off.
+ * Revocation stays immediate: the gateway (or admin service) that revokes publishes the id on
+ * `<prefix>:app-token-changed`, and every gateway drops it on receipt. What is not covered — a lost
+ * pub/sub message, a read racing the revocation — is bounded by the TTL (1 s by default). 0 turns
+ * the cache off.
  */
 @Injectable()
 export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
