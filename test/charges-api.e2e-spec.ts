@@ -715,6 +715,8 @@ describe('listing charges', () => {
       ['?limit=5', 'limit'],
       ['?status=done', 'status'],
       ['?from=yesterday', 'from'],
+      // valid to zod, but no Date holds it
+      [`?to=${encodeURIComponent('2026-01-01T00:00:00+25:00')}`, 'to'],
       ['?amount_from=-1', 'amount_from'],
       ['?transaction_token_id=x', 'transaction_token_id'],
       ['?metadata=novalue', 'metadata'],
@@ -769,6 +771,28 @@ describe('capture', () => {
     const again = await capture(c.id, { amount: 1000, currency: 'JPY' });
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('ALREADY_CAPTURED');
+  });
+
+  it('a capture the processor refused may be requested again, as a new capture (new processor key)', async () => {
+    const c = await authorized();
+    expect((await capture(c.id, { amount: 5000, currency: 'JPY' })).status).toBe(200);
+    const first = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    await env.prisma.capture.update({
+      where: { id: first.id },
+      data: { status: 'failed', errorCode: 309, errorMessage: 'PROCESSING_ERROR' },
+    });
+
+    expect((await capture(c.id, { amount: 4000, currency: 'JPY' })).status).toBe(200);
+    const second = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    expect(second).toMatchObject({ amount: 4000n, status: 'pending', errorCode: null });
+    expect(second.id).not.toBe(first.id);
+    const commands = (await eventsOf(c.id)).filter((e) => e.eventType === CAPTURE_REQUESTED);
+    expect(commands.map((e) => e.payload)).toEqual([
+      { charge_id: c.id, capture_id: first.id },
+      { charge_id: c.id, capture_id: second.id },
+    ]);
+    // a pending (or successful) capture still blocks another
+    expect((await capture(c.id, { amount: 1000, currency: 'JPY' })).body.code).toBe('ALREADY_CAPTURED');
   });
 
   it('parallel captures: exactly one is accepted', async () => {

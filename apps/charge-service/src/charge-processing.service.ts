@@ -27,6 +27,9 @@ import { PaymentProcessors } from './payment-processors';
 /** Thrown to let BullMQ retry the job later: the outcome is unknown for now, nothing is recorded. */
 export class OutcomeUnknownError extends Error {}
 
+/** HTTP statuses of a refusal that means "this key is being executed right now", not "refused". */
+const IN_PROGRESS_STATUSES: readonly number[] = [409, 423];
+
 const CALL_METHODS: readonly string[] = ['http_get', 'http_get_mobile', 'http_post', 'sdk', 'web', 'app'];
 
 /**
@@ -127,7 +130,10 @@ export class ChargeProcessingService {
       );
     } catch (error) {
       if (!(error instanceof ProcessorRequestRejectedError)) throw error;
-      this.logger.error({ chargeId, captureId: capture.id, err: error.message }, 'capture refused');
+      this.logger.error(
+        { chargeId, captureId: capture.id, httpStatus: error.httpStatus, type: error.type },
+        'capture refused',
+      );
       result = {
         outcome: 'rejected' as const,
         error: paymentError('PROCESSING_ERROR', 'the processor refused the capture request'),
@@ -161,10 +167,15 @@ export class ChargeProcessingService {
       if (!rejected && !isRetryableProcessorError(error)) throw error;
       // The outcome is unknown (timeout, 5xx) or the request was refused (which may follow an
       // execution, e.g. a reused key): only the processor's record tells. Never fail without it.
-      this.logger.warn({ ...context, err: (error as Error).message }, 'asking the processor for the payment');
+      // A refusal's text may echo request fields: log its status and type only.
+      const reason = rejected ? { httpStatus: error.httpStatus, type: error.type } : (error as Error).message;
+      this.logger.warn({ ...context, err: reason }, 'asking the processor for the payment');
       const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
       if (!found.found) {
-        if (rejected) return errored('the processor refused the request');
+        // 409/423: the same key is still being executed (e.g. an overlapping retry), its outcome is
+        // unknown; any other refusal means the request was refused as such and nothing was executed
+        if (rejected && !IN_PROGRESS_STATUSES.includes(error.httpStatus))
+          return errored('the processor refused the request');
         throw new OutcomeUnknownError(`charge ${charge.id}: the processor has not executed it yet`);
       }
       const outcome = outcomeOfPayment(found.payment, { paymentType: charge.paymentType });

@@ -127,8 +127,12 @@ export const configSchema = z.object({
   CHARGE_POLLING_MAX_WAIT_MS: z.coerce.number().int().min(0).max(30_000).default(5_000),
   /** Charges charge-service processes at once per process (processor calls are I/O). */
   CHARGE_WORKER_CONCURRENCY: positiveInt.max(1_000).default(64),
-  /** A pending charge untouched this long is looked at again (its job was lost or keeps failing). */
-  CHARGE_STALE_PENDING_SECONDS: positiveInt.default(60),
+  /**
+   * A pending charge untouched this long is queued again: the safety net for a job lost from Redis
+   * or whose retries ran out. Keep it above a job's whole retry chain (~17 min with the charges
+   * queue's 10 attempts), or a charge whose job is still retrying gets a second chain.
+   */
+  CHARGE_STALE_PENDING_SECONDS: positiveInt.default(1_800),
   /** An awaiting charge (3-D Secure, online/QR payment) that nobody completed expires after this long. */
   CHARGE_AWAITING_EXPIRY_SECONDS: positiveInt.default(1_200),
   /** How often charge-service looks for due captures (capture_at), expired and stale charges. */

@@ -19,6 +19,9 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DB_POOL_SIZE });
+    // an idle connection dropped by the server is discarded by the pool; without a listener the
+    // 'error' event would crash the process
+    pool.on('error', () => undefined);
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
   }
@@ -34,16 +37,18 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
   /** A plain pg transaction on the pool: BEGIN, `work`, COMMIT (ROLLBACK when it throws). */
   async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    let broken: Error | undefined;
     try {
       await client.query('BEGIN');
       const result = await work(client);
       await client.query('COMMIT');
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // a connection that cannot even roll back is not given back to the pool
+      await client.query('ROLLBACK').catch((rollbackError: Error) => (broken = rollbackError));
       throw error;
     } finally {
-      client.release();
+      client.release(broken);
     }
   }
 

@@ -84,8 +84,8 @@ export const createChargeSchema = z
     three_ds: z
       .object({
         mode: z.enum(CHARGE_THREE_DS_MODES).default('normal'),
-        redirect_endpoint: url.optional(),
-        redirect_id: z.string().trim().min(1).max(255).optional(),
+        redirect_endpoint: url.nullish(),
+        redirect_id: z.string().trim().min(1).max(255).nullish(),
       })
       .strict()
       .nullish(),
@@ -110,7 +110,9 @@ const minorUnits = z
 const instant = z
   .string()
   .datetime({ offset: true })
-  .transform((v) => new Date(v));
+  .transform((v) => new Date(v))
+  // zod accepts offsets such as +25:00 that no Date can hold
+  .refine((at) => Number.isFinite(at.getTime()), reason('INVALID_FORMAT_DATE'));
 
 export const listChargesSchema = z
   .object({

@@ -37,7 +37,9 @@ export class CapturesRepository {
 
   /**
    * Inserts a pending capture and its capture_requested command (payload `{charge_id, capture_id}`)
-   * in one statement, only while the charge is `authorized` and has no capture. The charge row is
+   * in one statement, only while the charge is `authorized` and has no capture — or only a failed
+   * one (the processor refused it, nothing was captured): that row is replaced under a new id, which
+   * is the processor's idempotency key, so the new attempt is a new request. The charge row is
    * locked (FOR UPDATE) so the status seen is the latest, not a snapshot racing charge-service.
    * Used by POST .../capture and by charge-service for `capture_at`; pass `db` to join a transaction.
    */
@@ -50,7 +52,7 @@ export class CapturesRepository {
     const rows = await db.$queryRaw<RequestCaptureRow[]>`
       WITH target AS (
         SELECT id, merchant_id, store_id, status, capture_status,
-               EXISTS (SELECT 1 FROM captures WHERE charge_id = charges.id) AS had_capture
+               EXISTS (SELECT 1 FROM captures WHERE charge_id = charges.id AND status <> 'failed') AS had_capture
           FROM charges
          WHERE id = ${request.chargeId}::uuid
            FOR UPDATE
@@ -60,7 +62,10 @@ export class CapturesRepository {
         SELECT ${captureId}::uuid, id, ${request.amount}::bigint, ${request.currency}
           FROM target
          WHERE status = 'authorized' AND NOT had_capture
-        ON CONFLICT (charge_id) DO NOTHING
+        ON CONFLICT (charge_id) DO UPDATE
+           SET id = EXCLUDED.id, amount = EXCLUDED.amount, currency = EXCLUDED.currency, status = 'pending',
+               error_code = NULL, error_message = NULL, error_detail = NULL, updated_on = now()
+         WHERE captures.status = 'failed'
         RETURNING id
       ),
       event AS (

@@ -159,6 +159,8 @@ export class ChargesRepository {
              AND requested_currency = ${$(charge.requestedCurrency)}
              AND created_on > now() - make_interval(secs => ${$(rule?.windowSeconds ?? 0)})
              AND error_code IS DISTINCT FROM ${$(rule?.error.code ?? null)}::int
+          -- a token that cannot be charged any more is refused as such below, never as a duplicate
+          AND EXISTS (SELECT 1 FROM transaction_tokens WHERE id = ${$(charge.transactionTokenId)}::uuid AND active)
         ) AS duplicate
       ),
       claimed AS (
