@@ -451,16 +451,8 @@ describe('admin CLI', () => {
   const credentialsFile = join(mkdtempSync(join(tmpdir(), 'kessai-cli-')), 'demo.json');
   const cli = (...argv: string[]): Promise<any> =>
     runCli(argv, {
-      env: {
-        DATABASE_URL: env.config.DATABASE_URL,
-        REDIS_URL: env.config.REDIS_URL,
-        REDIS_PREFIX: env.config.REDIS_PREFIX,
-        JWT_SIGNING_KEY: env.config.JWT_SIGNING_KEY,
-        VAULT_KEYS: env.config.VAULT_KEYS.map((k) => `${k.id}:${k.key.toString('base64')}`).join(','),
-        VAULT_FINGERPRINT_SECRET: env.config.VAULT_FINGERPRINT_SECRET,
-        PROCESSOR_CALLBACK_SECRET: env.config.PROCESSOR_CALLBACK_SECRET,
-        PUBLIC_BASE_URL: baseUrl,
-      },
+      // the suite's own settings, as an operator's shell would have them
+      env: { ...env.variables, PUBLIC_BASE_URL: baseUrl },
       credentialsFile,
       print: () => undefined,
     });

@@ -23,16 +23,8 @@ beforeAll(async () => {
   app = await createGatewayApp(env.config);
   await app.listen(0, '127.0.0.1');
   baseUrl = await app.getUrl();
-  cliEnv = {
-    DATABASE_URL: env.config.DATABASE_URL,
-    REDIS_URL: env.config.REDIS_URL,
-    REDIS_PREFIX: env.config.REDIS_PREFIX,
-    JWT_SIGNING_KEY: env.config.JWT_SIGNING_KEY,
-    VAULT_KEYS: env.config.VAULT_KEYS.map((k) => `${k.id}:${k.key.toString('base64')}`).join(','),
-    VAULT_FINGERPRINT_SECRET: env.config.VAULT_FINGERPRINT_SECRET,
-    PROCESSOR_CALLBACK_SECRET: env.config.PROCESSOR_CALLBACK_SECRET,
-    PUBLIC_BASE_URL: baseUrl,
-  };
+  // the suite's own settings, as an operator's shell would have them
+  cliEnv = { ...env.variables, PUBLIC_BASE_URL: baseUrl };
 });
 afterAll(async () => {
   await env?.close(app);
