@@ -28,10 +28,15 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
 
   /**
    * Runs a `Prisma.sql` query on the pool, bypassing the Prisma client (a hot path's cost). Values
-   * and rows are pg's: int8 arrives as a string, bytea as a Buffer, jsonb parsed.
+   * and rows are pg's: int8 arrives as a string, bytea as a Buffer, jsonb parsed. `prepareAs` names
+   * a prepared statement (parsed and planned once per connection; the query's text must never vary).
    */
-  async sql<T extends QueryResultRow>(query: Prisma.Sql, db: Pick<Pool, 'query'> = this.pool): Promise<T[]> {
-    return (await db.query<T>(query.text, query.values)).rows;
+  async sql<T extends QueryResultRow>(
+    query: Prisma.Sql,
+    options: { db?: Pick<Pool, 'query'>; prepareAs?: string } = {},
+  ): Promise<T[]> {
+    const db = options.db ?? this.pool;
+    return (await db.query<T>({ name: options.prepareAs, text: query.text, values: query.values })).rows;
   }
 
   /** A plain pg transaction on the pool: BEGIN, `work`, COMMIT (ROLLBACK when it throws). */

@@ -29,8 +29,9 @@ interface PendingEvent {
 
 /**
  * Publishes committed outbox events to BullMQ. Safe in every replica and across crashes:
- * - each batch is taken with FOR UPDATE SKIP LOCKED inside a transaction, so two relays never hold
- *   the same event, and marked published in that same transaction after the jobs were added;
+ * - each batch is taken and marked published by one UPDATE (its rows chosen FOR UPDATE SKIP LOCKED,
+ *   so two relays never hold the same event) inside a transaction that commits only after the jobs
+ *   were added;
  * - jobs get their queue's options (attempts, backoff, retention: QueueDefinition.jobOptions);
  * - a relay that dies between adding the jobs and committing leaves the events unpublished, and
  *   the next relay adds them again with the same deterministic job ids, which BullMQ ignores while
@@ -54,23 +55,28 @@ export class OutboxRelay {
   ) {
     this.batchSize = options.batchSize ?? 200;
     this.idleDelayMs = options.idleDelayMs ?? 50;
-    this.lingerMs = options.lingerMs ?? 10;
+    this.lingerMs = options.lingerMs ?? 20;
   }
 
   /** Publishes one batch; resolves to how many events it published. */
   async publishBatch(): Promise<number> {
     // plain pg on Prisma's pool: an interactive Prisma transaction costs several times the SQL itself
     return this.prisma.inTransaction(async (tx) => {
-      const { rows: events } = await tx.query<PendingEvent>(
-        `SELECT id::text AS id, event_type, aggregate_id::text AS aggregate_id
-           FROM outbox_events
-          WHERE published_on IS NULL
-          ORDER BY sequence
-          LIMIT $1
-          FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
-      );
-      if (events.length === 0) return 0;
+      // takes and marks the batch in one statement; the mark commits only after the jobs are in
+      // Redis (a relay dying before its COMMIT leaves the events unpublished)
+      const { rows } = await tx.query<PendingEvent & { sequence: string }>({
+        name: 'outbox_relay_take_batch',
+        text: `UPDATE outbox_events SET published_on = now()
+          WHERE id IN (SELECT id FROM outbox_events
+                        WHERE published_on IS NULL
+                        ORDER BY sequence
+                        LIMIT $1
+                        FOR UPDATE SKIP LOCKED)
+          RETURNING id::text AS id, event_type, aggregate_id::text AS aggregate_id, sequence::text AS sequence`,
+        values: [this.batchSize],
+      });
+      if (rows.length === 0) return 0;
+      const events = rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
 
       const byQueue = new Map<
         string,
@@ -91,9 +97,6 @@ export class OutboxRelay {
         }
       }
       for (const { queue, jobs } of byQueue.values()) await queue.addBulk(jobs);
-
-      const ids = events.map((event) => event.id);
-      await tx.query('UPDATE outbox_events SET published_on = now() WHERE id = ANY($1::uuid[])', [ids]);
       return events.length;
     });
   }

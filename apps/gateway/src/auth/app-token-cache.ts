@@ -34,7 +34,11 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit() {
     if (this.#ttlMs === 0) return;
-    const subscriber = this.redis.client.duplicate({ lazyConnect: true, enableOfflineQueue: true });
+    const subscriber = this.redis.client.duplicate({
+      lazyConnect: true,
+      enableOfflineQueue: true,
+      enableAutoPipelining: false,
+    });
     subscriber.on('error', () => undefined);
     subscriber.on('message', (_channel: string, id: string) => this.#entries.delete(id));
     // a reconnect re-subscribes (ioredis autoResubscribe); entries read meanwhile expire with the TTL

@@ -90,7 +90,8 @@ export class ChargeOutcomesRepository {
 
   /** The charge if it is still pending, with its token's payment data; null otherwise. */
   async findPending(chargeId: string): Promise<PendingCharge | null> {
-    const rows = await this.prisma.sql<PendingChargeRow>(Prisma.sql`
+    const rows = await this.prisma.sql<PendingChargeRow>(
+      Prisma.sql`
       SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
              c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
              c.redirect->>'endpoint' AS redirect_endpoint,
@@ -104,7 +105,9 @@ export class ChargeOutcomesRepository {
         FROM charges c
         JOIN transaction_tokens t ON t.id = c.transaction_token_id
         LEFT JOIN card_vault v ON v.transaction_token_id = t.id
-       WHERE c.id = ${chargeId}::uuid AND c.status = 'pending'`);
+       WHERE c.id = ${chargeId}::uuid AND c.status = 'pending'`,
+      { prepareAs: 'charge_outcomes_find_pending' },
+    );
     const row = rows[0];
     if (!row) return null;
     return {
@@ -145,7 +148,8 @@ export class ChargeOutcomesRepository {
   ): Promise<boolean> {
     const json = (value: Record<string, unknown> | undefined) =>
       value === undefined ? null : JSON.stringify(value);
-    const rows = await this.prisma.sql<{ id: string }>(Prisma.sql`
+    const rows = await this.prisma.sql<{ id: string }>(
+      Prisma.sql`
       WITH changed AS (
         UPDATE charges
            SET status = ${outcome.status}::charge_status,
@@ -164,7 +168,9 @@ export class ChargeOutcomesRepository {
          WHERE id = ${chargeId}::uuid AND status = ANY(${from}::charge_status[])
         RETURNING id, merchant_id, store_id, status
       )
-      ${this.appendEvent(chargeEventOf(outcome.status), causeEventId)}`);
+      ${this.appendEvent(chargeEventOf(outcome.status), causeEventId)}`,
+      { prepareAs: 'charge_outcomes_record' },
+    );
     return rows.length > 0;
   }
 

@@ -123,6 +123,8 @@ interface CreateRow {
 }
 
 const AGGREGATE = 'charge';
+/** prepared once per connection: the create statement's text is the same for every charge */
+const CREATE_STATEMENT = 'charges_create';
 
 /**
  * Charges. Every write appends its outbox event in the same transaction. `create` is the hot path
@@ -236,9 +238,9 @@ export class ChargesRepository {
             await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
               `charge-duplicate:${charge.transactionTokenId}`,
             ]);
-            return (await client.query<CreateRow>(sql, values)).rows[0];
+            return (await client.query<CreateRow>({ name: CREATE_STATEMENT, text: sql, values })).rows[0];
           })
-        : (await this.prisma.pool.query<CreateRow>(sql, values)).rows[0];
+        : (await this.prisma.pool.query<CreateRow>({ name: CREATE_STATEMENT, text: sql, values })).rows[0];
     } catch (error) {
       const refused = refusalOf(error);
       if (refused) return { outcome: refused };

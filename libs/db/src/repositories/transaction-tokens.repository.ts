@@ -96,11 +96,12 @@ export class TransactionTokensRepository {
       mode: ChargeableToken['mode'];
       active: boolean;
       used_count: number;
-    }>(
-      `SELECT id, type, payment_type, mode, active, used_count FROM transaction_tokens
-        WHERE id = $1::uuid AND merchant_id = $2::uuid AND store_id = $3::uuid`,
-      [id, merchantId, storeId],
-    );
+    }>({
+      name: 'transaction_tokens_find_chargeable',
+      text: `SELECT id, type, payment_type, mode, active, used_count FROM transaction_tokens
+              WHERE id = $1::uuid AND merchant_id = $2::uuid AND store_id = $3::uuid`,
+      values: [id, merchantId, storeId],
+    });
     const row = rows[0];
     return row
       ? {

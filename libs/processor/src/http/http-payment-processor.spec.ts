@@ -112,15 +112,12 @@ describe('HttpPaymentProcessor failure mapping', () => {
   });
 
   it('sends the idempotency key, API key and the card only in the body', async () => {
-    const seen: { url: string; init: RequestInit }[] = [];
+    const seen: { url: string; init: { headers: Record<string, string>; body?: string } }[] = [];
     const processor = new HttpPaymentProcessor({
       baseUrl: 'http://processor.invalid/',
       apiKey: 'secret-key',
       fetch: (url, init) => {
-        seen.push({
-          url: url instanceof URL ? url.href : typeof url === 'string' ? url : url.url,
-          init: init ?? {},
-        });
+        seen.push({ url, init });
         return Promise.resolve(new Response('', { status: 503 }));
       },
     });

@@ -1,3 +1,4 @@
+import { keepAliveTransport, type ProcessorTransport } from './keep-alive-transport';
 import { type z } from 'zod';
 import {
   type AuthorizeRequest,
@@ -40,7 +41,8 @@ export interface HttpPaymentProcessorOptions {
   timeoutMs?: number;
   /** sent as `Authorization: Bearer <apiKey>` */
   apiKey?: string;
-  fetch?: typeof fetch;
+  /** how requests are sent; default keepAliveTransport() (global `fetch` fits too) */
+  fetch?: ProcessorTransport;
 }
 
 export const DEFAULT_PROCESSOR_TIMEOUT_MS = 10_000;
@@ -56,13 +58,13 @@ export class HttpPaymentProcessor implements PaymentProcessor {
   readonly #baseUrl: string;
   readonly #timeoutMs: number;
   readonly #apiKey: string | undefined;
-  readonly #fetch: typeof fetch;
+  readonly #fetch: ProcessorTransport;
 
   constructor(options: HttpPaymentProcessorOptions) {
     this.#baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_PROCESSOR_TIMEOUT_MS;
     this.#apiKey = options.apiKey;
-    this.#fetch = options.fetch ?? fetch;
+    this.#fetch = options.fetch ?? keepAliveTransport();
   }
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
