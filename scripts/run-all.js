@@ -77,13 +77,21 @@ function stop(code) {
 process.on('SIGINT', () => stop(0));
 process.on('SIGTERM', () => stop(0));
 
+// node:http, not fetch: fetch refuses the Fetch spec's "bad ports" (e.g. 4190) outright
+function answers(url) {
+  return new Promise((resolve) => {
+    const request = require('http').get(url, { timeout: 2000 }, (response) => {
+      response.resume();
+      resolve(response.statusCode >= 200 && response.statusCode < 300);
+    });
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => resolve(false));
+  });
+}
+
 async function waitFor(url) {
   for (let i = 0; i < 120 && !stopping; i++) {
-    try {
-      if ((await fetch(url)).ok) return true;
-    } catch {
-      // not up yet
-    }
+    if (await answers(url)) return true;
     await new Promise((r) => setTimeout(r, 250));
   }
   return false;
