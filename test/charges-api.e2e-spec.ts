@@ -387,6 +387,19 @@ describe('POST /charges', () => {
     for (const a of answers.filter((x) => x.status === 400))
       expect(a.body.code).toBe('TRANSACTION_ALREADY_PROCESSED');
     expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+    const used = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } });
+    expect(used).toMatchObject({ active: false, usedCount: 1 });
+    expect(used.lastUsedOn).not.toBeNull();
+  });
+
+  it('a recurring token stays active and counts its uses', async () => {
+    const tokenId = await cardToken(shop, 'recurring');
+    await charge(tokenId, { amount: 1000 });
+    await charge(tokenId, { amount: 2000 });
+    expect(await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } })).toMatchObject({
+      active: true,
+      usedCount: 2,
+    });
   });
 });
 

@@ -7,8 +7,6 @@ import { RedisService } from '@kessai/runtime';
 import { CapturedLog, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import type { Principal } from '../apps/gateway/src/auth/principal';
-import { TransactionTokensService } from '../apps/gateway/src/transaction-tokens/transaction-tokens.service';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
 type Token = { secret: string; jwt: string };
@@ -86,20 +84,6 @@ async function writerOf(table: 'transaction_tokens' | 'card_vault' | 'outbox_eve
 
 const eventsOf = (tokenId: string) =>
   env.prisma.outboxEvent.findMany({ where: { aggregateId: tokenId }, orderBy: { sequence: 'asc' } });
-
-function principalOf(seeded: Seeded, mode: 'test' | 'live' = 'test'): Principal {
-  return {
-    merchantId: seeded.merchant.id,
-    storeId: seeded.store.id,
-    credentialId: seeded.storeToken.id,
-    kind: 'app_token',
-    login: null,
-    scope: 'store',
-    mode,
-    domains: [],
-    hasSecret: true,
-  };
-}
 
 beforeAll(async () => {
   env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, LOG_LEVEL: 'trace' });
@@ -760,47 +744,6 @@ describe('reading, listing, updating and deleting tokens', () => {
       sdk.transactionTokens.update(pci.store.id, id, { email: 'late@example.test' }),
     );
     expect(err).toMatchObject({ code: 'CANNOT_UPDATE_TRANSACTION_TOKEN', httpCode: 400 });
-  });
-});
-
-describe('using a token for a charge (TransactionTokensService.claimForCharge)', () => {
-  it('a one_time token is usable once, even when charges race; a recurring token counts its uses', async () => {
-    const service = app.get(TransactionTokensService);
-    const principal = principalOf(pci);
-    const oneTime = await createToken(bearer(pci.storeToken), {
-      payment_type: 'card',
-      type: 'one_time',
-      data: card(),
-    });
-    const results = await Promise.allSettled(
-      Array.from({ length: 5 }, () => service.claimForCharge(principal, oneTime.body.id)),
-    );
-    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
-    for (const r of results.filter((r) => r.status === 'rejected')) {
-      expect(r.reason).toMatchObject({
-        code: 'TRANSACTION_ALREADY_PROCESSED',
-        errors: [{ field: 'transaction_token_id', reason: 'TRANSACTION_ALREADY_PROCESSED' }],
-      });
-    }
-    const used = await sdkFor(pci.storeToken).transactionTokens.get(pci.store.id, oneTime.body.id);
-    expect(used).toMatchObject({ active: false });
-    expect(used.lastUsedOn).toBeTruthy();
-
-    const recurring = await createToken(bearer(pci.storeToken), {
-      payment_type: 'card',
-      type: 'recurring',
-      data: card(),
-    });
-    await service.claimForCharge(principal, recurring.body.id);
-    const twice = await service.claimForCharge(principal, recurring.body.id);
-    expect(twice).toMatchObject({ usedCount: 2, active: true });
-
-    await expect(service.claimForCharge(principalOf(pci, 'live'), recurring.body.id)).rejects.toMatchObject({
-      code: 'PROCESSING_MODE_MISMATCH',
-    });
-    await expect(service.claimForCharge(principalOf(foreign), recurring.body.id)).rejects.toMatchObject({
-      code: 'NOT_FOUND',
-    });
   });
 });
 

@@ -4,10 +4,6 @@ import { Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { PrismaClient, type Prisma } from './generated/prisma/client';
 
-export function createPrismaClient(databaseUrl: string, poolSize: number): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl, max: poolSize }) });
-}
-
 /**
  * The one Prisma client of a process; repositories are its only users. `pool` is the pg pool under
  * it, for the few hot paths where Prisma's per-query cost matters (POST /charges): plain SQL with

@@ -216,33 +216,6 @@ export class TransactionTokensService {
     await this.pendingCvvs.discard(token.id).catch(() => undefined);
   }
 
-  /**
-   * For POST /charges (a later issue): counts one use of the token in the caller's store, or
-   * explains why it cannot be used. A one_time token is usable exactly once, even under races.
-   */
-  async claimForCharge(principal: Principal, id: string): Promise<TransactionToken> {
-    const storeId = storeOf(principal);
-    const field = 'transaction_token_id';
-    const token = uuid.safeParse(id).success
-      ? await this.tokens.findInStore(principal.merchantId, storeId, id)
-      : null;
-    if (!token) throw new NotFoundError('transaction_token');
-    if (token.mode !== principal.mode) {
-      throw new BusinessRuleError('PROCESSING_MODE_MISMATCH', [
-        { field, reason: 'PROCESSING_MODE_MISMATCH' },
-      ]);
-    }
-    const claimed = await this.tokens.claimUse(token.id, new Date());
-    if (claimed) return claimed;
-    const current = (await this.tokens.findInStore(principal.merchantId, storeId, id)) ?? token;
-    if (current.type === 'one_time' && current.usedCount > 0) {
-      throw new BusinessRuleError('TRANSACTION_ALREADY_PROCESSED', [
-        { field, reason: 'TRANSACTION_ALREADY_PROCESSED' },
-      ]);
-    }
-    throw new BusinessRuleError('INVALID_TOKEN', [{ field, reason: 'INACTIVE' }]);
-  }
-
   private async findVisible(principal: Principal, storeId: string, id: string): Promise<TransactionToken> {
     // a malformed id, another store's path or another merchant's token: all the same 404
     if (!uuid.safeParse(storeId).success || !uuid.safeParse(id).success)

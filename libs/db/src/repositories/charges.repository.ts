@@ -135,12 +135,12 @@ export class ChargesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * One statement, atomic on its own: it checks the duplicate rule, claims the token (the
-   * conditional UPDATE of TransactionTokensRepository.claimUse: only while active and, for
-   * one_time, unused), takes the quota, inserts the charge and its event — and when the claim or the
-   * quota is refused, `kessai_refuse` raises, which undoes the whole statement. For a
-   * duplicate-checked token it runs in a transaction after `pg_advisory_xact_lock` on the token, so
-   * that the check and the insert are atomic across gateway replicas.
+   * One statement, atomic on its own: it checks the duplicate rule, claims the token (a conditional
+   * UPDATE: only while active and, for one_time, unused, which it deactivates, so concurrent charges
+   * of one one_time token cannot both claim it), takes the quota, inserts the charge and its event —
+   * and when the claim or the quota is refused, `kessai_refuse` raises, which undoes the whole
+   * statement. For a duplicate-checked token it runs in a transaction after `pg_advisory_xact_lock`
+   * on the token, so that the check and the insert are atomic across gateway replicas.
    *
    * The hot path of POST /charges: plain pg on Prisma's pool, one round trip (four with the lock).
    */

@@ -1,12 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PageRequest } from '@kessai/domain';
-import type {
-  CardVault as CardVaultRow,
-  Merchant,
-  Prisma,
-  Store,
-  TransactionToken,
-} from '../generated/prisma/client';
+import type { Merchant, Prisma, Store, TransactionToken } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
 import { OutboxRepository, type NewOutboxEvent } from './outbox.repository';
@@ -115,11 +109,6 @@ export class TransactionTokensRepository {
       : null;
   }
 
-  /** The encrypted PAN of a card token (for the authorization in charge-service). */
-  findVaultEntry(transactionTokenId: string): Promise<CardVaultRow | null> {
-    return this.prisma.cardVault.findUnique({ where: { transactionTokenId } });
-  }
-
   list(merchantId: string, filters: TransactionTokenFilters, page: PageRequest) {
     return listPage(page, whereOf(merchantId, filters), {
       findCursor: (where) =>
@@ -157,25 +146,6 @@ export class TransactionTokensRepository {
       await this.outbox.append({ ...event, aggregateType: AGGREGATE, aggregateId: id }, tx);
       return true;
     });
-  }
-
-  /**
-   * Counts one use of an active token in a single conditional UPDATE, so two concurrent charges can
-   * never both use a one_time token: it is claimable only while used_count is 0, and using it
-   * deactivates it. Returns the updated token, or null when nothing could be claimed.
-   */
-  async claimUse(id: string, now: Date): Promise<TransactionToken | null> {
-    const claimed = await this.prisma.$queryRaw<{ id: string }[]>`
-      UPDATE transaction_tokens
-         SET used_count = used_count + 1,
-             last_used_on = ${now},
-             active = (type <> 'one_time'),
-             updated_on = ${now}
-       WHERE id = ${id}::uuid
-         AND active
-         AND (type <> 'one_time' OR used_count = 0)
-      RETURNING id`;
-    return claimed.length === 0 ? null : this.prisma.transactionToken.findUnique({ where: { id } });
   }
 }
 
