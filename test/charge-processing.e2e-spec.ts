@@ -35,6 +35,8 @@ beforeAll(async () => {
   simulator = await startProcessorSimulator({
     latencyMs: 0,
     timeoutHoldMs: 5_000,
+    // one more 503 than PROCESSOR_MAX_ATTEMPTS: the 5xx card outlasts the first job's retries
+    unavailableAttempts: 5,
     callbackMaxAttempts: 1,
     callbackTimeoutMs: 200,
   });
@@ -225,10 +227,63 @@ describe('charge processing', () => {
     expect(stats.requests).toBeGreaterThan(1);
   });
 
-  it('5xx card: successful after retries, executed once', async () => {
+  it('5xx card past the batch job retries: handed to a job of its own, successful, executed once', async () => {
     const id = await createCharge(await cardToken('4000000000040503'));
     await waitForStatus(id, 'successful');
-    expect(operationStats(simulator.stats(), 'authorize', id)).toMatchObject({ requests: 3, executions: 1 });
+    // 4 attempts in the batch job (all 503), then its own job: a 5th 503 and the approval
+    expect(operationStats(simulator.stats(), 'authorize', id)).toMatchObject({ requests: 6, executions: 1 });
+    const own = await queue.getJob(`process_charge.${id}.retry`);
+    expect(own?.data).toMatchObject({ aggregateId: id, eventType: CHARGE_REQUESTED });
+    expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
+  });
+
+  it('one process_charges job: every pending charge recorded once, final ones and repeats left alone', async () => {
+    const approved = await createCharge(await cardToken('4242424242424242'), { requested: false });
+    const declined = await createCharge(await cardToken('4111111111111111'), { requested: false });
+    const live = await createCharge(await cardToken('4242424242424242'), { mode: 'live', requested: false });
+    const done = await createCharge(await cardToken('4242424242424242'), { requested: false });
+    await env.prisma.charge.update({ where: { id: done }, data: { status: 'failed', errorCode: 306 } });
+    const cause = randomUUID();
+    await env.prisma.outboxEvent.create({
+      data: {
+        id: cause,
+        merchantId,
+        aggregateType: 'charge',
+        aggregateId: approved,
+        eventType: CHARGE_REQUESTED,
+        correlationId: 'req-batch',
+        publishedOn: new Date(), // this test publishes it itself
+      },
+    });
+    const event = (chargeId: string, eventId = randomUUID()) => ({
+      eventId,
+      eventType: CHARGE_REQUESTED,
+      aggregateId: chargeId,
+    });
+    await queue.add(
+      'process_charges',
+      { events: [event(approved, cause), event(declined), event(live), event(done), event(approved)] },
+      { jobId: `batch-test.${approved}` },
+    );
+
+    await waitForStatus(approved, 'successful');
+    await waitForStatus(declined, 'failed');
+    expect(await waitForStatus(live, 'error')).toMatchObject({ errorCode: 309 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await env.prisma.charge.findUniqueOrThrow({ where: { id: done } })).toMatchObject({
+      status: 'failed',
+      errorCode: 306,
+    });
+    expect([executions(approved), executions(declined), executions(live), executions(done)]).toEqual([
+      1, 1, 0, 0,
+    ]);
+    const finished = await events(approved, CHARGE_FINISHED);
+    expect(finished).toHaveLength(1);
+    expect(finished[0]?.correlationId).toBe('req-batch');
+    for (const id of [declined, live]) expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
+    expect(await events(done, CHARGE_FINISHED)).toHaveLength(0);
+    // not a charge this service finished: out of the suite's final count
+    await env.prisma.charge.delete({ where: { id: done } });
   });
 
   it('3-D Secure: awaiting with the issuer page, authenticated, reconciled to successful', async () => {

@@ -1,11 +1,18 @@
 import { Queue } from 'bullmq';
-import { WEBHOOK_EVENTS_QUEUE } from '@kessai/contracts';
+import {
+  CHARGE_REQUESTED,
+  CHARGES_QUEUE,
+  PROCESS_CHARGES_BATCH,
+  WEBHOOK_EVENTS_QUEUE,
+  type OutboxBatchJobData,
+} from '@kessai/contracts';
 import type { PrismaService } from '@kessai/db';
 import { OutboxRelay, startWorkerService } from '@kessai/runtime';
 import { CapturedLog, TestEnvironment } from '@kessai/testing';
 
 let env: TestEnvironment;
 let queue: Queue;
+let chargesQueue: Queue;
 let merchantId: string;
 const log = new CapturedLog();
 
@@ -17,13 +24,13 @@ function relay(prisma: PrismaService = env.prisma, batchSize = 40) {
   });
 }
 
-async function appendEvents(count: number): Promise<string[]> {
+async function appendEvents(count: number, eventType = 'token_created'): Promise<string[]> {
   const rows = await env.prisma.outboxEvent.createManyAndReturn({
     data: Array.from({ length: count }, (_, i) => ({
       merchantId,
       aggregateType: 'test',
       aggregateId: merchantId,
-      eventType: 'token_created',
+      eventType,
       payload: { n: i },
     })),
     select: { id: true },
@@ -51,15 +58,21 @@ beforeAll(async () => {
     connection: { url: env.config.REDIS_URL },
     prefix: env.config.REDIS_PREFIX,
   });
+  chargesQueue = new Queue(CHARGES_QUEUE.name, {
+    connection: { url: env.config.REDIS_URL },
+    prefix: env.config.REDIS_PREFIX,
+  });
 });
 
 afterEach(async () => {
   await queue.obliterate({ force: true });
+  await chargesQueue.obliterate({ force: true });
   await env.prisma.outboxEvent.deleteMany();
 });
 
 afterAll(async () => {
   await queue?.close();
+  await chargesQueue?.close();
   await env?.close();
 });
 
@@ -101,6 +114,45 @@ describe('outbox relay', () => {
     const published = await jobIds();
     expect(published).toHaveLength(30);
     expect(new Set(published)).toEqual(new Set(ids.map((id) => `dispatch_event.${id}`)));
+  });
+
+  it('publishes charge_requested in process_charges jobs of at most 50, again under the same ids after a crash', async () => {
+    const ids = await appendEvents(120, CHARGE_REQUESTED);
+    const crashing = {
+      inTransaction: (fn: (tx: unknown) => Promise<unknown>) =>
+        env.prisma.inTransaction(async (tx) => {
+          await fn(tx);
+          throw new Error('process died before commit');
+        }),
+    } as unknown as PrismaService;
+    const doomed = relay(crashing, 200);
+    await expect(doomed.publishBatch()).rejects.toThrow('process died before commit');
+    await doomed.stop();
+    const jobsOf = async () =>
+      (await chargesQueue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).sort((a, b) =>
+        a.id! < b.id! ? -1 : 1,
+      );
+    const before = await jobsOf();
+
+    const survivor = relay(env.prisma, 200);
+    await drain([survivor]);
+    await survivor.stop();
+    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
+    const after = await jobsOf();
+    expect(after.map((job) => job.id)).toEqual(before.map((job) => job.id));
+    expect(after.map((job) => job.name)).toEqual(['process_charges', 'process_charges', 'process_charges']);
+    const batches = after.map((job) => (job.data as OutboxBatchJobData).events);
+    expect(batches.map((events) => events.length).sort()).toEqual([
+      20,
+      PROCESS_CHARGES_BATCH,
+      PROCESS_CHARGES_BATCH,
+    ]);
+    const published = batches.flat();
+    expect(published.map((event) => event.eventId).sort()).toEqual([...ids].sort());
+    expect(published[0]).toMatchObject({ eventType: CHARGE_REQUESTED, aggregateId: merchantId });
+    expect(after.every((job) => /^process_charges\.[0-9a-f]{40}$/.test(job.id!))).toBe(true);
+    // commands go to their worker only
+    expect(await jobIds()).toHaveLength(0);
   });
 
   it('keeps publishing events committed while it runs, and stops cleanly', async () => {

@@ -17,6 +17,11 @@ const chargeJobDataSchema = z.object({
 
 export type ChargeJobData = z.infer<typeof chargeJobDataSchema>;
 
+/** A process_charges job: the charge_requested events of one relay batch (OutboxBatchJobData). */
+const chargeBatchJobDataSchema = z.object({
+  events: z.array(chargeJobDataSchema.extend({ eventId: z.string().uuid() })).min(1),
+});
+
 /** charge-service's consumer of CHARGES_QUEUE, one handler per job (QueueWorkers checks they all exist). */
 export function chargeConsumers(app: NestFastifyApplication): QueueConsumer[] {
   const service = app.get(ChargeProcessingService);
@@ -33,6 +38,12 @@ export function chargeConsumers(app: NestFastifyApplication): QueueConsumer[] {
       concurrency: config.CHARGE_WORKER_CONCURRENCY,
       lockDurationMs: config.CHARGE_JOB_LOCK_MS,
       handlers: {
+        process_charges: (job: { data: unknown }) =>
+          service.processCharges(
+            chargeBatchJobDataSchema
+              .parse(job.data)
+              .events.map((event) => ({ chargeId: event.aggregateId, causeEventId: event.eventId })),
+          ),
         process_charge: run((id, cause) => service.processCharge(id, cause)),
         capture_charge: run((id, cause) => service.captureCharge(id, cause)),
         reconcile_charge: run((id, cause) => service.reconcileCharge(id, cause)),

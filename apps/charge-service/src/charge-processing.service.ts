@@ -1,13 +1,16 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SensitiveCardData } from '@kessai/cards';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { CHARGE_REQUESTED, CHARGES_QUEUE } from '@kessai/contracts';
 import {
   ChargeOutcomesRepository,
   type ChargeOutcome,
   type ChargeToReconcile,
   type PendingCharge,
+  type RecordedOutcome,
 } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
+import { Coalescer } from '@kessai/runtime';
 import {
   type AuthorizeResult,
   isRetryableProcessorError,
@@ -21,8 +24,15 @@ import {
   type ThreeDsMode,
 } from '@kessai/processor';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
+import { ChargeJobs } from './charge-jobs';
 import { CHARGE_LOGGER } from './charge-logger';
 import { PaymentProcessors } from './payment-processors';
+
+/** A charge to process and the outbox event that asked for it. */
+export interface ChargeRequest {
+  chargeId: string;
+  causeEventId: string | null;
+}
 
 /** Thrown to let BullMQ retry the job later: the outcome is unknown for now, nothing is recorded. */
 export class OutcomeUnknownError extends Error {}
@@ -42,30 +52,80 @@ const CALL_METHODS: readonly string[] = ['http_get', 'http_get_mobile', 'http_po
 @Injectable()
 export class ChargeProcessingService {
   readonly #awaitingExpiryMs: number;
+  /** outcomes of pending charges recorded concurrently share statements (one round trip, one commit) */
+  readonly #pendingOutcomes: Coalescer<RecordedOutcome, boolean>;
 
   constructor(
     private readonly charges: ChargeOutcomesRepository,
     private readonly processors: PaymentProcessors,
     private readonly vault: CardVault,
     private readonly cvvs: PendingCvvStore,
+    private readonly jobs: ChargeJobs,
     @Inject(CHARGE_LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.#awaitingExpiryMs = config.CHARGE_AWAITING_EXPIRY_SECONDS * 1000;
+    this.#pendingOutcomes = new Coalescer(
+      async (outcomes) => {
+        const moved = await this.charges.recordMany(['pending'], outcomes);
+        return outcomes.map((outcome) => moved.has(outcome.chargeId));
+      },
+      { maxItems: 200, maxInFlight: 2 },
+    );
   }
 
   /** process_charge: authorize a pending charge (or open its operator payment) and record the outcome. */
   async processCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
     const charge = await this.charges.findPending(chargeId);
-    if (!charge) return;
+    if (charge) await this.#process(charge, causeEventId);
+  }
+
+  /**
+   * process_charges: the charges of one relay batch, read in one query and processed side by side.
+   * A charge whose outcome stays unknown (the processor unreachable past its retries, or any other
+   * failure) does not hold back or repeat the others: it continues as its own process_charge job,
+   * retried with the queue's backoff. Only when that hand-over fails does the batch job fail, to be
+   * retried as a whole (the charges already recorded are no longer pending, so are skipped).
+   */
+  async processCharges(requests: readonly ChargeRequest[]): Promise<void> {
+    // a charge listed twice is processed once, for its first event
+    const causes = new Map<string, string | null>();
+    for (const request of requests)
+      if (!causes.has(request.chargeId)) causes.set(request.chargeId, request.causeEventId);
+    const pending = await this.charges.findPendingMany([...causes.keys()]);
+    const settled = await Promise.allSettled(
+      pending.map((charge) => this.#process(charge, causes.get(charge.id) ?? null)),
+    );
+    const unfinished = pending.filter((_, i) => settled[i]?.status === 'rejected');
+    if (unfinished.length === 0) return;
+    settled.forEach((result, i) => {
+      if (result.status === 'rejected')
+        this.logger.warn(
+          { chargeId: pending[i]?.id, err: (result.reason as Error).message },
+          'charge outcome unknown; retrying it alone',
+        );
+    });
+    await this.jobs.add(
+      unfinished.map((charge) => ({
+        name: 'process_charge' as const,
+        chargeId: charge.id,
+        causeEventId: causes.get(charge.id) ?? null,
+        eventType: CHARGE_REQUESTED,
+        idParts: ['retry'],
+        delayMs: CHARGES_QUEUE.jobOptions.backoff.delay,
+      })),
+    );
+  }
+
+  async #process(charge: PendingCharge, causeEventId: string | null): Promise<void> {
     const outcome = await this.#authorize(charge);
     // The processor has answered: the authorization the CVV served is over. Forgotten before the
     // outcome is recorded, so that no crash leaves it behind; a repeat after such a crash is
     // answered from the processor's record of the reference, which needs no CVV.
     if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
-    const recorded = await this.charges.record(charge.id, ['pending'], outcome, causeEventId);
+    const recorded = await this.#pendingOutcomes.submit({ chargeId: charge.id, outcome, causeEventId });
     // debug: one line per charge is too many at full rate; transitions are in the outbox anyway
-    this.logger.debug({ chargeId, status: outcome.status, recorded }, 'charge processed');
+    this.logger.debug({ chargeId: charge.id, status: outcome.status, recorded }, 'charge processed');
   }
 
   /**

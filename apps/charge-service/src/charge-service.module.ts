@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChargeOutcomesRepository } from '@kessai/db';
 import { RedisService } from '@kessai/runtime';
 import { vaultProviders } from '@kessai/vault';
+import { ChargeJobs } from './charge-jobs';
 import { chargeLoggerProvider } from './charge-logger';
 import { ChargeProcessingService } from './charge-processing.service';
 import { ChargeSweeper } from './charge-sweeper';
@@ -17,6 +18,7 @@ import { PaymentProcessors } from './payment-processors';
     ...vaultProviders,
     chargeLoggerProvider,
     ChargeOutcomesRepository,
+    ChargeJobs,
     PaymentProcessors,
     ChargeProcessingService,
     ChargeSweeper,

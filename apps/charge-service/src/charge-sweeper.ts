@@ -1,15 +1,11 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { CHARGES_QUEUE, jobId } from '@kessai/contracts';
 import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import { CHARGE_LOGGER } from './charge-logger';
-import type { ChargeJobData } from './charge-consumers';
+import { ChargeJobs, type ChargeJobRequest } from './charge-jobs';
 
 const BATCH = 500;
-
-type ChargeJob = (typeof CHARGES_QUEUE.jobs)[number];
 
 /**
  * Every CHARGE_SWEEP_INTERVAL_MS, finds the charges nobody is moving and gives them work: due
@@ -20,7 +16,6 @@ type ChargeJob = (typeof CHARGES_QUEUE.jobs)[number];
  */
 @Injectable()
 export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #queue: Queue;
   readonly #intervalMs: number;
   readonly #staleSeconds: number;
   #timer: NodeJS.Timeout | undefined;
@@ -29,13 +24,10 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   constructor(
     private readonly charges: ChargeOutcomesRepository,
     private readonly captures: CapturesRepository,
+    private readonly jobs: ChargeJobs,
     @Inject(CHARGE_LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#queue = new Queue(CHARGES_QUEUE.name, {
-      connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
-      prefix: config.REDIS_PREFIX,
-    });
     this.#intervalMs = config.CHARGE_SWEEP_INTERVAL_MS;
     this.#staleSeconds = config.CHARGE_STALE_PENDING_SECONDS;
   }
@@ -74,7 +66,7 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
       ...stalePending.map((id) => this.#job('process_charge', id, bucket)),
       ...staleCaptures.map((id) => this.#job('capture_charge', id, bucket)),
     ];
-    if (jobs.length > 0) await this.#queue.addBulk(jobs);
+    await this.jobs.add(jobs);
     const total = requested + jobs.length;
     if (total > 0) {
       this.logger.info(
@@ -90,18 +82,12 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     return total;
   }
 
-  #job(name: ChargeJob, chargeId: string, bucket: string) {
-    const data: ChargeJobData = { aggregateId: chargeId, eventType: 'charge_sweep' };
-    return {
-      name,
-      data,
-      opts: { ...CHARGES_QUEUE.jobOptions, jobId: jobId(name, chargeId, 'sweep', bucket) },
-    };
+  #job(name: ChargeJobRequest['name'], chargeId: string, bucket: string): ChargeJobRequest {
+    return { name, chargeId, causeEventId: null, eventType: 'charge_sweep', idParts: ['sweep', bucket] };
   }
 
   async onModuleDestroy() {
     clearInterval(this.#timer);
     await this.#sweeping;
-    await this.#queue.close();
   }
 }

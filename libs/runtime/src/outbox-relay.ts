@@ -1,7 +1,9 @@
 import { Queue } from 'bullmq';
+import { createHash } from 'node:crypto';
 import {
   jobId,
   outboxRoutes,
+  type OutboxBatchJobData,
   type OutboxJobData,
   type OutboxRoute,
   type QueueJobOptions,
@@ -21,6 +23,19 @@ export interface OutboxRelayOptions {
   routes?: Record<string, OutboxRoute[]>;
 }
 
+interface RelayJob {
+  name: string;
+  data: OutboxJobData | OutboxBatchJobData;
+  opts: QueueJobOptions & { jobId: string };
+}
+
+/** A batch job's id part: the digest of its events' ids, in order (160 bits, hex). */
+function batchDigest(events: OutboxJobData[]): string {
+  const hash = createHash('sha256');
+  for (const event of events) hash.update(event.eventId).update(',');
+  return hash.digest('hex').slice(0, 40);
+}
+
 interface PendingEvent {
   id: string;
   event_type: string;
@@ -33,6 +48,10 @@ interface PendingEvent {
  *   so two relays never hold the same event) inside a transaction that commits only after the jobs
  *   were added;
  * - jobs get their queue's options (attempts, backoff, retention: QueueDefinition.jobOptions);
+ * - a batched route's events go out as jobs of several events, whose id is a digest of exactly
+ *   those events: the same batch published again is ignored like a single job, and a different
+ *   batch holding some of the same events is a second job for them, which their consumer's state
+ *   check makes harmless;
  * - a relay that dies between adding the jobs and committing leaves the events unpublished, and
  *   the next relay adds them again with the same deterministic job ids, which BullMQ ignores while
  *   the first job is kept; past that window, the consumer's own state check (the row is final, or a
@@ -78,22 +97,39 @@ export class OutboxRelay {
       if (rows.length === 0) return 0;
       const events = rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
 
-      const byQueue = new Map<
-        string,
-        {
-          queue: Queue;
-          jobs: { name: string; data: OutboxJobData; opts: QueueJobOptions & { jobId: string } }[];
-        }
-      >();
+      const byQueue = new Map<string, { queue: Queue; jobs: RelayJob[] }>();
+      const add = (queueName: string, job: RelayJob) => {
+        const entry = byQueue.get(queueName) ?? { queue: this.queue(queueName), jobs: [] };
+        entry.jobs.push(job);
+        byQueue.set(queueName, entry);
+      };
+      const batched = new Map<string, { route: OutboxRoute; events: OutboxJobData[] }>();
       for (const event of events) {
+        const data = { eventId: event.id, eventType: event.event_type, aggregateId: event.aggregate_id };
         for (const route of outboxRoutes(event.event_type, this.options.routes)) {
-          const entry = byQueue.get(route.queue.name) ?? { queue: this.queue(route.queue.name), jobs: [] };
-          entry.jobs.push({
+          if (route.batch) {
+            const key = `${route.queue.name}\u0000${route.job}`;
+            const entry = batched.get(key) ?? { route, events: [] };
+            entry.events.push(data);
+            batched.set(key, entry);
+            continue;
+          }
+          add(route.queue.name, {
             name: route.job,
-            data: { eventId: event.id, eventType: event.event_type, aggregateId: event.aggregate_id },
+            data,
             opts: { ...route.queue.jobOptions, jobId: jobId(route.job, event.id) },
           });
-          byQueue.set(route.queue.name, entry);
+        }
+      }
+      for (const { route, events: routed } of batched.values()) {
+        const max = route.batch?.maxEvents ?? routed.length;
+        for (let start = 0; start < routed.length; start += max) {
+          const chunk = routed.slice(start, start + max);
+          add(route.queue.name, {
+            name: route.job,
+            data: { events: chunk },
+            opts: { ...route.queue.jobOptions, jobId: jobId(route.job, batchDigest(chunk)) },
+          });
         }
       }
       for (const { queue, jobs } of byQueue.values()) await queue.addBulk(jobs);

@@ -71,6 +71,14 @@ export interface ChargeOutcome {
   expiresOn?: Date;
 }
 
+/** One charge's outcome for `recordMany`. */
+export interface RecordedOutcome {
+  chargeId: string;
+  outcome: ChargeOutcome;
+  /** the outbox event that led here, whose correlation id the new event carries */
+  causeEventId: string | null;
+}
+
 const FINAL: readonly ChargeStatus[] = ['successful', 'failed', 'error', 'canceled'];
 
 /** charge_finished for a final status, charge_updated for any other (docs/charges.md). */
@@ -90,6 +98,11 @@ export class ChargeOutcomesRepository {
 
   /** The charge if it is still pending, with its token's payment data; null otherwise. */
   async findPending(chargeId: string): Promise<PendingCharge | null> {
+    return (await this.findPendingMany([chargeId]))[0] ?? null;
+  }
+
+  /** Those of the charges that are still pending, with their tokens' payment data, in one query. */
+  async findPendingMany(chargeIds: readonly string[]): Promise<PendingCharge[]> {
     const rows = await this.prisma.sql<PendingChargeRow>(
       Prisma.sql`
       SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
@@ -105,34 +118,10 @@ export class ChargeOutcomesRepository {
         FROM charges c
         JOIN transaction_tokens t ON t.id = c.transaction_token_id
         LEFT JOIN card_vault v ON v.transaction_token_id = t.id
-       WHERE c.id = ${chargeId}::uuid AND c.status = 'pending'`,
+       WHERE c.id = ANY(${chargeIds}::uuid[]) AND c.status = 'pending'`,
       { prepareAs: 'charge_outcomes_find_pending' },
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      mode: row.mode,
-      amount: Number(row.amount),
-      currency: row.currency,
-      capture: row.capture,
-      descriptor: row.descriptor,
-      threeDs: row.three_ds,
-      redirectEndpoint: row.redirect_endpoint,
-      tokenId: row.token_id,
-      paymentType: row.payment_type,
-      card:
-        row.cardholder !== null && row.exp_month !== null && row.exp_year !== null
-          ? { cardholder: row.cardholder, exp_month: row.exp_month, exp_year: row.exp_year }
-          : null,
-      brand: row.brand,
-      callMethod: row.call_method,
-      scannedQr: row.scanned_qr,
-      vault:
-        row.key_id && row.iv && row.ciphertext && row.auth_tag
-          ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
-          : null,
-    };
+    return rows.map(pendingChargeOf);
   }
 
   /**
@@ -146,32 +135,82 @@ export class ChargeOutcomesRepository {
     outcome: ChargeOutcome,
     causeEventId: string | null = null,
   ): Promise<boolean> {
-    const json = (value: Record<string, unknown> | undefined) =>
-      value === undefined ? null : JSON.stringify(value);
+    const moved = await this.recordMany(from, [{ chargeId, outcome, causeEventId }]);
+    return moved.has(chargeId);
+  }
+
+  /**
+   * `record` for several charges in one statement (atomic as a whole): each moves from one of
+   * `from` to its outcome, with its event. Resolves to the ids of the charges that moved; the others
+   * were no longer in `from` and nothing was written for them. A charge listed twice is recorded
+   * with its first outcome.
+   */
+  async recordMany(
+    from: readonly ChargeStatus[],
+    outcomes: readonly RecordedOutcome[],
+  ): Promise<Set<string>> {
+    const seen = new Set<string>();
+    const input = [];
+    for (const { chargeId, outcome, causeEventId } of outcomes) {
+      if (seen.has(chargeId)) continue;
+      seen.add(chargeId);
+      input.push({
+        id: chargeId,
+        status: outcome.status,
+        event_type: chargeEventOf(outcome.status),
+        error_code: outcome.error?.code ?? null,
+        error_message: outcome.error?.message ?? null,
+        error_detail: outcome.error?.detail ?? null,
+        processor_reference: outcome.processorReference ?? null,
+        charged_amount: outcome.chargedAmount ?? null,
+        capture_status: outcome.captureStatus ?? null,
+        issuer_token: outcome.issuerToken ?? null,
+        three_ds_issuer_token: outcome.threeDsIssuerToken ?? null,
+        expires_on: outcome.expiresOn?.toISOString() ?? null,
+        cause_event_id: causeEventId,
+      });
+    }
+    if (input.length === 0) return new Set();
+    // rows in id order, so that two statements touching the same charges lock them in one order
+    input.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const rows = await this.prisma.sql<{ id: string }>(
       Prisma.sql`
-      WITH changed AS (
-        UPDATE charges
-           SET status = ${outcome.status}::charge_status,
-               error_code = ${outcome.error?.code ?? null}::int,
-               error_message = ${outcome.error?.message ?? null}::text,
-               error_detail = ${outcome.error?.detail ?? null}::text,
-               processor_reference = COALESCE(${outcome.processorReference ?? null}::text, processor_reference),
-               charged_amount = COALESCE(${outcome.chargedAmount ?? null}::bigint, charged_amount),
-               charged_currency = CASE WHEN ${outcome.chargedAmount ?? null}::bigint IS NULL
-                                       THEN charged_currency ELSE requested_currency END,
-               capture_status = COALESCE(${outcome.captureStatus ?? null}::capture_status, capture_status),
-               issuer_token = COALESCE(${json(outcome.issuerToken)}::jsonb, issuer_token),
-               three_ds_issuer_token = COALESCE(${json(outcome.threeDsIssuerToken)}::jsonb, three_ds_issuer_token),
-               expires_on = COALESCE(${outcome.expiresOn ?? null}::timestamptz, expires_on),
+      WITH outcome AS (
+        SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS o(
+          id uuid, status charge_status, event_type text, error_code int, error_message text,
+          error_detail text, processor_reference text, charged_amount bigint,
+          capture_status capture_status, issuer_token jsonb, three_ds_issuer_token jsonb,
+          expires_on timestamptz, cause_event_id uuid)
+      ), changed AS (
+        UPDATE charges c
+           SET status = o.status,
+               error_code = o.error_code,
+               error_message = o.error_message,
+               error_detail = o.error_detail,
+               processor_reference = COALESCE(o.processor_reference, c.processor_reference),
+               charged_amount = COALESCE(o.charged_amount, c.charged_amount),
+               charged_currency = CASE WHEN o.charged_amount IS NULL
+                                       THEN c.charged_currency ELSE c.requested_currency END,
+               capture_status = COALESCE(o.capture_status, c.capture_status),
+               issuer_token = COALESCE(o.issuer_token, c.issuer_token),
+               three_ds_issuer_token = COALESCE(o.three_ds_issuer_token, c.three_ds_issuer_token),
+               expires_on = COALESCE(o.expires_on, c.expires_on),
                updated_on = now()
-         WHERE id = ${chargeId}::uuid AND status = ANY(${from}::charge_status[])
-        RETURNING id, merchant_id, store_id, status
+          FROM outcome o
+         WHERE c.id = o.id AND c.status = ANY(${from}::charge_status[])
+        RETURNING c.id, c.merchant_id, c.store_id, c.status, o.event_type, o.cause_event_id
+      ), event AS (
+        INSERT INTO outbox_events
+               (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+        SELECT merchant_id, store_id, 'charge', id, event_type,
+               jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', status::text),
+               (SELECT correlation_id FROM outbox_events e WHERE e.id = changed.cause_event_id)
+          FROM changed
       )
-      ${this.appendEvent(chargeEventOf(outcome.status), causeEventId)}`,
+      SELECT id::text AS id FROM changed`,
       { prepareAs: 'charge_outcomes_record' },
     );
-    return rows.length > 0;
+    return new Set(rows.map((row) => row.id));
   }
 
   /** An awaiting (or pending) charge as reconciliation needs it; null when it is neither. */
@@ -305,6 +344,32 @@ export class ChargeOutcomesRepository {
         FROM changed
       RETURNING id::text AS id`;
   }
+}
+
+function pendingChargeOf(row: PendingChargeRow): PendingCharge {
+  return {
+    id: row.id,
+    mode: row.mode,
+    amount: Number(row.amount),
+    currency: row.currency,
+    capture: row.capture,
+    descriptor: row.descriptor,
+    threeDs: row.three_ds,
+    redirectEndpoint: row.redirect_endpoint,
+    tokenId: row.token_id,
+    paymentType: row.payment_type,
+    card:
+      row.cardholder !== null && row.exp_month !== null && row.exp_year !== null
+        ? { cardholder: row.cardholder, exp_month: row.exp_month, exp_year: row.exp_year }
+        : null,
+    brand: row.brand,
+    callMethod: row.call_method,
+    scannedQr: row.scanned_qr,
+    vault:
+      row.key_id && row.iv && row.ciphertext && row.auth_tag
+        ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
+        : null,
+  };
 }
 
 interface PendingChargeRow {
