@@ -364,6 +364,24 @@ describe('POST /charges', () => {
     expect((await charge(online)).transaction_token_type).toBe('one_time');
   });
 
+  it('parallel charges of two merchants (tokens read together): each finds its own token only', async () => {
+    const [mine, theirs] = await Promise.all([cardToken(shop), cardToken(foreign)]);
+    const answers = await Promise.all([
+      postCharge({ transaction_token_id: mine, amount: 1200, currency: 'JPY' }),
+      postCharge({ transaction_token_id: theirs, amount: 1300, currency: 'JPY' }, foreign.storeToken),
+      postCharge({ transaction_token_id: theirs, amount: 1400, currency: 'JPY' }),
+      postCharge(
+        { transaction_token_id: mine.toUpperCase(), amount: 1500, currency: 'JPY' },
+        foreign.storeToken,
+      ),
+      postCharge({ transaction_token_id: randomUUID(), amount: 1600, currency: 'JPY' }),
+    ]);
+    expect(answers.map((answer) => answer.status)).toEqual([201, 201, 404, 404, 404]);
+    expect(answers[0]?.body).toMatchObject({ transaction_token_id: mine, store_id: shop.store.id });
+    expect(answers[1]?.body).toMatchObject({ transaction_token_id: theirs, store_id: foreign.store.id });
+    expect(await env.prisma.charge.count({ where: { transactionTokenId: { in: [mine, theirs] } } })).toBe(2);
+  });
+
   it('charges a one_time token once: a reuse is 400 TRANSACTION_ALREADY_PROCESSED', async () => {
     const tokenId = await cardToken();
     await charge(tokenId);

@@ -55,6 +55,15 @@ export type ChargeableToken = Pick<
   'id' | 'type' | 'paymentType' | 'mode' | 'active' | 'usedCount'
 >;
 
+/** Which token, seen by which merchant's store. */
+export interface ChargeableTokenKey {
+  merchantId: string;
+  storeId: string;
+  id: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 @Injectable()
 export class TransactionTokensRepository {
   constructor(
@@ -81,10 +90,15 @@ export class TransactionTokensRepository {
     return this.prisma.transactionToken.findFirst({ where: { id, merchantId, storeId } });
   }
 
-  /** What POST /charges needs of a token, in one plain query (its hot path avoids Prisma's per-query cost). */
-  async findChargeable(merchantId: string, storeId: string, id: string): Promise<ChargeableToken | null> {
+  /**
+   * What POST /charges needs of its tokens, in one plain query (its hot path avoids Prisma's
+   * per-query cost): one answer per key, in order; null for a token not in that merchant's store.
+   */
+  async findChargeableMany(keys: readonly ChargeableTokenKey[]): Promise<(ChargeableToken | null)[]> {
     const { rows } = await this.prisma.pool.query<{
       id: string;
+      merchant_id: string;
+      store_id: string;
       type: ChargeableToken['type'];
       payment_type: ChargeableToken['paymentType'];
       mode: ChargeableToken['mode'];
@@ -92,21 +106,25 @@ export class TransactionTokensRepository {
       used_count: number;
     }>({
       name: 'transaction_tokens_find_chargeable',
-      text: `SELECT id, type, payment_type, mode, active, used_count FROM transaction_tokens
-              WHERE id = $1::uuid AND merchant_id = $2::uuid AND store_id = $3::uuid`,
-      values: [id, merchantId, storeId],
+      text: `SELECT id, merchant_id, store_id, type, payment_type, mode, active, used_count
+               FROM transaction_tokens WHERE id = ANY($1::uuid[])`,
+      // a malformed id would fail the whole query: only UUIDs are asked for (others are not found)
+      values: [[...new Set(keys.map((key) => key.id).filter((id) => UUID.test(id)))]],
     });
-    const row = rows[0];
-    return row
-      ? {
-          id: row.id,
-          type: row.type,
-          paymentType: row.payment_type,
-          mode: row.mode,
-          active: row.active,
-          usedCount: row.used_count,
-        }
-      : null;
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return keys.map((key) => {
+      const row = byId.get(key.id.toLowerCase());
+      return row && row.merchant_id === key.merchantId && row.store_id === key.storeId
+        ? {
+            id: row.id,
+            type: row.type,
+            paymentType: row.payment_type,
+            mode: row.mode,
+            active: row.active,
+            usedCount: row.used_count,
+          }
+        : null;
+    });
   }
 
   list(merchantId: string, filters: TransactionTokenFilters, page: PageRequest) {
