@@ -43,6 +43,20 @@ async function jobIds(): Promise<string[]> {
   return jobs.map((job) => job.id!);
 }
 
+/** One batch by a relay whose transaction never commits: the jobs reach Redis, the rows stay unpublished. */
+async function publishAndDieBeforeCommit(batchSize: number) {
+  const crashing = {
+    inTransaction: (fn: (tx: unknown) => Promise<unknown>) =>
+      env.prisma.inTransaction(async (tx) => {
+        await fn(tx);
+        throw new Error('process died before commit');
+      }),
+  } as unknown as PrismaService;
+  const doomed = relay(crashing, batchSize);
+  await expect(doomed.publishBatch()).rejects.toThrow('process died before commit');
+  await doomed.stop();
+}
+
 async function drain(relays: OutboxRelay[]) {
   await Promise.all(
     relays.map(async (r) => {
@@ -93,17 +107,7 @@ describe('outbox relay', () => {
 
   it('loses nothing and duplicates nothing when a relay dies between publishing and committing', async () => {
     const ids = await appendEvents(30);
-    // a relay whose transaction never commits: the jobs reach Redis, the rows stay unpublished
-    const crashing = {
-      inTransaction: (fn: (tx: unknown) => Promise<unknown>) =>
-        env.prisma.inTransaction(async (tx) => {
-          await fn(tx);
-          throw new Error('process died before commit');
-        }),
-    } as unknown as PrismaService;
-    const doomed = relay(crashing, 100);
-    await expect(doomed.publishBatch()).rejects.toThrow('process died before commit');
-    await doomed.stop();
+    await publishAndDieBeforeCommit(100);
     expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(30);
     expect(await jobIds()).toHaveLength(30);
 
@@ -118,16 +122,7 @@ describe('outbox relay', () => {
 
   it('publishes charge_requested in process_charges jobs of at most 50, again under the same ids after a crash', async () => {
     const ids = await appendEvents(120, CHARGE_REQUESTED);
-    const crashing = {
-      inTransaction: (fn: (tx: unknown) => Promise<unknown>) =>
-        env.prisma.inTransaction(async (tx) => {
-          await fn(tx);
-          throw new Error('process died before commit');
-        }),
-    } as unknown as PrismaService;
-    const doomed = relay(crashing, 200);
-    await expect(doomed.publishBatch()).rejects.toThrow('process died before commit');
-    await doomed.stop();
+    await publishAndDieBeforeCommit(200);
     const jobsOf = async () =>
       (await chargesQueue.getJobs(['waiting', 'active', 'completed', 'failed', 'delayed'])).sort((a, b) =>
         a.id! < b.id! ? -1 : 1,
