@@ -96,14 +96,15 @@ export class ChargeProcessingService {
     const settled = await Promise.allSettled(
       pending.map((charge) => this.#process(charge, causes.get(charge.id) ?? null)),
     );
-    const unfinished = pending.filter((_, i) => settled[i]?.status === 'rejected');
-    if (unfinished.length === 0) return;
+    const unfinished: PendingCharge[] = [];
     settled.forEach((result, i) => {
-      if (result.status === 'rejected')
-        this.logger.warn(
-          { chargeId: pending[i]?.id, err: (result.reason as Error).message },
-          'charge outcome unknown; retrying it alone',
-        );
+      const charge = pending[i];
+      if (result.status === 'fulfilled' || !charge) return;
+      unfinished.push(charge);
+      this.logger.warn(
+        { chargeId: charge.id, err: (result.reason as Error).message },
+        'charge outcome unknown; retrying it alone',
+      );
     });
     await this.jobs.add(
       unfinished.map((charge) => ({
