@@ -10,7 +10,13 @@ import {
   CHARGE_REQUESTED,
   PROCESSOR_NOTICE_RECEIVED,
 } from '@kessai/contracts';
-import { limitScopeKey } from '@kessai/db';
+import {
+  ChargesRepository,
+  limitScopeKey,
+  type ChargeCreation,
+  type CreateChargeOptions,
+  type DailyQuota,
+} from '@kessai/db';
 import { DAILY_QUOTAS, utcDay } from '@kessai/domain';
 import { PROCESSOR_SIGNATURE_HEADER, signProcessorCallback } from '@kessai/processor';
 import { bearer, RELAXED_RATE_LIMITS, requestJson, TestEnvironment, type JsonRequest } from '@kessai/testing';
@@ -990,5 +996,222 @@ describe('POST /processor/callbacks', () => {
       expect(res.status).toBe(404);
       expect(res.body.code).toBe('NOT_FOUND');
     }
+  });
+});
+
+describe('charges created together (ChargesRepository.createMany, what concurrent POST /charges share)', () => {
+  let repository: ChargesRepository;
+  let busy: Seeded;
+  beforeAll(async () => {
+    repository = new ChargesRepository(env.prisma);
+    busy = await env.seedMerchant('together');
+    await env.admin.setPciDssCompliant(busy.merchant.id, true);
+  });
+
+  const quotaOf = (seeded: Seeded): DailyQuota => ({
+    resource: 'test_charge',
+    scope: { merchantId: seeded.merchant.id, storeId: seeded.store.id },
+    max: DAILY_QUOTAS.test_charge,
+  });
+
+  async function creation(
+    seeded: Seeded,
+    tokenId: string,
+    overrides: { duplicateRule?: CreateChargeOptions['duplicateRule']; amount?: bigint } = {},
+  ): Promise<ChargeCreation> {
+    const token = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } });
+    return {
+      charge: {
+        id: randomUUID(),
+        merchantId: seeded.merchant.id,
+        storeId: seeded.store.id,
+        transactionTokenId: tokenId,
+        transactionTokenType: token.type,
+        mode: token.mode,
+        requestedAmount: overrides.amount ?? 1200n,
+        requestedCurrency: 'JPY',
+        capture: true,
+        captureAt: null,
+        descriptor: null,
+        onlyDirectCurrency: false,
+        threeDs: null,
+        redirect: { endpoint: 'https://shop.example.test/done' },
+        metadata: { order: tokenId },
+      },
+      options: {
+        duplicateRule: overrides.duplicateRule ?? null,
+        quota: token.mode === 'test' ? quotaOf(seeded) : null,
+        correlationId: `req-${tokenId}`,
+        now: new Date(),
+      },
+    };
+  }
+
+  const setQuotaUsed = (seeded: Seeded, count: number) =>
+    env.prisma.dailyQuotaUsage.upsert({
+      where: {
+        resource_scopeKey_day: {
+          resource: 'test_charge',
+          scopeKey: limitScopeKey({ merchantId: seeded.merchant.id, storeId: seeded.store.id }),
+          day: new Date(`${utcDay(new Date())}T00:00:00.000Z`),
+        },
+      },
+      create: {
+        resource: 'test_charge',
+        scopeKey: limitScopeKey({ merchantId: seeded.merchant.id, storeId: seeded.store.id }),
+        day: new Date(`${utcDay(new Date())}T00:00:00.000Z`),
+        count,
+      },
+      update: { count },
+    });
+
+  it('creates them in one statement: each charge pending with its event, token use and quota unit', async () => {
+    const live = await env.admin.issueAppToken({
+      merchantId: shop.merchant.id,
+      storeId: shop.store.id,
+      mode: 'live',
+    });
+    const tokens = await Promise.all([cardToken(shop), cardToken(shop), cardToken(foreign)]);
+    const liveToken = await cardToken(live, 'one_time', REAL_PAN);
+    const creations = [
+      await creation(shop, tokens[0]),
+      await creation(shop, tokens[1]),
+      await creation(foreign, tokens[2]),
+      await creation(shop, liveToken),
+    ];
+    const [shopBefore, foreignBefore] = [await testQuotaUsed(shop), await testQuotaUsed(foreign)];
+
+    const results = await repository.createMany(creations);
+
+    expect(results.map((result) => result.outcome)).toEqual(['created', 'created', 'created', 'created']);
+    const writers = new Set<string | undefined>();
+    for (const [i, { charge: wanted, options }] of creations.entries()) {
+      const result = results[i];
+      if (result.outcome !== 'created') throw new Error('not created');
+      const row = await env.prisma.charge.findUniqueOrThrow({ where: { id: wanted.id } });
+      expect(row).toMatchObject({
+        status: 'pending',
+        storeId: wanted.storeId,
+        transactionTokenId: wanted.transactionTokenId,
+        mode: wanted.mode,
+        requestedAmount: 1200n,
+        redirect: { endpoint: 'https://shop.example.test/done' },
+        metadata: { order: wanted.transactionTokenId },
+      });
+      expect(result.charge).toMatchObject({ id: wanted.id, status: 'pending', createdOn: row.createdOn });
+      const events = await eventsOf(wanted.id);
+      expect(events).toHaveLength(1);
+      expect(events[0]).toMatchObject({
+        eventType: CHARGE_REQUESTED,
+        storeId: wanted.storeId,
+        payload: { charge_id: wanted.id, store_id: wanted.storeId },
+        correlationId: options.correlationId,
+      });
+      const token = await env.prisma.transactionToken.findUniqueOrThrow({
+        where: { id: wanted.transactionTokenId },
+      });
+      expect(token).toMatchObject({ usedCount: 1, active: false });
+      expect(token.lastUsedOn).toEqual(options.now);
+      writers.add(await writerOf('charges', wanted.id));
+      writers.add(await writerOf('outbox_events', events[0].id));
+      writers.add(await writerOf('transaction_tokens', wanted.transactionTokenId));
+    }
+    expect(writers.size).toBe(1); // one transaction wrote all of it
+    expect(await testQuotaUsed(shop)).toBe(shopBefore + 2); // the live charge takes no test quota
+    expect(await testQuotaUsed(foreign)).toBe(foreignBefore + 1);
+  });
+
+  it('a refused claim writes nothing together: each charge is then created alone, the refused one told why', async () => {
+    const used = await cardToken(busy);
+    await charge(used, {}, busy.storeToken);
+    const fresh = await Promise.all([cardToken(busy), cardToken(busy)]);
+    const creations = [
+      await creation(busy, fresh[0]),
+      await creation(busy, used),
+      await creation(busy, fresh[1]),
+    ];
+    const before = await testQuotaUsed(busy);
+
+    const results = await repository.createMany(creations);
+
+    expect(results.map((result) => result.outcome)).toEqual(['created', 'token_not_claimable', 'created']);
+    expect(await env.prisma.charge.count({ where: { id: { in: creations.map((c) => c.charge.id) } } })).toBe(
+      2,
+    );
+    expect(await eventsOf(creations[1].charge.id)).toEqual([]);
+    expect(await testQuotaUsed(busy)).toBe(before + 2);
+    // written by two transactions of their own, not the refused shared one
+    expect(await writerOf('charges', creations[0].charge.id)).not.toBe(
+      await writerOf('charges', creations[2].charge.id),
+    );
+  });
+
+  it('a quota short of the batch: exactly what is left is taken, the rest refused as quota_exhausted', async () => {
+    const mine = await Promise.all(Array.from({ length: 4 }, () => cardToken(busy)));
+    const theirs = await cardToken(foreign);
+    await setQuotaUsed(busy, DAILY_QUOTAS.test_charge - 2);
+    const creations = [
+      ...(await Promise.all(mine.map((id) => creation(busy, id)))),
+      await creation(foreign, theirs),
+    ];
+
+    const results = await repository.createMany(creations);
+
+    const outcomes = results.map((result) => result.outcome);
+    expect(outcomes.slice(0, 4).sort()).toEqual(['created', 'created', 'quota_exhausted', 'quota_exhausted']);
+    expect(outcomes[4]).toBe('created');
+    expect(await testQuotaUsed(busy)).toBe(DAILY_QUOTAS.test_charge);
+    const refused = creations.filter((_, i) => outcomes[i] === 'quota_exhausted');
+    for (const { charge: wanted } of refused) {
+      expect(await env.prisma.charge.count({ where: { id: wanted.id } })).toBe(0);
+      expect(
+        await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: wanted.transactionTokenId } }),
+      ).toMatchObject({ usedCount: 0, active: true });
+    }
+    await setQuotaUsed(busy, 0);
+  });
+
+  it('a token twice in one call, and a duplicate-checked token, are created alone with their own rules', async () => {
+    const once = await cardToken(busy);
+    const recurring = await cardToken(busy, 'recurring');
+    const other = await cardToken(busy);
+    const rule: CreateChargeOptions['duplicateRule'] = {
+      windowSeconds: 30,
+      error: { code: 311, message: 'TOO_MANY_CHARGE_REQUESTS', detail: null },
+    };
+    const creations = [
+      await creation(busy, once),
+      await creation(busy, once),
+      await creation(busy, recurring, { duplicateRule: rule }),
+      await creation(busy, recurring, { duplicateRule: rule }),
+      await creation(busy, other),
+    ];
+
+    const results = await repository.createMany(creations);
+
+    // the second use runs beside the shared statement: whichever claims the token first wins
+    expect([results[0].outcome, results[1].outcome].sort()).toEqual(['created', 'token_not_claimable']);
+    expect([results[2].outcome, results[3].outcome].sort()).toEqual(['created', 'duplicate']);
+    expect(results[4].outcome).toBe('created');
+    expect(
+      (await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: recurring } })).usedCount,
+    ).toBe(1);
+  });
+
+  it('concurrent calls sharing recurring tokens in opposite orders: no deadlock, every use counted', async () => {
+    const recurring = await Promise.all(Array.from({ length: 6 }, () => cardToken(busy, 'recurring')));
+    const calls = await Promise.all(
+      Array.from({ length: 6 }, async (_, n) => {
+        const order = n % 2 === 0 ? recurring : [...recurring].reverse();
+        return Promise.all(order.map((id) => creation(busy, id, { amount: BigInt(1000 + n) })));
+      }),
+    );
+
+    const results = await Promise.all(calls.map((creations) => repository.createMany(creations)));
+
+    expect(results.flat().every((result) => result.outcome === 'created')).toBe(true);
+    const tokens = await env.prisma.transactionToken.findMany({ where: { id: { in: recurring } } });
+    expect(tokens.map((token) => token.usedCount)).toEqual(Array<number>(6).fill(6));
+    expect(await env.prisma.charge.count({ where: { transactionTokenId: { in: recurring } } })).toBe(36);
   });
 });

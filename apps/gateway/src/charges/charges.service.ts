@@ -10,7 +10,9 @@ import {
   type AccessScope,
   type Charge,
   type ChargeFilters,
+  type ChargeCreation,
   type CreateChargeOptions,
+  type CreateChargeResult,
   type ChargeableToken,
   type ChargeableTokenKey,
 } from '@kessai/db';
@@ -75,6 +77,8 @@ const TOKEN_FIELD = 'transaction_token_id';
 export class ChargesService {
   /** concurrent POST /charges read their tokens with one query (a round trip costs more than the read) */
   readonly #chargeableTokens: Coalescer<ChargeableTokenKey, ChargeableToken | null>;
+  /** and create their charges with one statement when none is refused (ChargesRepository.createMany) */
+  readonly #creations: Coalescer<ChargeCreation, CreateChargeResult>;
 
   constructor(
     private readonly charges: ChargesRepository,
@@ -85,6 +89,10 @@ export class ChargesService {
   ) {
     this.#chargeableTokens = new Coalescer((keys) => this.tokens.findChargeableMany(keys), {
       maxItems: 200,
+      maxInFlight: 2,
+    });
+    this.#creations = new Coalescer((creations) => this.charges.createMany(creations), {
+      maxItems: 100,
       maxInFlight: 2,
     });
   }
@@ -105,8 +113,8 @@ export class ChargesService {
     if (!token) throw new NotFoundError('transaction_token');
     checkToken(token, principal, request);
 
-    const result = await this.charges.create(
-      {
+    const result = await this.#creations.submit({
+      charge: {
         id: randomUUID(),
         merchantId: principal.merchantId,
         storeId,
@@ -123,7 +131,7 @@ export class ChargesService {
         redirect: request.redirect ?? null,
         metadata: request.metadata ?? {},
       },
-      {
+      options: {
         duplicateRule: token.type === 'recurring' && token.paymentType === 'card' ? DUPLICATE_RULE : null,
         quota:
           token.mode === 'test'
@@ -136,7 +144,7 @@ export class ChargesService {
         correlationId: context.correlationId,
         now,
       },
-    );
+    });
     switch (result.outcome) {
       case 'created':
       case 'duplicate':
