@@ -7,7 +7,12 @@ import {
   type OutboxBatchJobData,
 } from '@kessai/contracts';
 import type { PrismaService } from '@kessai/db';
-import { OutboxRelay, startWorkerService } from '@kessai/runtime';
+import {
+  OUTBOX_TAKE_BATCH,
+  OUTBOX_TAKE_BATCH_SETTINGS,
+  OutboxRelay,
+  startWorkerService,
+} from '@kessai/runtime';
 import { CapturedLog, TestEnvironment } from '@kessai/testing';
 
 let env: TestEnvironment;
@@ -148,6 +153,47 @@ describe('outbox relay', () => {
     expect(after.every((job) => /^process_charges\.[0-9a-f]{40}$/.test(job.id!))).toBe(true);
     // commands go to their worker only
     expect(await jobIds()).toHaveLength(0);
+  });
+
+  it('finds the next events without revisiting the ones published before (no vacuum in between)', async () => {
+    const publisher = relay();
+    await drain([publisher]);
+    await appendEvents(6_000);
+    // what the relay's UPDATE does to them: each published row leaves a dead version behind
+    await env.prisma.$executeRaw`UPDATE outbox_events SET published_on = now() WHERE published_on IS NULL`;
+    await appendEvents(5);
+
+    /** pages the relay's own statement reads to find and lock the next batch (rolled back) */
+    interface PlanNode {
+      'Node Type': string;
+      'Shared Hit Blocks': number;
+      'Shared Read Blocks': number;
+      Plans?: PlanNode[];
+    }
+    const find = (node: PlanNode, type: string): PlanNode | undefined =>
+      node['Node Type'] === type ? node : node.Plans?.map((child) => find(child, type)).find(Boolean);
+    const pagesToFindBatch = async () => {
+      const plan = await env.prisma.inTransaction(
+        async (tx) => {
+          const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
+            text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${OUTBOX_TAKE_BATCH.text}`,
+            values: [40],
+          });
+          await tx.query('ROLLBACK'); // nothing is published
+          await tx.query('BEGIN');
+          return rows[0]['QUERY PLAN'][0].Plan;
+        },
+        { settings: OUTBOX_TAKE_BATCH_SETTINGS },
+      );
+      const scan = find(plan, 'LockRows')!;
+      return scan['Shared Hit Blocks'] + scan['Shared Read Blocks'];
+    };
+    await pagesToFindBatch(); // the first pass may still step over the dead versions' index entries
+    // 6,000 dead versions fill over 100 pages, which a bitmap scan would read on every poll
+    expect(await pagesToFindBatch()).toBeLessThan(40);
+    expect(await publisher.publishBatch()).toBe(5);
+    await publisher.stop();
+    await queue.drain();
   });
 
   it('keeps publishing events committed while it runs, and stops cleanly', async () => {

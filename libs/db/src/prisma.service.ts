@@ -35,12 +35,23 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     return (await db.query<T>({ name: options.prepareAs, text: query.text, values: query.values })).rows;
   }
 
-  /** A plain pg transaction on the pool: BEGIN, `work`, COMMIT (ROLLBACK when it throws). */
-  async inTransaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * A plain pg transaction on the pool: BEGIN, `work`, COMMIT (ROLLBACK when it throws).
+   * `settings`: planner or session settings for this transaction only (SET LOCAL), sent with the
+   * BEGIN in the same round trip; names and values are code's constants, never input.
+   */
+  async inTransaction<T>(
+    work: (client: PoolClient) => Promise<T>,
+    options: { settings?: Readonly<Record<string, string>> } = {},
+  ): Promise<T> {
+    const settings = Object.entries(options.settings ?? {}).map(([name, value]) => {
+      if (!/^[a-z_]+$/.test(name) || !/^[a-z0-9_]+$/.test(value)) throw new Error(`bad setting ${name}`);
+      return `; SET LOCAL ${name} = ${value}`;
+    });
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN');
+      await client.query(`BEGIN${settings.join('')}`);
       const result = await work(client);
       await client.query('COMMIT');
       return result;

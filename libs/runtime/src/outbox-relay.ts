@@ -43,6 +43,26 @@ interface PendingEvent {
 }
 
 /**
+ * Takes and marks a batch of at most $1 events, run with OUTBOX_TAKE_BATCH_SETTINGS. The unpublished
+ * ones are found through a partial index (outbox_events_unpublished_idx: sequence WHERE published_on
+ * IS NULL) read in order, which marks the entries that published rows left behind (their old
+ * versions) as it passes them, so that later scans skip them. A bitmap scan, which the planner
+ * prefers when it expects few rows, marks nothing and reads every such row again on every poll
+ * until a vacuum: it is turned off for this transaction.
+ */
+export const OUTBOX_TAKE_BATCH_SETTINGS = { enable_bitmapscan: 'off' } as const;
+export const OUTBOX_TAKE_BATCH = {
+  name: 'outbox_relay_take_batch',
+  text: `UPDATE outbox_events SET published_on = now()
+          WHERE id IN (SELECT id FROM outbox_events
+                        WHERE published_on IS NULL
+                        ORDER BY sequence
+                        LIMIT $1
+                        FOR UPDATE SKIP LOCKED)
+          RETURNING id::text AS id, event_type, aggregate_id::text AS aggregate_id, sequence::text AS sequence`,
+} as const;
+
+/**
  * Publishes committed outbox events to BullMQ. Safe in every replica and across crashes:
  * - each batch is taken and marked published by one UPDATE (its rows chosen FOR UPDATE SKIP LOCKED,
  *   so two relays never hold the same event) inside a transaction that commits only after the jobs
@@ -80,61 +100,57 @@ export class OutboxRelay {
   /** Publishes one batch; resolves to how many events it published. */
   async publishBatch(): Promise<number> {
     // plain pg on Prisma's pool: an interactive Prisma transaction costs several times the SQL itself
-    return this.prisma.inTransaction(async (tx) => {
-      // takes and marks the batch in one statement; the mark commits only after the jobs are in
-      // Redis (a relay dying before its COMMIT leaves the events unpublished)
-      const { rows } = await tx.query<PendingEvent & { sequence: string }>({
-        name: 'outbox_relay_take_batch',
-        text: `UPDATE outbox_events SET published_on = now()
-          WHERE id IN (SELECT id FROM outbox_events
-                        WHERE published_on IS NULL
-                        ORDER BY sequence
-                        LIMIT $1
-                        FOR UPDATE SKIP LOCKED)
-          RETURNING id::text AS id, event_type, aggregate_id::text AS aggregate_id, sequence::text AS sequence`,
-        values: [this.batchSize],
-      });
-      if (rows.length === 0) return 0;
-      const events = rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
+    return this.prisma.inTransaction(
+      async (tx) => {
+        // takes and marks the batch in one statement; the mark commits only after the jobs are in
+        // Redis (a relay dying before its COMMIT leaves the events unpublished)
+        const { rows } = await tx.query<PendingEvent & { sequence: string }>({
+          ...OUTBOX_TAKE_BATCH,
+          values: [this.batchSize],
+        });
+        if (rows.length === 0) return 0;
+        const events = rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
 
-      const byQueue = new Map<string, { queue: Queue; jobs: RelayJob[] }>();
-      const add = (queueName: string, job: RelayJob) => {
-        const entry = byQueue.get(queueName) ?? { queue: this.queue(queueName), jobs: [] };
-        entry.jobs.push(job);
-        byQueue.set(queueName, entry);
-      };
-      const batched = new Map<string, { route: OutboxRoute; events: OutboxJobData[] }>();
-      for (const event of events) {
-        const data = { eventId: event.id, eventType: event.event_type, aggregateId: event.aggregate_id };
-        for (const route of outboxRoutes(event.event_type, this.options.routes)) {
-          if (route.batch) {
-            const key = `${route.queue.name}\u0000${route.job}`;
-            const entry = batched.get(key) ?? { route, events: [] };
-            entry.events.push(data);
-            batched.set(key, entry);
-            continue;
+        const byQueue = new Map<string, { queue: Queue; jobs: RelayJob[] }>();
+        const add = (queueName: string, job: RelayJob) => {
+          const entry = byQueue.get(queueName) ?? { queue: this.queue(queueName), jobs: [] };
+          entry.jobs.push(job);
+          byQueue.set(queueName, entry);
+        };
+        const batched = new Map<string, { route: OutboxRoute; events: OutboxJobData[] }>();
+        for (const event of events) {
+          const data = { eventId: event.id, eventType: event.event_type, aggregateId: event.aggregate_id };
+          for (const route of outboxRoutes(event.event_type, this.options.routes)) {
+            if (route.batch) {
+              const key = `${route.queue.name}\u0000${route.job}`;
+              const entry = batched.get(key) ?? { route, events: [] };
+              entry.events.push(data);
+              batched.set(key, entry);
+              continue;
+            }
+            add(route.queue.name, {
+              name: route.job,
+              data,
+              opts: { ...route.queue.jobOptions, jobId: jobId(route.job, event.id) },
+            });
           }
-          add(route.queue.name, {
-            name: route.job,
-            data,
-            opts: { ...route.queue.jobOptions, jobId: jobId(route.job, event.id) },
-          });
         }
-      }
-      for (const { route, events: routed } of batched.values()) {
-        const max = route.batch?.maxEvents ?? routed.length;
-        for (let start = 0; start < routed.length; start += max) {
-          const chunk = routed.slice(start, start + max);
-          add(route.queue.name, {
-            name: route.job,
-            data: { events: chunk },
-            opts: { ...route.queue.jobOptions, jobId: jobId(route.job, batchDigest(chunk)) },
-          });
+        for (const { route, events: routed } of batched.values()) {
+          const max = route.batch?.maxEvents ?? routed.length;
+          for (let start = 0; start < routed.length; start += max) {
+            const chunk = routed.slice(start, start + max);
+            add(route.queue.name, {
+              name: route.job,
+              data: { events: chunk },
+              opts: { ...route.queue.jobOptions, jobId: jobId(route.job, batchDigest(chunk)) },
+            });
+          }
         }
-      }
-      for (const { queue, jobs } of byQueue.values()) await queue.addBulk(jobs);
-      return events.length;
-    });
+        for (const { queue, jobs } of byQueue.values()) await queue.addBulk(jobs);
+        return events.length;
+      },
+      { settings: OUTBOX_TAKE_BATCH_SETTINGS },
+    );
   }
 
   /** Publishes continuously until stop(): batch after batch while there is work, polling when idle. */
