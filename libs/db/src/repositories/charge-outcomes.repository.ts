@@ -197,7 +197,10 @@ export class ChargeOutcomesRepository {
                expires_on = COALESCE(o.expires_on, c.expires_on),
                updated_on = now()
           FROM outcome o
-         WHERE c.id = o.id AND c.status = ANY(${from}::charge_status[])
+         -- the ids again as an array: the planner then reaches the rows by primary key, never through
+         -- the status index, whose entries of old pending versions pile up between vacuums
+         WHERE c.id = ANY(${input.map((row) => row.id)}::uuid[])
+           AND c.id = o.id AND c.status = ANY(${from}::charge_status[])
         RETURNING c.id, c.merchant_id, c.store_id, c.status, o.event_type, o.cause_event_id
       ), event AS (
         INSERT INTO outbox_events

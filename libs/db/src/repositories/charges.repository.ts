@@ -346,6 +346,7 @@ export class ChargesRepository {
       quota_scope_key: options.quota ? limitScopeKey(options.quota.scope) : null,
       quota_day: utcDay(options.now),
     }));
+    const tokenIds = input.map((row) => row.transaction_token_id);
     try {
       const rows = await this.prisma.sql<{ id: string; created_on: Date }>(
         Prisma.sql`
@@ -357,10 +358,11 @@ export class ChargesRepository {
             only_direct_currency boolean, three_ds jsonb, redirect jsonb, metadata jsonb,
             correlation_id text, now timestamptz, quota_resource text, quota_scope_key text, quota_day date)
         ),
-        -- the tokens are locked in id order, so that statements sharing tokens cannot deadlock
+        -- the tokens are locked in id order, so that statements sharing tokens cannot deadlock; they
+        -- are named as an array too, which the planner always reaches through the primary key
         locked AS MATERIALIZED (
           SELECT t.id FROM transaction_tokens t
-           WHERE t.id IN (SELECT transaction_token_id FROM input)
+           WHERE t.id = ANY(${tokenIds}::uuid[])
            ORDER BY t.id
              FOR UPDATE
         ),
@@ -371,7 +373,8 @@ export class ChargesRepository {
                  active = (t.type <> 'one_time'),
                  updated_on = i.now
             FROM input i
-           WHERE t.id = i.transaction_token_id
+           WHERE t.id = ANY(${tokenIds}::uuid[])
+             AND t.id = i.transaction_token_id
              AND t.id IN (SELECT id FROM locked)
              AND t.active
              AND (t.type <> 'one_time' OR t.used_count = 0)
