@@ -4,7 +4,9 @@ import SDK from 'univapay-node';
 import { AdminError } from '@kessai/admin';
 import { hashSecret, verifyAppToken } from '@kessai/auth';
 import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
+import { AppTokensRepository } from '@kessai/db';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { AppTokenCache } from '../apps/gateway/src/auth/app-token-cache';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
 type Credentials = { secret: string; jwt: string };
@@ -259,6 +261,33 @@ describe('the limit of 20 active tokens per scope', () => {
       expect(status).toBe(401);
     } finally {
       await other.close();
+    }
+  });
+
+  it('the app-token cache: concurrent lookups share one read; a revocation during a read is not cached over', async () => {
+    const cache = app.get(AppTokenCache);
+    const reads = jest.spyOn(app.get(AppTokensRepository), 'findById');
+    try {
+      const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+      const together = await Promise.all(Array.from({ length: 10 }, () => cache.find(token.id)));
+      expect(reads).toHaveBeenCalledTimes(1);
+      expect(together.every((row) => row?.id === token.id && row.revokedOn === null)).toBe(true);
+      expect((await cache.find(token.id))?.id).toBe(token.id); // cached: no read
+      expect(reads).toHaveBeenCalledTimes(1);
+
+      // a revocation notice while a read is under way: that read answers, but is not cached
+      await cache.invalidate(token.id);
+      const during = cache.find(token.id);
+      await cache.invalidate(token.id);
+      expect((await during)?.id).toBe(token.id);
+      await cache.find(token.id);
+      expect(reads).toHaveBeenCalledTimes(3);
+
+      await env.admin.revokeAppToken(token.id); // invalidates through pub/sub
+      await cache.invalidate(token.id); // and here at once, as the revoking gateway does
+      expect((await cache.find(token.id))?.revokedOn).not.toBeNull();
+    } finally {
+      reads.mockRestore();
     }
   });
 

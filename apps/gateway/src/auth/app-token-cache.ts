@@ -19,6 +19,8 @@ const MAX_ENTRIES = 10_000;
 @Injectable()
 export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
   readonly #entries = new Map<string, { token: AppToken | null; expiresAt: number }>();
+  /** reads under way: concurrent requests of one credential share the read */
+  readonly #reading = new Map<string, Promise<AppToken | null>>();
   readonly #ttlMs: number;
   readonly #channel: string;
   #subscriber: Redis | null = null;
@@ -40,7 +42,7 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
       enableAutoPipelining: false,
     });
     subscriber.on('error', () => undefined);
-    subscriber.on('message', (_channel: string, id: string) => this.#entries.delete(id));
+    subscriber.on('message', (_channel: string, id: string) => this.#forget(id));
     // a reconnect re-subscribes (ioredis autoResubscribe); entries read meanwhile expire with the TTL
     subscriber.on('ready', () => this.#entries.clear());
     await subscriber.connect();
@@ -57,16 +59,36 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
     const now = Date.now();
     const cached = this.#entries.get(id);
     if (cached && cached.expiresAt > now) return cached.token;
-    const token = await this.appTokens.findById(id);
-    if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
-    this.#entries.set(id, { token, expiresAt: now + this.#ttlMs });
-    return token;
+    const under = this.#reading.get(id);
+    if (under) return under;
+    const reading: Promise<AppToken | null> = this.appTokens.findById(id).then(
+      (token) => {
+        // a revocation that arrived meanwhile (#forget) may not be in what this read saw: not cached
+        if (this.#reading.get(id) !== reading) return token;
+        this.#reading.delete(id);
+        if (this.#entries.size >= MAX_ENTRIES) this.#entries.clear();
+        this.#entries.set(id, { token, expiresAt: now + this.#ttlMs });
+        return token;
+      },
+      (error: unknown) => {
+        if (this.#reading.get(id) === reading) this.#reading.delete(id);
+        throw error;
+      },
+    );
+    this.#reading.set(id, reading);
+    return reading;
   }
 
   /** After a token changed (revoked): forget it here and tell every other gateway. */
   async invalidate(id: string): Promise<void> {
-    this.#entries.delete(id);
+    this.#forget(id);
     if (this.#ttlMs === 0) return;
     await this.redis.client.publish(this.#channel, id).catch(() => undefined);
+  }
+
+  /** Drops the entry, and lets a read under way answer without caching what it read. */
+  #forget(id: string): void {
+    this.#entries.delete(id);
+    this.#reading.delete(id);
   }
 }

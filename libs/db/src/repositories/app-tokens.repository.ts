@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PageRequest } from '@kessai/domain';
-import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prisma/client';
+import { Prisma, type AppToken, type AppTokenScope, type ProcessingMode } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
@@ -17,12 +17,55 @@ export interface NewAppToken {
   version: number;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface AppTokenRow {
+  id: string;
+  merchant_id: string;
+  store_id: string | null;
+  scope: AppTokenScope;
+  mode: ProcessingMode;
+  domains: string[];
+  secret_hash: string;
+  version: number;
+  revoked_on: Date | null;
+  created_on: Date;
+  updated_on: Date;
+}
+
 @Injectable()
 export class AppTokensRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  findById(id: string): Promise<AppToken | null> {
-    return this.prisma.appToken.findUnique({ where: { id } });
+  /**
+   * The row by id, in one plain prepared query: authentication reads it for every credential once
+   * per cache period, and Prisma's per-query cost was a tenth of the gateway's CPU under load.
+   */
+  async findById(id: string): Promise<AppToken | null> {
+    if (!UUID.test(id)) return null;
+    const rows = await this.prisma.sql<AppTokenRow>(
+      Prisma.sql`
+      SELECT id::text, merchant_id::text, store_id::text, scope::text, mode::text, domains, secret_hash,
+             version, revoked_on, created_on, updated_on
+        FROM app_tokens
+       WHERE id = ${id}::uuid`,
+      { prepareAs: 'app_tokens_find_by_id' },
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      id: row.id,
+      merchantId: row.merchant_id,
+      storeId: row.store_id,
+      scope: row.scope,
+      mode: row.mode,
+      domains: row.domains,
+      secretHash: row.secret_hash,
+      version: row.version,
+      revokedOn: row.revoked_on,
+      createdOn: row.created_on,
+      updatedOn: row.updated_on,
+    };
   }
 
   /** Inserts the token unless its owner (the store, or the merchant itself) already has `max` active ones. */
