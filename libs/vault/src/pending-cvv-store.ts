@@ -30,6 +30,9 @@ const DISCARD_SCRIPT = `
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]) end
 return 0`;
 
+const PEEK_COMMAND = 'kessaiCvvPeek';
+const DISCARD_COMMAND = 'kessaiCvvDiscard';
+
 @Injectable()
 export class PendingCvvStore {
   readonly #cipher: CvvCipher;
@@ -41,6 +44,9 @@ export class PendingCvvStore {
   ) {
     this.#cipher = new CvvCipher(config.VAULT_KEYS);
     this.#ttlSeconds = config.CVV_TTL_SECONDS;
+    // EVALSHA (Redis keeps the compiled script), falling back to EVAL once when it does not have it
+    redis.client.defineCommand(PEEK_COMMAND, { lua: PEEK_SCRIPT, numberOfKeys: 2 });
+    redis.client.defineCommand(DISCARD_COMMAND, { lua: DISCARD_SCRIPT, numberOfKeys: 2 });
   }
 
   /** Keeps (or replaces) the token's CVV for CVV_TTL_SECONDS. */
@@ -65,13 +71,11 @@ export class PendingCvvStore {
    * other charges get null. So at most one charge is ever authorized with it.
    */
   async peek(transactionTokenId: string, chargeId: string): Promise<string | null> {
-    const sealed = (await this.redis.client.eval(
-      PEEK_SCRIPT,
-      2,
+    const sealed = await this.#script(PEEK_COMMAND)(
       this.#key(transactionTokenId),
       this.#claimKey(transactionTokenId),
       chargeId,
-    )) as string | null;
+    );
     return sealed === null ? null : this.#cipher.open(sealed, { transactionTokenId });
   }
 
@@ -82,7 +86,15 @@ export class PendingCvvStore {
   async discard(transactionTokenId: string, chargeId?: string): Promise<void> {
     const keys = [this.#key(transactionTokenId), this.#claimKey(transactionTokenId)];
     if (chargeId === undefined) await this.redis.client.del(...keys);
-    else await this.redis.client.eval(DISCARD_SCRIPT, 2, ...keys, chargeId);
+    else await this.#script(DISCARD_COMMAND)(...keys, chargeId);
+  }
+
+  /** A script defined on the client (defineCommand), bound to it. */
+  #script(name: string): (...args: string[]) => Promise<string | null> {
+    const command = (
+      this.redis.client as unknown as Record<string, (...args: string[]) => Promise<string | null>>
+    )[name];
+    return command.bind(this.redis.client);
   }
 
   #key(transactionTokenId: string): string {
