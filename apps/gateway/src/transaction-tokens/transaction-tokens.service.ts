@@ -9,7 +9,6 @@ import {
 } from '@kessai/cards';
 import { TOKEN_CREATED, TOKEN_UPDATED } from '@kessai/contracts';
 import {
-  MerchantsRepository,
   StoresRepository,
   TransactionTokensRepository,
   type NewCardVaultEntry,
@@ -71,7 +70,6 @@ const uuid = z.string().uuid();
 export class TransactionTokensService {
   constructor(
     private readonly tokens: TransactionTokensRepository,
-    private readonly merchants: MerchantsRepository,
     private readonly stores: StoresRepository,
     private readonly vault: CardVault,
     private readonly pendingCvvs: PendingCvvStore,
@@ -80,18 +78,18 @@ export class TransactionTokensService {
   async create(principal: Principal, body: unknown, context: RequestContext) {
     const storeId = storeOf(principal);
     const request = parseInput(createTokenSchema, body);
-    const [merchant, store] = await Promise.all([
-      this.merchants.findById(principal.merchantId),
-      this.stores.findById(storeId),
-    ]);
-    if (!merchant || !store) throw new NotFoundError('store');
+    const settings = await this.stores.findTokenSettings(principal.merchantId, storeId);
+    if (!settings) throw new NotFoundError('store');
 
     // Card data through the API is for PCI DSS compliant merchants only; a secret-less (public)
     // token is the hosted checkout's, whose page is ours, so it may always send cards.
-    if (request.payment_type === 'card' && principal.hasSecret && !merchant.pciDssCompliant) {
+    if (request.payment_type === 'card' && principal.hasSecret && !settings.pciDssCompliant) {
       throw new PermissionError('DIRECT_CARD_TOKEN_CREATION_DISABLED');
     }
-    checkTypeRules(request, recurringPrivilegeOf(store.configuration, merchant.configuration));
+    checkTypeRules(
+      request,
+      recurringPrivilegeOf(settings.storeConfiguration, settings.merchantConfiguration),
+    );
 
     const id = randomUUID();
     const prepared = this.prepare(id, request, principal.mode);
