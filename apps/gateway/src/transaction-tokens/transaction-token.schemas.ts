@@ -66,7 +66,9 @@ const isScalar = (v: unknown): v is MetadataScalar =>
  * Metadata as an object or a JSON-encoded object (the SDK allows both, api-reference §3): flat,
  * values scalars or arrays of scalars, kept verbatim.
  */
-export const metadataSchema = z.union([z.string(), z.record(z.unknown())]).transform((raw, ctx): Metadata => {
+// the object form first: it is the common one, and a union's failed first option costs an issue
+// object and its message every time (both failing is INVALID_FORMAT either way)
+export const metadataSchema = z.union([z.record(z.unknown()), z.string()]).transform((raw, ctx): Metadata => {
   let value: unknown = raw;
   if (typeof raw === 'string') {
     try {
