@@ -193,13 +193,19 @@ export class HttpPaymentProcessor implements PaymentProcessor {
     let status: number;
     let text: string;
     let retryAfter: string | null;
+    // One signal for the whole exchange, so a processor that stalls mid-body also times out. A plain
+    // timer and controller, cleared at the end: AbortSignal.timeout costs several times more per call.
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('the processor did not answer in time', 'TimeoutError')),
+      this.#timeoutMs,
+    );
     try {
-      // One signal for the whole exchange, so a processor that stalls mid-body also times out.
       const response = await this.#fetch(`${this.#baseUrl}${path}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(this.#timeoutMs),
+        signal: controller.signal,
       });
       status = response.status;
       retryAfter = response.headers.get('retry-after');
@@ -210,6 +216,8 @@ export class HttpPaymentProcessor implements PaymentProcessor {
       const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined;
       const timedOut = name === 'TimeoutError' || name === 'AbortError';
       throw new TransientProcessorError(operation, timedOut ? 'timeout' : 'network');
+    } finally {
+      clearTimeout(timer);
     }
 
     if (status >= 200 && status < 300) {
