@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Writable } from 'node:stream';
 import { loadConfig, type AppConfig } from '@kessai/config';
@@ -111,5 +112,25 @@ export class TestEnvironment {
     for (const app of apps) await app?.close();
     await this.prisma.onModuleDestroy();
     await this.database.drop();
+    await dropRedisPrefix(this.config.REDIS_URL, this.config.REDIS_PREFIX);
+  }
+}
+
+/**
+ * Removes every key under `<prefix>:` (buckets, queues, jobs, CVVs): a suite or benchmark leaves
+ * nothing behind in the shared Redis, which otherwise grows by every run's unconsumed jobs.
+ */
+export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length > 0) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
   }
 }

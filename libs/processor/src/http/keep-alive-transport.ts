@@ -11,7 +11,7 @@ export type ProcessorTransport = (
  * The default transport: node:http with keep-alive agents. About a third of the CPU of global
  * `fetch` per call (no WHATWG streams), which matters at a thousand authorizations a second.
  * `signal` bounds the whole exchange, body included; an abort rejects with the signal's reason
- * (a TimeoutError for AbortSignal.timeout).
+ * (a TimeoutError for HttpPaymentProcessor's timeout).
  */
 export function keepAliveTransport(maxSockets = 256): ProcessorTransport {
   const agents = {
