@@ -2,3 +2,4 @@ export * from './errors';
 export * from './pagination';
 export * from './limits';
 export * from './money';
+export * from './uuid';

@@ -1,4 +1,5 @@
 import { ValidationError } from './errors';
+import { isUuid } from './uuid';
 
 export const PAGE_LIMIT_MIN = 10;
 export const PAGE_LIMIT_MAX = 100;
@@ -17,8 +18,6 @@ export interface Page<T> {
   items: T[];
   has_more: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function single(value: unknown): unknown {
   return Array.isArray(value) ? value[value.length - 1] : value;
@@ -43,7 +42,7 @@ export function parsePageRequest(query: Record<string, unknown>): PageRequest {
   let cursor: string | null = null;
   const rawCursor = single(query.cursor);
   if (rawCursor !== undefined && rawCursor !== '') {
-    if (typeof rawCursor !== 'string' || !UUID.test(rawCursor))
+    if (typeof rawCursor !== 'string' || !isUuid(rawCursor))
       errors.push({ field: 'cursor', reason: 'INVALID_UUID' });
     else cursor = rawCursor.toLowerCase();
   }

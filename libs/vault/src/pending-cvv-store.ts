@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import type Redis from 'ioredis';
 import { RedisService } from '@kessai/runtime';
 import { CvvCipher } from './cvv-cipher';
 
@@ -30,12 +31,22 @@ const DISCARD_SCRIPT = `
 if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('DEL', KEYS[1], KEYS[2]) end
 return 0`;
 
+type Script = (...keysThenArgs: string[]) => Promise<string | null>;
+
+/** A two-key script defined on the client (ioredis defineCommand), bound to it. */
+function defineScript(client: Redis, name: string, lua: string): Script {
+  client.defineCommand(name, { lua, numberOfKeys: 2 });
+  return (client as unknown as Record<string, Script>)[name].bind(client);
+}
+
 const PEEK_COMMAND = 'kessaiCvvPeek';
 const DISCARD_COMMAND = 'kessaiCvvDiscard';
 
 @Injectable()
 export class PendingCvvStore {
   readonly #cipher: CvvCipher;
+  readonly #peek: Script;
+  readonly #discard: Script;
   readonly #ttlSeconds: number;
 
   constructor(
@@ -45,8 +56,8 @@ export class PendingCvvStore {
     this.#cipher = new CvvCipher(config.VAULT_KEYS);
     this.#ttlSeconds = config.CVV_TTL_SECONDS;
     // EVALSHA (Redis keeps the compiled script), falling back to EVAL once when it does not have it
-    redis.client.defineCommand(PEEK_COMMAND, { lua: PEEK_SCRIPT, numberOfKeys: 2 });
-    redis.client.defineCommand(DISCARD_COMMAND, { lua: DISCARD_SCRIPT, numberOfKeys: 2 });
+    this.#peek = defineScript(redis.client, PEEK_COMMAND, PEEK_SCRIPT);
+    this.#discard = defineScript(redis.client, DISCARD_COMMAND, DISCARD_SCRIPT);
   }
 
   /** Keeps (or replaces) the token's CVV for CVV_TTL_SECONDS. */
@@ -71,7 +82,7 @@ export class PendingCvvStore {
    * other charges get null. So at most one charge is ever authorized with it.
    */
   async peek(transactionTokenId: string, chargeId: string): Promise<string | null> {
-    const sealed = await this.#script(PEEK_COMMAND)(
+    const sealed = await this.#peek(
       this.#key(transactionTokenId),
       this.#claimKey(transactionTokenId),
       chargeId,
@@ -86,15 +97,7 @@ export class PendingCvvStore {
   async discard(transactionTokenId: string, chargeId?: string): Promise<void> {
     const keys = [this.#key(transactionTokenId), this.#claimKey(transactionTokenId)];
     if (chargeId === undefined) await this.redis.client.del(...keys);
-    else await this.#script(DISCARD_COMMAND)(...keys, chargeId);
-  }
-
-  /** A script defined on the client (defineCommand), bound to it. */
-  #script(name: string): (...args: string[]) => Promise<string | null> {
-    const command = (
-      this.redis.client as unknown as Record<string, (...args: string[]) => Promise<string | null>>
-    )[name];
-    return command.bind(this.redis.client);
+    else await this.#discard(...keys, chargeId);
   }
 
   #key(transactionTokenId: string): string {

@@ -14,14 +14,14 @@ import { AuthenticationError, PermissionError } from '@kessai/domain';
 import { AppTokenCache } from './app-token-cache';
 import type { Principal } from './principal';
 
+/** Verified app-token JWTs remembered at most (see #verify). */
+const MAX_VERIFIED = 10_000;
+
 /**
  * Turns an Authorization header into a Principal, or refuses it with the reason in the envelope:
  * app tokens (`Bearer <secret>.<jwt>`, `Bearer <jwt>`) and merchant users' login tokens
  * (`Bearer <jwt>` whose subject is login_token).
  */
-/** Verified app-token JWTs remembered at most (see #verify). */
-const MAX_VERIFIED = 10_000;
-
 @Injectable()
 export class AppTokenAuthenticator {
   readonly #verified = new Map<string, AppTokenClaims>();

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AppConfig } from '@kessai/config';
+import { isUuid } from '@kessai/domain';
 
 /** One bucket's numbers: burst (balance cap), continuous refill, and the rolling-minute cap. */
 export interface BucketLimits {
@@ -61,7 +62,6 @@ export function rateLimitSettings(config: AppConfig): RateLimitSettings {
 /** The creations that count against the charge family (spec: Charge rate limit). */
 const CHARGE_FAMILY_ROUTES = new Set(['/tokens', '/charges', '/subscriptions']);
 
-const UUID_SEGMENT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NUMERIC_SEGMENT = /^\d+$/;
 
 /**
@@ -74,7 +74,7 @@ export function routeOf(pattern: string | undefined, url: string): string {
   const path = url.split('?')[0].replace(/\/+$/, '') || '/';
   return path
     .split('/')
-    .map((segment) => (UUID_SEGMENT.test(segment) || NUMERIC_SEGMENT.test(segment) ? ':id' : segment))
+    .map((segment) => (isUuid(segment) || NUMERIC_SEGMENT.test(segment) ? ':id' : segment))
     .join('/');
 }
 

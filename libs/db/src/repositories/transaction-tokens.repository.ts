@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PageRequest } from '@kessai/domain';
+import { isUuid, type PageRequest } from '@kessai/domain';
 import { Prisma, type Merchant, type Store, type TransactionToken } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
@@ -89,10 +89,6 @@ function transactionTokenOf(row: TransactionTokenRow): TransactionToken {
   };
 }
 
-/**
- * Transaction tokens and their card_vault rows (one aggregate). Every write that announces itself
- * appends its outbox event in the same transaction.
- */
 export type ChargeableToken = Pick<
   TransactionToken,
   'id' | 'type' | 'paymentType' | 'mode' | 'active' | 'usedCount'
@@ -105,8 +101,10 @@ export interface ChargeableTokenKey {
   id: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
+/**
+ * Transaction tokens and their card_vault rows (one aggregate). Every write that announces itself
+ * appends its outbox event in the same transaction.
+ */
 @Injectable()
 export class TransactionTokensRepository {
   constructor(
@@ -181,7 +179,7 @@ export class TransactionTokensRepository {
       text: `SELECT id, merchant_id, store_id, type, payment_type, mode, active, used_count
                FROM transaction_tokens WHERE id = ANY($1::uuid[])`,
       // a malformed id would fail the whole query: only UUIDs are asked for (others are not found)
-      values: [[...new Set(keys.map((key) => key.id).filter((id) => UUID.test(id)))]],
+      values: [[...new Set(keys.map((key) => key.id).filter(isUuid))]],
     });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return keys.map((key) => {
