@@ -1008,6 +1008,13 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     await env.admin.setPciDssCompliant(busy.merchant.id, true);
   });
 
+  /** createMany's results, each required to have succeeded (a failed one fails the test with its reason) */
+  const createAll = async (creations: ChargeCreation[]) =>
+    (await repository.createMany(creations)).map((settled) => {
+      if (settled.status === 'rejected') throw settled.reason;
+      return settled.value;
+    });
+
   const quotaOf = (seeded: Seeded): DailyQuota => ({
     resource: 'test_charge',
     scope: { merchantId: seeded.merchant.id, storeId: seeded.store.id },
@@ -1081,7 +1088,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     ];
     const [shopBefore, foreignBefore] = [await testQuotaUsed(shop), await testQuotaUsed(foreign)];
 
-    const results = await repository.createMany(creations);
+    const results = await createAll(creations);
 
     expect(results.map((result) => result.outcome)).toEqual(['created', 'created', 'created', 'created']);
     const writers = new Set<string | undefined>();
@@ -1132,7 +1139,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     ];
     const before = await testQuotaUsed(busy);
 
-    const results = await repository.createMany(creations);
+    const results = await createAll(creations);
 
     expect(results.map((result) => result.outcome)).toEqual(['created', 'token_not_claimable', 'created']);
     expect(await env.prisma.charge.count({ where: { id: { in: creations.map((c) => c.charge.id) } } })).toBe(
@@ -1155,7 +1162,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
       await creation(foreign, theirs),
     ];
 
-    const results = await repository.createMany(creations);
+    const results = await createAll(creations);
 
     const outcomes = results.map((result) => result.outcome);
     expect(outcomes.slice(0, 4).sort()).toEqual(['created', 'created', 'quota_exhausted', 'quota_exhausted']);
@@ -1187,7 +1194,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
       await creation(busy, other),
     ];
 
-    const results = await repository.createMany(creations);
+    const results = await createAll(creations);
 
     // the second use runs beside the shared statement: whichever claims the token first wins
     expect([results[0].outcome, results[1].outcome].sort()).toEqual(['created', 'token_not_claimable']);
@@ -1196,6 +1203,54 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     expect(
       (await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: recurring } })).usedCount,
     ).toBe(1);
+  });
+
+  it('an error in the shared statement fails only the charge that caused it; the others are created', async () => {
+    const tokens = await Promise.all([cardToken(busy), cardToken(busy), cardToken(busy)]);
+    const recurring = await cardToken(busy, 'recurring');
+    const creations = [
+      ...(await Promise.all(tokens.map((id) => creation(busy, id)))),
+      await creation(busy, recurring, {
+        duplicateRule: {
+          windowSeconds: 30,
+          error: { code: 311, message: 'TOO_MANY_CHARGE_REQUESTS', detail: null },
+        },
+      }),
+    ];
+    creations[1].options.correlationId = 'poison';
+    const before = await testQuotaUsed(busy);
+    await env.prisma.$executeRawUnsafe(`
+      CREATE FUNCTION poison_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.correlation_id = 'poison' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`);
+    await env.prisma.$executeRawUnsafe(
+      `CREATE TRIGGER poison_event BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION poison_event()`,
+    );
+    let results;
+    try {
+      results = await repository.createMany(creations);
+    } finally {
+      await env.prisma.$executeRawUnsafe(`DROP TRIGGER poison_event ON outbox_events`);
+      await env.prisma.$executeRawUnsafe(`DROP FUNCTION poison_event()`);
+    }
+
+    expect(results.map((settled) => settled.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+    ]);
+    expect(String((results[1] as PromiseRejectedResult).reason)).toContain('injected failure');
+    for (const i of [0, 2, 3]) {
+      expect(results[i]).toMatchObject({ status: 'fulfilled', value: { outcome: 'created' } });
+      expect(await env.prisma.charge.count({ where: { id: creations[i].charge.id } })).toBe(1);
+      expect(await eventsOf(creations[i].charge.id)).toHaveLength(1);
+    }
+    expect(await env.prisma.charge.count({ where: { id: creations[1].charge.id } })).toBe(0);
+    expect(await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokens[1] } })).toMatchObject({
+      usedCount: 0,
+      active: true,
+    });
+    expect(await testQuotaUsed(busy)).toBe(before + 3);
   });
 
   it('concurrent calls sharing recurring tokens in opposite orders: no deadlock, every use counted', async () => {
@@ -1207,7 +1262,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
       }),
     );
 
-    const results = await Promise.all(calls.map((creations) => repository.createMany(creations)));
+    const results = await Promise.all(calls.map((creations) => createAll(creations)));
 
     expect(results.flat().every((result) => result.outcome === 'created')).toBe(true);
     const tokens = await env.prisma.transactionToken.findMany({ where: { id: { in: recurring } } });

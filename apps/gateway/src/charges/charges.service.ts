@@ -78,7 +78,7 @@ export class ChargesService {
   /** concurrent POST /charges read their tokens with one query (a round trip costs more than the read) */
   readonly #chargeableTokens: Coalescer<ChargeableTokenKey, ChargeableToken | null>;
   /** and create their charges with one statement when none is refused (ChargesRepository.createMany) */
-  readonly #creations: Coalescer<ChargeCreation, CreateChargeResult>;
+  readonly #creations: Coalescer<ChargeCreation, PromiseSettledResult<CreateChargeResult>>;
 
   constructor(
     private readonly charges: ChargesRepository,
@@ -113,7 +113,7 @@ export class ChargesService {
     if (!token) throw new NotFoundError('transaction_token');
     checkToken(token, principal, request);
 
-    const result = await this.#creations.submit({
+    const settled = await this.#creations.submit({
       charge: {
         id: randomUUID(),
         merchantId: principal.merchantId,
@@ -145,6 +145,8 @@ export class ChargesService {
         now,
       },
     });
+    if (settled.status === 'rejected') throw settled.reason;
+    const result = settled.value;
     switch (result.outcome) {
       case 'created':
       case 'duplicate':

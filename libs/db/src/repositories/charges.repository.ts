@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DatabaseError } from 'pg';
 import { CHARGE_FINISHED, CHARGE_REQUESTED, PROCESSOR_NOTICE_RECEIVED } from '@kessai/contracts';
 import { utcDay, type PageRequest } from '@kessai/domain';
 import {
@@ -123,13 +124,10 @@ const REFUSED_QUOTA = 'quota_exhausted';
 
 /** `createMany`'s shared statement: some claim or quota of the batch was refused */
 const REFUSED_BATCH = 'batch_refused';
-const DEADLOCK = '40P01';
 
-function refusalOf(
-  error: unknown,
-): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA | typeof REFUSED_BATCH | null {
+function refusalOf(error: unknown): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA | null {
   if (!(error instanceof Error) || (error as { code?: string }).code !== 'KS001') return null;
-  const reasons = [REFUSED_TOKEN, REFUSED_QUOTA, REFUSED_BATCH] as const;
+  const reasons = [REFUSED_TOKEN, REFUSED_QUOTA] as const;
   return reasons.find((reason) => reason === error.message) ?? null;
 }
 
@@ -260,7 +258,7 @@ export class ChargesRepository {
         : (await this.prisma.pool.query<CreateRow>({ name: CREATE_STATEMENT, text: sql, values })).rows[0];
     } catch (error) {
       const refused = refusalOf(error);
-      if (refused === REFUSED_TOKEN || refused === REFUSED_QUOTA) return { outcome: refused };
+      if (refused) return { outcome: refused };
       throw error;
     }
     const createdOn = row.created_on ?? options.now;
@@ -269,17 +267,22 @@ export class ChargesRepository {
   }
 
   /**
-   * `create` for several charges at once, one result per creation, in order. Those that can share a
-   * statement (no duplicate rule, distinct tokens, one quota maximum) are created by one statement,
-   * all or nothing: it claims every token (locked in id order) and takes each quota (scope, day) once
-   * by its number of charges, and when any claim or quota is refused it raises and writes nothing;
-   * then each of them runs `create` on its own, which tells which one was refused and why. The
-   * others (a duplicate-checked token, a token seen earlier in the list) run `create` beside it.
+   * `create` for several charges at once, one settled result per creation, in order: each charge
+   * succeeds or fails on its own. Those that can share a statement (no duplicate rule, distinct
+   * tokens, one quota maximum) are created by one statement, all or nothing: it claims every token
+   * (locked in id order) and takes each quota (scope, day) once by its number of charges. When
+   * Postgres refuses that statement — a claim or quota refused, a lost deadlock, any error it reports
+   * — nothing was written, and each of them runs `create` on its own, which tells which one was
+   * refused and why. When the connection fails instead, the statement may have committed: those
+   * charges fail with that error, never retried here (a retry could charge twice). The others (a
+   * duplicate-checked token, a token seen earlier in the list) run `create` beside it.
    *
    * Refusals are rare, so the cost of a charge on the hot path falls from a round trip, a statement
    * and a commit to a share of them. The effects are `create`'s, charge by charge.
    */
-  async createMany(creations: readonly ChargeCreation[]): Promise<CreateChargeResult[]> {
+  async createMany(
+    creations: readonly ChargeCreation[],
+  ): Promise<PromiseSettledResult<CreateChargeResult>[]> {
     const batch: number[] = [];
     const alone: number[] = [];
     const tokens = new Set<string>();
@@ -294,22 +297,36 @@ export class ChargesRepository {
     });
     if (batch.length < 2) alone.push(...batch.splice(0));
 
-    const results: CreateChargeResult[] = new Array<CreateChargeResult>(creations.length);
+    const results = new Array<PromiseSettledResult<CreateChargeResult>>(creations.length);
     const createAlone = (indexes: number[]) =>
       Promise.all(
         indexes.map(async (i) => {
-          results[i] = await this.create(creations[i].charge, creations[i].options);
+          try {
+            results[i] = {
+              status: 'fulfilled',
+              value: await this.create(creations[i].charge, creations[i].options),
+            };
+          } catch (reason) {
+            results[i] = { status: 'rejected', reason };
+          }
         }),
       );
     const createBatch = async () => {
       if (batch.length === 0) return;
-      const created = await this.#createBatch(
-        batch.map((i) => creations[i]),
-        quotaMax ?? 0,
-      );
+      let created: Date[] | null;
+      try {
+        created = await this.#createBatch(
+          batch.map((i) => creations[i]),
+          quotaMax ?? 0,
+        );
+      } catch (reason) {
+        for (const i of batch) results[i] = { status: 'rejected', reason };
+        return;
+      }
       if (created === null) return createAlone(batch);
       batch.forEach((i, k) => {
-        results[i] = { outcome: 'created', charge: storedCharge(creations[i].charge, created[k], null) };
+        const charge = storedCharge(creations[i].charge, created[k], null);
+        results[i] = { status: 'fulfilled', value: { outcome: 'created', charge } };
       });
     };
     await Promise.all([createBatch(), createAlone(alone)]);
@@ -318,9 +335,9 @@ export class ChargesRepository {
 
   /**
    * One statement creating every charge of `creations` as pending, with its claim, quota and
-   * charge_requested event, or nothing: null when a claim or a quota was refused (or the statement
-   * lost a deadlock, which only a lock taken in another order can cause). Resolves to each charge's
-   * created_on, in order. Requires distinct tokens, no duplicate rule, and `quotaMax` as every
+   * charge_requested event, or nothing: null when Postgres refused the statement (a claim or a
+   * quota refused, a lost deadlock, or any other error it reports: the statement and its implicit
+   * transaction were rolled back). Resolves to each charge's created_on, in order. Requires distinct tokens, no duplicate rule, and `quotaMax` as every
    * quota's maximum.
    */
   async #createBatch(creations: readonly ChargeCreation[], quotaMax: number): Promise<Date[] | null> {
@@ -433,7 +450,9 @@ export class ChargesRepository {
       const createdOn = new Map(rows.map((row) => [row.id, row.created_on]));
       return creations.map(({ charge, options }) => createdOn.get(charge.id) ?? options.now);
     } catch (error) {
-      if (refusalOf(error) === REFUSED_BATCH || (error as { code?: string }).code === DEADLOCK) return null;
+      // an error Postgres answered with means nothing was written; a connection lost is thrown,
+      // since the statement may have committed before it
+      if (error instanceof DatabaseError) return null;
       throw error;
     }
   }
