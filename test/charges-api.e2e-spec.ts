@@ -370,6 +370,43 @@ describe('POST /charges', () => {
     expect((await charge(online)).transaction_token_type).toBe('one_time');
   });
 
+  it('a descriptor: kept for a card, refused for an online payment unless ignore_descriptor_on_error drops it', async () => {
+    const withCard = await charge(await cardToken(), { descriptor: 'KESSAI SHOP' });
+    expect(withCard.descriptor).toBe('KESSAI SHOP');
+
+    const online = await onlineToken();
+    const refused = await postCharge({
+      transaction_token_id: online,
+      amount: 1200,
+      currency: 'JPY',
+      descriptor: 'KESSAI SHOP',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'descriptor', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    });
+    expect(refused.body.errors).toHaveLength(1);
+    expect(await env.prisma.charge.count({ where: { transactionTokenId: online } })).toBe(0);
+
+    const explicitFalse = await postCharge({
+      transaction_token_id: online,
+      amount: 1200,
+      currency: 'JPY',
+      descriptor: 'KESSAI SHOP',
+      ignore_descriptor_on_error: false,
+    });
+    expect(explicitFalse.body.errors).toEqual([
+      { field: 'descriptor', reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
+    ]);
+
+    const dropped = await charge(online, { descriptor: 'KESSAI SHOP', ignore_descriptor_on_error: true });
+    expect(dropped.status).toBe('pending');
+    expect(dropped.descriptor).toBeNull();
+    const row = await env.prisma.charge.findUniqueOrThrow({ where: { id: dropped.id } });
+    expect(row.descriptor).toBeNull();
+  });
+
   it('parallel charges of two merchants (tokens read together): each finds its own token only', async () => {
     const [mine, theirs] = await Promise.all([cardToken(shop), cardToken(foreign)]);
     const answers = await Promise.all([

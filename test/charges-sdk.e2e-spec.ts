@@ -179,6 +179,23 @@ describe('charges through the univapay-node SDK', () => {
     expect(await finishedEvents(created.id)).toBe(1);
   });
 
+  it('online with a descriptor: NOT_SUPPORTED_BY_PROCESSOR, or dropped with ignoreDescriptorOnError', async () => {
+    const token = await sdk().transactionTokens.create({
+      paymentType: 'online' as any,
+      type: 'one_time' as any,
+      email: 'buyer@example.test',
+      data: { brand: 'pay_pay_online' },
+    } as any);
+    const refused = await sdkError(charge(token.id, { descriptor: 'KESSAI SHOP' }));
+    expect(refused).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'descriptor', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    });
+    const created: any = await charge(token.id, { descriptor: 'KESSAI SHOP', ignoreDescriptorOnError: true });
+    expect(created).toMatchObject({ status: 'pending', descriptor: null });
+    expect((await poll(created.id)).status).toBe('awaiting');
+  });
+
   it('3-D Secure: awaiting → issuer page → authenticated → successful', async () => {
     const created: any = await charge((await cardToken('4000000000003220')).id);
     expect((await poll(created.id)).status).toBe('awaiting');

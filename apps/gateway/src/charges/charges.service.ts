@@ -63,6 +63,8 @@ const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
 /** How often a polling GET re-reads a pending charge's status. */
 const POLLING_INTERVAL_MS = 100;
 const CHARGEABLE_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'qr_scan'];
+/** payment types whose processor request carries a descriptor (PaymentProcessor.authorize) */
+const DESCRIPTOR_PAYMENT_TYPES: readonly string[] = ['card', 'qr_scan'];
 
 const uuid = z.string().uuid();
 const TOKEN_FIELD = 'transaction_token_id';
@@ -112,6 +114,7 @@ export class ChargesService {
     });
     if (!token) throw new NotFoundError('transaction_token');
     checkToken(token, principal, request);
+    const descriptor = descriptorFor(token, request);
 
     const settled = await this.#creations.submit({
       charge: {
@@ -125,7 +128,7 @@ export class ChargesService {
         requestedCurrency: request.currency,
         capture: request.capture,
         captureAt: request.capture_at ?? null,
-        descriptor: request.descriptor ?? null,
+        descriptor,
         onlyDirectCurrency: request.only_direct_currency,
         threeDs: request.three_ds ?? null,
         redirect: request.redirect ?? null,
@@ -347,6 +350,19 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
       ]);
     }
   }
+}
+
+/**
+ * The descriptor the charge carries. Card and scanned-QR payments pass it to the processor; an
+ * operator's payment page (online) takes none, so a descriptor there is refused (api-reference
+ * §2.3: exactly one item, descriptor / NOT_SUPPORTED_BY_PROCESSOR), or dropped when the request says
+ * `ignore_descriptor_on_error` (the SDK's own retry without it never fires, api-reference §5.2).
+ */
+function descriptorFor(token: ChargeableToken, request: CreateChargeRequest): string | null {
+  const descriptor = request.descriptor ?? null;
+  if (descriptor === null || DESCRIPTOR_PAYMENT_TYPES.includes(token.paymentType)) return descriptor;
+  if (request.ignore_descriptor_on_error) return null;
+  throw ValidationError.field('descriptor', 'NOT_SUPPORTED_BY_PROCESSOR');
 }
 
 function unusableToken(token: ChargeableToken): BusinessRuleError {
