@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { luhnCheckDigit, passesLuhn } from '@kessai/cards';
+import { TOKEN_UPDATED } from '@kessai/contracts';
 import { TransactionTokensRepository } from '@kessai/db';
 import { RedisService } from '@kessai/runtime';
 import { CapturedLog, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
@@ -291,6 +292,45 @@ describe('POST /tokens with card data', () => {
     });
     expect(read.status).toBe(403);
     expect(read.body.code).toBe('INVALID_PERMISSIONS');
+  });
+
+  it('refuses a CVV sent by PATCH with the secret of a merchant that is not PCI DSS compliant', async () => {
+    // a card token made by the hosted checkout (public token), then updated by the merchant's server
+    const created = await createToken(
+      `Bearer ${plain.storeToken.jwt}`,
+      { payment_type: 'card', type: 'one_time', data: card() },
+      PLAIN_ORIGIN,
+    );
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    const cvvs = app.get(PendingCvvStore);
+    await cvvs.discard(id);
+    const path = `/stores/${plain.store.id}/tokens/${id}`;
+
+    const withCvv = await call(path, {
+      method: 'PATCH',
+      auth: bearer(plain.storeToken),
+      json: { data: { cvv: '456' } },
+    });
+    expect(withCvv.status).toBe(403);
+    expect(withCvv.body).toEqual({
+      status: 'error',
+      code: 'DIRECT_CARD_TOKEN_CREATION_DISABLED',
+      errors: [],
+    });
+    expect(await cvvs.take(id)).toBeNull();
+    expect(await env.prisma.outboxEvent.count({ where: { aggregateId: id, eventType: TOKEN_UPDATED } })).toBe(
+      0,
+    );
+
+    // what is not card data stays the merchant's to change
+    const cardholder = await call(path, {
+      method: 'PATCH',
+      auth: bearer(plain.storeToken),
+      json: { data: { cardholder: 'Hanako Sato' } },
+    });
+    expect(cardholder.status).toBe(200);
+    expect(cardholder.body.data.card.cardholder).toBe('Hanako Sato');
   });
 
   it('names each invalid field: Luhn, past expiry, CVV format, missing values', async () => {

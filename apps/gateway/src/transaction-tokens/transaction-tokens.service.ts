@@ -12,6 +12,7 @@ import {
   StoresRepository,
   TransactionTokensRepository,
   type NewCardVaultEntry,
+  type StoreTokenSettings,
   type Prisma,
   type TransactionToken,
   type TransactionTokenChanges,
@@ -81,11 +82,7 @@ export class TransactionTokensService {
     const settings = await this.stores.findTokenSettings(principal.merchantId, storeId);
     if (!settings) throw new NotFoundError('store');
 
-    // Card data through the API is for PCI DSS compliant merchants only; a secret-less (public)
-    // token is the hosted checkout's, whose page is ours, so it may always send cards.
-    if (request.payment_type === 'card' && principal.hasSecret && !settings.pciDssCompliant) {
-      throw new PermissionError('DIRECT_CARD_TOKEN_CREATION_DISABLED');
-    }
+    if (request.payment_type === 'card') checkCardDataAllowed(principal, settings);
     checkTypeRules(
       request,
       recurringPrivilegeOf(settings.storeConfiguration, settings.merchantConfiguration),
@@ -164,6 +161,10 @@ export class TransactionTokensService {
     const token = await this.findVisible(principal, storeId, id);
     const request = parseInput(updateTokenSchema, body);
     if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+    // a CVV is card data: the same gate as a card token's creation
+    if (request.data?.cvv !== undefined && principal.hasSecret) {
+      checkCardDataAllowed(principal, await this.stores.findTokenSettings(token.merchantId, token.storeId));
+    }
 
     const changes: TransactionTokenChanges = {};
     const changed: string[] = [];
@@ -343,6 +344,16 @@ function storeOf(principal: Principal): string {
   // POST /tokens names no store: it is the app token's (api-reference §1.2)
   if (principal.storeId === null) throw new PermissionError('STORE_TOKEN_REQUIRED');
   return principal.storeId;
+}
+
+/**
+ * Card data (a card token, a CVV) through the API is for PCI DSS compliant merchants only; a
+ * secret-less (public) token is the hosted checkout's, whose page is ours, so it may always send it.
+ */
+function checkCardDataAllowed(principal: Principal, settings: StoreTokenSettings | null): void {
+  if (principal.hasSecret && !settings?.pciDssCompliant) {
+    throw new PermissionError('DIRECT_CARD_TOKEN_CREATION_DISABLED');
+  }
 }
 
 function checkTypeRules(request: CreateTokenRequest, recurring: RecurringPrivilege): void {
