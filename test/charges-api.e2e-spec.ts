@@ -407,6 +407,93 @@ describe('POST /charges', () => {
     expect(row.descriptor).toBeNull();
   });
 
+  it('U+0000 in any field, key, JSON-encoded metadata or query is 400 naming the field; nothing is written', async () => {
+    const tokenId = await cardToken();
+    const chargesBefore = await env.prisma.charge.count();
+    const tokensBefore = await env.prisma.transactionToken.count();
+    const cases: [string, string, unknown, string][] = [
+      [
+        'POST',
+        '/charges',
+        { transaction_token_id: tokenId, amount: 1200, currency: 'JPY', descriptor: 'A\u0000B' },
+        'descriptor',
+      ],
+      [
+        'POST',
+        '/charges',
+        { transaction_token_id: tokenId, amount: 1200, currency: 'JPY', metadata: { order: 'x\u0000' } },
+        'metadata.order',
+      ],
+      [
+        'POST',
+        '/charges',
+        { transaction_token_id: tokenId, amount: 1200, currency: 'JPY', metadata: { ['k\u0000']: 1 } },
+        'metadata.k\u0000',
+      ],
+      [
+        'POST',
+        '/charges',
+        {
+          transaction_token_id: tokenId,
+          amount: 1200,
+          currency: 'JPY',
+          metadata: JSON.stringify({ order: 'x\u0000' }),
+        },
+        'metadata.order',
+      ],
+      [
+        'POST',
+        '/tokens',
+        { payment_type: 'card', type: 'one_time', email: 'a\u0000@example.test', data: card() },
+        'email',
+      ],
+      [
+        'POST',
+        '/tokens',
+        { payment_type: 'card', type: 'one_time', data: { ...card(), cardholder: 'TARO\u0000' } },
+        'data.cardholder',
+      ],
+      [
+        'POST',
+        '/tokens',
+        {
+          payment_type: 'online',
+          type: 'one_time',
+          data: { brand: 'pay_pay_online' },
+          metadata: { tags: ['a', 'b\u0000'] },
+        },
+        'metadata.tags.1',
+      ],
+      [
+        'PATCH',
+        `/stores/${shop.store.id}/tokens/${tokenId}`,
+        { metadata: JSON.stringify({ note: 'x\u0000' }) },
+        'metadata.note',
+      ],
+      [
+        'PATCH',
+        `/stores/${shop.store.id}/charges/${randomUUID()}`,
+        { metadata: { note: 'x\u0000' } },
+        'metadata.note',
+      ],
+      ['GET', `/stores/${shop.store.id}/tokens?search=a%00b`, undefined, 'search'],
+      ['GET', `/charges?metadata=${encodeURIComponent('order: x\u0000')}`, undefined, 'metadata'],
+    ];
+    for (const [method, path, json, field] of cases) {
+      const res = await call(path, { method, auth: as(shop.storeToken), json });
+      expect({ path, field, status: res.status, body: res.body }).toEqual({
+        path,
+        field,
+        status: 400,
+        body: { status: 'error', code: 'VALIDATION_ERROR', errors: [{ field, reason: 'INVALID_FORMAT' }] },
+      });
+    }
+    expect(await env.prisma.charge.count()).toBe(chargesBefore);
+    expect(await env.prisma.transactionToken.count()).toBe(tokensBefore);
+    // the token is still unused: the refused charges claimed nothing
+    expect((await charge(tokenId)).status).toBe('pending');
+  });
+
   it('parallel charges of two merchants (tokens read together): each finds its own token only', async () => {
     const [mine, theirs] = await Promise.all([cardToken(shop), cardToken(foreign)]);
     const answers = await Promise.all([

@@ -6,6 +6,7 @@ import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability
 import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
+import { registerNulGuard } from './http/nul-guard';
 import { RouteRegistry } from './http/route-registry';
 import { IdempotencyRecordsRepository } from '@kessai/db';
 import { registerIdempotency } from './idempotency/idempotency.hooks';
@@ -57,6 +58,7 @@ export async function createGatewayApp(
     }
   });
   registerRateLimiting(fastify, app.get(RateLimiter), config, logger);
+  registerNulGuard(fastify);
   registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);

@@ -1,4 +1,5 @@
 import { HttpException } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   AuthenticationError,
   BusinessRuleError,
@@ -105,4 +106,21 @@ export function toErrorResponse(error: unknown, newErrorId: () => string): Error
     headers: { 'x-error-id': errorId },
     internal: true,
   };
+}
+
+/**
+ * Answers a domain error from a Fastify hook (before any controller, so outside Nest's exception
+ * filter), in the error envelope, with `headers` added.
+ */
+export function sendError(
+  reply: FastifyReply,
+  error: DomainError,
+  headers: Record<string, string> = {},
+): FastifyReply {
+  const response = toErrorResponse(error, () => '');
+  return reply
+    .status(response.statusCode)
+    .headers({ ...response.headers, ...headers })
+    .type('application/json')
+    .send(response.body);
 }

@@ -1,9 +1,9 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '@kessai/config';
 import type { IdempotencyRecordsRepository } from '@kessai/db';
 import { ConflictError, IdempotentResultUnavailableError, ValidationError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
-import { toErrorResponse } from '../http/error-response';
+import { sendError } from '../http/error-response';
 import { fingerprintKey, requestFingerprint } from './request-fingerprint';
 import { ResponseSealer } from './response-sealer';
 
@@ -29,15 +29,8 @@ type IdempotencyStatus =
   | 'disabled'
   | 'error';
 
-function sendError(reply: FastifyReply, error: Error, status: IdempotencyStatus): FastifyReply {
-  const response = toErrorResponse(error, () => '');
-  return reply
-    .status(response.statusCode)
-    .headers(response.headers)
-    .header('idempotency-status', status)
-    .type('application/json')
-    .send(response.body);
-}
+/** The Idempotency-Status header of an answer. */
+const statusHeader = (status: IdempotencyStatus) => ({ 'idempotency-status': status });
 
 /**
  * Idempotency-Key on writes. The first request with a key claims it (one INSERT ... ON CONFLICT, so
@@ -65,7 +58,7 @@ export function registerIdempotency(
     if (key.length === 0 || key.length > MAX_KEY_LENGTH || !PRINTABLE_ASCII.test(key)) {
       const reason =
         key.length > MAX_KEY_LENGTH || key.length === 0 ? 'INVALID_FORMAT_LENGTH' : 'INVALID_FORMAT';
-      return sendError(reply, ValidationError.field('idempotency_key', reason), 'not_stored');
+      return sendError(reply, ValidationError.field('idempotency_key', reason), statusHeader('not_stored'));
     }
     // without a credential there is no one to scope the key to
     if (!request.principal) {
@@ -94,7 +87,7 @@ export function registerIdempotency(
         new ConflictError('IDEMPOTENCY_KEY_CONFLICT', [
           { field: 'idempotency_key', reason: 'DIFFERENT_REQUEST' },
         ]),
-        'conflicting_key',
+        statusHeader('conflicting_key'),
       );
     }
     if (existing.state === 'in_flight' || existing.responseStatus === null) {
@@ -103,13 +96,13 @@ export function registerIdempotency(
         new ConflictError('IDEMPOTENCY_KEY_CONFLICT', [
           { field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' },
         ]),
-        'conflicting_key',
+        statusHeader('conflicting_key'),
       );
     }
     const stored = existing.responseBody === null ? null : sealer.open(existing.responseBody, existing.id);
     if (stored === null) {
       logger.error({ reqId: request.id, record: existing.id }, 'stored idempotent response unreadable');
-      return sendError(reply, new IdempotentResultUnavailableError(), 'error');
+      return sendError(reply, new IdempotentResultUnavailableError(), statusHeader('error'));
     }
     return reply
       .status(existing.responseStatus)

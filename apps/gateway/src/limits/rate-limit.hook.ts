@@ -1,8 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppConfig } from '@kessai/config';
 import { RateLimitedError, ServiceUnavailableError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
-import { toErrorResponse } from '../http/error-response';
+import { sendError } from '../http/error-response';
 import { planFor } from './rate-limit.policy';
 import type { RateLimiter } from './rate-limiter';
 
@@ -11,15 +11,6 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
 /** Who a request's buckets belong to: its credential, or its client IP when it has none. */
 function subjectOf(request: FastifyRequest): string {
   return request.principal ? request.principal.credentialId : `ip_${request.ip}`;
-}
-
-function sendError(reply: FastifyReply, error: Error): FastifyReply {
-  const response = toErrorResponse(error, () => '');
-  return reply
-    .status(response.statusCode)
-    .headers(response.headers)
-    .type('application/json')
-    .send(response.body);
 }
 
 /**

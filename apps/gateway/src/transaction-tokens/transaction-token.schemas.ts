@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { findNul } from '../http/nul-guard';
 
 /**
  * Request schemas of the transaction token routes (api-reference §5.1), in wire (snake_case) form.
@@ -83,6 +84,12 @@ export const metadataSchema = z.union([z.record(z.unknown()), z.string()]).trans
   }
   if (JSON.stringify(value).length > METADATA_MAX_JSON_LENGTH) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_LENGTH' } });
+    return z.NEVER;
+  }
+  // a JSON-encoded string may decode to U+0000, which the request body's guard could not see
+  const nul = typeof raw === 'string' ? findNul(value) : null;
+  if (nul) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, path: nul, params: { reason: 'INVALID_FORMAT' } });
     return z.NEVER;
   }
   for (const [key, entry] of Object.entries(value)) {
