@@ -7,7 +7,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { CHARGE_FINISHED } from '@kessai/contracts';
 import { operationStats, startProcessorSimulator, type ProcessorSimulator } from '@kessai/processor';
-import { RELAXED_RATE_LIMITS, sdkError, SpawnedApp, TestEnvironment } from '@kessai/testing';
+import { luhnValidRuns, RELAXED_RATE_LIMITS, sdkError, SpawnedApp, TestEnvironment } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
@@ -76,7 +76,8 @@ beforeAll(async () => {
     PROCESSOR_CALLBACK_BASE_URL: baseUrl,
     PROCESSOR_TIMEOUT_MS: '1000',
     CHARGE_SWEEP_INTERVAL_MS: '200',
-    LOG_LEVEL: 'info',
+    // everything it can log, for the card data scan at the end
+    LOG_LEVEL: 'trace',
   });
   await chargeService.waitForLog((line) => line.msg === 'charge-service started', 60_000);
 
@@ -268,5 +269,19 @@ describe('charges through the univapay-node SDK', () => {
     ).toBe('NOT_FOUND');
     const still: any = await sdk().charges.get(shop.store.id, created.id);
     expect(still.status).toBe('authorized');
+  });
+});
+
+// charge-service is the one process that decrypts card numbers and reads CVVs: everything it logged
+// while the charges above ran (approvals, declines, 5xx and timeout retries, 3-D Secure, captures)
+describe("charge-service's log", () => {
+  it('never carries a card number or a CVV', () => {
+    const text = chargeService.lines.join('\n');
+    // the scan reads real output: each processed charge, and the retried processor calls
+    expect(text).toContain('"msg":"charge processed"');
+    expect(text).toContain('"msg":"processor call failed transiently; retrying"');
+    expect(text).toContain('"msg":"capture done"');
+    expect(luhnValidRuns(text)).toEqual([]);
+    expect(text).not.toMatch(/cvv"?\s*[:=]\s*"?\d/i);
   });
 });

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
-import { luhnCheckDigit, passesLuhn } from '@kessai/cards';
+import { luhnCheckDigit } from '@kessai/cards';
 import { TOKEN_UPDATED } from '@kessai/contracts';
 import { TransactionTokensRepository } from '@kessai/db';
 import { RedisService } from '@kessai/runtime';
-import { CapturedLog, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
+import { CapturedLog, luhnValidRuns, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
@@ -788,14 +788,6 @@ describe('reading, listing, updating and deleting tokens', () => {
 });
 
 describe('card data never reaches a log line', () => {
-  /** Digit runs of 13–19 digits (optionally grouped by spaces or hyphens) that pass Luhn. */
-  function luhnValidRuns(text: string): string[] {
-    const runs = text.match(/\d(?:[ -]?\d){12,}/g) ?? [];
-    return runs
-      .map((run) => run.replace(/[ -]/g, ''))
-      .filter((digits) => digits.length >= 13 && digits.length <= 19 && passesLuhn(digits));
-  }
-
   it('through valid, invalid, malformed and failing requests at trace level', async () => {
     const auth = bearer(pci.storeToken);
     const amex = { payment_type: 'card', type: 'one_time', data: card({ card_number: AMEX, cvv: AMEX_CVV }) };

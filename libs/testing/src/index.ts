@@ -3,3 +3,4 @@ export * from './environment';
 export * from './processes';
 export * from './http';
 export * from './sdk';
+export * from './card-leaks';
