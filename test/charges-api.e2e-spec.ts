@@ -12,6 +12,7 @@ import {
 } from '@kessai/contracts';
 import {
   ChargesRepository,
+  PrismaService,
   limitScopeKey,
   type ChargeCreation,
   type CreateChargeOptions,
@@ -236,6 +237,44 @@ describe('POST /charges', () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
+    expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+  });
+
+  it('a connection lost after the create statement ran: 500, and its Idempotency-Key stays held, so a retry charges nothing', async () => {
+    // a recurring online token: neither the one_time claim nor the 311 rule would stop a second charge
+    const tokenId = await createToken(shop, {
+      payment_type: 'online',
+      type: 'recurring',
+      email: 'buyer@example.test',
+      data: { brand: 'pay_pay_online' },
+    });
+    const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
+    const pool = app.get(PrismaService).pool;
+    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+    const lostAnswer = async (...args: unknown[]) => {
+      const result = await query(...args);
+      // the statement committed; its answer is lost on the way back
+      if ((args[0] as { name?: string }).name === 'charges_create')
+        throw new Error('Connection terminated unexpectedly');
+      return result;
+    };
+    // pg's query overloads include the callback form, whose result is void
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises
+    const spy = jest.spyOn(pool, 'query').mockImplementation(lostAnswer);
+    let lost;
+    try {
+      lost = await postCharge(json, shop.storeToken, 'lost-answer-1');
+    } finally {
+      spy.mockRestore();
+    }
+    expect(lost.status).toBe(500);
+    expect(lost.body).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', error_id: expect.any(String) });
+    expect(lost.headers.get('idempotency-status')).toBe('not_stored');
+    expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+
+    const retry = await postCharge(json, shop.storeToken, 'lost-answer-1');
+    expect(retry.status).toBe(409);
+    expect(retry.body.errors).toEqual([{ field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' }]);
     expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
   });
 

@@ -98,3 +98,19 @@ export class IdempotentResultUnavailableError extends DomainError {
     super('UNABLE_TO_GET_IDEMPOTENT_RESULT');
   }
 }
+
+/**
+ * A write whose effect is unknown: its statement was sent and the connection failed before Postgres
+ * answered, so it may have committed. Answered as a 500 like any failure of ours, but an
+ * Idempotency-Key claimed for the request is kept in flight rather than released, so that no retry
+ * under that key can execute the write a second time (docs/rate-limits-and-idempotency.md).
+ */
+export class WriteOutcomeUnknownError extends Error {
+  constructor(
+    what: string,
+    override readonly cause: unknown,
+  ) {
+    super(`${what}: outcome unknown, the connection failed before Postgres answered`);
+    this.name = 'WriteOutcomeUnknownError';
+  }
+}

@@ -5,6 +5,13 @@ import type { Logger } from '@kessai/observability';
 import { toErrorResponse } from './error-response';
 import type { RouteRegistry } from './route-registry';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** the failure this request was answered with, for the hooks that run after (idempotency) */
+    failure?: unknown;
+  }
+}
+
 /** The one place where any failure becomes the API's error envelope. */
 @Catch()
 export class ErrorEnvelopeFilter implements ExceptionFilter {
@@ -31,6 +38,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
       }
     }
 
+    request.failure = exception;
     const response = toErrorResponse(exception, randomUUID);
     if (response.internal) {
       this.logger.error(

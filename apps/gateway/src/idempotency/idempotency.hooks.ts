@@ -1,7 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppConfig } from '@kessai/config';
 import type { IdempotencyRecordsRepository } from '@kessai/db';
-import { ConflictError, IdempotentResultUnavailableError, ValidationError } from '@kessai/domain';
+import {
+  ConflictError,
+  IdempotentResultUnavailableError,
+  ValidationError,
+  WriteOutcomeUnknownError,
+} from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
 import { sendError } from '../http/error-response';
 import { fingerprintKey, requestFingerprint } from './request-fingerprint';
@@ -124,6 +129,12 @@ export function registerIdempotency(
           : payload == null
             ? ''
             : null;
+    // the write may have happened: the claim stays in flight until it expires, as after a crash,
+    // so that retries get 409 and never a second execution
+    if (request.failure instanceof WriteOutcomeUnknownError) {
+      void reply.header('idempotency-status', 'not_stored');
+      return payload;
+    }
     try {
       if (reply.statusCode >= 500 || body === null) {
         await records.release(claim);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseError } from 'pg';
 import { CHARGE_FINISHED, CHARGE_REQUESTED, PROCESSOR_NOTICE_RECEIVED } from '@kessai/contracts';
-import { utcDay, type PageRequest } from '@kessai/domain';
+import { utcDay, WriteOutcomeUnknownError, type PageRequest } from '@kessai/domain';
 import {
   Prisma,
   type Charge,
@@ -129,6 +129,15 @@ function refusalOf(error: unknown): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA 
   if (!(error instanceof Error) || (error as { code?: string }).code !== 'KS001') return null;
   const reasons = [REFUSED_TOKEN, REFUSED_QUOTA] as const;
   return reasons.find((reason) => reason === error.message) ?? null;
+}
+
+/**
+ * A create statement's failure as the caller must see it: an error Postgres answered with (nothing
+ * was written) as it is; anything else (a connection lost after the statement was sent) as
+ * WriteOutcomeUnknownError, since the charge may exist.
+ */
+function answeredOrUnknown(error: unknown): unknown {
+  return error instanceof DatabaseError ? error : new WriteOutcomeUnknownError('charge creation', error);
 }
 
 interface CreateRow {
@@ -259,7 +268,7 @@ export class ChargesRepository {
     } catch (error) {
       const refused = refusalOf(error);
       if (refused) return { outcome: refused };
-      throw error;
+      throw answeredOrUnknown(error);
     }
     const createdOn = row.created_on ?? options.now;
     if (!row.duplicate) return { outcome: 'created', charge: storedCharge(charge, createdOn, null) };
@@ -453,7 +462,7 @@ export class ChargesRepository {
       // an error Postgres answered with means nothing was written; a connection lost is thrown,
       // since the statement may have committed before it
       if (error instanceof DatabaseError) return null;
-      throw error;
+      throw answeredOrUnknown(error);
     }
   }
 
