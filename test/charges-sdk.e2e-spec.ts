@@ -36,6 +36,16 @@ async function cardToken(cardNumber: string, type: 'one_time' | 'recurring' = 'o
   });
 }
 
+/** A one_time token for an operator payment (PayPay), paid on the operator's page. */
+function onlineToken() {
+  return sdk().transactionTokens.create({
+    paymentType: 'online' as any,
+    type: 'one_time' as any,
+    email: 'buyer@example.test',
+    data: { brand: 'pay_pay_online' },
+  } as any);
+}
+
 async function charge(tokenId: string, extra: Record<string, unknown> = {}) {
   return sdk().charges.create({
     transactionTokenId: tokenId,
@@ -156,12 +166,7 @@ describe('charges through the univapay-node SDK', () => {
   });
 
   it('online: awaiting → issuer token URL → paid on the operator page → successful', async () => {
-    const token = await sdk().transactionTokens.create({
-      paymentType: 'online' as any,
-      type: 'one_time' as any,
-      email: 'buyer@example.test',
-      data: { brand: 'pay_pay_online' },
-    } as any);
+    const token = await onlineToken();
     const created: any = await charge(token.id);
     const awaiting = await poll(created.id);
     expect(awaiting.status).toBe('awaiting');
@@ -181,12 +186,7 @@ describe('charges through the univapay-node SDK', () => {
   });
 
   it('online with a descriptor: NOT_SUPPORTED_BY_PROCESSOR, or dropped with ignoreDescriptorOnError', async () => {
-    const token = await sdk().transactionTokens.create({
-      paymentType: 'online' as any,
-      type: 'one_time' as any,
-      email: 'buyer@example.test',
-      data: { brand: 'pay_pay_online' },
-    } as any);
+    const token = await onlineToken();
     const refused = await sdkError(charge(token.id, { descriptor: 'KESSAI SHOP' }));
     expect(refused).toMatchObject({
       code: 'VALIDATION_ERROR',
