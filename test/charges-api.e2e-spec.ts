@@ -240,42 +240,65 @@ describe('POST /charges', () => {
     expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
   });
 
-  it('a connection lost after the create statement ran: 500, and its Idempotency-Key stays held, so a retry charges nothing', async () => {
-    // a recurring online token: neither the one_time claim nor the 311 rule would stop a second charge
-    const tokenId = await createToken(shop, {
-      payment_type: 'online',
-      type: 'recurring',
-      email: 'buyer@example.test',
-      data: { brand: 'pay_pay_online' },
-    });
-    const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
-    const pool = app.get(PrismaService).pool;
-    const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-    const lostAnswer = async (...args: unknown[]) => {
-      const result = await query(...args);
-      // the statement committed; its answer is lost on the way back
-      if ((args[0] as { name?: string }).name === 'charges_create')
+  describe('when the create statement fails outside Postgres', () => {
+    /** Runs `work` with the create statement failing as `fail` says: before it is sent, or after it ran. */
+    async function failingCreate<T>(fail: 'before' | 'after', work: () => Promise<T>): Promise<T> {
+      const pool = app.get(PrismaService).pool;
+      const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+      const failing = async (...args: unknown[]) => {
+        if ((args[0] as { name?: string }).name !== 'charges_create') return query(...args);
+        // a connection that could not be opened: nothing was sent
+        if (fail === 'before')
+          throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+        // the statement committed; its answer is lost on the way back
+        await query(...args);
         throw new Error('Connection terminated unexpectedly');
-      return result;
-    };
-    // pg's query overloads include the callback form, whose result is void
-    // eslint-disable-next-line @typescript-eslint/no-misused-promises
-    const spy = jest.spyOn(pool, 'query').mockImplementation(lostAnswer);
-    let lost;
-    try {
-      lost = await postCharge(json, shop.storeToken, 'lost-answer-1');
-    } finally {
-      spy.mockRestore();
+      };
+      // pg's query overloads include the callback form, whose result is void
+      // eslint-disable-next-line @typescript-eslint/no-misused-promises
+      const spy = jest.spyOn(pool, 'query').mockImplementation(failing);
+      try {
+        return await work();
+      } finally {
+        spy.mockRestore();
+      }
     }
-    expect(lost.status).toBe(500);
-    expect(lost.body).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', error_id: expect.any(String) });
-    expect(lost.headers.get('idempotency-status')).toBe('not_stored');
-    expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
 
-    const retry = await postCharge(json, shop.storeToken, 'lost-answer-1');
-    expect(retry.status).toBe(409);
-    expect(retry.body.errors).toEqual([{ field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' }]);
-    expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+    // a recurring online token: neither the one_time claim nor the 311 rule would stop a second charge
+    const recurringOnlineToken = () =>
+      createToken(shop, {
+        payment_type: 'online',
+        type: 'recurring',
+        email: 'buyer@example.test',
+        data: { brand: 'pay_pay_online' },
+      });
+
+    it('a connection lost after it ran: 500, and its Idempotency-Key stays held, so a retry charges nothing', async () => {
+      const tokenId = await recurringOnlineToken();
+      const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
+      const lost = await failingCreate('after', () => postCharge(json, shop.storeToken, 'lost-answer-1'));
+      expect(lost.status).toBe(500);
+      expect(lost.body).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', error_id: expect.any(String) });
+      expect(lost.headers.get('idempotency-status')).toBe('not_stored');
+      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+
+      const retry = await postCharge(json, shop.storeToken, 'lost-answer-1');
+      expect(retry.status).toBe(409);
+      expect(retry.body.errors).toEqual([{ field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' }]);
+      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+    });
+
+    it('a connection that could not be opened: 500, the key released, and a retry under it charges once', async () => {
+      const tokenId = await recurringOnlineToken();
+      const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
+      const refused = await failingCreate('before', () => postCharge(json, shop.storeToken, 'refused-1'));
+      expect(refused.status).toBe(500);
+      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(0);
+
+      const retry = await postCharge(json, shop.storeToken, 'refused-1');
+      expect(retry.status).toBe(201);
+      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+    });
   });
 
   it.each<[Record<string, unknown>, ...[string, string][]]>([

@@ -131,13 +131,20 @@ function refusalOf(error: unknown): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA 
   return reasons.find((reason) => reason === error.message) ?? null;
 }
 
+/** Socket errors that only opening a connection raises: no statement was sent. */
+const CONNECT_ERRORS: readonly string[] = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'];
+
 /**
- * A create statement's failure as the caller must see it: an error Postgres answered with (nothing
- * was written) as it is; anything else (a connection lost after the statement was sent) as
- * WriteOutcomeUnknownError, since the charge may exist.
+ * A create statement's failure as the caller must see it: an error Postgres answered with, or a
+ * connection that could not even be opened (nothing was written), as it is; anything else (a
+ * connection lost after the statement was sent) as WriteOutcomeUnknownError, since the charge may
+ * exist.
  */
 function answeredOrUnknown(error: unknown): unknown {
-  return error instanceof DatabaseError ? error : new WriteOutcomeUnknownError('charge creation', error);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (error instanceof DatabaseError || (typeof code === 'string' && CONNECT_ERRORS.includes(code)))
+    return error;
+  return new WriteOutcomeUnknownError('charge creation', error);
 }
 
 interface CreateRow {
