@@ -550,6 +550,23 @@ describe('POST /charges', () => {
         body: { status: 'error', code: 'VALIDATION_ERROR', errors: [{ field, reason: 'INVALID_FORMAT' }] },
       });
     }
+    // any depth: 5,000 nested arrays, with and without the character at the bottom
+    const deep = (inner: string) => `{"metadata":${'['.repeat(5000)}${inner}${']'.repeat(5000)}}`;
+    const post = (body: string) =>
+      call('/charges', {
+        method: 'POST',
+        auth: as(shop.storeToken),
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
+    const withNul = await post(deep('"x\\u0000"'));
+    expect(withNul.status).toBe(400);
+    expect(withNul.body.errors).toEqual([
+      { field: `metadata${'.0'.repeat(5000)}`, reason: 'INVALID_FORMAT' },
+    ]);
+    const clean = await post(deep('"x"')); // not a metadata object: the schema's answer
+    expect(clean.status).toBe(400);
+    expect(clean.body.code).toBe('VALIDATION_ERROR');
     expect(await env.prisma.charge.count()).toBe(chargesBefore);
     expect(await env.prisma.transactionToken.count()).toBe(tokensBefore);
     // the token is still unused: the refused charges claimed nothing
