@@ -2,6 +2,7 @@
 // Redis. No charge-service runs here: charges stay pending unless a test moves them in the database.
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client as PgClient } from 'pg';
 import SDK from 'univapay-node';
 import { luhnCheckDigit } from '@kessai/cards';
 import {
@@ -242,21 +243,38 @@ describe('POST /charges', () => {
 
   describe('when the create statement fails outside Postgres', () => {
     /** Runs `work` with the create statement failing as `fail` says: before it is sent, or after it ran. */
-    async function failingCreate<T>(fail: 'before' | 'after', work: () => Promise<T>): Promise<T> {
-      const pool = app.get(PrismaService).pool;
-      const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
-      const failing = async (...args: unknown[]) => {
-        if ((args[0] as { name?: string }).name !== 'charges_create') return query(...args);
-        // a connection that could not be opened: nothing was sent
-        if (fail === 'before')
-          throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-        // the statement committed; its answer is lost on the way back
-        await query(...args);
-        throw new Error('Connection terminated unexpectedly');
-      };
-      // pg's query overloads include the callback form, whose result is void
-      // eslint-disable-next-line @typescript-eslint/no-misused-promises
-      const spy = jest.spyOn(pool, 'query').mockImplementation(failing);
+    /** `after`: the one-charge statement's answer is lost; `commit`: the COMMIT's (duplicate-rule charges) */
+    async function failingCreate<T>(fail: 'before' | 'after' | 'commit', work: () => Promise<T>): Promise<T> {
+      let spy: jest.SpyInstance;
+      if (fail === 'before') {
+        // no connection can be opened for the statement (pool.connect() without a callback is what
+        // the create statement's write asks; pool.query, which the request's reads use, passes one)
+        const pool = app.get(PrismaService).pool;
+        const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+        spy = jest
+          .spyOn(pool, 'connect')
+          .mockImplementation(((...args: unknown[]) =>
+            args.length === 0
+              ? Promise.reject(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))
+              : connect(...args)) as never);
+      } else {
+        // the statement runs and commits; its answer is lost on the way back
+        const query = PgClient.prototype.query as (this: PgClient, ...args: unknown[]) => Promise<unknown>;
+        // pg's query overloads include the callback form, whose result is void
+        // eslint-disable-next-line @typescript-eslint/no-misused-promises
+        spy = jest.spyOn(PgClient.prototype, 'query').mockImplementation(async function (
+          this: PgClient,
+          ...args: unknown[]
+        ) {
+          const result = await query.apply(this, args);
+          const lost =
+            fail === 'after'
+              ? (args[0] as { name?: string }).name === 'charges_create'
+              : args[0] === 'COMMIT';
+          if (lost) throw new Error('Connection terminated unexpectedly');
+          return result;
+        });
+      }
       try {
         return await work();
       } finally {
@@ -285,6 +303,17 @@ describe('POST /charges', () => {
       const retry = await postCharge(json, shop.storeToken, 'lost-answer-1');
       expect(retry.status).toBe(409);
       expect(retry.body.errors).toEqual([{ field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' }]);
+      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+    });
+
+    it('a COMMIT whose answer is lost (a duplicate-rule charge runs in a transaction): the key stays held too', async () => {
+      const tokenId = await cardToken(shop, 'recurring');
+      const json = { transaction_token_id: tokenId, amount: 1300, currency: 'JPY' };
+      const lost = await failingCreate('commit', () => postCharge(json, shop.storeToken, 'lost-commit-1'));
+      expect(lost.status).toBe(500);
+      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+      const retry = await postCharge(json, shop.storeToken, 'lost-commit-1');
+      expect(retry.status).toBe(409);
       expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
     });
 

@@ -275,7 +275,7 @@ describe('charges through the univapay-node SDK', () => {
 // charge-service is the one process that decrypts card numbers and reads CVVs: everything it logged
 // while the charges above ran (approvals, declines, 5xx and timeout retries, 3-D Secure, captures)
 describe("charge-service's log", () => {
-  it('never carries a card number or a CVV', () => {
+  it('never carries a card number, nor a CVV beside its name', () => {
     const text = chargeService.lines.join('\n');
     // the scan reads real output: each processed charge, and the retried processor calls
     expect(text).toContain('"msg":"charge processed"');

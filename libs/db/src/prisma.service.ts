@@ -1,7 +1,8 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { DatabaseError, Pool, type PoolClient, type QueryResultRow } from 'pg';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { WriteOutcomeUnknownError } from '@kessai/domain';
 import { PrismaClient, type Prisma } from './generated/prisma/client';
 
 /**
@@ -36,7 +37,34 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
   }
 
   /**
-   * A plain pg transaction on the pool: BEGIN, `work`, COMMIT (ROLLBACK when it throws).
+   * `sql` for one statement whose outcome the caller must know (it creates charges), on a connection
+   * of its own: failing to get one (nothing was sent) is thrown as it is, and so is an error Postgres
+   * answered with (nothing was written); any other failure once the statement was sent (the
+   * connection lost) is WriteOutcomeUnknownError `what`, since it may have committed.
+   */
+  async write<T extends QueryResultRow>(
+    what: string,
+    query: { text: string; values: readonly unknown[] },
+    options: { prepareAs?: string } = {},
+  ): Promise<T[]> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const config = { name: options.prepareAs, text: query.text, values: [...query.values] };
+      return (await client.query<T>(config)).rows;
+    } catch (error) {
+      if (error instanceof DatabaseError) throw error;
+      broken = error instanceof Error ? error : new Error(String(error));
+      throw new WriteOutcomeUnknownError(what, error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /**
+   * A plain pg transaction on the pool: BEGIN, `work`, COMMIT (ROLLBACK when it throws). A COMMIT
+   * that fails without Postgres' answer is WriteOutcomeUnknownError: it may have committed. Any
+   * failure before it cannot have.
    * `settings`: planner or session settings for this transaction only (SET LOCAL), sent with the
    * BEGIN in the same round trip; names and values are code's constants, never input.
    */
@@ -53,7 +81,11 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     try {
       await client.query(`BEGIN${settings.join('')}`);
       const result = await work(client);
-      await client.query('COMMIT');
+      await client.query('COMMIT').catch((error: unknown) => {
+        throw error instanceof DatabaseError
+          ? error
+          : new WriteOutcomeUnknownError('transaction commit', error);
+      });
       return result;
     } catch (error) {
       // a connection that cannot even roll back is not given back to the pool

@@ -43,8 +43,9 @@ const statusHeader = (status: IdempotencyStatus) => ({ 'idempotency-status': sta
  * stored for IDEMPOTENCY_TTL_HOURS per credential. Later requests with the key get the stored
  * response when they are the same request, 409 IDEMPOTENCY_KEY_CONFLICT when they differ, and 409
  * while the first one is still running. A 5xx response is not stored: the claim is released so the
- * client may retry. A claim whose process died mid-request stays locked until it expires, because
- * whether its write happened is unknown and a second execution could charge twice.
+ * client may retry. A claim whose process died mid-request, or whose request failed with
+ * WriteOutcomeUnknownError, stays locked until it expires, because whether its write happened is
+ * unknown and a second execution could charge twice.
  */
 export function registerIdempotency(
   fastify: FastifyInstance,
@@ -120,6 +121,12 @@ export function registerIdempotency(
     const claim = request.idempotencyClaim;
     if (!claim) return payload;
     request.idempotencyClaim = undefined;
+    // the write may have happened: the claim stays in flight until it expires, as after a crash,
+    // so that retries get 409 and never a second execution
+    if (request.failure instanceof WriteOutcomeUnknownError) {
+      void reply.header('idempotency-status', 'not_stored');
+      return payload;
+    }
 
     const body =
       typeof payload === 'string'
@@ -129,12 +136,6 @@ export function registerIdempotency(
           : payload == null
             ? ''
             : null;
-    // the write may have happened: the claim stays in flight until it expires, as after a crash,
-    // so that retries get 409 and never a second execution
-    if (request.failure instanceof WriteOutcomeUnknownError) {
-      void reply.header('idempotency-status', 'not_stored');
-      return payload;
-    }
     try {
       if (reply.statusCode >= 500 || body === null) {
         await records.release(claim);

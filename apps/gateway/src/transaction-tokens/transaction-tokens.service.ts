@@ -162,7 +162,7 @@ export class TransactionTokensService {
     const request = parseInput(updateTokenSchema, body);
     if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
     // a CVV is card data: the same gate as a card token's creation
-    if (request.data?.cvv !== undefined && principal.hasSecret) {
+    if (token.paymentType === 'card' && request.data?.cvv !== undefined && principal.hasSecret) {
       checkCardDataAllowed(principal, await this.stores.findTokenSettings(token.merchantId, token.storeId));
     }
 

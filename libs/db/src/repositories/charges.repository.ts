@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseError } from 'pg';
 import { CHARGE_FINISHED, CHARGE_REQUESTED, PROCESSOR_NOTICE_RECEIVED } from '@kessai/contracts';
-import { utcDay, WriteOutcomeUnknownError, type PageRequest } from '@kessai/domain';
+import { utcDay, type PageRequest } from '@kessai/domain';
 import {
   Prisma,
   type Charge,
@@ -131,22 +131,6 @@ function refusalOf(error: unknown): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA 
   return reasons.find((reason) => reason === error.message) ?? null;
 }
 
-/** Socket errors that only opening a connection raises: no statement was sent. */
-const CONNECT_ERRORS: readonly string[] = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH'];
-
-/**
- * A create statement's failure as the caller must see it: an error Postgres answered with, or a
- * connection that could not even be opened (nothing was written), as it is; anything else (a
- * connection lost after the statement was sent) as WriteOutcomeUnknownError, since the charge may
- * exist.
- */
-function answeredOrUnknown(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (error instanceof DatabaseError || (typeof code === 'string' && CONNECT_ERRORS.includes(code)))
-    return error;
-  return new WriteOutcomeUnknownError('charge creation', error);
-}
-
 interface CreateRow {
   duplicate: boolean;
   created_on: Date | null;
@@ -156,6 +140,8 @@ const AGGREGATE = 'charge';
 /** prepared once per connection: the create statement's text is the same for every charge */
 const CREATE_STATEMENT = 'charges_create';
 const CREATE_MANY_STATEMENT = 'charges_create_many';
+/** what a create statement whose outcome is unknown was doing (WriteOutcomeUnknownError) */
+const WRITE = 'charge creation';
 
 /**
  * Charges. Every write appends its outbox event in the same transaction. `create` is the hot path
@@ -271,11 +257,14 @@ export class ChargesRepository {
             ]);
             return (await client.query<CreateRow>({ name: CREATE_STATEMENT, text: sql, values })).rows[0];
           })
-        : (await this.prisma.pool.query<CreateRow>({ name: CREATE_STATEMENT, text: sql, values })).rows[0];
+        : (
+            await this.prisma.write<CreateRow>(WRITE, { text: sql, values }, { prepareAs: CREATE_STATEMENT })
+          )[0];
     } catch (error) {
+      // a connection lost once the statement (or the COMMIT) was sent: WriteOutcomeUnknownError
       const refused = refusalOf(error);
       if (refused) return { outcome: refused };
-      throw answeredOrUnknown(error);
+      throw error;
     }
     const createdOn = row.created_on ?? options.now;
     if (!row.duplicate) return { outcome: 'created', charge: storedCharge(charge, createdOn, null) };
@@ -381,7 +370,8 @@ export class ChargesRepository {
     }));
     const tokenIds = input.map((row) => row.transaction_token_id);
     try {
-      const rows = await this.prisma.sql<{ id: string; created_on: Date }>(
+      const rows = await this.prisma.write<{ id: string; created_on: Date }>(
+        WRITE,
         Prisma.sql`
         WITH input AS MATERIALIZED (
           SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i(
@@ -466,10 +456,10 @@ export class ChargesRepository {
       const createdOn = new Map(rows.map((row) => [row.id, row.created_on]));
       return creations.map(({ charge, options }) => createdOn.get(charge.id) ?? options.now);
     } catch (error) {
-      // an error Postgres answered with means nothing was written; a connection lost is thrown,
-      // since the statement may have committed before it
+      // an error Postgres answered with means nothing was written; a connection lost is thrown
+      // (WriteOutcomeUnknownError), since the statement may have committed before it
       if (error instanceof DatabaseError) return null;
-      throw answeredOrUnknown(error);
+      throw error;
     }
   }
 
