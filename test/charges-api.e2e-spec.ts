@@ -242,8 +242,11 @@ describe('POST /charges', () => {
   });
 
   describe('when the create statement fails outside Postgres', () => {
-    /** Runs `work` with the create statement failing as `fail` says: before it is sent, or after it ran. */
-    /** `after`: the one-charge statement's answer is lost; `commit`: the COMMIT's (duplicate-rule charges) */
+    /**
+     * Runs `work` with the charge's creation failing outside Postgres: `before`, no connection can be
+     * opened for it; `after`, the one-charge statement commits and its answer is lost; `commit`, the
+     * same for the COMMIT of a duplicate-rule charge's transaction.
+     */
     async function failingCreate<T>(fail: 'before' | 'after' | 'commit', work: () => Promise<T>): Promise<T> {
       let spy: jest.SpyInstance;
       if (fail === 'before') {

@@ -261,7 +261,8 @@ export class ChargesRepository {
             await this.prisma.write<CreateRow>(WRITE, { text: sql, values }, { prepareAs: CREATE_STATEMENT })
           )[0];
     } catch (error) {
-      // a connection lost once the statement (or the COMMIT) was sent: WriteOutcomeUnknownError
+      // a refusal is an outcome; anything else is thrown as it is (WriteOutcomeUnknownError when the
+      // connection was lost once the statement, or the COMMIT, had been sent)
       const refused = refusalOf(error);
       if (refused) return { outcome: refused };
       throw error;
