@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@kessai/config';
-import { RedisService } from '@kessai/runtime';
+import { RedisService } from '@kessai/redis';
 import { RELAXED_RATE_LIMITS, TestEnvironment, startGatewayProcess } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
 import { RateLimiter } from '../apps/gateway/src/limits/rate-limiter';

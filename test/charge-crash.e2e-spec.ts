@@ -3,7 +3,7 @@ import { CardNumber } from '@kessai/cards';
 import { Queue } from 'bullmq';
 import { CHARGE_REQUESTED, CHARGES_QUEUE } from '@kessai/contracts';
 import { operationStats, startProcessorSimulator, type ProcessorSimulator } from '@kessai/processor';
-import { RedisService } from '@kessai/runtime';
+import { RedisService } from '@kessai/redis';
 import { SpawnedApp, TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 

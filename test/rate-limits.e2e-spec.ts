@@ -1,7 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { loadConfig } from '@kessai/config';
-import { RedisService } from '@kessai/runtime';
+import { RedisService } from '@kessai/redis';
 import {
   CapturedLog,
   TestEnvironment,

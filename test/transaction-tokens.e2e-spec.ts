@@ -4,7 +4,7 @@ import SDK from 'univapay-node';
 import { luhnCheckDigit } from '@kessai/cards';
 import { TOKEN_UPDATED } from '@kessai/contracts';
 import { TransactionTokensRepository } from '@kessai/db';
-import { RedisService } from '@kessai/runtime';
+import { RedisService } from '@kessai/redis';
 import { CapturedLog, luhnValidRuns, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';

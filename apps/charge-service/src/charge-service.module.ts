@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { ChargeOutcomesRepository } from '@kessai/db';
-import { RedisService } from '@kessai/runtime';
+import { RedisService } from '@kessai/redis';
 import { vaultProviders } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
 import { chargeLoggerProvider } from './charge-logger';

@@ -17,7 +17,7 @@ import {
   type Store,
 } from '@kessai/db';
 import { ACTIVE_LIMITS, ConflictError, NotFoundError, ResourceLimitError } from '@kessai/domain';
-import { announceAppTokenChange } from '@kessai/runtime';
+import { announceAppTokenChange } from '@kessai/redis';
 
 export interface IssuedAppToken {
   id: string;

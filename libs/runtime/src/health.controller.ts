@@ -1,7 +1,7 @@
 import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { PrismaService } from '@kessai/db';
-import { RedisService } from './redis.service';
+import { RedisService } from '@kessai/redis';
 
 /** Liveness and readiness of one process: 200 when Postgres and Redis both answer, else 503. */
 @Controller()

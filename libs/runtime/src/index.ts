@@ -1,7 +1,5 @@
-export * from './redis.service';
 export * from './health.controller';
 export * from './queue-workers';
 export * from './worker-service';
 export * from './outbox-relay';
 export * from './coalescer';
-export * from './app-token-changes';

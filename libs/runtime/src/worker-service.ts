@@ -7,7 +7,7 @@ import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability
 import { HealthController } from './health.controller';
 import { OutboxRelay } from './outbox-relay';
 import { QueueWorkers, type QueueConsumer } from './queue-workers';
-import { RedisService } from './redis.service';
+import { RedisService } from '@kessai/redis';
 
 export interface WorkerServiceOptions {
   name: string;

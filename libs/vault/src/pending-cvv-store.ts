@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import type Redis from 'ioredis';
-import { RedisService } from '@kessai/runtime';
+import { RedisService } from '@kessai/redis';
 import { CvvCipher } from './cvv-cipher';
 
 /**

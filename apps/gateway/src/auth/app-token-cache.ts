@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AppTokensRepository, type AppToken } from '@kessai/db';
-import { RedisService, appTokenChangesChannel } from '@kessai/runtime';
+import { RedisService, appTokenChangesChannel } from '@kessai/redis';
 
 /** Cached entries at most; beyond it the cache starts over (a bound, not an LRU: misses only cost a read). */
 const MAX_ENTRIES = 10_000;

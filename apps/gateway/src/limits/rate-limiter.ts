@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { RedisService } from '@kessai/runtime';
+import { RedisService } from '@kessai/redis';
 import { TOKEN_BUCKET_SCRIPT } from './token-bucket.script';
 import { rateLimitSettings, type BucketCheck, type RateLimitSettings } from './rate-limit.policy';
 

@@ -1,0 +1,2 @@
+export * from './redis.service';
+export * from './app-token-changes';
