@@ -18,7 +18,7 @@ import {
 import { startWorkerService, type RunningWorkerService } from '@kessai/runtime';
 import { TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
-import { chargeConsumers } from '../apps/charge-service/src/charge-consumers';
+import { ChargesProcessor } from '../apps/charge-service/src/charges.processor';
 import { ChargeServiceModule } from '../apps/charge-service/src/charge-service.module';
 import { processorCallbackUrl } from '../apps/charge-service/src/payment-processors';
 
@@ -56,7 +56,7 @@ beforeAll(async () => {
     config: env.config,
     healthPort: 0,
     imports: [ChargeServiceModule],
-    consumers: chargeConsumers,
+    processors: [ChargesProcessor],
     outboxRelay: true,
   });
   vault = service.app.get(CardVault);

@@ -1,31 +1,49 @@
 import { Queue } from 'bullmq';
+import { z } from 'zod';
 import {
   CHARGE_REQUESTED,
   CHARGES_QUEUE,
+  defineQueue,
   PROCESS_CHARGES_BATCH,
   WEBHOOK_EVENTS_QUEUE,
   type OutboxBatchJobData,
 } from '@kessai/contracts';
-import type { PrismaService } from '@kessai/db';
 import {
   OUTBOX_TAKE_BATCH,
   OUTBOX_TAKE_BATCH_SETTINGS,
-  OutboxRelay,
-  startWorkerService,
-} from '@kessai/runtime';
+  OutboxRepository,
+  type PrismaService,
+} from '@kessai/db';
+import { bullOptions, OutboxRelay, startWorkerService } from '@kessai/runtime';
 import { CapturedLog, TestEnvironment } from '@kessai/testing';
+
+/** A queue this suite consumes, so that the relay publishes token_created to it (a route for tests). */
+const RELAY_TEST_QUEUE = defineQueue({
+  name: 'relay-test',
+  consumer: 'relay-test',
+  jobs: { deliver: z.object({ eventId: z.string() }) },
+  jobOptions: { attempts: 1, removeOnComplete: { count: 10 }, removeOnFail: { count: 10 } },
+});
+const TEST_ROUTES = { token_created: [{ queue: RELAY_TEST_QUEUE, job: 'deliver' }] };
 
 let env: TestEnvironment;
 let queue: Queue;
 let chargesQueue: Queue;
+let webhookQueue: Queue;
 let merchantId: string;
 const log = new CapturedLog();
 
 function relay(prisma: PrismaService = env.prisma, batchSize = 40) {
-  return new OutboxRelay(prisma, log.logger('relay'), {
-    connection: { url: env.config.REDIS_URL, prefix: env.config.REDIS_PREFIX },
+  const queues = new Map<string, Queue>([
+    [RELAY_TEST_QUEUE.name, queue],
+    [CHARGES_QUEUE.name, chargesQueue],
+    [WEBHOOK_EVENTS_QUEUE.name, webhookQueue],
+  ]);
+  return new OutboxRelay(new OutboxRepository(prisma), log.logger('relay'), {
+    queue: (name) => queues.get(name)!,
     batchSize,
     idleDelayMs: 10,
+    routes: TEST_ROUTES,
   });
 }
 
@@ -73,25 +91,22 @@ async function drain(relays: OutboxRelay[]) {
 beforeAll(async () => {
   env = await TestEnvironment.create();
   merchantId = (await env.seedMerchant('outbox')).merchant.id;
-  queue = new Queue(WEBHOOK_EVENTS_QUEUE.name, {
-    connection: { url: env.config.REDIS_URL },
-    prefix: env.config.REDIS_PREFIX,
-  });
-  chargesQueue = new Queue(CHARGES_QUEUE.name, {
-    connection: { url: env.config.REDIS_URL },
-    prefix: env.config.REDIS_PREFIX,
-  });
+  queue = new Queue(RELAY_TEST_QUEUE.name, bullOptions(env.config));
+  chargesQueue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
+  webhookQueue = new Queue(WEBHOOK_EVENTS_QUEUE.name, bullOptions(env.config));
 });
 
 afterEach(async () => {
   await queue.obliterate({ force: true });
   await chargesQueue.obliterate({ force: true });
+  await webhookQueue.obliterate({ force: true });
   await env.prisma.outboxEvent.deleteMany();
 });
 
 afterAll(async () => {
   await queue?.close();
   await chargesQueue?.close();
+  await webhookQueue?.close();
   await env?.close();
 });
 
@@ -105,8 +120,8 @@ describe('outbox relay', () => {
     expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
     const published = await jobIds();
     expect(published).toHaveLength(250);
-    expect(new Set(published)).toEqual(new Set(ids.map((id) => `dispatch_event.${id}`)));
-    const job = await queue.getJob(`dispatch_event.${ids[0]}`);
+    expect(new Set(published)).toEqual(new Set(ids.map((id) => `deliver.${id}`)));
+    const job = await queue.getJob(`deliver.${ids[0]}`);
     expect(job?.data).toEqual({ eventId: ids[0], eventType: 'token_created', aggregateId: merchantId });
   });
 
@@ -122,7 +137,7 @@ describe('outbox relay', () => {
     expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
     const published = await jobIds();
     expect(published).toHaveLength(30);
-    expect(new Set(published)).toEqual(new Set(ids.map((id) => `dispatch_event.${id}`)));
+    expect(new Set(published)).toEqual(new Set(ids.map((id) => `deliver.${id}`)));
   });
 
   it('publishes charge_requested in process_charges jobs of at most 50, again under the same ids after a crash', async () => {
@@ -200,21 +215,31 @@ describe('outbox relay', () => {
     const running = relay();
     running.start();
     await appendEvents(5);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await untilAllPublished();
     await appendEvents(5);
-    const deadline = Date.now() + 10_000;
-    while (
-      (await env.prisma.outboxEvent.count({ where: { publishedOn: null } })) > 0 &&
-      Date.now() < deadline
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    await untilAllPublished();
     await running.stop();
-    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
     expect(await jobIds()).toHaveLength(10);
   });
 
-  it('runs inside a worker service that asks for it, and stops with it', async () => {
+  it('holds webhook events while no service consumes webhook-events: published with no job', async () => {
+    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBeNull();
+    await appendEvents(4, 'charge_finished');
+    await appendEvents(2, 'no_such_event');
+    const publisher = relay();
+    expect(await publisher.publishBatch()).toBe(6);
+    await publisher.stop();
+    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
+    const anywhere = async (q: Queue) =>
+      (await q.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized')) as Record<
+        string,
+        number
+      >;
+    for (const q of [webhookQueue, chargesQueue, queue])
+      expect(Object.values(await anywhere(q)).reduce((a, b) => a + b, 0)).toBe(0);
+  });
+
+  it('runs inside a worker service that asks for it, along the catalogue routes, and stops with it', async () => {
     const service = await startWorkerService({
       name: 'relay-host',
       config: env.config,
@@ -222,17 +247,27 @@ describe('outbox relay', () => {
       outboxRelay: true,
     });
     try {
-      await appendEvents(3);
-      const deadline = Date.now() + 10_000;
-      while (
-        (await env.prisma.outboxEvent.count({ where: { publishedOn: null } })) > 0 &&
-        Date.now() < deadline
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      expect(await jobIds()).toHaveLength(3);
+      const ids = await appendEvents(3, CHARGE_REQUESTED);
+      await untilAllPublished();
+      const jobs = await chargesQueue.getJobs(['waiting', 'delayed', 'prioritized']);
+      expect(jobs.map((job) => job.name)).toEqual(['process_charges']);
+      expect((jobs[0].data as OutboxBatchJobData).events.map((event) => event.eventId)).toEqual(ids);
+      // the contract's retention travels with the job (the queue's default options)
+      expect(jobs[0].opts).toMatchObject({
+        attempts: CHARGES_QUEUE.jobOptions.attempts,
+        removeOnComplete: CHARGES_QUEUE.jobOptions.removeOnComplete,
+        removeOnFail: CHARGES_QUEUE.jobOptions.removeOnFail,
+      });
     } finally {
       await service.stop();
     }
   });
 });
+
+async function untilAllPublished(timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while ((await env.prisma.outboxEvent.count({ where: { publishedOn: null } })) > 0) {
+    if (Date.now() > deadline) throw new Error('events still unpublished');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,14 +1,11 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { CHARGES_QUEUE, jobId } from '@kessai/contracts';
-import type { ChargeJobData } from './charge-consumers';
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { CHARGES_QUEUE, jobId, type ChargeJobData, type JobName } from '@kessai/contracts';
 
-type ChargeJob = (typeof CHARGES_QUEUE.jobs)[number];
-
-/** A job of the charges queue for one charge, with the queue's retry and retention options. */
+/** A job of the charges queue for one charge. */
 export interface ChargeJobRequest {
-  name: Exclude<ChargeJob, 'process_charges'>;
+  name: Exclude<JobName<typeof CHARGES_QUEUE>, 'process_charges'>;
   chargeId: string;
   /** the outbox event behind it, when there is one */
   causeEventId: string | null;
@@ -18,22 +15,18 @@ export interface ChargeJobRequest {
   delayMs?: number;
 }
 
-/** charge-service's own additions to the charges queue (the sweeper's, and batch charges retried alone). */
+/**
+ * charge-service's own additions to the charges queue (the sweeper's, and batch charges retried
+ * alone). The queue is registered with the contract's job options (retries, retention) as defaults.
+ */
 @Injectable()
-export class ChargeJobs implements OnModuleDestroy {
-  readonly #queue: Queue;
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
-    this.#queue = new Queue(CHARGES_QUEUE.name, {
-      connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
-      prefix: config.REDIS_PREFIX,
-    });
-  }
+export class ChargeJobs {
+  constructor(@InjectQueue(CHARGES_QUEUE.name) private readonly queue: Queue) {}
 
   /** Adds the jobs in one call; a job whose id exists already is left as it is (BullMQ). */
   async add(requests: readonly ChargeJobRequest[]): Promise<void> {
     if (requests.length === 0) return;
-    await this.#queue.addBulk(
+    await this.queue.addBulk(
       requests.map((request) => {
         const data: ChargeJobData = {
           aggregateId: request.chargeId,
@@ -44,16 +37,11 @@ export class ChargeJobs implements OnModuleDestroy {
           name: request.name,
           data,
           opts: {
-            ...CHARGES_QUEUE.jobOptions,
             jobId: jobId(request.name, request.chargeId, ...request.idParts),
             ...(request.delayMs ? { delay: request.delayMs } : {}),
           },
         };
       }),
     );
-  }
-
-  async onModuleDestroy() {
-    await this.#queue.close();
   }
 }

@@ -9,7 +9,7 @@ import {
   type PendingCharge,
   type RecordedOutcome,
 } from '@kessai/db';
-import type { Logger } from '@kessai/observability';
+import { LOGGER, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
 import {
   type AuthorizeResult,
@@ -25,7 +25,7 @@ import {
 } from '@kessai/processor';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
-import { CHARGE_LOGGER } from './charge-logger';
+
 import { PaymentProcessors } from './payment-processors';
 
 /** A charge to process and the outbox event that asked for it. */
@@ -61,7 +61,7 @@ export class ChargeProcessingService {
     private readonly vault: CardVault,
     private readonly cvvs: PendingCvvStore,
     private readonly jobs: ChargeJobs,
-    @Inject(CHARGE_LOGGER) private readonly logger: Logger,
+    @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.#awaitingExpiryMs = config.CHARGE_AWAITING_EXPIRY_SECONDS * 1000;

@@ -1,27 +1,25 @@
 import { Module } from '@nestjs/common';
 import { ChargeOutcomesRepository } from '@kessai/db';
-import { RedisService } from '@kessai/redis';
 import { vaultProviders } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
-import { chargeLoggerProvider } from './charge-logger';
 import { ChargeProcessingService } from './charge-processing.service';
 import { ChargeSweeper } from './charge-sweeper';
+import { ChargesProcessor } from './charges.processor';
 import { PaymentProcessors } from './payment-processors';
 
 /**
- * Charge processing: the charges queue's handlers, the processors and the sweeper. RedisService is
- * registered here beside the vault providers (the pending CVVs live in Redis); DbModule is global.
+ * Charge processing: the charges queue's processor, the processors (payment), the sweeper. The
+ * config, Postgres, Redis, BullMQ's queues and the logger come from the worker service's root.
  */
 @Module({
   providers: [
-    RedisService,
     ...vaultProviders,
-    chargeLoggerProvider,
     ChargeOutcomesRepository,
     ChargeJobs,
     PaymentProcessors,
     ChargeProcessingService,
     ChargeSweeper,
+    ChargesProcessor,
   ],
   exports: [ChargeProcessingService, ChargeSweeper],
 })

@@ -1,8 +1,8 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
-import type { Logger } from '@kessai/observability';
-import { CHARGE_LOGGER } from './charge-logger';
+import { LOGGER, type Logger } from '@kessai/observability';
+
 import { ChargeJobs, type ChargeJobRequest } from './charge-jobs';
 
 const BATCH = 500;
@@ -25,7 +25,7 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly charges: ChargeOutcomesRepository,
     private readonly captures: CapturesRepository,
     private readonly jobs: ChargeJobs,
-    @Inject(CHARGE_LOGGER) private readonly logger: Logger,
+    @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.#intervalMs = config.CHARGE_SWEEP_INTERVAL_MS;

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { runWorkerMain } from '@kessai/runtime';
-import { chargeConsumers } from './charge-consumers';
 import { ChargeServiceModule } from './charge-service.module';
+import { ChargesProcessor } from './charges.processor';
 
 // Health port when HEALTH_PORT is not set; `npm start` sets PORT+1.
 // The outbox relay runs here (and in webhook-service): any number of replicas may run it at once.
@@ -9,6 +9,6 @@ runWorkerMain({
   name: 'charge-service',
   defaultHealthPort: 3101,
   imports: [ChargeServiceModule],
-  consumers: chargeConsumers,
+  processors: [ChargesProcessor],
   outboxRelay: true,
 });

@@ -3,7 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
-import { RedisService } from '@kessai/redis';
+import { RedisModule } from '@kessai/redis';
 import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { AppTokenCache } from './auth/app-token-cache';
@@ -28,7 +28,7 @@ export class GatewayModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), DbModule, AccountsModule],
+      imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule],
       controllers: [
         HeartbeatController,
         MeController,
@@ -41,7 +41,6 @@ export class GatewayModule {
         ProcessorCallbacksController,
       ],
       providers: [
-        RedisService,
         RateLimiter,
         IdempotencySweeper,
         AppTokenCache,

@@ -1,25 +1,93 @@
-/**
- * Outbox event types that are also webhook triggers (api-reference §6, WebHookTrigger): the value
- * is written to outbox_events.event_type and is what webhook-service delivers as `event`.
- * Payloads carry ids and facts only, never card data.
- */
-export const TOKEN_CREATED = 'token_created';
-export const TOKEN_UPDATED = 'token_updated';
-/** any status transition of a charge that does not end it (pending → awaiting, → authorized) */
-export const CHARGE_UPDATED = 'charge_updated';
-/** a charge reached `successful`, `failed` or `error` */
-export const CHARGE_FINISHED = 'charge_finished';
+import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
+import type { JobName, QueueDefinition } from './queues';
+import { WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
 
 /**
- * Internal commands: outbox events that ask a worker to do something. They are routed to the
- * worker's queue only (outbox-routes.ts), never offered to webhooks.
+ * Where an outbox event goes as a job. `batch`: the events of one relay batch that take this route
+ * go out as jobs of at most `maxEvents` events each (OutboxBatchJobData) instead of one job per
+ * event: every job costs Redis and the consumer a round trip or more, and a batch lets the consumer
+ * share its reads and writes too.
  */
+export interface OutboxRoute<Q extends QueueDefinition = QueueDefinition> {
+  queue: Q;
+  job: JobName<Q>;
+  batch?: { maxEvents: number };
+}
+
+function route<Q extends QueueDefinition>(
+  queue: Q,
+  job: JobName<Q>,
+  batch?: { maxEvents: number },
+): OutboxRoute {
+  return { queue, job, ...(batch ? { batch } : {}) };
+}
+
+/**
+ * What an outbox event is:
+ * - `command`: asks a worker to do something; routed to the queue that executes it, never announced;
+ * - `webhook`: a fact announced to merchants (api-reference §6, WebHookTrigger): routed to
+ *   webhook-service, and the value is what it delivers as `event`;
+ * - `internal`: a fact kept for the record and for Kessai's own consumers, never announced.
+ * Payloads carry ids and facts only, never card data.
+ */
+export type EventKind = 'command' | 'webhook' | 'internal';
+
+export interface EventDefinition {
+  kind: EventKind;
+  /** the queue(s) the event is published to (a webhook event's route is added by eventRoutes) */
+  routes?: readonly OutboxRoute[];
+  description: string;
+}
+
+/** Every event type written to outbox_events.event_type, with its kind and routes. */
+export const EVENT_CATALOGUE = {
+  token_created: { kind: 'webhook', description: 'a transaction token was created' },
+  token_updated: { kind: 'webhook', description: 'a transaction token changed (metadata, cvv, deactivated)' },
+  charge_updated: {
+    kind: 'webhook',
+    description: 'a charge moved to a status that does not end it (awaiting, authorized)',
+  },
+  charge_finished: { kind: 'webhook', description: 'a charge reached successful, failed, error or canceled' },
+  charge_requested: {
+    kind: 'command',
+    description: 'a charge was accepted (pending): charge-service asks the processor',
+    routes: [route(CHARGES_QUEUE, 'process_charges', { maxEvents: PROCESS_CHARGES_BATCH })],
+  },
+  capture_requested: {
+    kind: 'command',
+    description: 'a capture of an authorized charge was requested (API or capture_at)',
+    routes: [route(CHARGES_QUEUE, 'capture_charge')],
+  },
+  processor_notice_received: {
+    kind: 'command',
+    description: 'the processor told us something about a charge: charge-service looks it up',
+    routes: [route(CHARGES_QUEUE, 'reconcile_charge')],
+  },
+} as const satisfies Record<string, EventDefinition>;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+
+export const TOKEN_CREATED = 'token_created' satisfies EventType;
+export const TOKEN_UPDATED = 'token_updated' satisfies EventType;
+/** any status transition of a charge that does not end it (pending → awaiting, → authorized) */
+export const CHARGE_UPDATED = 'charge_updated' satisfies EventType;
+/** a charge reached `successful`, `failed`, `error` or `canceled` */
+export const CHARGE_FINISHED = 'charge_finished' satisfies EventType;
 /** a charge was accepted (status pending): charge-service asks the processor */
-export const CHARGE_REQUESTED = 'charge_requested';
+export const CHARGE_REQUESTED = 'charge_requested' satisfies EventType;
 /** a capture of an authorized charge was requested (API or capture_at): charge-service captures */
-export const CAPTURE_REQUESTED = 'capture_requested';
+export const CAPTURE_REQUESTED = 'capture_requested' satisfies EventType;
 /** the processor told us something about a charge (signed callback): charge-service looks it up */
-export const PROCESSOR_NOTICE_RECEIVED = 'processor_notice_received';
+export const PROCESSOR_NOTICE_RECEIVED = 'processor_notice_received' satisfies EventType;
+
+/** The webhook events (api-reference §6 triggers) that exist today. */
+export const WEBHOOK_EVENT_TYPES = (Object.keys(EVENT_CATALOGUE) as EventType[]).filter(
+  (type) => EVENT_CATALOGUE[type].kind === 'webhook',
+);
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(EVENT_CATALOGUE, value);
+}
 
 /** Payload of CHARGE_UPDATED / CHARGE_FINISHED. */
 export interface ChargeEventPayload {
@@ -28,3 +96,25 @@ export interface ChargeEventPayload {
   status: string;
   [key: string]: string | number | boolean | null;
 }
+
+/**
+ * Where an outbox event is published: its catalogue routes (a webhook event: webhook-service's
+ * queue), then `extraRoutes` (tests), keeping only the queues that some service consumes. An
+ * event type the catalogue does not know has no route.
+ */
+export function eventRoutes(
+  eventType: string,
+  extraRoutes: Readonly<Record<string, readonly OutboxRoute[]>> = {},
+): OutboxRoute[] {
+  const routes: OutboxRoute[] = [];
+  if (isEventType(eventType)) {
+    const definition: EventDefinition = EVENT_CATALOGUE[eventType];
+    routes.push(...(definition.routes ?? []));
+    if (definition.kind === 'webhook') routes.push(route(WEBHOOK_EVENTS_QUEUE, 'dispatch_event'));
+  }
+  if (Object.hasOwn(extraRoutes, eventType)) routes.push(...(extraRoutes[eventType] ?? []));
+  return routes.filter((candidate) => candidate.queue.consumer !== null);
+}
+
+/** Every queue of the system. */
+export const QUEUES: readonly QueueDefinition[] = [CHARGES_QUEUE, WEBHOOK_EVENTS_QUEUE];

@@ -1,3 +1,5 @@
-export * from './events';
 export * from './queues';
-export * from './outbox-routes';
+export * from './jobs';
+export * from './charges.queue';
+export * from './webhooks.queue';
+export * from './events';

@@ -1,31 +1,79 @@
+import type { z } from 'zod';
+
 /**
- * Queue and job names shared by producers and workers. Job ids built from these must not contain
- * ':' (BullMQ reserves it); see jobId().
+ * A BullMQ queue as the whole system knows it: its name, the schema of each job's payload (the
+ * producer types against it, the consumer validates it again on receipt), the options every job of
+ * it gets whoever adds it, and the service that consumes it. A queue nobody consumes (`consumer:
+ * null`) receives no job: the outbox relay skips its routes, so Redis never fills with work that
+ * nothing takes.
  */
-export interface QueueDefinition {
+export interface QueueDefinition<Jobs extends JobSchemas = JobSchemas> {
   readonly name: string;
-  readonly jobs: readonly string[];
-  /** how every job of the queue is retried and kept, whoever adds it (relay, sweeper) */
-  readonly jobOptions?: QueueJobOptions;
+  readonly jobs: Jobs;
+  readonly jobOptions: QueueJobOptions;
+  /** the service whose processor consumes this queue; null while none does */
+  readonly consumer: string | null;
 }
+
+export type JobSchemas = Readonly<Record<string, z.ZodTypeAny>>;
 
 /** The subset of BullMQ's job options a queue definition fixes (structurally BullMQ's JobsOptions). */
 export interface QueueJobOptions {
   /** total tries, the first included */
-  readonly attempts?: number;
+  readonly attempts: number;
   readonly backoff?: {
     readonly type: 'exponential' | 'fixed';
     readonly delay: number;
     readonly jitter?: number;
   };
-  /** finished jobs kept at most this long (seconds) and/or this many */
-  readonly removeOnComplete?: KeepJobs;
-  readonly removeOnFail?: KeepJobs;
+  /** finished jobs kept at most this long (seconds) and/or this many: always bounded */
+  readonly removeOnComplete: KeepJobs;
+  readonly removeOnFail: KeepJobs;
 }
 
 type KeepJobs = { readonly age: number; readonly count?: number } | { readonly count: number };
 
-/** Deterministic job id for one business operation, e.g. jobId('process-charge', chargeId). */
+/** A queue definition, checked: at least one job, and bounded retention (QueueJobOptions). */
+export function defineQueue<const D extends QueueDefinition>(definition: D): D {
+  if (Object.keys(definition.jobs).length === 0) throw new Error(`queue ${definition.name} has no job`);
+  return definition;
+}
+
+/** The names of a queue's jobs. */
+export type JobName<Q extends QueueDefinition> = keyof Q['jobs'] & string;
+
+/** One job of the queue as its consumer sees it, validated: a union discriminated by `name`. */
+export type QueueJob<Q extends QueueDefinition> = {
+  [N in JobName<Q>]: { name: N; data: z.output<Q['jobs'][N]> };
+}[JobName<Q>];
+
+/** The payload a producer passes for job `N` of the queue. */
+export type JobData<Q extends QueueDefinition, N extends JobName<Q>> = z.input<Q['jobs'][N]>;
+
+/** A job whose name or payload does not match its queue's contract: retrying cannot help. */
+export class InvalidJobError extends Error {
+  constructor(
+    readonly queue: string,
+    readonly job: string,
+    reason: string,
+  ) {
+    super(`invalid ${queue}/${job} job: ${reason}`);
+  }
+}
+
+/** Validates a received job against its queue's contract; InvalidJobError when it does not match. */
+export function parseJob<Q extends QueueDefinition>(queue: Q, name: string, data: unknown): QueueJob<Q> {
+  const schema = Object.hasOwn(queue.jobs, name) ? queue.jobs[name] : undefined;
+  if (!schema) throw new InvalidJobError(queue.name, name, 'unknown job name');
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new InvalidJobError(queue.name, name, `${issue?.path.join('.') || '(root)'}: ${issue?.message}`);
+  }
+  return { name, data: parsed.data as unknown };
+}
+
+/** Deterministic job id for one business operation, e.g. jobId('process_charge', chargeId). */
 export function jobId(job: string, ...parts: string[]): string {
   const id = [job, ...parts].join('.');
   if (id.includes(':')) throw new Error(`job id must not contain ':' (${id})`);

@@ -62,3 +62,6 @@ export class NestPinoLogger implements LoggerService {
     this.logger.trace({ context }, String(message));
   }
 }
+
+/** The process's one logger (pino), as a Nest injection token: every provider logs through it. */
+export const LOGGER = Symbol('LOGGER');

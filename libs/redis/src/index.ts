@@ -1,2 +1,3 @@
 export * from './redis.service';
 export * from './app-token-changes';
+export * from './redis.module';

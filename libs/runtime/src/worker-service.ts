@@ -1,71 +1,147 @@
+import { BullRegistrar, getQueueToken, Processor } from '@nestjs/bullmq';
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Queue } from 'bullmq';
 import { ConfigModule, loadConfigOrExit, type AppConfig } from '@kessai/config';
-import { DbModule, PrismaService } from '@kessai/db';
-import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
+import { QUEUES, type QueueDefinition } from '@kessai/contracts';
+import { DbModule, OutboxRepository } from '@kessai/db';
+import { createLogger, LOGGER, NestPinoLogger, type Logger } from '@kessai/observability';
+import { RedisModule } from '@kessai/redis';
+import { bullModules } from './bull';
 import { HealthController } from './health.controller';
 import { OutboxRelay } from './outbox-relay';
-import { QueueWorkers, type QueueConsumer } from './queue-workers';
-import { RedisService } from '@kessai/redis';
+import type { QueueProcessor } from './queue-processor';
+import { WorkerRegistry } from './worker-registry';
 
 export interface WorkerServiceOptions {
+  /** the service's name: its logs' `service`, and the `consumer` its queues name in libs/contracts */
   name: string;
   config: AppConfig;
   /** Extra Nest modules of the service (its processors, repositories). */
   imports?: Array<Type | DynamicModule>;
-  /** The queues this service consumes, resolved from the Nest container once it is up. */
-  consumers?: (app: NestFastifyApplication) => QueueConsumer[];
+  /**
+   * The processors (providers of `imports`) of the queues this service consumes: exactly the
+   * queues whose contract names this service as `consumer`, one processor each.
+   */
+  processors?: Array<Type<QueueProcessor<QueueDefinition>>>;
   healthPort: number;
   /** Run an outbox relay in this process (safe in any number of processes at once). */
   outboxRelay?: boolean;
+  /** the process's logger; by default a pino logger named after the service */
+  logger?: Logger;
 }
 
 export interface RunningWorkerService {
   app: NestFastifyApplication;
-  workers: QueueWorkers;
   logger: Logger;
   url: string;
-  /** Graceful stop: stop taking jobs, finish in-flight ones, then close HTTP, DB and Redis. */
+  /** Graceful stop: stop taking jobs, finish in-flight ones, then close HTTP, queues, DB and Redis. */
   stop(): Promise<void>;
 }
 
+/** A service started without the processor of a queue it consumes, or with one of another's. */
+export class ProcessorMismatchError extends Error {}
+
+/**
+ * How often a job may be found stalled (its worker died) before BullMQ fails it. Handlers reload
+ * the row and are safe to repeat, so a job survives several crashes rather than one.
+ */
+const MAX_STALLED_COUNT = 5;
+
 @Module({})
 class WorkerRootModule {
-  static register(options: WorkerServiceOptions): DynamicModule {
+  static register(options: WorkerServiceOptions, logger: Logger): DynamicModule {
+    const [bullRoot, queues] = bullModules();
     return {
       module: WorkerRootModule,
-      imports: [ConfigModule.forRoot(options.config), DbModule, ...(options.imports ?? [])],
+      global: true,
+      imports: [
+        ConfigModule.forRoot(options.config),
+        DbModule,
+        RedisModule,
+        bullRoot,
+        queues,
+        ...(options.imports ?? []),
+      ],
       controllers: [HealthController],
-      providers: [RedisService],
+      providers: [WorkerRegistry, { provide: LOGGER, useValue: logger }],
+      // the service's modules inject the queues (@InjectQueue) and the logger
+      exports: [LOGGER, queues],
     };
   }
 }
 
+/** The contract check: the service runs a processor for exactly the queues it consumes. */
+function checkProcessors(name: string, processors: ReadonlyArray<QueueProcessor<QueueDefinition>>) {
+  const served = new Map(processors.map((processor) => [processor.queue.name, processor]));
+  for (const processor of processors) {
+    if (processor.queue.consumer !== name)
+      throw new ProcessorMismatchError(
+        `${name} runs a processor of queue ${processor.queue.name}, which ${processor.queue.consumer ?? 'no service'} consumes`,
+      );
+  }
+  const missing = QUEUES.filter((queue) => queue.consumer === name && !served.has(queue.name));
+  if (missing.length > 0)
+    throw new ProcessorMismatchError(
+      `${name} consumes ${missing.map((queue) => queue.name).join(', ')} but has no processor for it`,
+    );
+}
+
+/**
+ * Starts a worker service: the Nest container (config, Postgres, Redis, BullMQ, the service's
+ * modules), then its queue workers with the options their processors take from the config, the
+ * health endpoint, and the outbox relay when asked for.
+ */
 export async function startWorkerService(options: WorkerServiceOptions): Promise<RunningWorkerService> {
-  const logger = createLogger({ service: options.name, level: options.config.LOG_LEVEL });
+  const logger = options.logger ?? createLogger({ service: options.name, level: options.config.LOG_LEVEL });
   const app = await NestFactory.create<NestFastifyApplication>(
-    WorkerRootModule.register(options),
+    WorkerRootModule.register(options, logger),
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger), abortOnError: false },
   );
-  let workers: QueueWorkers;
+  const registry = app.get(WorkerRegistry);
   try {
     await app.init();
-    workers = new QueueWorkers(
-      options.consumers?.(app) ?? [],
-      { url: options.config.REDIS_URL, prefix: options.config.REDIS_PREFIX },
-      logger,
-    );
+    const processors = (options.processors ?? []).map((type) => app.get(type));
+    checkProcessors(options.name, processors);
+    // @nestjs/bullmq reads a processor's worker options from its @Processor metadata, fixed when the
+    // class is declared; the config's values are known only now: the decorator is applied again
+    // with them, just before the workers are created (docs/decisions/0003-workers-on-nestjs-bullmq.md)
+    (options.processors ?? []).forEach((type, i) => {
+      const processor = processors[i];
+      Processor(processor.queue.name, {
+        ...processor.workerOptions(),
+        maxStalledCount: MAX_STALLED_COUNT,
+      })(type);
+    });
+    app.get(BullRegistrar).register();
+    for (const processor of processors) {
+      const worker = processor.worker;
+      worker.on('failed', (job, error) =>
+        logger.warn(
+          {
+            queue: worker.name,
+            job: job?.name,
+            jobId: job?.id,
+            attempt: job?.attemptsMade,
+            err: error.message,
+          },
+          'job failed',
+        ),
+      );
+      worker.on('error', (error) => logger.error({ queue: worker.name, err: error.message }, 'worker error'));
+      registry.workers.push(worker);
+    }
   } catch (error) {
+    await registry.close();
     await app.close();
     throw error;
   }
   await app.listen(options.healthPort, options.config.HOST);
-  workers.start();
   const relay = options.outboxRelay
-    ? new OutboxRelay(app.get(PrismaService), logger, {
-        connection: { url: options.config.REDIS_URL, prefix: options.config.REDIS_PREFIX },
+    ? new OutboxRelay(app.get(OutboxRepository), logger, {
+        queue: (name) => app.get<Queue>(getQueueToken(name), { strict: false }),
       })
     : null;
   relay?.start();
@@ -77,13 +153,14 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     stopping ??= (async () => {
       logger.info(`${options.name} stopping`);
       await relay?.stop();
-      await workers.close();
+      // the workers first: their in-flight jobs still need the queues, Postgres and Redis
+      await registry.close();
       await app.close();
       logger.info(`${options.name} stopped`);
     })();
     return stopping;
   };
-  return { app, workers, logger, url, stop };
+  return { app, logger, url, stop };
 }
 
 /** Entry-point helper: SIGTERM/SIGINT stop the service gracefully within the configured time. */

@@ -13,9 +13,36 @@ export interface NewOutboxEvent {
   correlationId?: string | null;
 }
 
+/** An event taken for publishing: what its jobs carry. */
+export interface UnpublishedEvent {
+  id: string;
+  eventType: string;
+  aggregateId: string;
+}
+
 /**
- * Appends domain events to `outbox_events`. Call it with the transaction that makes the state
- * change, so that the change and its event commit (or roll back) together; publishing happens later.
+ * Takes and marks a batch of at most $1 events, run with TAKE_BATCH_SETTINGS. The unpublished ones
+ * are found through a partial index (outbox_events_unpublished_idx: sequence WHERE published_on IS
+ * NULL) read in order, which marks the entries that published rows left behind (their old
+ * versions) as it passes them, so that later scans skip them. A bitmap scan, which the planner
+ * prefers when it expects few rows, marks nothing and reads every such row again on every poll
+ * until a vacuum: it is turned off for this transaction.
+ */
+export const OUTBOX_TAKE_BATCH_SETTINGS = { enable_bitmapscan: 'off' } as const;
+export const OUTBOX_TAKE_BATCH = {
+  name: 'outbox_relay_take_batch',
+  text: `UPDATE outbox_events SET published_on = now()
+          WHERE id IN (SELECT id FROM outbox_events
+                        WHERE published_on IS NULL
+                        ORDER BY sequence
+                        LIMIT $1
+                        FOR UPDATE SKIP LOCKED)
+          RETURNING id::text AS id, event_type, aggregate_id::text AS aggregate_id, sequence::text AS sequence`,
+} as const;
+
+/**
+ * `outbox_events`: appended in the transaction that makes the state change, so that the change and
+ * its event commit (or roll back) together; published later by the relay (libs/runtime).
  */
 @Injectable()
 export class OutboxRepository {
@@ -24,4 +51,34 @@ export class OutboxRepository {
   append(event: NewOutboxEvent, db: Prisma.TransactionClient = this.prisma): Promise<OutboxEvent> {
     return db.outboxEvent.create({ data: event });
   }
+
+  /**
+   * Takes at most `limit` unpublished events, oldest first, marks them published and hands them to
+   * `publish`; the mark commits only once `publish` has resolved, so a process that dies (or a
+   * `publish` that throws) before the COMMIT leaves them unpublished for the next taker. Rows are
+   * chosen FOR UPDATE SKIP LOCKED: two relays never hold the same event. Plain pg on Prisma's pool:
+   * an interactive Prisma transaction costs several times the SQL itself. Resolves to how many
+   * events were taken.
+   */
+  takeBatch(limit: number, publish: (events: UnpublishedEvent[]) => Promise<void>): Promise<number> {
+    return this.prisma.inTransaction(
+      async (tx) => {
+        const { rows } = await tx.query<TakenRow>({ ...OUTBOX_TAKE_BATCH, values: [limit] });
+        if (rows.length === 0) return 0;
+        rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
+        await publish(
+          rows.map((row) => ({ id: row.id, eventType: row.event_type, aggregateId: row.aggregate_id })),
+        );
+        return rows.length;
+      },
+      { settings: OUTBOX_TAKE_BATCH_SETTINGS },
+    );
+  }
+}
+
+interface TakenRow {
+  id: string;
+  event_type: string;
+  aggregate_id: string;
+  sequence: string;
 }

@@ -1,0 +1,45 @@
+import { Processor } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { CHARGES_QUEUE, type QueueJob } from '@kessai/contracts';
+import { QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
+import { ChargeProcessingService } from './charge-processing.service';
+
+/** charge-service's worker of the charges queue: each job to its ChargeProcessingService use case. */
+@Processor(CHARGES_QUEUE.name)
+export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
+  readonly queue = CHARGES_QUEUE;
+
+  constructor(
+    private readonly charges: ChargeProcessingService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  workerOptions(): ProcessorWorkerOptions {
+    return {
+      concurrency: this.config.CHARGE_WORKER_CONCURRENCY,
+      // a killed worker's jobs are found stalled within about this long and handed to another
+      lockDuration: this.config.CHARGE_JOB_LOCK_MS,
+      stalledInterval: this.config.CHARGE_JOB_LOCK_MS,
+    };
+  }
+
+  protected handle(job: QueueJob<typeof CHARGES_QUEUE>): Promise<void> {
+    switch (job.name) {
+      case 'process_charges':
+        return this.charges.processCharges(
+          job.data.events.map((event) => ({ chargeId: event.aggregateId, causeEventId: event.eventId })),
+        );
+      case 'process_charge':
+        return this.charges.processCharge(job.data.aggregateId, job.data.eventId ?? null);
+      case 'capture_charge':
+        return this.charges.captureCharge(job.data.aggregateId, job.data.eventId ?? null);
+      case 'reconcile_charge':
+        return this.charges.reconcileCharge(job.data.aggregateId, job.data.eventId ?? null);
+      default:
+        return unhandledJob(job);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import { WorkerHost } from '@nestjs/bullmq';
+import { UnrecoverableError, type Job, type WorkerOptions } from 'bullmq';
+import { InvalidJobError, parseJob, type QueueDefinition, type QueueJob } from '@kessai/contracts';
+
+/** What a processor may tune of its BullMQ worker from the config. */
+export type ProcessorWorkerOptions = Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval'>;
+
+/**
+ * The base of every `…Processor`: the worker host of one queue of libs/contracts. A received job is
+ * validated against the queue's contract first; one that does not match (an unknown name, a
+ * malformed payload) fails at once and for good (UnrecoverableError): retrying cannot fix it. A
+ * valid one goes to `handle`, which subclasses write as an exhaustive switch on `job.name`, so that
+ * a job without a handler (or a handler without a job) fails to compile.
+ */
+export abstract class QueueProcessor<Q extends QueueDefinition> extends WorkerHost {
+  abstract readonly queue: Q;
+
+  /** The worker's options from the config (concurrency, lock duration); startWorkerService applies them. */
+  abstract workerOptions(): ProcessorWorkerOptions;
+
+  protected abstract handle(job: QueueJob<Q>, raw: Job): Promise<unknown>;
+
+  async process(raw: Job): Promise<unknown> {
+    let job: QueueJob<Q>;
+    try {
+      job = parseJob(this.queue, raw.name, raw.data);
+    } catch (error) {
+      if (error instanceof InvalidJobError) throw new UnrecoverableError(error.message);
+      throw error;
+    }
+    return this.handle(job, raw);
+  }
+}
+
+/** For the `default` branch of a processor's switch: a job name the union does not have. */
+export function unhandledJob(job: never): never {
+  throw new UnrecoverableError(`no handler for job ${(job as { name?: string }).name}`);
+}
