@@ -3,3 +3,4 @@ export * from './jobs';
 export * from './charges.queue';
 export * from './webhooks.queue';
 export * from './events';
+export * from './broadcasts';

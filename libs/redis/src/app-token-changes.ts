@@ -1,8 +1,9 @@
 import Redis from 'ioredis';
+import { APP_TOKEN_CHANGED, broadcastChannel } from '@kessai/contracts';
 
 /** The pub/sub channel on which gateways hear that an app token changed (revoked) and drop their cached copy. */
 export function appTokenChangesChannel(redisPrefix: string): string {
-  return `${redisPrefix}:app-token-changed`;
+  return broadcastChannel(redisPrefix, APP_TOKEN_CHANGED);
 }
 
 /**
@@ -14,6 +15,7 @@ export async function announceAppTokenChange(
   config: { REDIS_URL: string; REDIS_PREFIX: string },
   tokenId: string,
 ): Promise<boolean> {
+  APP_TOKEN_CHANGED.message.parse(tokenId);
   const redis = new Redis(config.REDIS_URL, {
     lazyConnect: true,
     connectTimeout: 2_000,

@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@ne
 import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AppTokensRepository, type AppToken } from '@kessai/db';
+import { APP_TOKEN_CHANGED } from '@kessai/contracts';
 import { RedisService, appTokenChangesChannel } from '@kessai/redis';
 
 /** Cached entries at most; beyond it the cache starts over (a bound, not an LRU: misses only cost a read). */
@@ -42,7 +43,11 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
       enableAutoPipelining: false,
     });
     subscriber.on('error', () => undefined);
-    subscriber.on('message', (_channel: string, id: string) => this.#forget(id));
+    subscriber.on('message', (_channel: string, message: string) => {
+      // the broadcast's contract (libs/contracts): anything else on the channel is ignored
+      const id = APP_TOKEN_CHANGED.message.safeParse(message);
+      if (id.success) this.#forget(id.data);
+    });
     // a reconnect re-subscribes (ioredis autoResubscribe); entries read meanwhile expire with the TTL
     subscriber.on('ready', () => this.#entries.clear());
     await subscriber.connect();
