@@ -390,6 +390,33 @@ const FINAL_TIMES = `
                    WHERE e.aggregate_id = c.id AND e.event_type = 'charge_finished'), c.updated_on) AS final_on
   FROM charges c`;
 
+/**
+ * Keys and memory this run holds in Redis (its prefix), grouped by their second segment: a BullMQ
+ * queue's name, or the limiter's and the vault's own groups. Job retention must keep this bounded
+ * whatever the number of charges.
+ */
+async function redisFootprint(redis: Redis, prefix: string) {
+  const groups = new Map<string, { keys: number; bytes: number }>();
+  let cursor = '0';
+  let keys = 0;
+  let bytes = 0;
+  do {
+    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    const sizes = await Promise.all(batch.map((key) => redis.memory('USAGE', key)));
+    batch.forEach((key, i) => {
+      const group = key.split(':')[1] ?? '?';
+      const entry = groups.get(group) ?? { keys: 0, bytes: 0 };
+      entry.keys++;
+      entry.bytes += Number(sizes[i] ?? 0);
+      groups.set(group, entry);
+      keys++;
+      bytes += Number(sizes[i] ?? 0);
+    });
+  } while (cursor !== '0');
+  return { keys, bytes, groups };
+}
+
 async function finalStats(db: Client, from: Date, to: Date) {
   const windowSeconds = (to.getTime() - from.getTime()) / 1000;
   const finals = await scalar(
@@ -556,6 +583,8 @@ async function main() {
     const cpuDrained = await cpuSnapshot(procs, redis, db);
     const stats = await finalStats(db, run.startedAt, run.endedAt);
     const accepted = run.load.statuses[201] ?? 0;
+    const allCharges = await scalar(db, 'SELECT count(*) AS n FROM charges', []);
+    const footprint = await redisFootprint(redis, variables.REDIS_PREFIX!);
 
     // the floor, same client and concurrency, while the rest idles
     const floorPort = await freePort();
@@ -598,6 +627,14 @@ async function main() {
     );
     console.log(
       `\nfinal statuses reached per second (from the window's start): ${stats.perSecond.join(' ')}`,
+    );
+    console.log(
+      `\nRedis after ${allCharges} charges in all (warm-up included), once drained: ${footprint.keys} keys, ` +
+        `${fmt(footprint.bytes / 1_048_576, 1)} MiB (MEMORY USAGE); by group: ` +
+        [...footprint.groups]
+          .sort((a, b) => b[1].keys - a[1].keys)
+          .map(([group, entry]) => `${group} ${entry.keys} (${fmt(entry.bytes / 1_048_576, 1)} MiB)`)
+          .join(', '),
     );
     console.log(`\nCPU during the ${SECONDS} s window (per accepted charge):\n`);
     console.log(cpuTable(cpuBefore, cpuAtEnd, Math.max(accepted, 1), 'charge'));
