@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { CardNumber, SensitiveCardData } from '@kessai/cards';
 import {
   CAPTURE_REQUESTED,
@@ -15,7 +15,7 @@ import {
   startProcessorSimulator,
   type ProcessorSimulator,
 } from '@kessai/processor';
-import { startWorkerService, type RunningWorkerService } from '@kessai/runtime';
+import { bullOptions, startWorkerService, type RunningWorkerService } from '@kessai/runtime';
 import { TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { ChargesProcessor } from '../apps/charge-service/src/charges.processor';
@@ -26,6 +26,7 @@ let env: TestEnvironment;
 let simulator: ProcessorSimulator;
 let service: RunningWorkerService;
 let queue: Queue;
+let queueEvents: QueueEvents;
 let vault: CardVault;
 let cvvs: PendingCvvStore;
 let merchantId: string;
@@ -61,15 +62,15 @@ beforeAll(async () => {
   });
   vault = service.app.get(CardVault);
   cvvs = service.app.get(PendingCvvStore);
-  queue = new Queue(CHARGES_QUEUE.name, {
-    connection: { url: env.config.REDIS_URL },
-    prefix: env.config.REDIS_PREFIX,
-  });
+  queue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
+  queueEvents = new QueueEvents(CHARGES_QUEUE.name, bullOptions(env.config));
+  await queueEvents.waitUntilReady();
 });
 
 afterAll(async () => {
   await service?.stop();
   await queue?.obliterate({ force: true });
+  await queueEvents?.close();
   await queue?.close();
   await simulator?.close();
   await env?.close();
@@ -260,16 +261,16 @@ describe('charge processing', () => {
       eventType: CHARGE_REQUESTED,
       aggregateId: chargeId,
     });
-    await queue.add(
+    const job = await queue.add(
       'process_charges',
       { events: [event(approved, cause), event(declined), event(live), event(done), event(approved)] },
       { jobId: `batch-test.${approved}` },
     );
+    await job.waitUntilFinished(queueEvents, 15_000);
 
     await waitForStatus(approved, 'successful');
     await waitForStatus(declined, 'failed');
     expect(await waitForStatus(live, 'error')).toMatchObject({ errorCode: 309 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await env.prisma.charge.findUniqueOrThrow({ where: { id: done } })).toMatchObject({
       status: 'failed',
       errorCode: 306,
@@ -402,15 +403,15 @@ describe('charge processing', () => {
   it('a job delivered twice at once: one processor execution, one event', async () => {
     const id = await createCharge(await cardToken('4000000000000408'), { requested: false });
     const data = { aggregateId: id, eventType: CHARGE_REQUESTED };
-    await queue.addBulk([
+    const twice = await queue.addBulk([
       { name: 'process_charge', data, opts: { jobId: `twice-a.${id}` } },
       { name: 'process_charge', data, opts: { jobId: `twice-b.${id}` } },
     ]);
-    await waitForStatus(id, 'successful');
-    // let the slower of the two finish too
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await queue.add('process_charge', data, { jobId: `twice-c.${id}` });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // both finished, the slower one too
+    await Promise.all(twice.map((job) => job.waitUntilFinished(queueEvents, 15_000)));
+    expect(await waitForStatus(id, 'successful')).toBeTruthy();
+    const again = await queue.add('process_charge', data, { jobId: `twice-c.${id}` });
+    await again.waitUntilFinished(queueEvents, 15_000);
     expect(executions(id)).toBe(1);
     expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
   });
