@@ -1,6 +1,9 @@
-// Flat ESLint config: type-aware rules that catch promise misuse and unhandled union cases.
+// Flat ESLint config: type-aware rules that catch promise misuse and unhandled union cases, and the
+// boundaries between apps, libs and the database.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 export default tseslint.config(
   {
@@ -35,6 +38,20 @@ export default tseslint.config(
         { patterns: [{ group: ['../../*'], message: 'use a @kessai/* path alias' }] },
       ],
     },
+  },
+  {
+    // Boundaries (docs/decisions/0001-enforced-boundaries.md). Imports resolve as tsc does, @kessai/*
+    // aliases included. no-cycle follows value imports only: a type-only import is erased at compile
+    // time and cannot change load order.
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: `${import.meta.dirname}/tsconfig.json` }),
+      ],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
