@@ -1,6 +1,7 @@
 export * from './prisma.service';
 export * from './keyset';
 export * from './db.module';
+export * from './standalone-database';
 export * from './repositories/scope';
 export * from './repositories/merchants.repository';
 export * from './repositories/stores.repository';
