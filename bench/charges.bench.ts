@@ -4,7 +4,7 @@
  * doing one Redis call, one insert and one enqueue) driven by the same client at the same concurrency.
  *
  * Everything is a real process from the compiled build (`npm run build`), co-located with Postgres,
- * Redis and the load generator: the processor simulator (dist/scripts/processor-simulator.js), the
+ * Redis and the load generator: the processor simulator (dist/apps/processor-simulator/src/main.js), the
  * gateway(s), charge-service(s) and webhook-service. Rate limits stay on (3,000 charges/min per
  * credential): the load is spread over BENCH_STORES merchants, each with one store and its own
  * store token, like many merchants sharing one service, which also keeps every store within its
@@ -455,7 +455,7 @@ async function main() {
 
     // the outside world first
     const simulatorPort = await freePort();
-    const simulator = Proc.start('processor-simulator', ['dist/scripts/processor-simulator.js'], {
+    const simulator = Proc.start('processor-simulator', ['dist/apps/processor-simulator/src/main.js'], {
       ...variables,
       SIMULATOR_PORT: String(simulatorPort),
       SIMULATOR_HOST: '127.0.0.1',
