@@ -22,6 +22,7 @@ const planted: Record<string, string> = {
   'runs-raw-sql.ts':
     `export const wipe = (db: { $executeRawUnsafe(sql: string): Promise<number> }): Promise<number> =>\n` +
     `  db.$executeRawUnsafe('DELETE FROM charges');\n`,
+  'imports-pg-at-run-time.ts': `export const loadPg = () => import('pg');\n`,
   'imports-another-app.ts': `export { createGatewayApp } from '../../gateway/src/app.factory';\n`,
   'clean.ts':
     `import { MerchantsRepository } from '@kessai/db';\n` +
@@ -84,12 +85,12 @@ it.each([
   expect(reportedFor(file)).toContainEqual({ ruleId: 'no-restricted-imports', message: databaseRule });
 });
 
-it('reports raw SQL run outside libs/db', () => {
-  expect(reportedFor('runs-raw-sql.ts')).toContainEqual({
-    ruleId: 'no-restricted-syntax',
-    message: databaseRule,
-  });
-});
+it.each(['runs-raw-sql.ts', 'imports-pg-at-run-time.ts'])(
+  'reports the database reached outside libs/db: %s',
+  (file) => {
+    expect(reportedFor(file)).toContainEqual({ ruleId: 'no-restricted-syntax', message: databaseRule });
+  },
+);
 
 it('reports an app importing another app', () => {
   expect(reportedFor('imports-another-app.ts')).toContainEqual({
