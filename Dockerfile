@@ -5,7 +5,7 @@
 #   docker run --init -e APP=charge-service -e HEALTH_PORT=3101 ... kessai
 #   docker run --init ... kessai npx --no prisma migrate deploy
 #   docker run --init ... kessai node dist/scripts/cli.js bootstrap --json
-#   docker run --init -e SIMULATOR_HOST=0.0.0.0 ... kessai node dist/scripts/processor-simulator.js
+#   docker run --init -e SIMULATOR_HOST=0.0.0.0 ... kessai node dist/apps/processor-simulator/src/main.js
 # docker-compose.yml wires them all together.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
@@ -22,8 +22,8 @@ ENV CHECKPOINT_DISABLE=1 \
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY . .
-# prisma generate (Rust-free client) + tsc + tsc-alias: dist/apps/<app>/src/main.js, dist/scripts/cli.js,
-# dist/scripts/processor-simulator.js.
+# prisma generate (Rust-free client) + tsc + tsc-alias: dist/apps/<app>/src/main.js (the processor
+# simulator's too), dist/scripts/cli.js.
 # Nothing connects to a database here, but without DATABASE_URL set prisma generate 6.19 tries to
 # download a query engine from Prisma's CDN and fails; a placeholder value avoids that.
 RUN DATABASE_URL=postgresql://build@127.0.0.1:5432/unused npm run build

@@ -1,6 +1,61 @@
-// Flat ESLint config: type-aware rules that catch promise misuse and unhandled union cases.
+// Flat ESLint config: type-aware rules that catch promise misuse and unhandled union cases, and the
+// boundaries between apps, libs and the database.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { readdirSync } from 'node:fs';
+
+const relativeParentImports = { group: ['../../*'], message: 'use a @kessai/* path alias' };
+
+// The database boundary: the Prisma client, pg and raw SQL live in libs/db; everything else goes
+// through its repositories.
+const databaseMessage = 'the database is reached through libs/db repositories only';
+const databaseImports = {
+  paths: [
+    { name: 'pg', message: databaseMessage },
+    { name: '@prisma/client', message: databaseMessage },
+    { name: '@prisma/adapter-pg', message: databaseMessage },
+    {
+      name: '@kessai/db',
+      importNames: ['PrismaService'],
+      message: `PrismaService is the Prisma client: ${databaseMessage}`,
+    },
+  ],
+  patterns: [
+    {
+      group: ['pg/*', '@prisma/client/*', '**/generated/prisma', '**/generated/prisma/*'],
+      message: databaseMessage,
+    },
+  ],
+};
+const databaseModule = String.raw`/^(pg|@prisma\/(client|adapter-pg))(\/.*)?$|\/generated\/prisma(\/|$)/`;
+const databaseSyntax = [
+  {
+    selector: String.raw`MemberExpression[property.name=/^\$(queryRaw|queryRawUnsafe|queryRawTyped|executeRaw|executeRawUnsafe|transaction)$/]`,
+    message: `raw SQL and transactions: ${databaseMessage}`,
+  },
+  {
+    selector: `CallExpression[callee.name='require'][arguments.0.value=${databaseModule}]`,
+    message: databaseMessage,
+  },
+  { selector: `ImportExpression[source.value=${databaseModule}]`, message: databaseMessage },
+];
+/** Rules for files that may use the database directly: the parent-path rule alone stays. */
+const databaseAllowed = {
+  'no-restricted-imports': ['error', { patterns: [relativeParentImports] }],
+  'no-restricted-syntax': 'off',
+};
+
+// An app never imports another app (what two apps share belongs in a lib); test/ and bench/ may.
+const appZones = readdirSync(`${import.meta.dirname}/apps`, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory())
+  .map(({ name: app }) => ({
+    target: `./apps/${app}`,
+    from: './apps',
+    except: [`./${app}`],
+    message: 'an app does not import another app: move what both need into a lib',
+  }));
 
 export default tseslint.config(
   {
@@ -32,9 +87,40 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['../../*'], message: 'use a @kessai/* path alias' }] },
+        { paths: databaseImports.paths, patterns: [relativeParentImports, ...databaseImports.patterns] },
+      ],
+      'no-restricted-syntax': ['error', ...databaseSyntax],
+    },
+  },
+  {
+    // Boundaries (docs/decisions/0001-enforced-boundaries.md). Imports resolve as tsc does, @kessai/*
+    // aliases included. no-cycle follows value imports only: a type-only import is erased at compile
+    // time and cannot change load order.
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': importX.flatConfigs.typescript.settings['import-x/extensions'],
+      'import-x/parsers': importX.flatConfigs.typescript.settings['import-x/parsers'],
+      'import-x/resolver-next': [
+        createTypeScriptImportResolver({ project: `${import.meta.dirname}/tsconfig.json` }),
       ],
     },
+    rules: {
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: appZones }],
+    },
+  },
+  {
+    // Where the database may be used directly: libs/db itself; test set-up and assertions; the
+    // migration adapter; the script that creates the database before anything is built.
+    files: [
+      'libs/db/**',
+      'libs/testing/**',
+      'test/**',
+      'bench/**',
+      'prisma/**',
+      'scripts/ensure-database.js',
+    ],
+    rules: databaseAllowed,
   },
   {
     files: ['**/*.js', '**/*.mjs'],

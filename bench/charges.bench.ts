@@ -4,7 +4,7 @@
  * doing one Redis call, one insert and one enqueue) driven by the same client at the same concurrency.
  *
  * Everything is a real process from the compiled build (`npm run build`), co-located with Postgres,
- * Redis and the load generator: the processor simulator (dist/scripts/processor-simulator.js), the
+ * Redis and the load generator: the processor simulator (dist/apps/processor-simulator/src/main.js), the
  * gateway(s), charge-service(s) and webhook-service. Rate limits stay on (3,000 charges/min per
  * credential): the load is spread over BENCH_STORES merchants, each with one store and its own
  * store token, like many merchants sharing one service, which also keeps every store within its
@@ -482,7 +482,7 @@ async function main() {
 
     // the outside world first
     const simulatorPort = await freePort();
-    const simulator = Proc.start('processor-simulator', ['dist/scripts/processor-simulator.js'], {
+    const simulator = Proc.start('processor-simulator', ['dist/apps/processor-simulator/src/main.js'], {
       ...variables,
       SIMULATOR_PORT: String(simulatorPort),
       SIMULATOR_HOST: '127.0.0.1',
@@ -584,7 +584,7 @@ async function main() {
     const stats = await finalStats(db, run.startedAt, run.endedAt);
     const accepted = run.load.statuses[201] ?? 0;
     const allCharges = await scalar(db, 'SELECT count(*) AS n FROM charges', []);
-    const footprint = await redisFootprint(redis, variables.REDIS_PREFIX!);
+    const footprint = await redisFootprint(redis, variables.REDIS_PREFIX);
 
     // the floor, same client and concurrency, while the rest idles
     const floorPort = await freePort();

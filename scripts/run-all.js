@@ -13,7 +13,7 @@ const simulatorPort = process.env.SIMULATOR_PORT || processorUrl.port || '80';
 const simulatorHost = process.env.SIMULATOR_HOST || processorUrl.hostname.replace(/^\[|\]$/g, '');
 const simulator = {
   name: 'processor-simulator',
-  entry: 'dist/scripts/processor-simulator.js',
+  entry: 'dist/apps/processor-simulator/src/main.js',
   env: { SIMULATOR_PORT: simulatorPort, SIMULATOR_HOST: simulatorHost },
 };
 const services = [

@@ -2,10 +2,14 @@ import { randomUUID } from 'node:crypto';
 import { CardNumber } from '@kessai/cards';
 import { Queue } from 'bullmq';
 import { CHARGE_REQUESTED, CHARGES_QUEUE } from '@kessai/contracts';
-import { operationStats, startProcessorSimulator, type ProcessorSimulator } from '@kessai/processor';
 import { RedisService } from '@kessai/redis';
 import { SpawnedApp, TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../apps/processor-simulator/src/simulator-state';
 
 const CHARGES = 50;
 const FINAL = ['successful', 'failed', 'error'];

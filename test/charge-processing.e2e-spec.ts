@@ -9,18 +9,18 @@ import {
   CHARGES_QUEUE,
 } from '@kessai/contracts';
 import { CapturesRepository, type Prisma } from '@kessai/db';
-import {
-  HttpPaymentProcessor,
-  operationStats,
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '@kessai/processor';
+import { HttpPaymentProcessor } from '@kessai/processor';
 import { bullOptions, startWorkerService, type RunningWorkerService } from '@kessai/runtime';
 import { TestEnvironment } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { ChargesProcessor } from '../apps/charge-service/src/charges.processor';
 import { ChargeServiceModule } from '../apps/charge-service/src/charge-service.module';
 import { processorCallbackUrl } from '../apps/charge-service/src/payment-processors';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../apps/processor-simulator/src/simulator-state';
 
 let env: TestEnvironment;
 let simulator: ProcessorSimulator;

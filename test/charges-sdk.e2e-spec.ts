@@ -6,8 +6,12 @@ process.env.POLLING_INTERVAL = '100';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { CHARGE_FINISHED } from '@kessai/contracts';
-import { operationStats, startProcessorSimulator, type ProcessorSimulator } from '@kessai/processor';
 import { luhnValidRuns, RELAXED_RATE_LIMITS, sdkError, SpawnedApp, TestEnvironment } from '@kessai/testing';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;

@@ -1,13 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { generateSecret, hashPassword, hashSecret } from '@kessai/auth';
-import {
-  DailyQuotas,
-  LoginSessionsRepository,
-  MerchantUsersRepository,
-  OutboxRepository,
-  PasswordResetsRepository,
-  PrismaService,
-} from '@kessai/db';
+import { MerchantUsersRepository, PasswordResetsRepository } from '@kessai/db';
 import { DAILY_QUOTAS, ValidationError } from '@kessai/domain';
 import { PasswordResetDelivery } from './password-reset-delivery';
 import { normalizeEmail } from './passwords';
@@ -29,12 +23,8 @@ export class PasswordResetService {
   private readonly logger = new Logger(PasswordResetService.name);
 
   constructor(
-    private readonly prisma: PrismaService,
     private readonly users: MerchantUsersRepository,
     private readonly resets: PasswordResetsRepository,
-    private readonly sessions: LoginSessionsRepository,
-    private readonly outbox: OutboxRepository,
-    private readonly quotas: DailyQuotas,
     private readonly delivery: PasswordResetDelivery,
   ) {}
 
@@ -47,35 +37,26 @@ export class PasswordResetService {
     if (!user) return;
 
     const token = generateSecret();
+    const resetId = randomUUID();
     const expiresOn = new Date(now.getTime() + PASSWORD_RESET_TTL_MS);
     // quota, token and event commit together: a refused request leaves nothing, an accepted one all three
-    const reset = await this.prisma.$transaction(async (tx) => {
-      await this.quotas.consume(
-        {
-          resource: 'password_reset',
-          scope: { merchantId: user.merchantId, storeId: null },
-          max: DAILY_QUOTAS.password_reset,
-        },
-        now,
-        tx,
-      );
-      const created = await this.resets.create(
-        { userId: user.id, merchantId: user.merchantId, tokenHash: hashSecret(token), expiresOn },
-        tx,
-      );
-      await this.outbox.append(
-        {
-          merchantId: user.merchantId,
-          aggregateType: 'merchant_user',
-          aggregateId: user.id,
-          eventType: PASSWORD_RESET_REQUESTED,
-          payload: { user_id: user.id, reset_id: created.id, expires_on: expiresOn.toISOString() },
-          correlationId: context.correlationId ?? null,
-        },
-        tx,
-      );
-      return created;
-    });
+    const reset = await this.resets.createWithinQuota(
+      { id: resetId, userId: user.id, merchantId: user.merchantId, tokenHash: hashSecret(token), expiresOn },
+      {
+        resource: 'password_reset',
+        scope: { merchantId: user.merchantId, storeId: null },
+        max: DAILY_QUOTAS.password_reset,
+      },
+      {
+        merchantId: user.merchantId,
+        aggregateType: 'merchant_user',
+        aggregateId: user.id,
+        eventType: PASSWORD_RESET_REQUESTED,
+        payload: { user_id: user.id, reset_id: resetId, expires_on: expiresOn.toISOString() },
+        correlationId: context.correlationId ?? null,
+      },
+      now,
+    );
 
     try {
       await this.delivery.deliver({ resetId: reset.id, to: user.email, name: user.name, token, expiresOn });
@@ -95,21 +76,19 @@ export class PasswordResetService {
     if (reset.expiresOn.getTime() <= now.getTime()) throw ValidationError.field('token', 'EXPIRED');
 
     const passwordHash = await hashPassword(password);
-    await this.prisma.$transaction(async (tx) => {
-      // the claim is one conditional UPDATE: of two parallel confirmations exactly one gets here
-      if (!(await this.resets.claim(reset.id, now, tx))) throw ValidationError.field('token', 'ALREADY_USED');
-      await this.users.setPasswordHash(reset.userId, passwordHash, tx);
-      await this.sessions.revokeAllOfUser(reset.userId, now, tx);
-      await this.outbox.append(
-        {
-          merchantId: reset.merchantId,
-          aggregateType: 'merchant_user',
-          aggregateId: reset.userId,
-          eventType: PASSWORD_RESET_COMPLETED,
-          payload: { user_id: reset.userId, reset_id: reset.id },
-        },
-        tx,
-      );
-    });
+    // of two parallel confirmations exactly one sets the password; the other finds the token used
+    const used = await this.resets.setPasswordWithReset(
+      reset,
+      passwordHash,
+      {
+        merchantId: reset.merchantId,
+        aggregateType: 'merchant_user',
+        aggregateId: reset.userId,
+        eventType: PASSWORD_RESET_COMPLETED,
+        payload: { user_id: reset.userId, reset_id: reset.id },
+      },
+      now,
+    );
+    if (!used) throw ValidationError.field('token', 'ALREADY_USED');
   }
 }

@@ -5,16 +5,15 @@ import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
 } from '@kessai/accounts';
-import {
+import type {
   AppTokensRepository,
   MerchantsRepository,
   MerchantUsersRepository,
-  type PrismaService,
   StoresRepository,
-  type AppToken,
-  type Merchant,
-  type MerchantUser,
-  type Store,
+  AppToken,
+  Merchant,
+  MerchantUser,
+  Store,
 } from '@kessai/db';
 import { ACTIVE_LIMITS, ConflictError, NotFoundError, ResourceLimitError } from '@kessai/domain';
 import { announceAppTokenChange } from '@kessai/redis';
@@ -77,6 +76,14 @@ export function describeStore(store: Store) {
   };
 }
 
+/** What the operator's use cases read and write (libs/db's StandaloneDatabase has them all). */
+export interface AdminRepositories {
+  merchants: MerchantsRepository;
+  stores: StoresRepository;
+  appTokens: AppTokensRepository;
+  merchantUsers: MerchantUsersRepository;
+}
+
 /** The operator's use cases: the admin CLI and `npm start`'s bootstrap go through these. */
 export class AdminService {
   readonly merchants: MerchantsRepository;
@@ -86,13 +93,13 @@ export class AdminService {
   private readonly tokens: AppTokenService;
 
   constructor(
-    prisma: PrismaService,
+    repositories: AdminRepositories,
     private readonly config: AppConfig,
   ) {
-    this.merchants = new MerchantsRepository(prisma);
-    this.stores = new StoresRepository(prisma);
-    this.appTokens = new AppTokensRepository(prisma);
-    this.users = new MerchantUsersService(new MerchantUsersRepository(prisma));
+    this.merchants = repositories.merchants;
+    this.stores = repositories.stores;
+    this.appTokens = repositories.appTokens;
+    this.users = new MerchantUsersService(repositories.merchantUsers);
     this.tokens = new AppTokenService(this.appTokens, this.stores, config);
   }
 

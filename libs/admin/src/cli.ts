@@ -3,7 +3,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@kessai/config';
-import { PrismaService } from '@kessai/db';
+import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
 
@@ -70,8 +70,8 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
     return undefined;
   }
   const config = loadConfig(context.env);
-  const prisma = new PrismaService(config);
-  const admin = new AdminService(prisma, config);
+  const database = new StandaloneDatabase(config);
+  const admin = new AdminService(database, config);
   try {
     switch (command) {
       case 'merchant:create':
@@ -119,6 +119,6 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         throw new AdminError(`unknown command ${command}\n\n${USAGE}`);
     }
   } finally {
-    await prisma.onModuleDestroy();
+    await database.close();
   }
 }

@@ -14,7 +14,10 @@ import { WebhooksRepository } from './repositories/webhooks.repository';
 import { ChargesRepository } from './repositories/charges.repository';
 import { CapturesRepository } from './repositories/captures.repository';
 
+import { DatabaseHealth } from './database-health';
+
 const repositories = [
+  DatabaseHealth,
   MerchantsRepository,
   StoresRepository,
   AppTokensRepository,

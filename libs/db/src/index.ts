@@ -1,6 +1,7 @@
 export * from './prisma.service';
 export * from './keyset';
 export * from './db.module';
+export * from './standalone-database';
 export * from './repositories/scope';
 export * from './repositories/merchants.repository';
 export * from './repositories/stores.repository';
@@ -29,3 +30,4 @@ export { Prisma } from './generated/prisma/client';
 export * from './repositories/charge-outcomes.repository';
 export * from './repositories/charges.repository';
 export * from './repositories/captures.repository';
+export * from './database-health';

@@ -5,16 +5,4 @@ export * from './processor-callback';
 export * from './retry';
 export * from './test-qr-codes';
 export * from './http/http-payment-processor';
-export {
-  startProcessorSimulator,
-  SIMULATOR_DEFAULTS,
-  type ProcessorSimulator,
-  type ProcessorSimulatorOptions,
-} from './simulator/start-simulator';
-export {
-  operationStats,
-  type SimulatorCallbackStats,
-  type SimulatorOperation,
-  type SimulatorOperationStats,
-  type SimulatorStats,
-} from './simulator/simulator-state';
+export * from './wire';

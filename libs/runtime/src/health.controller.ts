@@ -1,6 +1,6 @@
 import { Controller, Get, HttpCode, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { PrismaService } from '@kessai/db';
+import { DatabaseHealth } from '@kessai/db';
 import { RedisService } from '@kessai/redis';
 import { WorkerRegistry } from './worker-registry';
 
@@ -11,7 +11,7 @@ import { WorkerRegistry } from './worker-registry';
 @Controller()
 export class HealthController {
   constructor(
-    private readonly prisma: PrismaService,
+    private readonly database: DatabaseHealth,
     private readonly redis: RedisService,
     private readonly registry: WorkerRegistry,
   ) {}
@@ -19,7 +19,7 @@ export class HealthController {
   @Get('health')
   @HttpCode(200)
   async health(@Res({ passthrough: true }) reply: FastifyReply) {
-    const [database, redis] = await Promise.all([this.prisma.isHealthy(), this.redis.isHealthy()]);
+    const [database, redis] = await Promise.all([this.database.isHealthy(), this.redis.isHealthy()]);
     const workers = this.registry.workers.length === 0 ? 'none' : this.registry.ready() ? 'up' : 'down';
     const ok = database && redis && workers !== 'down';
     if (!ok) void reply.status(503);

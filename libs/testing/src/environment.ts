@@ -3,7 +3,13 @@ import Redis from 'ioredis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Writable } from 'node:stream';
 import { loadConfig, type AppConfig } from '@kessai/config';
-import { PrismaService } from '@kessai/db';
+import {
+  AppTokensRepository,
+  MerchantsRepository,
+  MerchantUsersRepository,
+  PrismaService,
+  StoresRepository,
+} from '@kessai/db';
 import { AdminService } from '@kessai/admin';
 import { createLogger, type Logger } from '@kessai/observability';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -88,7 +94,16 @@ export class TestEnvironment {
     const variables = testVariables(database.url, overrides);
     const config = loadConfig(variables);
     const prisma = new PrismaService(config);
-    return new TestEnvironment(database, variables, config, prisma, new AdminService(prisma, config));
+    const admin = new AdminService(
+      {
+        merchants: new MerchantsRepository(prisma),
+        stores: new StoresRepository(prisma),
+        appTokens: new AppTokensRepository(prisma),
+        merchantUsers: new MerchantUsersRepository(prisma),
+      },
+      config,
+    );
+    return new TestEnvironment(database, variables, config, prisma, admin);
   }
 
   /** A merchant with one store and a secret-bearing store token (test mode). */

@@ -4,3 +4,4 @@ export * from './processes';
 export * from './http';
 export * from './sdk';
 export * from './card-leaks';
+export * from './processor-specs';

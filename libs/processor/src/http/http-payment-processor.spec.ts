@@ -4,7 +4,7 @@ import { type AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
 import { ProcessorRequestRejectedError, TransientProcessorError } from '../processor-errors';
 import { type AuthorizeRequest } from '../payment-processor';
-import { cardWith } from '../testing/spec-helpers';
+import { cardWith } from '@kessai/testing';
 import { HttpPaymentProcessor } from './http-payment-processor';
 
 const PAN = '4000056655665556';

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { paymentError } from '../payment-errors';
-import { type ProcessorCallbackWire } from '../processor-callback';
-import { operatorPaymentRequestWireSchema } from '../wire';
+import {
+  operatorPaymentRequestWireSchema,
+  paymentError,
+  type ProcessorCallbackWire,
+} from '@kessai/processor';
 import { idempotencyKeyOf, parseJson, readBody, redirect, sendError, sendHtml, sendJson } from './http-io';
 import { answeredAlready, executeOnce, requestHash } from './idempotency';
 import { notFoundPage, operatorPaymentPage } from './pages';

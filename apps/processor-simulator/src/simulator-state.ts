@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type TestCardOutcome } from '@kessai/cards';
-import { type ProcessorPayment, type ThreeDsChallenge } from '../payment-processor';
-import { type PaymentWire } from '../wire';
+import { type PaymentWire, type ProcessorPayment, type ThreeDsChallenge } from '@kessai/processor';
 
 /** The state-changing calls the simulator deduplicates by idempotency key. */
 export type SimulatorOperation = 'authorize' | 'create_operator_payment' | 'capture' | 'void' | 'refund';

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { HttpPaymentProcessor } from '../http/http-payment-processor';
-import { type OperatorPaymentRequest } from '../payment-processor';
-import { PROCESSOR_SIGNATURE_HEADER, verifyProcessorCallback } from '../processor-callback';
-import { startCallbackReceiver, waitFor } from '../testing/spec-helpers';
+import {
+  HttpPaymentProcessor,
+  type OperatorPaymentRequest,
+  PROCESSOR_SIGNATURE_HEADER,
+  verifyProcessorCallback,
+} from '@kessai/processor';
+import { startCallbackReceiver, waitFor } from '@kessai/testing';
 import { operationStats } from './simulator-state';
 import { type ProcessorSimulator, startProcessorSimulator } from './start-simulator';
 

@@ -1,8 +1,8 @@
 import {
-  signProcessorCallback,
   PROCESSOR_SIGNATURE_HEADER,
   type ProcessorCallbackWire,
-} from '../processor-callback';
+  signProcessorCallback,
+} from '@kessai/processor';
 import { type SimulatorCallbackStats } from './simulator-state';
 
 export interface CallbackDeliveryOptions {

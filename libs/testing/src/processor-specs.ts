@@ -2,7 +2,8 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { CardNumber, SensitiveCardData } from '@kessai/cards';
 
-/** Test-only helpers for the processor specs (not exported from the library). */
+// Helpers for the specs of the processor adapter (libs/processor) and of the simulator
+// (apps/processor-simulator): card data, an endpoint that receives callbacks, polling.
 
 export function cardWith(
   number: string,

@@ -16,7 +16,7 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { createLogger } from '@kessai/observability';
-import { SIMULATOR_DEFAULTS, startProcessorSimulator } from '@kessai/processor';
+import { SIMULATOR_DEFAULTS, startProcessorSimulator } from './start-simulator';
 
 if (existsSync('.env')) process.loadEnvFile('.env');
 

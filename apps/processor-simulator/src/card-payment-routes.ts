@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type z } from 'zod';
 import { detectCardBrand, type TestCardOutcome } from '@kessai/cards';
-import { paymentError, type PaymentErrorDetails } from '../payment-errors';
 import {
-  authorizeRequestWireSchema,
   type AuthorizeRequestWire,
+  authorizeRequestWireSchema,
   captureRequestWireSchema,
+  paymentError,
+  type PaymentErrorDetails,
   refundRequestWireSchema,
   voidRequestWireSchema,
-} from '../wire';
+} from '@kessai/processor';
 import { cardOutcomeOf, decideCardAuthorization, decideQrScan } from './authorization-decisions';
 import { idempotencyKeyOf, parseJson, readBody, sendError, sendJson } from './http-io';
 import { answeredAlready, executeOnce, requestHash } from './idempotency';

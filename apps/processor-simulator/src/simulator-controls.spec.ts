@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { HttpPaymentProcessor } from '../http/http-payment-processor';
-import { type AuthorizeRequest } from '../payment-processor';
-import { ProcessorRequestRejectedError } from '../processor-errors';
-import { cardWith } from '../testing/spec-helpers';
+import {
+  type AuthorizeRequest,
+  HttpPaymentProcessor,
+  ProcessorRequestRejectedError,
+} from '@kessai/processor';
+import { cardWith } from '@kessai/testing';
 import { type SimulatorStats } from './simulator-state';
 import { startProcessorSimulator } from './start-simulator';
 

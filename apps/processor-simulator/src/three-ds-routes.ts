@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
-import { paymentError } from '../payment-errors';
+import { paymentError } from '@kessai/processor';
 import { readBody, redirect, sendHtml } from './http-io';
 import { notFoundPage, threeDsChallengePage } from './pages';
 import { type Route, type SimulatorContext } from './simulator-context';

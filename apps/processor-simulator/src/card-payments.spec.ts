@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { TEST_CARDS, testCardFor } from '@kessai/cards';
-import { HttpPaymentProcessor } from '../http/http-payment-processor';
-import { type AuthorizeRequest } from '../payment-processor';
-import { ProcessorRequestRejectedError, TransientProcessorError } from '../processor-errors';
-import { verifyProcessorCallback } from '../processor-callback';
-import { withProcessorRetries } from '../retry';
-import { cardWith, startCallbackReceiver, waitFor } from '../testing/spec-helpers';
+import {
+  type AuthorizeRequest,
+  HttpPaymentProcessor,
+  ProcessorRequestRejectedError,
+  TransientProcessorError,
+  verifyProcessorCallback,
+  withProcessorRetries,
+} from '@kessai/processor';
+import { cardWith, startCallbackReceiver, waitFor } from '@kessai/testing';
 import { operationStats } from './simulator-state';
 import { type ProcessorSimulator, startProcessorSimulator } from './start-simulator';
 

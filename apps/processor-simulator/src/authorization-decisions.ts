@@ -1,8 +1,11 @@
 import { cardExpiresAt, findTestCard, passesLuhn, type TestCardOutcome } from '@kessai/cards';
-import { paymentError, type PaymentErrorDetails } from '../payment-errors';
-import { type ThreeDsMode } from '../payment-processor';
-import { findTestQrCode } from '../test-qr-codes';
-import { type AuthorizeRequestWire } from '../wire';
+import {
+  type AuthorizeRequestWire,
+  findTestQrCode,
+  paymentError,
+  type PaymentErrorDetails,
+  type ThreeDsMode,
+} from '@kessai/processor';
 
 /** What the simulated issuer or wallet decides, before any transport behaviour is applied. */
 export type AuthorizationDecision =

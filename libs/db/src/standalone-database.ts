@@ -1,0 +1,30 @@
+import type { AppConfig } from '@kessai/config';
+import { PrismaService } from './prisma.service';
+import { AppTokensRepository } from './repositories/app-tokens.repository';
+import { MerchantUsersRepository } from './repositories/merchant-users.repository';
+import { MerchantsRepository } from './repositories/merchants.repository';
+import { StoresRepository } from './repositories/stores.repository';
+
+/**
+ * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
+ * and the repositories the operator's use cases need, over it. `close()` ends the pool.
+ */
+export class StandaloneDatabase {
+  readonly merchants: MerchantsRepository;
+  readonly stores: StoresRepository;
+  readonly appTokens: AppTokensRepository;
+  readonly merchantUsers: MerchantUsersRepository;
+  private readonly prisma: PrismaService;
+
+  constructor(config: AppConfig) {
+    this.prisma = new PrismaService(config);
+    this.merchants = new MerchantsRepository(this.prisma);
+    this.stores = new StoresRepository(this.prisma);
+    this.appTokens = new AppTokensRepository(this.prisma);
+    this.merchantUsers = new MerchantUsersRepository(this.prisma);
+  }
+
+  close(): Promise<void> {
+    return this.prisma.onModuleDestroy();
+  }
+}
