@@ -1,3 +1,5 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+
 /** A secret-bearing app token as the admin service issues it. */
 export interface Credentials {
   secret: string;
@@ -31,4 +33,10 @@ export async function requestJson(baseUrl: string, path: string, init: JsonReque
   const parsed: any = text ? JSON.parse(text) : null;
   return { status: response.status, headers: response.headers, text, body: parsed };
   /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment */
+}
+
+/** Starts an in-process app (a gateway made by createGatewayApp) on a free local port; its base URL. */
+export async function listenLocally(app: NestFastifyApplication): Promise<string> {
+  await app.listen(0, '127.0.0.1');
+  return app.getUrl();
 }
