@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface EventuallyOptions {
-  /** how long the state may take to arrive (default 10 s) */
+  /** how long the state may take to arrive (default 4 s: inside jest's 5 s, so that this wait's message is what fails) */
   timeoutMs?: number;
   /** the pause between two probes (default 20 ms) */
   intervalMs?: number;
@@ -18,7 +18,7 @@ export interface EventuallyOptions {
  */
 export async function eventually<T>(
   probe: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 20, what = 'the awaited state' }: EventuallyOptions = {},
+  { timeoutMs = 4_000, intervalMs = 20, what = 'the awaited state' }: EventuallyOptions = {},
 ): Promise<NonNullable<T>> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {

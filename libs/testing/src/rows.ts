@@ -159,3 +159,11 @@ export async function waitForChargeStatus(
     throw seen === undefined ? error : new Error(`charge ${chargeId} is ${seen}, not ${status}`);
   });
 }
+
+/**
+ * Sets a charge's columns directly, for a state that a worker or the passing of time would bring
+ * (`set` is SQL: "status = 'authorized', capture_status = 'authorized'").
+ */
+export async function updateChargeRow(env: TestEnvironment, chargeId: string, set: string) {
+  await env.prisma.$executeRawUnsafe(`UPDATE charges SET ${set} WHERE id = $1::uuid`, chargeId);
+}
