@@ -13,6 +13,8 @@ export interface JsonRequest extends RequestInit {
   auth?: string;
   /** the Idempotency-Key header */
   key?: string;
+  /** the Origin header (a browser's page, for public tokens) */
+  origin?: string;
   /** a body to send as JSON */
   json?: unknown;
 }
@@ -22,6 +24,7 @@ export async function requestJson(baseUrl: string, path: string, init: JsonReque
   const headers = new Headers(init.headers);
   if (init.auth) headers.set('authorization', init.auth);
   if (init.key !== undefined) headers.set('idempotency-key', init.key);
+  if (init.origin) headers.set('origin', init.origin);
   let body = init.body;
   if (init.json !== undefined) {
     headers.set('content-type', 'application/json');
