@@ -250,8 +250,7 @@ describe('rolling-minute cap', () => {
       }),
       { logger: log.logger('gateway') },
     );
-    await app.listen(0, '127.0.0.1');
-    const url = await app.getUrl();
+    const url = await listenLocally(app);
     const token = await freshToken();
     const statuses = [];
     for (let i = 0; i < 16; i++) statuses.push((await call(url, '/me', { auth: bearer(token) })).status);
@@ -291,9 +290,9 @@ describe('when Redis does not answer', () => {
     const app = await createGatewayApp(loadConfig({ ...env.variables, ...overrides }), {
       logger: log.logger('gateway'),
     });
-    await app.listen(0, '127.0.0.1');
+    const url = await listenLocally(app);
     app.get(RedisService).client.disconnect();
-    return { app, url: await app.getUrl(), token: await freshToken() };
+    return { app, url, token: await freshToken() };
   }
 
   it('fails closed by default: 503 with Retry-After, not a hang', async () => {
