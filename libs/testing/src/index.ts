@@ -7,4 +7,5 @@ export * from './cards';
 export * from './rows';
 export * from './sdk';
 export * from './eventually';
+export * from './queues';
 export * from './card-leaks';

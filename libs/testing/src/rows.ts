@@ -140,12 +140,15 @@ export async function insertPendingCharge(
   return id;
 }
 
-/** The charge's row once its status is `status` (a worker moving it); fails with the status it has instead. */
+/**
+ * The charge's row once its status is `status` (a worker moving it); past the deadline (eventually's
+ * unless told), fails with the status it has instead.
+ */
 export async function waitForChargeStatus(
   env: TestEnvironment,
   chargeId: string,
   status: string,
-  { timeoutMs = 15_000 }: { timeoutMs?: number } = {},
+  { timeoutMs }: { timeoutMs?: number } = {},
 ) {
   let seen: string | undefined;
   return eventually(
