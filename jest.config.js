@@ -7,6 +7,9 @@ const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spe
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // jest 30 reads testTimeout from the root config only (a project's own is ignored): e2e suites
+  // start processes and databases, which a loaded 2-core machine can take well over 5 s to do
+  testTimeout: 30000,
   projects: [
     {
       displayName: 'unit',
@@ -24,7 +27,6 @@ module.exports = {
       moduleNameMapper,
       transform,
       globalSetup: '<rootDir>/test/global-setup.ts',
-      testTimeout: 30000,
     },
   ],
 };

@@ -8,17 +8,21 @@ import SDK from 'univapay-node';
 import { PasswordResetService } from '@kessai/accounts';
 import { AdminError, runCli } from '@kessai/admin';
 import { hashSecret, signLoginToken } from '@kessai/auth';
-import { CapturedLog, RELAXED_RATE_LIMITS, TestEnvironment } from '@kessai/testing';
+import {
+  CapturedLog,
+  listenLocally,
+  RELAXED_RATE_LIMITS,
+  TestEnvironment,
+  type SeededMerchant,
+} from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
-
-type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
 let baseUrl: string;
 const log = new CapturedLog();
 const mailDir = mkdtempSync(join(tmpdir(), 'kessai-mail-'));
-let acme: Seeded;
+let acme: SeededMerchant;
 const OWNER = { email: 'Owner@Acme.test', password: 'correct-horse-1', name: 'Acme Owner' };
 
 async function http(
@@ -66,8 +70,7 @@ async function newMerchantWithUser(label: string, password = 'pass-word-1') {
 beforeAll(async () => {
   env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, MAIL_DROP_DIR: mailDir });
   app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  await app.listen(0, '127.0.0.1');
-  baseUrl = await app.getUrl();
+  baseUrl = await listenLocally(app);
   acme = await env.seedMerchant('acme');
   await env.admin.createUser({ merchantId: acme.merchant.id, ...OWNER });
 });

@@ -5,7 +5,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { AdminError, runCli } from '@kessai/admin';
 import { hashSecret, verifyAppToken } from '@kessai/auth';
-import { TestEnvironment } from '@kessai/testing';
+import { listenLocally, TestEnvironment } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
@@ -21,8 +21,7 @@ async function cli(...argv: string[]): Promise<any> {
 beforeAll(async () => {
   env = await TestEnvironment.create();
   app = await createGatewayApp(env.config);
-  await app.listen(0, '127.0.0.1');
-  baseUrl = await app.getUrl();
+  baseUrl = await listenLocally(app);
   // the suite's own settings, as an operator's shell would have them
   cliEnv = { ...env.variables, PUBLIC_BASE_URL: baseUrl };
 });

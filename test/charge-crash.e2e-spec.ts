@@ -1,10 +1,16 @@
-import { randomUUID } from 'node:crypto';
-import { CardNumber } from '@kessai/cards';
 import { Queue } from 'bullmq';
-import { CHARGE_REQUESTED, CHARGES_QUEUE } from '@kessai/contracts';
+import { CHARGES_QUEUE } from '@kessai/contracts';
 import { RedisService } from '@kessai/redis';
-import { SpawnedApp, TestEnvironment } from '@kessai/testing';
-import { CardVault, PendingCvvStore } from '@kessai/vault';
+import {
+  eventually,
+  insertCardToken,
+  insertPendingCharge,
+  startWorkerProcess,
+  TestEnvironment,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+import { PendingCvvStore } from '@kessai/vault';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
@@ -27,8 +33,6 @@ beforeAll(async () => {
     PROCESSOR_TEST_URL: simulator.url,
     CHARGE_WORKER_CONCURRENCY: '8',
     CHARGE_JOB_LOCK_MS: '1000',
-    HEALTH_PORT: '0',
-    LOG_LEVEL: 'info',
   });
   redis = new RedisService(env.config);
   await redis.onModuleInit();
@@ -43,58 +47,19 @@ afterAll(async () => {
 });
 
 async function startChargeService(): Promise<SpawnedApp> {
-  const app = SpawnedApp.start('apps/charge-service/src/main.ts', env.variables);
+  const { app } = await startWorkerProcess('apps/charge-service/src/main.ts', env.variables);
   apps.push(app);
-  await app.waitForLog((line) => line.msg === 'charge-service started');
   return app;
 }
 
 /** Card charges (approved and declined) with their charge_requested commands, as the gateway writes them. */
-async function createCharges(merchantId: string, storeId: string): Promise<string[]> {
-  const vault = new CardVault(env.config.VAULT_KEYS, env.config.VAULT_FINGERPRINT_SECRET);
+async function createCharges(store: SeededMerchant): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < CHARGES; i++) {
-    const tokenId = randomUUID();
-    const card = CardNumber.fromDigits(i % 5 === 0 ? '4111111111111111' : '4242424242424242');
-    const id = randomUUID();
-    await env.prisma.$transaction([
-      env.prisma.transactionToken.create({
-        data: {
-          id: tokenId,
-          merchantId,
-          storeId,
-          mode: 'test',
-          type: 'one_time',
-          paymentType: 'card',
-          data: { card: { cardholder: 'TARO YAMADA', exp_month: 12, exp_year: 2099 } },
-          card: { create: vault.encrypt(card, { transactionTokenId: tokenId }) },
-        },
-      }),
-      env.prisma.charge.create({
-        data: {
-          id,
-          merchantId,
-          storeId,
-          transactionTokenId: tokenId,
-          transactionTokenType: 'one_time',
-          mode: 'test',
-          requestedAmount: 1000 + i,
-          requestedCurrency: 'JPY',
-        },
-      }),
-      env.prisma.outboxEvent.create({
-        data: {
-          merchantId,
-          storeId,
-          aggregateType: 'charge',
-          aggregateId: id,
-          eventType: CHARGE_REQUESTED,
-          payload: { charge_id: id, store_id: storeId },
-        },
-      }),
-    ]);
+    const cardNumber = i % 5 === 0 ? '4111111111111111' : '4242424242424242';
+    const tokenId = await insertCardToken(env, store, { cardNumber });
+    ids.push(await insertPendingCharge(env, store, tokenId, { amount: 1000 + i }));
     await cvvs.put(tokenId, '123');
-    ids.push(id);
   }
   return ids;
 }
@@ -103,22 +68,16 @@ function countFinal() {
   return env.prisma.charge.count({ where: { status: { in: ['successful', 'failed', 'error'] } } });
 }
 
-async function waitUntil(predicate: () => Promise<boolean>, timeoutMs: number, what: string) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('charge-service crash', () => {
   it('killed with charges in flight and restarted: every charge final once, the processor executed once', async () => {
-    const { merchant, store } = await env.seedMerchant('crash');
-    const ids = await createCharges(merchant.id, store.id);
+    const ids = await createCharges(await env.seedMerchant('crash'));
 
     const first = await startChargeService();
     // some charges done, most still pending or at the processor
-    await waitUntil(async () => (await countFinal()) >= 5, 30_000, 'the first outcomes');
+    await eventually(async () => (await countFinal()) >= 5, {
+      timeoutMs: 30_000,
+      what: 'the first outcomes',
+    });
     expect(await first.stop('SIGKILL')).toBeNull();
     const finalAtCrash = await countFinal();
     expect(finalAtCrash).toBeLessThan(CHARGES);
@@ -135,7 +94,10 @@ describe('charge-service crash', () => {
     }
 
     await startChargeService();
-    await waitUntil(async () => (await countFinal()) === CHARGES, 60_000, 'every charge to be final');
+    await eventually(async () => (await countFinal()) === CHARGES, {
+      timeoutMs: 60_000,
+      what: 'every charge to be final',
+    });
 
     const stats = simulator.stats();
     const rows = await env.prisma.$queryRaw<{ id: string; status: string; finished: number }[]>`

@@ -4,9 +4,21 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import SDK from 'univapay-node';
 import { CHARGE_FINISHED } from '@kessai/contracts';
-import { luhnValidRuns, RELAXED_RATE_LIMITS, sdkError, SpawnedApp, TestEnvironment } from '@kessai/testing';
+import {
+  APPROVED_TEST_CARD,
+  listenLocally,
+  luhnValidRuns,
+  RELAXED_RATE_LIMITS,
+  sdkCardToken,
+  sdkError,
+  sdkFor,
+  sdkOnlineToken,
+  startWorkerProcess,
+  TestEnvironment,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
@@ -14,41 +26,19 @@ import {
 import { operationStats } from '../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
-type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
-type Token = { secret: string; jwt: string };
-
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;
 let chargeService: SpawnedApp;
 let simulator: ProcessorSimulator;
 let baseUrl: string;
-let shop: Seeded;
-let foreign: Seeded;
-let plain: Seeded;
+let shop: SeededMerchant;
+let foreign: SeededMerchant;
+let plain: SeededMerchant;
 
-const NEXT_YEAR = new Date().getUTCFullYear() + 1;
-const APPROVED = '4000056655665556';
-const sdkFor = (token: Token) => new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
-const sdk = () => sdkFor(shop.storeToken);
-
-async function cardToken(cardNumber: string, type: 'one_time' | 'recurring' = 'one_time') {
-  return sdk().transactionTokens.create({
-    paymentType: 'card' as any,
-    type: type as any,
-    email: 'buyer@example.test',
-    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
-  });
-}
-
-/** A one_time token for an operator payment (PayPay), paid on the operator's page. */
-function onlineToken() {
-  return sdk().transactionTokens.create({
-    paymentType: 'online' as any,
-    type: 'one_time' as any,
-    email: 'buyer@example.test',
-    data: { brand: 'pay_pay_online' },
-  } as any);
-}
+const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const cardToken = (cardNumber: string, type: 'one_time' | 'recurring' = 'one_time') =>
+  sdkCardToken(sdk(), { cardNumber, type });
+const onlineToken = () => sdkOnlineToken(sdk());
 
 async function charge(tokenId: string, extra: Record<string, unknown> = {}) {
   return sdk().charges.create({
@@ -81,22 +71,18 @@ beforeAll(async () => {
     callbackRetryBaseDelayMs: 50,
   });
   gateway = await createGatewayApp(env.config);
-  await gateway.listen(0, '127.0.0.1');
-  baseUrl = await gateway.getUrl();
-  chargeService = SpawnedApp.start('apps/charge-service/src/main.ts', {
+  baseUrl = await listenLocally(gateway);
+  ({ app: chargeService } = await startWorkerProcess('apps/charge-service/src/main.ts', {
     ...env.variables,
-    HEALTH_PORT: '0',
     PROCESSOR_TEST_URL: simulator.url,
     PROCESSOR_CALLBACK_BASE_URL: baseUrl,
     PROCESSOR_TIMEOUT_MS: '1000',
     CHARGE_SWEEP_INTERVAL_MS: '200',
     // everything it can log, for the card data scan at the end
     LOG_LEVEL: 'trace',
-  });
-  await chargeService.waitForLog((line) => line.msg === 'charge-service started', 60_000);
+  }));
 
-  shop = await env.seedMerchant('sdk-shop');
-  await env.admin.setPciDssCompliant(shop.merchant.id, true);
+  shop = await env.seedPciMerchant('sdk-shop');
   foreign = await env.seedMerchant('sdk-foreign');
   plain = await env.seedMerchant('sdk-plain');
 }, 90_000);
@@ -109,7 +95,7 @@ afterAll(async () => {
 
 describe('charges through the univapay-node SDK', () => {
   it('token → charge (201 pending) → charges.poll → successful, with one charge_finished event', async () => {
-    const token = await cardToken(APPROVED);
+    const token = await cardToken(APPROVED_TEST_CARD);
     const created: any = await charge(token.id, { metadata: { order_id: 'A-1' } });
     expect(created).toMatchObject({
       storeId: shop.store.id,
@@ -152,7 +138,10 @@ describe('charges through the univapay-node SDK', () => {
   });
 
   it('authorize (capture: false), then a partial capture through sdk.captures', async () => {
-    const created: any = await charge((await cardToken(APPROVED)).id, { capture: false, amount: 5000 });
+    const created: any = await charge((await cardToken(APPROVED_TEST_CARD)).id, {
+      capture: false,
+      amount: 5000,
+    });
     const authorized = await poll(created.id);
     expect(authorized).toMatchObject({ status: 'authorized', captureStatus: 'authorized' });
 
@@ -162,7 +151,7 @@ describe('charges through the univapay-node SDK', () => {
   });
 
   it('authorize, then a full capture', async () => {
-    const created: any = await charge((await cardToken(APPROVED)).id, { capture: false });
+    const created: any = await charge((await cardToken(APPROVED_TEST_CARD)).id, { capture: false });
     await poll(created.id);
     await sdk().captures.create(shop.store.id, created.id, { amount: 1200, currency: 'JPY' });
     const captured = await poll(created.id, (c) => c.status !== 'authorized');
@@ -219,7 +208,7 @@ describe('charges through the univapay-node SDK', () => {
   });
 
   it('duplicate rule: the same recurring card and amount within 30 s fails with 311, not after', async () => {
-    const token = await cardToken(APPROVED, 'recurring');
+    const token = await cardToken(APPROVED_TEST_CARD, 'recurring');
     const first: any = await charge(token.id);
     const second: any = await charge(token.id);
     expect(second).toMatchObject({ status: 'failed', error: { code: 311 } });
@@ -237,34 +226,21 @@ describe('charges through the univapay-node SDK', () => {
   });
 
   it('a one_time token is charged once; reuse is a clear error', async () => {
-    const token = await cardToken(APPROVED);
+    const token = await cardToken(APPROVED_TEST_CARD);
     await charge(token.id);
     const error = await sdkError(charge(token.id));
     expect(error.code).toBe('TRANSACTION_ALREADY_PROCESSED');
   });
 
   it('PCI DSS gate: a non-compliant merchant cannot send card data with its secret token', async () => {
-    const error = await sdkError(
-      sdkFor(plain.storeToken).transactionTokens.create({
-        paymentType: 'card' as any,
-        type: 'one_time' as any,
-        email: 'buyer@example.test',
-        data: {
-          cardholder: 'Taro Yamada',
-          cardNumber: APPROVED,
-          expMonth: 12,
-          expYear: NEXT_YEAR,
-          cvv: '123',
-        },
-      }),
-    );
+    const error = await sdkError(sdkCardToken(sdkFor(baseUrl, plain.storeToken)));
     expect(error.code).toBe('DIRECT_CARD_TOKEN_CREATION_DISABLED');
   });
 
   it('another merchant can neither read nor capture the charge', async () => {
-    const created: any = await charge((await cardToken(APPROVED)).id, { capture: false });
+    const created: any = await charge((await cardToken(APPROVED_TEST_CARD)).id, { capture: false });
     await poll(created.id);
-    const other = sdkFor(foreign.storeToken);
+    const other = sdkFor(baseUrl, foreign.storeToken);
     expect((await sdkError(other.charges.get(shop.store.id, created.id))).code).toBe('NOT_FOUND');
     expect((await sdkError(other.charges.get(foreign.store.id, created.id))).code).toBe('NOT_FOUND');
     expect(

@@ -3,34 +3,30 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import jwt from 'jsonwebtoken';
 import SDK from 'univapay-node';
 import { signAppToken } from '@kessai/auth';
-import { CapturedLog, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
+import {
+  bearer,
+  CapturedLog,
+  listenLocally,
+  RELAXED_RATE_LIMITS,
+  requestJson,
+  sdkError,
+  sdkFor,
+  TestEnvironment,
+  type JsonRequest,
+  type SeededMerchant,
+} from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
-
-type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
 let baseUrl: string;
 const log = new CapturedLog();
-let alpha: Seeded;
-let beta: Seeded;
-let alphaMerchantToken: Awaited<ReturnType<TestEnvironment['admin']['issueAppToken']>>;
+let alpha: SeededMerchant;
+let beta: SeededMerchant;
+let alphaMerchantToken: Awaited<ReturnType<TestEnvironment['merchantToken']>>;
 
-function bearer(token: { secret: string; jwt: string }) {
-  return `Bearer ${token.secret}.${token.jwt}`;
-}
-
-async function http(path: string, init: RequestInit & { auth?: string } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.auth) headers.set('authorization', init.auth);
-  const response = await fetch(`${baseUrl}${path}`, { ...init, headers });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : null };
-}
-
-function sdkFor(token: { secret: string; jwt: string }) {
-  return new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
-}
+const http = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
+const sdkAs = (token: { secret: string; jwt: string }) => sdkFor(baseUrl, token);
 
 function expectEnvelope(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -42,11 +38,10 @@ function expectEnvelope(res: { status: number; headers: Headers; body: any }, st
 beforeAll(async () => {
   env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
   app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  await app.listen(0, '127.0.0.1');
-  baseUrl = await app.getUrl();
+  baseUrl = await listenLocally(app);
   alpha = await env.seedMerchant('alpha', { domains: ['shop.alpha.test'] });
   beta = await env.seedMerchant('beta');
-  alphaMerchantToken = await env.admin.issueAppToken({ merchantId: alpha.merchant.id, mode: 'test' });
+  alphaMerchantToken = await env.merchantToken(alpha);
 });
 
 afterAll(async () => {
@@ -65,7 +60,7 @@ describe('heartbeat', () => {
 
 describe('GET /me', () => {
   it('returns the merchant of a store token through the SDK', async () => {
-    const me = await sdkFor(alpha.storeToken).merchants.me();
+    const me = await sdkAs(alpha.storeToken).merchants.me();
     expect(me).toMatchObject({
       id: alpha.merchant.id,
       name: 'alpha Merchant',
@@ -97,7 +92,7 @@ describe('GET /me', () => {
 
 describe('stores', () => {
   it('a store token sees exactly its own store', async () => {
-    const sdk = sdkFor(alpha.storeToken);
+    const sdk = sdkAs(alpha.storeToken);
     const list = await sdk.stores.list();
     expect(list.items.map((s) => s.id)).toEqual([alpha.store.id]);
     expect(list.hasMore).toBe(false);
@@ -119,7 +114,7 @@ describe('stores', () => {
 
   it('a store token cannot reach a sibling store of its own merchant', async () => {
     const sibling = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Sibling' });
-    const err = await sdkError(sdkFor(alpha.storeToken).stores.get(sibling.id));
+    const err = await sdkError(sdkAs(alpha.storeToken).stores.get(sibling.id));
     expect(err).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
   });
 
@@ -128,7 +123,7 @@ describe('stores', () => {
     const missing = await http(`/stores/${randomUUID()}`, { auth: bearer(beta.storeToken) });
     expectEnvelope(foreign, 404, 'NOT_FOUND');
     expect(foreign.body).toEqual(missing.body);
-    const betaList = await sdkFor(beta.storeToken).stores.list();
+    const betaList = await sdkAs(beta.storeToken).stores.list();
     expect(betaList.items.map((s) => s.id)).toEqual([beta.store.id]);
     const patch = await http(`/stores/${alpha.store.id}`, {
       method: 'PATCH',
@@ -151,7 +146,7 @@ describe('stores', () => {
     expect(res.body).toMatchObject({ id: beta.store.id, name: 'beta Renamed' });
 
     const other = await env.admin.createStore({ merchantId: beta.merchant.id, name: 'beta Other' });
-    const merchantToken = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+    const merchantToken = await env.merchantToken(beta);
     const dup = await http(`/stores/${other.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
@@ -168,7 +163,7 @@ describe('pagination', () => {
 
   beforeAll(async () => {
     const seeded = await env.seedMerchant('paged');
-    merchantToken = await env.admin.issueAppToken({ merchantId: seeded.merchant.id, mode: 'test' });
+    merchantToken = await env.merchantToken(seeded);
     // 24 more stores sharing one timestamp: the order must still be total and stable
     const sameInstant = new Date('2026-01-01T00:00:00.000Z');
     await env.prisma.store.createMany({
@@ -246,7 +241,7 @@ describe('pagination', () => {
   });
 
   it('serves the SDK list with limit and cursor', async () => {
-    const sdk = sdkFor(merchantToken);
+    const sdk = sdkAs(merchantToken);
     const page = await sdk.stores.list({ limit: 20 });
     expect(page.items).toHaveLength(20);
     expect(page.hasMore).toBe(true);
@@ -372,7 +367,7 @@ describe('authentication', () => {
   });
 
   it('refuses a token whose version is outdated', async () => {
-    const token = await env.admin.issueAppToken({ merchantId: beta.merchant.id, mode: 'test' });
+    const token = await env.merchantToken(beta);
     await env.prisma.appToken.update({ where: { id: token.id }, data: { version: 2 } });
     expectEnvelope(await http('/me', { auth: bearer(token) }), 403, 'OUTDATED_APP_TOKEN');
   });
@@ -475,7 +470,7 @@ describe('error envelope', () => {
   });
 
   it('the SDK surfaces validation errors with their fields', async () => {
-    const err = await sdkError(sdkFor(alpha.storeToken).stores.list({ limit: 5 }));
+    const err = await sdkError(sdkAs(alpha.storeToken).stores.list({ limit: 5 }));
     expect(err).toMatchObject({
       code: 'VALIDATION_ERROR',
       httpCode: 400,

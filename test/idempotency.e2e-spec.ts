@@ -2,24 +2,25 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK, { ResponseError } from 'univapay-node';
 import {
   CapturedLog,
+  listenLocally,
   RELAXED_RATE_LIMITS,
   TestEnvironment,
   bearer,
   requestJson,
   type Credentials,
   type JsonRequest,
+  type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 import { fingerprintKey, requestFingerprint } from '../apps/gateway/src/idempotency/request-fingerprint';
 
-type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
 type Token = Credentials;
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
 let baseUrl: string;
 const log = new CapturedLog();
-let shop: Seeded;
+let shop: SeededMerchant;
 let merchantToken: Token;
 
 const call = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
@@ -33,10 +34,9 @@ const activeMerchantTokens = () =>
 beforeAll(async () => {
   env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
   app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  await app.listen(0, '127.0.0.1');
-  baseUrl = await app.getUrl();
+  baseUrl = await listenLocally(app);
   shop = await env.seedMerchant('idem');
-  merchantToken = await env.admin.issueAppToken({ merchantId: shop.merchant.id, mode: 'test' });
+  merchantToken = await env.merchantToken(shop);
 });
 
 afterAll(async () => {

@@ -6,15 +6,16 @@ import {
   CapturedLog,
   TestEnvironment,
   bearer,
+  listenLocally,
   requestJson as call,
   startGatewayProcess,
   type Credentials,
+  type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
-type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
-type Token = Credentials;
+type Token = Credentials & { id: string };
 
 let env: TestEnvironment;
 const log = new CapturedLog();
@@ -24,12 +25,32 @@ let specUrl: string;
 /** the spec's caps with (almost) no refill, so that counting is exact however slow the machine */
 let exactApp: NestFastifyApplication;
 let exactUrl: string;
-let shop: Seeded;
+let shop: SeededMerchant;
 let secondStoreId: string;
 
 /** A fresh credential, so that each test starts from full balances. */
 async function freshToken(storeId: string | null = shop.store.id): Promise<Token> {
   return env.admin.issueAppToken({ merchantId: shop.merchant.id, storeId, mode: 'test' });
+}
+
+/**
+ * Sets a credential's per-path buckets to empty since `msAgo` on the limiter's own clock (Redis TIME):
+ * the state a used-up burst is in that long after its last request (token-bucket.script.ts).
+ */
+async function emptyExactBucketsSince(token: Token, msAgo: number) {
+  const redis = specApp.get(RedisService).client;
+  const pattern = `${env.config.REDIS_PREFIX}:rl:{app_token_${token.id}}:exact:*:b`;
+  const keys: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    keys.push(...found);
+    cursor = next;
+  } while (cursor !== '0');
+  expect(keys.length).toBeGreaterThan(0);
+  const [seconds, micros] = await redis.time();
+  const now = Number(seconds) * 1000 + Number(micros) / 1000;
+  for (const key of keys) await redis.hset(key, 'tokens', 0, 'ts', now - msAgo);
 }
 
 const standardHeaders = (headers: Headers) => ({
@@ -42,8 +63,7 @@ const standardHeaders = (headers: Headers) => ({
 beforeAll(async () => {
   env = await TestEnvironment.create();
   specApp = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  await specApp.listen(0, '127.0.0.1');
-  specUrl = await specApp.getUrl();
+  specUrl = await listenLocally(specApp);
 
   const nearlyNoRefill = loadConfig({
     ...env.variables,
@@ -52,8 +72,7 @@ beforeAll(async () => {
     RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001',
   });
   exactApp = await createGatewayApp(nearlyNoRefill, { logger: log.logger('gateway') });
-  await exactApp.listen(0, '127.0.0.1');
-  exactUrl = await exactApp.getUrl();
+  exactUrl = await listenLocally(exactApp);
 
   shop = await env.seedMerchant('limits');
   secondStoreId = (await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Second' })).id;
@@ -130,8 +149,9 @@ describe('standard rate limits', () => {
       refused = results.some((r) => r.status === 429);
     }
     expect(refused).toBe(true);
-    // now the balance is below one request; 50 ms at 0.02/ms refill exactly one
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // used up 50 ms ago (set on the limiter's clock in Redis rather than waited for): 50 ms at
+    // 0.02/ms refill exactly one request
+    await emptyExactBucketsSince(token, 50);
     const next = await call(specUrl, '/me', { auth: bearer(token) });
     expect(next.status).toBe(200);
   });
@@ -230,8 +250,7 @@ describe('rolling-minute cap', () => {
       }),
       { logger: log.logger('gateway') },
     );
-    await app.listen(0, '127.0.0.1');
-    const url = await app.getUrl();
+    const url = await listenLocally(app);
     const token = await freshToken();
     const statuses = [];
     for (let i = 0; i < 16; i++) statuses.push((await call(url, '/me', { auth: bearer(token) })).status);
@@ -271,9 +290,9 @@ describe('when Redis does not answer', () => {
     const app = await createGatewayApp(loadConfig({ ...env.variables, ...overrides }), {
       logger: log.logger('gateway'),
     });
-    await app.listen(0, '127.0.0.1');
+    const url = await listenLocally(app);
     app.get(RedisService).client.disconnect();
-    return { app, url: await app.getUrl(), token: await freshToken() };
+    return { app, url, token: await freshToken() };
   }
 
   it('fails closed by default: 503 with Retry-After, not a hang', async () => {

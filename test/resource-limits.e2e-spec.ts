@@ -6,9 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { DailyQuotas, WebhooksRepository, type AccessScope } from '@kessai/db';
 import { ACTIVE_LIMITS, DAILY_QUOTAS, ResourceLimitError } from '@kessai/domain';
-import { TestEnvironment } from '@kessai/testing';
-
-type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
+import { TestEnvironment, type SeededMerchant } from '@kessai/testing';
 
 let env: TestEnvironment;
 let webhooks: WebhooksRepository;
@@ -35,7 +33,7 @@ function outcome(results: PromiseSettledResult<unknown>[]) {
 }
 
 describe('webhooks: at most 20 active per merchant or store', () => {
-  let seeded: Seeded;
+  let seeded: SeededMerchant;
   const newWebhook = (scope: AccessScope, i: number) => ({
     merchantId: scope.merchantId,
     storeId: scope.storeId,
@@ -100,7 +98,7 @@ describe('webhooks: at most 20 active per merchant or store', () => {
 });
 
 describe('test charges: at most 1,440 per store per UTC day', () => {
-  const quotaFor = (seeded: Seeded) => ({
+  const quotaFor = (seeded: SeededMerchant) => ({
     resource: 'test_charge' as const,
     scope: { merchantId: seeded.merchant.id, storeId: seeded.store.id },
     max: DAILY_QUOTAS.test_charge,

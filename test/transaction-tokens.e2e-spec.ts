@@ -1,107 +1,68 @@
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
-import { luhnCheckDigit } from '@kessai/cards';
 import { TOKEN_UPDATED } from '@kessai/contracts';
 import { TransactionTokensRepository } from '@kessai/db';
 import { RedisService } from '@kessai/redis';
-import { CapturedLog, luhnValidRuns, RELAXED_RATE_LIMITS, sdkError, TestEnvironment } from '@kessai/testing';
+import {
+  APPROVED_TEST_CARD,
+  bearer,
+  CapturedLog,
+  cardData,
+  lastWriterOf,
+  listenLocally,
+  luhnValidRuns,
+  NEXT_YEAR,
+  outboxEventsOf,
+  REAL_CARD_NUMBER,
+  RELAXED_RATE_LIMITS,
+  requestJson,
+  sdkError,
+  sdkFor,
+  TestEnvironment,
+  type Credentials,
+  type JsonRequest,
+  type SeededMerchant,
+} from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
-
-type Seeded = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
-type Token = { secret: string; jwt: string };
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
 let baseUrl: string;
 const log = new CapturedLog();
-let pci: Seeded;
-let plain: Seeded;
-let foreign: Seeded;
-let pciLive: Token;
-let pciMerchantToken: Token;
+let pci: SeededMerchant;
+let plain: SeededMerchant;
+let foreign: SeededMerchant;
+let pciLive: Credentials;
+let pciMerchantToken: Credentials;
 
-const NEXT_YEAR = new Date().getUTCFullYear() + 1;
-const PAN = '4000056655665556';
+/** the card number most tests send */
+const PAN = APPROVED_TEST_CARD;
 const CVV = '7391'.slice(0, 3); // 739
 const AMEX = '378282246310005';
 const AMEX_CVV = '7391';
-/** Luhn-valid, a real Visa range, not a catalogue test card: what live mode takes and test mode refuses */
-const REAL_PAN = `453201511283036${luhnCheckDigit('453201511283036')}`;
 const PLAIN_ORIGIN = 'https://shop.plain.test';
 
 /** every card number this suite sends, to be found nowhere in the logs */
-const SENT_PANS = new Set<string>([PAN, AMEX, REAL_PAN]);
+const SENT_PANS = new Set<string>([PAN, AMEX, REAL_CARD_NUMBER]);
 
-const bearer = (token: Token) => `Bearer ${token.secret}.${token.jwt}`;
-const sdkFor = (token: Token) => new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
-
-function card(overrides: Record<string, unknown> = {}) {
-  return {
-    cardholder: 'Taro Yamada',
-    card_number: PAN,
-    exp_month: 12,
-    exp_year: NEXT_YEAR,
-    cvv: CVV,
-    ...overrides,
-  };
-}
-
-async function call(
-  path: string,
-  init: RequestInit & { auth?: string; json?: unknown; origin?: string } = {},
-) {
-  const headers = new Headers(init.headers);
-  if (init.auth) headers.set('authorization', init.auth);
-  if (init.origin) headers.set('origin', init.origin);
-  let body = init.body;
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(init.json);
-  }
-  const response = await fetch(`${baseUrl}${path}`, { ...init, headers, body });
-  const text = await response.text();
-  let parsed: any = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = text;
-  }
-  return { status: response.status, headers: response.headers, text, body: parsed };
-}
+const sdkAs = (token: Credentials) => sdkFor(baseUrl, token);
+const card = (overrides: Record<string, unknown> = {}) => cardData({ cvv: CVV, ...overrides });
+const call = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
 
 const createToken = (auth: string, json: unknown, origin?: string) =>
   call('/tokens', { method: 'POST', auth, json, origin });
 
-/** The transaction id that last wrote a row: equal for rows written in one transaction. */
-async function writerOf(table: 'transaction_tokens' | 'card_vault' | 'outbox_events', id: string) {
-  const rows = await env.prisma.$queryRawUnsafe<{ xmin: string }[]>(
-    `SELECT xmin::text AS xmin FROM ${table} WHERE id = $1::uuid`,
-    id,
-  );
-  return rows[0]?.xmin;
-}
-
-const eventsOf = (tokenId: string) =>
-  env.prisma.outboxEvent.findMany({ where: { aggregateId: tokenId }, orderBy: { sequence: 'asc' } });
-
 beforeAll(async () => {
   env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, LOG_LEVEL: 'trace' });
   app = await createGatewayApp(env.config, { logger: log.logger('gateway', 'trace') });
-  await app.listen(0, '127.0.0.1');
-  baseUrl = await app.getUrl();
-  pci = await env.seedMerchant('pci');
-  await env.admin.setPciDssCompliant(pci.merchant.id, true);
+  baseUrl = await listenLocally(app);
+  pci = await env.seedPciMerchant('pci');
   plain = await env.seedMerchant('plain', { domains: ['shop.plain.test'] });
-  foreign = await env.seedMerchant('foreign');
-  await env.admin.setPciDssCompliant(foreign.merchant.id, true);
-  pciLive = await env.admin.issueAppToken({
-    merchantId: pci.merchant.id,
-    storeId: pci.store.id,
-    mode: 'live',
-  });
-  pciMerchantToken = await env.admin.issueAppToken({ merchantId: pci.merchant.id, mode: 'test' });
+  foreign = await env.seedPciMerchant('foreign');
+  pciLive = await env.liveStoreToken(pci);
+  pciMerchantToken = await env.merchantToken(pci);
 });
 
 afterAll(async () => {
@@ -110,7 +71,7 @@ afterAll(async () => {
 
 describe('POST /tokens with card data', () => {
   it('creates a card token through the SDK, showing brand, last four, bin, expiry and cardholder only', async () => {
-    const token = await sdkFor(pci.storeToken).transactionTokens.create({
+    const token = await sdkAs(pci.storeToken).transactionTokens.create({
       paymentType: 'card' as any,
       type: 'one_time' as any,
       email: 'buyer@example.test',
@@ -202,7 +163,7 @@ describe('POST /tokens with card data', () => {
     });
     expect(res.status).toBe(201);
     const id = res.body.id as string;
-    const [event] = await eventsOf(id);
+    const [event] = await outboxEventsOf(env, id);
     expect(event).toMatchObject({
       eventType: 'token_created',
       aggregateType: 'transaction_token',
@@ -219,10 +180,10 @@ describe('POST /tokens with card data', () => {
       mode: 'test',
     });
     const vaultRow = await env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: id } });
-    const tx = await writerOf('transaction_tokens', id);
+    const tx = await lastWriterOf(env, 'transaction_tokens', id);
     expect(tx).toBeDefined();
-    expect(await writerOf('card_vault', vaultRow.id)).toBe(tx);
-    expect(await writerOf('outbox_events', event.id)).toBe(tx);
+    expect(await lastWriterOf(env, 'card_vault', vaultRow.id)).toBe(tx);
+    expect(await lastWriterOf(env, 'outbox_events', event.id)).toBe(tx);
   });
 
   it('accepts American Express with a 4-digit CVV and card numbers typed with spaces', async () => {
@@ -249,7 +210,7 @@ describe('POST /tokens with card data', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ status: 'error', code: 'DIRECT_CARD_TOKEN_CREATION_DISABLED', errors: [] });
     const err = await sdkError(
-      sdkFor(plain.storeToken).transactionTokens.create({
+      sdkAs(plain.storeToken).transactionTokens.create({
         paymentType: 'card' as any,
         type: 'one_time' as any,
         data: { cardholder: 'Taro Yamada', cardNumber: PAN, expMonth: 12, expYear: NEXT_YEAR, cvv: CVV },
@@ -364,7 +325,7 @@ describe('POST /tokens with card data', () => {
       for (const pan of SENT_PANS) expect(res.text).not.toContain(pan);
     }
     const sdkErr = await sdkError(
-      sdkFor(pci.storeToken).transactionTokens.create({
+      sdkAs(pci.storeToken).transactionTokens.create({
         paymentType: 'card' as any,
         type: 'one_time' as any,
         data: { cardholder: 'Taro Yamada', cardNumber: badLuhn, expMonth: 12, expYear: NEXT_YEAR, cvv: CVV },
@@ -378,11 +339,11 @@ describe('POST /tokens with card data', () => {
   });
 
   it('test mode takes only test cards; live mode refuses them and takes real cards', async () => {
-    SENT_PANS.add(REAL_PAN);
+    SENT_PANS.add(REAL_CARD_NUMBER);
     const testReal = await createToken(bearer(pci.storeToken), {
       payment_type: 'card',
       type: 'one_time',
-      data: card({ card_number: REAL_PAN }),
+      data: card({ card_number: REAL_CARD_NUMBER }),
     });
     expect(testReal.status).toBe(400);
     expect(testReal.body.errors).toEqual([{ field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' }]);
@@ -402,11 +363,14 @@ describe('POST /tokens with card data', () => {
     const liveReal = await createToken(bearer(pciLive), {
       payment_type: 'card',
       type: 'one_time',
-      data: card({ card_number: REAL_PAN }),
+      data: card({ card_number: REAL_CARD_NUMBER }),
     });
     expect(liveReal.status).toBe(201);
-    expect(liveReal.body).toMatchObject({ mode: 'live', data: { card: { last_four: REAL_PAN.slice(-4) } } });
-    expect(liveReal.text).not.toContain(REAL_PAN);
+    expect(liveReal.body).toMatchObject({
+      mode: 'live',
+      data: { card: { last_four: REAL_CARD_NUMBER.slice(-4) } },
+    });
+    expect(liveReal.text).not.toContain(REAL_CARD_NUMBER);
   });
 
   it('takes the store from the app token: a merchant-scope token gets a clear refusal', async () => {
@@ -501,7 +465,7 @@ describe('token types', () => {
   });
 
   it('online tokens (no PCI needed): brand and call method', async () => {
-    const sdk = sdkFor(plain.storeToken);
+    const sdk = sdkAs(plain.storeToken);
     const token = await sdk.transactionTokens.create({
       paymentType: 'online' as any,
       type: 'one_time' as any,
@@ -590,7 +554,7 @@ describe('reading, listing, updating and deleting tokens', () => {
       data: card(),
     });
     const id = created.body.id as string;
-    const got = await sdkFor(pci.storeToken).transactionTokens.get(pci.store.id, id);
+    const got = await sdkAs(pci.storeToken).transactionTokens.get(pci.store.id, id);
     expect(got).toMatchObject({ id, storeId: pci.store.id, data: { card: { lastFour: '5556' } } });
     // the merchant's own merchant-scope token reaches every store
     expect(
@@ -649,7 +613,7 @@ describe('reading, listing, updating and deleting tokens', () => {
     }
     const newestFirst = [...ids].reverse();
 
-    const sdk = sdkFor(shop.storeToken);
+    const sdk = sdkAs(shop.storeToken);
     const first = await sdk.transactionTokens.list({ limit: 10 });
     expect(first.items.map((t) => t.id)).toEqual(newestFirst.slice(0, 10));
     expect(first.hasMore).toBe(true);
@@ -706,7 +670,7 @@ describe('reading, listing, updating and deleting tokens', () => {
     });
     const id = created.body.id as string;
 
-    const updated = await sdkFor(pci.storeToken).transactionTokens.update(pci.store.id, id, {
+    const updated = await sdkAs(pci.storeToken).transactionTokens.update(pci.store.id, id, {
       email: 'new@example.test',
       metadata: { order_id: 'B-3', 'univapay-customer-id': 'c-1' },
       data: { cardholder: 'Jiro Yamada', zip: '104-0061' },
@@ -720,7 +684,7 @@ describe('reading, listing, updating and deleting tokens', () => {
       },
     });
 
-    const events = await eventsOf(id);
+    const events = await outboxEventsOf(env, id);
     expect(events.map((e) => e.eventType)).toEqual(['token_created', 'token_updated']);
     expect(events[1].payload).toEqual({
       transaction_token_id: id,
@@ -728,7 +692,9 @@ describe('reading, listing, updating and deleting tokens', () => {
       changed: ['email', 'metadata', 'cardholder', 'billing'],
       active: true,
     });
-    expect(await writerOf('outbox_events', events[1].id)).toBe(await writerOf('transaction_tokens', id));
+    expect(await lastWriterOf(env, 'outbox_events', events[1].id)).toBe(
+      await lastWriterOf(env, 'transaction_tokens', id),
+    );
 
     const invalid = await call(`/stores/${pci.store.id}/tokens/${id}`, {
       method: 'PATCH',
@@ -764,7 +730,7 @@ describe('reading, listing, updating and deleting tokens', () => {
       data: card(),
     });
     const id = created.body.id as string;
-    const sdk = sdkFor(pci.storeToken);
+    const sdk = sdkAs(pci.storeToken);
     await expect(sdk.transactionTokens.delete(pci.store.id, id)).resolves.toBeFalsy();
     const got = await sdk.transactionTokens.get(pci.store.id, id);
     expect(got.active).toBe(false);
@@ -775,10 +741,12 @@ describe('reading, listing, updating and deleting tokens', () => {
       auth: bearer(pci.storeToken),
     });
     expect(again.status).toBe(204);
-    const events = await eventsOf(id);
+    const events = await outboxEventsOf(env, id);
     expect(events.map((e) => e.eventType)).toEqual(['token_created', 'token_updated']);
     expect(events[1].payload).toMatchObject({ changed: ['active'], active: false });
-    expect(await writerOf('outbox_events', events[1].id)).toBe(await writerOf('transaction_tokens', id));
+    expect(await lastWriterOf(env, 'outbox_events', events[1].id)).toBe(
+      await lastWriterOf(env, 'transaction_tokens', id),
+    );
 
     const err = await sdkError(
       sdk.transactionTokens.update(pci.store.id, id, { email: 'late@example.test' }),

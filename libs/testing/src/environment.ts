@@ -107,12 +107,13 @@ export class TestEnvironment {
   }
 
   /** A merchant with one store and a secret-bearing store token (test mode). */
-  async seedMerchant(label: string, options: { domains?: string[] } = {}) {
+  async seedMerchant(label: string, options: { domains?: string[]; pciDssCompliant?: boolean } = {}) {
     const suffix = randomBytes(4).toString('hex');
-    const merchant = await this.admin.createMerchant({
+    let merchant = await this.admin.createMerchant({
       name: `${label} Merchant`,
       email: `${label}-${suffix}@example.test`,
     });
+    if (options.pciDssCompliant) merchant = await this.admin.setPciDssCompliant(merchant.id, true);
     const store = await this.admin.createStore({ merchantId: merchant.id, name: `${label} Store` });
     const storeToken = await this.admin.issueAppToken({
       merchantId: merchant.id,
@@ -123,6 +124,25 @@ export class TestEnvironment {
     return { merchant, store, storeToken };
   }
 
+  /** A PCI DSS compliant merchant (it may send card data with its secret), its store and store token. */
+  seedPciMerchant(label: string, options: { domains?: string[] } = {}): Promise<SeededMerchant> {
+    return this.seedMerchant(label, { ...options, pciDssCompliant: true });
+  }
+
+  /** A merchant-wide token (no store) of a seeded merchant. */
+  merchantToken(seeded: SeededMerchant, mode: 'test' | 'live' = 'test') {
+    return this.admin.issueAppToken({ merchantId: seeded.merchant.id, mode });
+  }
+
+  /** A live-mode store token of a seeded merchant's store: its tokens take real card numbers only. */
+  liveStoreToken(seeded: SeededMerchant) {
+    return this.admin.issueAppToken({
+      merchantId: seeded.merchant.id,
+      storeId: seeded.store.id,
+      mode: 'live',
+    });
+  }
+
   async close(...apps: Array<NestFastifyApplication | undefined>): Promise<void> {
     for (const app of apps) await app?.close();
     await this.prisma.onModuleDestroy();
@@ -130,6 +150,9 @@ export class TestEnvironment {
     await dropRedisPrefix(this.config.REDIS_URL, this.config.REDIS_PREFIX);
   }
 }
+
+/** What `seedMerchant` answers: the merchant, its store and a test-mode store token. */
+export type SeededMerchant = Awaited<ReturnType<TestEnvironment['seedMerchant']>>;
 
 /**
  * Removes every key under `<prefix>:` (buckets, queues, jobs, CVVs): a suite or benchmark leaves

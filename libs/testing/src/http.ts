@@ -1,3 +1,5 @@
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+
 /** A secret-bearing app token as the admin service issues it. */
 export interface Credentials {
   secret: string;
@@ -11,6 +13,8 @@ export interface JsonRequest extends RequestInit {
   auth?: string;
   /** the Idempotency-Key header */
   key?: string;
+  /** the Origin header (a browser's page, for public tokens) */
+  origin?: string;
   /** a body to send as JSON */
   json?: unknown;
 }
@@ -20,6 +24,7 @@ export async function requestJson(baseUrl: string, path: string, init: JsonReque
   const headers = new Headers(init.headers);
   if (init.auth) headers.set('authorization', init.auth);
   if (init.key !== undefined) headers.set('idempotency-key', init.key);
+  if (init.origin) headers.set('origin', init.origin);
   let body = init.body;
   if (init.json !== undefined) {
     headers.set('content-type', 'application/json');
@@ -31,4 +36,10 @@ export async function requestJson(baseUrl: string, path: string, init: JsonReque
   const parsed: any = text ? JSON.parse(text) : null;
   return { status: response.status, headers: response.headers, text, body: parsed };
   /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment */
+}
+
+/** Starts an in-process app (a gateway made by createGatewayApp) on a free local port; its base URL. */
+export async function listenLocally(app: NestFastifyApplication): Promise<string> {
+  await app.listen(0, '127.0.0.1');
+  return app.getUrl();
 }

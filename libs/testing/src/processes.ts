@@ -90,3 +90,29 @@ export async function startGatewayProcess(variables: Record<string, string>) {
     throw error;
   }
 }
+
+/** The log levels that still print the info line a process announces itself with. */
+const AT_LEAST_INFO = new Set(['trace', 'debug', 'info']);
+
+/**
+ * Starts a worker service process (e.g. apps/charge-service/src/main.ts) and resolves once it
+ * announces `<name> started`, the name being the app's folder; with its health URL. Its log level
+ * is the suite's, raised to info at least so that the announcement is printed.
+ */
+export async function startWorkerProcess(
+  entry: string,
+  variables: Record<string, string>,
+  { timeoutMs = 60_000 }: { timeoutMs?: number } = {},
+) {
+  const name = entry.split('/').at(-3);
+  if (!name || !entry.startsWith('apps/')) throw new Error(`not an app entry point: ${entry}`);
+  const level = variables.LOG_LEVEL && AT_LEAST_INFO.has(variables.LOG_LEVEL) ? variables.LOG_LEVEL : 'info';
+  const app = SpawnedApp.start(entry, { HEALTH_PORT: '0', ...variables, LOG_LEVEL: level });
+  try {
+    const started = await app.waitForLog((line) => line.msg === `${name} started`, timeoutMs);
+    return { app, healthUrl: String(started.url) };
+  } catch (error) {
+    await app.stop('SIGKILL');
+    throw error;
+  }
+}

@@ -1,4 +1,40 @@
-import { ResponseError } from 'univapay-node';
+import SDK, { OnlineBrand, PaymentType, ResponseError, TransactionTokenType } from 'univapay-node';
+import { APPROVED_TEST_CARD, NEXT_YEAR } from './cards';
+import type { Credentials } from './http';
+
+/** The official SDK against a running gateway, under a secret-bearing app token. */
+export function sdkFor(baseUrl: string, token: Credentials): SDK {
+  return new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
+}
+
+/** A card token created through the SDK (the approved test card, one_time, unless told). */
+export function sdkCardToken(
+  sdk: SDK,
+  options: { cardNumber?: string; type?: 'one_time' | 'recurring' } = {},
+) {
+  return sdk.transactionTokens.create({
+    paymentType: PaymentType.CARD,
+    type: options.type === 'recurring' ? TransactionTokenType.RECURRING : TransactionTokenType.ONE_TIME,
+    email: 'buyer@example.test',
+    data: {
+      cardholder: 'Taro Yamada',
+      cardNumber: options.cardNumber ?? APPROVED_TEST_CARD,
+      expMonth: 12,
+      expYear: NEXT_YEAR,
+      cvv: '123',
+    },
+  });
+}
+
+/** A one_time token for an operator payment (PayPay) created through the SDK, paid on the operator's page. */
+export function sdkOnlineToken(sdk: SDK) {
+  return sdk.transactionTokens.create({
+    paymentType: PaymentType.ONLINE,
+    type: TransactionTokenType.ONE_TIME,
+    email: 'buyer@example.test',
+    data: { brand: OnlineBrand.PAY_PAY_ONLINE },
+  });
+}
 
 /** The error envelope of an SDK call that must fail; fails the test when the call succeeds. */
 export async function sdkError(promise: Promise<unknown>): Promise<ResponseError['errorResponse']> {

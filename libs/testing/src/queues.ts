@@ -1,0 +1,42 @@
+import type { Queue } from 'bullmq';
+import { eventually, type EventuallyOptions } from './eventually';
+
+const FINISHED = new Set(['completed', 'failed']);
+
+/**
+ * Resolves once each job is finished for good, completed or failed (one waiting for a retry is not),
+ * with their states: what a test awaits instead of sleeping while a worker runs them. A job that is
+ * not in the queue (not added yet, or removed) is awaited like an unfinished one.
+ */
+export async function waitForJobs(queue: Queue, jobIds: string[], options: EventuallyOptions = {}) {
+  let states: string[] = [];
+  try {
+    await eventually(
+      async () => {
+        states = await Promise.all(jobIds.map((id) => queue.getJobState(id)));
+        return states.every((state) => FINISHED.has(state));
+      },
+      { what: `jobs of ${queue.name} to finish`, ...options },
+    );
+  } catch (error) {
+    const seen = jobIds.map((id, i) => `${id}: ${states[i] ?? 'not read'}`).join(', ');
+    throw new Error(`${error instanceof Error ? error.message : String(error)} (${seen})`);
+  }
+  return states;
+}
+
+/** Resolves once no job of the queue waits, runs or is delayed: the queue drained. */
+export async function waitForQueueIdle(queue: Queue, options: EventuallyOptions = {}) {
+  let counts: Record<string, number> = {};
+  try {
+    await eventually(
+      async () => {
+        counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+        return Object.values(counts).every((count) => count === 0);
+      },
+      { what: `queue ${queue.name} to drain`, ...options },
+    );
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)} (${JSON.stringify(counts)})`);
+  }
+}

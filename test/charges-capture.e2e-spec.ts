@@ -1,0 +1,132 @@
+// POST /stores/{storeId}/charges/{id}/capture: an authorized charge's capture is requested once (a
+// pending capture row and one capture_requested written together), however many requests race for
+// it. The real gateway in-process, Postgres and Redis; no charge-service, so a test authorizes a
+// charge in the database.
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { CAPTURE_REQUESTED } from '@kessai/contracts';
+import {
+  GatewayClient,
+  lastWriterOf,
+  listenLocally,
+  outboxEventsOf,
+  RELAXED_RATE_LIMITS,
+  sdkFor,
+  TestEnvironment,
+  updateChargeRow,
+  type SeededMerchant,
+} from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+let env: TestEnvironment;
+let app: NestFastifyApplication;
+let shop: SeededMerchant;
+/** the gateway as the shop's store token */
+let shopApi: GatewayClient;
+
+beforeAll(async () => {
+  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
+  app = await createGatewayApp(env.config);
+  shop = await env.seedPciMerchant('shop');
+  shopApi = new GatewayClient(await listenLocally(app)).as(shop);
+});
+
+afterAll(async () => {
+  await env?.close(app);
+});
+
+describe('capture', () => {
+  const capturePath = (id: string) => `/stores/${shop.store.id}/charges/${id}/capture`;
+  const capture = (id: string, json: unknown) => shopApi.request(capturePath(id), { method: 'POST', json });
+
+  async function authorized(amount = 5000) {
+    const c = await shopApi.charge(await shopApi.cardToken(), { capture: false, amount });
+    await updateChargeRow(env, c.id, `status = 'authorized', capture_status = 'authorized'`);
+    return c;
+  }
+
+  it('accepts a partial capture of an authorized charge: a pending capture row and one capture_requested', async () => {
+    const c = await authorized();
+    for (const [json, code] of [
+      [{ amount: 5001, currency: 'JPY' }, 'CAPTURE_AMOUNT_TOO_LARGE'],
+      [{ amount: 3000, currency: 'USD' }, 'CURRENCY_MUST_MATCH_CHARGE'],
+      [{ amount: 0, currency: 'JPY' }, 'VALIDATION_ERROR'],
+      [{ amount: 3000 }, 'VALIDATION_ERROR'],
+    ] as const) {
+      const res = await capture(c.id, json);
+      expect([json, res.status, res.body.code]).toEqual([json, 400, code]);
+    }
+    const ok = await capture(c.id, { amount: 3000, currency: 'JPY' });
+    expect(ok.status).toBe(200);
+    expect(ok.body).toEqual({});
+    expect(ok.headers.get('content-type')).toMatch(/application\/json/);
+
+    const row = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    expect(row).toMatchObject({ amount: 3000n, currency: 'JPY', status: 'pending' });
+    const events = (await outboxEventsOf(env, c.id)).filter((e) => e.eventType === CAPTURE_REQUESTED);
+    expect(events).toHaveLength(1);
+    expect(events[0].payload).toEqual({ charge_id: c.id, capture_id: row.id });
+    expect(await lastWriterOf(env, 'outbox_events', events[0].id)).toBe(
+      await lastWriterOf(env, 'captures', row.id),
+    );
+
+    const again = await capture(c.id, { amount: 1000, currency: 'JPY' });
+    expect(again.status).toBe(400);
+    expect(again.body.code).toBe('ALREADY_CAPTURED');
+  });
+
+  it('a capture the processor refused may be requested again, as a new capture (new processor key)', async () => {
+    const c = await authorized();
+    expect((await capture(c.id, { amount: 5000, currency: 'JPY' })).status).toBe(200);
+    const first = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    await env.prisma.capture.update({
+      where: { id: first.id },
+      data: { status: 'failed', errorCode: 309, errorMessage: 'PROCESSING_ERROR' },
+    });
+
+    expect((await capture(c.id, { amount: 4000, currency: 'JPY' })).status).toBe(200);
+    const second = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    expect(second).toMatchObject({ amount: 4000n, status: 'pending', errorCode: null });
+    expect(second.id).not.toBe(first.id);
+    const commands = (await outboxEventsOf(env, c.id)).filter((e) => e.eventType === CAPTURE_REQUESTED);
+    expect(commands.map((e) => e.payload)).toEqual([
+      { charge_id: c.id, capture_id: first.id },
+      { charge_id: c.id, capture_id: second.id },
+    ]);
+    // a pending (or successful) capture still blocks another
+    expect((await capture(c.id, { amount: 1000, currency: 'JPY' })).body.code).toBe('ALREADY_CAPTURED');
+  });
+
+  it('parallel captures: exactly one is accepted', async () => {
+    const c = await authorized();
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => capture(c.id, { amount: 5000, currency: 'JPY' })),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
+    expect(answers.filter((a) => a.body?.code === 'ALREADY_CAPTURED')).toHaveLength(7);
+    expect(await env.prisma.capture.count({ where: { chargeId: c.id } })).toBe(1);
+  });
+
+  it('refuses a charge that is not authorized: pending INVALID_CHARGE_STATUS, captured ALREADY_CAPTURED', async () => {
+    const pending = await shopApi.charge(await shopApi.cardToken(), { capture: false });
+    expect((await capture(pending.id, { amount: 100, currency: 'JPY' })).body.code).toBe(
+      'INVALID_CHARGE_STATUS',
+    );
+    await updateChargeRow(
+      env,
+      pending.id,
+      `status = 'successful', capture_status = 'captured', charged_amount = 1200, charged_currency = 'JPY'`,
+    );
+    expect((await capture(pending.id, { amount: 100, currency: 'JPY' })).body.code).toBe('ALREADY_CAPTURED');
+    expect(await env.prisma.capture.count({ where: { chargeId: pending.id } })).toBe(0);
+  });
+
+  it('works through the SDK (captures.create resolves to {})', async () => {
+    const c = await authorized(2000);
+    const sdk = sdkFor(shopApi.baseUrl, shop.storeToken);
+    await expect(
+      sdk.captures.create(shop.store.id, c.id, { amount: 2000, currency: 'JPY' }),
+    ).resolves.toEqual({});
+    const got: any = await sdk.charges.get(shop.store.id, c.id);
+    expect(got).toMatchObject({ id: c.id, status: 'authorized', requestedAmountFormatted: 2000 });
+  });
+});
