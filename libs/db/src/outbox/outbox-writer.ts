@@ -66,7 +66,8 @@ export function eventSqlWhen<A extends OutboxEventType, B extends OutboxEventTyp
 
 /** Where the event columns come from: SQL expressions over the source's rows. */
 export interface OutboxInsertFrom<E extends OutboxEventType> {
-  aggregateType: OutboxAggregateType;
+  /** a constant, or (the cold insert) an expression */
+  aggregateType: OutboxAggregateType | { sql: string };
   aggregateId: string;
   merchantId: string;
   storeId: string;
@@ -82,9 +83,11 @@ export function outboxInsertFrom<E extends OutboxEventType>(
   source: string,
   spec: OutboxInsertFrom<E>,
 ): string {
+  const aggregateType =
+    typeof spec.aggregateType === 'string' ? sqlLiteral(spec.aggregateType) : spec.aggregateType.sql;
   return `INSERT INTO outbox_events
          (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
-  SELECT ${spec.merchantId}, ${spec.storeId}, ${sqlLiteral(spec.aggregateType)}, ${spec.aggregateId},
+  SELECT ${spec.merchantId}, ${spec.storeId}, ${aggregateType}, ${spec.aggregateId},
          ${spec.event.eventType}, ${spec.event.payload}, ${spec.correlationId}
     FROM ${source}${spec.where ? `\n   WHERE ${spec.where}` : ''}`;
 }
@@ -117,11 +120,16 @@ export const INSERT_OUTBOX_EVENT = defineStatement({
     correlationId: pg.nullable(pg.text),
   },
   columns: { id: pg.text },
+  // the fragment over one row made of the parameters: the columns are written in one place
   text: (p) => `
-    INSERT INTO outbox_events
-           (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
-    VALUES (${p.merchantId}, ${p.storeId}, ${p.aggregateType}, ${p.aggregateId}, ${p.eventType}, ${p.payload},
-            ${p.correlationId})
+    ${outboxInsertFrom('(SELECT 1) AS one', {
+      aggregateType: { sql: p.aggregateType },
+      aggregateId: p.aggregateId,
+      merchantId: p.merchantId,
+      storeId: p.storeId,
+      event: { eventType: p.eventType, payload: p.payload, eventTypes: [] },
+      correlationId: p.correlationId,
+    })}
     RETURNING id::text AS id`,
 });
 
