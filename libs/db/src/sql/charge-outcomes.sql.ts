@@ -1,6 +1,8 @@
 import { CAPTURABLE_CHARGE_STATUS, type CaptureStatus, type ChargeStatus } from '@kessai/domain';
 import type {
   CaptureStatus as ChargeCaptureStatus,
+  ChargeStatus as SchemaChargeStatus,
+  OperationStatus,
   PaymentType,
   ProcessingMode,
 } from '../generated/prisma/enums';
@@ -9,6 +11,16 @@ import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg, sqlLiteral } from './statement';
 
 /** charge-service's statements: reading the charges it processes and recording their outcomes. */
+
+/**
+ * The domain's machines name the schema's statuses (the type check fails when a migration and the
+ * domain part ways): every charge status, and the capture statuses within operation_status.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const DOMAIN_STATUSES_MATCH_THE_SCHEMA: [
+  Same<ChargeStatus, SchemaChargeStatus>,
+  CaptureStatus extends OperationStatus ? true : false,
+] = [true, true];
 
 /** The pending ones of the charges, with their tokens' payment data and vault rows (card tokens). */
 export const FIND_PENDING_CHARGES = defineStatement({
