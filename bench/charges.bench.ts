@@ -584,7 +584,7 @@ async function main() {
     const stats = await finalStats(db, run.startedAt, run.endedAt);
     const accepted = run.load.statuses[201] ?? 0;
     const allCharges = await scalar(db, 'SELECT count(*) AS n FROM charges', []);
-    const footprint = await redisFootprint(redis, variables.REDIS_PREFIX!);
+    const footprint = await redisFootprint(redis, variables.REDIS_PREFIX);
 
     // the floor, same client and concurrency, while the rest idles
     const floorPort = await freePort();
