@@ -22,7 +22,7 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
   return {
     id,
     mode,
-    amount: 1000,
+    amount: 1000n,
     currency: 'JPY',
     capture: true,
     descriptor: null,
@@ -71,14 +71,16 @@ class FakeProcessor implements Partial<PaymentProcessor> {
 function setup(pending: PendingCharge[]) {
   const processor = new FakeProcessor();
   const recorded: RecordedOutcome[] = [];
+  const froms: unknown[] = [];
   const jobs: ChargeJobRequest[] = [];
   const calls: string[] = [];
   const repository = {
     findPending: (id: string) => Promise.resolve(pending.find((charge) => charge.id === id) ?? null),
     findPendingMany: (ids: readonly string[]) =>
       Promise.resolve(pending.filter((charge) => ids.includes(charge.id))),
-    recordMany: (_from: unknown, outcomes: readonly RecordedOutcome[]) => {
+    recordMany: (from: unknown, outcomes: readonly RecordedOutcome[]) => {
       calls.push('record');
+      froms.push(from);
       recorded.push(...outcomes);
       return Promise.resolve(new Set(outcomes.map((outcome) => outcome.chargeId)));
     },
@@ -112,21 +114,44 @@ function setup(pending: PendingCharge[]) {
     silent,
     config,
   );
-  return { service, processor, recorded, jobs, calls };
+  return { service, processor, recorded, froms, jobs, calls };
 }
 
 describe('ChargeProcessingService', () => {
-  it('records an approval as successful with the charged amount', async () => {
-    const { service, processor, recorded } = setup([qrCharge('a')]);
+  it('records an approval as successful with the charged amount, from pending, with charge_finished', async () => {
+    const { service, processor, recorded, froms } = setup([qrCharge('a')]);
     await service.processCharge('a', 'event-1');
     expect(processor.authorizeCalls).toBe(1);
     expect(recorded).toEqual([
       {
         chargeId: 'a',
         causeEventId: 'event-1',
-        outcome: { status: 'successful', processorReference: 'ref-1', chargedAmount: qrCharge('a').amount },
+        event: 'charge_finished',
+        outcome: { status: 'successful', processorReference: 'ref-1', chargedAmount: 1000n },
       },
     ]);
+    expect(froms).toEqual([['pending']]);
+  });
+
+  it('announces a move that does not end the charge (authorized) with charge_updated, as the machine says', async () => {
+    const { service, processor, recorded } = setup([{ ...qrCharge('h'), capture: false }]);
+    processor.authorizeAnswer = () =>
+      Promise.resolve({ outcome: 'approved', processorReference: 'ref-1', captured: false });
+    await service.processCharge('h');
+    expect(recorded[0]).toMatchObject({ event: 'charge_updated', outcome: { status: 'authorized' } });
+  });
+
+  it('ends a charge whose amount the processor wire cannot carry exactly in error 309, calling no one', async () => {
+    const { service, processor, recorded } = setup([{ ...qrCharge('big'), amount: 2n ** 53n }]);
+    await service.processCharge('big');
+    expect(processor.authorizeCalls).toBe(0);
+    expect(recorded[0]).toMatchObject({
+      event: 'charge_finished',
+      outcome: {
+        status: 'error',
+        error: { code: 309, detail: 'the amount is beyond what the processor accepts' },
+      },
+    });
   });
 
   it('does nothing for a charge that is no longer pending (a repeat)', async () => {
@@ -149,7 +174,7 @@ describe('ChargeProcessingService', () => {
     processor.statusAnswer = { found: true, payment: payment('captured', 1000) };
     await service.processCharge('t');
     expect(processor.statusCalls).toBe(1);
-    expect(recorded[0]?.outcome).toMatchObject({ status: 'successful', chargedAmount: 1000 });
+    expect(recorded[0]?.outcome).toMatchObject({ status: 'successful', chargedAmount: 1000n });
   });
 
   it('after a timeout the processor never executed, records nothing and lets the job retry', async () => {

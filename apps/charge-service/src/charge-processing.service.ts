@@ -9,10 +9,18 @@ import {
   type PendingCharge,
   type RecordedOutcome,
 } from '@kessai/db';
+import {
+  CAPTURABLE_CHARGE_STATUS,
+  captureTransition,
+  chargeTransition,
+  type ChargeStatus,
+} from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
 import {
   type AuthorizeResult,
+  fromProcessorAmount,
+  isProcessorAmount,
   isRetryableProcessorError,
   type OperatorCallMethod,
   type OperatorPaymentResult,
@@ -22,6 +30,7 @@ import {
   type ProcessorPayment,
   ProcessorRequestRejectedError,
   type ThreeDsMode,
+  toProcessorAmount,
 } from '@kessai/processor';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
@@ -41,6 +50,9 @@ export class OutcomeUnknownError extends Error {}
 const IN_PROGRESS_STATUSES: readonly number[] = [409, 423];
 
 const CALL_METHODS: readonly string[] = ['http_get', 'http_get_mobile', 'http_post', 'sdk', 'web', 'app'];
+
+/** the status process_charge reads charges in (findPending), which their outcomes move them from */
+const PENDING: ChargeStatus = 'pending';
 
 /**
  * Takes charges to their outcome through the processor (docs/charges.md, "charge-service"). Every
@@ -67,7 +79,7 @@ export class ChargeProcessingService {
     this.#awaitingExpiryMs = config.CHARGE_AWAITING_EXPIRY_SECONDS * 1000;
     this.#pendingOutcomes = new Coalescer(
       async (outcomes) => {
-        const moved = await this.charges.recordMany(['pending'], outcomes);
+        const moved = await this.charges.recordMany([PENDING], outcomes);
         return outcomes.map((outcome) => moved.has(outcome.chargeId));
       },
       { maxItems: 200, maxInFlight: 2 },
@@ -124,7 +136,14 @@ export class ChargeProcessingService {
     // outcome is recorded, so that no crash leaves it behind; a repeat after such a crash is
     // answered from the processor's record of the reference, which needs no CVV.
     if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
-    const recorded = await this.#pendingOutcomes.submit({ chargeId: charge.id, outcome, causeEventId });
+    // the machine's move (and its event); a move it refuses is a defect here, never written
+    const { event } = chargeTransition(PENDING, outcome.status);
+    const recorded = await this.#pendingOutcomes.submit({
+      chargeId: charge.id,
+      outcome,
+      event,
+      causeEventId,
+    });
     // debug: one line per charge is too many at full rate; transitions are in the outbox anyway
     this.logger.debug({ chargeId: charge.id, status: outcome.status, recorded }, 'charge processed');
   }
@@ -154,7 +173,8 @@ export class ChargeProcessingService {
     }
     if (!outcome) return;
     if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
-    const recorded = await this.charges.record(charge.id, [charge.status], outcome, causeEventId);
+    const move = chargeTransition(charge.status, outcome.status);
+    const recorded = await this.charges.record(charge.id, move, outcome, causeEventId);
     this.logger.info({ chargeId, status: outcome.status, recorded }, 'charge reconciled');
   }
 
@@ -168,14 +188,26 @@ export class ChargeProcessingService {
     const capture = await this.charges.findPendingCapture(chargeId);
     if (!capture) return;
     const processor = this.processors.forMode(capture.mode);
-    if (capture.chargeStatus !== 'authorized' || !capture.processorReference || !processor) {
-      const reason = processor
-        ? `the charge is ${capture.chargeStatus}, not authorized`
-        : 'no live processor is configured';
-      await this.charges.recordCaptureFailed(capture.id, paymentError('PROCESSING_ERROR', reason));
+    const refuse = (reason: string) =>
+      this.charges.recordCaptureFailed(
+        capture.id,
+        captureTransition('pending', 'failed'),
+        paymentError('PROCESSING_ERROR', reason),
+      );
+    if (capture.chargeStatus !== CAPTURABLE_CHARGE_STATUS || !capture.processorReference || !processor) {
+      await refuse(
+        processor
+          ? `the charge is ${capture.chargeStatus}, not authorized`
+          : 'no live processor is configured',
+      );
+      return;
+    }
+    if (!isProcessorAmount(capture.amount)) {
+      await refuse('the amount is beyond what the processor accepts');
       return;
     }
     const processorReference = capture.processorReference;
+    const amount = toProcessorAmount(capture.amount);
     let result;
     try {
       result = await this.processors.retrying(
@@ -183,7 +215,7 @@ export class ChargeProcessingService {
           processor.capture({
             processorReference,
             idempotencyKey: capture.id,
-            amount: capture.amount,
+            amount,
             currency: capture.currency,
           }),
         this.logger,
@@ -202,8 +234,20 @@ export class ChargeProcessingService {
     }
     const recorded =
       result.outcome === 'captured'
-        ? await this.charges.recordCaptured(capture.id, result.capturedAmount, causeEventId)
-        : await this.charges.recordCaptureFailed(capture.id, result.error);
+        ? await this.charges.recordCaptured(
+            capture.id,
+            fromProcessorAmount(result.capturedAmount),
+            {
+              capture: captureTransition('pending', 'successful'),
+              charge: chargeTransition(capture.chargeStatus, 'successful'),
+            },
+            causeEventId,
+          )
+        : await this.charges.recordCaptureFailed(
+            capture.id,
+            captureTransition('pending', 'failed'),
+            result.error,
+          );
     this.logger.info({ chargeId, captureId: capture.id, outcome: result.outcome, recorded }, 'capture done');
   }
 
@@ -253,7 +297,13 @@ export class ChargeProcessingService {
     processor: PaymentProcessor,
     charge: PendingCharge,
   ): Promise<string | (() => Promise<AuthorizeResult | OperatorPaymentResult>)> {
-    const common = { reference: charge.id, amount: charge.amount, currency: charge.currency };
+    // the processor's wire carries amounts as JSON numbers: one past 2^53 - 1 cannot be sent exactly
+    if (!isProcessorAmount(charge.amount)) return 'the amount is beyond what the processor accepts';
+    const common = {
+      reference: charge.id,
+      amount: toProcessorAmount(charge.amount),
+      currency: charge.currency,
+    };
     switch (charge.paymentType) {
       case 'card': {
         if (!charge.vault || !charge.card) return 'the card is missing from the vault';
@@ -380,7 +430,11 @@ function outcomeOfPayment(
   const processorReference = payment.processorReference;
   switch (payment.status) {
     case 'captured':
-      return { status: 'successful', processorReference, chargedAmount: payment.capturedAmount };
+      return {
+        status: 'successful',
+        processorReference,
+        chargedAmount: fromProcessorAmount(payment.capturedAmount),
+      };
     case 'authorized':
       return { status: 'authorized', processorReference, captureStatus: 'authorized' };
     case 'declined':

@@ -11,6 +11,19 @@ export * from './repositories/login-sessions.repository';
 export * from './repositories/password-resets.repository';
 export * from './repositories/webhooks.repository';
 export * from './repositories/outbox.repository';
+export * from './outbox/outbox-events';
+export {
+  outboxInsertFrom,
+  eventSql,
+  eventSqlPerRow,
+  eventSqlWhen,
+  correlationOf,
+  appendOutboxEvent,
+  type OutboxInsertFrom,
+  type OutboxEventSql,
+  type PayloadSql,
+} from './outbox/outbox-writer';
+export { registeredStatements, pg, type SqlStatement, type PgType, type RowOf, type ParamsOf } from './sql';
 export * from './repositories/transaction-tokens.repository';
 export * from './repositories/idempotency-records.repository';
 export * from './limits/limit-scope';

@@ -1,14 +1,21 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { DatabaseError, Pool, type PoolClient, type QueryResultRow } from 'pg';
+import { DatabaseError, Pool, type PoolClient } from 'pg';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { WriteOutcomeUnknownError } from '@kessai/domain';
 import { PrismaClient, type Prisma } from './generated/prisma/client';
+import type { ParamsOf, PgTypes, RowOf, SqlStatement } from './sql/statement';
+
+/**
+ * Where a statement runs: the pool (by default), a pg client of `inTransaction`, or the client of a
+ * Prisma interactive transaction.
+ */
+export type SqlDb = Pick<Pool, 'query'> | Prisma.TransactionClient;
 
 /**
  * The one Prisma client of a process; repositories are its only users. `pool` is the pg pool under
- * it, for the few hot paths where Prisma's per-query cost matters (POST /charges): plain SQL with
- * pg's own type parsing (int8 arrives as a string).
+ * it, for the plain SQL statements of libs/db (sql/: the hot paths, where Prisma's per-query cost
+ * matters, and the queries Prisma cannot express), which `run` and `write` execute.
  */
 @Injectable()
 export class PrismaService extends PrismaClient implements OnModuleInit, OnModuleDestroy {
@@ -24,34 +31,43 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
   }
 
   /**
-   * Runs a `Prisma.sql` query on the pool, bypassing the Prisma client (a hot path's cost). Values
-   * and rows are pg's: int8 arrives as a string, bytea as a Buffer, jsonb parsed. `prepareAs` names
-   * a prepared statement (parsed and planned once per connection; the query's text must never vary).
+   * Runs one of libs/db's statements (sql/*.sql.ts) and resolves to its decoded rows: on the pool,
+   * bypassing the Prisma client (a hot path's cost), prepared under the statement's name once per
+   * connection; or on `db`: a pg client inside `inTransaction`, or a Prisma interactive transaction
+   * (`$transaction(async (tx) => …)`), where Prisma prepares it itself.
    */
-  async sql<T extends QueryResultRow>(
-    query: Prisma.Sql,
-    options: { db?: Pick<Pool, 'query'>; prepareAs?: string } = {},
-  ): Promise<T[]> {
+  async run<P extends PgTypes, C extends PgTypes>(
+    statement: SqlStatement<P, C>,
+    params: ParamsOf<P>,
+    options: { db?: SqlDb } = {},
+  ): Promise<RowOf<C>[]> {
     const db = options.db ?? this.pool;
-    return (await db.query<T>({ name: options.prepareAs, text: query.text, values: query.values })).rows;
+    const values = statement.encode(params);
+    if ('$queryRawUnsafe' in db) {
+      return statement.decode(await db.$queryRawUnsafe<Record<string, unknown>[]>(statement.text, ...values));
+    }
+    return statement.decode(
+      (await db.query<Record<string, unknown>>({ name: statement.name, text: statement.text, values })).rows,
+    );
   }
 
   /**
-   * `sql` for one statement whose outcome the caller must know (it creates charges), on a connection
+   * `run` for one statement whose outcome the caller must know (it creates charges), on a connection
    * of its own: failing to get one (nothing was sent) is thrown as it is, and so is an error Postgres
    * answered with (nothing was written); any other failure once the statement was sent (the
    * connection lost) is WriteOutcomeUnknownError `what`, since it may have committed.
    */
-  async write<T extends QueryResultRow>(
+  async write<P extends PgTypes, C extends PgTypes>(
     what: string,
-    query: { text: string; values: readonly unknown[] },
-    options: { prepareAs?: string } = {},
-  ): Promise<T[]> {
+    statement: SqlStatement<P, C>,
+    params: ParamsOf<P>,
+  ): Promise<RowOf<C>[]> {
+    const values = statement.encode(params);
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const config = { name: options.prepareAs, text: query.text, values: [...query.values] };
-      return (await client.query<T>(config)).rows;
+      const config = { name: statement.name, text: statement.text, values };
+      return statement.decode((await client.query<Record<string, unknown>>(config)).rows);
     } catch (error) {
       if (error instanceof DatabaseError) throw error;
       broken = error instanceof Error ? error : new Error(String(error));

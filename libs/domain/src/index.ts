@@ -3,3 +3,5 @@ export * from './pagination';
 export * from './limits';
 export * from './money';
 export * from './uuid';
+export * from './charge-status';
+export * from './capture-status';

@@ -1,3 +1,4 @@
+export * from './amounts';
 export * from './payment-errors';
 export * from './payment-processor';
 export * from './processor-errors';

@@ -3,8 +3,10 @@ import { PAYMENT_ERROR_CODES, type PaymentErrorName } from './payment-errors';
 
 /**
  * The HTTP protocol between HttpPaymentProcessor and the processor (the simulator speaks it).
- * snake_case JSON, amounts in minor units. One schema per message, used by both sides: the
- * simulator to read requests and shape answers, the client to read answers.
+ * snake_case JSON, amounts in minor units as JSON numbers: safe integers only (Kessai's bigint
+ * amounts cross here, amounts.ts; an answer with an amount past 2^53 - 1 is malformed). One schema
+ * per message, used by both sides: the simulator to read requests and shape answers, the client to
+ * read answers.
  */
 
 const amount = z.number().int().positive().safe();
@@ -90,10 +92,10 @@ export const paymentWireSchema = z.object({
   reference: z.string(),
   kind: z.enum(['card', 'qr_scan', 'operator']),
   status: paymentStatusWireSchema,
-  amount: z.number().int(),
+  amount: z.number().int().safe(),
   currency: z.string(),
-  captured_amount: z.number().int(),
-  refunded_amount: z.number().int(),
+  captured_amount: z.number().int().safe(),
+  refunded_amount: z.number().int().safe(),
   error: paymentErrorWireSchema.nullable(),
   card: z.object({ brand: z.string(), last_four: z.string() }).nullable(),
   three_ds: z
@@ -134,7 +136,7 @@ export const voidResponseWireSchema = z.object({
 });
 export const refundResponseWireSchema = z.object({
   outcome: z.enum(['refunded', 'rejected']),
-  refund: z.object({ id: z.string(), amount: z.number().int(), currency: z.string() }).nullable(),
+  refund: z.object({ id: z.string(), amount: z.number().int().safe(), currency: z.string() }).nullable(),
   payment: paymentWireSchema,
   error: paymentErrorWireSchema.nullable(),
 });

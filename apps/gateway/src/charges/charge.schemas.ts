@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isKnownCurrency } from '@kessai/domain';
+import { CHARGE_STATUSES, isKnownCurrency } from '@kessai/domain';
 import { metadataSchema, PROCESSING_MODES } from '../transaction-tokens/transaction-token.schemas';
 
 /**
@@ -7,15 +7,6 @@ import { metadataSchema, PROCESSING_MODES } from '../transaction-tokens/transact
  * the field and a reason, never a submitted value.
  */
 
-export const CHARGE_STATUSES = [
-  'pending',
-  'successful',
-  'failed',
-  'error',
-  'canceled',
-  'awaiting',
-  'authorized',
-] as const;
 export const CHARGE_THREE_DS_MODES = [
   'normal',
   'force',

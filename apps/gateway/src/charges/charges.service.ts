@@ -18,6 +18,7 @@ import {
 } from '@kessai/db';
 import {
   BusinessRuleError,
+  CAPTURABLE_CHARGE_STATUS,
   DAILY_QUOTAS,
   NotFoundError,
   PermissionError,
@@ -229,7 +230,7 @@ export class ChargesService {
   async capture(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
     const charge = await this.findVisible(scopeOf(principal, storeId), id);
     const request = parseInput(captureSchema, body);
-    if (charge.status !== 'authorized') throw notCapturable(charge.captureStatus);
+    if (charge.status !== CAPTURABLE_CHARGE_STATUS) throw notCapturable(charge.captureStatus);
     if (request.currency !== charge.requestedCurrency) {
       throw new BusinessRuleError('CURRENCY_MUST_MATCH_CHARGE', [
         { field: 'currency', reason: 'CURRENCY_MUST_MATCH_CHARGE' },

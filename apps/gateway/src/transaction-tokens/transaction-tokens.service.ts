@@ -7,7 +7,6 @@ import {
   type CardBrand,
   type SensitiveCardData,
 } from '@kessai/cards';
-import { TOKEN_CREATED, TOKEN_UPDATED } from '@kessai/contracts';
 import {
   StoresRepository,
   TransactionTokensRepository,
@@ -107,19 +106,7 @@ export class TransactionTokensService {
           metadata: request.metadata ?? {},
         },
         prepared.vault,
-        {
-          merchantId: principal.merchantId,
-          storeId,
-          eventType: TOKEN_CREATED,
-          payload: {
-            transaction_token_id: id,
-            store_id: storeId,
-            type: request.type,
-            payment_type: request.payment_type,
-            mode: principal.mode,
-          },
-          correlationId: context.correlationId,
-        },
+        { correlationId: context.correlationId },
       );
       return presentToken(token);
     } catch (error) {
@@ -187,10 +174,7 @@ export class TransactionTokensService {
 
     if (cvv !== null) await this.keepCvv(token.id, cvv);
     const updated = await this.tokens.update(token.id, changes, {
-      merchantId: token.merchantId,
-      storeId: token.storeId,
-      eventType: TOKEN_UPDATED,
-      payload: { transaction_token_id: token.id, store_id: token.storeId, changed, active: true },
+      changed,
       correlationId: context.correlationId,
     });
     if (!updated) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
@@ -200,18 +184,7 @@ export class TransactionTokensService {
   /** Deactivates the token (it stays readable, inactive) and forgets its pending CVV. */
   async delete(principal: Principal, storeId: string, id: string, context: RequestContext): Promise<void> {
     const token = await this.findVisible(principal, storeId, id);
-    await this.tokens.deactivate(token.id, {
-      merchantId: token.merchantId,
-      storeId: token.storeId,
-      eventType: TOKEN_UPDATED,
-      payload: {
-        transaction_token_id: token.id,
-        store_id: token.storeId,
-        changed: ['active'],
-        active: false,
-      },
-      correlationId: context.correlationId,
-    });
+    await this.tokens.deactivate(token.id, { correlationId: context.correlationId });
     await this.pendingCvvs.discard(token.id).catch(() => undefined);
   }
 

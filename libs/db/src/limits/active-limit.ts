@@ -2,6 +2,7 @@ import { ResourceLimitError, type ActiveLimitedResource } from '@kessai/domain';
 import type { Prisma } from '../generated/prisma/client';
 import type { PrismaService } from '../prisma.service';
 import type { AccessScope } from '../repositories/scope';
+import { ADVISORY_XACT_LOCK } from '../sql/limits.sql';
 import { limitScopeKey } from './limit-scope';
 
 export interface ActiveLimit {
@@ -46,7 +47,7 @@ export function createWithinActiveLimit<T>(
 ): Promise<T> {
   const lockKey = `limit:${limit.resource}:${limitScopeKey(limit.scope)}`;
   return prisma.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${lockKey}, 0))`;
+    await prisma.run(ADVISORY_XACT_LOCK, { key: lockKey }, { db: tx });
     if ((await ops.countActive(tx)) >= limit.max) throw new ResourceLimitError(limit.resource);
     return ops.create(tx);
   }, LIMITED_TRANSACTION);

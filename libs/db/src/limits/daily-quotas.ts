@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ResourceLimitError, utcDay, type DailyQuotaResource } from '@kessai/domain';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
+import { CONSUME_DAILY_QUOTA } from '../sql/limits.sql';
 import type { AccessScope } from '../repositories/scope';
 import { limitScopeKey } from './limit-scope';
 
@@ -31,17 +32,13 @@ export class DailyQuotas {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Takes one unit of today's quota (UTC) and returns the day's count, or throws ResourceLimitError. */
-  async consume(quota: DailyQuota, now: Date, db: Prisma.TransactionClient = this.prisma): Promise<number> {
+  async consume(quota: DailyQuota, now: Date, db?: Prisma.TransactionClient): Promise<number> {
     if (quota.max <= 0) throw new ResourceLimitError(quota.resource);
-    const scopeKey = limitScopeKey(quota.scope);
-    const day = utcDay(now);
-    const rows = await db.$queryRaw<{ count: number }[]>`
-      INSERT INTO daily_quota_usage (resource, scope_key, day, count)
-      VALUES (${quota.resource}, ${scopeKey}, ${day}::date, 1)
-      ON CONFLICT (resource, scope_key, day)
-      DO UPDATE SET count = daily_quota_usage.count + 1, updated_on = now()
-      WHERE daily_quota_usage.count < ${quota.max}
-      RETURNING count`;
+    const rows = await this.prisma.run(
+      CONSUME_DAILY_QUOTA,
+      { resource: quota.resource, scopeKey: limitScopeKey(quota.scope), day: utcDay(now), max: quota.max },
+      { db },
+    );
     if (rows.length === 0) throw new ResourceLimitError(quota.resource);
     return rows[0].count;
   }

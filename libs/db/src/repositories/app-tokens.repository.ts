@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { isUuid, type PageRequest } from '@kessai/domain';
-import { Prisma, type AppToken, type AppTokenScope, type ProcessingMode } from '../generated/prisma/client';
+import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
+import { FIND_APP_TOKEN } from '../sql/app-tokens.sql';
 import type { AccessScope } from './scope';
 
 export interface NewAppToken {
@@ -17,20 +18,6 @@ export interface NewAppToken {
   version: number;
 }
 
-interface AppTokenRow {
-  id: string;
-  merchant_id: string;
-  store_id: string | null;
-  scope: AppTokenScope;
-  mode: ProcessingMode;
-  domains: string[];
-  secret_hash: string;
-  version: number;
-  revoked_on: Date | null;
-  created_on: Date;
-  updated_on: Date;
-}
-
 @Injectable()
 export class AppTokensRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -41,15 +28,7 @@ export class AppTokensRepository {
    */
   async findById(id: string): Promise<AppToken | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.prisma.sql<AppTokenRow>(
-      Prisma.sql`
-      SELECT id::text, merchant_id::text, store_id::text, scope::text, mode::text, domains, secret_hash,
-             version, revoked_on, created_on, updated_on
-        FROM app_tokens
-       WHERE id = ${id}::uuid`,
-      { prepareAs: 'app_tokens_find_by_id' },
-    );
-    const row = rows[0];
+    const row = (await this.prisma.run(FIND_APP_TOKEN, { id }))[0];
     if (!row) return null;
     return {
       id: row.id,
@@ -57,7 +36,7 @@ export class AppTokensRepository {
       storeId: row.store_id,
       scope: row.scope,
       mode: row.mode,
-      domains: row.domains,
+      domains: [...row.domains],
       secretHash: row.secret_hash,
       version: row.version,
       revokedOn: row.revoked_on,

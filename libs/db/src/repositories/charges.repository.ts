@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseError } from 'pg';
-import { CHARGE_FINISHED, CHARGE_REQUESTED, PROCESSOR_NOTICE_RECEIVED } from '@kessai/contracts';
-import { utcDay, type PageRequest } from '@kessai/domain';
+import { CHARGE_ENTRY, utcDay, type PageRequest } from '@kessai/domain';
 import {
   Prisma,
   type Charge,
@@ -14,6 +13,15 @@ import { listPage } from '../keyset';
 import type { DailyQuota } from '../limits/daily-quotas';
 import { limitScopeKey } from '../limits/limit-scope';
 import { PrismaService } from '../prisma.service';
+import {
+  CREATE_CHARGE,
+  CREATE_CHARGES,
+  RECORD_PROCESSOR_NOTICE,
+  REFUSED_QUOTA,
+  REFUSED_TOKEN,
+  type ChargeCreateInput,
+} from '../sql/charges.sql';
+import { ADVISORY_XACT_LOCK } from '../sql/limits.sql';
 import type { AccessScope } from './scope';
 
 export type { Charge, ChargeStatus };
@@ -118,148 +126,71 @@ export interface StoredIssuerToken {
   content_type?: string | null;
 }
 
-/** What `kessai_refuse` raises (SQLSTATE KS001) with, when the create statement must not stand. */
-const REFUSED_TOKEN = 'token_not_claimable';
-const REFUSED_QUOTA = 'quota_exhausted';
-
-/** `createMany`'s shared statement: some claim or quota of the batch was refused */
-const REFUSED_BATCH = 'batch_refused';
-
 function refusalOf(error: unknown): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA | null {
   if (!(error instanceof Error) || (error as { code?: string }).code !== 'KS001') return null;
   const reasons = [REFUSED_TOKEN, REFUSED_QUOTA] as const;
   return reasons.find((reason) => reason === error.message) ?? null;
 }
 
-interface CreateRow {
-  duplicate: boolean;
-  created_on: Date | null;
-}
-
-const AGGREGATE = 'charge';
-/** prepared once per connection: the create statement's text is the same for every charge */
-const CREATE_STATEMENT = 'charges_create';
-const CREATE_MANY_STATEMENT = 'charges_create_many';
 /** what a create statement whose outcome is unknown was doing (WriteOutcomeUnknownError) */
 const WRITE = 'charge creation';
 
 /**
- * Charges. Every write appends its outbox event in the same transaction. `create` is the hot path
- * of POST /charges: plain SQL, one statement, no row read back.
+ * Charges. Every write appends its outbox event in the same statement. `create` and `createMany`
+ * are the hot path of POST /charges: plain SQL, one statement (CREATE_CHARGE or CREATE_CHARGES, whose
+ * rules — token claim, quota, charge and event — are written once), no row read back.
  */
 @Injectable()
 export class ChargesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * One statement, atomic on its own: it checks the duplicate rule, claims the token (a conditional
-   * UPDATE: only while active and, for one_time, unused, which it deactivates, so concurrent charges
-   * of one one_time token cannot both claim it), takes the quota, inserts the charge and its event —
-   * and when the claim or the quota is refused, `kessai_refuse` raises, which undoes the whole
-   * statement. For a duplicate-checked token it runs in a transaction after `pg_advisory_xact_lock`
-   * on the token, so that the check and the insert are atomic across gateway replicas.
+   * CREATE_CHARGE: one charge, atomic on its own: a refused claim or quota undoes it all and is
+   * answered as such. For a duplicate-checked token it runs in a transaction after
+   * `pg_advisory_xact_lock` on the token, so that the check and the insert are atomic across gateway
+   * replicas.
    *
-   * The hot path of POST /charges: plain pg on Prisma's pool, one round trip (four with the lock).
+   * One round trip (four with the lock), on a connection of its own (PrismaService.write).
    */
   async create(charge: NewCharge, options: CreateChargeOptions): Promise<CreateChargeResult> {
-    const rule = options.duplicateRule;
     const quota = options.quota;
-    const values: unknown[] = [];
-    const $ = (value: unknown) => `$${values.push(value)}`;
-    const json = (value: Prisma.InputJsonObject | null) => (value === null ? null : JSON.stringify(value));
-    const requested = JSON.stringify({ charge_id: charge.id, store_id: charge.storeId });
-    const finished = JSON.stringify({ charge_id: charge.id, store_id: charge.storeId, status: 'failed' });
-    const sql = `
-      WITH dup AS (
-        SELECT ${$(rule !== null)}::boolean AND EXISTS (
-          SELECT 1 FROM charges
-           WHERE transaction_token_id = ${$(charge.transactionTokenId)}::uuid
-             AND requested_amount = ${$(charge.requestedAmount.toString())}::bigint
-             AND requested_currency = ${$(charge.requestedCurrency)}
-             AND created_on > now() - make_interval(secs => ${$(rule?.windowSeconds ?? 0)})
-             AND error_code IS DISTINCT FROM ${$(rule?.error.code ?? null)}::int
-          -- a token that cannot be charged any more is refused as such below, never as a duplicate
-          AND EXISTS (SELECT 1 FROM transaction_tokens WHERE id = ${$(charge.transactionTokenId)}::uuid AND active)
-        ) AS duplicate
-      ),
-      claimed AS (
-        UPDATE transaction_tokens
-           SET used_count = used_count + 1,
-               last_used_on = ${$(options.now)},
-               active = (type <> 'one_time'),
-               updated_on = ${$(options.now)}
-         WHERE id = ${$(charge.transactionTokenId)}::uuid
-           AND NOT (SELECT duplicate FROM dup)
-           AND active
-           AND (type <> 'one_time' OR used_count = 0)
-        RETURNING id
-      ),
-      quota AS (
-        INSERT INTO daily_quota_usage (resource, scope_key, day, count)
-        SELECT ${$(quota?.resource ?? '')}, ${$(quota ? limitScopeKey(quota.scope) : '')}, ${$(utcDay(options.now))}::date, 1
-         WHERE ${$(quota !== null)}::boolean AND NOT (SELECT duplicate FROM dup)
-        ON CONFLICT (resource, scope_key, day)
-        DO UPDATE SET count = daily_quota_usage.count + 1, updated_on = now()
-        WHERE daily_quota_usage.count < ${$(quota?.max ?? 0)}
-        RETURNING count
-      ),
-      outcome AS (
-        SELECT duplicate,
-               EXISTS (SELECT 1 FROM claimed) AS claimed,
-               (${$(quota === null)}::boolean OR EXISTS (SELECT 1 FROM quota)) AS quota_ok
-          FROM dup
-      ),
-      inserted AS (
-        INSERT INTO charges (
-          id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
-          requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
-          error_code, error_message, error_detail, three_ds, redirect, metadata)
-        SELECT ${$(charge.id)}::uuid, ${$(charge.merchantId)}::uuid, ${$(charge.storeId)}::uuid,
-               ${$(charge.transactionTokenId)}::uuid, ${$(charge.transactionTokenType)}::token_type,
-               ${$(charge.mode)}::processing_mode,
-               (CASE WHEN duplicate THEN 'failed' ELSE 'pending' END)::charge_status,
-               ${$(charge.requestedAmount.toString())}::bigint, ${$(charge.requestedCurrency)}, ${$(charge.capture)},
-               ${$(charge.captureAt)}::timestamptz, ${$(charge.descriptor)}, ${$(charge.onlyDirectCurrency)},
-               CASE WHEN duplicate THEN ${$(rule?.error.code ?? null)}::int END,
-               CASE WHEN duplicate THEN ${$(rule?.error.message ?? null)} END,
-               CASE WHEN duplicate THEN ${$(rule?.error.detail ?? null)} END,
-               ${$(json(charge.threeDs))}::jsonb, ${$(json(charge.redirect))}::jsonb, ${$(JSON.stringify(charge.metadata))}::jsonb
-          FROM outcome
-         WHERE duplicate OR (claimed AND quota_ok)
-        RETURNING created_on
-      ),
-      event AS (
-        INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
-        SELECT ${$(charge.merchantId)}::uuid, ${$(charge.storeId)}::uuid, ${$(AGGREGATE)}, ${$(charge.id)}::uuid,
-               CASE WHEN duplicate THEN ${$(CHARGE_FINISHED)} ELSE ${$(CHARGE_REQUESTED)} END,
-               (CASE WHEN duplicate THEN ${$(finished)} ELSE ${$(requested)} END)::jsonb,
-               ${$(options.correlationId)}
-          FROM outcome
-         WHERE EXISTS (SELECT 1 FROM inserted)
-      ),
-      -- a refused claim or quota raises here, undoing the claim, the quota and the inserts above
-      guard AS (
-        SELECT CASE WHEN duplicate OR (claimed AND quota_ok) THEN true
-                    ELSE kessai_refuse(CASE WHEN NOT claimed THEN ${$(REFUSED_TOKEN)} ELSE ${$(REFUSED_QUOTA)} END)
-               END AS ok
-          FROM outcome
-      )
-      SELECT o.duplicate, i.created_on
-        FROM outcome o CROSS JOIN guard g LEFT JOIN inserted i ON true
-       WHERE g.ok`;
-
-    let row: CreateRow;
+    const rule = options.duplicateRule;
+    const params = {
+      id: charge.id,
+      merchantId: charge.merchantId,
+      storeId: charge.storeId,
+      transactionTokenId: charge.transactionTokenId,
+      transactionTokenType: charge.transactionTokenType,
+      mode: charge.mode,
+      requestedAmount: charge.requestedAmount,
+      requestedCurrency: charge.requestedCurrency,
+      capture: charge.capture,
+      captureAt: charge.captureAt,
+      descriptor: charge.descriptor,
+      onlyDirectCurrency: charge.onlyDirectCurrency,
+      threeDs: charge.threeDs,
+      redirect: charge.redirect,
+      metadata: charge.metadata,
+      correlationId: options.correlationId,
+      now: options.now,
+      quotaResource: quota?.resource ?? null,
+      quotaScopeKey: quota ? limitScopeKey(quota.scope) : null,
+      quotaDay: quota ? utcDay(options.now) : null,
+      quotaMax: quota?.max ?? 0,
+      duplicateWindowSeconds: rule?.windowSeconds ?? null,
+      duplicateErrorCode: rule?.error.code ?? null,
+      duplicateErrorMessage: rule?.error.message ?? null,
+      duplicateErrorDetail: rule?.error.detail ?? null,
+    };
+    let rows;
     try {
-      row = rule
+      rows = options.duplicateRule
         ? await this.prisma.inTransaction(async (client) => {
-            await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-              `charge-duplicate:${charge.transactionTokenId}`,
-            ]);
-            return (await client.query<CreateRow>({ name: CREATE_STATEMENT, text: sql, values })).rows[0];
+            const key = `charge-duplicate:${charge.transactionTokenId}`;
+            await this.prisma.run(ADVISORY_XACT_LOCK, { key }, { db: client });
+            return this.prisma.run(CREATE_CHARGE, params, { db: client });
           })
-        : (
-            await this.prisma.write<CreateRow>(WRITE, { text: sql, values }, { prepareAs: CREATE_STATEMENT })
-          )[0];
+        : await this.prisma.write(WRITE, CREATE_CHARGE, params);
     } catch (error) {
       // a refusal is an outcome; anything else is thrown as it is (WriteOutcomeUnknownError when the
       // connection was lost once the statement, or the COMMIT, had been sent)
@@ -267,18 +198,21 @@ export class ChargesRepository {
       if (refused) return { outcome: refused };
       throw error;
     }
-    const createdOn = row.created_on ?? options.now;
-    if (!row.duplicate) return { outcome: 'created', charge: storedCharge(charge, createdOn, null) };
-    return { outcome: 'duplicate', charge: storedCharge(charge, createdOn, rule?.error ?? null) };
+    const row = rows[0];
+    // the statement raises or inserts: no row is a defect, never a charge to answer with
+    if (!row) throw new Error(`charge ${charge.id}: the create statement inserted nothing`);
+    if (row.status !== CHARGE_ENTRY.duplicate.status) {
+      return { outcome: 'created', charge: storedCharge(charge, row.created_on, null) };
+    }
+    return { outcome: 'duplicate', charge: storedCharge(charge, row.created_on, rule?.error ?? null) };
   }
 
   /**
    * `create` for several charges at once, one settled result per creation, in order: each charge
    * succeeds or fails on its own. Those that can share a statement (no duplicate rule, distinct
-   * tokens, one quota maximum) are created by one statement, all or nothing: it claims every token
-   * (locked in id order) and takes each quota (scope, day) once by its number of charges. When
-   * Postgres refuses that statement — a claim or quota refused, a lost deadlock, any error it reports
-   * — nothing was written, and each of them runs `create` on its own, which tells which one was
+   * tokens, one quota maximum) are created by one CREATE_CHARGES, all or nothing. When Postgres
+   * refuses that statement — a claim or quota refused, a lost deadlock, any error it reports —
+   * nothing was written, and each of them runs `create` on its own, which tells which one was
    * refused and why. When the connection fails instead, the statement may have committed: those
    * charges fail with that error, never retried here (a retry could charge twice). The others (a
    * duplicate-checked token, a token seen earlier in the list) run `create` beside it.
@@ -340,122 +274,25 @@ export class ChargesRepository {
   }
 
   /**
-   * One statement creating every charge of `creations` as pending, with its claim, quota and
-   * charge_requested event, or nothing: null when Postgres refused the statement (a claim or a
-   * quota refused, a lost deadlock, or any other error it reports: the statement and its implicit
-   * transaction were rolled back). Resolves to each charge's created_on, in order. Requires distinct tokens, no duplicate rule, and `quotaMax` as every
-   * quota's maximum.
+   * One CREATE_CHARGES creating every charge of `creations` as pending, or nothing: null when
+   * Postgres refused the statement (a claim or a quota refused, a lost deadlock, or any other error
+   * it reports: the statement and its implicit transaction were rolled back). Resolves to each
+   * charge's created_on, in order. Requires distinct tokens, no duplicate rule, and `quotaMax` as
+   * every quota's maximum.
    */
   async #createBatch(creations: readonly ChargeCreation[], quotaMax: number): Promise<Date[] | null> {
-    const input = creations.map(({ charge, options }) => ({
-      id: charge.id,
-      merchant_id: charge.merchantId,
-      store_id: charge.storeId,
-      transaction_token_id: charge.transactionTokenId,
-      transaction_token_type: charge.transactionTokenType,
-      mode: charge.mode,
-      requested_amount: charge.requestedAmount.toString(),
-      requested_currency: charge.requestedCurrency,
-      capture: charge.capture,
-      capture_at: charge.captureAt?.toISOString() ?? null,
-      descriptor: charge.descriptor,
-      only_direct_currency: charge.onlyDirectCurrency,
-      three_ds: charge.threeDs,
-      redirect: charge.redirect,
-      metadata: charge.metadata,
-      correlation_id: options.correlationId,
-      now: options.now.toISOString(),
-      quota_resource: options.quota?.resource ?? null,
-      quota_scope_key: options.quota ? limitScopeKey(options.quota.scope) : null,
-      quota_day: utcDay(options.now),
-    }));
-    const tokenIds = input.map((row) => row.transaction_token_id);
     try {
-      const rows = await this.prisma.write<{ id: string; created_on: Date }>(
-        WRITE,
-        Prisma.sql`
-        WITH input AS MATERIALIZED (
-          SELECT * FROM jsonb_to_recordset(${JSON.stringify(input)}::jsonb) AS i(
-            id uuid, merchant_id uuid, store_id uuid, transaction_token_id uuid,
-            transaction_token_type token_type, mode processing_mode, requested_amount bigint,
-            requested_currency text, capture boolean, capture_at timestamptz, descriptor text,
-            only_direct_currency boolean, three_ds jsonb, redirect jsonb, metadata jsonb,
-            correlation_id text, now timestamptz, quota_resource text, quota_scope_key text, quota_day date)
-        ),
-        -- the tokens are locked in id order, so that statements sharing tokens cannot deadlock; they
-        -- are named as an array too, which the planner always reaches through the primary key
-        locked AS MATERIALIZED (
-          SELECT t.id FROM transaction_tokens t
-           WHERE t.id = ANY(${tokenIds}::uuid[])
-           ORDER BY t.id
-             FOR UPDATE
-        ),
-        claimed AS (
-          UPDATE transaction_tokens t
-             SET used_count = t.used_count + 1,
-                 last_used_on = i.now,
-                 active = (t.type <> 'one_time'),
-                 updated_on = i.now
-            FROM input i
-           WHERE t.id = ANY(${tokenIds}::uuid[])
-             AND t.id = i.transaction_token_id
-             AND t.id IN (SELECT id FROM locked)
-             AND t.active
-             AND (t.type <> 'one_time' OR t.used_count = 0)
-          RETURNING t.id
-        ),
-        all_claimed AS MATERIALIZED (
-          SELECT count(*) = (SELECT count(*) FROM input) AS ok FROM claimed
-        ),
-        wanted AS (
-          SELECT quota_resource AS resource, quota_scope_key AS scope_key, quota_day AS day, count(*)::int AS n
-            FROM input
-           WHERE quota_resource IS NOT NULL
-           GROUP BY 1, 2, 3
-        ),
-        -- taken after the claims (it reads all_claimed), each (scope, day) once, in key order
-        quota AS (
-          INSERT INTO daily_quota_usage (resource, scope_key, day, count)
-          SELECT resource, scope_key, day, n FROM wanted
-           WHERE n <= ${quotaMax}::int AND (SELECT ok FROM all_claimed)
-           ORDER BY resource, scope_key, day
-          ON CONFLICT (resource, scope_key, day)
-          DO UPDATE SET count = daily_quota_usage.count + excluded.count, updated_on = now()
-          WHERE daily_quota_usage.count + excluded.count <= ${quotaMax}::int
-          RETURNING 1
-        ),
-        outcome AS MATERIALIZED (
-          SELECT (SELECT ok FROM all_claimed)
-                 AND (SELECT count(*) FROM quota) = (SELECT count(*) FROM wanted) AS ok
-        ),
-        inserted AS (
-          INSERT INTO charges (
-            id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
-            requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
-            three_ds, redirect, metadata)
-          SELECT id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode,
-                 'pending', requested_amount, requested_currency, capture, capture_at, descriptor,
-                 only_direct_currency, three_ds, redirect, metadata
-            FROM input
-           WHERE (SELECT ok FROM outcome)
-          RETURNING id, created_on
-        ),
-        event AS (
-          INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
-          SELECT merchant_id, store_id, ${AGGREGATE}, id, ${CHARGE_REQUESTED},
-                 jsonb_build_object('charge_id', id, 'store_id', store_id), correlation_id
-            FROM input
-           WHERE (SELECT ok FROM outcome)
-        ),
-        -- a refused claim or quota raises here, undoing the claims, the quotas and the inserts above
-        guard AS (
-          SELECT CASE WHEN ok THEN true ELSE kessai_refuse(${REFUSED_BATCH}) END AS ok FROM outcome
-        )
-        SELECT i.id::text AS id, i.created_on FROM inserted i CROSS JOIN guard g WHERE g.ok`,
-        { prepareAs: CREATE_MANY_STATEMENT },
-      );
+      const rows = await this.prisma.write(WRITE, CREATE_CHARGES, {
+        input: creations.map(({ charge, options }) => creationInput(charge, options)),
+        tokenIds: creations.map(({ charge }) => charge.transactionTokenId),
+        quotaMax,
+      });
       const createdOn = new Map(rows.map((row) => [row.id, row.created_on]));
-      return creations.map(({ charge, options }) => createdOn.get(charge.id) ?? options.now);
+      return creations.map(({ charge }) => {
+        const at = createdOn.get(charge.id);
+        if (!at) throw new Error(`charge ${charge.id}: the create statement inserted nothing`);
+        return at;
+      });
     } catch (error) {
       // an error Postgres answered with means nothing was written; a connection lost is thrown
       // (WriteOutcomeUnknownError), since the statement may have committed before it
@@ -531,19 +368,36 @@ export class ChargesRepository {
     notice: { noticeId: string; event: string; status: string },
     correlationId: string | null,
   ): Promise<boolean> {
-    const payload = JSON.stringify({
-      charge_id: chargeId,
-      notice_id: notice.noticeId,
-      event: notice.event,
-      status: notice.status,
-    });
-    const inserted = await this.prisma.$executeRaw`
-      INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
-      SELECT merchant_id, store_id, ${AGGREGATE}, id, ${PROCESSOR_NOTICE_RECEIVED}, ${payload}::jsonb, ${correlationId}
-        FROM charges
-       WHERE id = ${chargeId}::uuid`;
-    return inserted > 0;
+    const rows = await this.prisma.run(RECORD_PROCESSOR_NOTICE, { chargeId, ...notice, correlationId });
+    return rows.length > 0;
   }
+}
+
+/** A charge of a batch and its options as CREATE_CHARGES reads them (no duplicate rule). */
+function creationInput(charge: NewCharge, options: CreateChargeOptions): ChargeCreateInput {
+  const quota = options.quota;
+  return {
+    id: charge.id,
+    merchant_id: charge.merchantId,
+    store_id: charge.storeId,
+    transaction_token_id: charge.transactionTokenId,
+    transaction_token_type: charge.transactionTokenType,
+    mode: charge.mode,
+    requested_amount: charge.requestedAmount.toString(),
+    requested_currency: charge.requestedCurrency,
+    capture: charge.capture,
+    capture_at: charge.captureAt?.toISOString() ?? null,
+    descriptor: charge.descriptor,
+    only_direct_currency: charge.onlyDirectCurrency,
+    three_ds: charge.threeDs,
+    redirect: charge.redirect,
+    metadata: charge.metadata,
+    correlation_id: options.correlationId,
+    now: options.now.toISOString(),
+    quota_resource: quota?.resource ?? null,
+    quota_scope_key: quota ? limitScopeKey(quota.scope) : null,
+    quota_day: quota ? utcDay(options.now) : null,
+  };
 }
 
 /** The charge as `create` stored it: pending, or failed with `error` (the duplicate rule). */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IdempotencyRecord } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
+import { CLAIM_IDEMPOTENCY_KEY, DELETE_EXPIRED_IDEMPOTENCY_RECORDS } from '../sql/idempotency-records.sql';
 
 export interface IdempotencyClaim {
   credentialId: string;
@@ -24,24 +25,14 @@ export class IdempotencyRecordsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * Claims (credential, key) in one statement: the unique index decides between concurrent
+   * Claims (credential, key) in one statement (CLAIM_IDEMPOTENCY_KEY): the unique index decides between concurrent
    * claimers, and an expired record is taken over in the same statement. Whoever does not get the
    * claim gets the record that holds it.
    */
   async claim(claim: IdempotencyClaim): Promise<ClaimResult> {
     // the holder may release its claim between our insert and our read; then we simply try again
     for (let attempt = 0; attempt < 3; attempt++) {
-      const rows = await this.prisma.$queryRaw<{ id: string }[]>`
-        INSERT INTO idempotency_records
-          (credential_id, key, method, path, request_hash, state, expires_on, updated_on)
-        VALUES (${claim.credentialId}, ${claim.key}, ${claim.method}, ${claim.path}, ${claim.requestHash},
-                'in_flight', ${claim.expiresOn}, now())
-        ON CONFLICT (credential_id, key) DO UPDATE SET
-          method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
-          state = 'in_flight', response_status = NULL, response_body = NULL, response_headers = NULL,
-          expires_on = EXCLUDED.expires_on, created_on = now(), updated_on = now()
-        WHERE idempotency_records.expires_on <= now()
-        RETURNING id::text AS id`;
+      const rows = await this.prisma.run(CLAIM_IDEMPOTENCY_KEY, claim);
       if (rows.length > 0) return { claimed: true, id: rows[0].id };
       const existing = await this.prisma.idempotencyRecord.findUnique({
         where: { credentialId_key: { credentialId: claim.credentialId, key: claim.key } },
@@ -71,8 +62,7 @@ export class IdempotencyRecordsRepository {
 
   /** Deletes up to `limit` expired records; safe to run from every replica at once. */
   async deleteExpired(limit: number): Promise<number> {
-    return this.prisma.$executeRaw`
-      DELETE FROM idempotency_records
-      WHERE id IN (SELECT id FROM idempotency_records WHERE expires_on <= now() LIMIT ${limit})`;
+    const rows = await this.prisma.run(DELETE_EXPIRED_IDEMPOTENCY_RECORDS, { limit });
+    return rows[0]?.deleted ?? 0;
   }
 }

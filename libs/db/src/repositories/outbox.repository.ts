@@ -1,17 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import type { OutboxEvent, Prisma } from '../generated/prisma/client';
+import type { Prisma } from '../generated/prisma/client';
+import type { OutboxEventType } from '../outbox/outbox-events';
+import { appendOutboxEvent, type NewOutboxEvent } from '../outbox/outbox-writer';
 import { PrismaService } from '../prisma.service';
 
-export interface NewOutboxEvent {
-  merchantId: string;
-  storeId?: string | null;
-  aggregateType: string;
-  aggregateId: string;
-  eventType: string;
-  /** ids and facts only: never a secret, a token or card data (events reach queues and webhooks) */
-  payload: Prisma.InputJsonObject;
-  correlationId?: string | null;
-}
+export type { NewOutboxEvent };
 
 /** An event taken for publishing: what its jobs carry. */
 export interface UnpublishedEvent {
@@ -41,15 +34,24 @@ export const OUTBOX_TAKE_BATCH = {
 } as const;
 
 /**
- * `outbox_events`: appended in the transaction that makes the state change, so that the change and
- * its event commit (or roll back) together; published later by the relay (libs/runtime).
+ * `outbox_events`. Events are written by the one outbox writer (outbox/outbox-writer.ts): statements
+ * embed its fragment, cold paths append here, in the transaction that makes the state change, so that
+ * the change and its event commit (or roll back) together; the relay (libs/runtime) publishes them
+ * later through `takeBatch`.
  */
 @Injectable()
 export class OutboxRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  append(event: NewOutboxEvent, db: Prisma.TransactionClient = this.prisma): Promise<OutboxEvent> {
-    return db.outboxEvent.create({ data: event });
+  /**
+   * Appends one event; resolves to its id. Call it with the transaction that makes the state change,
+   * so that the change and its event commit (or roll back) together; publishing happens later.
+   */
+  append<E extends OutboxEventType>(
+    event: NewOutboxEvent<E>,
+    db?: Prisma.TransactionClient,
+  ): Promise<string> {
+    return appendOutboxEvent(this.prisma, event, db);
   }
 
   /**

@@ -3,6 +3,7 @@ import { ConflictError, type PageRequest } from '@kessai/domain';
 import { Prisma, type Merchant, type Store } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
+import { FIND_STORE_TOKEN_SETTINGS } from '../sql/stores.sql';
 import type { AccessScope } from './scope';
 
 export type StoreWithMerchant = Store & { merchant: Pick<Merchant, 'name'> };
@@ -35,19 +36,7 @@ export class StoresRepository {
    * /tokens' hot path); null when the store is not the merchant's.
    */
   async findTokenSettings(merchantId: string, storeId: string): Promise<StoreTokenSettings | null> {
-    const rows = await this.prisma.sql<{
-      pci_dss_compliant: boolean;
-      store_configuration: Prisma.JsonValue;
-      merchant_configuration: Prisma.JsonValue;
-    }>(
-      Prisma.sql`
-      SELECT m.pci_dss_compliant, s.configuration AS store_configuration,
-             m.configuration AS merchant_configuration
-        FROM stores s JOIN merchants m ON m.id = s.merchant_id
-       WHERE s.id = ${storeId}::uuid AND m.id = ${merchantId}::uuid`,
-      { prepareAs: 'stores_find_token_settings' },
-    );
-    const row = rows[0];
+    const row = (await this.prisma.run(FIND_STORE_TOKEN_SETTINGS, { storeId, merchantId }))[0];
     return row
       ? {
           pciDssCompliant: row.pci_dss_compliant,

@@ -3,7 +3,12 @@ import { isUuid, type PageRequest } from '@kessai/domain';
 import { Prisma, type Merchant, type Store, type TransactionToken } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
-import { OutboxRepository, type NewOutboxEvent } from './outbox.repository';
+import type { RowOf } from '../sql/statement';
+import {
+  CREATE_TRANSACTION_TOKEN,
+  FIND_CHARGEABLE_TOKENS,
+  RECORD_TOKEN_UPDATED,
+} from '../sql/transaction-tokens.sql';
 
 export type { TransactionToken };
 
@@ -26,7 +31,10 @@ export interface NewCardVaultEntry {
   fingerprint: string;
 }
 
-export type TokenEvent = Omit<NewOutboxEvent, 'aggregateType' | 'aggregateId'>;
+/** What a token's event carries beyond the token itself: the request it belongs to. */
+export interface TokenEventContext {
+  correlationId: string | null;
+}
 
 export interface TransactionTokenFilters {
   /** the store whose tokens are listed; null lists every store of the merchant */
@@ -44,28 +52,7 @@ export type TransactionTokenChanges = Partial<
   Pick<TransactionToken, 'email'> & { data: Prisma.InputJsonObject; metadata: Prisma.InputJsonObject }
 >;
 
-const AGGREGATE = 'transaction_token';
-
-/** A transaction_tokens row as plain pg reads it (enums cast to text, uuids to text). */
-interface TransactionTokenRow {
-  id: string;
-  merchant_id: string;
-  store_id: string;
-  mode: TransactionToken['mode'];
-  type: TransactionToken['type'];
-  payment_type: TransactionToken['paymentType'];
-  email: string | null;
-  active: boolean;
-  usage_limit: TransactionToken['usageLimit'];
-  confirmed: boolean | null;
-  previous_id: string | null;
-  data: Prisma.JsonValue;
-  metadata: Prisma.JsonValue;
-  used_count: number;
-  last_used_on: Date | null;
-  created_on: Date;
-  updated_on: Date;
-}
+type TransactionTokenRow = RowOf<typeof CREATE_TRANSACTION_TOKEN.columns>;
 
 function transactionTokenOf(row: TransactionTokenRow): TransactionToken {
   return {
@@ -107,10 +94,7 @@ export interface ChargeableTokenKey {
  */
 @Injectable()
 export class TransactionTokensRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly outbox: OutboxRepository,
-  ) {}
+  constructor(private readonly prisma: PrismaService) {}
 
   /**
    * Inserts the token, its vault row (card tokens) and its event, all or nothing: one plain
@@ -120,38 +104,27 @@ export class TransactionTokensRepository {
   async create(
     token: NewTransactionToken,
     vault: NewCardVaultEntry | null,
-    event: TokenEvent,
+    context: TokenEventContext,
   ): Promise<TransactionToken> {
-    const bytes = (value: Uint8Array | undefined) => (value ? Buffer.from(value) : null);
-    const rows = await this.prisma.sql<TransactionTokenRow>(
-      Prisma.sql`
-      WITH token AS (
-        INSERT INTO transaction_tokens
-               (id, merchant_id, store_id, mode, type, payment_type, email, usage_limit, data, metadata)
-        VALUES (${token.id}::uuid, ${token.merchantId}::uuid, ${token.storeId}::uuid,
-                ${token.mode}::processing_mode, ${token.type}::token_type, ${token.paymentType}::payment_type,
-                ${token.email}::text, ${token.usageLimit}::usage_limit, ${JSON.stringify(token.data)}::jsonb,
-                ${JSON.stringify(token.metadata)}::jsonb)
-        RETURNING *
-      ), vault AS (
-        INSERT INTO card_vault (transaction_token_id, key_id, iv, ciphertext, auth_tag, fingerprint)
-        SELECT id, ${vault?.keyId ?? null}::text, ${bytes(vault?.iv)}::bytea, ${bytes(vault?.ciphertext)}::bytea,
-               ${bytes(vault?.authTag)}::bytea, ${vault?.fingerprint ?? null}::text
-          FROM token
-         WHERE ${vault !== null}::boolean
-      ), event AS (
-        INSERT INTO outbox_events
-               (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
-        SELECT ${event.merchantId}::uuid, ${event.storeId ?? null}::uuid, ${AGGREGATE}, id, ${event.eventType},
-               ${JSON.stringify(event.payload)}::jsonb, ${event.correlationId ?? null}::text
-          FROM token
-      )
-      SELECT id::text, merchant_id::text, store_id::text, mode::text, type::text, payment_type::text, email,
-             active, usage_limit::text, confirmed, previous_id::text, data, metadata, used_count,
-             last_used_on, created_on, updated_on
-        FROM token`,
-      { prepareAs: 'transaction_tokens_create' },
-    );
+    const rows = await this.prisma.run(CREATE_TRANSACTION_TOKEN, {
+      id: token.id,
+      merchantId: token.merchantId,
+      storeId: token.storeId,
+      mode: token.mode,
+      type: token.type,
+      paymentType: token.paymentType,
+      email: token.email,
+      usageLimit: token.usageLimit,
+      data: token.data,
+      metadata: token.metadata,
+      hasVault: vault !== null,
+      keyId: vault?.keyId ?? null,
+      iv: vault?.iv ?? null,
+      ciphertext: vault?.ciphertext ?? null,
+      authTag: vault?.authTag ?? null,
+      fingerprint: vault?.fingerprint ?? null,
+      correlationId: context.correlationId,
+    });
     return transactionTokenOf(rows[0]);
   }
 
@@ -165,21 +138,9 @@ export class TransactionTokensRepository {
    * per-query cost): one answer per key, in order; null for a token not in that merchant's store.
    */
   async findChargeableMany(keys: readonly ChargeableTokenKey[]): Promise<(ChargeableToken | null)[]> {
-    const { rows } = await this.prisma.pool.query<{
-      id: string;
-      merchant_id: string;
-      store_id: string;
-      type: ChargeableToken['type'];
-      payment_type: ChargeableToken['paymentType'];
-      mode: ChargeableToken['mode'];
-      active: boolean;
-      used_count: number;
-    }>({
-      name: 'transaction_tokens_find_chargeable',
-      text: `SELECT id, merchant_id, store_id, type, payment_type, mode, active, used_count
-               FROM transaction_tokens WHERE id = ANY($1::uuid[])`,
-      // a malformed id would fail the whole query: only UUIDs are asked for (others are not found)
-      values: [[...new Set(keys.map((key) => key.id).filter(isUuid))]],
+    // a malformed id would fail the whole query: only UUIDs are asked for (others are not found)
+    const rows = await this.prisma.run(FIND_CHARGEABLE_TOKENS, {
+      ids: [...new Set(keys.map((key) => key.id).filter(isUuid))],
     });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return keys.map((key) => {
@@ -213,25 +174,40 @@ export class TransactionTokensRepository {
     return this.prisma.transactionToken.count({ where: whereOf(merchantId, filters) });
   }
 
-  /** Applies the changes to an active token with its event; null when the token is not active (any more). */
-  update(id: string, changes: TransactionTokenChanges, event: TokenEvent): Promise<TransactionToken | null> {
+  /**
+   * Applies the changes to an active token with its token_updated event (naming `changed`); null
+   * when the token is not active (any more).
+   */
+  update(
+    id: string,
+    changes: TransactionTokenChanges,
+    event: TokenEventContext & { changed: string[] },
+  ): Promise<TransactionToken | null> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.transactionToken.updateMany({ where: { id, active: true }, data: changes });
       if (count === 0) return null;
-      await this.outbox.append({ ...event, aggregateType: AGGREGATE, aggregateId: id }, tx);
+      await this.prisma.run(
+        RECORD_TOKEN_UPDATED,
+        { id, changed: event.changed, correlationId: event.correlationId },
+        { db: tx },
+      );
       return tx.transactionToken.findUniqueOrThrow({ where: { id } });
     });
   }
 
   /** Deactivates an active token with its event; false when it was already inactive (no second event). */
-  deactivate(id: string, event: TokenEvent): Promise<boolean> {
+  deactivate(id: string, context: TokenEventContext): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.transactionToken.updateMany({
         where: { id, active: true },
         data: { active: false },
       });
       if (count === 0) return false;
-      await this.outbox.append({ ...event, aggregateType: AGGREGATE, aggregateId: id }, tx);
+      await this.prisma.run(
+        RECORD_TOKEN_UPDATED,
+        { id, changed: ['active'], correlationId: context.correlationId },
+        { db: tx },
+      );
       return true;
     });
   }

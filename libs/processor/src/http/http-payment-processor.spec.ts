@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { inspect } from 'node:util';
+import { AmountOutOfRangeError } from '../amounts';
 import { ProcessorRequestRejectedError, TransientProcessorError } from '../processor-errors';
 import { type AuthorizeRequest } from '../payment-processor';
 import { cardWith } from '@kessai/testing';
@@ -131,6 +132,58 @@ describe('HttpPaymentProcessor failure mapping', () => {
     expect(JSON.parse(seen[0].init.body as string)).toMatchObject({
       reference: request.reference,
       payment_method: { type: 'card', card: { number: PAN, cvv: '987', exp_month: 12 } },
+    });
+  });
+
+  it('refuses to send an amount that is no safe integer, and sends nothing', async () => {
+    let sent = 0;
+    const processor = new HttpPaymentProcessor({
+      baseUrl: 'http://processor.invalid',
+      fetch: () => {
+        sent++;
+        return Promise.resolve(new Response('', { status: 503 }));
+      },
+    });
+    const capture = { processorReference: 'p', idempotencyKey: 'k', amount: 2 ** 53, currency: 'JPY' };
+    expect(await failureOf(processor.authorize({ ...authorization(), amount: 2 ** 53 }))).toBeInstanceOf(
+      AmountOutOfRangeError,
+    );
+    expect(await failureOf(processor.capture(capture))).toBeInstanceOf(AmountOutOfRangeError);
+    expect(sent).toBe(0);
+    await failureOf(processor.capture({ ...capture, amount: Number.MAX_SAFE_INTEGER }));
+    expect(sent).toBe(1);
+  });
+
+  it('reads an answered amount past 2^53 - 1 as malformed: its exact value is unknown', async () => {
+    const payment = {
+      id: 'sim_pay_1',
+      reference: 'r',
+      kind: 'card',
+      status: 'captured',
+      amount: 1000,
+      currency: 'JPY',
+      captured_amount: 1000,
+      refunded_amount: 0,
+      error: null,
+      card: null,
+      three_ds: null,
+      operator: null,
+      created_on: new Date().toISOString(),
+    };
+    const capture = { processorReference: 'p', idempotencyKey: 'k', amount: 1000, currency: 'JPY' };
+    const answer = (captured: number) =>
+      answering(
+        200,
+        JSON.stringify({
+          outcome: 'captured',
+          payment: { ...payment, captured_amount: captured },
+          error: null,
+        }),
+      );
+    expect(await answer(1000).capture(capture)).toEqual({ outcome: 'captured', capturedAmount: 1000 });
+    expect(await failureOf(answer(2 ** 53).capture(capture))).toMatchObject({
+      kind: 'malformed_response',
+      retryable: true,
     });
   });
 });

@@ -15,6 +15,7 @@ import {
   type VoidRequest,
   type VoidResult,
 } from '../payment-processor';
+import { checkWireAmount } from '../amounts';
 import { paymentError } from '../payment-errors';
 import {
   ProcessorRequestRejectedError,
@@ -97,7 +98,7 @@ export class HttpPaymentProcessor implements PaymentProcessor {
       'POST',
       `/v1/payments/${encodeURIComponent(request.processorReference)}/capture`,
       request.idempotencyKey,
-      { amount: request.amount, currency: request.currency },
+      { amount: checkWireAmount(request.amount), currency: request.currency },
     );
     if (answer.kind === 'not_found') return { outcome: 'rejected', error: transactionNotFound() };
     const body = this.#parse('capture', captureResponseWireSchema, answer);
@@ -127,7 +128,7 @@ export class HttpPaymentProcessor implements PaymentProcessor {
       'POST',
       `/v1/payments/${encodeURIComponent(request.processorReference)}/refunds`,
       request.idempotencyKey,
-      { amount: request.amount, currency: request.currency },
+      { amount: checkWireAmount(request.amount), currency: request.currency },
     );
     if (answer.kind === 'not_found') return { outcome: 'rejected', error: transactionNotFound() };
     const body = this.#parse('refund', refundResponseWireSchema, answer);
@@ -140,7 +141,7 @@ export class HttpPaymentProcessor implements PaymentProcessor {
   async createOperatorPayment(request: OperatorPaymentRequest): Promise<OperatorPaymentResult> {
     const wire: OperatorPaymentRequestWire = {
       reference: request.reference,
-      amount: request.amount,
+      amount: checkWireAmount(request.amount),
       currency: request.currency,
       brand: request.brand,
       call_method: request.callMethod ?? null,
@@ -251,7 +252,7 @@ function toWire(request: AuthorizeRequest): AuthorizeRequestWire {
   const method = request.paymentMethod;
   return {
     reference: request.reference,
-    amount: request.amount,
+    amount: checkWireAmount(request.amount),
     currency: request.currency,
     capture: request.capture,
     payment_method:

@@ -1,0 +1,291 @@
+import { CAPTURABLE_CHARGE_STATUS, type CaptureStatus, type ChargeStatus } from '@kessai/domain';
+import type {
+  CaptureStatus as ChargeCaptureStatus,
+  ChargeStatus as SchemaChargeStatus,
+  OperationStatus,
+  PaymentType,
+  ProcessingMode,
+} from '../generated/prisma/enums';
+import { chargeStatusSql } from '../outbox/event-sql';
+import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
+import { defineStatement, pg, sqlLiteral } from './statement';
+
+/** charge-service's statements: reading the charges it processes and recording their outcomes. */
+
+/**
+ * The domain's machines name the schema's statuses (the type check fails when a migration and the
+ * domain part ways): every charge status, and the capture statuses within operation_status.
+ */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+export const DOMAIN_STATUSES_MATCH_THE_SCHEMA: [
+  Same<ChargeStatus, SchemaChargeStatus>,
+  CaptureStatus extends OperationStatus ? true : false,
+] = [true, true];
+
+/** The pending ones of the charges, with their tokens' payment data and vault rows (card tokens). */
+export const FIND_PENDING_CHARGES = defineStatement({
+  name: 'charge_outcomes_find_pending',
+  params: { ids: pg.array(pg.uuid) },
+  columns: {
+    id: pg.text,
+    mode: pg.textOf<ProcessingMode>(),
+    amount: pg.int8,
+    currency: pg.bpchar,
+    capture: pg.bool,
+    descriptor: pg.nullable(pg.text),
+    /** the request's three_ds object {mode, redirect_endpoint, redirect_id} */
+    three_ds: pg.nullable(pg.jsonb<{ mode?: string; redirect_endpoint?: string | null }>()),
+    redirect_endpoint: pg.nullable(pg.text),
+    token_id: pg.text,
+    payment_type: pg.textOf<PaymentType>(),
+    cardholder: pg.nullable(pg.text),
+    exp_month: pg.nullable(pg.int4),
+    exp_year: pg.nullable(pg.int4),
+    brand: pg.nullable(pg.text),
+    call_method: pg.nullable(pg.text),
+    scanned_qr: pg.nullable(pg.text),
+    key_id: pg.nullable(pg.text),
+    iv: pg.nullable(pg.bytea),
+    ciphertext: pg.nullable(pg.bytea),
+    auth_tag: pg.nullable(pg.bytea),
+  },
+  text: (p) => `
+    SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
+           c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
+           c.redirect->>'endpoint' AS redirect_endpoint,
+           t.id::text AS token_id, t.payment_type::text AS payment_type,
+           t.data->'card'->>'cardholder' AS cardholder,
+           (t.data->'card'->>'exp_month')::int AS exp_month,
+           (t.data->'card'->>'exp_year')::int AS exp_year,
+           t.data->>'brand' AS brand, t.data->>'call_method' AS call_method,
+           t.data->>'scanned_qr' AS scanned_qr,
+           v.key_id, v.iv, v.ciphertext, v.auth_tag
+      FROM charges c
+      JOIN transaction_tokens t ON t.id = c.transaction_token_id
+      LEFT JOIN card_vault v ON v.transaction_token_id = t.id
+     WHERE c.id = ANY(${p.ids}) AND c.status = 'pending'`,
+});
+
+/** One charge's outcome as RECORD_CHARGE_OUTCOMES reads it from its jsonb input. */
+export interface ChargeOutcomeInput {
+  id: string;
+  /** where the charge moves, and the event that announces it: the charge machine's decision */
+  status: ChargeStatus;
+  event_type: string;
+  error_code: number | null;
+  error_message: string | null;
+  error_detail: string | null;
+  processor_reference: string | null;
+  /** bigint as text */
+  charged_amount: string | null;
+  capture_status: ChargeCaptureStatus | null;
+  issuer_token: unknown;
+  three_ds_issuer_token: unknown;
+  expires_on: string | null;
+  cause_event_id: string | null;
+}
+
+/**
+ * Moves each charge of the input (in id order) from one of `from` to its outcome and appends its
+ * event, carrying on the cause event's correlation; returns the ids of the charges that moved.
+ * Columns of the outcome left null keep their value.
+ */
+export const RECORD_CHARGE_OUTCOMES = defineStatement({
+  name: 'charge_outcomes_record',
+  params: {
+    outcomes: pg.jsonb<readonly ChargeOutcomeInput[]>(),
+    ids: pg.array(pg.uuid),
+    from: pg.array(pg.enum<ChargeStatus>('charge_status')),
+  },
+  columns: { id: pg.text },
+  text: (p) => `
+    WITH outcome AS (
+      SELECT * FROM jsonb_to_recordset(${p.outcomes}) AS o(
+        id uuid, status charge_status, event_type text, error_code int, error_message text,
+        error_detail text, processor_reference text, charged_amount bigint,
+        capture_status capture_status, issuer_token jsonb, three_ds_issuer_token jsonb,
+        expires_on timestamptz, cause_event_id uuid)
+    ), changed AS (
+      UPDATE charges c
+         SET status = o.status,
+             error_code = o.error_code,
+             error_message = o.error_message,
+             error_detail = o.error_detail,
+             processor_reference = COALESCE(o.processor_reference, c.processor_reference),
+             charged_amount = COALESCE(o.charged_amount, c.charged_amount),
+             charged_currency = CASE WHEN o.charged_amount IS NULL
+                                     THEN c.charged_currency ELSE c.requested_currency END,
+             capture_status = COALESCE(o.capture_status, c.capture_status),
+             issuer_token = COALESCE(o.issuer_token, c.issuer_token),
+             three_ds_issuer_token = COALESCE(o.three_ds_issuer_token, c.three_ds_issuer_token),
+             expires_on = COALESCE(o.expires_on, c.expires_on),
+             updated_on = now()
+        FROM outcome o
+       -- the ids again as an array: the planner then reaches the rows by primary key, never through
+       -- the status index, whose entries of old pending versions pile up between vacuums
+       WHERE c.id = ANY(${p.ids})
+         AND c.id = o.id AND c.status = ANY(${p.from})
+      RETURNING c.id, c.merchant_id, c.store_id, c.status, o.event_type, o.cause_event_id
+    ), event AS (
+      ${outboxInsertFrom('changed', {
+        aggregateType: 'charge',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: chargeStatusSql({ perRow: 'event_type' }),
+        correlationId: correlationOf('changed.cause_event_id'),
+      })}
+    )
+    SELECT id::text AS id FROM changed`,
+});
+
+/** A charge in one of `statuses` as reconciliation needs it. */
+export const FIND_CHARGE_TO_RECONCILE = defineStatement({
+  name: 'charge_outcomes_find_to_reconcile',
+  params: { chargeId: pg.uuid, statuses: pg.array(pg.enum<ChargeStatus>('charge_status')) },
+  columns: {
+    id: pg.text,
+    status: pg.textOf<ChargeStatus>(),
+    mode: pg.textOf<ProcessingMode>(),
+    payment_type: pg.textOf<PaymentType>(),
+    token_id: pg.text,
+    processor_reference: pg.nullable(pg.text),
+    expires_on: pg.nullable(pg.timestamptz),
+  },
+  text: (p) => `
+    SELECT c.id::text AS id, c.status::text AS status, c.mode::text AS mode,
+           t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
+           c.expires_on
+      FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
+     WHERE c.id = ${p.chargeId} AND c.status = ANY(${p.statuses})`,
+});
+
+/** The charge's capture while it is pending (one capture per charge), with the charge's state. */
+export const FIND_PENDING_CAPTURE = defineStatement({
+  name: 'charge_outcomes_find_pending_capture',
+  params: { chargeId: pg.uuid },
+  columns: {
+    id: pg.text,
+    charge_id: pg.text,
+    amount: pg.int8,
+    currency: pg.bpchar,
+    charge_status: pg.textOf<ChargeStatus>(),
+    mode: pg.textOf<ProcessingMode>(),
+    processor_reference: pg.nullable(pg.text),
+  },
+  text: (p) => `
+    SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.amount, k.currency,
+           c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference
+      FROM captures k JOIN charges c ON c.id = k.charge_id
+     WHERE k.charge_id = ${p.chargeId} AND k.status = 'pending'`,
+});
+
+/**
+ * The processor captured: the capture moves (captureFrom → captureTo) and its charge (chargeFrom →
+ * chargeTo) with charged_amount = what was captured, plus the charge's event, in one statement.
+ * One row, `captured`: whether the capture was still in captureFrom.
+ */
+export const RECORD_CAPTURED = defineStatement({
+  name: 'charge_outcomes_record_captured',
+  params: {
+    captureId: pg.uuid,
+    capturedAmount: pg.int8,
+    captureFrom: pg.enum<CaptureStatus>('operation_status'),
+    captureTo: pg.enum<CaptureStatus>('operation_status'),
+    chargeFrom: pg.enum<ChargeStatus>('charge_status'),
+    chargeTo: pg.enum<ChargeStatus>('charge_status'),
+    event: pg.text,
+    causeEventId: pg.nullable(pg.uuid),
+  },
+  columns: { captured: pg.bool },
+  text: (p) => `
+    WITH capture AS (
+      UPDATE captures SET status = ${p.captureTo}, updated_on = now()
+       WHERE id = ${p.captureId} AND status = ${p.captureFrom}
+      RETURNING charge_id, currency
+    ), changed AS (
+      UPDATE charges c
+         SET status = ${p.chargeTo}, capture_status = 'captured',
+             charged_amount = ${p.capturedAmount}, charged_currency = capture.currency,
+             updated_on = now()
+        FROM capture
+       WHERE c.id = capture.charge_id AND c.status = ${p.chargeFrom}
+      RETURNING c.id, c.merchant_id, c.store_id, c.status
+    ), event AS (
+      ${outboxInsertFrom('changed', {
+        aggregateType: 'charge',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: chargeStatusSql({ perRow: p.event }),
+        correlationId: correlationOf(p.causeEventId),
+      })}
+    )
+    SELECT EXISTS (SELECT 1 FROM capture) AS captured`,
+});
+
+/** The processor refused the capture: it moves (from → to) with the error; the charge is left as it is. */
+export const RECORD_CAPTURE_FAILED = defineStatement({
+  name: 'charge_outcomes_record_capture_failed',
+  params: {
+    captureId: pg.uuid,
+    from: pg.enum<CaptureStatus>('operation_status'),
+    to: pg.enum<CaptureStatus>('operation_status'),
+    errorCode: pg.int4,
+    errorMessage: pg.text,
+    errorDetail: pg.nullable(pg.text),
+  },
+  columns: { id: pg.text },
+  text: (p) => `
+    UPDATE captures
+       SET status = ${p.to}, error_code = ${p.errorCode}, error_message = ${p.errorMessage},
+           error_detail = ${p.errorDetail}, updated_on = now()
+     WHERE id = ${p.captureId} AND status = ${p.from}
+    RETURNING id::text AS id`,
+});
+
+/** Capturable charges whose capture_at has come and that have no capture yet. */
+export const FIND_DUE_CAPTURES = defineStatement({
+  name: 'charge_outcomes_find_due_captures',
+  params: { limit: pg.int4 },
+  columns: { id: pg.text, amount: pg.int8, currency: pg.bpchar },
+  text: (p) => `
+    SELECT c.id::text AS id, c.requested_amount AS amount, c.requested_currency AS currency
+      FROM charges c
+     WHERE c.status = ${sqlLiteral(CAPTURABLE_CHARGE_STATUS)} AND c.capture_at <= now()
+       AND NOT EXISTS (SELECT 1 FROM captures k WHERE k.charge_id = c.id)
+     LIMIT ${p.limit}`,
+});
+
+/** Awaiting charges nobody completed in time. */
+export const FIND_EXPIRED_AWAITING = defineStatement({
+  name: 'charge_outcomes_find_expired_awaiting',
+  params: { limit: pg.int4 },
+  columns: { id: pg.text },
+  text: (p) => `
+    SELECT id::text AS id FROM charges
+     WHERE status = 'awaiting' AND expires_on <= now()
+     LIMIT ${p.limit}`,
+});
+
+/** Pending charges untouched for `seconds`: their job was lost or keeps failing. */
+export const FIND_STALE_PENDING = defineStatement({
+  name: 'charge_outcomes_find_stale_pending',
+  params: { seconds: pg.int4, limit: pg.int4 },
+  columns: { id: pg.text },
+  text: (p) => `
+    SELECT id::text AS id FROM charges
+     WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${p.seconds})
+     LIMIT ${p.limit}`,
+});
+
+/** Charges whose capture has been pending for `seconds`. */
+export const FIND_STALE_CAPTURES = defineStatement({
+  name: 'charge_outcomes_find_stale_captures',
+  params: { seconds: pg.int4, limit: pg.int4 },
+  columns: { charge_id: pg.text },
+  text: (p) => `
+    SELECT charge_id::text AS charge_id FROM captures
+     WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${p.seconds})
+     LIMIT ${p.limit}`,
+});

@@ -1,0 +1,22 @@
+/**
+ * The home of libs/db's plain SQL: one module per aggregate, each statement with its parameter and
+ * column types (statement.ts). Importing this registers them all (the contract test prepares each).
+ */
+import './app-tokens.sql';
+import './captures.sql';
+import './charge-outcomes.sql';
+import './charges.sql';
+import './idempotency-records.sql';
+import './limits.sql';
+import './stores.sql';
+import './transaction-tokens.sql';
+import '../outbox/outbox-writer';
+
+export {
+  registeredStatements,
+  pg,
+  type SqlStatement,
+  type PgType,
+  type RowOf,
+  type ParamsOf,
+} from './statement';
