@@ -11,8 +11,14 @@ import {
 import { CapturesRepository, type Prisma } from '@kessai/db';
 import { HttpPaymentProcessor } from '@kessai/processor';
 import { bullOptions, startWorkerService, type RunningWorkerService } from '@kessai/runtime';
-import { TestEnvironment } from '@kessai/testing';
-import { CardVault, PendingCvvStore } from '@kessai/vault';
+import {
+  insertCardToken,
+  insertPendingCharge,
+  TestEnvironment,
+  waitForChargeStatus,
+  type PendingChargeOptions,
+} from '@kessai/testing';
+import { PendingCvvStore } from '@kessai/vault';
 import { ChargesProcessor } from '../apps/charge-service/src/charges.processor';
 import { ChargeServiceModule } from '../apps/charge-service/src/charge-service.module';
 import { processorCallbackUrl } from '../apps/charge-service/src/payment-processors';
@@ -27,7 +33,6 @@ let simulator: ProcessorSimulator;
 let service: RunningWorkerService;
 let queue: Queue;
 let queueEvents: QueueEvents;
-let vault: CardVault;
 let cvvs: PendingCvvStore;
 let merchantId: string;
 let storeId: string;
@@ -60,7 +65,6 @@ beforeAll(async () => {
     processors: [ChargesProcessor],
     outboxRelay: true,
   });
-  vault = service.app.get(CardVault);
   cvvs = service.app.get(PendingCvvStore);
   queue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
   queueEvents = new QueueEvents(CHARGES_QUEUE.name, bullOptions(env.config));
@@ -77,29 +81,7 @@ afterAll(async () => {
 });
 
 async function cardToken(number: string, cvv: string | null = '123'): Promise<string> {
-  const id = randomUUID();
-  const card = CardNumber.fromDigits(number);
-  await env.prisma.transactionToken.create({
-    data: {
-      id,
-      merchantId,
-      storeId,
-      mode: 'test',
-      type: 'recurring',
-      paymentType: 'card',
-      data: {
-        card: {
-          cardholder: 'TARO YAMADA',
-          exp_month: 12,
-          exp_year: new Date().getUTCFullYear() + 3,
-          last_four: card.lastFour,
-          brand: card.brand,
-          card_bin: card.bin,
-        },
-      },
-      card: { create: vault.encrypt(card, { transactionTokenId: id }) },
-    },
-  });
+  const id = await insertCardToken(env, { merchantId, storeId }, { cardNumber: number, type: 'recurring' });
   if (cvv) await cvvs.put(id, cvv);
   return id;
 }
@@ -111,49 +93,9 @@ async function token(paymentType: 'qr_scan' | 'online', data: Prisma.InputJsonOb
   return row.id;
 }
 
-interface ChargeOptions {
-  amount?: number;
-  capture?: boolean;
-  captureAt?: Date;
-  mode?: 'test' | 'live';
-  threeDs?: Prisma.InputJsonObject;
-  redirect?: Prisma.InputJsonObject;
-  /** false: the row only, no charge_requested (the test adds jobs itself) */
-  requested?: boolean;
-}
-
 /** A pending charge and its charge_requested command, as the gateway writes them. */
-async function createCharge(tokenId: string, options: ChargeOptions = {}): Promise<string> {
-  const id = randomUUID();
-  const charge = env.prisma.charge.create({
-    data: {
-      id,
-      merchantId,
-      storeId,
-      transactionTokenId: tokenId,
-      transactionTokenType: 'recurring',
-      mode: options.mode ?? 'test',
-      requestedAmount: options.amount ?? 1000,
-      requestedCurrency: 'JPY',
-      capture: options.capture ?? true,
-      captureAt: options.captureAt,
-      threeDs: options.threeDs,
-      redirect: options.redirect,
-    },
-  });
-  const event = env.prisma.outboxEvent.create({
-    data: {
-      merchantId,
-      storeId,
-      aggregateType: 'charge',
-      aggregateId: id,
-      eventType: CHARGE_REQUESTED,
-      payload: { charge_id: id, store_id: storeId },
-    },
-  });
-  if (options.requested === false) await charge;
-  else await env.prisma.$transaction([charge, event]);
-  return id;
+function createCharge(tokenId: string, options: PendingChargeOptions = {}): Promise<string> {
+  return insertPendingCharge(env, { merchantId, storeId }, tokenId, options);
 }
 
 /** What the gateway records when the processor posts a notice about the charge. */
@@ -170,14 +112,8 @@ async function noticeReceived(chargeId: string) {
   });
 }
 
-async function waitForStatus(chargeId: string, status: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const charge = await env.prisma.charge.findUniqueOrThrow({ where: { id: chargeId } });
-    if (charge.status === status) return charge;
-    if (Date.now() > deadline) throw new Error(`charge ${chargeId} is ${charge.status}, not ${status}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
+function waitForStatus(chargeId: string, status: string, timeoutMs = 15_000) {
+  return waitForChargeStatus(env, chargeId, status, { timeoutMs });
 }
 
 function events(chargeId: string, eventType: string) {

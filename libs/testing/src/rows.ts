@@ -155,7 +155,7 @@ export async function waitForChargeStatus(
     async () => {
       const charge = await env.prisma.charge.findUniqueOrThrow({ where: { id: chargeId } });
       seen = charge.status;
-      return charge.status === status && charge;
+      return charge.status === status ? charge : null;
     },
     { timeoutMs, what: `charge ${chargeId} to be ${status}` },
   ).catch((error: unknown) => {
