@@ -65,6 +65,11 @@ describe('event catalogue', () => {
     ).toEqual([{ queue: consumed, job: 'dispatch_event' }]);
   });
 
+  it('routes internal events nowhere', () => {
+    expect(eventRoutes('password_reset_requested')).toEqual([]);
+    expect(eventRoutes('password_reset_completed')).toEqual([]);
+  });
+
   it('gives an unknown event type no route', () => {
     expect(eventRoutes('no_such_event')).toEqual([]);
     expect(eventRoutes('__proto__')).toEqual([]);

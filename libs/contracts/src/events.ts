@@ -63,6 +63,14 @@ export const EVENT_CATALOGUE = {
     description: 'the processor told us something about a charge: charge-service looks it up',
     routes: [route(CHARGES_QUEUE, 'reconcile_charge')],
   },
+  password_reset_requested: {
+    kind: 'internal',
+    description: 'a merchant user asked for a password reset (the delivery record; never the token)',
+  },
+  password_reset_completed: {
+    kind: 'internal',
+    description: 'a password reset was used: the password changed and the user’s sessions were revoked',
+  },
 } as const satisfies Record<string, EventDefinition>;
 
 export type EventType = keyof typeof EVENT_CATALOGUE;

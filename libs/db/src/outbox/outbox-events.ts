@@ -1,3 +1,4 @@
+import type { EventType } from '@kessai/contracts';
 import type {
   CAPTURE_REQUESTED,
   CHARGE_FINISHED,
@@ -86,3 +87,14 @@ export type OutboxEventType = keyof OutboxEventPayloads;
 
 /** outbox_events.aggregate_type: whose id aggregate_id is */
 export type OutboxAggregateType = 'charge' | 'transaction_token' | 'merchant_user';
+
+/**
+ * Every event type the writer knows is in the contracts' event catalogue, and the other way round:
+ * the compiler fails here when one gains an event the other lacks.
+ */
+export type EventCatalogueAgrees = [OutboxEventType] extends [EventType]
+  ? [EventType] extends [OutboxEventType]
+    ? true
+    : never
+  : never;
+export const EVENT_CATALOGUE_AGREES: EventCatalogueAgrees = true;
