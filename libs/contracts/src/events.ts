@@ -28,7 +28,8 @@ function route<Q extends QueueDefinition>(
  * - `webhook`: a fact announced to merchants (api-reference §6, WebHookTrigger): routed to
  *   webhook-service, and the value is what it delivers as `event`;
  * - `internal`: a fact kept for the record and for Kessai's own consumers, never announced.
- * Payloads carry ids and facts only, never card data.
+ * Payloads carry ids and facts only, never card data; their types are libs/db's
+ * (`src/outbox/outbox-events.ts`), which writes them, checked against this catalogue.
  */
 export type EventKind = 'command' | 'webhook' | 'internal';
 
@@ -95,14 +96,6 @@ export const WEBHOOK_EVENT_TYPES = (Object.keys(EVENT_CATALOGUE) as EventType[])
 
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_CATALOGUE, value);
-}
-
-/** Payload of CHARGE_UPDATED / CHARGE_FINISHED. */
-export interface ChargeEventPayload {
-  charge_id: string;
-  store_id: string;
-  status: string;
-  [key: string]: string | number | boolean | null;
 }
 
 /**
