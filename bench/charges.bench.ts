@@ -2,6 +2,8 @@
  * Charges end to end on this machine: POST /charges accepted per second and charges reaching a
  * final status per second, with p50/p99, next to an in-run floor (bench/floor-server.ts: a bare route
  * doing one Redis call, one insert and one enqueue) driven by the same client at the same concurrency.
+ * Then, in the same run, refunds end to end (bench/refunds-phase.ts): full refunds of the measured
+ * window's charges through the gateway, carried out by refund-cancel-service.
  *
  * Everything is a real process from the compiled build (`npm run build`), co-located with Postgres,
  * Redis and the load generator: the processor simulator (dist/apps/processor-simulator/src/main.js), the
@@ -17,7 +19,9 @@
  * Settings (environment): BENCH_SECONDS (15), BENCH_WARMUP_SECONDS (3), BENCH_CONCURRENCY (64),
  * BENCH_STORES (40), BENCH_GATEWAYS (1), BENCH_CHARGE_SERVICES (1), BENCH_WEBHOOK_SERVICE (1),
  * BENCH_PROCESSOR_LATENCY_MS (2), BENCH_EXPECTED_RATE (1500: tokens are made for this many charges
- * per second), BENCH_CARD (4242424242424242), BENCH_DB_POOL_SIZE (unset: the processes' default),
+ * per second), BENCH_CARD (4000056655665556: approved, and its refund succeeds), BENCH_REFUNDS (1; 0
+ * leaves the refunds phase and refund-cancel-service out), BENCH_REFUND_SECONDS (BENCH_SECONDS),
+ * BENCH_DB_POOL_SIZE (unset: the processes' default),
  * RATE_LIMIT_ENABLED (true), TEST_DATABASE_URL (its server hosts the scratch database),
  * BENCH_NODE_ARGS (extra node flags for every spawned process, e.g. --cpu-prof --cpu-prof-dir=DIR).
  */
@@ -31,7 +35,9 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { TestEnvironment } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
+import { scalar, sleep, waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
+import { drainRefunds, driveRefunds, refundableCharges, refundStats } from './refunds-phase';
 
 const ROOT = path.resolve(__dirname, '..');
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -44,7 +50,10 @@ const CHARGE_SERVICES = num('BENCH_CHARGE_SERVICES', 1);
 const WEBHOOK_SERVICE = process.env.BENCH_WEBHOOK_SERVICE !== '0';
 const PROCESSOR_LATENCY_MS = num('BENCH_PROCESSOR_LATENCY_MS', 2);
 const EXPECTED_RATE = num('BENCH_EXPECTED_RATE', 1500);
-const CARD = process.env.BENCH_CARD ?? '4242424242424242';
+// not 4242…4242: in test mode that card's refunds fail, as at UnivaPay
+const CARD = process.env.BENCH_CARD ?? '4000056655665556';
+const REFUNDS = process.env.BENCH_REFUNDS !== '0';
+const REFUND_SECONDS = num('BENCH_REFUND_SECONDS', SECONDS);
 const RATE_LIMITS = process.env.RATE_LIMIT_ENABLED ?? 'true';
 const DAILY_TEST_CHARGES = 1_440;
 const FINAL = `('successful', 'failed', 'error', 'authorized', 'canceled')`;
@@ -52,8 +61,6 @@ const NEXT_YEAR = new Date().getUTCFullYear() + 1;
 
 // a scratch database of its own, beside (never inside) the test suites' template
 process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -218,6 +225,8 @@ interface BenchStore {
   setupAuth: string;
   /** used for POST /charges only: its rate-limit buckets are untouched when measuring starts */
   chargeAuth: string;
+  /** used for POST …/refunds only, likewise */
+  refundAuth: string;
   tokens: string[];
 }
 
@@ -232,11 +241,12 @@ async function seedStores(env: TestEnvironment, count: number): Promise<BenchSto
     await env.admin.setPciDssCompliant(merchant.id, true);
     const store = await env.admin.createStore({ merchantId: merchant.id, name: `Bench Store ${i}` });
     const issue = () => env.admin.issueAppToken({ merchantId: merchant.id, storeId: store.id, mode: 'test' });
-    const [setup, charge] = [await issue(), await issue()];
+    const [setup, charge, refund] = [await issue(), await issue(), await issue()];
     stores.push({
       storeId: store.id,
       setupAuth: `Bearer ${setup.secret}.${setup.jwt}`,
       chargeAuth: `Bearer ${charge.secret}.${charge.jwt}`,
+      refundAuth: `Bearer ${refund.secret}.${refund.jwt}`,
       tokens: [],
     });
   }
@@ -356,19 +366,6 @@ async function driveFloor(url: string, stores: BenchStore[], durationMs: number)
   });
 }
 
-async function scalar(db: Client, sql: string, params: unknown[] = []): Promise<number> {
-  const { rows } = await db.query<{ n: string | number | null }>(sql, params);
-  return Number(rows[0]?.n ?? 0);
-}
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
-
 /** Every charge created since `since` final; resolves with the time the last one became final. */
 async function drain(db: Client, since: Date, timeoutMs: number) {
   await waitUntil(
@@ -459,6 +456,85 @@ async function finalStats(db: Client, from: Date, to: Date) {
   };
 }
 
+/**
+ * The refunds phase (bench/refunds-phase.ts): the measured window's successful charges refunded in
+ * full through the gateway, a warm-up first, then a closed-loop window of BENCH_REFUND_SECONDS and
+ * every accepted refund awaited until final; printed like the charges' figures.
+ */
+async function measureRefunds(context: {
+  procs: Proc[];
+  redis: Redis;
+  db: Client;
+  gateways: string[];
+  stores: BenchStore[];
+  charges: ChargeRun;
+}) {
+  const { procs, redis, db, gateways } = context;
+  const authByStore = new Map(context.stores.map((store) => [store.storeId, store.refundAuth]));
+  const authOf = (storeId: string) => authByStore.get(storeId)!;
+  const charges = await refundableCharges(db, context.charges.startedAt, context.charges.endedAt);
+  console.log(`\nrefunds: ${charges.length} successful charges of the measured window to refund`);
+  let next = 0;
+  if (WARMUP_SECONDS > 0) {
+    const warm = await driveRefunds({
+      gateways,
+      charges: charges.slice(0, Math.min(charges.length, 50 * WARMUP_SECONDS * STORES)),
+      authOf,
+      concurrency: CONCURRENCY,
+      durationMs: WARMUP_SECONDS * 1000,
+    });
+    next = warm.load.statuses[201] ?? 0;
+    console.log(`refunds warm-up: ${warm.load.requests} requests (${statusList(warm.load.statuses)})`);
+    if (!next) throw new Error(`POST …/refunds accepted nothing (${statusList(warm.load.statuses)})`);
+    await drainRefunds(db, warm.startedAt, 120_000);
+    await sleep(1000);
+  }
+  // the charges the warm-up refunded are not offered again (a second full refund would be a 400)
+  const remaining = await refundableCharges(db, context.charges.startedAt, context.charges.endedAt);
+  const cpuBefore = await cpuSnapshot(procs, redis, db);
+  const run = await driveRefunds({
+    gateways,
+    charges: remaining,
+    authOf,
+    concurrency: CONCURRENCY,
+    durationMs: REFUND_SECONDS * 1000,
+  });
+  const cpuAtEnd = await cpuSnapshot(procs, redis, db);
+  let drained = true;
+  try {
+    await drainRefunds(db, run.startedAt, 300_000);
+  } catch {
+    drained = false;
+  }
+  const cpuDrained = await cpuSnapshot(procs, redis, db);
+  const stats = await refundStats(db, run.startedAt, run.endedAt);
+  const accepted = run.load.statuses[201] ?? 0;
+
+  console.log(
+    `\nPOST /stores/{id}/charges/{id}/refunds (full refunds of the window's charges), ${CONCURRENCY} connections ` +
+      `(closed loop), ${REFUND_SECONDS} s after a ${WARMUP_SECONDS} s warm-up; a third store token per store; ` +
+      `1 refund-cancel-service`,
+  );
+  console.log('\n| measure | per second | p50 ms | p99 ms | notes |');
+  console.log('|---|---|---|---|---|');
+  console.log(
+    `| POST …/refunds accepted (201) | ${fmt(accepted / run.load.seconds)} | ${fmt(run.load.p50Ms, 1)} | ${fmt(run.load.p99Ms, 1)} | ${statusList(run.load.statuses)}${run.exhausted ? ' (ran out of charges to refund)' : ''} |`,
+  );
+  console.log(
+    `| refunds reaching a final status (during the window) | ${fmt(stats.finalizedPerSecond)} | ${fmt(stats.acceptToFinalP50, 1)} | ${fmt(stats.acceptToFinalP99, 1)} | accept → final latency; ${statusList(stats.statuses)} |`,
+  );
+  console.log(
+    `| end to end (window's refunds, first accepted → last final) | ${fmt(stats.endToEndPerSecond)} | | | ${stats.created} refunds, drained ${fmt(stats.drainSeconds, 1)} s after the window${drained ? '' : ' (NOT drained within 300 s)'} |`,
+  );
+  console.log(
+    `\ncharges whose refunded amount differs from their successful refunds, or over-reserved: ${stats.overRefunded}`,
+  );
+  console.log(`\nCPU during the ${REFUND_SECONDS} s refunds window (per accepted refund):\n`);
+  console.log(cpuTable(cpuBefore, cpuAtEnd, Math.max(accepted, 1), 'refund'));
+  console.log(`\nCPU from the refunds window's start until every refund was final (per refund):\n`);
+  console.log(cpuTable(cpuBefore, cpuDrained, Math.max(stats.created, 1), 'refund'));
+}
+
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
 const statusList = (statuses: Record<string | number, number>) =>
   Object.entries(statuses)
@@ -516,6 +592,7 @@ async function main() {
         'charge-service',
       ]),
       ...(WEBHOOK_SERVICE ? [['webhook-service', 'webhook-service'] as [string, string]] : []),
+      ...(REFUNDS ? [['refund-cancel-service', 'refund-cancel-service'] as [string, string]] : []),
     ];
     for (const [name, app] of workers) {
       const port = await freePort();
@@ -642,6 +719,8 @@ async function main() {
     console.log(cpuTable(cpuBefore, cpuDrained, Math.max(stats.created, 1), 'charge'));
     console.log(`\nCPU of the floor run (per request):\n`);
     console.log(cpuTable(floorCpuBefore, floorCpuAfter, Math.max(floorLoad.requests, 1), 'request'));
+
+    if (REFUNDS) await measureRefunds({ procs, redis, db, gateways, stores, charges: run });
   } catch (error) {
     for (const proc of procs) {
       if (proc.output.length > 0) console.error(`--- ${proc.name}:\n${proc.output.slice(-30).join('\n')}`);

@@ -112,6 +112,67 @@ describe('admin CLI', () => {
     );
   });
 
+  it('configures a merchant and a store (fees included), which the API then presents', async () => {
+    const merchant = await cli('merchant:create', '--name', 'Conf', '--email', 'conf@example.test');
+    const store = await cli('store:create', '--merchant', merchant.id, '--name', 'Conf Store');
+    const token = await cli('token:create', '--merchant', merchant.id, '--store', store.id);
+
+    const merchantSet = await cli(
+      'merchant:configure',
+      '--merchant',
+      merchant.id,
+      '--set',
+      '{"percent_fee": 3.25, "card_configuration": {"forbidden_card_brands": ["jcb"]}}',
+    );
+    expect(merchantSet).toMatchObject({
+      merchant_id: merchant.id,
+      configuration: { percent_fee: 3.25, card_configuration: { forbidden_card_brands: ['jcb'] } },
+      effective_configuration: { percent_fee: 3.25, country: 'JP' },
+    });
+    const storeSet = await cli(
+      'store:configure',
+      '--store',
+      store.id,
+      '--set',
+      '{"flat_fees": [{"amount": 30, "currency": "jpy"}], "card_configuration": {"enabled": false}}',
+    );
+    expect(storeSet.configuration).toEqual({
+      flat_fees: [{ amount: 30, currency: 'JPY' }],
+      card_configuration: { enabled: false },
+    });
+    expect(storeSet.effective_configuration).toMatchObject({
+      percent_fee: 3.25,
+      flat_fees: [{ amount: 30, currency: 'JPY' }],
+      card_configuration: { enabled: false, forbidden_card_brands: ['jcb'] },
+    });
+
+    const sdk = new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
+    const presented = await sdk.stores.get(store.id);
+    expect(presented.configuration).toMatchObject({
+      percentFee: 3.25,
+      flatFees: [{ amount: 30, currency: 'JPY' }],
+      cardConfiguration: { enabled: false, forbiddenCardBrands: ['jcb'] },
+    });
+    expect((await sdk.merchants.me()).configuration.percentFee).toBe(3.25);
+
+    // null removes a store's own value
+    const unset = await cli('store:configure', '--store', store.id, '--set', '{"card_configuration": null}');
+    expect(unset.configuration).toEqual({ flat_fees: [{ amount: 30, currency: 'JPY' }] });
+
+    await expect(cli('store:configure', '--store', store.id, '--set', 'nope')).rejects.toThrow(
+      '--set must be JSON',
+    );
+    await expect(
+      cli('store:configure', '--store', store.id, '--set', '{"percent_fee": 1.23456}'),
+    ).rejects.toThrow(/invalid configuration: percent_fee/);
+    await expect(
+      cli('merchant:configure', '--merchant', merchant.id, '--set', '{"colour": 1}'),
+    ).rejects.toThrow(/colour/);
+    await expect(
+      cli('store:configure', '--store', '00000000-0000-4000-8000-000000000000', '--set', '{}'),
+    ).rejects.toThrow(AdminError);
+  });
+
   it('bootstrap creates the demo once, then reuses it, and its credentials work', async () => {
     const first = await cli('bootstrap', '--json');
     expect(first).toEqual(

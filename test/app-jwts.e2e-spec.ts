@@ -84,6 +84,7 @@ describe('creating app tokens', () => {
       mode: 'test',
       domains: ['shop.alpha.test', '*.alpha.test'],
       created_on: expect.any(String),
+      updated_on: expect.any(String),
       jwt: expect.any(String),
       secret: expect.any(String),
     });
@@ -111,6 +112,7 @@ describe('creating app tokens', () => {
       mode: 'test',
       domains: ['shop.alpha.test', '*.alpha.test'],
       created_on: res.body.created_on,
+      updated_on: res.body.updated_on,
     });
     const listed = await http('/app_jwts', { auth: bearer(alphaMerchant) });
     expect(listed.status).toBe(200);

@@ -5,6 +5,7 @@ import {
   eventually,
   insertCardToken,
   insertPendingCharge,
+  SlowNetwork,
   startWorkerProcess,
   TestEnvironment,
   type SeededMerchant,
@@ -22,15 +23,18 @@ const FINAL = ['successful', 'failed', 'error'];
 
 let env: TestEnvironment;
 let simulator: ProcessorSimulator;
+let network: SlowNetwork;
 let redis: RedisService;
 let cvvs: PendingCvvStore;
 const apps: SpawnedApp[] = [];
 
 beforeAll(async () => {
-  // slow enough that many authorizations are in flight when the process dies
-  simulator = await startProcessorSimulator({ latencyMs: 200, latencyJitterMs: 100 });
+  // slow enough that authorizations are at the processor, carried out or not, when the process
+  // dies (SlowNetwork: a call that arrived is carried out even if its caller is gone)
+  simulator = await startProcessorSimulator({ latencyMs: 0 });
+  network = await SlowNetwork.start(simulator.url);
   env = await TestEnvironment.create({
-    PROCESSOR_TEST_URL: simulator.url,
+    PROCESSOR_TEST_URL: network.url,
     CHARGE_WORKER_CONCURRENCY: '8',
     CHARGE_JOB_LOCK_MS: '1000',
   });
@@ -41,6 +45,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const app of apps) await app.stop('SIGKILL');
+  await network?.close();
   await simulator?.close();
   await redis?.onModuleDestroy();
   await env?.close();
@@ -73,12 +78,15 @@ describe('charge-service crash', () => {
     const ids = await createCharges(await env.seedMerchant('crash'));
 
     const first = await startChargeService();
-    // some charges done, most still pending or at the processor
-    await eventually(async () => (await countFinal()) >= 5, {
+    // some charges done, most still pending, and some authorized at the processor whose answer
+    // has not reached the worker yet
+    await eventually(async () => (await countFinal()) >= 5 && network.held >= 2, {
       timeoutMs: 30_000,
-      what: 'the first outcomes',
+      intervalMs: 5,
+      what: 'the first outcomes, with answers on their way',
     });
     expect(await first.stop('SIGKILL')).toBeNull();
+    const heldAtCrash = network.held;
     const finalAtCrash = await countFinal();
     expect(finalAtCrash).toBeLessThan(CHARGES);
 
@@ -106,7 +114,9 @@ describe('charge-service crash', () => {
                WHERE e.aggregate_id = c.id AND e.event_type = 'charge_finished') AS finished
         FROM charges c`;
     expect(rows).toHaveLength(CHARGES);
+    let repeated = 0;
     for (const row of rows) {
+      if (operationStats(stats, 'authorize', row.id).requests > 1) repeated++;
       expect({ id: row.id, final: FINAL.includes(row.status), finished: row.finished }).toEqual({
         id: row.id,
         final: true,
@@ -117,6 +127,12 @@ describe('charge-service crash', () => {
         executions: 1,
       });
     }
+    // the authorizations whose answers were lost in the crash were asked again under the charge
+    // id, and the processor answered with what it had done instead of charging twice
+    expect({ heldAtCrash, repeatedAtLeast: repeated >= heldAtCrash }).toEqual({
+      heldAtCrash,
+      repeatedAtLeast: true,
+    });
     expect(rows.filter((row) => row.status === 'failed')).toHaveLength(CHARGES / 5);
     expect(new Set(rows.map((row) => row.id))).toEqual(new Set(ids));
     // each CVV served its authorization, across the crash, and is gone

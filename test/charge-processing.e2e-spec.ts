@@ -21,7 +21,7 @@ import {
 import { PendingCvvStore } from '@kessai/vault';
 import { ChargesProcessor } from '../apps/charge-service/src/charges.processor';
 import { ChargeServiceModule } from '../apps/charge-service/src/charge-service.module';
-import { processorCallbackUrl } from '../apps/charge-service/src/payment-processors';
+import { processorCallbackUrl } from '@kessai/processor';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,

@@ -92,6 +92,8 @@ describe('charges created together (ChargesRepository.createMany, what concurren
         captureAt: null,
         descriptor: null,
         onlyDirectCurrency: false,
+        feeRatePpm: 0,
+        feeFlatAmount: 0n,
         threeDs: null,
         redirect: { endpoint: 'https://shop.example.test/done' },
         metadata: { order: tokenId },

@@ -4,6 +4,8 @@
 // charge in the database.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CAPTURE_REQUESTED } from '@kessai/contracts';
+import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
+import { captureTransition } from '@kessai/domain';
 import {
   GatewayClient,
   lastWriterOf,
@@ -118,6 +120,61 @@ describe('capture', () => {
     );
     expect((await capture(pending.id, { amount: 100, currency: 'JPY' })).body.code).toBe('ALREADY_CAPTURED');
     expect(await env.prisma.capture.count({ where: { chargeId: pending.id } })).toBe(0);
+  });
+
+  describe('with a cancel', () => {
+    const cancel = (id: string) =>
+      shopApi.request(`/stores/${shop.store.id}/charges/${id}/cancels`, { method: 'POST', json: {} });
+    const held = async () => {
+      const c = await authorized(3000);
+      await updateChargeRow(
+        env,
+        c.id,
+        `processor_reference = 'sim-${c.id}', capture_at = now() - interval '1 second'`,
+      );
+      return c;
+    };
+
+    it('a cancel accepted first refuses the capture, from the API and from capture_at', async () => {
+      const c = await held();
+      expect((await cancel(c.id)).status).toBe(201);
+      const refused = await capture(c.id, { amount: 3000, currency: 'JPY' });
+      expect([refused.status, refused.body.code, refused.body.errors]).toEqual([
+        400,
+        'INVALID_CHARGE_STATUS',
+        [{ field: 'status', reason: 'CANCEL_IN_PROGRESS' }],
+      ]);
+      // capture_at is due, but charge-service's sweep does not see the charge, and a request from it is refused
+      const charges = new ChargeOutcomesRepository(env.prisma);
+      expect((await charges.findDueCaptures(1000)).map((due) => due.id)).not.toContain(c.id);
+      const captures = new CapturesRepository(env.prisma);
+      await expect(
+        captures.requestCapture({ chargeId: c.id, amount: 3000n, currency: 'JPY' }),
+      ).resolves.toEqual({
+        outcome: 'cancel_pending',
+      });
+      expect(await env.prisma.capture.count({ where: { chargeId: c.id } })).toBe(0);
+    });
+
+    it('a capture accepted first refuses the cancel; a failed capture frees the charge again', async () => {
+      const c = await held();
+      expect((await capture(c.id, { amount: 3000, currency: 'JPY' })).status).toBe(200);
+      const refused = await cancel(c.id);
+      expect([refused.status, refused.body.code]).toEqual([400, 'CANCEL_NOT_ALLOWED']);
+      expect(await env.prisma.cancel.count({ where: { chargeId: c.id } })).toBe(0);
+
+      const charges = new ChargeOutcomesRepository(env.prisma);
+      const pending = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+      await charges.recordCaptureFailed(pending.id, captureTransition('pending', 'failed'), {
+        code: 308,
+        message: 'CHARGE_INVALID_DATA',
+        detail: null,
+      });
+      expect(
+        (await env.prisma.charge.findUniqueOrThrow({ where: { id: c.id } })).pendingOperation,
+      ).toBeNull();
+      expect((await cancel(c.id)).status).toBe(201);
+    });
   });
 
   it('works through the SDK (captures.create resolves to {})', async () => {

@@ -7,8 +7,10 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CHARGE_FINISHED } from '@kessai/contracts';
 import {
   APPROVED_TEST_CARD,
+  cardNumberEndingIn,
   listenLocally,
   luhnValidRuns,
+  ordinaryCardNumber,
   RELAXED_RATE_LIMITS,
   sdkCardToken,
   sdkError,
@@ -136,6 +138,43 @@ describe('charges through the univapay-node SDK', () => {
     expect(operationStats(simulator.stats(), 'authorize', created.id).executions).toBe(1);
     expect(await finishedEvents(created.id)).toBe(1);
   });
+
+  // UnivaPay's test mode: a valid number outside the catalogue is taken and follows its last four digits
+  it.each([
+    { ending: '1111', number: cardNumberEndingIn('1111'), status: 'failed', code: 306 },
+    {
+      ending: '1111 (jcb)',
+      number: cardNumberEndingIn('1111', { prefix: '3530' }),
+      status: 'failed',
+      code: 306,
+    },
+    {
+      ending: '4242',
+      number: cardNumberEndingIn('4242', { prefix: '5425' }),
+      status: 'successful',
+      code: null,
+    },
+    { ending: '1881', number: cardNumberEndingIn('1881'), status: 'successful', code: null },
+    { ending: 'anything else', number: ordinaryCardNumber(), status: 'successful', code: null },
+  ])(
+    'a number outside the catalogue ending $ending: token created, charge $status (error $code)',
+    async ({ number, status, code }) => {
+      const token = await cardToken(number);
+      expect(token.data).toMatchObject({ card: { lastFour: number.slice(-4) } });
+      const created: any = await charge(token.id);
+      const done = await poll(created.id);
+      expect(done.status).toBe(status);
+      if (code === null) expect(done.error).toBeNull();
+      else
+        expect(done.error).toEqual({
+          code,
+          message: 'CARD_REJECTED',
+          detail: expect.any(String),
+          details: done.error.detail,
+        });
+      expect(operationStats(simulator.stats(), 'authorize', created.id).executions).toBe(1);
+    },
+  );
 
   it('authorize (capture: false), then a partial capture through sdk.captures', async () => {
     const created: any = await charge((await cardToken(APPROVED_TEST_CARD)).id, {

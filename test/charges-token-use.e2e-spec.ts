@@ -89,7 +89,11 @@ describe('POST /charges', () => {
       .as(shopMerchantToken)
       .postCharge({ transaction_token_id: randomUUID(), amount: 1, currency: 'JPY' });
     expect(merchantWide.status).toBe(403);
-    expect(merchantWide.body.code).toBe('STORE_TOKEN_REQUIRED');
+    expect(merchantWide.body).toEqual({
+      status: 'error',
+      code: 'INVALID_PERMISSIONS',
+      errors: [{ field: null, reason: 'STORE_TOKEN_REQUIRED' }],
+    });
 
     const online = await shopApi.onlineToken();
     const threeDs = await shopApi.postCharge({

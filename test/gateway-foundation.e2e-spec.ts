@@ -77,11 +77,11 @@ describe('GET /me', () => {
     expect(Object.keys(res.body)).toEqual(
       expect.arrayContaining([
         'id',
-        'verification_data_id',
         'name',
         'email',
         'verified',
         'created_on',
+        'updated_on',
         'configuration',
       ]),
     );
@@ -266,12 +266,54 @@ describe('authentication', () => {
   });
 
   it.each([
-    ['an unsupported scheme', 'Token abcdef'],
-    ['a legacy application token', 'ApplicationToken abc|def'],
     ['a malformed bearer credential', 'Bearer not-a-jwt'],
     ['five segments', 'Bearer a.b.c.d.e'],
   ])('refuses %s', async (_label, auth) => {
-    expectEnvelope(await http('/me', { auth }), 401, 'INVALID_APP_TOKEN');
+    const res = await http('/me', { auth });
+    expectEnvelope(res, 401, 'INVALID_APP_TOKEN');
+    expect(res.body.errors).toEqual([]);
+    expect(res.headers.get('www-authenticate')).toBe('Bearer realm="kessai"');
+  });
+
+  describe("the SDK's legacy Authorization forms (api-reference §1.1, decision 0007)", () => {
+    const bearerRequired = [{ field: 'authorization', reason: 'BEARER_AUTHORIZATION_REQUIRED' }];
+
+    it.each([
+      ['a login token', `Token ${'a'.repeat(32)}`],
+      ['a bare Token scheme', 'Token'],
+      ['an application token with its secret', 'ApplicationToken abc|def'],
+      ['an application token without a secret', 'ApplicationToken abc|'],
+      ['another scheme', 'Basic dXNlcjpwYXNz'],
+    ])('answer 401 naming the Bearer form: %s', async (_label, auth) => {
+      const res = await http('/me', { auth });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ status: 'error', code: 'INVALID_APP_TOKEN', errors: bearerRequired });
+      const challenge = res.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer realm="kessai", error="invalid_request"/);
+      expect(challenge).toContain('Bearer <secret>.<jwt>');
+      expect(challenge).toContain('Bearer <jwt>');
+    });
+
+    it('reach an SDK user as INVALID_APP_TOKEN naming the authorization field', async () => {
+      const legacy = [
+        new SDK({ endpoint: baseUrl, authToken: 'legacy-login-token' }),
+        new SDK({ endpoint: baseUrl, appId: alpha.storeToken.jwt, secret: alpha.storeToken.secret }),
+        new SDK({ endpoint: baseUrl, appId: 'some-app-id' }),
+      ];
+      for (const sdk of legacy) {
+        expect(await sdkError(sdk.merchants.me())).toEqual({
+          status: 'error',
+          code: 'INVALID_APP_TOKEN',
+          httpCode: 401,
+          errors: bearerRequired,
+        });
+      }
+    });
+
+    it('do not stand in the way of open routes', async () => {
+      const res = await http('/heartbeat', { auth: 'ApplicationToken abc|def' });
+      expect(res.status).toBe(200);
+    });
   });
 
   it('refuses alg=none', async () => {
@@ -403,6 +445,91 @@ describe('authentication', () => {
       401,
       'INVALID_CREDENTIALS',
     );
+  });
+});
+
+describe('an empty JSON body', () => {
+  // other SDKs and curl users send Content-Type: application/json with no body on a DELETE or a
+  // bodiless POST: that is no body, not malformed JSON
+  const json = { 'content-type': 'application/json' };
+  const issue = async (body: string) => {
+    const res = await http('/app_jwts', {
+      method: 'POST',
+      auth: bearer(alphaMerchantToken),
+      headers: json,
+      body,
+    });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; mode: string; domains: string[] };
+  };
+
+  it('is no body on a bodiless POST: the defaults apply', async () => {
+    for (const body of ['', ' \r\n\t ']) {
+      expect(await issue(body)).toMatchObject({ mode: 'test', domains: [] });
+    }
+  });
+
+  it('is no body on a DELETE', async () => {
+    for (const body of ['', '\n']) {
+      const { id } = await issue('');
+      const res = await http(`/app_jwts/${id}`, {
+        method: 'DELETE',
+        auth: bearer(alphaMerchantToken),
+        headers: json,
+        body,
+      });
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+    }
+  });
+
+  it('lets an unknown path answer 404, not a body error', async () => {
+    for (const method of ['POST', 'DELETE', 'PATCH']) {
+      const res = await http('/no/such/route', {
+        method,
+        auth: bearer(alpha.storeToken),
+        headers: json,
+        body: '',
+      });
+      expectEnvelope(res, 404, 'NOT_FOUND');
+    }
+  });
+
+  it('leaves a route that needs a body to answer its own validation error', async () => {
+    const res = await http('/charges', {
+      method: 'POST',
+      auth: bearer(alpha.storeToken),
+      headers: json,
+      body: '',
+    });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'transaction_token_id', reason: 'REQUIRED_VALUE' },
+        { field: 'amount', reason: 'REQUIRED_VALUE' },
+        { field: 'currency', reason: 'REQUIRED_VALUE' },
+      ]),
+    );
+  });
+
+  it('replaces only the JSON parser: the others stay as Nest and app.factory set them', () => {
+    const fastify = app.getHttpAdapter().getInstance();
+    expect(fastify.hasContentTypeParser('application/json')).toBe(true);
+    expect(fastify.hasContentTypeParser('application/x-www-form-urlencoded')).toBe(true);
+    expect(fastify.hasContentTypeParser('text/plain')).toBe(false);
+  });
+
+  it('is still refused when it is malformed rather than empty', async () => {
+    for (const body of ['{', ' x ', 'null x']) {
+      const res = await http('/app_jwts', {
+        method: 'POST',
+        auth: bearer(alphaMerchantToken),
+        headers: json,
+        body,
+      });
+      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT_OBJECT' }]);
+    }
   });
 });
 

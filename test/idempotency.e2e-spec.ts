@@ -233,7 +233,7 @@ describe('Idempotency-Key', () => {
     expect(await env.prisma.idempotencyRecord.count({ where: { key } })).toBe(0);
   });
 
-  it('keeps stored responses encrypted, and answers 500 UNABLE_TO_GET_IDEMPOTENT_RESULT when one is unreadable', async () => {
+  it('keeps stored responses encrypted, and answers 500 UNABLE_TO_GET_IDEMPOTENT_REQUEST (as the SDK spells it) when one is unreadable', async () => {
     const key = newKey();
     const created = await call('/app_jwts', { method: 'POST', auth: bearer(merchantToken), key, json: {} });
     expect(created.status).toBe(201);
@@ -247,7 +247,7 @@ describe('Idempotency-Key', () => {
     });
     const replay = await call('/app_jwts', { method: 'POST', auth: bearer(merchantToken), key, json: {} });
     expect(replay.status).toBe(500);
-    expect(replay.body).toMatchObject({ status: 'error', code: 'UNABLE_TO_GET_IDEMPOTENT_RESULT' });
+    expect(replay.body).toEqual({ status: 'error', code: 'UNABLE_TO_GET_IDEMPOTENT_REQUEST', errors: [] });
     expect(replay.text).not.toContain(created.body.secret);
   });
 });

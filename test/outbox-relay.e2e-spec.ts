@@ -125,6 +125,25 @@ describe('outbox relay', () => {
     expect(job?.data).toEqual({ eventId: ids[0], eventType: 'token_created', aggregateId: merchantId });
   });
 
+  it('reports its backlog for the metrics: the unpublished count and the oldest one’s age, none once drained', async () => {
+    const outbox = new OutboxRepository(env.prisma);
+    expect(await outbox.backlog()).toEqual({ unpublished: 0, oldestAgeSeconds: 0 });
+    const [oldest] = await appendEvents(3);
+    await env.prisma.outboxEvent.update({
+      where: { id: oldest },
+      data: { createdOn: new Date(Date.now() - 120_000) },
+    });
+    const backlog = await outbox.backlog();
+    expect(backlog.unpublished).toBe(3);
+    expect(backlog.oldestAgeSeconds).toBeGreaterThanOrEqual(119);
+    expect(backlog.oldestAgeSeconds).toBeLessThan(600);
+
+    const drained = relay();
+    await drain([drained]);
+    await drained.stop();
+    expect(await outbox.backlog()).toEqual({ unpublished: 0, oldestAgeSeconds: 0 });
+  });
+
   it('loses nothing and duplicates nothing when a relay dies between publishing and committing', async () => {
     const ids = await appendEvents(30);
     await publishAndDieBeforeCommit(100);
@@ -222,20 +241,23 @@ describe('outbox relay', () => {
     expect(await jobIds()).toHaveLength(10);
   });
 
-  it('holds webhook events while no service consumes webhook-events: published with no job', async () => {
-    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBeNull();
-    await appendEvents(4, 'charge_finished');
+  it('publishes webhook events to webhook-events (dispatch_event, one job per event), unknown events nowhere', async () => {
+    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
+    const ids = await appendEvents(4, 'charge_finished');
     await appendEvents(2, 'no_such_event');
     const publisher = relay();
     expect(await publisher.publishBatch()).toBe(6);
     await publisher.stop();
     expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
+    const jobs = await webhookQueue.getJobs(['waiting', 'delayed', 'prioritized']);
+    expect(jobs.map((job) => job.name)).toEqual(Array(4).fill('dispatch_event'));
+    expect(jobs.map((job) => (job.data as { eventId: string }).eventId).sort()).toEqual([...ids].sort());
     const anywhere = async (q: Queue) =>
       (await q.getJobCounts('waiting', 'active', 'completed', 'failed', 'delayed', 'prioritized')) as Record<
         string,
         number
       >;
-    for (const q of [webhookQueue, chargesQueue, queue])
+    for (const q of [chargesQueue, queue])
       expect(Object.values(await anywhere(q)).reduce((a, b) => a + b, 0)).toBe(0);
   });
 

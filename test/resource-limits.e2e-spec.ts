@@ -40,6 +40,7 @@ describe('webhooks: at most 20 active per merchant or store', () => {
     url: `https://hooks.example.test/${i}`,
     triggers: ['charge_finished'],
     signingSecret: `whsec_${randomBytes(24).toString('base64')}`,
+    mode: 'test' as const,
   });
   const active = (scope: AccessScope) =>
     env.prisma.webhook.count({

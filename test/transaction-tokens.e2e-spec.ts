@@ -9,11 +9,13 @@ import {
   bearer,
   CapturedLog,
   cardData,
+  cardNumberEndingIn,
   lastWriterOf,
   listenLocally,
   luhnValidRuns,
   NEXT_YEAR,
   outboxEventsOf,
+  ordinaryCardNumber,
   REAL_CARD_NUMBER,
   RELAXED_RATE_LIMITS,
   requestJson,
@@ -95,6 +97,8 @@ describe('POST /tokens with card data', () => {
           lastFour: '5556',
           brand: 'visa',
           cardBin: '400005',
+          cardType: 'debit',
+          country: 'JP',
         },
       },
     });
@@ -338,27 +342,60 @@ describe('POST /tokens with card data', () => {
     });
   });
 
-  it('test mode takes only test cards; live mode refuses them and takes real cards', async () => {
-    SENT_PANS.add(REAL_CARD_NUMBER);
-    const testReal = await createToken(bearer(pci.storeToken), {
+  it("test mode takes any valid number, as UnivaPay's does; live mode refuses test cards and takes real cards", async () => {
+    const auth = bearer(pci.storeToken);
+    const numbers = [
+      REAL_CARD_NUMBER,
+      cardNumberEndingIn('1111'),
+      cardNumberEndingIn('4242', { prefix: '5425' }),
+      cardNumberEndingIn('1881', { prefix: '3530' }),
+      ordinaryCardNumber(),
+    ];
+    for (const number of numbers) {
+      SENT_PANS.add(number);
+      const res = await createToken(auth, {
+        payment_type: 'card',
+        type: 'one_time',
+        data: card({ card_number: number }),
+      });
+      expect({ status: res.status, last_four: res.body.data?.card?.last_four }).toEqual({
+        status: 201,
+        last_four: number.slice(-4),
+      });
+      expect(res.body.mode).toBe('test');
+      expect(res.text).not.toContain(number);
+    }
+    // validity still applies: Luhn, and the brand's length
+    const badLuhn = `${REAL_CARD_NUMBER.slice(0, 15)}${(Number(REAL_CARD_NUMBER[15]) + 1) % 10}`;
+    SENT_PANS.add(badLuhn);
+    const invalid = await createToken(auth, {
       payment_type: 'card',
       type: 'one_time',
-      data: card({ card_number: REAL_CARD_NUMBER }),
+      data: card({ card_number: badLuhn }),
     });
-    expect(testReal.status).toBe(400);
-    expect(testReal.body.errors).toEqual([{ field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' }]);
+    expect(invalid.body.errors).toEqual([{ field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' }]);
 
-    const liveTest = await createToken(bearer(pciLive), {
-      payment_type: 'card',
-      type: 'one_time',
-      data: card(),
-    });
-    expect(liveTest.status).toBe(400);
-    expect(liveTest.body).toEqual({
-      status: 'error',
-      code: 'NO_TEST_CARD_IN_LIVE_MODE',
-      errors: [{ field: 'data.card_number', reason: 'NO_TEST_CARD_IN_LIVE_MODE' }],
-    });
+    for (const testCard of [PAN, '4111111111111111', '4000000000003220']) {
+      const liveTest = await createToken(bearer(pciLive), {
+        payment_type: 'card',
+        type: 'one_time',
+        data: card({ card_number: testCard }),
+      });
+      expect(liveTest.status).toBe(400);
+      expect(liveTest.body).toEqual({
+        status: 'error',
+        code: 'NO_TEST_CARD_IN_LIVE_MODE',
+        errors: [{ field: 'data.card_number', reason: 'NO_TEST_CARD_IN_LIVE_MODE' }],
+      });
+    }
+    const liveSdk = await sdkError(
+      sdkAs(pciLive).transactionTokens.create({
+        paymentType: 'card' as any,
+        type: 'one_time' as any,
+        data: { cardholder: 'Taro Yamada', cardNumber: PAN, expMonth: 12, expYear: NEXT_YEAR, cvv: CVV },
+      }),
+    );
+    expect(liveSdk).toMatchObject({ code: 'NO_TEST_CARD_IN_LIVE_MODE', httpCode: 400 });
 
     const liveReal = await createToken(bearer(pciLive), {
       payment_type: 'card',
@@ -368,9 +405,39 @@ describe('POST /tokens with card data', () => {
     expect(liveReal.status).toBe(201);
     expect(liveReal.body).toMatchObject({
       mode: 'live',
-      data: { card: { last_four: REAL_CARD_NUMBER.slice(-4) } },
+      data: { card: { last_four: REAL_CARD_NUMBER.slice(-4), card_type: 'unknown', country: null } },
     });
     expect(liveReal.text).not.toContain(REAL_CARD_NUMBER);
+  });
+
+  it('shows card_type and country: a test card its own, another number what the BIN table knows', async () => {
+    const jcb = cardNumberEndingIn('0005', { prefix: '3541' });
+    const maestro = cardNumberEndingIn('0009', { prefix: '6761' });
+    const unionpay = cardNumberEndingIn('0007', { prefix: '6213' });
+    const cases = [
+      [PAN, 'debit', 'JP'],
+      ['4242424242424242', 'credit', 'JP'],
+      ['371449635398431', 'charge_card', 'US'],
+      ['2223003122003222', 'unknown', null],
+      [jcb, 'credit', 'JP'],
+      [maestro, 'debit', null],
+      [unionpay, 'unknown', 'CN'],
+      [REAL_CARD_NUMBER, 'unknown', null],
+    ] as const;
+    for (const [number, cardType, country] of cases) {
+      SENT_PANS.add(number);
+      const cvv = number.startsWith('37') ? AMEX_CVV : CVV;
+      const created = await sdkAs(pci.storeToken).transactionTokens.create({
+        paymentType: 'card' as any,
+        type: 'one_time' as any,
+        data: { cardholder: 'Taro Yamada', cardNumber: number, expMonth: 12, expYear: NEXT_YEAR, cvv },
+      });
+      expect([number, created.data]).toMatchObject([number, { card: { cardType, country } }]);
+      const read = await call(`/stores/${pci.store.id}/tokens/${created.id}`, {
+        auth: bearer(pci.storeToken),
+      });
+      expect([number, read.body.data.card]).toMatchObject([number, { card_type: cardType, country }]);
+    }
   });
 
   it('takes the store from the app token: a merchant-scope token gets a clear refusal', async () => {
@@ -380,7 +447,11 @@ describe('POST /tokens with card data', () => {
       data: card(),
     });
     expect(res.status).toBe(403);
-    expect(res.body).toEqual({ status: 'error', code: 'STORE_TOKEN_REQUIRED', errors: [] });
+    expect(res.body).toEqual({
+      status: 'error',
+      code: 'INVALID_PERMISSIONS',
+      errors: [{ field: null, reason: 'STORE_TOKEN_REQUIRED' }],
+    });
   });
 });
 
@@ -516,7 +587,8 @@ describe('token types', () => {
       data: { scanned_qr: '280000000000000001' },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ payment_type: 'qr_scan', data: { brand: 'alipay', gateway: null } });
+    expect(res.body).toMatchObject({ payment_type: 'qr_scan', data: { brand: 'alipay' } });
+    expect(res.body.data).not.toHaveProperty('gateway');
     expect(res.text).not.toContain('280000000000000001');
     const stored = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored.data).toMatchObject({ scanned_qr: '280000000000000001' });

@@ -12,12 +12,17 @@ import {
   WorkerRegistry,
   type RunningWorkerService,
 } from '@kessai/runtime';
-import { TestEnvironment } from '@kessai/testing';
+import { loadConfig } from '@kessai/config';
+import { eventually, scrapeMetrics, TestEnvironment } from '@kessai/testing';
 
 const LIFECYCLE_QUEUE = defineQueue({
   name: 'lifecycle-test',
   consumer: 'lifecycle',
-  jobs: { slow: z.object({ label: z.string() }), echo: z.object({ n: z.number().int() }) },
+  jobs: {
+    slow: z.object({ label: z.string() }),
+    echo: z.object({ n: z.number().int() }),
+    flaky: z.object({}),
+  },
   jobOptions: { attempts: 5, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
 });
 
@@ -46,6 +51,10 @@ class LifecycleProcessor extends QueueProcessor<typeof LIFECYCLE_QUEUE> {
       case 'echo':
         probe.handled.push(`echo:${job.data.n}`);
         return job.data.n;
+      case 'flaky':
+        // fails its first attempt, as a transient failure would
+        if (raw.attemptsMade === 0) throw new Error('transient');
+        return;
       default:
         return unhandledJob(job);
     }
@@ -166,6 +175,41 @@ describe('worker service', () => {
       expect(await failed?.getState()).toBe('failed');
     }
     expect(probe.handled).toEqual([]);
+  });
+
+  it('serves /metrics beside /health, behind METRICS_TOKEN when set, counting its jobs by outcome', async () => {
+    const token = 'worker-metrics-token-0123';
+    service = await startWorkerService({
+      name: 'lifecycle',
+      config: loadConfig({ ...env.variables, METRICS_TOKEN: token }),
+      healthPort: 0,
+      imports: [LifecycleModule],
+      processors: [LifecycleProcessor],
+    });
+    expect((await fetch(`${service.url}/metrics`)).status).toBe(401);
+    const auth = { authorization: `Bearer ${token}` };
+    const labels = { queue: LIFECYCLE_QUEUE.name };
+
+    const echo = await queue.add('echo', { n: 1 });
+    await echo.waitUntilFinished(events, 10_000);
+    const flaky = await queue.add('flaky', {}, { attempts: 2 });
+    await flaky.waitUntilFinished(events, 10_000);
+    await expect(
+      (await queue.add('echo', { n: 'one' }, { attempts: 5 })).waitUntilFinished(events, 10_000),
+    ).rejects.toThrow();
+
+    // the events that count them are the worker's own, emitted once Redis took the move
+    const scrape = await eventually(async () => {
+      const read = await scrapeMetrics(service!.url, auth);
+      return read.sum('kessai_jobs_failed_total', { ...labels, final: 'true' }) === 1 ? read : null;
+    });
+    expect(scrape.sum('kessai_jobs_completed_total', { ...labels, job: 'echo' })).toBe(1);
+    expect(scrape.sum('kessai_jobs_completed_total', { ...labels, job: 'flaky' })).toBe(1);
+    expect(scrape.sum('kessai_jobs_failed_total', { ...labels, job: 'flaky', final: 'false' })).toBe(1);
+    expect(scrape.sum('kessai_jobs_failed_total', { ...labels, job: 'echo', final: 'true' })).toBe(1);
+    expect(scrape.sum('kessai_job_duration_seconds_count', labels)).toBe(4);
+    // a queue outside libs/contracts is not registered with the container: no depth for it
+    expect(scrape.find('kessai_queue_jobs')).toEqual([]);
   });
 
   it('on stop, takes no new job and finishes the one in flight', async () => {

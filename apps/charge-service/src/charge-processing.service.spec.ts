@@ -10,9 +10,11 @@ import {
   type ProcessorPayment,
 } from '@kessai/processor';
 import type { CardVault, PendingCvvStore } from '@kessai/vault';
+import { Registry } from 'prom-client';
 import type { ChargeJobRequest, ChargeJobs } from './charge-jobs';
+import { ChargeMetrics } from './charge-metrics';
 import { ChargeProcessingService, OutcomeUnknownError } from './charge-processing.service';
-import type { PaymentProcessors } from './payment-processors';
+import type { PaymentProcessors } from '@kessai/processor';
 
 /** The decisions of ChargeProcessingService, with fakes for the repository, the processor, the vault and the queue. */
 
@@ -27,6 +29,7 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
     capture: true,
     descriptor: null,
     threeDs: null,
+    tokenThreeDsAuthenticated: false,
     redirectEndpoint: null,
     tokenId: `token-${id}`,
     paymentType: 'qr_scan',
@@ -35,6 +38,7 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
     callMethod: null,
     scannedQr: '280000000000000001',
     vault: null,
+    feeTerms: { ratePpm: 36_000, flatAmount: 30n },
   };
 }
 
@@ -68,7 +72,7 @@ class FakeProcessor implements Partial<PaymentProcessor> {
   }
 }
 
-function setup(pending: PendingCharge[]) {
+function setup(pending: PendingCharge[], { moved = true }: { moved?: boolean } = {}) {
   const processor = new FakeProcessor();
   const recorded: RecordedOutcome[] = [];
   const froms: unknown[] = [];
@@ -82,7 +86,8 @@ function setup(pending: PendingCharge[]) {
       calls.push('record');
       froms.push(from);
       recorded.push(...outcomes);
-      return Promise.resolve(new Set(outcomes.map((outcome) => outcome.chargeId)));
+      // moved: false — another worker recorded them first, the statement moved nothing
+      return Promise.resolve(new Set(moved ? outcomes.map((outcome) => outcome.chargeId) : []));
     },
   } as unknown as ChargeOutcomesRepository;
   const processors = {
@@ -105,20 +110,50 @@ function setup(pending: PendingCharge[]) {
     },
   } as unknown as ChargeJobs;
   const config = { CHARGE_AWAITING_EXPIRY_SECONDS: 900 } as AppConfig;
+  const registry = new Registry();
   const service = new ChargeProcessingService(
     repository,
     processors,
     {} as CardVault,
     cvvs,
     queue,
+    new ChargeMetrics(registry),
     silent,
     config,
   );
-  return { service, processor, recorded, froms, jobs, calls };
+  return { service, processor, recorded, froms, jobs, calls, registry };
+}
+
+/** kessai_charge_outcomes_total's samples, by status. */
+async function chargeOutcomes(registry: Registry): Promise<Record<string, number>> {
+  const metric = await registry.getSingleMetric('kessai_charge_outcomes_total')?.get();
+  return Object.fromEntries(
+    (metric?.values ?? []).map((sample) => [String(sample.labels.status), sample.value]),
+  );
 }
 
 describe('ChargeProcessingService', () => {
-  it('records an approval as successful with the charged amount, from pending, with charge_finished', async () => {
+  it('counts an outcome it recorded by status, and none that another worker recorded first', async () => {
+    const first = setup([qrCharge('a'), qrCharge('b')]);
+    first.processor.authorizeAnswer = () =>
+      Promise.resolve({
+        outcome: 'declined',
+        processorReference: 'ref-1',
+        error: { code: 'CARD_REJECTED' } as never,
+      });
+    await first.service.processCharges([
+      { chargeId: 'a', causeEventId: null },
+      { chargeId: 'b', causeEventId: null },
+    ]);
+    expect(await chargeOutcomes(first.registry)).toEqual({ failed: 2 });
+
+    const raced = setup([qrCharge('a')], { moved: false });
+    await raced.service.processCharge('a');
+    expect(raced.recorded).toHaveLength(1);
+    expect(await chargeOutcomes(raced.registry)).toEqual({});
+  });
+
+  it('records an approval as successful with the charged amount and its fee, from pending, with charge_finished', async () => {
     const { service, processor, recorded, froms } = setup([qrCharge('a')]);
     await service.processCharge('a', 'event-1');
     expect(processor.authorizeCalls).toBe(1);
@@ -127,10 +162,21 @@ describe('ChargeProcessingService', () => {
         chargeId: 'a',
         causeEventId: 'event-1',
         event: 'charge_finished',
-        outcome: { status: 'successful', processorReference: 'ref-1', chargedAmount: 1000n },
+        // 3.6 % of 1,000 is 36, plus the flat 30
+        outcome: { status: 'successful', processorReference: 'ref-1', chargedAmount: 1000n, feeAmount: 66n },
       },
     ]);
     expect(froms).toEqual([['pending']]);
+  });
+
+  it('records no fee for a charge accepted before fees existed (no terms)', async () => {
+    const { service, recorded } = setup([{ ...qrCharge('old'), feeTerms: null }]);
+    await service.processCharge('old');
+    expect(recorded[0]?.outcome).toEqual({
+      status: 'successful',
+      processorReference: 'ref-1',
+      chargedAmount: 1000n,
+    });
   });
 
   it('announces a move that does not end the charge (authorized) with charge_updated, as the machine says', async () => {
@@ -174,7 +220,11 @@ describe('ChargeProcessingService', () => {
     processor.statusAnswer = { found: true, payment: payment('captured', 1000) };
     await service.processCharge('t');
     expect(processor.statusCalls).toBe(1);
-    expect(recorded[0]?.outcome).toMatchObject({ status: 'successful', chargedAmount: 1000n });
+    expect(recorded[0]?.outcome).toMatchObject({
+      status: 'successful',
+      chargedAmount: 1000n,
+      feeAmount: 66n,
+    });
   });
 
   it('after a timeout the processor never executed, records nothing and lets the job retry', async () => {

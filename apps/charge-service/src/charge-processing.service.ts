@@ -12,8 +12,10 @@ import {
 import {
   CAPTURABLE_CHARGE_STATUS,
   captureTransition,
+  chargeFee,
   chargeTransition,
   type ChargeStatus,
+  type FeeTerms,
 } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
@@ -34,8 +36,9 @@ import {
 } from '@kessai/processor';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
+import { ChargeMetrics } from './charge-metrics';
 
-import { PaymentProcessors } from './payment-processors';
+import { PaymentProcessors } from '@kessai/processor';
 
 /** A charge to process and the outbox event that asked for it. */
 export interface ChargeRequest {
@@ -73,6 +76,7 @@ export class ChargeProcessingService {
     private readonly vault: CardVault,
     private readonly cvvs: PendingCvvStore,
     private readonly jobs: ChargeJobs,
+    private readonly metrics: ChargeMetrics,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
@@ -144,6 +148,7 @@ export class ChargeProcessingService {
       event,
       causeEventId,
     });
+    if (recorded) this.metrics.chargeMoved(outcome.status);
     // debug: one line per charge is too many at full rate; transitions are in the outbox anyway
     this.logger.debug({ chargeId: charge.id, status: outcome.status, recorded }, 'charge processed');
   }
@@ -155,6 +160,10 @@ export class ChargeProcessingService {
   async reconcileCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
     const charge = await this.charges.findToReconcile(chargeId);
     if (!charge) return;
+    // While a cancel runs, only the cancel moves the charge (canceled, or back as it was, asking for
+    // this reconciliation again with charge_reconcile_requested): what the processor holds now may
+    // be the cancel's void, or a payment the void is about to undo.
+    if (charge.cancelPending) return;
     const processor = this.processors.forMode(charge.mode);
     if (!processor) return;
     const context = { chargeId, operation: 'reconcile' };
@@ -175,6 +184,7 @@ export class ChargeProcessingService {
     if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
     const move = chargeTransition(charge.status, outcome.status);
     const recorded = await this.charges.record(charge.id, move, outcome, causeEventId);
+    if (recorded) this.metrics.chargeMoved(outcome.status);
     this.logger.info({ chargeId, status: outcome.status, recorded }, 'charge reconciled');
   }
 
@@ -188,12 +198,14 @@ export class ChargeProcessingService {
     const capture = await this.charges.findPendingCapture(chargeId);
     if (!capture) return;
     const processor = this.processors.forMode(capture.mode);
-    const refuse = (reason: string) =>
-      this.charges.recordCaptureFailed(
+    const refuse = async (reason: string) => {
+      const recorded = await this.charges.recordCaptureFailed(
         capture.id,
         captureTransition('pending', 'failed'),
         paymentError('PROCESSING_ERROR', reason),
       );
+      if (recorded) this.metrics.captureEnded('failed');
+    };
     if (capture.chargeStatus !== CAPTURABLE_CHARGE_STATUS || !capture.processorReference || !processor) {
       await refuse(
         processor
@@ -237,6 +249,7 @@ export class ChargeProcessingService {
         ? await this.charges.recordCaptured(
             capture.id,
             fromProcessorAmount(result.capturedAmount),
+            feeOf(fromProcessorAmount(result.capturedAmount), capture.feeTerms),
             {
               capture: captureTransition('pending', 'successful'),
               charge: chargeTransition(capture.chargeStatus, 'successful'),
@@ -248,6 +261,10 @@ export class ChargeProcessingService {
             captureTransition('pending', 'failed'),
             result.error,
           );
+    if (recorded) {
+      this.metrics.captureEnded(result.outcome === 'captured' ? 'successful' : 'failed');
+      if (result.outcome === 'captured') this.metrics.chargeMoved('successful');
+    }
     this.logger.info({ chargeId, captureId: capture.id, outcome: result.outcome, recorded }, 'capture done');
   }
 
@@ -283,7 +300,7 @@ export class ChargeProcessingService {
           return errored('the processor refused the request');
         throw new OutcomeUnknownError(`charge ${charge.id}: the processor has not executed it yet`);
       }
-      const outcome = outcomeOfPayment(found.payment, { paymentType: charge.paymentType });
+      const outcome = outcomeOfPayment(found.payment, charge);
       if (outcome) return outcome;
       // Waiting for the customer: a retried request answers with the challenge or payment URL
       // again. A refused one never will, so the charge waits without them until it expires.
@@ -319,7 +336,9 @@ export class ChargeProcessingService {
           capture: charge.capture,
           paymentMethod: { type: 'card' as const, card },
           threeDs: {
-            mode: (charge.threeDs?.mode ?? 'normal') as ThreeDsMode,
+            // a token authenticated at tokenization: the authentication is provided, not asked again
+            mode: (charge.threeDs?.mode ??
+              (charge.tokenThreeDsAuthenticated ? 'provided' : 'normal')) as ThreeDsMode,
             redirectEndpoint: charge.threeDs?.redirect_endpoint ?? undefined,
             callbackUrl: this.processors.callbackUrl,
           },
@@ -376,7 +395,7 @@ export class ChargeProcessingService {
     switch (answer.outcome) {
       case 'approved':
         return answer.captured
-          ? { status: 'successful', processorReference, chargedAmount: charge.amount }
+          ? successful(processorReference, charge.amount, charge.feeTerms)
           : { status: 'authorized', processorReference, captureStatus: 'authorized' };
       case 'declined':
         return { status: 'failed', processorReference, error: answer.error };
@@ -425,16 +444,12 @@ export class ChargeProcessingService {
 /** The charge outcome the processor's record of a payment means; null while the customer has not acted. */
 function outcomeOfPayment(
   payment: ProcessorPayment,
-  charge: Pick<ChargeToReconcile, 'paymentType'>,
+  charge: Pick<ChargeToReconcile, 'paymentType' | 'feeTerms'>,
 ): ChargeOutcome | null {
   const processorReference = payment.processorReference;
   switch (payment.status) {
     case 'captured':
-      return {
-        status: 'successful',
-        processorReference,
-        chargedAmount: fromProcessorAmount(payment.capturedAmount),
-      };
+      return successful(processorReference, fromProcessorAmount(payment.capturedAmount), charge.feeTerms);
     case 'authorized':
       return { status: 'authorized', processorReference, captureStatus: 'authorized' };
     case 'declined':
@@ -461,6 +476,25 @@ function expiryError(charge: Pick<ChargeToReconcile, 'paymentType'>): PaymentErr
         'the cardholder did not complete authentication in time',
       )
     : paymentError('CONFIRMATION_PERIOD_EXPIRED', 'the customer did not pay in time');
+}
+
+/** Money taken: `chargedAmount` and its fee under the charge's terms (docs/charges.md, "Fees"). */
+function successful(
+  processorReference: string,
+  chargedAmount: bigint,
+  terms: FeeTerms | null,
+): ChargeOutcome {
+  return {
+    status: 'successful',
+    processorReference,
+    chargedAmount,
+    feeAmount: feeOf(chargedAmount, terms) ?? undefined,
+  };
+}
+
+/** The fee of what was charged; null for a charge accepted before fees existed (it has no terms). */
+function feeOf(chargedAmount: bigint, terms: FeeTerms | null): bigint | null {
+  return terms === null ? null : chargeFee(chargedAmount, terms);
 }
 
 function failed(error: PaymentErrorDetails): ChargeOutcome {

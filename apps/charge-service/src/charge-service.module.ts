@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
-import { ChargeOutcomesRepository } from '@kessai/db';
+import { ChargeOutcomesRepository, TokenThreeDsRepository } from '@kessai/db';
 import { vaultProviders } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
+import { ChargeMetrics } from './charge-metrics';
 import { ChargeProcessingService } from './charge-processing.service';
 import { ChargeSweeper } from './charge-sweeper';
 import { ChargesProcessor } from './charges.processor';
-import { PaymentProcessors } from './payment-processors';
+import { TokenAuthenticationService } from './token-authentication.service';
+import { paymentProcessorsProvider } from '@kessai/processor';
 
 /**
  * Charge processing: the charges queue's processor, the processors (payment), the sweeper. The
@@ -15,9 +17,12 @@ import { PaymentProcessors } from './payment-processors';
   providers: [
     ...vaultProviders,
     ChargeOutcomesRepository,
+    TokenThreeDsRepository,
     ChargeJobs,
-    PaymentProcessors,
+    ChargeMetrics,
+    paymentProcessorsProvider,
     ChargeProcessingService,
+    TokenAuthenticationService,
     ChargeSweeper,
     ChargesProcessor,
   ],

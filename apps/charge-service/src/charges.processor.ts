@@ -4,14 +4,19 @@ import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CHARGES_QUEUE, type QueueJob } from '@kessai/contracts';
 import { QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
 import { ChargeProcessingService } from './charge-processing.service';
+import { TokenAuthenticationService } from './token-authentication.service';
 
-/** charge-service's worker of the charges queue: each job to its ChargeProcessingService use case. */
+/**
+ * charge-service's worker of the charges queue: each job to its use case (ChargeProcessingService;
+ * TokenAuthenticationService for a card token's 3-D Secure).
+ */
 @Processor(CHARGES_QUEUE.name)
 export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
   readonly queue = CHARGES_QUEUE;
 
   constructor(
     private readonly charges: ChargeProcessingService,
+    private readonly tokens: TokenAuthenticationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
@@ -38,6 +43,8 @@ export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
         return this.charges.captureCharge(job.data.aggregateId, job.data.eventId ?? null);
       case 'reconcile_charge':
         return this.charges.reconcileCharge(job.data.aggregateId, job.data.eventId ?? null);
+      case 'authenticate_token':
+        return this.tokens.authenticateToken(job.data.aggregateId, job.data.eventId ?? null);
       default:
         return unhandledJob(job);
     }

@@ -6,12 +6,15 @@ import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability
 import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
+import { acceptEmptyJsonBodies } from './http/json-body-parser';
 import { registerNulGuard } from './http/nul-guard';
 import { RouteRegistry } from './http/route-registry';
 import { IdempotencyRecordsRepository } from '@kessai/db';
 import { registerIdempotency } from './idempotency/idempotency.hooks';
 import { registerRateLimiting } from './limits/rate-limit.hook';
 import { RateLimiter } from './limits/rate-limiter';
+import { GatewayMetrics } from './metrics/gateway-metrics';
+import { registerHttpMetrics } from './metrics/http-metrics.hook';
 
 export interface GatewayOptions {
   logger?: Logger;
@@ -47,6 +50,9 @@ export async function createGatewayApp(
   const routes = new RouteRegistry();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
 
+  const metrics = app.get(GatewayMetrics);
+  registerHttpMetrics(fastify, metrics);
+
   const authenticator = app.get(AppTokenAuthenticator);
   fastify.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
@@ -57,14 +63,16 @@ export async function createGatewayApp(
       request.authError = error instanceof Error ? error : new Error(String(error));
     }
   });
-  registerRateLimiting(fastify, app.get(RateLimiter), config, logger);
+  registerRateLimiting(fastify, app.get(RateLimiter), config, logger, metrics);
   registerNulGuard(fastify);
-  registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger);
+  registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger, metrics);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
 
   app.useGlobalFilters(new ErrorEnvelopeFilter(logger, routes));
   await app.init();
+  // after init: Nest registers its body parsers there, and only the JSON one is replaced
+  acceptEmptyJsonBodies(app, config.BODY_LIMIT_BYTES);
   return app;
 }

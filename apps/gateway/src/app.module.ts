@@ -4,6 +4,7 @@ import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { RedisModule } from '@kessai/redis';
+import { metricsRegistryProvider } from '@kessai/observability';
 import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { AppTokenCache } from './auth/app-token-cache';
@@ -14,14 +15,31 @@ import { AuthGuard } from './auth/auth.guard';
 import { IdempotencySweeper } from './idempotency/idempotency-sweeper';
 import { RateLimiter } from './limits/rate-limiter';
 import { HeartbeatController } from './heartbeat/heartbeat.controller';
+import { GatewayMetrics } from './metrics/gateway-metrics';
+import { MetricsController } from './metrics/metrics.controller';
 import { MeController } from './merchants/me.controller';
 import { StoresController } from './stores/stores.controller';
+import { CheckoutInfoController } from './checkout-info/checkout-info.controller';
+import { StoresService } from './stores/stores.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
+import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
 import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
+import { TokenConfirmationDelivery } from './transaction-tokens/token-confirmation';
 import { ChargesController } from './charges/charges.controller';
 import { ChargesService } from './charges/charges.service';
+import { RefundsController } from './refunds/refunds.controller';
+import { RefundsService } from './refunds/refunds.service';
+import { CancelsController } from './cancels/cancels.controller';
+import { CancelsService } from './cancels/cancels.service';
 import { ProcessorCallbacksController } from './processor-callbacks/processor-callbacks.controller';
 import { ProcessorCallbacksService } from './processor-callbacks/processor-callbacks.service';
+import { TransactionHistoryController } from './transaction-history/transaction-history.controller';
+import { TransactionHistoryService } from './transaction-history/transaction-history.service';
+import { SubscriptionsController } from './subscriptions/subscriptions.controller';
+import { SubscriptionsService } from './subscriptions/subscriptions.service';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WebhooksService } from './webhooks/webhooks.service';
+import { WebhookUrlPolicy } from './webhooks/webhook-url.policy';
 
 @Module({})
 export class GatewayModule {
@@ -31,6 +49,7 @@ export class GatewayModule {
       imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule],
       controllers: [
         HeartbeatController,
+        MetricsController,
         MeController,
         StoresController,
         AppJwtsController,
@@ -38,17 +57,34 @@ export class GatewayModule {
         PasswordResetsController,
         TransactionTokensController,
         ChargesController,
+        RefundsController,
+        CancelsController,
+        CheckoutInfoController,
         ProcessorCallbacksController,
+        TransactionHistoryController,
+        SubscriptionsController,
+        WebhooksController,
       ],
       providers: [
+        metricsRegistryProvider,
+        GatewayMetrics,
         RateLimiter,
         IdempotencySweeper,
         AppTokenCache,
         AppTokenAuthenticator,
         ...vaultProviders,
+        StoresService,
         TransactionTokensService,
+        TokenThreeDsService,
+        TokenConfirmationDelivery,
         ChargesService,
+        RefundsService,
+        CancelsService,
         ProcessorCallbacksService,
+        TransactionHistoryService,
+        SubscriptionsService,
+        WebhooksService,
+        WebhookUrlPolicy,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

@@ -1,4 +1,4 @@
-import { cardExpiresAt, findTestCard, passesLuhn, type TestCardOutcome } from '@kessai/cards';
+import { cardExpiresAt, passesLuhn, testCardOutcome, type TestCardOutcome } from '@kessai/cards';
 import {
   type AuthorizeRequestWire,
   findTestQrCode,
@@ -13,14 +13,17 @@ export type AuthorizationDecision =
 
 type CardWire = Extract<AuthorizeRequestWire['payment_method'], { type: 'card' }>['card'];
 
-/** The test-card outcome that drives a card payment's whole life; ordinary numbers are approved. */
+/**
+ * The test-mode outcome that drives a card payment's whole life: the catalogue's scripted cards,
+ * UnivaPay's rules (…1111, …4242, …1881) for every other number.
+ */
 export function cardOutcomeOf(card: CardWire): TestCardOutcome {
-  return findTestCard(card.number)?.outcome ?? 'approved';
+  return testCardOutcome(card.number);
 }
 
 /**
- * The issuer's answer for a card: real-world checks first (Luhn, expiry date), then the test card's
- * scripted outcome, then 3-D Secure. The 3DS card needs authentication unless 3DS is skipped
+ * The issuer's answer for a card: real-world checks first (Luhn, expiry date), then the card's
+ * test-mode outcome, then 3-D Secure. The 3DS card needs authentication unless 3DS is skipped
  * (then the issuer refuses) or already done elsewhere (`provided`); `force`/`require` challenge
  * every card the issuer would approve.
  */

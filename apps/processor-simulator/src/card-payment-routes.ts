@@ -210,7 +210,7 @@ function capture(payment: SimulatedPayment, body: z.infer<typeof captureRequestW
   return { outcome: 'captured', payment: paymentToWire(payment), error: null };
 }
 
-/** Partial refunds up to what was captured; the refund_fails test card always fails. */
+/** Partial refunds up to what was captured; a refund_fails card (…4242) always fails. */
 function refund(payment: SimulatedPayment, body: z.infer<typeof refundRequestWireSchema>): object {
   const refusal =
     payment.status !== 'captured'

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { TEST_CARDS, testCardFor } from '@kessai/cards';
+import { isTestCard, TEST_CARDS, testCardFor } from '@kessai/cards';
 import {
   type AuthorizeRequest,
   HttpPaymentProcessor,
@@ -8,7 +8,13 @@ import {
   verifyProcessorCallback,
   withProcessorRetries,
 } from '@kessai/processor';
-import { cardWith, startCallbackReceiver, waitFor } from '@kessai/testing';
+import {
+  cardNumberEndingIn,
+  cardWith,
+  ordinaryCardNumber,
+  startCallbackReceiver,
+  waitFor,
+} from '@kessai/testing';
 import { operationStats } from './simulator-state';
 import { type ProcessorSimulator, startProcessorSimulator } from './start-simulator';
 
@@ -97,6 +103,73 @@ describe('authorization outcomes by test card', () => {
         contentType: expect.stringContaining('application/x-www-form-urlencoded'),
       },
     });
+  });
+});
+
+// UnivaPay's test environment: any valid number outside the catalogue follows its last four digits
+describe('numbers outside the catalogue', () => {
+  const refundOf = (processorReference: string, amount = 100) =>
+    processor.refund({ processorReference, idempotencyKey: randomUUID(), amount, currency: 'JPY' });
+  const voidOf = (processorReference: string) =>
+    processor.void({ processorReference, idempotencyKey: randomUUID() });
+
+  it.each([
+    ['visa', '4539', 16],
+    ['mastercard', '5425', 16],
+    ['jcb', '3530', 16],
+    ['american_express', '3714', 15],
+  ] as const)(
+    '%s: a number ending 1111 is declined with 306 CARD_REJECTED',
+    async (_brand, prefix, length) => {
+      const number = cardNumberEndingIn('1111', { prefix, length });
+      expect(isTestCard(number)).toBe(false);
+      const request = cardAuthorization(number);
+      expect(await processor.authorize(request)).toEqual({
+        outcome: 'declined',
+        processorReference: expect.any(String),
+        error: { code: 306, message: 'CARD_REJECTED', detail: expect.any(String) },
+      });
+      expect(await processor.status(request.reference)).toMatchObject({ payment: { status: 'declined' } });
+    },
+  );
+
+  it('one ending 4242 is approved, but its refund fails; its void works', async () => {
+    const number = cardNumberEndingIn('4242', { prefix: '5425' });
+    expect(isTestCard(number)).toBe(false);
+    const captured = await processor.authorize(cardAuthorization(number));
+    expect(captured).toMatchObject({ outcome: 'approved', captured: true });
+    expect(await refundOf(captured.processorReference)).toEqual({
+      outcome: 'rejected',
+      error: { code: 329, message: 'REFUND_FAILED', detail: 'the issuer refused the refund' },
+    });
+    const authorized = await processor.authorize(cardAuthorization(number, { capture: false }));
+    expect(await voidOf(authorized.processorReference)).toEqual({ outcome: 'voided' });
+  });
+
+  it('one ending 1881 is approved, but its void fails; its refund works', async () => {
+    const number = cardNumberEndingIn('1881', { prefix: '3530' });
+    expect(isTestCard(number)).toBe(false);
+    const authorized = await processor.authorize(cardAuthorization(number, { capture: false }));
+    expect(authorized).toMatchObject({ outcome: 'approved', captured: false });
+    expect(await voidOf(authorized.processorReference)).toEqual({
+      outcome: 'rejected',
+      error: {
+        code: 312,
+        message: 'CANCEL_UNAVAILABLE',
+        detail: 'the issuer refused to cancel this payment',
+      },
+    });
+    const captured = await processor.authorize(cardAuthorization(number));
+    expect(await refundOf(captured.processorReference)).toMatchObject({ outcome: 'refunded', amount: 100 });
+  });
+
+  it('any other valid number is approved, and refunds and voids work', async () => {
+    const number = ordinaryCardNumber();
+    const captured = await processor.authorize(cardAuthorization(number));
+    expect(captured).toMatchObject({ outcome: 'approved', captured: true });
+    expect(await refundOf(captured.processorReference)).toMatchObject({ outcome: 'refunded' });
+    const authorized = await processor.authorize(cardAuthorization(number, { capture: false }));
+    expect(await voidOf(authorized.processorReference)).toEqual({ outcome: 'voided' });
   });
 });
 

@@ -28,8 +28,14 @@ describe('simulator controls', () => {
         return performance.now() - started;
       };
       await time(fast.url); // warm up the connection pool
+      // the configured latency is a floor every call of the slow one pays
       expect(await time(slow.url)).toBeGreaterThanOrEqual(115);
-      expect(await time(fast.url)).toBeLessThan(100);
+      // the fast one adds none: the quickest of a few calls stays under that floor. (One call's
+      // duration is no bound on a busy machine; a single call once took 126 ms under CI load.)
+      const durations: number[] = [];
+      for (let i = 0; i < 5; i++) durations.push(await time(fast.url));
+      const fastest = Math.min(...durations);
+      expect(fastest).toBeLessThan(115);
     } finally {
       await slow.close();
       await fast.close();

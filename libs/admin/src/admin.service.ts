@@ -6,6 +6,7 @@ import {
   PASSWORD_MIN_LENGTH,
 } from '@kessai/accounts';
 import type {
+  Prisma,
   AppTokensRepository,
   MerchantsRepository,
   MerchantUsersRepository,
@@ -17,6 +18,13 @@ import type {
 } from '@kessai/db';
 import { ACTIVE_LIMITS, ConflictError, NotFoundError, ResourceLimitError } from '@kessai/domain';
 import { announceAppTokenChange } from '@kessai/redis';
+import {
+  applyPatch,
+  contradictoryLimit,
+  effectiveConfiguration,
+  operatorConfigurationPatchSchema,
+  type StoreConfiguration,
+} from '@kessai/store-configuration';
 
 export interface IssuedAppToken {
   id: string;
@@ -187,10 +195,73 @@ export class AdminService {
     await this.users.setPassword(userId, password);
   }
 
+  /**
+   * Changes a merchant's own configuration layer (every key, fees included: the operator's terms).
+   * Answers the layer as stored and what the merchant's stores inherit from it.
+   */
+  async configureMerchant(merchantId: string, change: unknown) {
+    const patch = parseConfigurationChange(change);
+    const merchant = await this.merchants.updateConfiguration(merchantId, (stored) => {
+      const next = applyPatch(stored, patch);
+      requireConsistentLimits(effectiveConfiguration(next));
+      return next as Prisma.InputJsonObject;
+    });
+    if (!merchant) throw new AdminError(`no merchant ${merchantId}`);
+    return {
+      merchant_id: merchant.id,
+      configuration: merchant.configuration,
+      effective_configuration: effectiveConfiguration(merchant.configuration),
+    };
+  }
+
+  /**
+   * Changes a store's own configuration layer (every key, fees included). Answers the layer as
+   * stored and what the store is held to (defaults, its merchant's layer, its own).
+   */
+  async configureStore(storeId: string, change: unknown) {
+    const patch = parseConfigurationChange(change);
+    const existing = await this.stores.findById(storeId);
+    if (!existing) throw new AdminError(`no store ${storeId}`);
+    const store = await this.stores.updateConfiguration(
+      { merchantId: existing.merchantId, storeId },
+      storeId,
+      (stored, merchantConfiguration) => {
+        const next = applyPatch(stored, patch);
+        requireConsistentLimits(effectiveConfiguration(merchantConfiguration, next));
+        return next as Prisma.InputJsonObject;
+      },
+    );
+    if (!store) throw new AdminError(`no store ${storeId}`);
+    return {
+      store_id: store.id,
+      configuration: store.configuration,
+      effective_configuration: effectiveConfiguration(store.merchant.configuration, store.configuration),
+    };
+  }
+
   private async requireMerchant(id: string): Promise<Merchant> {
     const merchant = await this.merchants.findById(id);
     if (!merchant) throw new AdminError(`no merchant ${id}`);
     return merchant;
+  }
+}
+
+/** The operator's configuration change, or an AdminError naming each refused field. */
+function parseConfigurationChange(change: unknown) {
+  const result = operatorConfigurationPatchSchema.safeParse(change);
+  if (result.success) return result.data;
+  const fields = result.error.issues.map((issue) => {
+    const path = issue.path.join('.');
+    const keys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.join(', ')})` : '';
+    return `${path || 'configuration'}${keys}: ${issue.message}`;
+  });
+  throw new AdminError(`invalid configuration: ${fields.join('; ')}`);
+}
+
+function requireConsistentLimits(configuration: StoreConfiguration) {
+  const currency = contradictoryLimit(configuration);
+  if (currency !== null) {
+    throw new AdminError(`invalid configuration: the minimum charge in ${currency} is above its maximum`);
   }
 }
 

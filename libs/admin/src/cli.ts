@@ -12,7 +12,11 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 Commands:
   merchant:create --name NAME --email EMAIL [--verified]
   merchant:pci --merchant ID [--off]          mark a merchant PCI DSS compliant (or not, with --off)
+  merchant:configure --merchant ID --set JSON
+                                              change the merchant's configuration (docs/configuration.md):
+                                              keys given replace, null removes, others are kept
   store:create --merchant ID --name NAME
+  store:configure --store ID --set JSON       the same for a store, over its merchant's settings
   token:create --merchant ID [--store ID] [--mode test|live] [--domain HOST]...
                                               store-scoped with --store, else merchant-scoped;
                                               the secret is printed once and stored only as a hash
@@ -35,6 +39,7 @@ const options = {
   id: { type: 'string' },
   password: { type: 'string' },
   off: { type: 'boolean' },
+  set: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -42,6 +47,14 @@ const options = {
 function required(value: string | undefined, flag: string): string {
   if (!value) throw new AdminError(`--${flag} is required`);
   return value;
+}
+
+function jsonOf(text: string, flag: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AdminError(`--${flag} must be JSON`);
+  }
 }
 
 function mode(value: string | undefined): 'test' | 'live' {
@@ -85,6 +98,16 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
       case 'merchant:pci':
         return describeMerchant(
           await admin.setPciDssCompliant(required(values.merchant, 'merchant'), !values.off),
+        );
+      case 'merchant:configure':
+        return await admin.configureMerchant(
+          required(values.merchant, 'merchant'),
+          jsonOf(required(values.set, 'set'), 'set'),
+        );
+      case 'store:configure':
+        return await admin.configureStore(
+          required(values.store, 'store'),
+          jsonOf(required(values.set, 'set'), 'set'),
         );
       case 'store:create':
         return describeStore(

@@ -1,4 +1,6 @@
+export * from './bin-table';
 export * from './brands';
+export * from './card-issuer';
 export * from './card-number';
 export * from './card-number-check';
 export * from './cardholder';

@@ -67,6 +67,8 @@ describe('SensitiveCardData', () => {
       last_four: '5556',
       brand: 'visa',
       card_bin: '400005',
+      card_type: 'debit',
+      country: 'JP',
       cvv: '[redacted]',
     });
   });

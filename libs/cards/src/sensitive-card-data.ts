@@ -1,16 +1,24 @@
 import { inspect } from 'node:util';
+import { type CardType } from './bin-table';
 import { type CardBrand } from './brands';
+import { cardIssuerOf } from './card-issuer';
 import { type CardNumber } from './card-number';
 
-/** What a response, a token's stored data or a log line may say about a card (api-reference §5.1). */
-export interface CardSummary {
+/**
+ * What a response, a token's stored data or a log line may say about a card (api-reference §5.1).
+ * A type rather than an interface, so that Prisma takes it as a JSON object (a token's data.card).
+ */
+export type CardSummary = {
   cardholder: string;
   exp_month: number;
   exp_year: number;
   last_four: string;
   brand: CardBrand;
   card_bin: string;
-}
+  card_type: CardType;
+  /** the issuer's country, ISO 3166-1 alpha-2; null when not known */
+  country: string | null;
+};
 
 export interface SensitiveCardDataParts {
   cardNumber: CardNumber;
@@ -67,6 +75,7 @@ export class SensitiveCardData {
   }
 
   summary(): CardSummary {
+    const issuer = cardIssuerOf(this.cardNumber.reveal());
     return {
       cardholder: this.cardholder,
       exp_month: this.expMonth,
@@ -74,6 +83,8 @@ export class SensitiveCardData {
       last_four: this.cardNumber.lastFour,
       brand: this.brand,
       card_bin: this.cardNumber.bin,
+      card_type: issuer.cardType,
+      country: issuer.country,
     };
   }
 

@@ -1,5 +1,13 @@
 import { CARD_NUMBER_LENGTHS, detectCardBrand } from './brands';
-import { findTestCard, isTestCard, TEST_CARDS, type TestCardOutcome, testCardFor } from './test-cards';
+import {
+  findTestCard,
+  isTestCard,
+  TEST_CARDS,
+  testCardFor,
+  type TestCardOutcome,
+  testCardOutcome,
+} from './test-cards';
+import { normalizeCardNumber } from './card-number';
 import { passesLuhn } from './luhn';
 
 describe('test card catalogue', () => {
@@ -63,5 +71,33 @@ describe('test card catalogue', () => {
     expect(isTestCard('4111-1111-1111-1111')).toBe(true);
     expect(isTestCard('4539578763621486')).toBe(false);
     expect(isTestCard('not a card')).toBe(false);
+  });
+});
+
+describe('testCardOutcome', () => {
+  it('gives every catalogue card its scripted outcome', () => {
+    for (const card of TEST_CARDS) expect(testCardOutcome(card.number)).toBe(card.outcome);
+    expect(testCardOutcome('4000 0000 0000 3220')).toBe('three_ds_required');
+  });
+
+  it.each([
+    // UnivaPay's test-mode rules for numbers outside the catalogue, by their last four digits
+    ['4539578700041111', 'declined'],
+    ['5425233430071111', 'declined'],
+    ['3530111300091111', 'declined'],
+    ['4539578700004242', 'refund_fails'],
+    ['3528000700004242', 'refund_fails'],
+    ['4539578700021881', 'void_fails'],
+    ['371449630001881', 'void_fails'],
+    ['4539578763621486', 'approved'],
+    ['4539-5787-0004-1111', 'declined'],
+    // near misses of the endings
+    ['4539578700011114', 'approved'],
+    ['4539578700042424', 'approved'],
+    ['4539578700018812', 'approved'],
+  ] as const)('%s → %s', (number, outcome) => {
+    expect(passesLuhn(normalizeCardNumber(number) ?? '')).toBe(true);
+    expect(isTestCard(number)).toBe(false);
+    expect(testCardOutcome(number)).toBe(outcome);
   });
 });

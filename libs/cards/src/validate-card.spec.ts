@@ -34,6 +34,8 @@ describe('validateCard', () => {
       last_four: '5556',
       brand: 'visa',
       card_bin: '400005',
+      card_type: 'debit',
+      country: 'JP',
     });
     expect(result.card.revealCvv()).toBe('123');
   });
@@ -168,14 +170,17 @@ describe('validateCard', () => {
   describe('test and live mode', () => {
     const realLooking = { ...valid, card_number: '4539578763621486' };
 
-    it('test mode accepts only catalogue test cards', () => {
+    it('test mode accepts catalogue cards and any other valid number, as UnivaPay does', () => {
       expect(validateCard(valid, test).ok).toBe(true);
-      expect(validateCard(realLooking, test)).toEqual({
-        ok: false,
-        code: 'VALIDATION_ERROR',
-        errors: [{ field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' }],
-      });
-      expect(validateCard(realLooking, { ...test, mode: 'live_test' }).ok).toBe(false);
+      expect(validateCard(realLooking, test).ok).toBe(true);
+      expect(validateCard(realLooking, { ...test, mode: 'live_test' }).ok).toBe(true);
+      // validity still applies: Luhn, and the brand's length (Visa has no 15-digit numbers)
+      expect(errorsOf({ ...realLooking, card_number: '4539578763621487' })).toEqual([
+        { field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' },
+      ]);
+      expect(errorsOf({ ...realLooking, card_number: '453957876362149' })).toEqual([
+        { field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' },
+      ]);
     });
 
     it('live mode refuses test cards with NO_TEST_CARD_IN_LIVE_MODE and accepts others', () => {

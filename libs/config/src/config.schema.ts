@@ -84,6 +84,11 @@ export const configSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
+  /**
+   * When set, GET /metrics (gateway and worker health ports) answers only
+   * `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open and must not be reachable publicly.
+   */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
 
   // Rate limits (spec "Limits"). Burst = bucket size; refill is continuous, per millisecond; the
   // per-minute cap also holds over any rolling 60 s. Unset refill rates derive as per-minute / 60,000.
@@ -139,6 +144,62 @@ export const configSchema = z.object({
   CHARGE_SWEEP_INTERVAL_MS: positiveInt.default(1_000),
   /** A charge-service job whose process died is taken over after this long (BullMQ lock duration). */
   CHARGE_JOB_LOCK_MS: positiveInt.min(1_000).default(15_000),
+  /** Refunds and cancels refund-cancel-service carries out at once per process (processor calls are I/O). */
+  REFUND_CANCEL_WORKER_CONCURRENCY: positiveInt.max(1_000).default(32),
+  /** A refund-cancel-service job whose process died is taken over after this long (BullMQ lock duration). */
+  REFUND_CANCEL_JOB_LOCK_MS: positiveInt.min(1_000).default(15_000),
+  /**
+   * A refund or cancel pending this long is queued again: the safety net for a job lost from Redis.
+   * Keep it above a job's whole retry chain (~17 min), whose last attempt ends the operation.
+   */
+  REFUND_CANCEL_STALE_SECONDS: positiveInt.default(1_800),
+  /** How often refund-cancel-service looks for stale refunds and cancels. */
+  REFUND_CANCEL_SWEEP_INTERVAL_MS: positiveInt.default(10_000),
+
+  /**
+   * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process runs at once, all
+   * endpoints together: the global cap. A try that has no 2xx answer within WEBHOOK_TIMEOUT_MS failed.
+   */
+  WEBHOOK_WORKER_CONCURRENCY: positiveInt.max(1_000).default(64),
+  WEBHOOK_TIMEOUT_MS: positiveInt.max(120_000).default(15_000),
+  /**
+   * Tries in flight at once to one webhook per process: a slow or dead endpoint holds at most this
+   * many of the global slots. A try over it waits WEBHOOK_ENDPOINT_BUSY_DELAY_MS (± half) as a
+   * delayed job, which is not a failed try.
+   */
+  /**
+   * A pending delivery whose try is this overdue is queued again (its job was lost from Redis);
+   * how often webhook-service looks for them.
+   */
+  WEBHOOK_STALE_SECONDS: positiveInt.default(600),
+  WEBHOOK_SWEEP_INTERVAL_MS: positiveInt.default(60_000),
+  /** A webhook whose every try has failed for this long is turned off (and says why); 0: never. */
+  WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(5 * 86_400),
+  /** After a secret rotation, deliveries are signed with the old secret too for this long. */
+  WEBHOOK_SECRET_OVERLAP_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400)
+    .default(86_400),
+  WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1_000).default(8),
+  WEBHOOK_ENDPOINT_BUSY_DELAY_MS: positiveInt.default(1_000),
+  /** A webhook-service job whose process died is taken over after this long (BullMQ lock duration). */
+  WEBHOOK_JOB_LOCK_MS: positiveInt.min(1_000).default(30_000),
+  /**
+   * The retry schedule: try n+1 comes WEBHOOK_RETRY_BASE_MS × WEBHOOK_RETRY_FACTOR^(n-1) after try n
+   * failed, at most WEBHOOK_RETRY_MAX_DELAY_MS, ± WEBHOOK_RETRY_JITTER of it, for WEBHOOK_MAX_ATTEMPTS
+   * tries in all. The defaults span about three days (docs/webhooks.md has the table).
+   */
+  WEBHOOK_MAX_ATTEMPTS: positiveInt.max(100).default(12),
+  WEBHOOK_RETRY_BASE_MS: positiveInt.default(30_000),
+  WEBHOOK_RETRY_FACTOR: z.coerce.number().min(1).max(10).default(4),
+  WEBHOOK_RETRY_MAX_DELAY_MS: positiveInt.default(12 * 3_600_000),
+  WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.25),
 
   /**
    * How long a gateway keeps an app-token row in memory instead of reading it per request. A

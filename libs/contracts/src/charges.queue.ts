@@ -5,7 +5,7 @@ import { defineQueue } from './queues';
 /**
  * A job about one charge: from the relay (eventId: the command's outbox event) or from
  * charge-service itself (the sweeper, a batch charge retried alone), which has no event. Either way
- * aggregateId is the charge id.
+ * aggregateId is the charge id (the transaction token's for authenticate_token).
  */
 export const chargeJobSchema = z.object({
   aggregateId: z.string().uuid(),
@@ -26,6 +26,9 @@ export const PROCESS_CHARGES_BATCH = 50;
  * - process_charge: authorize a pending charge (or create the operator payment)
  * - capture_charge: capture an authorized charge's pending capture
  * - reconcile_charge: ask the processor what became of an awaiting or pending charge
+ * - authenticate_token: take a card token's 3-D Secure one step on (aggregateId: the token id):
+ *   pending → the authentication is asked of the processor; awaiting → the processor is asked how
+ *   it ended (docs/transaction-tokens.md, "3-D Secure")
  */
 export const CHARGES_QUEUE = defineQueue({
   name: 'charges',
@@ -35,6 +38,7 @@ export const CHARGES_QUEUE = defineQueue({
     process_charge: chargeJobSchema,
     capture_charge: chargeJobSchema,
     reconcile_charge: chargeJobSchema,
+    authenticate_token: chargeJobSchema,
   },
   // A job fails when the processor stays unreachable: try again later, for about 17 minutes in
   // all (1 s doubling, jittered); past that the sweeper re-enqueues what is still unfinished.

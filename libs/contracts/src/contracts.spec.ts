@@ -1,6 +1,7 @@
 import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import { EVENT_CATALOGUE, eventRoutes, QUEUES, WEBHOOK_EVENT_TYPES, type EventType } from './events';
 import { InvalidJobError, jobId, parseJob } from './queues';
+import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
 
 const CHARGE_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -40,7 +41,23 @@ describe('event catalogue', () => {
     const commands = (Object.keys(EVENT_CATALOGUE) as EventType[]).filter(
       (type) => EVENT_CATALOGUE[type].kind === 'command',
     );
-    expect(commands.sort()).toEqual(['capture_requested', 'charge_requested', 'processor_notice_received']);
+    expect(commands.sort()).toEqual([
+      'cancel_requested',
+      'capture_requested',
+      'charge_reconcile_requested',
+      'charge_requested',
+      'processor_notice_received',
+      'refund_requested',
+      'token_three_ds_notice_received',
+      'token_three_ds_requested',
+      'webhook_replay_requested',
+    ]);
+    expect(eventRoutes('token_three_ds_requested')).toEqual([
+      { queue: CHARGES_QUEUE, job: 'authenticate_token' },
+    ]);
+    expect(eventRoutes('token_three_ds_notice_received')).toEqual([
+      { queue: CHARGES_QUEUE, job: 'authenticate_token' },
+    ]);
     expect(eventRoutes('charge_requested')).toEqual([
       { queue: CHARGES_QUEUE, job: 'process_charges', batch: { maxEvents: PROCESS_CHARGES_BATCH } },
     ]);
@@ -48,21 +65,43 @@ describe('event catalogue', () => {
     expect(eventRoutes('processor_notice_received')).toEqual([
       { queue: CHARGES_QUEUE, job: 'reconcile_charge' },
     ]);
+    expect(eventRoutes('charge_reconcile_requested')).toEqual([
+      { queue: CHARGES_QUEUE, job: 'reconcile_charge' },
+    ]);
+    expect(eventRoutes('refund_requested')).toEqual([
+      { queue: REFUNDS_CANCELS_QUEUE, job: 'process_refund' },
+    ]);
+    expect(eventRoutes('webhook_replay_requested')).toEqual([
+      { queue: WEBHOOK_EVENTS_QUEUE, job: 'replay_delivery' },
+    ]);
+    expect(eventRoutes('cancel_requested')).toEqual([
+      { queue: REFUNDS_CANCELS_QUEUE, job: 'process_cancel' },
+    ]);
   });
 
-  it('publishes nothing to a queue no service consumes: webhook events are held until webhook-service consumes them', () => {
+  it('routes every webhook event to webhook-service’s dispatch_event', () => {
     expect(WEBHOOK_EVENT_TYPES.sort()).toEqual([
+      'cancel_finished',
       'charge_finished',
       'charge_updated',
+      'refund_finished',
       'token_created',
+      'token_replaced',
+      'token_three_ds_updated',
       'token_updated',
     ]);
-    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBeNull();
-    for (const type of WEBHOOK_EVENT_TYPES) expect(eventRoutes(type)).toEqual([]);
-    const consumed = { ...WEBHOOK_EVENTS_QUEUE, consumer: 'webhook-service' };
+    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
+    for (const type of WEBHOOK_EVENT_TYPES)
+      expect(eventRoutes(type)).toEqual([{ queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' }]);
+  });
+
+  it('publishes nothing to a queue no service consumes', () => {
+    const unconsumed = { ...WEBHOOK_EVENTS_QUEUE, consumer: null };
     expect(
-      eventRoutes('token_created', { token_created: [{ queue: consumed, job: 'dispatch_event' }] }),
-    ).toEqual([{ queue: consumed, job: 'dispatch_event' }]);
+      eventRoutes('password_reset_requested', {
+        password_reset_requested: [{ queue: unconsumed, job: 'dispatch_event' }],
+      }),
+    ).toEqual([]);
   });
 
   it('routes internal events nowhere', () => {

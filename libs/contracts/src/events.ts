@@ -1,5 +1,6 @@
 import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import type { JobName, QueueDefinition } from './queues';
+import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
 
 /**
@@ -44,6 +45,24 @@ export interface EventDefinition {
 export const EVENT_CATALOGUE = {
   token_created: { kind: 'webhook', description: 'a transaction token was created' },
   token_updated: { kind: 'webhook', description: 'a transaction token changed (metadata, cvv, deactivated)' },
+  token_replaced: {
+    kind: 'webhook',
+    description: 'a recurring or subscription token was renewed: a new token replaced it (previous_id)',
+  },
+  token_three_ds_updated: {
+    kind: 'webhook',
+    description: "a card token's 3-D Secure status changed (awaiting, successful, failed, or pending again)",
+  },
+  token_three_ds_requested: {
+    kind: 'command',
+    description: "a card token's 3-D Secure is to be authenticated: charge-service asks the processor",
+    routes: [route(CHARGES_QUEUE, 'authenticate_token')],
+  },
+  token_three_ds_notice_received: {
+    kind: 'command',
+    description: "the processor told us about a token's 3-D Secure: charge-service looks it up",
+    routes: [route(CHARGES_QUEUE, 'authenticate_token')],
+  },
   charge_updated: {
     kind: 'webhook',
     description: 'a charge moved to a status that does not end it (awaiting, authorized)',
@@ -64,6 +83,28 @@ export const EVENT_CATALOGUE = {
     description: 'the processor told us something about a charge: charge-service looks it up',
     routes: [route(CHARGES_QUEUE, 'reconcile_charge')],
   },
+  refund_requested: {
+    kind: 'command',
+    description: 'a refund of a successful charge was accepted (pending): refund-cancel-service refunds',
+    routes: [route(REFUNDS_CANCELS_QUEUE, 'process_refund')],
+  },
+  refund_finished: { kind: 'webhook', description: 'a refund reached successful, failed or error' },
+  cancel_requested: {
+    kind: 'command',
+    description: 'a cancel of an authorized or awaiting charge was accepted: refund-cancel-service voids',
+    routes: [route(REFUNDS_CANCELS_QUEUE, 'process_cancel')],
+  },
+  cancel_finished: { kind: 'webhook', description: 'a cancel reached successful, failed or error' },
+  charge_reconcile_requested: {
+    kind: 'command',
+    description: 'a cancel of an awaiting charge did not void it: charge-service looks the charge up',
+    routes: [route(CHARGES_QUEUE, 'reconcile_charge')],
+  },
+  webhook_replay_requested: {
+    kind: 'command',
+    description: 'a merchant asked for one more try of a webhook delivery: webhook-service sends it now',
+    routes: [route(WEBHOOK_EVENTS_QUEUE, 'replay_delivery')],
+  },
   password_reset_requested: {
     kind: 'internal',
     description: 'a merchant user asked for a password reset (the delivery record; never the token)',
@@ -78,6 +119,14 @@ export type EventType = keyof typeof EVENT_CATALOGUE;
 
 export const TOKEN_CREATED = 'token_created' satisfies EventType;
 export const TOKEN_UPDATED = 'token_updated' satisfies EventType;
+/** a token was renewed: the new token, with previous_id */
+export const TOKEN_REPLACED = 'token_replaced' satisfies EventType;
+/** a card token's 3-D Secure status changed */
+export const TOKEN_THREE_DS_UPDATED = 'token_three_ds_updated' satisfies EventType;
+/** a card token's 3-D Secure is to be authenticated (created with it, or enableThreeDs) */
+export const TOKEN_THREE_DS_REQUESTED = 'token_three_ds_requested' satisfies EventType;
+/** the processor's signed notice about a token's 3-D Secure: charge-service looks it up */
+export const TOKEN_THREE_DS_NOTICE_RECEIVED = 'token_three_ds_notice_received' satisfies EventType;
 /** any status transition of a charge that does not end it (pending → awaiting, → authorized) */
 export const CHARGE_UPDATED = 'charge_updated' satisfies EventType;
 /** a charge reached `successful`, `failed`, `error` or `canceled` */
@@ -89,10 +138,34 @@ export const CAPTURE_REQUESTED = 'capture_requested' satisfies EventType;
 /** the processor told us something about a charge (signed callback): charge-service looks it up */
 export const PROCESSOR_NOTICE_RECEIVED = 'processor_notice_received' satisfies EventType;
 
+/** a refund was accepted (pending): refund-cancel-service refunds it at the processor */
+export const REFUND_REQUESTED = 'refund_requested' satisfies EventType;
+/** a refund reached successful, failed or error */
+export const REFUND_FINISHED = 'refund_finished' satisfies EventType;
+/** a cancel was accepted (pending): refund-cancel-service voids the charge at the processor */
+export const CANCEL_REQUESTED = 'cancel_requested' satisfies EventType;
+/** a cancel reached successful, failed or error */
+export const CANCEL_FINISHED = 'cancel_finished' satisfies EventType;
+
+/** a merchant asked for one more try of a webhook delivery */
+export const WEBHOOK_REPLAY_REQUESTED = 'webhook_replay_requested' satisfies EventType;
+
+/** a cancel of an awaiting charge did not void it: charge-service looks the charge up */
+export const CHARGE_RECONCILE_REQUESTED = 'charge_reconcile_requested' satisfies EventType;
+
+/** The event types of kind `webhook`: what webhook-service delivers, and the trigger's name. */
+export type WebhookEventType = {
+  [K in EventType]: (typeof EVENT_CATALOGUE)[K]['kind'] extends 'webhook' ? K : never;
+}[EventType];
+
 /** The webhook events (api-reference §6 triggers) that exist today. */
 export const WEBHOOK_EVENT_TYPES = (Object.keys(EVENT_CATALOGUE) as EventType[]).filter(
-  (type) => EVENT_CATALOGUE[type].kind === 'webhook',
+  (type): type is WebhookEventType => EVENT_CATALOGUE[type].kind === 'webhook',
 );
+
+export function isWebhookEventType(value: string): value is WebhookEventType {
+  return isEventType(value) && EVENT_CATALOGUE[value].kind === 'webhook';
+}
 
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(EVENT_CATALOGUE, value);
@@ -118,4 +191,8 @@ export function eventRoutes(
 }
 
 /** Every queue of the system. */
-export const QUEUES: readonly QueueDefinition[] = [CHARGES_QUEUE, WEBHOOK_EVENTS_QUEUE];
+export const QUEUES: readonly QueueDefinition[] = [
+  CHARGES_QUEUE,
+  REFUNDS_CANCELS_QUEUE,
+  WEBHOOK_EVENTS_QUEUE,
+];

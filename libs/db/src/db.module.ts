@@ -10,9 +10,13 @@ import { MerchantUsersRepository } from './repositories/merchant-users.repositor
 import { OutboxRepository } from './repositories/outbox.repository';
 import { PasswordResetsRepository } from './repositories/password-resets.repository';
 import { TransactionTokensRepository } from './repositories/transaction-tokens.repository';
+import { TokenThreeDsRepository } from './repositories/token-three-ds.repository';
 import { WebhooksRepository } from './repositories/webhooks.repository';
 import { ChargesRepository } from './repositories/charges.repository';
 import { CapturesRepository } from './repositories/captures.repository';
+import { RefundsRepository } from './repositories/refunds.repository';
+import { CancelsRepository } from './repositories/cancels.repository';
+import { TransactionHistoryRepository } from './repositories/transaction-history.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -27,10 +31,14 @@ const repositories = [
   WebhooksRepository,
   OutboxRepository,
   TransactionTokensRepository,
+  TokenThreeDsRepository,
   DailyQuotas,
   IdempotencyRecordsRepository,
   ChargesRepository,
   CapturesRepository,
+  RefundsRepository,
+  CancelsRepository,
+  TransactionHistoryRepository,
 ];
 
 @Global()

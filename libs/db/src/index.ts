@@ -25,6 +25,7 @@ export {
 } from './outbox/outbox-writer';
 export { registeredStatements, pg, type SqlStatement, type PgType, type RowOf, type ParamsOf } from './sql';
 export * from './repositories/transaction-tokens.repository';
+export * from './repositories/token-three-ds.repository';
 export * from './repositories/idempotency-records.repository';
 export * from './limits/limit-scope';
 export * from './limits/active-limit';
@@ -43,4 +44,7 @@ export { Prisma } from './generated/prisma/client';
 export * from './repositories/charge-outcomes.repository';
 export * from './repositories/charges.repository';
 export * from './repositories/captures.repository';
+export * from './repositories/transaction-history.repository';
 export * from './database-health';
+export * from './repositories/refunds.repository';
+export * from './repositories/cancels.repository';

@@ -34,7 +34,8 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
    * Runs one of libs/db's statements (sql/*.sql.ts) and resolves to its decoded rows: on the pool,
    * bypassing the Prisma client (a hot path's cost), prepared under the statement's name once per
    * connection; or on `db`: a pg client inside `inTransaction`, or a Prisma interactive transaction
-   * (`$transaction(async (tx) => …)`), where Prisma prepares it itself.
+   * (`$transaction(async (tx) => …)`), where Prisma prepares it itself. A `replan` statement is sent
+   * unnamed, so that Postgres plans it with its values at every call.
    */
   async run<P extends PgTypes, C extends PgTypes>(
     statement: SqlStatement<P, C>,
@@ -46,8 +47,9 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
     if ('$queryRawUnsafe' in db) {
       return statement.decode(await db.$queryRawUnsafe<Record<string, unknown>[]>(statement.text, ...values));
     }
+    const name = statement.replan ? undefined : statement.name;
     return statement.decode(
-      (await db.query<Record<string, unknown>>({ name: statement.name, text: statement.text, values })).rows,
+      (await db.query<Record<string, unknown>>({ name, text: statement.text, values })).rows,
     );
   }
 

@@ -20,7 +20,9 @@ const ALLOWED = new Map<string, string>([
   ['awaiting → successful', CHARGE_FINISHED],
   ['awaiting → authorized', CHARGE_UPDATED],
   ['awaiting → failed', CHARGE_FINISHED],
+  ['awaiting → canceled', CHARGE_FINISHED],
   ['authorized → successful', CHARGE_FINISHED],
+  ['authorized → canceled', CHARGE_FINISHED],
 ]);
 
 const pairs = CHARGE_STATUSES.flatMap((from) => CHARGE_STATUSES.map((to) => [from, to] as const));

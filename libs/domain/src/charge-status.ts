@@ -22,18 +22,16 @@ export type ChargeStatusEvent = typeof CHARGE_UPDATED | typeof CHARGE_FINISHED;
 /** Statuses a charge never leaves. */
 export const FINAL_CHARGE_STATUSES: readonly ChargeStatus[] = ['successful', 'failed', 'error', 'canceled'];
 
-/**
- * Where a charge may go from each status. `canceled` is a final status of the API, but nothing
- * moves a charge there yet (cancels are still to come), so no move leads to it.
- */
+/** Where a charge may go from each status. */
 export const CHARGE_TRANSITIONS: Readonly<Record<ChargeStatus, readonly ChargeStatus[]>> = {
   // approved and captured / held (capture: false) / 3-D Secure or operator payment / declined /
   // cannot be processed (no live processor, a request refused as malformed, an unreadable card)
   pending: ['successful', 'authorized', 'awaiting', 'failed', 'error'],
-  // paid or authenticated and captured / authenticated and held / declined, expired or voided
-  awaiting: ['successful', 'authorized', 'failed'],
-  // captured (charged_amount = the captured amount)
-  authorized: ['successful'],
+  // paid or authenticated and captured / authenticated and held / declined, expired or voided /
+  // voided by a cancel
+  awaiting: ['successful', 'authorized', 'failed', 'canceled'],
+  // captured (charged_amount = the captured amount) / voided by a cancel
+  authorized: ['successful', 'canceled'],
   successful: [],
   failed: [],
   error: [],
@@ -87,6 +85,18 @@ export function chargeTransition(from: ChargeStatus, to: ChargeStatus): ChargeTr
 
 /** A capture may be requested of a charge in this status only (and only once it has none, or a failed one). */
 export const CAPTURABLE_CHARGE_STATUS = 'authorized' satisfies ChargeStatus;
+
+/** A refund may be requested of a charge in this status only, up to its charged_amount. */
+export const REFUNDABLE_CHARGE_STATUS = 'successful' satisfies ChargeStatus;
+
+/**
+ * A cancel may be requested of a charge in these statuses only (a held authorization, or a payment
+ * the customer has not completed), and only while no capture or other cancel is running.
+ */
+export const CANCELLABLE_CHARGE_STATUSES = [
+  'authorized',
+  'awaiting',
+] as const satisfies readonly ChargeStatus[];
 
 /** Statuses whose outcome the processor may know better than we do: reconciliation looks them up. */
 export const RECONCILABLE_CHARGE_STATUSES: readonly ChargeStatus[] = ['pending', 'awaiting'];

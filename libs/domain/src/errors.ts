@@ -1,6 +1,9 @@
+import type { ErrorCode, ErrorCodeOf } from './error-codes';
+
 /**
  * Domain errors. Each class stands for one kind of failure; the gateway's one exception filter maps
- * the class to an HTTP status and writes the API's error envelope ({status, code, errors}).
+ * the class to an HTTP status and writes the API's error envelope ({status, code, errors}). Each
+ * class takes only the codes catalogued under its status (error-codes.ts).
  */
 export interface FieldError {
   /** snake_case request field, or null for an error that is not about one field */
@@ -11,7 +14,7 @@ export interface FieldError {
 
 export abstract class DomainError extends Error {
   protected constructor(
-    readonly code: string,
+    readonly code: ErrorCode,
     readonly errors: FieldError[] = [],
     message?: string,
   ) {
@@ -22,7 +25,7 @@ export abstract class DomainError extends Error {
 
 /** The request is malformed or a field is invalid. */
 export class ValidationError extends DomainError {
-  constructor(errors: FieldError[], code = 'VALIDATION_ERROR') {
+  constructor(errors: FieldError[], code: ErrorCodeOf<400> = 'VALIDATION_ERROR') {
     super(code, errors);
   }
 
@@ -33,30 +36,43 @@ export class ValidationError extends DomainError {
 
 /** A request that breaks a business rule on otherwise valid input (400 in UnivaPay's catalogue). */
 export class BusinessRuleError extends DomainError {
-  constructor(code: string, errors: FieldError[] = []) {
+  constructor(code: ErrorCodeOf<400>, errors: FieldError[] = []) {
     super(code, errors);
   }
 }
 
 /** Missing, malformed, unknown or revoked credentials. */
 export class AuthenticationError extends DomainError {
-  constructor(
-    code:
-      | 'AUTH_HEADER_MISSING'
-      | 'INVALID_APP_TOKEN'
-      | 'INVALID_CREDENTIALS'
-      | 'INVALID_DOMAIN'
-      | 'INVALID_LOGIN_TOKEN'
-      | 'EXPIRED_LOGIN_TOKEN',
-  ) {
-    super(code);
+  constructor(code: ErrorCodeOf<401>, errors: FieldError[] = []) {
+    super(code, errors);
+  }
+}
+
+/**
+ * An Authorization scheme other than Bearer, such as the SDK's deprecated `Token` and
+ * `ApplicationToken` forms, which Kessai does not accept (docs/decisions/0008): the answer names the
+ * form that is required rather than leaving a bare INVALID_APP_TOKEN.
+ */
+export class UnsupportedAuthorizationSchemeError extends AuthenticationError {
+  constructor() {
+    super('INVALID_APP_TOKEN', [{ field: 'authorization', reason: 'BEARER_AUTHORIZATION_REQUIRED' }]);
   }
 }
 
 /** Valid credentials that may not do this. */
 export class PermissionError extends DomainError {
-  constructor(code = 'INVALID_PERMISSIONS') {
-    super(code);
+  constructor(code: ErrorCodeOf<403> = 'INVALID_PERMISSIONS', errors: FieldError[] = []) {
+    super(code, errors);
+  }
+}
+
+/**
+ * A merchant-wide app token on a route that takes its store from the token (`POST /tokens`,
+ * `POST /charges`, api-reference §1.2). The code is the SDK's; the reason says what is missing.
+ */
+export class StoreTokenRequiredError extends PermissionError {
+  constructor() {
+    super('INVALID_PERMISSIONS', [{ field: null, reason: 'STORE_TOKEN_REQUIRED' }]);
   }
 }
 
@@ -68,7 +84,7 @@ export class NotFoundError extends DomainError {
 }
 
 export class ConflictError extends DomainError {
-  constructor(code: string, errors: FieldError[] = []) {
+  constructor(code: ErrorCodeOf<409>, errors: FieldError[] = []) {
     super(code, errors);
   }
 }
@@ -92,10 +108,13 @@ export class ServiceUnavailableError extends DomainError {
   }
 }
 
-/** A stored Idempotency-Key response could not be read back (api-reference §1.4: 500). */
+/**
+ * A stored Idempotency-Key response could not be read back (api-reference §1.4: 500), spelled as the
+ * SDK's enum spells it (UnivaPay's catalogue says UNABLE_TO_GET_IDEMPOTENT_RESULT).
+ */
 export class IdempotentResultUnavailableError extends DomainError {
   constructor() {
-    super('UNABLE_TO_GET_IDEMPOTENT_RESULT');
+    super('UNABLE_TO_GET_IDEMPOTENT_REQUEST');
   }
 }
 

@@ -22,6 +22,9 @@ const EXPONENTS: ReadonlyMap<string, number> = new Map([
   ...THREE_DECIMAL.split(' ').map((code) => [code, 3] as const),
 ]);
 
+/** Every active ISO 4217 currency Kessai takes charges in, alphabetically. */
+export const KNOWN_CURRENCIES: readonly string[] = [...EXPONENTS.keys()].sort();
+
 /** Whether `code` is an active ISO 4217 currency (upper case). */
 export function isKnownCurrency(code: string): boolean {
   return EXPONENTS.has(code);

@@ -1,2 +1,3 @@
 export * from './logger';
 export type { Logger } from 'pino';
+export * from './metrics';

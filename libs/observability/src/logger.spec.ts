@@ -21,13 +21,27 @@ describe('createLogger', () => {
         req: { headers: { authorization: 'Bearer s3cret.a.b.c' } },
         body: { card_number: '4242424242424242', cvv: '123', data: { card_number: '4000000000000002' } },
         secret: 'plain-secret',
+        webhook: { signing_secret: 'whsec_one', auth_token: 'Bearer hook-token' },
+        delivery: {
+          signingSecret: 'whsec_two',
+          previousSigningSecret: 'whsec_three',
+          authToken: 'hook-token-2',
+        },
       },
       'request',
     );
     const text = lines.join('');
     expect(text).toContain('"service":"test"');
     expect(text).toContain('[redacted]');
-    for (const leaked of ['s3cret', '4242424242424242', '4000000000000002', '"123"', 'plain-secret']) {
+    for (const leaked of [
+      's3cret',
+      '4242424242424242',
+      '4000000000000002',
+      '"123"',
+      'plain-secret',
+      'whsec_',
+      'hook-token',
+    ]) {
       expect(text).not.toContain(leaked);
     }
   });

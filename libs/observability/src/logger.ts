@@ -22,6 +22,15 @@ export const REDACTED_PATHS = [
   '*.*.cvv',
   'auth_token',
   '*.auth_token',
+  // webhook signing secrets (whsec_…), in either casing
+  'signing_secret',
+  '*.signing_secret',
+  'signingSecret',
+  '*.signingSecret',
+  'previousSigningSecret',
+  '*.previousSigningSecret',
+  'authToken',
+  '*.authToken',
 ];
 
 export interface LoggerOptions {

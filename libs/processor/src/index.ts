@@ -7,3 +7,4 @@ export * from './retry';
 export * from './test-qr-codes';
 export * from './http/http-payment-processor';
 export * from './wire';
+export * from './payment-processors';

@@ -5,3 +5,6 @@ export * from './worker-registry';
 export * from './worker-service';
 export * from './outbox-relay';
 export * from './coalescer';
+export * from './job-metrics';
+export * from './metrics.controller';
+export * from './scrape-metrics';

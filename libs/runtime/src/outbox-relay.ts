@@ -39,7 +39,7 @@ function batchDigest(events: OutboxJobData[]): string {
 /**
  * Publishes committed outbox events to BullMQ, along the routes of the event catalogue
  * (libs/contracts, eventRoutes): only to queues that some service consumes. An event with no such
- * route (a webhook event while nothing consumes `webhook-events`) is marked published with no job:
+ * route (an internal event, or one whose queue has no consumer) is marked published with no job:
  * it stays in outbox_events, the record. Safe in every replica and across crashes:
  * - each batch is taken and marked by OutboxRepository.takeBatch, whose transaction commits only
  *   after the jobs were added, and whose rows two relays never share;

@@ -1,5 +1,5 @@
 import { WorkerHost } from '@nestjs/bullmq';
-import { UnrecoverableError, type Job, type WorkerOptions } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job, type WorkerOptions } from 'bullmq';
 import { InvalidJobError, parseJob, type QueueDefinition, type QueueJob } from '@kessai/contracts';
 
 /** What a processor may tune of its BullMQ worker from the config. */
@@ -18,9 +18,10 @@ export abstract class QueueProcessor<Q extends QueueDefinition> extends WorkerHo
   /** The worker's options from the config (concurrency, lock duration); startWorkerService applies them. */
   abstract workerOptions(): ProcessorWorkerOptions;
 
-  protected abstract handle(job: QueueJob<Q>, raw: Job): Promise<unknown>;
+  /** `token`: the worker's lock on the job, for a handler that moves it itself (moveToDelayed) */
+  protected abstract handle(job: QueueJob<Q>, raw: Job, token?: string): Promise<unknown>;
 
-  async process(raw: Job): Promise<unknown> {
+  async process(raw: Job, token?: string): Promise<unknown> {
     let job: QueueJob<Q>;
     try {
       job = parseJob(this.queue, raw.name, raw.data);
@@ -28,8 +29,17 @@ export abstract class QueueProcessor<Q extends QueueDefinition> extends WorkerHo
       if (error instanceof InvalidJobError) throw new UnrecoverableError(error.message);
       throw error;
     }
-    return this.handle(job, raw);
+    return this.handle(job, raw, token);
   }
+}
+
+/**
+ * Puts the running job back as delayed until `at` and ends this run without counting it as a
+ * failed attempt (BullMQ's DelayedError pattern): for work that must wait, not fail.
+ */
+export async function postponeJob(raw: Job, token: string | undefined, at: number): Promise<never> {
+  await raw.moveToDelayed(at, token);
+  throw new DelayedError();
 }
 
 /** For the `default` branch of a processor's switch: a job name the union does not have. */

@@ -6,12 +6,22 @@ import type { Queue } from 'bullmq';
 import { ConfigModule, loadConfigOrExit, type AppConfig } from '@kessai/config';
 import { QUEUES, type QueueDefinition } from '@kessai/contracts';
 import { DbModule, OutboxRepository } from '@kessai/db';
-import { createLogger, LOGGER, NestPinoLogger, type Logger } from '@kessai/observability';
+import {
+  createLogger,
+  LOGGER,
+  metricsRegistryProvider,
+  NestPinoLogger,
+  type Logger,
+} from '@kessai/observability';
+import { Registry } from 'prom-client';
 import { RedisModule } from '@kessai/redis';
 import { bullModules } from './bull';
 import { HealthController } from './health.controller';
+import { JobMetrics } from './job-metrics';
+import { MetricsController } from './metrics.controller';
 import { OutboxRelay } from './outbox-relay';
 import type { QueueProcessor } from './queue-processor';
+import { registerOutboxLag, registerQueueDepth } from './scrape-metrics';
 import { WorkerRegistry } from './worker-registry';
 
 export interface WorkerServiceOptions {
@@ -64,10 +74,10 @@ class WorkerRootModule {
         queues,
         ...(options.imports ?? []),
       ],
-      controllers: [HealthController],
-      providers: [WorkerRegistry, { provide: LOGGER, useValue: logger }],
-      // the service's modules inject the queues (@InjectQueue) and the logger
-      exports: [LOGGER, queues],
+      controllers: [HealthController, MetricsController],
+      providers: [WorkerRegistry, { provide: LOGGER, useValue: logger }, metricsRegistryProvider],
+      // the service's modules inject the queues (@InjectQueue), the logger and the metrics registry
+      exports: [LOGGER, queues, Registry],
     };
   }
 }
@@ -116,6 +126,16 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
       })(type);
     });
     app.get(BullRegistrar).register();
+    const metrics = app.get<Registry>(Registry);
+    const jobMetrics = new JobMetrics(metrics);
+    // the depth of the queues it consumes; only libs/contracts' queues are registered (a test's are not)
+    const consumed = processors.flatMap((processor) =>
+      QUEUES.includes(processor.queue)
+        ? [app.get<Queue>(getQueueToken(processor.queue.name), { strict: false })]
+        : [],
+    );
+    registerQueueDepth(metrics, consumed, logger);
+    if (options.outboxRelay) registerOutboxLag(metrics, app.get(OutboxRepository), logger);
     for (const processor of processors) {
       const worker = processor.worker;
       worker.on('failed', (job, error) =>
@@ -131,6 +151,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
         ),
       );
       worker.on('error', (error) => logger.error({ queue: worker.name, err: error.message }, 'worker error'));
+      jobMetrics.watch(worker, processor.queue);
       registry.workers.push(worker);
     }
   } catch (error) {

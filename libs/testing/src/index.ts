@@ -10,3 +10,5 @@ export * from './eventually';
 export * from './queues';
 export * from './card-leaks';
 export * from './processor-specs';
+export * from './slow-network';
+export * from './metrics';

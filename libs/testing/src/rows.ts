@@ -2,7 +2,7 @@
 // gateway writes them (for suites that run charge-service without a gateway), and the rows a test
 // reads back to check what a request wrote.
 import { randomUUID } from 'node:crypto';
-import { CardNumber } from '@kessai/cards';
+import { cardIssuerOf, CardNumber } from '@kessai/cards';
 import { CHARGE_REQUESTED } from '@kessai/contracts';
 import { limitScopeKey, type Prisma } from '@kessai/db';
 import { utcDay } from '@kessai/domain';
@@ -63,6 +63,7 @@ export async function insertCardToken(
 ): Promise<string> {
   const id = randomUUID();
   const card = CardNumber.fromDigits(options.cardNumber);
+  const issuer = cardIssuerOf(options.cardNumber);
   const vault = new CardVault(env.config.VAULT_KEYS, env.config.VAULT_FINGERPRINT_SECRET);
   await env.prisma.transactionToken.create({
     data: {
@@ -79,6 +80,8 @@ export async function insertCardToken(
           last_four: card.lastFour,
           brand: card.brand,
           card_bin: card.bin,
+          card_type: issuer.cardType,
+          country: issuer.country,
         },
       },
       card: { create: vault.encrypt(card, { transactionTokenId: id }) },
@@ -169,4 +172,40 @@ export async function waitForChargeStatus(
  */
 export async function updateChargeRow(env: TestEnvironment, chargeId: string, set: string) {
   await env.prisma.$executeRawUnsafe(`UPDATE charges SET ${set} WHERE id = $1::uuid`, chargeId);
+}
+
+export interface RefundRowOptions {
+  /** the charge's requested amount unless told */
+  amount?: number;
+  status?: 'pending' | 'successful' | 'failed' | 'error';
+  metadata?: Prisma.InputJsonObject;
+  /** now unless told (a test of the order sets it) */
+  createdOn?: Date;
+  /** a random uuid unless told */
+  id?: string;
+}
+
+/** A refund row of a charge (its merchant, store, mode and currency), written directly: no API, no event. */
+export async function insertRefund(
+  env: TestEnvironment,
+  chargeId: string,
+  options: RefundRowOptions = {},
+): Promise<string> {
+  const charge = await env.prisma.charge.findUniqueOrThrow({ where: { id: chargeId } });
+  const id = options.id ?? randomUUID();
+  await env.prisma.refund.create({
+    data: {
+      id,
+      merchantId: charge.merchantId,
+      storeId: charge.storeId,
+      chargeId,
+      mode: charge.mode,
+      status: options.status ?? 'pending',
+      amount: options.amount ?? charge.requestedAmount,
+      currency: charge.requestedCurrency,
+      metadata: options.metadata,
+      createdOn: options.createdOn,
+    },
+  });
+  return id;
 }

@@ -91,6 +91,15 @@ export class PendingCvvStore {
   }
 
   /**
+   * The CVV without claiming it, for the token's 3-D Secure authentication (an authorization that
+   * is voided, not a charge): it stays there, unclaimed, for the token's first charge.
+   */
+  async read(transactionTokenId: string): Promise<string | null> {
+    const sealed = await this.redis.client.get(this.#key(transactionTokenId));
+    return sealed === null ? null : this.#cipher.open(sealed, { transactionTokenId });
+  }
+
+  /**
    * Forgets the CVV without reading it. Without `chargeId` unconditionally (token deleted, or its
    * creation rolled back); with it only when that charge claimed it (its authorization is over).
    */

@@ -9,6 +9,7 @@ export function presentAppJwt(token: AppToken) {
     mode: token.mode,
     domains: token.domains,
     created_on: token.createdOn.toISOString(),
+    updated_on: token.updatedOn.toISOString(),
   };
 }
 

@@ -10,7 +10,7 @@ import {
   verifyAppToken,
   type AppTokenClaims,
 } from '@kessai/auth';
-import { AuthenticationError, PermissionError } from '@kessai/domain';
+import { AuthenticationError, PermissionError, UnsupportedAuthorizationSchemeError } from '@kessai/domain';
 import { AppTokenCache } from './app-token-cache';
 import type { Principal } from './principal';
 
@@ -38,6 +38,7 @@ export class AppTokenAuthenticator {
       case 'missing':
         throw new AuthenticationError('AUTH_HEADER_MISSING');
       case 'unsupported':
+        throw new UnsupportedAuthorizationSchemeError();
       case 'malformed':
         throw new AuthenticationError('INVALID_APP_TOKEN');
       case 'bearer':

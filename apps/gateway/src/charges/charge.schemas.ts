@@ -24,7 +24,7 @@ export const MAX_CAPTURE_DELAY_MS = 7 * 24 * 3_600_000;
 const reason = (name: string) => ({ params: { reason: name } });
 
 /** A positive integer amount in minor units. */
-const amount = z
+export const chargeAmountSchema = z
   .number()
   .int()
   .superRefine((value, ctx) => {
@@ -64,7 +64,7 @@ const captureAt = z.union([z.string(), z.number()]).transform((value, ctx) => {
 export const createChargeSchema = z
   .object({
     transaction_token_id: z.string().uuid(),
-    amount,
+    amount: chargeAmountSchema,
     currency: currencySchema,
     capture: z.boolean().default(true),
     capture_at: captureAt.nullish(),
@@ -92,13 +92,13 @@ export type CreateChargeRequest = z.infer<typeof createChargeSchema>;
 
 export const updateChargeSchema = z.object({ metadata: metadataSchema.optional() }).strict();
 
-export const captureSchema = z.object({ amount, currency: currencySchema }).strict();
+export const captureSchema = z.object({ amount: chargeAmountSchema, currency: currencySchema }).strict();
 
 const minorUnits = z
   .string()
   .regex(/^\d{1,15}$/)
   .transform((v) => BigInt(v));
-const instant = z
+export const instant = z
   .string()
   .datetime({ offset: true })
   .transform((v) => new Date(v))

@@ -21,14 +21,16 @@ import {
   CAPTURABLE_CHARGE_STATUS,
   DAILY_QUOTAS,
   NotFoundError,
-  PermissionError,
+  StoreTokenRequiredError,
   ResourceLimitError,
   ValidationError,
   parsePageRequest,
   toPage,
+  tokenThreeDsRefusal,
 } from '@kessai/domain';
 import { paymentError } from '@kessai/processor';
 import { Coalescer } from '@kessai/runtime';
+import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store-configuration';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
@@ -46,7 +48,7 @@ import {
   presentChargeListItem,
   presentIssuerToken,
   presentThreeDsIssuerToken,
-} from './charge.presenter';
+} from '@kessai/presenters';
 
 export interface RequestContext {
   /** the request id, carried into the outbox event */
@@ -102,7 +104,7 @@ export class ChargesService {
 
   async create(principal: Principal, body: unknown, context: RequestContext) {
     // POST /charges names no store: it is the app token's (api-reference §1.2)
-    if (principal.storeId === null) throw new PermissionError('STORE_TOKEN_REQUIRED');
+    if (principal.storeId === null) throw new StoreTokenRequiredError();
     const storeId = principal.storeId;
     const request = parseInput(createChargeSchema, body);
     const now = new Date();
@@ -115,6 +117,23 @@ export class ChargesService {
     });
     if (!token) throw new NotFoundError('transaction_token');
     checkToken(token, principal, request);
+    const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
+    const amount = BigInt(request.amount);
+    const refusal = chargeRefusal(configuration, {
+      paymentType: token.paymentType,
+      tokenType: token.type,
+      usageLimit: token.usageLimit,
+      cardBrand: token.cardBrand,
+      qrGateway: token.qrGateway,
+      amount,
+      currency: request.currency,
+    });
+    if (refusal) throw new BusinessRuleError(refusal.code, [{ field: refusal.field, reason: refusal.code }]);
+    const fees = feeTermsOf(configuration, {
+      paymentType: token.paymentType,
+      cardBrand: token.cardBrand,
+      currency: request.currency,
+    });
     const descriptor = descriptorFor(token, request);
 
     const settled = await this.#creations.submit({
@@ -125,8 +144,10 @@ export class ChargesService {
         transactionTokenId: token.id,
         transactionTokenType: token.type,
         mode: token.mode,
-        requestedAmount: BigInt(request.amount),
+        requestedAmount: amount,
         requestedCurrency: request.currency,
+        feeRatePpm: fees.ratePpm,
+        feeFlatAmount: fees.flatAmount,
         capture: request.capture,
         captureAt: request.capture_at ?? null,
         descriptor,
@@ -252,6 +273,11 @@ export class ChargesService {
         return {};
       case 'already_captured':
         throw new BusinessRuleError('ALREADY_CAPTURED');
+      case 'cancel_pending':
+        // a cancel of this charge was accepted first and is voiding it
+        throw new BusinessRuleError('INVALID_CHARGE_STATUS', [
+          { field: 'status', reason: 'CANCEL_IN_PROGRESS' },
+        ]);
       case 'not_authorized':
         throw notCapturable(result.captureStatus);
       case 'charge_not_found':
@@ -342,6 +368,17 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
     throw new BusinessRuleError('INVALID_TOKEN_TYPE', [{ field: TOKEN_FIELD, reason: 'INVALID_TOKEN_TYPE' }]);
   }
   if (!token.active) throw unusableToken(token);
+  // use_confirmation: the customer's code first (POST …/tokens/{id}/confirm)
+  if (token.confirmed === false) {
+    throw new BusinessRuleError('TOKEN_MUST_BE_CONFIRMED', [
+      { field: TOKEN_FIELD, reason: 'TOKEN_MUST_BE_CONFIRMED' },
+    ]);
+  }
+  // the token's own 3-D Secure (docs/transaction-tokens.md): failed, or not finished yet
+  const threeDsRefusal = tokenThreeDsRefusal(token.threeDs);
+  if (threeDsRefusal !== null) {
+    throw new BusinessRuleError(threeDsRefusal, [{ field: TOKEN_FIELD, reason: threeDsRefusal }]);
+  }
   if (token.paymentType !== 'card') {
     if (request.three_ds) throw ValidationError.field('three_ds', 'ONLY_FOR_CARD_PAYMENT');
     // online and QR payments are taken whole by the operator: there is nothing to hold and capture later
@@ -366,7 +403,7 @@ function descriptorFor(token: ChargeableToken, request: CreateChargeRequest): st
   throw ValidationError.field('descriptor', 'NOT_SUPPORTED_BY_PROCESSOR');
 }
 
-function unusableToken(token: ChargeableToken): BusinessRuleError {
+function unusableToken(token: Pick<ChargeableToken, 'type' | 'usedCount'>): BusinessRuleError {
   if (token.type === 'one_time' && token.usedCount > 0) {
     return new BusinessRuleError('TRANSACTION_ALREADY_PROCESSED', [
       { field: TOKEN_FIELD, reason: 'TRANSACTION_ALREADY_PROCESSED' },

@@ -2,7 +2,7 @@ import { Catch, NotFoundException, type ArgumentsHost, type ExceptionFilter } fr
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from '@kessai/observability';
-import { toErrorResponse } from './error-response';
+import { envelope, toErrorResponse } from './error-response';
 import type { RouteRegistry } from './route-registry';
 
 declare module 'fastify' {
@@ -33,7 +33,7 @@ export class ErrorEnvelopeFilter implements ExceptionFilter {
           .status(405)
           .header('allow', allowed.join(', '))
           .type('application/json')
-          .send({ status: 'error', code: 'NOT_ALLOWED', errors: [] });
+          .send(envelope('NOT_ALLOWED'));
         return;
       }
     }

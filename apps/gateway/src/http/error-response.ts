@@ -10,14 +10,16 @@ import {
   RateLimitedError,
   ResourceLimitError,
   ServiceUnavailableError,
+  UnsupportedAuthorizationSchemeError,
   ValidationError,
+  type ErrorCode,
   type FieldError,
 } from '@kessai/domain';
 
 /** The API's error envelope (api-reference §2.1). `errors` is always present. */
 export interface ErrorEnvelope {
   status: 'error';
-  code: string;
+  code: ErrorCode;
   errors: FieldError[];
   /** only on 500s: quote it to support, it finds the log line */
   error_id?: string;
@@ -32,7 +34,7 @@ export interface ErrorResponse {
 }
 
 /** Code for a bare HTTP status, as the SDK derives it (api-reference §2.2). */
-const CODE_BY_STATUS: Record<number, string> = {
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
   401: 'NOT_AUTHORIZED',
   403: 'FORBIDDEN',
@@ -58,7 +60,14 @@ function statusOf(error: DomainError): number {
   return 500;
 }
 
-function envelope(code: string, errors: FieldError[] = []): ErrorEnvelope {
+/** The challenge every 401 carries (RFC 9110 §11.6.1): the one scheme Kessai accepts. */
+const BEARER_CHALLENGE = 'Bearer realm="kessai"';
+/** ... and, when another scheme was sent, the forms that are accepted instead. */
+const BEARER_REQUIRED_CHALLENGE =
+  `${BEARER_CHALLENGE}, error="invalid_request", error_description="use Authorization: Bearer ` +
+  `<secret>.<jwt> (or Bearer <jwt> from a browser); the Token and ApplicationToken forms are not supported"`;
+
+export function envelope(code: ErrorCode, errors: FieldError[] = []): ErrorEnvelope {
   return { status: 'error', code, errors };
 }
 
@@ -94,6 +103,10 @@ export function toErrorResponse(error: unknown, newErrorId: () => string): Error
   if (error instanceof DomainError) {
     const headers: Record<string, string> = {};
     if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds);
+    if (error instanceof AuthenticationError) {
+      headers['www-authenticate'] =
+        error instanceof UnsupportedAuthorizationSchemeError ? BEARER_REQUIRED_CHALLENGE : BEARER_CHALLENGE;
+    }
     const statusCode = statusOf(error);
     return { statusCode, body: envelope(error.code, error.errors), headers, internal: statusCode >= 500 };
   }

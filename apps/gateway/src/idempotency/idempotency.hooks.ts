@@ -9,6 +9,7 @@ import {
 } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
 import { sendError } from '../http/error-response';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { fingerprintKey, requestFingerprint } from './request-fingerprint';
 import { ResponseSealer } from './response-sealer';
 
@@ -52,6 +53,7 @@ export function registerIdempotency(
   records: IdempotencyRecordsRepository,
   config: AppConfig,
   logger: Logger,
+  metrics: GatewayMetrics,
 ): void {
   const ttlMs = config.IDEMPOTENCY_TTL_HOURS * 3_600_000;
   const hashKey = fingerprintKey(config.JWT_SIGNING_KEY);
@@ -88,6 +90,7 @@ export function registerIdempotency(
 
     const existing = result.existing;
     if (existing.requestHash !== requestHash) {
+      metrics.idempotencyConflict('different_request');
       return sendError(
         reply,
         new ConflictError('IDEMPOTENCY_KEY_CONFLICT', [
@@ -97,6 +100,7 @@ export function registerIdempotency(
       );
     }
     if (existing.state === 'in_flight' || existing.responseStatus === null) {
+      metrics.idempotencyConflict('request_in_progress');
       return sendError(
         reply,
         new ConflictError('IDEMPOTENCY_KEY_CONFLICT', [
@@ -110,6 +114,7 @@ export function registerIdempotency(
       logger.error({ reqId: request.id, record: existing.id }, 'stored idempotent response unreadable');
       return sendError(reply, new IdempotentResultUnavailableError(), statusHeader('error'));
     }
+    metrics.idempotentReplay();
     return reply
       .status(existing.responseStatus)
       .headers((existing.responseHeaders ?? {}) as Record<string, string>)

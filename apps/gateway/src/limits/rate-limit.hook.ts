@@ -3,6 +3,7 @@ import type { AppConfig } from '@kessai/config';
 import { RateLimitedError, ServiceUnavailableError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
 import { sendError } from '../http/error-response';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { planFor } from './rate-limit.policy';
 import type { RateLimiter } from './rate-limiter';
 
@@ -27,6 +28,7 @@ export function registerRateLimiting(
   limiter: RateLimiter,
   config: AppConfig,
   logger: Logger,
+  metrics: GatewayMetrics,
 ): void {
   if (!config.RATE_LIMIT_ENABLED) return;
   let lastFailureLog = 0;
@@ -45,6 +47,7 @@ export function registerRateLimiting(
     try {
       outcome = await limiter.take(subjectOf(request), plan.buckets);
     } catch (error) {
+      metrics.rateLimiterFailed();
       const now = Date.now();
       if (now - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
         lastFailureLog = now;
@@ -58,6 +61,7 @@ export function registerRateLimiting(
 
     plan.buckets.forEach((bucket, i) => void reply.header(bucket.remainingHeader, outcome.remaining[i]));
     if (!outcome.allowed) {
+      metrics.rateLimited(plan.family);
       return sendError(reply, new RateLimitedError(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000))));
     }
   });

@@ -1,13 +1,18 @@
 import type { Merchant } from '@kessai/db';
+import { effectiveConfiguration } from '@kessai/store-configuration';
 
+/**
+ * GET /me (api-reference §5.6). `verification_data_id` is left out: Kessai keeps no verification data;
+ * `configuration` is the defaults overlaid with the merchant's own settings.
+ */
 export function presentMerchant(merchant: Merchant) {
   return {
     id: merchant.id,
-    verification_data_id: null,
     name: merchant.name,
     email: merchant.email,
     verified: merchant.verified,
+    updated_on: merchant.updatedOn.toISOString(),
     created_on: merchant.createdOn.toISOString(),
-    configuration: merchant.configuration ?? {},
+    configuration: effectiveConfiguration(merchant.configuration),
   };
 }

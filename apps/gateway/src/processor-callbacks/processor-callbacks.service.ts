@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { ChargesRepository } from '@kessai/db';
-import { AuthenticationError, NotFoundError } from '@kessai/domain';
+import { ChargesRepository, TokenThreeDsRepository } from '@kessai/db';
+import { AuthenticationError, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
 import { InvalidProcessorCallbackError, verifyProcessorCallback } from '@kessai/processor';
 import { z } from 'zod';
 
@@ -9,7 +9,8 @@ const uuid = z.string().uuid();
 
 /**
  * Signed notices from the payment processor (docs/processor-simulator.md, "Callbacks"): an online
- * or QR payment was paid or expired, a 3-D Secure authentication ended. The notice is only a nudge:
+ * or QR payment was paid or expired, a 3-D Secure authentication ended (a charge's, or a card
+ * token's: token_three_ds_notice_received). The notice is only a nudge:
  * it is recorded as a processor_notice_received command and charge-service asks the processor
  * itself (`status`) before moving the charge, so a repeated, late or forged-but-valid notice cannot
  * change an outcome on its own.
@@ -20,6 +21,7 @@ export class ProcessorCallbacksService {
 
   constructor(
     private readonly charges: ChargesRepository,
+    private readonly tokenThreeDs: TokenThreeDsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -40,6 +42,17 @@ export class ProcessorCallbacksService {
       // the reason names the check that failed, never the body or the signature
       this.logger.warn(`processor callback refused: ${error.message}`);
       throw new AuthenticationError('INVALID_CREDENTIALS');
+    }
+    // a card token's 3-D Secure authentication: its reference names the token and the attempt
+    const token = parseTokenThreeDsReference(notice.reference);
+    if (token) {
+      const recorded = await this.tokenThreeDs.recordNotice(
+        token.tokenId,
+        { noticeId: notice.notificationId, status: notice.status },
+        correlationId,
+      );
+      if (!recorded) throw new NotFoundError('transaction_token');
+      return;
     }
     // our reference is the charge id; anything else is not ours (a 404 the processor may retry, harmlessly)
     const recorded =

@@ -1,53 +1,45 @@
-import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
-import { StoresRepository } from '@kessai/db';
-import { NotFoundError, parsePageRequest, toPage } from '@kessai/domain';
-import { z } from 'zod';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query } from '@nestjs/common';
 import { CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
-import { parseInput } from '../http/validation';
-import { presentStore, presentStoreListItem } from './store.presenter';
-
-const storeIdParam = z.object({ storeId: z.string().uuid() });
-const storeUpdate = z.object({ name: z.string().trim().min(1).max(100).optional() }).strict();
-const listFilters = z.object({ search: z.string().max(200).optional() }).passthrough();
+import { StoresService } from './stores.service';
 
 @Controller('stores')
 export class StoresController {
-  constructor(private readonly stores: StoresRepository) {}
+  constructor(private readonly stores: StoresService) {}
+
+  @Post()
+  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
+    return this.stores.create(principal, body);
+  }
+
+  @Delete(':storeId')
+  @HttpCode(204)
+  async delete(@CurrentPrincipal() principal: Principal, @Param('storeId') storeId: string) {
+    await this.stores.delete(principal, storeId);
+  }
 
   @Get()
-  async list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const { search } = parseInput(listFilters, query);
-    const rows = await this.stores.list(principal, page, search);
-    return toPage(rows, page.limit, presentStoreListItem);
+  list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    return this.stores.list(principal, query);
   }
 
   @Get(':storeId')
-  async get(@CurrentPrincipal() principal: Principal, @Param() params: Record<string, string>) {
-    const { storeId } = parseStoreId(params);
-    const store = await this.stores.findVisible(principal, storeId);
-    if (!store) throw new NotFoundError('store');
-    return presentStore(store);
+  get(@CurrentPrincipal() principal: Principal, @Param('storeId') storeId: string) {
+    return this.stores.get(principal, storeId);
   }
 
   @Patch(':storeId')
-  async update(
+  update(@CurrentPrincipal() principal: Principal, @Param('storeId') storeId: string, @Body() body: unknown) {
+    return this.stores.update(principal, storeId, body);
+  }
+
+  @Post(':storeId/create_customer_id')
+  @HttpCode(200)
+  createCustomerId(
     @CurrentPrincipal() principal: Principal,
-    @Param() params: Record<string, string>,
+    @Param('storeId') storeId: string,
     @Body() body: unknown,
   ) {
-    const { storeId } = parseStoreId(params);
-    const changes = parseInput(storeUpdate, body);
-    const store = await this.stores.update(principal, storeId, changes);
-    if (!store) throw new NotFoundError('store');
-    return presentStore(store);
+    return this.stores.createCustomerId(principal, storeId, body);
   }
-}
-
-/** A malformed id cannot name anything the caller may see: it answers 404 like any unknown id. */
-function parseStoreId(params: Record<string, string>) {
-  const result = storeIdParam.safeParse(params);
-  if (!result.success) throw new NotFoundError('store');
-  return result.data;
 }

@@ -19,6 +19,9 @@ const RANGES: readonly QrCodeRange[] = [
   { brand: 'alipay', from: 25, to: 30, lengths: [16, 17, 18, 19, 20, 21, 22, 23, 24] },
 ];
 
+/** The QR operators Kessai recognises a scanned code of (what GET /checkout_info offers). */
+export const RECOGNISED_QR_BRANDS: readonly DetectedQrBrand[] = [...new Set(RANGES.map((r) => r.brand))];
+
 export function detectQrBrand(code: string): DetectedQrBrand | null {
   if (!/^\d+$/.test(code)) return null;
   const prefix = Number(code.slice(0, 2));

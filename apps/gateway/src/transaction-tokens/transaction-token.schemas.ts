@@ -181,11 +181,6 @@ export const qrScanDataSchema = z
   })
   .strict();
 
-const notSupported = (field: string) => ({
-  message: `${field} is not supported`,
-  params: { reason: 'NOT_SUPPORTED' },
-});
-
 export const createTokenSchema = z
   .object({
     payment_type: z
@@ -198,10 +193,7 @@ export const createTokenSchema = z
     email: z.string().trim().max(254).email().nullish(),
     usage_limit: z.enum(USAGE_LIMITS).nullish(),
     data: z.record(z.unknown()),
-    use_confirmation: z
-      .boolean()
-      .optional()
-      .refine((v) => v !== true, notSupported('use_confirmation')),
+    use_confirmation: z.boolean().optional(),
     three_ds: z
       .object({
         mode: z.enum(TOKEN_THREE_DS_MODES).default('normal'),
@@ -241,3 +233,27 @@ export const listFiltersSchema = z
     customer_id: z.string().uuid().optional(),
   })
   .passthrough();
+
+/** POST /stores/{storeId}/tokens/{id}/confirm */
+export const confirmTokenSchema = z.object({ confirmation_code: z.string().trim().min(1).max(32) }).strict();
+
+/**
+ * POST (/stores/{storeId})/tokens/{id}/renew (TokenRenew, api-reference §5.1): the card's new
+ * cardholder and expiry, its billing, the customer's email; a new card number and CVV may come too
+ * (card data: the PCI DSS gate applies). Checked field by field as a card token's creation is.
+ */
+export const renewTokenSchema = z
+  .object({
+    data: z
+      .object({
+        email: z.string().trim().max(254).email().nullish(),
+        cardholder: z.unknown(),
+        exp_month: z.unknown(),
+        exp_year: z.unknown(),
+        card_number: z.unknown().optional(),
+        cvv: z.unknown().optional(),
+        ...billingFields,
+      })
+      .strict(),
+  })
+  .strict();

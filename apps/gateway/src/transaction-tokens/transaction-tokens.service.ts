@@ -21,6 +21,7 @@ import {
   BusinessRuleError,
   NotFoundError,
   PermissionError,
+  StoreTokenRequiredError,
   ServiceUnavailableError,
   ValidationError,
   parsePageRequest,
@@ -28,6 +29,7 @@ import {
   type FieldError,
 } from '@kessai/domain';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
+import { effectiveConfiguration, type RecurringTokenPrivilege } from '@kessai/store-configuration';
 import { z, type ZodType, type ZodTypeDef } from 'zod';
 import type { Principal } from '../auth/principal';
 import { parseInput, toFieldErrors } from '../http/validation';
@@ -35,22 +37,27 @@ import { detectQrBrand } from './qr-brand';
 import {
   BILLING_KEYS,
   cardDataSchema,
+  confirmTokenSchema,
   createTokenSchema,
+  renewTokenSchema,
   listFiltersSchema,
   onlineDataSchema,
   qrScanDataSchema,
   updateTokenSchema,
   type CreateTokenRequest,
 } from './transaction-token.schemas';
-import { presentToken, presentTokenListItem } from './transaction-token.presenter';
+import { presentToken, presentTokenListItem } from '@kessai/presenters';
+import {
+  confirmationCodeHash,
+  newConfirmationCode,
+  TOKEN_CONFIRMATION_ATTEMPTS,
+  TokenConfirmationDelivery,
+} from './token-confirmation';
 
 export interface RequestContext {
   /** the request id, carried into the outbox event */
   correlationId: string;
 }
-
-/** How a store may use recurring tokens (configuration.recurring_token_configuration.recurring_type). */
-type RecurringPrivilege = 'none' | 'bounded' | 'infinite';
 
 interface PreparedToken {
   data: Prisma.InputJsonObject;
@@ -73,6 +80,7 @@ export class TransactionTokensService {
     private readonly stores: StoresRepository,
     private readonly vault: CardVault,
     private readonly pendingCvvs: PendingCvvStore,
+    private readonly confirmations: TokenConfirmationDelivery,
   ) {}
 
   async create(principal: Principal, body: unknown, context: RequestContext) {
@@ -84,11 +92,19 @@ export class TransactionTokensService {
     if (request.payment_type === 'card') checkCardDataAllowed(principal, settings);
     checkTypeRules(
       request,
-      recurringPrivilegeOf(settings.storeConfiguration, settings.merchantConfiguration),
+      effectiveConfiguration(settings.merchantConfiguration, settings.storeConfiguration)
+        .recurring_token_configuration.recurring_type,
     );
 
     const id = randomUUID();
     const prepared = this.prepare(id, request, principal.mode);
+    // use_confirmation: the customer confirms the token with a code sent to its email
+    if (request.use_confirmation && !request.email) {
+      throw new BusinessRuleError('CONFIRMATION_REQUIRES_EMAIL', [
+        { field: 'email', reason: 'CONFIRMATION_REQUIRES_EMAIL' },
+      ]);
+    }
+    const code = request.use_confirmation ? newConfirmationCode() : null;
 
     if (prepared.cvv !== null) await this.keepCvv(id, prepared.cvv);
     try {
@@ -104,15 +120,119 @@ export class TransactionTokensService {
           usageLimit: request.usage_limit ?? null,
           data: prepared.data,
           metadata: request.metadata ?? {},
+          confirmationCodeHash: code === null ? null : confirmationCodeHash(id, code),
         },
         prepared.vault,
         { correlationId: context.correlationId },
       );
+      if (code !== null && token.email)
+        await this.confirmations.deliver({ tokenId: id, to: token.email, code });
       return presentToken(token);
     } catch (error) {
       if (prepared.cvv !== null) await this.pendingCvvs.discard(id).catch(() => undefined);
       throw error;
     }
+  }
+
+  /**
+   * POST …/tokens/{id}/confirm: the code the customer received confirms a use_confirmation token
+   * (200, the token). A wrong code is 400 WRONG_CONFIRMATION_CODE and counts; after
+   * TOKEN_CONFIRMATION_ATTEMPTS the code is spent. A token not waiting for a code is 400
+   * CANNOT_UPDATE_TRANSACTION_TOKEN, or the token as it is when it is confirmed already.
+   */
+  async confirm(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
+    const token = await this.findVisible(principal, storeId, id);
+    const { confirmation_code } = parseInput(confirmTokenSchema, body);
+    const result = await this.tokens.confirm(
+      token.id,
+      confirmationCodeHash(token.id, confirmation_code),
+      TOKEN_CONFIRMATION_ATTEMPTS,
+      { correlationId: context.correlationId },
+    );
+    switch (result.outcome) {
+      case 'confirmed':
+        return presentToken(result.token);
+      case 'wrong_code':
+        throw new BusinessRuleError('WRONG_CONFIRMATION_CODE', [
+          { field: 'confirmation_code', reason: 'WRONG_CONFIRMATION_CODE' },
+        ]);
+      case 'not_confirmable':
+        if (result.token.confirmed === true && result.token.active) return presentToken(result.token);
+        throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+    }
+  }
+
+  /**
+   * POST (/stores/{storeId})/tokens/{id}/renew: a recurring or subscription card token gets a new
+   * token for the card's new expiry (or a new card), answered with `previous_id`. The old token is
+   * deactivated and its subscriptions move to the new one, with token_replaced, in one statement.
+   * Without a new number the card's is taken from the vault and sealed again under the new token.
+   */
+  async renew(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    body: unknown,
+    context: RequestContext,
+  ) {
+    const token = await this.findVisible(principal, storeId ?? storeOf(principal), id);
+    const { data } = parseInput(renewTokenSchema, body);
+    if (token.paymentType !== 'card' || token.type === 'one_time') {
+      throw new BusinessRuleError('INVALID_TOKEN_TYPE', [{ field: 'type', reason: 'INVALID_TOKEN_TYPE' }]);
+    }
+    if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+    if (data.card_number !== undefined || data.cvv !== undefined) {
+      checkCardDataAllowed(principal, await this.stores.findTokenSettings(token.merchantId, token.storeId));
+    }
+    const newId = randomUUID();
+    const cardNumber = data.card_number ?? (await this.storedCardNumber(token)).reveal();
+    const checked = validateCard(
+      { ...data, card_number: cardNumber },
+      {
+        mode: token.mode,
+        fieldPrefix: 'data',
+        cvvRequired: false,
+      },
+    );
+    if (!checked.ok) {
+      if (checked.code === 'VALIDATION_ERROR') throw new ValidationError(checked.errors);
+      throw new BusinessRuleError(checked.code, checked.errors);
+    }
+    const card = checked.card;
+    const billing = pickBilling(data);
+    const cvv = card.revealCvv();
+    if (cvv !== null) await this.keepCvv(newId, cvv);
+    try {
+      const renewed = await this.tokens.renew(
+        token,
+        {
+          id: newId,
+          email: data.email ?? token.email,
+          data: {
+            card: card.summary(),
+            billing: Object.keys(billing).length > 0 ? billing : null,
+            cvv_authorize: { enabled: false, status: 'inactive' },
+            three_ds: null,
+          },
+        },
+        this.vault.encrypt(card.cardNumber, { transactionTokenId: newId }),
+        { correlationId: context.correlationId },
+      );
+      // lost a race with a DELETE or another renewal
+      if (!renewed) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+      // the old token is inactive now: its pending CVV goes, as on DELETE
+      await this.pendingCvvs.discard(token.id).catch(() => undefined);
+      return presentToken(renewed);
+    } catch (error) {
+      if (cvv !== null) await this.pendingCvvs.discard(newId).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  private async storedCardNumber(token: TransactionToken) {
+    const entry = await this.tokens.findVault(token.id);
+    if (!entry) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+    return this.vault.decrypt(entry, { transactionTokenId: token.id });
   }
 
   async get(principal: Principal, storeId: string, id: string) {
@@ -188,7 +308,8 @@ export class TransactionTokensService {
     await this.pendingCvvs.discard(token.id).catch(() => undefined);
   }
 
-  private async findVisible(principal: Principal, storeId: string, id: string): Promise<TransactionToken> {
+  /** The token of the caller's store; 404 for a malformed, unknown or foreign one. */
+  async findVisible(principal: Principal, storeId: string, id: string): Promise<TransactionToken> {
     // a malformed id, another store's path or another merchant's token: all the same 404
     if (!uuid.safeParse(storeId).success || !uuid.safeParse(id).success)
       throw new NotFoundError('transaction_token');
@@ -241,7 +362,7 @@ export class TransactionTokensService {
     const threeDs = request.three_ds;
     return {
       data: {
-        card: { ...card.summary(), card_type: null, country: null },
+        card: card.summary(),
         billing: Object.keys(billing).length > 0 ? billing : null,
         cvv_authorize: { enabled: false, status: 'inactive' },
         three_ds: threeDs
@@ -251,6 +372,8 @@ export class TransactionTokensService {
               mode: threeDs.mode,
               redirect_endpoint: threeDs.redirect_endpoint ?? null,
               redirect_id: threeDs.redirect_id ?? null,
+              // the processor reference of the authentication names its attempt (enableThreeDs adds one)
+              attempt: 1,
             }
           : null,
       },
@@ -315,7 +438,7 @@ export class TransactionTokensService {
 
 function storeOf(principal: Principal): string {
   // POST /tokens names no store: it is the app token's (api-reference §1.2)
-  if (principal.storeId === null) throw new PermissionError('STORE_TOKEN_REQUIRED');
+  if (principal.storeId === null) throw new StoreTokenRequiredError();
   return principal.storeId;
 }
 
@@ -329,7 +452,7 @@ function checkCardDataAllowed(principal: Principal, settings: StoreTokenSettings
   }
 }
 
-function checkTypeRules(request: CreateTokenRequest, recurring: RecurringPrivilege): void {
+function checkTypeRules(request: CreateTokenRequest, recurring: RecurringTokenPrivilege): void {
   if (request.usage_limit && request.type !== 'recurring') {
     throw new BusinessRuleError('USAGE_LIMIT_NOT_APPLICABLE', [
       { field: 'usage_limit', reason: 'USAGE_LIMIT_NOT_APPLICABLE' },
@@ -354,15 +477,6 @@ function checkTypeRules(request: CreateTokenRequest, recurring: RecurringPrivile
   if (request.payment_type !== 'card' && request.three_ds) {
     throw new ValidationError([{ field: 'three_ds', reason: 'ONLY_FOR_CARD_PAYMENT' }]);
   }
-}
-
-/** The store's setting, else the merchant's; unset means recurring tokens are allowed without bounds. */
-function recurringPrivilegeOf(...configurations: unknown[]): RecurringPrivilege {
-  for (const configuration of configurations) {
-    const value = asObject(asObject(configuration).recurring_token_configuration).recurring_type;
-    if (value === 'none' || value === 'bounded' || value === 'infinite') return value;
-  }
-  return 'infinite';
 }
 
 function parseData<T>(schema: ZodType<T, ZodTypeDef, unknown>, data: unknown): T {

@@ -45,10 +45,25 @@ export function createWithinActiveLimit<T>(
     create(tx: Prisma.TransactionClient): Promise<T>;
   },
 ): Promise<T> {
+  return withActiveLimitLock(prisma, limit, async (tx) => {
+    if ((await ops.countActive(tx)) >= limit.max) throw new ResourceLimitError(limit.resource);
+    return ops.create(tx);
+  });
+}
+
+/**
+ * Runs `work` in one transaction holding the lock createWithinActiveLimit takes for the same
+ * resource and scope: for a change that may add to the count (re-activating a webhook) or that
+ * must see the scope as no creator is changing it (a unique URL), without a bare UPDATE racing them.
+ */
+export function withActiveLimitLock<T>(
+  prisma: PrismaService,
+  limit: Pick<ActiveLimit, 'resource' | 'scope'>,
+  work: (tx: Prisma.TransactionClient) => Promise<T>,
+): Promise<T> {
   const lockKey = `limit:${limit.resource}:${limitScopeKey(limit.scope)}`;
   return prisma.$transaction(async (tx) => {
     await prisma.run(ADVISORY_XACT_LOCK, { key: lockKey }, { db: tx });
-    if ((await ops.countActive(tx)) >= limit.max) throw new ResourceLimitError(limit.resource);
-    return ops.create(tx);
+    return work(tx);
   }, LIMITED_TRANSACTION);
 }

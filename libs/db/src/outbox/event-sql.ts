@@ -1,10 +1,19 @@
 import {
+  CANCEL_FINISHED,
+  CANCEL_REQUESTED,
   CAPTURE_REQUESTED,
   CHARGE_FINISHED,
+  CHARGE_RECONCILE_REQUESTED,
   CHARGE_REQUESTED,
   CHARGE_UPDATED,
   PROCESSOR_NOTICE_RECEIVED,
+  REFUND_FINISHED,
+  REFUND_REQUESTED,
   TOKEN_CREATED,
+  TOKEN_REPLACED,
+  TOKEN_THREE_DS_NOTICE_RECEIVED,
+  TOKEN_THREE_DS_REQUESTED,
+  TOKEN_THREE_DS_UPDATED,
   TOKEN_UPDATED,
 } from '@kessai/contracts';
 import type { ChargeStatusEvent } from '@kessai/domain';
@@ -43,6 +52,48 @@ export const processorNoticeReceivedSql = (notice: { noticeId: string; event: st
     status: notice.status,
   });
 
+/** refund_requested, over refund rows (id, charge_id, store_id, amount, currency). */
+export const refundRequestedSql = () =>
+  eventSql(REFUND_REQUESTED, {
+    refund_id: 'id::text',
+    charge_id: 'charge_id::text',
+    store_id: 'store_id::text',
+    amount: 'amount::text',
+    currency: 'currency::text',
+  });
+
+/** refund_finished, over refund rows (id, charge_id, store_id, status, amount, currency). */
+export const refundFinishedSql = () =>
+  eventSql(REFUND_FINISHED, {
+    refund_id: 'id::text',
+    charge_id: 'charge_id::text',
+    store_id: 'store_id::text',
+    status: 'status::text',
+    amount: 'amount::text',
+    currency: 'currency::text',
+  });
+
+/** cancel_requested, over cancel rows (id, charge_id, store_id). */
+export const cancelRequestedSql = () =>
+  eventSql(CANCEL_REQUESTED, {
+    cancel_id: 'id::text',
+    charge_id: 'charge_id::text',
+    store_id: 'store_id::text',
+  });
+
+/** cancel_finished, over cancel rows (id, charge_id, store_id, status). */
+export const cancelFinishedSql = () =>
+  eventSql(CANCEL_FINISHED, {
+    cancel_id: 'id::text',
+    charge_id: 'charge_id::text',
+    store_id: 'store_id::text',
+    status: 'status::text',
+  });
+
+/** charge_reconcile_requested after a cancel that did not void, over charge rows (id). */
+export const chargeReconcileAfterCancelSql = () =>
+  eventSql(CHARGE_RECONCILE_REQUESTED, { charge_id: 'id::text', cause: "'cancel_not_voided'" });
+
 /** token_created, over transaction_tokens rows. */
 export const tokenCreatedSql = () =>
   eventSql(TOKEN_CREATED, {
@@ -60,4 +111,37 @@ export const tokenUpdatedSql = (changed: string) =>
     store_id: 'store_id::text',
     changed,
     active: 'active',
+  });
+
+/** token_replaced, over the new token's rows (id, previous_id, store_id). */
+export const tokenReplacedSql = () =>
+  eventSql(TOKEN_REPLACED, {
+    transaction_token_id: 'id::text',
+    previous_id: 'previous_id::text',
+    store_id: 'store_id::text',
+  });
+
+/** token_three_ds_requested, over transaction_tokens rows (id, store_id, data with three_ds.attempt). */
+export const tokenThreeDsRequestedSql = () =>
+  eventSql(TOKEN_THREE_DS_REQUESTED, {
+    transaction_token_id: 'id::text',
+    store_id: 'store_id::text',
+    attempt: "COALESCE((data->'three_ds'->>'attempt')::int, 1)",
+  });
+
+/** token_three_ds_updated, over transaction_tokens rows (id, store_id, data with three_ds.status and enabled). */
+export const tokenThreeDsUpdatedSql = () =>
+  eventSql(TOKEN_THREE_DS_UPDATED, {
+    transaction_token_id: 'id::text',
+    store_id: 'store_id::text',
+    status: "data->'three_ds'->>'status'",
+    enabled: "COALESCE((data->'three_ds'->>'enabled')::boolean, false)",
+  });
+
+/** token_three_ds_notice_received, over transaction_tokens rows (id), the notice's fields being expressions. */
+export const tokenThreeDsNoticeReceivedSql = (notice: { noticeId: string; status: string }) =>
+  eventSql(TOKEN_THREE_DS_NOTICE_RECEIVED, {
+    transaction_token_id: 'id::text',
+    notice_id: notice.noticeId,
+    status: notice.status,
   });

@@ -1,14 +1,24 @@
 import type { EventType } from '@kessai/contracts';
 import type {
+  CANCEL_FINISHED,
+  CANCEL_REQUESTED,
   CAPTURE_REQUESTED,
   CHARGE_FINISHED,
+  CHARGE_RECONCILE_REQUESTED,
   CHARGE_REQUESTED,
   CHARGE_UPDATED,
   PROCESSOR_NOTICE_RECEIVED,
+  REFUND_FINISHED,
+  REFUND_REQUESTED,
   TOKEN_CREATED,
+  TOKEN_REPLACED,
+  TOKEN_THREE_DS_NOTICE_RECEIVED,
+  TOKEN_THREE_DS_REQUESTED,
+  TOKEN_THREE_DS_UPDATED,
   TOKEN_UPDATED,
+  WEBHOOK_REPLAY_REQUESTED,
 } from '@kessai/contracts';
-import type { ChargeStatus } from '@kessai/domain';
+import type { ChargeStatus, OperationStatus } from '@kessai/domain';
 
 /**
  * What each outbox event carries: ids and facts only, never a secret, a token or card data (events
@@ -40,6 +50,47 @@ export interface ProcessorNoticeReceivedPayload {
   status: string;
 }
 
+/** refund_requested */
+export interface RefundRequestedPayload {
+  refund_id: string;
+  charge_id: string;
+  store_id: string;
+  /** minor units, as a decimal string (bigint) */
+  amount: string;
+  currency: string;
+}
+
+/** cancel_requested */
+export interface CancelRequestedPayload {
+  cancel_id: string;
+  charge_id: string;
+  store_id: string;
+}
+
+/** refund_finished */
+export interface RefundFinishedPayload {
+  refund_id: string;
+  charge_id: string;
+  store_id: string;
+  status: OperationStatus;
+  amount: string;
+  currency: string;
+}
+
+/** charge_reconcile_requested: why the charge is to be looked up again */
+export interface ChargeReconcileRequestedPayload {
+  charge_id: string;
+  cause: 'cancel_not_voided';
+}
+
+/** cancel_finished */
+export interface CancelFinishedPayload {
+  cancel_id: string;
+  charge_id: string;
+  store_id: string;
+  status: OperationStatus;
+}
+
 export interface TokenCreatedPayload {
   transaction_token_id: string;
   store_id: string;
@@ -54,6 +105,41 @@ export interface TokenUpdatedPayload {
   /** the fields that changed (`active` when deactivated) */
   changed: string[];
   active: boolean;
+}
+
+/** token_replaced: the new token and the one it replaced */
+export interface TokenReplacedPayload {
+  transaction_token_id: string;
+  previous_id: string;
+  store_id: string;
+}
+
+/** token_three_ds_requested: the authentication attempt (1 at creation, one more per enableThreeDs) */
+export interface TokenThreeDsRequestedPayload {
+  transaction_token_id: string;
+  store_id: string;
+  attempt: number;
+}
+
+/** token_three_ds_notice_received: the notice's id and status only; charge-service asks the processor */
+export interface TokenThreeDsNoticeReceivedPayload {
+  transaction_token_id: string;
+  notice_id: string;
+  status: string;
+}
+
+/** token_three_ds_updated: the token's 3-D Secure status as it is now */
+export interface TokenThreeDsUpdatedPayload {
+  transaction_token_id: string;
+  store_id: string;
+  status: string;
+  enabled: boolean;
+}
+
+/** webhook_replay_requested */
+export interface WebhookReplayRequestedPayload {
+  delivery_id: string;
+  webhook_id: string;
 }
 
 export interface PasswordResetRequestedPayload {
@@ -77,8 +163,18 @@ export interface OutboxEventPayloads {
   [CHARGE_FINISHED]: ChargeStatusPayload;
   [CAPTURE_REQUESTED]: CaptureRequestedPayload;
   [PROCESSOR_NOTICE_RECEIVED]: ProcessorNoticeReceivedPayload;
+  [REFUND_REQUESTED]: RefundRequestedPayload;
+  [REFUND_FINISHED]: RefundFinishedPayload;
+  [CANCEL_REQUESTED]: CancelRequestedPayload;
+  [CANCEL_FINISHED]: CancelFinishedPayload;
+  [CHARGE_RECONCILE_REQUESTED]: ChargeReconcileRequestedPayload;
   [TOKEN_CREATED]: TokenCreatedPayload;
   [TOKEN_UPDATED]: TokenUpdatedPayload;
+  [TOKEN_REPLACED]: TokenReplacedPayload;
+  [TOKEN_THREE_DS_REQUESTED]: TokenThreeDsRequestedPayload;
+  [TOKEN_THREE_DS_NOTICE_RECEIVED]: TokenThreeDsNoticeReceivedPayload;
+  [TOKEN_THREE_DS_UPDATED]: TokenThreeDsUpdatedPayload;
+  [WEBHOOK_REPLAY_REQUESTED]: WebhookReplayRequestedPayload;
   password_reset_requested: PasswordResetRequestedPayload;
   password_reset_completed: PasswordResetCompletedPayload;
 }
@@ -86,7 +182,8 @@ export interface OutboxEventPayloads {
 export type OutboxEventType = keyof OutboxEventPayloads;
 
 /** outbox_events.aggregate_type: whose id aggregate_id is */
-export type OutboxAggregateType = 'charge' | 'transaction_token' | 'merchant_user';
+export type OutboxAggregateType =
+  'charge' | 'refund' | 'cancel' | 'transaction_token' | 'merchant_user' | 'webhook_delivery';
 
 /**
  * Every event type the writer knows is in the contracts' event catalogue, and the other way round:

@@ -20,6 +20,8 @@ export type RequestCaptureResult =
   | { outcome: 'created'; captureId: string }
   /** the charge has a capture already (one per charge) */
   | { outcome: 'already_captured' }
+  /** a cancel of the charge is running: of the two, the cancel was accepted first */
+  | { outcome: 'cancel_pending' }
   /** the charge is not `authorized` (any more) */
   | { outcome: 'not_authorized'; status: ChargeStatus; captureStatus: CaptureStatus | null }
   | { outcome: 'charge_not_found' };
@@ -48,6 +50,7 @@ export class CapturesRepository {
     const row = rows[0];
     if (!row) return { outcome: 'charge_not_found' };
     if (row.created) return { outcome: 'created', captureId };
+    if (row.cancel_pending && row.status === CAPTURABLE_CHARGE_STATUS) return { outcome: 'cancel_pending' };
     if (row.had_capture || row.status === CAPTURABLE_CHARGE_STATUS) return { outcome: 'already_captured' };
     return { outcome: 'not_authorized', status: row.status, captureStatus: row.capture_status };
   }

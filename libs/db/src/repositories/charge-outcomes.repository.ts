@@ -5,6 +5,7 @@ import {
   type ChargeStatus,
   type ChargeStatusEvent,
   type ChargeTransition,
+  type FeeTerms,
 } from '@kessai/domain';
 import type { CaptureStatus, PaymentType, ProcessingMode } from '../generated/prisma/enums';
 import { PrismaService } from '../prisma.service';
@@ -34,6 +35,8 @@ export interface PendingCharge {
   descriptor: string | null;
   /** the request's three_ds object {mode, redirect_endpoint, redirect_id} */
   threeDs: { mode?: string; redirect_endpoint?: string | null } | null;
+  /** the card token was authenticated with 3-D Secure at tokenization (its three_ds successful) */
+  tokenThreeDsAuthenticated: boolean;
   /** the request's redirect object {endpoint} */
   redirectEndpoint: string | null;
   tokenId: string;
@@ -47,6 +50,8 @@ export interface PendingCharge {
   scannedQr: string | null;
   /** card tokens: the encrypted PAN */
   vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
+  /** the fee terms it was accepted under; null on charges older than fees */
+  feeTerms: FeeTerms | null;
 }
 
 /** A charge whose fate the processor knows better than we do (awaiting, or pending too long). */
@@ -58,6 +63,10 @@ export interface ChargeToReconcile {
   tokenId: string;
   processorReference: string | null;
   expiresOn: Date | null;
+  /** a cancel is voiding the payment: a voided payment is its doing, and it records it */
+  cancelPending: boolean;
+  /** the fee terms it was accepted under; null on charges older than fees */
+  feeTerms: FeeTerms | null;
 }
 
 /** A capture waiting for the processor, with its charge. */
@@ -70,6 +79,8 @@ export interface PendingCapture {
   chargeStatus: ChargeStatus;
   mode: ProcessingMode;
   processorReference: string | null;
+  /** the charge's fee terms; null on charges older than fees */
+  feeTerms: FeeTerms | null;
 }
 
 export interface PaymentErrorColumns {
@@ -85,6 +96,8 @@ export interface ChargeOutcome {
   processorReference?: string;
   /** minor units */
   chargedAmount?: bigint;
+  /** the fee of chargedAmount (chargeFee), minor units of the charge's currency */
+  feeAmount?: bigint;
   captureStatus?: CaptureStatus;
   /** GET .../issuer_token: {issuer_token, call_method, payload, payment_type} */
   issuerToken?: Record<string, unknown>;
@@ -169,6 +182,7 @@ export class ChargeOutcomesRepository {
         error_detail: outcome.error?.detail ?? null,
         processor_reference: outcome.processorReference ?? null,
         charged_amount: outcome.chargedAmount?.toString() ?? null,
+        fee_amount: outcome.feeAmount?.toString() ?? null,
         capture_status: outcome.captureStatus ?? null,
         issuer_token: outcome.issuerToken ?? null,
         three_ds_issuer_token: outcome.threeDsIssuerToken ?? null,
@@ -203,6 +217,8 @@ export class ChargeOutcomesRepository {
           tokenId: row.token_id,
           processorReference: row.processor_reference,
           expiresOn: row.expires_on,
+          cancelPending: row.cancel_pending,
+          feeTerms: feeTermsOf(row),
         }
       : null;
   }
@@ -219,24 +235,28 @@ export class ChargeOutcomesRepository {
           chargeStatus: row.charge_status,
           mode: row.mode,
           processorReference: row.processor_reference,
+          feeTerms: feeTermsOf(row),
         }
       : null;
   }
 
   /**
    * The processor captured: the capture moves (`moves.capture`: pending → successful) and its
-   * charge (`moves.charge`: authorized → successful) with charged_amount = what was captured, plus
-   * the charge's event, in one statement. False when the capture was no longer pending.
+   * charge (`moves.charge`: authorized → successful) with charged_amount = what was captured and
+   * `feeAmount` its fee, plus the charge's event, in one statement. False when the capture was no
+   * longer pending.
    */
   async recordCaptured(
     captureId: string,
     capturedAmount: bigint,
+    feeAmount: bigint | null,
     moves: { capture: CaptureTransition; charge: ChargeTransition },
     causeEventId: string | null = null,
   ): Promise<boolean> {
     const rows = await this.prisma.run(RECORD_CAPTURED, {
       captureId,
       capturedAmount,
+      feeAmount,
       captureFrom: moves.capture.from,
       captureTo: moves.capture.to,
       chargeFrom: moves.charge.from,
@@ -300,6 +320,7 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
     capture: row.capture,
     descriptor: row.descriptor,
     threeDs: row.three_ds,
+    tokenThreeDsAuthenticated: row.token_three_ds_authenticated,
     redirectEndpoint: row.redirect_endpoint,
     tokenId: row.token_id,
     paymentType: row.payment_type,
@@ -314,5 +335,12 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
       row.key_id && row.iv && row.ciphertext && row.auth_tag
         ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
         : null,
+    feeTerms: feeTermsOf(row),
   };
+}
+
+function feeTermsOf(row: { fee_rate_ppm: number | null; fee_flat_amount: bigint | null }): FeeTerms | null {
+  return row.fee_rate_ppm === null || row.fee_flat_amount === null
+    ? null
+    : { ratePpm: row.fee_rate_ppm, flatAmount: row.fee_flat_amount };
 }

@@ -46,6 +46,9 @@ export type NewCharge = Pick<
   | 'descriptor'
   | 'onlyDirectCurrency'
 > & {
+  /** the fee terms the charge is accepted under (its store's configuration) */
+  feeRatePpm: number;
+  feeFlatAmount: bigint;
   threeDs: Prisma.InputJsonObject | null;
   redirect: Prisma.InputJsonObject | null;
   metadata: Prisma.InputJsonObject;
@@ -168,6 +171,8 @@ export class ChargesRepository {
       captureAt: charge.captureAt,
       descriptor: charge.descriptor,
       onlyDirectCurrency: charge.onlyDirectCurrency,
+      feeRatePpm: charge.feeRatePpm,
+      feeFlatAmount: charge.feeFlatAmount,
       threeDs: charge.threeDs,
       redirect: charge.redirect,
       metadata: charge.metadata,
@@ -389,6 +394,8 @@ function creationInput(charge: NewCharge, options: CreateChargeOptions): ChargeC
     capture_at: charge.captureAt?.toISOString() ?? null,
     descriptor: charge.descriptor,
     only_direct_currency: charge.onlyDirectCurrency,
+    fee_rate_ppm: charge.feeRatePpm,
+    fee_flat_amount: charge.feeFlatAmount.toString(),
     three_ds: charge.threeDs,
     redirect: charge.redirect,
     metadata: charge.metadata,
@@ -424,7 +431,13 @@ function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleEr
     status: error ? 'failed' : 'pending',
     chargedAmount: null,
     chargedCurrency: null,
+    feeRatePpm: charge.feeRatePpm,
+    feeFlatAmount: charge.feeFlatAmount,
+    feeAmount: null,
     captureStatus: null,
+    pendingOperation: null,
+    refundReservedAmount: 0n,
+    refundedAmount: 0n,
     errorCode: error?.code ?? null,
     errorMessage: error?.message ?? null,
     errorDetail: error?.detail ?? null,

@@ -3,8 +3,19 @@ import type { Prisma } from '../generated/prisma/client';
 import type { OutboxEventType } from '../outbox/outbox-events';
 import { appendOutboxEvent, type NewOutboxEvent } from '../outbox/outbox-writer';
 import { PrismaService } from '../prisma.service';
+import { OUTBOX_BACKLOG } from '../sql/outbox.sql';
 
 export type { NewOutboxEvent };
+
+/** `OutboxRepository.backlog` counts unpublished events up to this many. */
+export const OUTBOX_BACKLOG_COUNT_CAP = 100_000;
+
+/** The relay's backlog: unpublished events (up to OUTBOX_BACKLOG_COUNT_CAP), and the oldest one's age. */
+export interface OutboxBacklog {
+  unpublished: number;
+  /** 0 when nothing is unpublished */
+  oldestAgeSeconds: number;
+}
 
 /** An event taken for publishing: what its jobs carry. */
 export interface UnpublishedEvent {
@@ -75,6 +86,12 @@ export class OutboxRepository {
       },
       { settings: OUTBOX_TAKE_BATCH_SETTINGS },
     );
+  }
+
+  /** The relay's backlog, for the metrics: one statement on the partial index of unpublished events. */
+  async backlog(): Promise<OutboxBacklog> {
+    const [row] = await this.prisma.run(OUTBOX_BACKLOG, { cap: OUTBOX_BACKLOG_COUNT_CAP });
+    return { unpublished: row.unpublished, oldestAgeSeconds: row.oldest_age_seconds };
   }
 }
 

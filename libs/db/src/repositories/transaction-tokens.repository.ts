@@ -7,6 +7,7 @@ import type { RowOf } from '../sql/statement';
 import {
   CREATE_TRANSACTION_TOKEN,
   FIND_CHARGEABLE_TOKENS,
+  RENEW_TRANSACTION_TOKEN,
   RECORD_TOKEN_UPDATED,
 } from '../sql/transaction-tokens.sql';
 
@@ -20,7 +21,19 @@ export type TransactionTokenListItem = TransactionToken & {
 export type NewTransactionToken = Pick<
   TransactionToken,
   'id' | 'merchantId' | 'storeId' | 'mode' | 'type' | 'paymentType' | 'email' | 'usageLimit'
-> & { data: Prisma.InputJsonObject; metadata: Prisma.InputJsonObject };
+> & {
+  data: Prisma.InputJsonObject;
+  metadata: Prisma.InputJsonObject;
+  /** use_confirmation: the hash of the code the token must be confirmed with */
+  confirmationCodeHash?: string | null;
+};
+
+/** How a confirmation attempt ended. */
+export type TokenConfirmation =
+  | { outcome: 'confirmed'; token: TransactionToken }
+  | { outcome: 'wrong_code' }
+  /** not waiting for a code: confirmed already, never asked for one, inactive, or its code spent */
+  | { outcome: 'not_confirmable'; token: TransactionToken };
 
 /** The encrypted columns of a card_vault row (what CardVault.encrypt returns). */
 export interface NewCardVaultEntry {
@@ -66,6 +79,8 @@ function transactionTokenOf(row: TransactionTokenRow): TransactionToken {
     active: row.active,
     usageLimit: row.usage_limit,
     confirmed: row.confirmed,
+    confirmationCodeHash: row.confirmation_code_hash,
+    confirmationAttempts: row.confirmation_attempts,
     previousId: row.previous_id,
     data: row.data,
     metadata: row.metadata,
@@ -78,8 +93,18 @@ function transactionTokenOf(row: TransactionTokenRow): TransactionToken {
 
 export type ChargeableToken = Pick<
   TransactionToken,
-  'id' | 'type' | 'paymentType' | 'mode' | 'active' | 'usedCount'
->;
+  'id' | 'type' | 'paymentType' | 'mode' | 'active' | 'usedCount' | 'usageLimit' | 'confirmed'
+> & {
+  /** card tokens: the card's brand */
+  cardBrand: string | null;
+  /** qr_scan tokens: the operator (the token's gateway, else the brand its code was recognised as) */
+  qrGateway: string | null;
+  /** card tokens created with three_ds: whether it is enabled, and its status (ThreeDsStatus) */
+  threeDs: { enabled: boolean; status: string | null } | null;
+  /** the configuration layers the charge obeys: its store's and its merchant's, as stored */
+  storeConfiguration: Prisma.JsonValue;
+  merchantConfiguration: Prisma.JsonValue;
+};
 
 /** Which token, seen by which merchant's store. */
 export interface ChargeableTokenKey {
@@ -123,6 +148,7 @@ export class TransactionTokensRepository {
       ciphertext: vault?.ciphertext ?? null,
       authTag: vault?.authTag ?? null,
       fingerprint: vault?.fingerprint ?? null,
+      confirmationCodeHash: token.confirmationCodeHash ?? null,
       correlationId: context.correlationId,
     });
     return transactionTokenOf(rows[0]);
@@ -153,6 +179,16 @@ export class TransactionTokensRepository {
             mode: row.mode,
             active: row.active,
             usedCount: row.used_count,
+            usageLimit: row.usage_limit,
+            confirmed: row.confirmed,
+            cardBrand: row.card_brand,
+            qrGateway: row.qr_gateway,
+            threeDs:
+              row.three_ds_enabled === null
+                ? null
+                : { enabled: row.three_ds_enabled, status: row.three_ds_status },
+            storeConfiguration: row.store_configuration,
+            merchantConfiguration: row.merchant_configuration,
           }
         : null;
     });
@@ -193,6 +229,80 @@ export class TransactionTokensRepository {
       );
       return tx.transactionToken.findUniqueOrThrow({ where: { id } });
     });
+  }
+
+  /**
+   * Confirms an active token waiting for its code (use_confirmation) when `codeHash` is its code's
+   * hash, with its token_updated event (`confirmed`); a wrong code counts an attempt, and at
+   * `maxAttempts` the code is spent. Each is one conditional UPDATE, so parallel attempts cannot
+   * exceed the count.
+   */
+  confirm(
+    id: string,
+    codeHash: string,
+    maxAttempts: number,
+    context: TokenEventContext,
+  ): Promise<TokenConfirmation> {
+    return this.prisma.$transaction(async (tx) => {
+      const waiting = { id, active: true, confirmed: false, confirmationAttempts: { lt: maxAttempts } };
+      const { count } = await tx.transactionToken.updateMany({
+        where: { ...waiting, confirmationCodeHash: codeHash },
+        data: { confirmed: true, confirmationCodeHash: null },
+      });
+      if (count === 1) {
+        await this.prisma.run(
+          RECORD_TOKEN_UPDATED,
+          { id, changed: ['confirmed'], correlationId: context.correlationId },
+          { db: tx },
+        );
+        return {
+          outcome: 'confirmed',
+          token: await tx.transactionToken.findUniqueOrThrow({ where: { id } }),
+        };
+      }
+      const wrong = await tx.transactionToken.updateMany({
+        where: waiting,
+        data: { confirmationAttempts: { increment: 1 } },
+      });
+      if (wrong.count === 1) return { outcome: 'wrong_code' };
+      return {
+        outcome: 'not_confirmable',
+        token: await tx.transactionToken.findUniqueOrThrow({ where: { id } }),
+      };
+    });
+  }
+
+  /** A card token's encrypted number (to renew it with the same card); null when it has none. */
+  findVault(tokenId: string) {
+    return this.prisma.cardVault.findUnique({ where: { transactionTokenId: tokenId } });
+  }
+
+  /**
+   * Renews an active card token of the store (RENEW_TRANSACTION_TOKEN, one statement): the new
+   * token replaces it, with its vault row, and takes over its subscriptions; null when the old
+   * token is not active (any more).
+   */
+  async renew(
+    old: { id: string; merchantId: string; storeId: string },
+    renewed: { id: string; email: string | null; data: Prisma.InputJsonObject },
+    vault: NewCardVaultEntry,
+    context: TokenEventContext,
+  ): Promise<TransactionToken | null> {
+    const rows = await this.prisma.write('token renewal', RENEW_TRANSACTION_TOKEN, {
+      oldId: old.id,
+      newId: renewed.id,
+      merchantId: old.merchantId,
+      storeId: old.storeId,
+      email: renewed.email,
+      data: renewed.data,
+      keyId: vault.keyId,
+      iv: vault.iv,
+      ciphertext: vault.ciphertext,
+      authTag: vault.authTag,
+      fingerprint: vault.fingerprint,
+      correlationId: context.correlationId,
+    });
+    return rows[0] ? transactionTokenOf(rows[0]) : null;
   }
 
   /** Deactivates an active token with its event; false when it was already inactive (no second event). */

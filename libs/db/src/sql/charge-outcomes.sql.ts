@@ -22,6 +22,9 @@ export const DOMAIN_STATUSES_MATCH_THE_SCHEMA: [
   CaptureStatus extends OperationStatus ? true : false,
 ] = [true, true];
 
+/** The fee terms a charge was accepted under (null on charges older than fees). */
+const FEE_TERMS_COLUMNS = { fee_rate_ppm: pg.nullable(pg.int4), fee_flat_amount: pg.nullable(pg.int8) };
+
 /** The pending ones of the charges, with their tokens' payment data and vault rows (card tokens). */
 export const FIND_PENDING_CHARGES = defineStatement({
   name: 'charge_outcomes_find_pending',
@@ -36,6 +39,8 @@ export const FIND_PENDING_CHARGES = defineStatement({
     /** the request's three_ds object {mode, redirect_endpoint, redirect_id} */
     three_ds: pg.nullable(pg.jsonb<{ mode?: string; redirect_endpoint?: string | null }>()),
     redirect_endpoint: pg.nullable(pg.text),
+    /** the card token's own 3-D Secure is enabled and successful (docs/transaction-tokens.md) */
+    token_three_ds_authenticated: pg.bool,
     token_id: pg.text,
     payment_type: pg.textOf<PaymentType>(),
     cardholder: pg.nullable(pg.text),
@@ -48,18 +53,21 @@ export const FIND_PENDING_CHARGES = defineStatement({
     iv: pg.nullable(pg.bytea),
     ciphertext: pg.nullable(pg.bytea),
     auth_tag: pg.nullable(pg.bytea),
+    ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
     SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
            c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
            c.redirect->>'endpoint' AS redirect_endpoint,
+           COALESCE((t.data->'three_ds'->>'enabled')::boolean
+                    AND t.data->'three_ds'->>'status' = 'successful', false) AS token_three_ds_authenticated,
            t.id::text AS token_id, t.payment_type::text AS payment_type,
            t.data->'card'->>'cardholder' AS cardholder,
            (t.data->'card'->>'exp_month')::int AS exp_month,
            (t.data->'card'->>'exp_year')::int AS exp_year,
            t.data->>'brand' AS brand, t.data->>'call_method' AS call_method,
            t.data->>'scanned_qr' AS scanned_qr,
-           v.key_id, v.iv, v.ciphertext, v.auth_tag
+           v.key_id, v.iv, v.ciphertext, v.auth_tag, c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c
       JOIN transaction_tokens t ON t.id = c.transaction_token_id
       LEFT JOIN card_vault v ON v.transaction_token_id = t.id
@@ -78,6 +86,8 @@ export interface ChargeOutcomeInput {
   processor_reference: string | null;
   /** bigint as text */
   charged_amount: string | null;
+  /** bigint as text; set with charged_amount */
+  fee_amount: string | null;
   capture_status: ChargeCaptureStatus | null;
   issuer_token: unknown;
   three_ds_issuer_token: unknown;
@@ -102,7 +112,7 @@ export const RECORD_CHARGE_OUTCOMES = defineStatement({
     WITH outcome AS (
       SELECT * FROM jsonb_to_recordset(${p.outcomes}) AS o(
         id uuid, status charge_status, event_type text, error_code int, error_message text,
-        error_detail text, processor_reference text, charged_amount bigint,
+        error_detail text, processor_reference text, charged_amount bigint, fee_amount bigint,
         capture_status capture_status, issuer_token jsonb, three_ds_issuer_token jsonb,
         expires_on timestamptz, cause_event_id uuid)
     ), changed AS (
@@ -115,6 +125,7 @@ export const RECORD_CHARGE_OUTCOMES = defineStatement({
              charged_amount = COALESCE(o.charged_amount, c.charged_amount),
              charged_currency = CASE WHEN o.charged_amount IS NULL
                                      THEN c.charged_currency ELSE c.requested_currency END,
+             fee_amount = COALESCE(o.fee_amount, c.fee_amount),
              capture_status = COALESCE(o.capture_status, c.capture_status),
              issuer_token = COALESCE(o.issuer_token, c.issuer_token),
              three_ds_issuer_token = COALESCE(o.three_ds_issuer_token, c.three_ds_issuer_token),
@@ -151,11 +162,14 @@ export const FIND_CHARGE_TO_RECONCILE = defineStatement({
     token_id: pg.text,
     processor_reference: pg.nullable(pg.text),
     expires_on: pg.nullable(pg.timestamptz),
+    cancel_pending: pg.bool,
+    ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
     SELECT c.id::text AS id, c.status::text AS status, c.mode::text AS mode,
            t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
-           c.expires_on
+           c.expires_on, c.pending_operation IS NOT DISTINCT FROM 'cancel' AS cancel_pending,
+           c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
      WHERE c.id = ${p.chargeId} AND c.status = ANY(${p.statuses})`,
 });
@@ -172,17 +186,20 @@ export const FIND_PENDING_CAPTURE = defineStatement({
     charge_status: pg.textOf<ChargeStatus>(),
     mode: pg.textOf<ProcessingMode>(),
     processor_reference: pg.nullable(pg.text),
+    ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
     SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.amount, k.currency,
-           c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference
+           c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference,
+           c.fee_rate_ppm, c.fee_flat_amount
       FROM captures k JOIN charges c ON c.id = k.charge_id
      WHERE k.charge_id = ${p.chargeId} AND k.status = 'pending'`,
 });
 
 /**
  * The processor captured: the capture moves (captureFrom → captureTo) and its charge (chargeFrom →
- * chargeTo) with charged_amount = what was captured, plus the charge's event, in one statement.
+ * chargeTo) with charged_amount = what was captured and its fee, plus the charge's event, in one
+ * statement.
  * One row, `captured`: whether the capture was still in captureFrom.
  */
 export const RECORD_CAPTURED = defineStatement({
@@ -190,6 +207,7 @@ export const RECORD_CAPTURED = defineStatement({
   params: {
     captureId: pg.uuid,
     capturedAmount: pg.int8,
+    feeAmount: pg.nullable(pg.int8),
     captureFrom: pg.enum<CaptureStatus>('operation_status'),
     captureTo: pg.enum<CaptureStatus>('operation_status'),
     chargeFrom: pg.enum<ChargeStatus>('charge_status'),
@@ -207,7 +225,8 @@ export const RECORD_CAPTURED = defineStatement({
       UPDATE charges c
          SET status = ${p.chargeTo}, capture_status = 'captured',
              charged_amount = ${p.capturedAmount}, charged_currency = capture.currency,
-             updated_on = now()
+             fee_amount = ${p.feeAmount},
+             pending_operation = NULL, updated_on = now()
         FROM capture
        WHERE c.id = capture.charge_id AND c.status = ${p.chargeFrom}
       RETURNING c.id, c.merchant_id, c.store_id, c.status
@@ -224,7 +243,10 @@ export const RECORD_CAPTURED = defineStatement({
     SELECT EXISTS (SELECT 1 FROM capture) AS captured`,
 });
 
-/** The processor refused the capture: it moves (from → to) with the error; the charge is left as it is. */
+/**
+ * The processor refused the capture: it moves (from → to) with the error; the charge stays as it
+ * is, free again for another capture or a cancel.
+ */
 export const RECORD_CAPTURE_FAILED = defineStatement({
   name: 'charge_outcomes_record_capture_failed',
   params: {
@@ -237,11 +259,19 @@ export const RECORD_CAPTURE_FAILED = defineStatement({
   },
   columns: { id: pg.text },
   text: (p) => `
-    UPDATE captures
-       SET status = ${p.to}, error_code = ${p.errorCode}, error_message = ${p.errorMessage},
-           error_detail = ${p.errorDetail}, updated_on = now()
-     WHERE id = ${p.captureId} AND status = ${p.from}
-    RETURNING id::text AS id`,
+    WITH moved AS (
+      UPDATE captures
+         SET status = ${p.to}, error_code = ${p.errorCode}, error_message = ${p.errorMessage},
+             error_detail = ${p.errorDetail}, updated_on = now()
+       WHERE id = ${p.captureId} AND status = ${p.from}
+      RETURNING id, charge_id
+    ), freed AS (
+      UPDATE charges c SET pending_operation = NULL
+        FROM moved
+       WHERE c.id = moved.charge_id AND c.pending_operation = 'capture'
+      RETURNING c.id
+    )
+    SELECT id::text AS id FROM moved`,
 });
 
 /** Capturable charges whose capture_at has come and that have no capture yet. */
@@ -253,6 +283,7 @@ export const FIND_DUE_CAPTURES = defineStatement({
     SELECT c.id::text AS id, c.requested_amount AS amount, c.requested_currency AS currency
       FROM charges c
      WHERE c.status = ${sqlLiteral(CAPTURABLE_CHARGE_STATUS)} AND c.capture_at <= now()
+       AND c.pending_operation IS NULL
        AND NOT EXISTS (SELECT 1 FROM captures k WHERE k.charge_id = c.id)
      LIMIT ${p.limit}`,
 });

@@ -26,6 +26,9 @@ export interface ChargeCreateInput {
   capture_at: string | null;
   descriptor: string | null;
   only_direct_currency: boolean;
+  fee_rate_ppm: number;
+  /** bigint as text */
+  fee_flat_amount: string;
   three_ds: unknown;
   redirect: unknown;
   metadata: unknown;
@@ -84,10 +87,12 @@ const rules = {
       INSERT INTO charges (
         id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
         requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
-        error_code, error_message, error_detail, three_ds, redirect, metadata)
+        fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
+        metadata)
       SELECT id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
              requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
-             error_code, error_message, error_detail, three_ds, redirect, metadata
+             fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
+             metadata
         FROM input
        WHERE (SELECT ok FROM guard)
       RETURNING id, created_on, status
@@ -133,6 +138,8 @@ export const CREATE_CHARGE = defineStatement({
     captureAt: pg.nullable(pg.timestamptz),
     descriptor: pg.nullable(pg.text),
     onlyDirectCurrency: pg.bool,
+    feeRatePpm: pg.int4,
+    feeFlatAmount: pg.int8,
     threeDs: pg.nullable(pg.jsonb<unknown>()),
     redirect: pg.nullable(pg.jsonb<unknown>()),
     metadata: pg.jsonb<unknown>(),
@@ -167,7 +174,8 @@ export const CREATE_CHARGE = defineStatement({
              ${p.transactionTokenType} AS transaction_token_type, ${p.mode} AS mode,
              ${p.requestedAmount} AS requested_amount, ${p.requestedCurrency} AS requested_currency,
              ${p.capture} AS capture, ${p.captureAt} AS capture_at, ${p.descriptor} AS descriptor,
-             ${p.onlyDirectCurrency} AS only_direct_currency, ${p.threeDs} AS three_ds,
+             ${p.onlyDirectCurrency} AS only_direct_currency, ${p.feeRatePpm} AS fee_rate_ppm,
+             ${p.feeFlatAmount} AS fee_flat_amount, ${p.threeDs} AS three_ds,
              ${p.redirect} AS redirect, ${p.metadata} AS metadata, ${p.correlationId} AS correlation_id,
              ${p.now} AS now, ${p.quotaResource} AS quota_resource, ${p.quotaScopeKey} AS quota_scope_key,
              ${p.quotaDay} AS quota_day, duplicate,
@@ -221,7 +229,8 @@ export const CREATE_CHARGES = defineStatement({
           id uuid, merchant_id uuid, store_id uuid, transaction_token_id uuid,
           transaction_token_type token_type, mode processing_mode, requested_amount bigint,
           requested_currency text, capture boolean, capture_at timestamptz, descriptor text,
-          only_direct_currency boolean, three_ds jsonb, redirect jsonb, metadata jsonb,
+          only_direct_currency boolean, fee_rate_ppm int, fee_flat_amount bigint, three_ds jsonb,
+          redirect jsonb, metadata jsonb,
           correlation_id text, now timestamptz, quota_resource text, quota_scope_key text,
           quota_day date)
     ),

@@ -8,8 +8,13 @@ import './charge-outcomes.sql';
 import './charges.sql';
 import './idempotency-records.sql';
 import './limits.sql';
+import './outbox.sql';
+import './refunds-cancels.sql';
 import './stores.sql';
+import './transaction-history.sql';
+import './token-three-ds.sql';
 import './transaction-tokens.sql';
+import './webhooks.sql';
 import '../outbox/outbox-writer';
 
 export {

@@ -37,6 +37,7 @@ export const pg = {
   bpchar: pgType<string>('bpchar'),
   int4: pgType<number>('int4'),
   int8,
+  float8: pgType<number>('float8'),
   bool: pgType<boolean>('bool'),
   timestamptz: pgType<Date>('timestamptz'),
   /** a calendar day, YYYY-MM-DD (parameters only: pg would read a result as a local Date) */
@@ -66,6 +67,11 @@ export interface SqlStatement<P extends PgTypes = PgTypes, C extends PgTypes = P
   /** the prepared statement's name, unique among statements */
   readonly name: string;
   readonly text: string;
+  /**
+   * planned again at every call with its parameters (sent unnamed), never settled on a generic plan:
+   * for a statement whose best plan depends on its values (optional filters, open or closed ranges)
+   */
+  readonly replan: boolean;
   /** in placeholder order ($1 first) */
   readonly params: P;
   /** the result columns, in the order the statement returns them */
@@ -93,6 +99,8 @@ export function defineStatement<const P extends PgTypes, const C extends PgTypes
   params: P;
   columns: C;
   text: (params: ParamRefs<P>) => string;
+  /** SqlStatement.replan; false unless told */
+  replan?: boolean;
 }): SqlStatement<P, C> {
   const { name, params, columns } = definition;
   if (registry.has(name)) throw new Error(`SQL statement ${name} is defined twice`);
@@ -105,6 +113,7 @@ export function defineStatement<const P extends PgTypes, const C extends PgTypes
   const statement: SqlStatement<P, C> = {
     name,
     text: definition.text(refs as ParamRefs<P>),
+    replan: definition.replan ?? false,
     params,
     columns,
     encode: (values) =>

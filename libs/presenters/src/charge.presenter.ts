@@ -1,5 +1,7 @@
 import type { Charge, ChargeIssuerTokens, ChargeListItem } from '@kessai/db';
 import { formatAmount } from '@kessai/domain';
+import { optionalField } from './optional-field';
+import { presentPaymentError } from './payment-error.presenter';
 
 type Json = Record<string, unknown>;
 
@@ -8,37 +10,43 @@ const asObject = (value: unknown): Json =>
 
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
-/** The request's three_ds object as stored, field by field. */
+/** The request's three_ds object as stored, field by field (each optional in the SDK's type). */
 function presentThreeDs(value: unknown) {
   if (value === null || value === undefined) return null;
   const threeDs = asObject(value);
   return {
-    mode: stringOrNull(threeDs.mode),
-    redirect_endpoint: stringOrNull(threeDs.redirect_endpoint),
-    redirect_id: stringOrNull(threeDs.redirect_id),
+    ...optionalField('mode', stringOrNull(threeDs.mode)),
+    ...optionalField('redirect_endpoint', stringOrNull(threeDs.redirect_endpoint)),
+    ...optionalField('redirect_id', stringOrNull(threeDs.redirect_id)),
   };
 }
 
 function presentRedirect(value: unknown) {
   if (value === null || value === undefined) return null;
   const redirect = asObject(value);
-  return { endpoint: stringOrNull(redirect.endpoint), redirect_id: stringOrNull(redirect.redirect_id) };
+  return {
+    ...optionalField('endpoint', stringOrNull(redirect.endpoint)),
+    ...optionalField('redirect_id', stringOrNull(redirect.redirect_id)),
+  };
 }
 
-/** The Charge resource (api-reference §5.2). Amounts are minor units; `*_formatted` major units. */
+/**
+ * The Charge resource (api-reference §5.2). Amounts are minor units; `*_formatted` major units.
+ * Optional fields without a value are left out (`ledger_id` and `mcp_token_id` always: Kessai has
+ * neither ledgers nor multi-currency pricing tokens); `error`, `charged_*` and `fee_*` are `null` then.
+ */
 export function presentCharge(charge: Charge) {
   const requestedAmount = Number(charge.requestedAmount);
   const chargedAmount = charge.chargedAmount === null ? null : Number(charge.chargedAmount);
   const chargedCurrency = charge.chargedCurrency;
+  const feeAmount = charge.feeAmount === null ? null : Number(charge.feeAmount);
   return {
     id: charge.id,
     merchant_id: charge.merchantId,
     store_id: charge.storeId,
-    ledger_id: null,
-    subscription_id: charge.subscriptionId,
+    ...optionalField('subscription_id', charge.subscriptionId),
     transaction_token_id: charge.transactionTokenId,
     transaction_token_type: charge.transactionTokenType,
-    mcp_token_id: null,
     requested_amount: requestedAmount,
     requested_currency: charge.requestedCurrency,
     requested_amount_formatted: formatAmount(requestedAmount, charge.requestedCurrency),
@@ -48,23 +56,33 @@ export function presentCharge(charge: Charge) {
       chargedAmount === null || chargedCurrency === null
         ? null
         : formatAmount(chargedAmount, chargedCurrency),
-    fee_amount: null,
-    fee_currency: null,
-    fee_amount_formatted: null,
+    // Kessai's own (docs/refunds-and-cancels.md): what successful refunds gave back, and what a
+    // new refund may still take (charged, less the refunds pending and successful)
+    refunded_amount: Number(charge.refundedAmount),
+    refunded_amount_formatted: formatAmount(
+      Number(charge.refundedAmount),
+      chargedCurrency ?? charge.requestedCurrency,
+    ),
+    refundable_amount:
+      charge.status === 'successful' && chargedAmount !== null
+        ? chargedAmount - Number(charge.refundReservedAmount)
+        : 0,
+    // the fee is in the charge's currency, set when the charge took money (docs/charges.md, "Fees")
+    fee_amount: feeAmount,
+    fee_currency: feeAmount === null ? null : charge.requestedCurrency,
+    fee_amount_formatted: feeAmount === null ? null : formatAmount(feeAmount, charge.requestedCurrency),
     only_direct_currency: charge.onlyDirectCurrency,
-    capture_at: charge.captureAt?.toISOString() ?? null,
-    capture_status: charge.captureStatus,
+    ...optionalField('capture_at', charge.captureAt?.toISOString()),
+    ...optionalField('capture_status', charge.captureStatus),
     descriptor: charge.descriptor,
     status: charge.status,
-    error:
-      charge.errorCode === null
-        ? null
-        : { code: charge.errorCode, message: charge.errorMessage, detail: charge.errorDetail },
-    three_ds: presentThreeDs(charge.threeDs),
-    redirect: presentRedirect(charge.redirect),
+    error: presentPaymentError(charge),
+    ...optionalField('three_ds', presentThreeDs(charge.threeDs)),
+    ...optionalField('redirect', presentRedirect(charge.redirect)),
     metadata: charge.metadata ?? {},
     mode: charge.mode,
     created_on: charge.createdOn.toISOString(),
+    updated_on: charge.updatedOn.toISOString(),
   };
 }
 

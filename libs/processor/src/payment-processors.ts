@@ -1,13 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import {
-  DEFAULT_PROCESSOR_RETRY_POLICY,
-  HttpPaymentProcessor,
-  type PaymentProcessor,
-  type ProcessorRetryPolicy,
-  withProcessorRetries,
-} from '@kessai/processor';
 import type { Logger } from '@kessai/observability';
+import { HttpPaymentProcessor } from './http/http-payment-processor';
+import type { PaymentProcessor } from './payment-processor';
+import { DEFAULT_PROCESSOR_RETRY_POLICY, type ProcessorRetryPolicy, withProcessorRetries } from './retry';
 
 /** Where the processor posts its signed notices: the gateway's POST /processor/callbacks. */
 export function processorCallbackUrl(config: AppConfig): string {
@@ -17,17 +12,17 @@ export function processorCallbackUrl(config: AppConfig): string {
 }
 
 /**
- * The processor of each mode: test charges go to PROCESSOR_TEST_URL (the simulator), live ones to
- * PROCESSOR_LIVE_URL, or nowhere when it is not configured.
+ * The processor of each mode: test payments go to PROCESSOR_TEST_URL (the simulator), live ones to
+ * PROCESSOR_LIVE_URL, or nowhere when it is not configured. Shared by the services that call the
+ * processor (charge-service, refund-cancel-service), each providing it from its config.
  */
-@Injectable()
 export class PaymentProcessors {
   readonly callbackUrl: string;
   readonly #test: PaymentProcessor;
   readonly #live: PaymentProcessor | null;
   readonly #policy: ProcessorRetryPolicy;
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(config: AppConfig) {
     const options = { timeoutMs: config.PROCESSOR_TIMEOUT_MS, apiKey: config.PROCESSOR_API_KEY };
     this.#test = new HttpPaymentProcessor({ ...options, baseUrl: config.PROCESSOR_TEST_URL });
     this.#live = config.PROCESSOR_LIVE_URL
@@ -53,3 +48,10 @@ export class PaymentProcessors {
     });
   }
 }
+
+/** The Nest provider of PaymentProcessors, built from the service's config. */
+export const paymentProcessorsProvider = {
+  provide: PaymentProcessors,
+  useFactory: (config: AppConfig) => new PaymentProcessors(config),
+  inject: [APP_CONFIG],
+};

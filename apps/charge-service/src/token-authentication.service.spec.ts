@@ -1,0 +1,217 @@
+import type { StoredTokenThreeDs, TokenThreeDsRepository, TokenToAuthenticate } from '@kessai/db';
+import type { Logger } from '@kessai/observability';
+import {
+  paymentError,
+  TransientProcessorError,
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  type PaymentProcessor,
+  type PaymentProcessors,
+  type PaymentStatusResult,
+  type ProcessorPayment,
+} from '@kessai/processor';
+import type { CardVault, PendingCvvStore } from '@kessai/vault';
+import { OutcomeUnknownError } from './charge-processing.service';
+import { TokenAuthenticationService } from './token-authentication.service';
+
+/** The decisions of TokenAuthenticationService, with fakes for the repository, the processor and the vault. */
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
+const TOKEN_ID = '0b7c1d2e-3f40-4a5b-8c6d-7e8f90a1b2c3';
+
+function token(threeDs: Partial<StoredTokenThreeDs> = {}): TokenToAuthenticate {
+  return {
+    id: TOKEN_ID,
+    mode: 'test',
+    active: true,
+    threeDs: {
+      enabled: true,
+      status: 'pending',
+      mode: 'normal',
+      redirect_endpoint: 'https://shop.test/done',
+      redirect_id: null,
+      attempt: 1,
+      ...threeDs,
+    },
+    card: { cardholder: 'Taro Yamada', exp_month: 12, exp_year: 2040 },
+    vault: { keyId: 'k1', iv: new Uint8Array(), ciphertext: new Uint8Array(), authTag: new Uint8Array() },
+  };
+}
+
+function payment(status: ProcessorPayment['status']): ProcessorPayment {
+  return {
+    processorReference: 'sim_pay_1',
+    reference: `${TOKEN_ID}.three_ds.1`,
+    kind: 'card',
+    status,
+    amount: 1,
+    currency: 'JPY',
+    capturedAmount: 0,
+    refundedAmount: 0,
+    error: status === 'declined' ? paymentError('THREE_DS_COULD_NOT_BE_COMPLETED') : null,
+  };
+}
+
+function setup(stored: TokenToAuthenticate | null, { applied = true } = {}) {
+  const calls: string[] = [];
+  const authorized: AuthorizeRequest[] = [];
+  const updates: { read: unknown; next: StoredTokenThreeDs }[] = [];
+  let authorizeAnswer: () => Promise<AuthorizeResult> = () =>
+    Promise.resolve({ outcome: 'approved', processorReference: 'sim_pay_1', captured: false });
+  let statusAnswer: PaymentStatusResult = { found: false };
+  const processor: Partial<PaymentProcessor> = {
+    authorize: (request) => {
+      calls.push('authorize');
+      authorized.push(request);
+      return authorizeAnswer();
+    },
+    status: (reference) => {
+      calls.push(`status ${reference}`);
+      return Promise.resolve(statusAnswer);
+    },
+    void: (request) => {
+      calls.push(`void ${request.idempotencyKey}`);
+      return Promise.resolve({ outcome: 'voided' });
+    },
+  };
+  const repository = {
+    findToAuthenticate: () => Promise.resolve(stored),
+    update: (_id: string, read: unknown, next: StoredTokenThreeDs) => {
+      calls.push('update');
+      updates.push({ read, next });
+      return Promise.resolve(applied);
+    },
+  } as unknown as TokenThreeDsRepository;
+  const processors = {
+    callbackUrl: 'http://gateway/processor/callbacks',
+    forMode: (mode: string) => (mode === 'test' ? processor : null),
+    retrying: <T>(call: () => Promise<T>) => call(),
+  } as unknown as PaymentProcessors;
+  const vault = { decrypt: () => ({ reveal: () => '4000000000003220' }) } as unknown as CardVault;
+  const cvvs = {
+    read: () => {
+      calls.push('read cvv');
+      return Promise.resolve('123');
+    },
+    peek: () => Promise.reject(new Error('the authentication must not claim the CVV')),
+    discard: () => Promise.reject(new Error('the authentication must not discard the CVV')),
+  } as unknown as PendingCvvStore;
+  const service = new TokenAuthenticationService(repository, processors, vault, cvvs, silent);
+  return {
+    service,
+    calls,
+    authorized,
+    updates,
+    answerAuthorize: (answer: () => Promise<AuthorizeResult>) => (authorizeAnswer = answer),
+    answerStatus: (answer: PaymentStatusResult) => (statusAnswer = answer),
+  };
+}
+
+describe('TokenAuthenticationService', () => {
+  it('asks for a challenge with a held 1 JPY under the attempt’s reference, and keeps the issuer page', async () => {
+    const t = setup(token({ mode: 'force' }));
+    t.answerAuthorize(() =>
+      Promise.resolve({
+        outcome: 'three_ds_required',
+        processorReference: 'sim_pay_1',
+        threeDs: {
+          issuerToken: 'https://sim/3ds/1',
+          callMethod: 'http_get',
+          payload: {},
+          contentType: 'text/html',
+        },
+      }),
+    );
+    await t.service.authenticateToken(TOKEN_ID);
+    expect(t.authorized[0]).toMatchObject({
+      reference: `${TOKEN_ID}.three_ds.1`,
+      amount: 1,
+      currency: 'JPY',
+      capture: false,
+      threeDs: { mode: 'force', redirectEndpoint: 'https://shop.test/done' },
+    });
+    expect(t.calls).toEqual(['read cvv', 'authorize', 'update']);
+    expect(t.updates[0]).toMatchObject({
+      read: { status: 'pending', attempt: 1 },
+      next: { status: 'awaiting', issuer_token: { issuer_token: 'https://sim/3ds/1' }, attempt: 1 },
+    });
+  });
+
+  it('voids an approval without a challenge and records successful', async () => {
+    const t = setup(token());
+    await t.service.authenticateToken(TOKEN_ID);
+    expect(t.calls).toEqual(['read cvv', 'authorize', `void ${TOKEN_ID}.three_ds.1.void`, 'update']);
+    expect(t.updates[0]?.next).toMatchObject({ status: 'successful', issuer_token: null, error: null });
+  });
+
+  it('records a decline as failed with the payment error', async () => {
+    const t = setup(token());
+    t.answerAuthorize(() =>
+      Promise.resolve({
+        outcome: 'declined',
+        processorReference: 'sim_pay_1',
+        error: paymentError('CARD_REJECTED'),
+      }),
+    );
+    await t.service.authenticateToken(TOKEN_ID);
+    expect(t.updates[0]?.next).toMatchObject({ status: 'failed', error: { code: 306 } });
+  });
+
+  it('awaiting: looks the attempt up; authenticated → voided → successful; declined → failed; waiting → nothing', async () => {
+    const authenticated = setup(token({ status: 'awaiting', attempt: 2 }));
+    authenticated.answerStatus({ found: true, payment: payment('authorized') });
+    await authenticated.service.authenticateToken(TOKEN_ID);
+    expect(authenticated.calls).toEqual([
+      `status ${TOKEN_ID}.three_ds.2`,
+      `void ${TOKEN_ID}.three_ds.2.void`,
+      'update',
+    ]);
+    expect(authenticated.updates[0]).toMatchObject({
+      read: { status: 'awaiting', attempt: 2 },
+      next: { status: 'successful' },
+    });
+
+    const declined = setup(token({ status: 'awaiting' }));
+    declined.answerStatus({ found: true, payment: payment('declined') });
+    await declined.service.authenticateToken(TOKEN_ID);
+    expect(declined.updates[0]?.next).toMatchObject({ status: 'failed', error: { code: 358 } });
+
+    const waiting = setup(token({ status: 'awaiting' }));
+    waiting.answerStatus({ found: true, payment: payment('pending_authentication') });
+    await waiting.service.authenticateToken(TOKEN_ID);
+    expect(waiting.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`]);
+  });
+
+  it('does nothing for a final, disabled or unknown token (a repeated job, a late notice)', async () => {
+    for (const stored of [
+      token({ status: 'successful' }),
+      token({ status: 'failed' }),
+      token({ enabled: false }),
+      null,
+    ]) {
+      const t = setup(stored);
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toEqual([]);
+    }
+  });
+
+  it('a lost race writes nothing more and does not fail the job', async () => {
+    const t = setup(token(), { applied: false });
+    await expect(t.service.authenticateToken(TOKEN_ID)).resolves.toBeUndefined();
+    expect(t.calls.filter((call) => call === 'update')).toHaveLength(1);
+  });
+
+  it('an unknown outcome is never recorded: the job is retried', async () => {
+    const t = setup(token());
+    t.answerAuthorize(() => Promise.reject(new TransientProcessorError('authorize', 'timeout')));
+    await expect(t.service.authenticateToken(TOKEN_ID)).rejects.toBeInstanceOf(OutcomeUnknownError);
+    expect(t.updates).toEqual([]);
+  });
+
+  it('without a processor for the mode: error 309, nothing asked', async () => {
+    const t = setup({ ...token(), mode: 'live' });
+    await t.service.authenticateToken(TOKEN_ID);
+    expect(t.calls).toEqual(['update']);
+    expect(t.updates[0]?.next).toMatchObject({ status: 'error', error: { code: 309 } });
+  });
+});

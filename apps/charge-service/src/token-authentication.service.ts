@@ -1,0 +1,213 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { SensitiveCardData } from '@kessai/cards';
+import { TokenThreeDsRepository, type StoredTokenThreeDs, type TokenToAuthenticate } from '@kessai/db';
+import { tokenThreeDsReference, type TokenThreeDsStatus } from '@kessai/domain';
+import { LOGGER, type Logger } from '@kessai/observability';
+import {
+  type AuthorizeResult,
+  isRetryableProcessorError,
+  paymentError,
+  type PaymentErrorDetails,
+  type PaymentProcessor,
+  PaymentProcessors,
+  type ProcessorPayment,
+  ProcessorRequestRejectedError,
+  type ThreeDsMode,
+} from '@kessai/processor';
+import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
+import { OutcomeUnknownError } from './charge-processing.service';
+
+/** The authorization that authenticates a card: the smallest amount, held and then voided. */
+const AUTHENTICATION_AMOUNT = 1;
+const AUTHENTICATION_CURRENCY = 'JPY';
+
+type Outcome =
+  | { status: 'awaiting'; processorReference: string; issuerToken: Record<string, unknown> }
+  | { status: 'successful'; processorReference: string }
+  | { status: 'failed' | 'error'; processorReference: string | null; error: PaymentErrorDetails };
+
+/**
+ * authenticate_token: a card token's 3-D Secure, once, at tokenization (docs/transaction-tokens.md,
+ * "3-D Secure"). Pending: an authorization of the smallest amount, capture false, under the token's
+ * 3-D Secure mode, keyed by the attempt's reference (token id + attempt); a challenge leaves the
+ * token awaiting with the issuer page, an approval is voided and the token successful, a decline
+ * fails it. Awaiting: the processor is asked how the authentication ended (after its signed notice)
+ * and the hold voided. Every change is conditional on the status and attempt read, so a job run twice
+ * writes once; the processor executes each reference (and each void key) once.
+ */
+@Injectable()
+export class TokenAuthenticationService {
+  constructor(
+    private readonly tokens: TokenThreeDsRepository,
+    private readonly processors: PaymentProcessors,
+    private readonly vault: CardVault,
+    private readonly cvvs: PendingCvvStore,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async authenticateToken(tokenId: string, causeEventId: string | null = null): Promise<void> {
+    const token = await this.tokens.findToAuthenticate(tokenId);
+    const threeDs = token?.threeDs;
+    if (!token || !threeDs?.enabled) return;
+    let outcome: Outcome | null;
+    switch (threeDs.status) {
+      case 'pending':
+        outcome = await this.#start(token, threeDs);
+        break;
+      case 'awaiting':
+        outcome = await this.#lookUp(token, threeDs);
+        break;
+      // final: nothing left to do (a repeated job, a notice after the outcome)
+      case 'successful':
+      case 'failed':
+      case 'error':
+        return;
+    }
+    if (!outcome) return;
+    const recorded = await this.tokens.update(
+      token.id,
+      { status: threeDs.status, attempt: threeDs.attempt },
+      nextThreeDs(threeDs, outcome),
+      { requested: false, causeEventId },
+    );
+    this.logger.info({ tokenId, status: outcome.status, recorded }, 'token 3-D Secure moved');
+  }
+
+  async #start(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Promise<Outcome | null> {
+    const processor = this.processors.forMode(token.mode);
+    if (!processor) return errored('no live processor is configured');
+    if (!token.vault || !token.card) return errored('the card is missing from the vault');
+    const reference = tokenThreeDsReference(token.id, threeDs.attempt);
+    let card: SensitiveCardData;
+    try {
+      card = new SensitiveCardData({
+        cardNumber: this.vault.decrypt(token.vault, { transactionTokenId: token.id }),
+        // read, not claimed: the CVV stays for the token's first charge
+        cvv: await this.cvvs.read(token.id),
+        expMonth: token.card.exp_month,
+        expYear: token.card.exp_year,
+        cardholder: token.card.cardholder,
+      });
+    } catch (error) {
+      if (error instanceof VaultIntegrityError) return errored('the card could not be read from the vault');
+      throw error;
+    }
+    const request = {
+      reference,
+      amount: AUTHENTICATION_AMOUNT,
+      currency: AUTHENTICATION_CURRENCY,
+      capture: false,
+      paymentMethod: { type: 'card' as const, card },
+      threeDs: {
+        mode: threeDs.mode as ThreeDsMode,
+        redirectEndpoint: threeDs.redirect_endpoint ?? undefined,
+        callbackUrl: this.processors.callbackUrl,
+      },
+    };
+    const context = { tokenId: token.id, operation: 'token 3-D Secure' };
+    let answer: AuthorizeResult;
+    try {
+      answer = await this.processors.retrying(() => processor.authorize(request), this.logger, context);
+    } catch (error) {
+      const rejected = error instanceof ProcessorRequestRejectedError;
+      if (!rejected && !isRetryableProcessorError(error)) throw error;
+      // as for charges: only the processor's record of the reference tells what happened
+      const found = await this.processors.retrying(() => processor.status(reference), this.logger, context);
+      if (!found.found) {
+        if (rejected && error.httpStatus !== 409 && error.httpStatus !== 423)
+          return errored('the processor refused the request');
+        throw new OutcomeUnknownError(`token ${token.id}: the processor has not authenticated it yet`);
+      }
+      // waiting for the cardholder: a retried request answers with the challenge again
+      if (found.payment.status === 'pending_authentication')
+        throw new OutcomeUnknownError(`token ${token.id}: retrying for the issuer page`);
+      return this.#ofPayment(processor, reference, found.payment);
+    }
+    switch (answer.outcome) {
+      case 'three_ds_required':
+        return {
+          status: 'awaiting',
+          processorReference: answer.processorReference,
+          issuerToken: {
+            issuer_token: answer.threeDs.issuerToken,
+            call_method: answer.threeDs.callMethod,
+            payload: answer.threeDs.payload,
+            payment_type: 'card',
+            content_type: answer.threeDs.contentType,
+          },
+        };
+      case 'approved':
+        return this.#release(processor, reference, answer.processorReference);
+      case 'declined':
+        return { status: 'failed', processorReference: answer.processorReference, error: answer.error };
+    }
+  }
+
+  async #lookUp(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Promise<Outcome | null> {
+    const processor = this.processors.forMode(token.mode);
+    if (!processor) return null;
+    const reference = tokenThreeDsReference(token.id, threeDs.attempt);
+    const context = { tokenId: token.id, operation: 'token 3-D Secure lookup' };
+    const found = await this.processors.retrying(() => processor.status(reference), this.logger, context);
+    if (!found.found) return null;
+    return this.#ofPayment(processor, reference, found.payment);
+  }
+
+  /** What the processor's record of the authentication means; null while the cardholder has not acted. */
+  async #ofPayment(
+    processor: PaymentProcessor,
+    reference: string,
+    payment: ProcessorPayment,
+  ): Promise<Outcome | null> {
+    const processorReference = payment.processorReference;
+    switch (payment.status) {
+      case 'pending_authentication':
+      case 'awaiting_payment':
+        return null;
+      case 'authorized':
+      case 'captured':
+        return this.#release(processor, reference, processorReference);
+      // only this service voids a token's authentication, after it succeeded
+      case 'voided':
+        return { status: 'successful', processorReference };
+      case 'declined':
+      case 'expired':
+        return {
+          status: 'failed',
+          processorReference,
+          error: payment.error ?? paymentError('THREE_DS_COULD_NOT_BE_COMPLETED'),
+        };
+    }
+  }
+
+  /** The card is authenticated: the hold is voided (keyed by the reference), the token successful. */
+  async #release(
+    processor: PaymentProcessor,
+    reference: string,
+    processorReference: string,
+  ): Promise<Outcome> {
+    const voided = await this.processors.retrying(
+      () => processor.void({ processorReference, idempotencyKey: `${reference}.void` }),
+      this.logger,
+      { reference, operation: 'token 3-D Secure void' },
+    );
+    if (voided.outcome === 'rejected')
+      this.logger.warn({ reference, code: voided.error.code }, 'the authentication hold was not voided');
+    return { status: 'successful', processorReference };
+  }
+}
+
+function nextThreeDs(threeDs: StoredTokenThreeDs, outcome: Outcome): StoredTokenThreeDs {
+  const status: TokenThreeDsStatus = outcome.status;
+  return {
+    ...threeDs,
+    status,
+    processor_reference: outcome.processorReference,
+    issuer_token: outcome.status === 'awaiting' ? outcome.issuerToken : null,
+    error: outcome.status === 'failed' || outcome.status === 'error' ? outcome.error : null,
+  };
+}
+
+function errored(detail: string): Outcome {
+  return { status: 'error', processorReference: null, error: paymentError('PROCESSING_ERROR', detail) };
+}

@@ -1,0 +1,33 @@
+import { Controller, Get, Query } from '@nestjs/common';
+import { StoresRepository } from '@kessai/db';
+import { NotFoundError, StoreTokenRequiredError } from '@kessai/domain';
+import { effectiveConfiguration } from '@kessai/store-configuration';
+import { z } from 'zod';
+import { BrowserAllowed, CurrentPrincipal } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { parseInput } from '../http/validation';
+import { presentCheckoutInfo } from './checkout-info.presenter';
+
+/** `origin` is the SDK's deprecated parameter: the Origin header is what the guard checks. */
+const checkoutInfoQuery = z.object({ origin: z.string().max(2048).optional() }).passthrough();
+
+/**
+ * GET /checkout_info (api-reference §5.9): what the app token's store accepts, for the hosted
+ * checkout. A browser route: a secret-less store token from an Origin in its domains may call it.
+ */
+@Controller('checkout_info')
+export class CheckoutInfoController {
+  constructor(private readonly stores: StoresRepository) {}
+
+  @Get()
+  @BrowserAllowed()
+  async get(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
+    parseInput(checkoutInfoQuery, query);
+    // the checkout is a store's: a merchant-wide token names none
+    if (principal.storeId === null) throw new StoreTokenRequiredError();
+    const store = await this.stores.findVisibleWithMerchant(principal, principal.storeId);
+    if (!store) throw new NotFoundError('store');
+    const config = effectiveConfiguration(store.merchant.configuration, store.configuration);
+    return presentCheckoutInfo(store, principal.mode, config);
+  }
+}

@@ -1,0 +1,123 @@
+import { DETECTABLE_CARD_BRANDS } from '@kessai/cards';
+import { KNOWN_CURRENCIES } from '@kessai/domain';
+import type { StoreConfiguration } from '@kessai/store-configuration';
+import { RECOGNISED_QR_BRANDS } from '../transaction-tokens/qr-brand';
+import { ONLINE_BRANDS } from '../transaction-tokens/transaction-token.schemas';
+
+/** The hosted checkout's colours until stores can set their own. */
+const DEFAULT_THEME_COLORS = {
+  main_background: '#fafafa',
+  secondary_background: '#ffffff',
+  main_color: '#1f4fd8',
+  main_text: '#ffffff',
+  primary_text: '#1a1a1a',
+  secondary_text: '#5f6368',
+  base_text: '#1a1a1a',
+  body_background: '#f1f3f4',
+} as const;
+
+/** Payment types Kessai does not process yet: present, as the SDK's type expects, and off. */
+const OFF = { enabled: false } as const;
+
+interface SupportedBrand {
+  brand: string;
+  payment_type: 'card' | 'qr_scan' | 'online';
+  support_auth_capture: boolean;
+  requires_full_name: boolean;
+  support_dynamic_descriptor: boolean;
+  requires_cvv: boolean;
+  countries_allowed: null;
+  supported_currencies: readonly string[];
+  cvv_auth: boolean;
+  installment_capable: boolean;
+  card_brand?: string;
+  online_brand?: string;
+}
+
+const brand = (
+  name: string,
+  paymentType: SupportedBrand['payment_type'],
+  traits: Pick<SupportedBrand, 'support_auth_capture' | 'support_dynamic_descriptor' | 'requires_cvv'>,
+): SupportedBrand => ({
+  brand: name,
+  payment_type: paymentType,
+  requires_full_name: false,
+  countries_allowed: null,
+  // Kessai takes every active ISO 4217 currency for every brand
+  supported_currencies: KNOWN_CURRENCIES,
+  cvv_auth: false,
+  installment_capable: false,
+  ...traits,
+});
+
+/**
+ * What the store accepts, by brand: card brands unless forbidden (capture later, descriptor, CVV),
+ * the QR operators Kessai recognises a code of unless forbidden (descriptor), and the operators of
+ * online payments (whole payments, no descriptor); a payment type switched off offers nothing.
+ */
+export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
+  const brands: SupportedBrand[] = [];
+  if (config.card_configuration.enabled) {
+    const forbidden: readonly string[] = config.card_configuration.forbidden_card_brands;
+    for (const card of DETECTABLE_CARD_BRANDS.filter((b) => !forbidden.includes(b))) {
+      brands.push({
+        ...brand(card, 'card', {
+          support_auth_capture: true,
+          support_dynamic_descriptor: true,
+          requires_cvv: true,
+        }),
+        card_brand: card,
+      });
+    }
+  }
+  if (config.qr_scan_configuration.enabled) {
+    const forbidden: readonly string[] = config.qr_scan_configuration.forbidden_qr_scan_gateways;
+    for (const qr of RECOGNISED_QR_BRANDS.filter((b) => !forbidden.includes(b))) {
+      brands.push(
+        brand(qr, 'qr_scan', {
+          support_auth_capture: false,
+          support_dynamic_descriptor: true,
+          requires_cvv: false,
+        }),
+      );
+    }
+  }
+  if (config.online_configuration.enabled) {
+    for (const online of ONLINE_BRANDS.filter((b) => b !== 'alipay_connect_online')) {
+      brands.push({
+        ...brand(online, 'online', {
+          support_auth_capture: false,
+          support_dynamic_descriptor: false,
+          requires_cvv: false,
+        }),
+        online_brand: online,
+      });
+    }
+  }
+  return brands;
+}
+
+/** CheckoutInfo (api-reference §5.9): what the hosted checkout needs to know of a store. */
+export function presentCheckoutInfo(
+  store: { name: string },
+  mode: 'test' | 'live',
+  config: StoreConfiguration,
+) {
+  return {
+    mode,
+    recurring_token_privilege: config.recurring_token_configuration.recurring_type,
+    name: store.name,
+    card_configuration: config.card_configuration,
+    qr_scan_configuration: config.qr_scan_configuration,
+    online_configuration: config.online_configuration,
+    bank_transfer_configuration: OFF,
+    convenience_configuration: OFF,
+    paidy_configuration: OFF,
+    paidy_public_key: null,
+    recurring_card_charge_cvv_confirmation: { enabled: false, threshold: [] },
+    installments_configuration: { enabled: false, only_with_processor: false },
+    logo_image: null,
+    theme: { colors: DEFAULT_THEME_COLORS },
+    supported_brands: supportedBrands(config),
+  };
+}

@@ -1,0 +1,51 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** How often a polling GET re-reads a pending resource's status. */
+export const POLLING_INTERVAL_MS = 100;
+
+/**
+ * `polling=true` of a GET (api-reference §8): while `status()` answers `pending`, re-reads it every
+ * POLLING_INTERVAL_MS, at most `maxWaitMs` or until the client goes away. Resolves when the status
+ * changed or the wait is over; the caller then reads the resource as it is.
+ */
+export async function waitWhilePending(
+  status: () => Promise<string | null>,
+  maxWaitMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  const deadline = Date.now() + maxWaitMs;
+  for (;;) {
+    const remaining = deadline - Date.now();
+    if (remaining <= 0 || signal?.aborted) return;
+    try {
+      await sleep(Math.min(POLLING_INTERVAL_MS, remaining), undefined, { signal });
+    } catch {
+      return; // the client went away
+    }
+    if ((await status()) !== 'pending') return;
+  }
+}
+
+/**
+ * A GET's read with `polling=true`: `read()` once, and while it is `pending` wait for its status to
+ * change (waitWhilePending), then read again.
+ */
+export async function readPolling<T extends { status: string }>(
+  read: () => Promise<T>,
+  status: () => Promise<string | null>,
+  options: { polling: boolean; maxWaitMs: number; signal?: AbortSignal },
+): Promise<T> {
+  const first = await read();
+  if (!options.polling || first.status !== 'pending') return first;
+  await waitWhilePending(status, options.maxWaitMs, options.signal);
+  return read();
+}
+
+/** Aborted when the connection closes before the answer is sent (a polling client that gave up). */
+export function closeSignal(reply: {
+  raw: { once(event: 'close', listener: () => void): unknown };
+}): AbortSignal {
+  const controller = new AbortController();
+  reply.raw.once('close', () => controller.abort());
+  return controller.signal;
+}

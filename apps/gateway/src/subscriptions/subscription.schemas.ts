@@ -1,0 +1,130 @@
+import { z } from 'zod';
+import { canonicalZoneId, parseCalendarPeriod, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
+import { chargeAmountSchema, currencySchema, MAX_CHARGE_AMOUNT } from '../charges/charge.schemas';
+import { PAYMENT_TYPES } from '../transaction-tokens/transaction-token.schemas';
+
+/**
+ * Request schemas of the subscription routes (api-reference §5.3), in wire (snake_case) form: the
+ * shape of each field. The rules between fields and against the creation date (start_on not in the
+ * past, installments that add up, …) are the schedule engine's (libs/schedule), so that
+ * simulate_plan and POST /subscriptions refuse the same input with the same reasons.
+ */
+
+const reason = (name: string) => ({ params: { reason: name } });
+const issue = (ctx: z.RefinementCtx, path: (string | number)[], name: string) =>
+  ctx.addIssue({ code: z.ZodIssueCode.custom, path, ...reason(name) });
+
+export const TERMINATION_MODES = ['immediate', 'on_next_payment'] as const;
+
+/** An ISO 8601 duration of whole years, months, weeks and days (P1M, P2W, P23D). */
+const calendarPeriod = (invalidReason: string) =>
+  z.string().transform((value, ctx) => {
+    const period = parseCalendarPeriod(value);
+    if (period === null) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason(invalidReason) });
+      return z.NEVER;
+    }
+    return period;
+  });
+
+/** An amount in minor units that may be any size a charge may be; 0 is left to the engine's rule. */
+const initialAmount = z
+  .number()
+  .int()
+  .superRefine((value, ctx) => {
+    if (value < 0) ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('NOT_WITHIN_BOUNDS') });
+    else if (value > MAX_CHARGE_AMOUNT)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('CHARGE_AMOUNT_TOO_HIGH') });
+  });
+
+const cycleCount = z.number().int();
+
+export const installmentPlanSchema = z
+  .object({
+    plan_type: z.enum(['revolving', 'fixed_cycles', 'fixed_cycle_amount']),
+    fixed_cycles: cycleCount.nullish(),
+  })
+  .strict()
+  .superRefine((plan, ctx) => {
+    if (plan.plan_type === 'fixed_cycle_amount') issue(ctx, ['plan_type'], 'INSTALLMENT_INVALID_PLAN_TYPE');
+    if (plan.plan_type === 'fixed_cycles' && plan.fixed_cycles == null)
+      issue(ctx, ['fixed_cycles'], 'REQUIRED_VALUE');
+  });
+
+export const subscriptionPlanSchema = z
+  .object({
+    plan_type: z.enum(['fixed_cycles', 'fixed_cycle_amount']),
+    fixed_cycles: cycleCount.nullish(),
+    fixed_cycle_amount: chargeAmountSchema.nullish(),
+  })
+  .strict()
+  .superRefine((plan, ctx) => {
+    if (plan.plan_type === 'fixed_cycles' && plan.fixed_cycles == null)
+      issue(ctx, ['fixed_cycles'], 'REQUIRED_VALUE');
+    if (plan.plan_type === 'fixed_cycle_amount' && plan.fixed_cycle_amount == null)
+      issue(ctx, ['fixed_cycle_amount'], 'REQUIRED_VALUE');
+  });
+
+export const scheduleSettingsSchema = z
+  .object({
+    /** a calendar date in zone_id; whether it exists and is not past is the engine's to say */
+    start_on: z
+      .string()
+      .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value), reason('INVALID_FORMAT_DATE'))
+      .nullish(),
+    zone_id: z
+      .string()
+      .max(64)
+      .transform((value, ctx) => {
+        const zone = canonicalZoneId(value);
+        if (zone === null) {
+          ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('INVALID_FORMAT') });
+          return z.NEVER;
+        }
+        return zone;
+      })
+      .nullish(),
+    preserve_end_of_month: z.boolean().nullish(),
+    retry_interval: calendarPeriod('INVALID_DURATION').nullish(),
+    /** accepted for the shape's sake: a simulation terminates nothing */
+    termination_mode: z.enum(TERMINATION_MODES).nullish(),
+  })
+  .strict();
+
+/** The fields every schedule is computed from, shared by simulate_plan and (later) POST /subscriptions. */
+const scheduleFields = {
+  amount: chargeAmountSchema,
+  currency: currencySchema,
+  period: z.enum(SUBSCRIPTION_PERIODS).nullish(),
+  cyclical_period: calendarPeriod('INVALID_SUBSCRIPTION_PERIOD').nullish(),
+  initial_amount: initialAmount.nullish(),
+  installment_plan: installmentPlanSchema.nullish(),
+  subscription_plan: subscriptionPlanSchema.nullish(),
+  schedule_settings: scheduleSettingsSchema.nullish(),
+  /** the SDK's deprecated legacy form: refused in favour of schedule_settings.start_on */
+  subsequent_cycles_start: z.union([z.string(), z.number()]).nullish(),
+};
+
+type ScheduleFields = z.infer<z.ZodObject<typeof scheduleFields>>;
+
+function refuseContradictions(request: ScheduleFields & { payment_type?: string }, ctx: z.RefinementCtx) {
+  if (request.period == null && request.cyclical_period == null) issue(ctx, ['period'], 'REQUIRED_VALUE');
+  if (request.period != null && request.cyclical_period != null)
+    issue(ctx, ['cyclical_period'], 'CONFLICTS_WITH_PERIOD');
+  if (request.installment_plan != null && request.subscription_plan != null)
+    issue(ctx, ['subscription_plan'], 'SUBSCRIPTION_UNSUPPORTED_FOR_INSTALLMENT');
+  if (
+    request.installment_plan != null &&
+    request.payment_type !== undefined &&
+    request.payment_type !== 'card'
+  )
+    issue(ctx, ['installment_plan'], 'INSTALLMENT_PAYMENT_TYPE_NOT_ALLOWED_FOR_PLAN');
+  if (request.subsequent_cycles_start != null) issue(ctx, ['subsequent_cycles_start'], 'USE_START_ON');
+}
+
+/** POST (/stores/{storeId})/subscriptions/simulate_plan: the SDK's SubscriptionSimulationParams. */
+export const simulatePlanSchema = z
+  .object({ payment_type: z.enum(PAYMENT_TYPES), ...scheduleFields })
+  .strict()
+  .superRefine(refuseContradictions);
+export type SimulatePlanRequest = z.infer<typeof simulatePlanSchema>;

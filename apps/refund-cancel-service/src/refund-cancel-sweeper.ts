@@ -1,0 +1,63 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { jobId, REFUNDS_CANCELS_QUEUE, type OperationJobData } from '@kessai/contracts';
+import { RefundsRepository } from '@kessai/db';
+import { LOGGER, type Logger } from '@kessai/observability';
+
+const BATCH = 500;
+
+/**
+ * Every REFUND_CANCEL_SWEEP_INTERVAL_MS, queues again the refunds and cancels pending for
+ * REFUND_CANCEL_STALE_SECONDS: their job was lost (a Redis without persistence, a flushed queue).
+ * A job's own retries end it well before that (the last attempt records `error`). Safe in any
+ * number of replicas: one job id per operation and time bucket, and the jobs are repeatable.
+ */
+@Injectable()
+export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly #intervalMs: number;
+  readonly #staleSeconds: number;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+
+  constructor(
+    private readonly refunds: RefundsRepository,
+    @InjectQueue(REFUNDS_CANCELS_QUEUE.name) private readonly queue: Queue,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.#intervalMs = config.REFUND_CANCEL_SWEEP_INTERVAL_MS;
+    this.#staleSeconds = config.REFUND_CANCEL_STALE_SECONDS;
+  }
+
+  onApplicationBootstrap() {
+    this.#timer = setInterval(() => {
+      this.#sweeping ??= this.sweep()
+        .then(() => undefined)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'refund/cancel sweep failed'))
+        .finally(() => (this.#sweeping = undefined));
+    }, this.#intervalMs);
+  }
+
+  /** One pass; resolves to how many operations it queued again. */
+  async sweep(): Promise<number> {
+    const stale = await this.refunds.findStaleOperations(this.#staleSeconds, BATCH);
+    if (stale.length === 0) return 0;
+    const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
+    await this.queue.addBulk(
+      stale.map(({ kind, id }) => {
+        const name = kind === 'refund' ? ('process_refund' as const) : ('process_cancel' as const);
+        const data: OperationJobData = { aggregateId: id, eventType: `${kind}_sweep` };
+        return { name, data, opts: { jobId: jobId(name, id, 'sweep', bucket) } };
+      }),
+    );
+    this.logger.info({ requeued: stale.length }, 'refund/cancel sweep');
+    return stale.length;
+  }
+
+  async onModuleDestroy() {
+    clearInterval(this.#timer);
+    await this.#sweeping;
+  }
+}

@@ -1,0 +1,108 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { RefundsRepository, type PendingRefund, type RefundOutcome } from '@kessai/db';
+import { operationTransition } from '@kessai/domain';
+import { LOGGER, type Logger } from '@kessai/observability';
+import {
+  isProcessorAmount,
+  isRetryableProcessorError,
+  paymentError,
+  PaymentProcessors,
+  ProcessorRequestRejectedError,
+  toProcessorAmount,
+  type RefundResult,
+} from '@kessai/processor';
+import { IN_PROGRESS_STATUSES, type Attempt } from './attempts';
+import { OperationMetrics } from './operation-metrics';
+
+/**
+ * Takes refunds to their outcome through the processor (docs/refunds-and-cancels.md). The refund
+ * is reloaded and skipped when no longer pending; the processor is keyed by the refund's id and
+ * executes each key once, so a job run twice, concurrently or after a crash refunds once; the
+ * outcome is recorded by one conditional statement with its refund_finished event.
+ */
+@Injectable()
+export class RefundProcessingService {
+  constructor(
+    private readonly refunds: RefundsRepository,
+    private readonly processors: PaymentProcessors,
+    private readonly metrics: OperationMetrics,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  /**
+   * process_refund. While the processor's answer stays unknown (timeouts, 5xx, a 409 "in progress")
+   * the job throws and BullMQ retries it later with the same key; on the last attempt the processor
+   * is asked once more and the refund ends `error` when it still cannot say (its amount stays
+   * reserved: it may have been executed).
+   */
+  async processRefund(refundId: string, causeEventId: string | null, attempt: Attempt): Promise<void> {
+    const refund = await this.refunds.findPending(refundId);
+    if (!refund) return;
+    const outcome = await this.#outcome(refund, attempt);
+    const recorded = await this.refunds.record(refund.id, outcome, causeEventId);
+    if (recorded) this.metrics.ended('refund', outcome.transition.to);
+    this.logger.info(
+      { refundId, chargeId: refund.chargeId, status: outcome.transition.to, recorded },
+      'refund processed',
+    );
+  }
+
+  async #outcome(refund: PendingRefund, attempt: Attempt): Promise<RefundOutcome> {
+    const processor = this.processors.forMode(refund.mode);
+    // nothing can have been executed: failed, its amount free again
+    if (!processor)
+      return ended('failed', paymentError('PROCESSING_ERROR', 'no live processor is configured'));
+    if (!refund.processorReference) {
+      return ended('failed', paymentError('REFUND_FAILED', 'the charge has no payment at the processor'));
+    }
+    if (!isProcessorAmount(refund.amount)) {
+      return ended(
+        'failed',
+        paymentError('REFUND_FAILED', 'the amount is beyond what the processor accepts'),
+      );
+    }
+    const request = {
+      processorReference: refund.processorReference,
+      idempotencyKey: refund.id,
+      amount: toProcessorAmount(refund.amount),
+      currency: refund.currency,
+    };
+    const context = { refundId: refund.id, chargeId: refund.chargeId };
+    const call = () => processor.refund(request);
+    let result: RefundResult;
+    try {
+      result = await this.processors.retrying(call, this.logger, context);
+    } catch (error) {
+      const refused = error instanceof ProcessorRequestRejectedError;
+      if (refused && !IN_PROGRESS_STATUSES.includes(error.httpStatus)) {
+        // refused as malformed: nothing was executed (its text may echo fields: status and type only)
+        this.logger.error({ ...context, httpStatus: error.httpStatus, type: error.type }, 'refund refused');
+        return ended('failed', paymentError('REFUND_FAILED', 'the processor refused the refund request'));
+      }
+      if (!refused && !isRetryableProcessorError(error)) throw error;
+      if (!attempt.last) throw error;
+      // The last attempt: ask the processor whether it knows the payment at all, then the refund
+      // itself once more under its key (a repeat answers with the first result).
+      this.logger.warn({ ...context, err: (error as Error).message }, 'refund outcome unknown; last try');
+      try {
+        await this.processors.retrying(() => processor.status(refund.chargeId), this.logger, context);
+        result = await this.processors.retrying(call, this.logger, context);
+      } catch {
+        return {
+          transition: operationTransition('refund', 'pending', 'error'),
+          error: paymentError('PROCESSING_ERROR', 'the processor could not be reached'),
+        };
+      }
+    }
+    return result.outcome === 'refunded'
+      ? {
+          transition: operationTransition('refund', 'pending', 'successful'),
+          processorReference: result.refundReference,
+        }
+      : ended('failed', result.error);
+  }
+}
+
+function ended(to: 'failed' | 'error', error: RefundOutcome['error']): RefundOutcome {
+  return { transition: operationTransition('refund', 'pending', to), error };
+}

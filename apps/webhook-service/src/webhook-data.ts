@@ -1,0 +1,75 @@
+import { Injectable } from '@nestjs/common';
+import type { WebhookEventType } from '@kessai/contracts';
+import {
+  CancelsRepository,
+  ChargesRepository,
+  RefundsRepository,
+  TransactionTokensRepository,
+  type WebhookEvent,
+} from '@kessai/db';
+import { presentCancel, presentCharge, presentRefund, presentToken } from '@kessai/presenters';
+
+type Loader = (event: WebhookEvent) => Promise<object | null>;
+
+/**
+ * A webhook's `data` (api-reference §6): the event's resource exactly as the API returns it, from
+ * the gateway's own presenters (libs/presenters), read when the event is dispatched. One loader per
+ * webhook event: a new webhook event does not compile until it has one.
+ */
+@Injectable()
+export class WebhookData {
+  readonly #loaders: Record<WebhookEventType, Loader>;
+
+  constructor(
+    charges: ChargesRepository,
+    refunds: RefundsRepository,
+    cancels: CancelsRepository,
+    tokens: TransactionTokensRepository,
+  ) {
+    const charge: Loader = async (event) => {
+      const row = await charges.findInScope(scopeOf(event), event.aggregateId);
+      return row && presentCharge(row);
+    };
+    const token: Loader = async (event) => {
+      if (event.storeId === null) return null;
+      const row = await tokens.findInStore(event.merchantId, event.storeId, event.aggregateId);
+      return row && presentToken(row);
+    };
+    this.#loaders = {
+      charge_updated: charge,
+      charge_finished: charge,
+      token_created: token,
+      token_updated: token,
+      // the new token (aggregate of token_replaced) and the token authenticated
+      token_replaced: token,
+      token_three_ds_updated: token,
+      refund_finished: async (event) => {
+        const chargeId = chargeIdOf(event);
+        const row =
+          chargeId === null ? null : await refunds.findInScope(scopeOf(event), chargeId, event.aggregateId);
+        return row && presentRefund(row);
+      },
+      cancel_finished: async (event) => {
+        const chargeId = chargeIdOf(event);
+        const row =
+          chargeId === null ? null : await cancels.findInScope(scopeOf(event), chargeId, event.aggregateId);
+        return row && presentCancel(row);
+      },
+    };
+  }
+
+  /** The resource of the event, presented; null when it no longer exists. */
+  of(type: WebhookEventType, event: WebhookEvent): Promise<object | null> {
+    return this.#loaders[type](event);
+  }
+}
+
+function scopeOf(event: WebhookEvent) {
+  return { merchantId: event.merchantId, storeId: event.storeId };
+}
+
+/** refund_finished and cancel_finished name their charge in the payload (libs/db outbox-events.ts). */
+function chargeIdOf(event: WebhookEvent): string | null {
+  const chargeId = event.payload.charge_id;
+  return typeof chargeId === 'string' ? chargeId : null;
+}

@@ -1,0 +1,167 @@
+import type { Queue } from 'bullmq';
+import type { AppConfig } from '@kessai/config';
+import type { DeliveryAttemptRecord, DeliveryToSend, WebhooksRepository } from '@kessai/db';
+import type { Logger } from '@kessai/observability';
+import { GONE_REASON, WebhookDeliveryService } from './webhook-delivery.service';
+import type { SendResult, WebhookSender } from './webhook-sender';
+import { authorizationOf } from './webhook-sender';
+
+/**
+ * The decisions of one try with a fake sender (the receiver), repository and queue: what is
+ * recorded for each answer, and when the next try is queued. The real stack: test/webhooks.e2e-spec.ts.
+ */
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
+const config = {
+  WEBHOOK_MAX_ATTEMPTS: 3,
+  WEBHOOK_RETRY_BASE_MS: 1_000,
+  WEBHOOK_RETRY_FACTOR: 2,
+  WEBHOOK_RETRY_MAX_DELAY_MS: 60_000,
+  WEBHOOK_RETRY_JITTER: 0,
+  WEBHOOK_ENDPOINT_CONCURRENCY: 1,
+  WEBHOOK_ENDPOINT_BUSY_DELAY_MS: 1_000,
+  WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: 3_600,
+} as AppConfig;
+
+const postponeNever = (): Promise<never> => Promise.reject(new Error('not expected to wait'));
+
+function setup(
+  delivery: Partial<DeliveryToSend> = {},
+  answer: SendResult | (() => Promise<SendResult>) = ok(200),
+) {
+  const row: DeliveryToSend = {
+    id: '00000000-0000-4000-8000-000000000001',
+    webhookId: '00000000-0000-4000-8000-000000000002',
+    status: 'pending',
+    attemptCount: 0,
+    body: '{}',
+    url: 'http://127.0.0.1/hook',
+    authToken: null,
+    signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    previousSigningSecret: null,
+    mode: 'test',
+    webhookActive: true,
+    ...delivery,
+  };
+  const recorded: DeliveryAttemptRecord[] = [];
+  const queued: { data: unknown; opts: { jobId: string; delay: number } }[] = [];
+  const sent: string[] = [];
+  const repository = {
+    findDelivery: () => Promise.resolve(row),
+    recordAttempt: (_id: string, attempt: DeliveryAttemptRecord) => {
+      recorded.push(attempt);
+      return Promise.resolve(true);
+    },
+  } as unknown as WebhooksRepository;
+  const sender = {
+    send: (d: DeliveryToSend) => {
+      sent.push(d.id);
+      return typeof answer === 'function' ? answer() : Promise.resolve(answer);
+    },
+  } as unknown as WebhookSender;
+  const queue = {
+    add: (_name: string, data: unknown, opts: { jobId: string; delay: number }) => {
+      queued.push({ data, opts });
+      return Promise.resolve();
+    },
+  } as unknown as Queue;
+  const service = new WebhookDeliveryService(repository, sender, queue, config, silent);
+  return { service, recorded, queued, sent, id: row.id };
+}
+
+function ok(statusCode: number): SendResult {
+  return {
+    statusCode,
+    durationMs: 5,
+    error: statusCode < 300 ? null : `HTTP ${statusCode}`,
+    responseSnippet: 'ok',
+  };
+}
+
+describe('a webhook delivery try', () => {
+  it('a 2xx delivers it; nothing more is queued', async () => {
+    const { service, recorded, queued, id } = setup({}, ok(204));
+    await service.deliver(id, 1, postponeNever);
+    expect(recorded).toMatchObject([
+      { number: 1, statusCode: 204, status: 'delivered', disableReason: null },
+    ]);
+    expect(queued).toEqual([]);
+  });
+
+  it('another answer queues the next try on the schedule, with its own job id, and stays pending', async () => {
+    const { service, recorded, queued, id } = setup({ attemptCount: 1 }, ok(500));
+    await service.deliver(id, 2, postponeNever);
+    expect(queued).toEqual([
+      { data: { deliveryId: id, attempt: 3 }, opts: { jobId: `deliver_webhook.${id}.3`, delay: 2_000 } },
+    ]);
+    expect(recorded).toMatchObject([
+      { number: 2, statusCode: 500, status: 'pending', errorMessage: 'HTTP 500' },
+    ]);
+    expect(recorded[0]?.nextAttemptOn).toBeInstanceOf(Date);
+  });
+
+  it('no answer (timeout, refused) is retried the same way', async () => {
+    const { service, recorded, queued, id } = setup(
+      {},
+      { statusCode: null, durationMs: 15_000, error: 'no answer', responseSnippet: null },
+    );
+    await service.deliver(id, 1, postponeNever);
+    expect(queued).toHaveLength(1);
+    expect(recorded).toMatchObject([{ statusCode: null, status: 'pending' }]);
+  });
+
+  it('the last try’s failure ends it failed', async () => {
+    const { service, recorded, queued, id } = setup({ attemptCount: 2 }, ok(502));
+    await service.deliver(id, 3, postponeNever);
+    expect(queued).toEqual([]);
+    expect(recorded).toMatchObject([{ number: 3, status: 'failed', disableReason: null }]);
+  });
+
+  it('410 Gone ends it and turns the webhook off', async () => {
+    const { service, recorded, queued, id } = setup({}, ok(410));
+    await service.deliver(id, 1, postponeNever);
+    expect(queued).toEqual([]);
+    expect(recorded).toMatchObject([{ status: 'failed', disableReason: GONE_REASON }]);
+  });
+
+  it('does nothing for a try already recorded or a delivery no longer pending; an inactive webhook gets nothing', async () => {
+    for (const row of [{ attemptCount: 1 }, { status: 'delivered' as const }]) {
+      const { service, recorded, sent, id } = setup(row);
+      await service.deliver(id, 1, postponeNever);
+      expect([recorded, sent]).toEqual([[], []]);
+    }
+    const inactive = setup({ webhookActive: false });
+    await inactive.service.deliver(inactive.id, 1, postponeNever);
+    expect(inactive.sent).toEqual([]);
+    expect(inactive.recorded).toMatchObject([{ status: 'failed', statusCode: null, judged: false }]);
+  });
+});
+
+describe('the per-endpoint bound', () => {
+  it('a try to a webhook with its tries in flight waits as a delayed job; the slot frees when the try ends', async () => {
+    let answer: (result: SendResult) => void = () => undefined;
+    const hanging = new Promise<SendResult>((resolve) => (answer = resolve));
+    const { service, recorded, sent, id } = setup({}, () => hanging);
+    const first = service.deliver(id, 1, postponeNever);
+    const postponed: number[] = [];
+    const postpone = (at: number): Promise<never> => {
+      postponed.push(at);
+      return Promise.reject(new Error('postponed'));
+    };
+    await expect(service.deliver(id, 1, postpone)).rejects.toThrow('postponed');
+    expect(postponed).toHaveLength(1);
+    expect(postponed[0]).toBeGreaterThanOrEqual(Date.now() + 400);
+    expect(sent).toHaveLength(1);
+    answer(ok(200));
+    await first;
+    expect(recorded).toMatchObject([{ status: 'delivered' }]);
+  });
+});
+
+describe('the Authorization header from auth_token', () => {
+  it('is sent as given with a scheme, with Bearer in front without one', () => {
+    expect(authorizationOf('Bearer mytoken')).toBe('Bearer mytoken');
+    expect(authorizationOf('Basic dXNlcjpwYXNz')).toBe('Basic dXNlcjpwYXNz');
+    expect(authorizationOf('mytoken')).toBe('Bearer mytoken');
+  });
+});

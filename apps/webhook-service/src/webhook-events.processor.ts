@@ -1,0 +1,46 @@
+import { Processor } from '@nestjs/bullmq';
+import { Inject } from '@nestjs/common';
+import type { Job } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { WEBHOOK_EVENTS_QUEUE, type QueueJob } from '@kessai/contracts';
+import { postponeJob, QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookDispatchService } from './webhook-dispatch.service';
+
+/** webhook-service's worker of the webhook-events queue: each job to its use case. */
+@Processor(WEBHOOK_EVENTS_QUEUE.name)
+export class WebhookEventsProcessor extends QueueProcessor<typeof WEBHOOK_EVENTS_QUEUE> {
+  readonly queue = WEBHOOK_EVENTS_QUEUE;
+
+  constructor(
+    private readonly dispatcher: WebhookDispatchService,
+    private readonly deliveries: WebhookDeliveryService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {
+    super();
+  }
+
+  workerOptions(): ProcessorWorkerOptions {
+    return {
+      // the global cap: tries (and dispatches) in flight at once in this process, all endpoints together
+      concurrency: this.config.WEBHOOK_WORKER_CONCURRENCY,
+      lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
+      stalledInterval: this.config.WEBHOOK_JOB_LOCK_MS,
+    };
+  }
+
+  protected handle(job: QueueJob<typeof WEBHOOK_EVENTS_QUEUE>, raw: Job, token?: string): Promise<void> {
+    switch (job.name) {
+      case 'dispatch_event':
+        return this.dispatcher.dispatch(job.data.eventId);
+      case 'replay_delivery':
+        return this.deliveries.replay(job.data.aggregateId, (at) => postponeJob(raw, token, at));
+      case 'deliver_webhook':
+        return this.deliveries.deliver(job.data.deliveryId, job.data.attempt, (at) =>
+          postponeJob(raw, token, at),
+        );
+      default:
+        return unhandledJob(job);
+    }
+  }
+}

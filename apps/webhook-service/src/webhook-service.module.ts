@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { WebhookData } from './webhook-data';
+import { WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookDispatchService } from './webhook-dispatch.service';
+import { WebhookEventsProcessor } from './webhook-events.processor';
+import { WebhookSender } from './webhook-sender';
+import { WebhookSweeper } from './webhook-sweeper';
+
+/**
+ * Webhook delivery (docs/webhooks.md): the webhook-events queue's processor, dispatch, tries and the
+ * HTTP sender, the sweep of deliveries whose job was lost. The config, Postgres (WebhooksRepository and the resources' repositories), Redis,
+ * BullMQ and the logger come from the worker service's root.
+ */
+@Module({
+  providers: [
+    WebhookData,
+    WebhookSender,
+    WebhookDispatchService,
+    WebhookDeliveryService,
+    WebhookEventsProcessor,
+    WebhookSweeper,
+  ],
+})
+export class WebhookServiceModule {}

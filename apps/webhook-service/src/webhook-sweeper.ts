@@ -1,0 +1,67 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { jobId, WEBHOOK_EVENTS_QUEUE, type DeliveryJobData } from '@kessai/contracts';
+import { WebhooksRepository } from '@kessai/db';
+import { LOGGER, type Logger } from '@kessai/observability';
+
+const BATCH = 500;
+
+/**
+ * Every WEBHOOK_SWEEP_INTERVAL_MS, queues again the next try of every delivery still pending
+ * WEBHOOK_STALE_SECONDS after that try was due: its job was lost (a Redis without persistence, a
+ * flushed queue). The rows are the state, so nothing is lost with Redis. Safe in any number of
+ * replicas: one job id per delivery, try and time bucket; a try that runs twice is recorded once.
+ */
+@Injectable()
+export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly #intervalMs: number;
+  readonly #staleSeconds: number;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    @InjectQueue(WEBHOOK_EVENTS_QUEUE.name) private readonly queue: Queue,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.#intervalMs = config.WEBHOOK_SWEEP_INTERVAL_MS;
+    this.#staleSeconds = config.WEBHOOK_STALE_SECONDS;
+  }
+
+  onApplicationBootstrap() {
+    this.#timer = setInterval(() => {
+      this.#sweeping ??= this.sweep()
+        .then(() => undefined)
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'webhook sweep failed'))
+        .finally(() => (this.#sweeping = undefined));
+    }, this.#intervalMs);
+  }
+
+  /** One pass; resolves to how many deliveries it queued again. */
+  async sweep(): Promise<number> {
+    const stale = await this.webhooks.findStaleDeliveries(this.#staleSeconds, BATCH);
+    if (stale.length === 0) return 0;
+    const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
+    await this.queue.addBulk(
+      stale.map(({ id, attemptCount }) => {
+        const attempt = String(attemptCount + 1);
+        const data: DeliveryJobData = { deliveryId: id, attempt: attemptCount + 1 };
+        return {
+          name: 'deliver_webhook',
+          data,
+          opts: { jobId: jobId('deliver_webhook', id, attempt, 'sweep', bucket) },
+        };
+      }),
+    );
+    this.logger.warn({ deliveries: stale.length }, 'webhook deliveries queued again (their job was lost)');
+    return stale.length;
+  }
+
+  async onModuleDestroy() {
+    clearInterval(this.#timer);
+    await this.#sweeping;
+  }
+}

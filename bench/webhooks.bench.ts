@@ -1,0 +1,208 @@
+/**
+ * Webhook deliveries end to end on this machine (issue 14): a burst of `charge_finished` events
+ * committed to the outbox at once, relayed and dispatched by a real webhook-service process, each
+ * delivered signed to a local keep-alive receiver; next to an in-run floor: a bare loop POSTing the
+ * same bodies to the same receiver with the same HTTP client (node:http, a keep-alive Agent) at the
+ * same concurrency, signing each as the sender does. Everything is co-located with Postgres and
+ * Redis; webhook-service runs from source (ts-node, transpile-only), its code as in production.
+ *
+ *   npm run bench:webhooks
+ *
+ * Settings (environment): BENCH_EVENTS (10000), BENCH_WEBHOOKS (8: store webhooks, one per store,
+ * each subscribed to charge_finished; every event is for one of them), BENCH_CONCURRENCY (64: the
+ * floor's, and webhook-service's WEBHOOK_WORKER_CONCURRENCY), BENCH_ENDPOINT_CONCURRENCY (8:
+ * WEBHOOK_ENDPOINT_CONCURRENCY), TEST_DATABASE_URL (its server hosts the scratch database).
+ */
+import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { insertCardToken, startWorkerProcess, TestEnvironment, type SpawnedApp } from '@kessai/testing';
+import globalSetup from '../test/global-setup';
+import { percentile } from './load';
+
+const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const EVENTS = num('BENCH_EVENTS', 10_000);
+const WEBHOOKS = num('BENCH_WEBHOOKS', 8);
+const CONCURRENCY = num('BENCH_CONCURRENCY', 64);
+const ENDPOINT_CONCURRENCY = num('BENCH_ENDPOINT_CONCURRENCY', 8);
+
+process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
+
+/** A keep-alive receiver answering 200 at once, noting when each request arrived. */
+class Receiver {
+  readonly arrivals: number[] = [];
+  bodies: string[] = [];
+  readonly #server = http.createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      this.arrivals.push(Date.now());
+      if (this.bodies.length < 100) this.bodies.push(Buffer.concat(chunks).toString('utf8'));
+      response.end('ok');
+    });
+  });
+  url = '';
+
+  async start(): Promise<void> {
+    this.#server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    this.#server.closeAllConnections();
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+async function waitFor(what: string, check: () => boolean | Promise<boolean>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The floor: `count` signed POSTs of `bodies` (round robin), `concurrency` at a time, one keep-alive Agent. */
+async function floor(url: string, bodies: string[], count: number, concurrency: number, secret: string) {
+  const agent = new http.Agent({ keepAlive: true });
+  const signer = new StandardWebhook(secret);
+  let next = 0;
+  const started = Date.now();
+  const worker = async () => {
+    for (;;) {
+      const i = next++;
+      if (i >= count) return;
+      const body = bodies[i % bodies.length];
+      const id = `msg_${i}`;
+      const now = new Date();
+      await new Promise<void>((resolve, reject) => {
+        const request = http.request(url, {
+          method: 'POST',
+          agent,
+          headers: {
+            'content-type': 'application/json',
+            'content-length': String(Buffer.byteLength(body)),
+            'webhook-id': id,
+            'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+            'webhook-signature': signer.sign(id, now, body),
+          },
+        });
+        request.on('response', (response) => {
+          response.resume();
+          response.on('end', resolve);
+        });
+        request.on('error', reject);
+        request.end(body);
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return count / ((Date.now() - started) / 1000);
+}
+
+async function main() {
+  await globalSetup();
+  const env = await TestEnvironment.create();
+  const receiver = new Receiver();
+  await receiver.start();
+  let service: SpawnedApp | undefined;
+  try {
+    const merchant = await env.admin.createMerchant({
+      name: 'Bench',
+      email: `bench-${Date.now()}@example.test`,
+    });
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const stores: { id: string; tokenId: string }[] = [];
+    for (let i = 0; i < WEBHOOKS; i++) {
+      const store = await env.admin.createStore({ merchantId: merchant.id, name: `Bench store ${i}` });
+      await env.prisma.webhook.create({
+        data: {
+          merchantId: merchant.id,
+          storeId: store.id,
+          url: `${receiver.url}/hook/${i}`,
+          triggers: ['charge_finished'],
+          authToken: 'bench-token',
+          signingSecret: secret,
+        },
+      });
+      const tokenId = await insertCardToken(
+        env,
+        { merchantId: merchant.id, storeId: store.id },
+        {
+          cardNumber: '4000056655665556',
+        },
+      );
+      stores.push({ id: store.id, tokenId });
+    }
+    // the charges the events are about (successful, as charge-service leaves them)
+    for (const [i, store] of stores.entries()) {
+      const count = Math.floor(EVENTS / WEBHOOKS) + (i < EVENTS % WEBHOOKS ? 1 : 0);
+      await env.prisma.$executeRawUnsafe(
+        `INSERT INTO charges (merchant_id, store_id, transaction_token_id, transaction_token_type, mode,
+                              status, requested_amount, requested_currency, charged_amount, charged_currency,
+                              capture_status, processor_reference)
+         SELECT $1::uuid, $2::uuid, $3::uuid, 'one_time', 'test', 'successful', 1000 + g, 'JPY', 1000 + g,
+                'JPY', 'captured', 'bench-' || g
+           FROM generate_series(1, $4::int) g`,
+        merchant.id,
+        store.id,
+        store.tokenId,
+        count,
+      );
+    }
+
+    ({ app: service } = await startWorkerProcess('apps/webhook-service/src/main.ts', {
+      ...env.variables,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_WORKER_CONCURRENCY: String(CONCURRENCY),
+      WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
+    }));
+
+    // the burst: every charge's charge_finished committed in one transaction
+    const committed = await env.prisma.$queryRawUnsafe<{ at: Date }[]>(
+      `WITH events AS (
+         INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload)
+         SELECT merchant_id, store_id, 'charge', id, 'charge_finished',
+                jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', 'successful')
+           FROM charges
+         RETURNING created_on)
+       SELECT max(created_on) AS at FROM events`,
+    );
+    const commitAt = committed[0].at.getTime();
+    await waitFor('every delivery', () => receiver.arrivals.length >= EVENTS, 600_000);
+    const last = Math.max(...receiver.arrivals);
+    const latencies = receiver.arrivals.map((at) => at - commitAt).sort((a, b) => a - b);
+    const rate = EVENTS / ((last - commitAt) / 1000);
+    const delivered = await env.prisma.webhookDelivery.count({ where: { status: 'delivered' } });
+    const extra = receiver.arrivals.length - EVENTS;
+
+    const floorRate = await floor(`${receiver.url}/floor`, receiver.bodies, EVENTS, CONCURRENCY, secret);
+
+    console.log(
+      `\nwebhook deliveries: ${EVENTS} charge_finished events committed at once, ${WEBHOOKS} store webhooks, ` +
+        `1 webhook-service (WEBHOOK_WORKER_CONCURRENCY ${CONCURRENCY}, WEBHOOK_ENDPOINT_CONCURRENCY ${ENDPOINT_CONCURRENCY})\n`,
+    );
+    console.log('| measure | per second | p50 ms | p99 ms | notes |');
+    console.log('|---|---|---|---|---|');
+    console.log(
+      `| deliveries (commit → received, the whole burst) | ${Math.round(rate)} | ${percentile(latencies, 50)} | ${percentile(latencies, 99)} | ${delivered} rows delivered, ${extra} extra requests |`,
+    );
+    console.log(
+      `| floor: bare signed POSTs, same client and concurrency | ${Math.round(floorRate)} | | | ${EVENTS} requests |`,
+    );
+    console.log(`\ndeliveries / floor: ${Math.round((rate / floorRate) * 100)} %`);
+  } finally {
+    await service?.stop();
+    await receiver.close();
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,115 @@
+import type { ProcessingMode } from '../generated/prisma/enums';
+import type { Prisma } from '../generated/prisma/client';
+import {
+  tokenThreeDsNoticeReceivedSql,
+  tokenThreeDsRequestedSql,
+  tokenThreeDsUpdatedSql,
+} from '../outbox/event-sql';
+import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
+import { defineStatement, pg } from './statement';
+
+/**
+ * A card token's 3-D Secure (docs/transaction-tokens.md, "3-D Secure"): its state is the token's
+ * `data.three_ds` object; every change is conditional on the status and attempt it was read in.
+ */
+
+/** What charge-service needs to authenticate a card token: its 3-D Secure, card and vault row. */
+export const FIND_TOKEN_THREE_DS = defineStatement({
+  name: 'token_three_ds_find',
+  params: { id: pg.uuid },
+  columns: {
+    id: pg.text,
+    mode: pg.textOf<ProcessingMode>(),
+    active: pg.bool,
+    data: pg.jsonb<Prisma.JsonValue>(),
+    key_id: pg.nullable(pg.text),
+    iv: pg.nullable(pg.bytea),
+    ciphertext: pg.nullable(pg.bytea),
+    auth_tag: pg.nullable(pg.bytea),
+  },
+  text: (p) => `
+    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data,
+           v.key_id, v.iv, v.ciphertext, v.auth_tag
+      FROM transaction_tokens t
+      LEFT JOIN card_vault v ON v.transaction_token_id = t.id
+     WHERE t.id = ${p.id} AND t.payment_type = 'card'`,
+});
+
+/**
+ * Replaces the token's `data.three_ds` with `threeDs` while its status and attempt are still the ones
+ * read (`fromStatus` null: none), writing token_three_ds_updated when the status or `enabled`
+ * changes and, with `requested`, token_three_ds_requested (charge-service authenticates). The
+ * correlation is the request's, else the cause event's. No row when the token moved meanwhile.
+ */
+export const UPDATE_TOKEN_THREE_DS = defineStatement({
+  name: 'token_three_ds_update',
+  params: {
+    id: pg.uuid,
+    fromStatus: pg.nullable(pg.text),
+    fromAttempt: pg.int4,
+    threeDs: pg.jsonb<unknown>(),
+    requested: pg.bool,
+    correlationId: pg.nullable(pg.text),
+    causeEventId: pg.nullable(pg.uuid),
+  },
+  columns: { id: pg.text, changed: pg.bool },
+  text: (p) => `
+    WITH old AS (
+      SELECT id, data->'three_ds' AS three_ds
+        FROM transaction_tokens
+       WHERE id = ${p.id} AND payment_type = 'card'
+         AND data->'three_ds'->>'status' IS NOT DISTINCT FROM ${p.fromStatus}
+         AND COALESCE((data->'three_ds'->>'attempt')::int, 0) = ${p.fromAttempt}
+         FOR UPDATE
+    ), token AS (
+      UPDATE transaction_tokens t
+         SET data = jsonb_set(t.data, '{three_ds}', ${p.threeDs}), updated_on = now()
+        FROM old
+       WHERE t.id = old.id
+      RETURNING t.id, t.merchant_id, t.store_id, t.data,
+                (old.three_ds->>'status' IS DISTINCT FROM t.data->'three_ds'->>'status'
+                 OR old.three_ds->>'enabled' IS DISTINCT FROM t.data->'three_ds'->>'enabled') AS changed
+    ), updated_event AS (
+      ${outboxInsertFrom('token', {
+        aggregateType: 'transaction_token',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: tokenThreeDsUpdatedSql(),
+        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
+        where: 'changed',
+      })}
+    ), requested_event AS (
+      ${outboxInsertFrom('token', {
+        aggregateType: 'transaction_token',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: tokenThreeDsRequestedSql(),
+        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
+        where: p.requested,
+      })}
+    )
+    SELECT id::text AS id, changed FROM token`,
+});
+
+/**
+ * The processor's notice about a card token's authentication (POST /processor/callbacks), as a
+ * token_three_ds_notice_received command; no row when the token is not ours.
+ */
+export const RECORD_TOKEN_THREE_DS_NOTICE = defineStatement({
+  name: 'token_three_ds_record_notice',
+  params: { id: pg.uuid, noticeId: pg.text, status: pg.text, correlationId: pg.nullable(pg.text) },
+  columns: { id: pg.text },
+  text: (p) => `
+    ${outboxInsertFrom('transaction_tokens', {
+      aggregateType: 'transaction_token',
+      aggregateId: 'id',
+      merchantId: 'merchant_id',
+      storeId: 'store_id',
+      event: tokenThreeDsNoticeReceivedSql({ noticeId: p.noticeId, status: p.status }),
+      correlationId: p.correlationId,
+      where: `id = ${p.id} AND payment_type = 'card' AND data->'three_ds' IS NOT NULL AND data->'three_ds' <> 'null'::jsonb`,
+    })}
+    RETURNING aggregate_id::text AS id`,
+});

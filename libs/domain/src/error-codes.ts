@@ -1,0 +1,85 @@
+/**
+ * Every `code` the API's error envelope can carry, under the HTTP status it is answered with
+ * (api-reference §2.2–§2.4). The domain error classes accept only the codes of their status, so a
+ * code thrown anywhere is one of these and the compiler points here when a new one appears: add it
+ * under its status, spelled as the SDK's `ResponseErrorCode` spells it. A code the SDK does not know
+ * goes on CODES_OUTSIDE_THE_SDK with the reason (docs/decisions/0009-error-codes-as-the-sdk-knows-them.md);
+ * apps/gateway/src/http/error-codes.spec.ts checks both lists against the SDK and the reference.
+ */
+export const ERROR_CODES = {
+  400: [
+    // a 4xx Fastify raises with a status that has no code of its own
+    'BAD_REQUEST',
+    'VALIDATION_ERROR',
+    'RESOURCE_LIMIT_REACHED',
+    'ALREADY_CAPTURED',
+    'CANNOT_UPDATE_TRANSACTION_TOKEN',
+    'CAPTURE_AMOUNT_TOO_LARGE',
+    'CAPTURE_ONLY_FOR_CARD_PAYMENT',
+    'CANCEL_NOT_ALLOWED',
+    'CANNOT_REFUND_UNSUCCESSFUL_CHARGE',
+    'CARD_BRAND_NOT_SUPPORTED',
+    'CARD_PROCESSING_DISABLED',
+    'CHARGE_AMOUNT_TOO_HIGH',
+    'CHARGE_AMOUNT_TOO_LOW',
+    'CONFIRMATION_REQUIRES_EMAIL',
+    'CURRENCY_MUST_MATCH_CHARGE',
+    'FORBIDDEN_QR_GATEWAY',
+    'INVALID_CHARGE_STATUS',
+    'INVALID_THREE_DS_STATUS',
+    'INVALID_TOKEN',
+    'INVALID_TOKEN_TYPE',
+    'NO_TEST_CARD_IN_LIVE_MODE',
+    'NOT_ONLINE_CHARGE',
+    'ONLINE_PROCESSING_DISABLED',
+    'PAYMENT_TYPE_NOT_ALLOWED',
+    'PROCESSING_MODE_MISMATCH',
+    'QR_PROCESSING_DISABLED',
+    'RECURRING_TOKEN_DISABLED',
+    'RECURRING_TOKEN_NOT_ALLOWED',
+    'RECURRING_USAGE_LIMIT_REQUIRED',
+    'REFUND_NOT_WITHIN_BOUNDS',
+    'THREE_DS_COULD_NOT_BE_COMPLETED',
+    'TOKEN_MUST_BE_CONFIRMED',
+    'TRANSACTION_ALREADY_PROCESSED',
+    'USAGE_LIMIT_NOT_APPLICABLE',
+    'WRONG_CONFIRMATION_CODE',
+  ],
+  401: [
+    'NOT_AUTHORIZED',
+    'AUTH_HEADER_MISSING',
+    'EXPIRED_LOGIN_TOKEN',
+    'INVALID_APP_TOKEN',
+    'INVALID_CREDENTIALS',
+    'INVALID_DOMAIN',
+    'INVALID_LOGIN_TOKEN',
+  ],
+  403: ['FORBIDDEN', 'DIRECT_CARD_TOKEN_CREATION_DISABLED', 'INVALID_PERMISSIONS', 'OUTDATED_APP_TOKEN'],
+  404: ['NOT_FOUND'],
+  405: ['NOT_ALLOWED'],
+  409: ['CONFLICTED', 'EMAIL_EXISTS', 'IDEMPOTENCY_KEY_CONFLICT', 'STORE_EXISTS', 'WEBHOOK_URL_EXISTS'],
+  413: ['REQUEST_TOO_LARGE'],
+  415: ['UNSUPPORTED_MEDIA_TYPE'],
+  429: ['TOO_MANY_REQUESTS'],
+  500: ['INTERNAL_SERVER_ERROR', 'UNABLE_TO_GET_IDEMPOTENT_REQUEST'],
+  503: ['SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE_TRY_AGAIN'],
+} as const satisfies Record<number, readonly string[]>;
+
+export type ErrorStatus = keyof typeof ERROR_CODES;
+export type ErrorCodeOf<S extends ErrorStatus> = (typeof ERROR_CODES)[S][number];
+export type ErrorCode = ErrorCodeOf<ErrorStatus>;
+
+/**
+ * Codes kept although the SDK's `ResponseErrorCode` lacks them, and why (decision 0009). The SDK
+ * passes any code through untouched, with the HTTP status as `httpCode`.
+ */
+export const CODES_OUTSIDE_THE_SDK: Partial<Record<ErrorCode, string>> = {
+  DIRECT_CARD_TOKEN_CREATION_DISABLED:
+    "UnivaPay's own code for this refusal (its API catalogue lists it); only the node SDK's enum lacks it",
+  REQUEST_TOO_LARGE:
+    'HTTP 413, a status outside the reference and the SDK: no SDK code names a body over the limit, and ' +
+    'answering 400 VALIDATION_ERROR instead would hide the status proxies and HTTP clients act on',
+  UNSUPPORTED_MEDIA_TYPE:
+    'HTTP 415, a status outside the reference and the SDK: no SDK code names a body that is not JSON ' +
+    '(FILE_INVALID_TYPE is about uploaded files), and 400 would hide the status HTTP clients act on',
+};

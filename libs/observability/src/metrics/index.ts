@@ -1,0 +1,3 @@
+export * from './registry';
+export * from './metrics-access';
+export * from './scrape-cache';

@@ -1,0 +1,10 @@
+/**
+ * The resources as the API returns them (snake_case, api-reference §5): what the gateway answers and
+ * what webhook-service sends as a webhook's `data`, from one presenter each.
+ */
+export * from './optional-field';
+export * from './payment-error.presenter';
+export * from './charge.presenter';
+export * from './refund.presenter';
+export * from './cancel.presenter';
+export * from './transaction-token.presenter';

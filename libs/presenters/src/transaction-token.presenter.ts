@@ -1,0 +1,95 @@
+import type { TransactionToken, TransactionTokenListItem } from '@kessai/db';
+import { optionalField } from './optional-field';
+
+type Json = Record<string, unknown>;
+
+const asObject = (value: unknown): Json =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
+
+/**
+ * A card token's `cvv_authorize` (api-reference §5.1): `credentials_id` is required by the SDK's type,
+ * so it is always there (`null`: no CVV authorization has run against any processor credentials).
+ */
+function presentCvvAuthorize(value: unknown) {
+  const cvvAuthorize = asObject(value);
+  return {
+    enabled: cvvAuthorize.enabled ?? false,
+    status: cvvAuthorize.status ?? 'inactive',
+    credentials_id: cvvAuthorize.credentials_id ?? null,
+    ...optionalField('charge_id', cvvAuthorize.charge_id),
+    ...optionalField('currency', cvvAuthorize.currency),
+  };
+}
+
+/** A card token's `three_ds` as stored, field by field (all but `enabled` and `status` optional). */
+function presentThreeDs(value: unknown) {
+  if (value === null || value === undefined) return null;
+  const threeDs = asObject(value);
+  return {
+    enabled: threeDs.enabled ?? false,
+    status: threeDs.status ?? null,
+    ...optionalField('mode', threeDs.mode),
+    ...optionalField('redirect_endpoint', threeDs.redirect_endpoint),
+    ...optionalField('redirect_id', threeDs.redirect_id),
+    ...optionalField('error', threeDs.error),
+    ...optionalField('exempted', threeDs.exempted),
+  };
+}
+
+/**
+ * The response `data` of a token (api-reference §5.1), picked field by field from what was stored,
+ * so nothing stored for processing only (such as a qr_scan code) is ever shown. Optional fields
+ * without a value are left out rather than `null`.
+ */
+function presentData(token: TransactionToken): Json {
+  const data = asObject(token.data);
+  switch (token.paymentType) {
+    case 'card':
+      return {
+        card: data.card ?? null,
+        ...optionalField('billing', data.billing),
+        cvv_authorize: presentCvvAuthorize(data.cvv_authorize),
+        ...optionalField('three_ds', presentThreeDs(data.three_ds)),
+      };
+    case 'online':
+      return {
+        brand: data.brand ?? null,
+        ...optionalField('call_method', data.call_method),
+        ...optionalField('user_identifier', data.user_identifier),
+        ...optionalField('gateway', data.gateway),
+      };
+    case 'qr_scan':
+      return { brand: data.brand ?? null, ...optionalField('gateway', data.gateway) };
+    case 'konbini':
+    case 'apple_pay':
+    case 'paidy':
+    case 'qr_merchant':
+    case 'bank_transfer':
+      return {};
+  }
+}
+
+export function presentToken(token: TransactionToken) {
+  return {
+    id: token.id,
+    store_id: token.storeId,
+    email: token.email,
+    active: token.active,
+    mode: token.mode,
+    type: token.type,
+    payment_type: token.paymentType,
+    usage_limit: token.usageLimit,
+    ...optionalField('confirmed', token.confirmed),
+    ...optionalField('previous_id', token.previousId),
+    used_count: token.usedCount,
+    created_on: token.createdOn.toISOString(),
+    updated_on: token.updatedOn.toISOString(),
+    last_used_on: token.lastUsedOn?.toISOString() ?? null,
+    data: presentData(token),
+    metadata: token.metadata ?? {},
+  };
+}
+
+export function presentTokenListItem(token: TransactionTokenListItem) {
+  return { ...presentToken(token), merchant_name: token.store.merchant.name, store_name: token.store.name };
+}

@@ -1,0 +1,134 @@
+import type { CardBrand } from '@kessai/cards';
+
+/**
+ * The store and merchant `configuration` object (api-reference §5.8): the keys Kessai honours, in
+ * wire form (snake_case). docs/configuration.md says what each one does.
+ */
+
+export const RECURRING_TOKEN_PRIVILEGES = ['none', 'bounded', 'infinite'] as const;
+export type RecurringTokenPrivilege = (typeof RECURRING_TOKEN_PRIVILEGES)[number];
+
+/** The QRGateway enum (api-reference §5.12): the operators a scanned code is paid through. */
+export const QR_GATEWAYS = [
+  'aeon_pay',
+  'alipay',
+  'alipay_connect',
+  'alipay_connect_mpm',
+  'alipay_connect_cpm',
+  'alipay_merchant_qr',
+  'alipay_plus',
+  'alipay_plus_mpm',
+  'alipay_plus_cpm',
+  'au_pay',
+  'bartong',
+  'boost',
+  'bpi',
+  'd_barai',
+  'd_barai_mpm',
+  'ginko_pay',
+  'hellomoney',
+  'jkopay',
+  'line_pay',
+  'merpay',
+  'qq',
+  'origami',
+  'pay_pay',
+  'pay_pay_merchant',
+  'rabbit_line_pay',
+  'rakuten_pay',
+  'rakuten_pay_merchant',
+  'via',
+  'we_chat',
+  'we_chat_mpm',
+] as const;
+export type QrGateway = (typeof QR_GATEWAYS)[number];
+
+/** card_brand_percent_fees' keys (api-reference §5.8), and the CardBrand each stands for. */
+export const FEE_CARD_BRANDS = {
+  american_express: 'american_express',
+  diners_club: 'diners_club',
+  discover: 'discover',
+  jcb: 'jcb',
+  maestro: 'maestro',
+  mastercard: 'mastercard',
+  union_pay: 'unionpay',
+  visa: 'visa',
+} as const satisfies Record<string, CardBrand>;
+export type FeeCardBrand = keyof typeof FEE_CARD_BRANDS;
+
+export interface AmountWithCurrency {
+  /** minor units */
+  amount: number;
+  /** ISO 4217, upper case */
+  currency: string;
+}
+
+export interface SubscriptionConfiguration {
+  enabled: boolean;
+  failed_charges_to_cancel: number;
+  suspend_on_cancel: boolean;
+  allow_merchant_amount_patch: boolean;
+  allow_merchant_due_date_patch: boolean;
+}
+
+/** A configuration with every key set: what a store (or merchant) is held to. */
+export interface StoreConfiguration {
+  card_configuration: { enabled: boolean; forbidden_card_brands: CardBrand[] };
+  qr_scan_configuration: { enabled: boolean; forbidden_qr_scan_gateways: QrGateway[] };
+  online_configuration: { enabled: boolean };
+  minimum_charge_amounts: AmountWithCurrency[];
+  maximum_charge_amounts: AmountWithCurrency[];
+  recurring_token_configuration: { recurring_type: RecurringTokenPrivilege };
+  /** stored and presented; the subscriptions issue consumes it */
+  subscription_configuration: SubscriptionConfiguration;
+  /** percent of the charged amount, at most 4 decimals */
+  percent_fee: number;
+  /** a brand's percent instead of percent_fee for card charges of that brand */
+  card_brand_percent_fees: Partial<Record<FeeCardBrand, number>>;
+  flat_fees: AmountWithCurrency[];
+  /** ISO 3166-1 alpha-2 */
+  country: string;
+  /** IANA time zone */
+  display_time_zone: string;
+  language: string;
+}
+
+/** The nested objects of a configuration: merged key by key, where everything else is replaced whole. */
+export const OBJECT_KEYS = [
+  'card_configuration',
+  'qr_scan_configuration',
+  'online_configuration',
+  'recurring_token_configuration',
+  'subscription_configuration',
+  'card_brand_percent_fees',
+] as const satisfies readonly (keyof StoreConfiguration)[];
+
+/** Fees are the operator's terms: set through the admin CLI, never by the merchant's own API calls. */
+export const OPERATOR_ONLY_KEYS = [
+  'percent_fee',
+  'card_brand_percent_fees',
+  'flat_fees',
+] as const satisfies readonly (keyof StoreConfiguration)[];
+
+/** What every store is held to until its merchant or itself says otherwise. */
+export const DEFAULT_CONFIGURATION: StoreConfiguration = {
+  card_configuration: { enabled: true, forbidden_card_brands: [] },
+  qr_scan_configuration: { enabled: true, forbidden_qr_scan_gateways: [] },
+  online_configuration: { enabled: true },
+  minimum_charge_amounts: [],
+  maximum_charge_amounts: [],
+  recurring_token_configuration: { recurring_type: 'infinite' },
+  subscription_configuration: {
+    enabled: true,
+    failed_charges_to_cancel: 3,
+    suspend_on_cancel: false,
+    allow_merchant_amount_patch: false,
+    allow_merchant_due_date_patch: false,
+  },
+  percent_fee: 0,
+  card_brand_percent_fees: {},
+  flat_fees: [],
+  country: 'JP',
+  display_time_zone: 'Asia/Tokyo',
+  language: 'JA_JP',
+};

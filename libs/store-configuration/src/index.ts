@@ -1,0 +1,4 @@
+export * from './configuration';
+export * from './schema';
+export * from './merge';
+export * from './charge-rules';

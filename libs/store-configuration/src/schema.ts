@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { CARD_BRANDS } from '@kessai/cards';
+import { isKnownCurrency, percentToPpm } from '@kessai/domain';
+import {
+  FEE_CARD_BRANDS,
+  OPERATOR_ONLY_KEYS,
+  QR_GATEWAYS,
+  RECURRING_TOKEN_PRIVILEGES,
+  type FeeCardBrand,
+} from './configuration';
+
+/**
+ * The input of a configuration change, in wire form: every key optional, `null` removing a layer's
+ * own value (the store then follows its merchant, the merchant the defaults). Keys Kessai does not
+ * honour are refused (FORBIDDEN_PARAMETER) rather than stored as decoration. Reasons name the field
+ * only, never a value.
+ */
+
+const reason = (name: string) => ({ params: { reason: name } });
+
+/** The API's amount range (POST /charges): 1 to 9,999,999,999 minor units. */
+const MAX_AMOUNT = 9_999_999_999;
+
+const currency = z
+  .string()
+  .regex(/^[A-Za-z]{3}$/)
+  .transform((v) => v.toUpperCase())
+  .refine(isKnownCurrency, reason('UNSUPPORTED_CURRENCY'));
+
+const amountsWithCurrency = (min: number) =>
+  z
+    .array(z.object({ amount: z.number().int().min(min).max(MAX_AMOUNT), currency }).strict())
+    .max(200)
+    .superRefine((items, ctx) => {
+      const seen = new Set<string>();
+      items.forEach((item, i) => {
+        if (seen.has(item.currency))
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: [i, 'currency'],
+            ...reason('NO_DUPLICATE_CURRENCIES'),
+          });
+        seen.add(item.currency);
+      });
+    });
+
+const percent = z.number().refine((v) => percentToPpm(v) !== null, reason('INVALID_PERCENT_FEE'));
+
+const unique = <T extends string>(values: readonly [T, ...T[]]) =>
+  z
+    .array(z.enum(values))
+    .max(values.length)
+    .transform((items) => [...new Set(items)]);
+
+const timeZone = z.string().refine((zone) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}, reason('INVALID_TIME_ZONE'));
+
+const layer = {
+  card_configuration: z
+    .object({
+      enabled: z.boolean().nullish(),
+      forbidden_card_brands: unique(CARD_BRANDS).nullish(),
+    })
+    .strict()
+    .nullish(),
+  qr_scan_configuration: z
+    .object({
+      enabled: z.boolean().nullish(),
+      forbidden_qr_scan_gateways: unique(QR_GATEWAYS).nullish(),
+    })
+    .strict()
+    .nullish(),
+  online_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
+  minimum_charge_amounts: amountsWithCurrency(1).nullish(),
+  maximum_charge_amounts: amountsWithCurrency(1).nullish(),
+  recurring_token_configuration: z
+    .object({ recurring_type: z.enum(RECURRING_TOKEN_PRIVILEGES).nullish() })
+    .strict()
+    .nullish(),
+  subscription_configuration: z
+    .object({
+      enabled: z.boolean().nullish(),
+      failed_charges_to_cancel: z.number().int().min(1).max(100).nullish(),
+      suspend_on_cancel: z.boolean().nullish(),
+      allow_merchant_amount_patch: z.boolean().nullish(),
+      allow_merchant_due_date_patch: z.boolean().nullish(),
+    })
+    .strict()
+    .nullish(),
+  percent_fee: percent.nullish(),
+  card_brand_percent_fees: z
+    .object(
+      Object.fromEntries(Object.keys(FEE_CARD_BRANDS).map((key) => [key, percent.nullish()])) as Record<
+        FeeCardBrand,
+        z.ZodOptional<z.ZodNullable<typeof percent>>
+      >,
+    )
+    .strict()
+    .nullish(),
+  flat_fees: amountsWithCurrency(0).nullish(),
+  country: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/)
+    .transform((v) => v.toUpperCase())
+    .nullish(),
+  display_time_zone: timeZone.nullish(),
+  language: z
+    .string()
+    .regex(/^[A-Za-z]{2}_[A-Za-z]{2}$/)
+    .transform((v) => v.toUpperCase())
+    .nullish(),
+};
+
+/** A change as the operator makes it (admin CLI): every key, fees included. */
+export const operatorConfigurationPatchSchema = z.object(layer).strict();
+export type ConfigurationPatch = z.infer<typeof operatorConfigurationPatchSchema>;
+
+/** A change as a merchant makes it (PATCH /stores/{id}): fees are the operator's, refused here. */
+export const merchantConfigurationPatchSchema = operatorConfigurationPatchSchema
+  .omit(
+    Object.fromEntries(OPERATOR_ONLY_KEYS.map((key) => [key, true])) as Record<
+      (typeof OPERATOR_ONLY_KEYS)[number],
+      true
+    >,
+  )
+  .strict();

@@ -1,0 +1,141 @@
+// POST /stores and DELETE /stores/{id} (issue 18; docs/stores.md) through the official SDK and raw
+// HTTP: a merchant creates stores with its merchant-wide credentials; deleting one deactivates it —
+// gone from the API, its app tokens refused at once, its name free again — while its charges stay
+// readable with the merchant's credentials. The gateway runs in-process.
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Credentials } from '@kessai/testing';
+import {
+  GatewayClient,
+  listenLocally,
+  RELAXED_RATE_LIMITS,
+  sdkError,
+  sdkFor,
+  TestEnvironment,
+  type SeededMerchant,
+} from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+let env: TestEnvironment;
+let app: NestFastifyApplication;
+let baseUrl: string;
+let shop: SeededMerchant;
+let foreign: SeededMerchant;
+let merchantToken: Credentials;
+let foreignMerchantToken: Credentials;
+
+beforeAll(async () => {
+  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
+  app = await createGatewayApp(env.config);
+  baseUrl = await listenLocally(app);
+  shop = await env.seedPciMerchant('stores-shop');
+  foreign = await env.seedPciMerchant('stores-foreign');
+  merchantToken = await env.merchantToken(shop);
+  foreignMerchantToken = await env.merchantToken(foreign);
+});
+
+afterAll(async () => {
+  await env?.close(app);
+});
+
+const merchantSdk = () => sdkFor(baseUrl, merchantToken);
+
+describe('POST /stores', () => {
+  it('creates a store with the merchant’s credentials (201), with its configuration layer', async () => {
+    const created: any = await merchantSdk().stores.create({
+      name: 'Osaka branch',
+      configuration: { minimumChargeAmounts: [{ amount: 500, currency: 'JPY' }] } as any,
+    });
+    expect(created).toMatchObject({ merchantId: shop.merchant.id, name: 'Osaka branch' });
+    expect(created.configuration.minimumChargeAmounts).toEqual([{ amount: 500, currency: 'JPY' }]);
+    const read: any = await merchantSdk().stores.get(created.id);
+    expect(read).toMatchObject({ id: created.id, name: 'Osaka branch' });
+    const list: any = await merchantSdk().stores.list();
+    expect(list.items.map((store: any) => store.id)).toContain(created.id);
+  });
+
+  it('refuses a store token (403), a name in use (409), bad input (400) and a logo', async () => {
+    const api = new GatewayClient(baseUrl).as(merchantToken);
+    const storeToken = new GatewayClient(baseUrl).as(shop);
+    const cases: [GatewayClient, unknown, number, string][] = [
+      [storeToken, { name: 'From a store token' }, 403, 'INVALID_PERMISSIONS'],
+      [api, { name: shop.store.name }, 409, 'STORE_EXISTS'],
+      [api, {}, 400, 'VALIDATION_ERROR'],
+      [api, { name: '  ' }, 400, 'VALIDATION_ERROR'],
+      [api, { name: 'x'.repeat(101) }, 400, 'VALIDATION_ERROR'],
+      [api, { name: 'Logo', logo: 'aGVsbG8=' }, 400, 'VALIDATION_ERROR'],
+      [api, { name: 'Fees', configuration: { percent_fee: 0 } }, 400, 'VALIDATION_ERROR'],
+      [
+        api,
+        {
+          name: 'Bounds',
+          configuration: {
+            minimum_charge_amounts: [{ amount: 900, currency: 'JPY' }],
+            maximum_charge_amounts: [{ amount: 100, currency: 'JPY' }],
+          },
+        },
+        400,
+        'VALIDATION_ERROR',
+      ],
+    ];
+    for (const [client, json, status, code] of cases) {
+      const res = await client.request('/stores', { method: 'POST', json });
+      expect([json, res.status, res.body.code]).toEqual([json, status, code]);
+    }
+    expect(await env.prisma.store.count({ where: { merchantId: shop.merchant.id, name: 'Logo' } })).toBe(0);
+  });
+});
+
+describe('DELETE /stores/{id}', () => {
+  it('deactivates the store: 204, gone from the API, its app token refused, its charges kept', async () => {
+    const store: any = await merchantSdk().stores.create({ name: 'Pop-up' });
+    const storeToken = await env.admin.issueAppToken({
+      merchantId: shop.merchant.id,
+      storeId: store.id,
+      mode: 'test',
+      domains: [],
+    });
+    const storeApi = new GatewayClient(baseUrl).as(storeToken);
+    const charge = await storeApi.charge(await storeApi.cardToken(), { amount: 700 });
+    expect((await storeApi.request(`/stores/${store.id}`)).status).toBe(200);
+
+    const merchantApi = new GatewayClient(baseUrl).as(merchantToken);
+    const deleted = await merchantApi.request(`/stores/${store.id}`, { method: 'DELETE' });
+    expect(deleted.status).toBe(204);
+
+    expect((await sdkError(merchantSdk().stores.get(store.id))).httpCode).toBe(404);
+    const list: any = await merchantSdk().stores.list();
+    expect(list.items.map((s: any) => s.id)).not.toContain(store.id);
+    // the store's own credentials stop at once (this gateway had them cached)
+    expect((await storeApi.request(`/stores/${store.id}`)).status).toBe(401);
+    // nothing new can be made for it
+    expect(
+      (await merchantApi.request(`/stores/${store.id}/app_jwts`, { method: 'POST', json: {} })).status,
+    ).toBe(404);
+    expect(
+      (await merchantApi.request(`/stores/${store.id}`, { method: 'PATCH', json: { name: 'Back' } })).status,
+    ).toBe(404);
+    // the merchant's records stay: the charge is read with the merchant's credentials
+    const read = await merchantApi.request(`/charges/${charge.id}`);
+    expect([read.status, read.body.id]).toEqual([200, charge.id]);
+    const row = await env.prisma.store.findUniqueOrThrow({ where: { id: store.id } });
+    expect(row.deletedOn).toBeInstanceOf(Date);
+    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id, active: true } })).toBe(0);
+
+    // deleting again (here through the SDK) is a 404; the name may be used again
+    expect((await sdkError(merchantSdk().stores.delete(store.id))).httpCode).toBe(404);
+    const again: any = await merchantSdk().stores.create({ name: 'Pop-up' });
+    expect(again.id).not.toBe(store.id);
+    // and sdk.stores.delete resolves on the 204
+    await merchantSdk().stores.delete(again.id);
+    expect((await sdkError(merchantSdk().stores.get(again.id))).httpCode).toBe(404);
+  });
+
+  it('is for the merchant’s credentials only, and only for its own stores', async () => {
+    const storeApi = new GatewayClient(baseUrl).as(shop);
+    expect((await storeApi.request(`/stores/${shop.store.id}`, { method: 'DELETE' })).status).toBe(403);
+    const other = sdkFor(baseUrl, foreignMerchantToken);
+    expect((await sdkError(other.stores.delete(shop.store.id))).httpCode).toBe(404);
+    expect((await sdkError(other.stores.delete('not-a-uuid'))).httpCode).toBe(404);
+    expect((await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } })).deletedOn).toBeNull();
+  });
+});

@@ -1,0 +1,273 @@
+// A card token's own 3-D Secure through the official univapay-node SDK: the real gateway, a real
+// charge-service process, BullMQ, Postgres, Redis and the processor simulator over HTTP. The card is
+// authenticated once at tokenization (the issuer page of the simulator, its signed callback), and a
+// charge on the token is then refused or taken by what came of it.
+import { randomUUID } from 'node:crypto';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Queue } from 'bullmq';
+import {
+  CHARGES_QUEUE,
+  jobId,
+  TOKEN_THREE_DS_NOTICE_RECEIVED,
+  TOKEN_THREE_DS_UPDATED,
+} from '@kessai/contracts';
+import { PROCESSOR_SIGNATURE_HEADER, signProcessorCallback } from '@kessai/processor';
+import { bullOptions } from '@kessai/runtime';
+import {
+  APPROVED_TEST_CARD,
+  eventually,
+  listenLocally,
+  RELAXED_RATE_LIMITS,
+  sdkError,
+  sdkFor,
+  startWorkerProcess,
+  TestEnvironment,
+  waitForJobs,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+import { PaymentType, TransactionTokenType } from 'univapay-node';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../apps/processor-simulator/src/simulator-state';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+const THREE_DS_CARD = '4000000000003220';
+const NEXT_YEAR = new Date().getUTCFullYear() + 1;
+
+let env: TestEnvironment;
+let gateway: NestFastifyApplication;
+let chargeService: SpawnedApp;
+let simulator: ProcessorSimulator;
+let baseUrl: string;
+let shop: SeededMerchant;
+let foreign: SeededMerchant;
+let queue: Queue;
+
+const sdk = () => sdkFor(baseUrl, shop.storeToken);
+
+function threeDsToken(cardNumber: string, mode: 'normal' | 'force' | 'skip' = 'normal') {
+  return sdk().transactionTokens.create({
+    paymentType: PaymentType.CARD,
+    type: TransactionTokenType.RECURRING,
+    email: 'buyer@example.test',
+    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
+    threeDs: { mode, redirectEndpoint: 'https://shop.example.test/3ds-done' },
+  } as any) as Promise<any>;
+}
+
+const getToken = (id: string) => sdk().transactionTokens.get(shop.store.id, id) as Promise<any>;
+
+/** The token once its 3-D Secure status is `status` (charge-service works asynchronously). */
+const tokenWithStatus = (id: string, status: string) =>
+  eventually(
+    async () => {
+      const token = await getToken(id);
+      return token.data.threeDs?.status === status ? token : null;
+    },
+    { timeoutMs: 10_000, what: `token ${id} 3-D Secure ${status}` },
+  );
+
+/** What the cardholder does on the simulator's issuer page. */
+async function completeOnIssuerPage(tokenId: string, result: 'authenticated' | 'failed') {
+  const issuer: any = await sdk().transactionTokens.threeDsIssuerToken(shop.store.id, tokenId);
+  expect(issuer).toMatchObject({ paymentType: 'card' });
+  expect(issuer.issuerToken).toMatch(new RegExp(`^${simulator.url}/3ds/`));
+  const answer = await fetch(issuer.issuerToken, {
+    method: 'POST',
+    body: new URLSearchParams({ ...(issuer.payload ?? {}), result }),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    redirect: 'manual',
+  });
+  expect(answer.status).toBeLessThan(400);
+}
+
+const charge = (tokenId: string) =>
+  sdk().charges.create({ transactionTokenId: tokenId, amount: 1500, currency: 'JPY' }) as Promise<any>;
+const pollCharge = (id: string) =>
+  sdk().charges.poll(shop.store.id, id, undefined, undefined, {
+    successCondition: (c: any) => c.status !== 'pending' && c.status !== 'awaiting',
+  }) as Promise<any>;
+
+const updatedEvents = (tokenId: string) =>
+  env.prisma.outboxEvent.findMany({
+    where: { aggregateId: tokenId, eventType: TOKEN_THREE_DS_UPDATED },
+    orderBy: { sequence: 'asc' },
+  });
+
+beforeAll(async () => {
+  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
+  simulator = await startProcessorSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
+    callbackRetryBaseDelayMs: 50,
+  });
+  gateway = await createGatewayApp(env.config);
+  baseUrl = await listenLocally(gateway);
+  ({ app: chargeService } = await startWorkerProcess('apps/charge-service/src/main.ts', {
+    ...env.variables,
+    PROCESSOR_TEST_URL: simulator.url,
+    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
+    PROCESSOR_TIMEOUT_MS: '1000',
+  }));
+  shop = await env.seedPciMerchant('token-3ds-shop');
+  foreign = await env.seedPciMerchant('token-3ds-foreign');
+  queue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
+}, 90_000);
+
+afterAll(async () => {
+  await queue?.close();
+  await chargeService?.stop();
+  await simulator?.close();
+  await env?.close(gateway);
+});
+
+describe('token 3-D Secure through the univapay-node SDK', () => {
+  it('create with three_ds → issuer page → authenticated → successful → charged', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    expect(token.data.threeDs).toMatchObject({ enabled: true, status: 'pending', mode: 'normal' });
+    // not chargeable until the cardholder has authenticated
+    expect((await sdkError(charge(token.id))).code).toBe('INVALID_THREE_DS_STATUS');
+
+    await tokenWithStatus(token.id, 'awaiting');
+    await completeOnIssuerPage(token.id, 'authenticated');
+    const done = await tokenWithStatus(token.id, 'successful');
+    expect(done.data.threeDs).not.toHaveProperty('issuerToken');
+    expect(done.data.threeDs).not.toHaveProperty('attempt');
+    // the authentication's hold was voided, once; the page is not served any more
+    const reference = `${token.id}.three_ds.1`;
+    expect(operationStats(simulator.stats(), 'authorize', reference).executions).toBe(1);
+    expect(operationStats(simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+    expect((await sdkError(sdk().transactionTokens.threeDsIssuerToken(shop.store.id, token.id))).code).toBe(
+      'INVALID_THREE_DS_STATUS',
+    );
+
+    // the charge goes through without a second challenge (the authentication is provided)
+    const created = await charge(token.id);
+    expect((await pollCharge(created.id)).status).toBe('successful');
+    expect((await updatedEvents(token.id)).map((e) => e.payload)).toEqual([
+      { transaction_token_id: token.id, store_id: shop.store.id, status: 'awaiting', enabled: true },
+      { transaction_token_id: token.id, store_id: shop.store.id, status: 'successful', enabled: true },
+    ]);
+  });
+
+  it('a card the issuer lets through without a challenge is successful at once', async () => {
+    const token = await threeDsToken(APPROVED_TEST_CARD);
+    await tokenWithStatus(token.id, 'successful');
+    expect((await pollCharge((await charge(token.id)).id)).status).toBe('successful');
+  });
+
+  it('a failed authentication refuses the charge; enableThreeDs starts it again', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    await tokenWithStatus(token.id, 'awaiting');
+    await completeOnIssuerPage(token.id, 'failed');
+    const failed = await tokenWithStatus(token.id, 'failed');
+    expect(failed.data.threeDs.error).toMatchObject({ code: 358 });
+    expect((await sdkError(charge(token.id))).code).toBe('THREE_DS_COULD_NOT_BE_COMPLETED');
+
+    const again: any = await sdk().transactionTokens.enableThreeDs(shop.store.id, token.id);
+    expect(again).toMatchObject({ id: token.id, data: { threeDs: { enabled: true, status: 'pending' } } });
+    await tokenWithStatus(token.id, 'awaiting');
+    await completeOnIssuerPage(token.id, 'authenticated');
+    await tokenWithStatus(token.id, 'successful');
+    expect((await pollCharge((await charge(token.id)).id)).status).toBe('successful');
+    // the second attempt is a payment of its own at the processor
+    expect(operationStats(simulator.stats(), 'authorize', `${token.id}.three_ds.2`).executions).toBe(1);
+  });
+
+  it('disableThreeDs answers the token with a body and lets charges through; enable on success changes nothing', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    await tokenWithStatus(token.id, 'awaiting');
+    const disabled: any = await sdk().transactionTokens.disableThreeDs(shop.store.id, token.id);
+    expect(disabled).toMatchObject({ id: token.id, data: { threeDs: { enabled: false } } });
+    // without the token's 3-D Secure the charge is the charge's: this card is challenged there
+    const created = await charge(token.id);
+    expect(created.status).toBe('pending');
+
+    const plain = await threeDsToken(APPROVED_TEST_CARD);
+    await tokenWithStatus(plain.id, 'successful');
+    const before = (await updatedEvents(plain.id)).length;
+    const enabled: any = await sdk().transactionTokens.enableThreeDs(shop.store.id, plain.id);
+    expect(enabled.data.threeDs).toMatchObject({ enabled: true, status: 'successful' });
+    expect((await updatedEvents(plain.id)).length).toBe(before);
+  });
+
+  it('mode skip asks nothing of the processor', async () => {
+    const token = await threeDsToken(APPROVED_TEST_CARD, 'skip');
+    expect(token.data.threeDs).toMatchObject({ enabled: false, mode: 'skip' });
+    expect((await pollCharge((await charge(token.id)).id)).status).toBe('successful');
+    expect(operationStats(simulator.stats(), 'authorize', `${token.id}.three_ds.1`).requests).toBe(0);
+  });
+
+  it('a repeated signed notice is a command each time, and changes nothing once the token is final', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    await tokenWithStatus(token.id, 'awaiting');
+    await completeOnIssuerPage(token.id, 'authenticated');
+    await tokenWithStatus(token.id, 'successful');
+    const reference = `${token.id}.three_ds.1`;
+    const post = async (ref: string) => {
+      const body = JSON.stringify({
+        id: randomUUID(),
+        event: 'three_ds',
+        payment_id: 'sim_pay_repeat',
+        reference: ref,
+        status: 'authorized',
+        error: null,
+        occurred_on: new Date().toISOString(),
+      });
+      const answer = await fetch(`${baseUrl}/processor/callbacks`, {
+        method: 'POST',
+        body,
+        headers: {
+          'content-type': 'application/json',
+          [PROCESSOR_SIGNATURE_HEADER]: signProcessorCallback(body, env.config.PROCESSOR_CALLBACK_SECRET),
+        },
+      });
+      return answer.status;
+    };
+    expect(await post(reference)).toBe(204);
+    expect(await post(reference)).toBe(204);
+    // a token that is not ours
+    expect(await post(`${randomUUID()}.three_ds.1`)).toBe(404);
+
+    const notices = await eventually(async () => {
+      const events = await env.prisma.outboxEvent.findMany({
+        where: { aggregateId: token.id, eventType: TOKEN_THREE_DS_NOTICE_RECEIVED },
+      });
+      // the simulator's own notice and the two repeats
+      return events.length === 3 ? events : null;
+    });
+    const states = await waitForJobs(
+      queue,
+      notices.map((event) => jobId('authenticate_token', event.id)),
+      { timeoutMs: 10_000 },
+    );
+    expect(states).toEqual(['completed', 'completed', 'completed']);
+    expect((await updatedEvents(token.id)).map((e) => (e.payload as any).status)).toEqual([
+      'awaiting',
+      'successful',
+    ]);
+    expect(operationStats(simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+  });
+
+  it('another merchant reaches none of it (404)', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    await tokenWithStatus(token.id, 'awaiting');
+    const other = sdkFor(baseUrl, foreign.storeToken);
+    for (const call of [
+      other.transactionTokens.threeDsIssuerToken(shop.store.id, token.id),
+      other.transactionTokens.enableThreeDs(shop.store.id, token.id),
+      other.transactionTokens.disableThreeDs(shop.store.id, token.id),
+      other.transactionTokens.threeDsIssuerToken(foreign.store.id, token.id),
+      other.transactionTokens.enableThreeDs(foreign.store.id, token.id),
+      other.transactionTokens.disableThreeDs(foreign.store.id, token.id),
+    ]) {
+      const error = await sdkError(call);
+      expect(error).toMatchObject({ httpCode: 404, code: 'NOT_FOUND' });
+    }
+    expect((await getToken(token.id)).data.threeDs).toMatchObject({ enabled: true, status: 'awaiting' });
+  });
+});
