@@ -10,3 +10,12 @@ export function luhnValidRuns(text: string): string[] {
     .map((run) => run.replace(/[ -]/g, ''))
     .filter((digits) => digits.length >= 13 && digits.length <= 19 && passesLuhn(digits));
 }
+
+/**
+ * A pattern that finds `digits` standing alone — not inside a longer run of letters or digits. A CVV
+ * such as 987 occurs by chance inside random ids (a UUID's hex groups are 4–12 characters long), so a
+ * plain substring check fails at random; a CVV that leaked appears as a value of its own.
+ */
+export function standalone(digits: string): RegExp {
+  return new RegExp(`(?<![0-9A-Za-z])${digits}(?![0-9A-Za-z])`);
+}

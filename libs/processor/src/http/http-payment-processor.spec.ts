@@ -5,7 +5,7 @@ import { inspect } from 'node:util';
 import { AmountOutOfRangeError } from '../amounts';
 import { ProcessorRequestRejectedError, TransientProcessorError } from '../processor-errors';
 import { type AuthorizeRequest } from '../payment-processor';
-import { cardWith } from '@kessai/testing';
+import { cardWith, standalone } from '@kessai/testing';
 import { HttpPaymentProcessor } from './http-payment-processor';
 
 const PAN = '4000056655665556';
@@ -96,7 +96,7 @@ describe('HttpPaymentProcessor failure mapping', () => {
     expect(error).toMatchObject({ kind: 'network', retryable: true });
     const text = `${String(error)} ${inspect(error, { depth: 10 })} ${JSON.stringify(error)}`;
     expect(text).not.toContain(PAN);
-    expect(text).not.toContain('987');
+    expect(text).not.toMatch(standalone('987'));
   });
 
   it('times out a processor that does not answer in time', async () => {
