@@ -58,6 +58,7 @@ async function subscriptionOn(tokenId: string): Promise<string> {
       transactionTokenId: tokenId,
       mode: 'test',
       period: 'monthly',
+      scheduleCreatedAt: new Date(),
       amount: 1000n,
       currency: 'JPY',
     },

@@ -2,6 +2,7 @@ import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import { EVENT_CATALOGUE, eventRoutes, QUEUES, WEBHOOK_EVENT_TYPES, type EventType } from './events';
 import { InvalidJobError, jobId, parseJob } from './queues';
 import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
+import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
 import { WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
 
 const CHARGE_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
@@ -85,14 +86,25 @@ describe('event catalogue', () => {
       'charge_finished',
       'charge_updated',
       'refund_finished',
+      'subscription_canceled',
+      'subscription_completed',
+      'subscription_created',
+      'subscription_failure',
+      'subscription_payment',
+      'subscription_suspended',
       'token_created',
       'token_replaced',
       'token_three_ds_updated',
       'token_updated',
     ]);
     expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
-    for (const type of WEBHOOK_EVENT_TYPES)
+    for (const type of WEBHOOK_EVENT_TYPES.filter((t) => t !== 'charge_finished'))
       expect(eventRoutes(type)).toEqual([{ queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' }]);
+    // a finished charge also settles its scheduled payment, if it has one
+    expect(eventRoutes('charge_finished')).toEqual([
+      { queue: SUBSCRIPTIONS_QUEUE, job: 'settle_payments', batch: { maxEvents: SETTLE_PAYMENTS_BATCH } },
+      { queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' },
+    ]);
   });
 
   it('publishes nothing to a queue no service consumes', () => {
@@ -107,6 +119,7 @@ describe('event catalogue', () => {
   it('routes internal events nowhere', () => {
     expect(eventRoutes('password_reset_requested')).toEqual([]);
     expect(eventRoutes('password_reset_completed')).toEqual([]);
+    expect(eventRoutes('subscription_updated')).toEqual([]);
   });
 
   it('gives an unknown event type no route', () => {

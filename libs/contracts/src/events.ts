@@ -1,6 +1,7 @@
 import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import type { JobName, QueueDefinition } from './queues';
 import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
+import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
 import { WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
 
 /**
@@ -67,7 +68,12 @@ export const EVENT_CATALOGUE = {
     kind: 'webhook',
     description: 'a charge moved to a status that does not end it (awaiting, authorized)',
   },
-  charge_finished: { kind: 'webhook', description: 'a charge reached successful, failed, error or canceled' },
+  charge_finished: {
+    kind: 'webhook',
+    description: 'a charge reached successful, failed, error or canceled',
+    // a scheduled payment's charge settles the payment (other charges are skipped there)
+    routes: [route(SUBSCRIPTIONS_QUEUE, 'settle_payments', { maxEvents: SETTLE_PAYMENTS_BATCH })],
+  },
   charge_requested: {
     kind: 'command',
     description: 'a charge was accepted (pending): charge-service asks the processor',
@@ -99,6 +105,25 @@ export const EVENT_CATALOGUE = {
     kind: 'command',
     description: 'a cancel of an awaiting charge did not void it: charge-service looks the charge up',
     routes: [route(CHARGES_QUEUE, 'reconcile_charge')],
+  },
+  subscription_created: {
+    kind: 'webhook',
+    description: 'a subscription was created; its first payment is scheduled',
+  },
+  subscription_payment: { kind: 'webhook', description: "a subscription's scheduled payment was paid" },
+  subscription_failure: {
+    kind: 'webhook',
+    description: "a subscription's scheduled payment failed (the subscription is unpaid or unconfirmed)",
+  },
+  subscription_suspended: {
+    kind: 'webhook',
+    description: 'a subscription was suspended (its failed payment used up its tries, or on request)',
+  },
+  subscription_canceled: { kind: 'webhook', description: 'a subscription was canceled' },
+  subscription_completed: { kind: 'webhook', description: "a subscription's plan was paid in full" },
+  subscription_updated: {
+    kind: 'internal',
+    description: 'a subscription was changed on request (amount, token, metadata, unsuspended…)',
   },
   webhook_replay_requested: {
     kind: 'command',
@@ -147,6 +172,14 @@ export const CANCEL_REQUESTED = 'cancel_requested' satisfies EventType;
 /** a cancel reached successful, failed or error */
 export const CANCEL_FINISHED = 'cancel_finished' satisfies EventType;
 
+export const SUBSCRIPTION_CREATED = 'subscription_created' satisfies EventType;
+export const SUBSCRIPTION_PAYMENT = 'subscription_payment' satisfies EventType;
+export const SUBSCRIPTION_FAILURE = 'subscription_failure' satisfies EventType;
+export const SUBSCRIPTION_SUSPENDED = 'subscription_suspended' satisfies EventType;
+export const SUBSCRIPTION_CANCELED = 'subscription_canceled' satisfies EventType;
+export const SUBSCRIPTION_COMPLETED = 'subscription_completed' satisfies EventType;
+export const SUBSCRIPTION_UPDATED = 'subscription_updated' satisfies EventType;
+
 /** a merchant asked for one more try of a webhook delivery */
 export const WEBHOOK_REPLAY_REQUESTED = 'webhook_replay_requested' satisfies EventType;
 
@@ -194,5 +227,6 @@ export function eventRoutes(
 export const QUEUES: readonly QueueDefinition[] = [
   CHARGES_QUEUE,
   REFUNDS_CANCELS_QUEUE,
+  SUBSCRIPTIONS_QUEUE,
   WEBHOOK_EVENTS_QUEUE,
 ];

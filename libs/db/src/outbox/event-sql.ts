@@ -9,6 +9,12 @@ import {
   PROCESSOR_NOTICE_RECEIVED,
   REFUND_FINISHED,
   REFUND_REQUESTED,
+  SUBSCRIPTION_CANCELED,
+  SUBSCRIPTION_COMPLETED,
+  SUBSCRIPTION_CREATED,
+  SUBSCRIPTION_FAILURE,
+  SUBSCRIPTION_PAYMENT,
+  SUBSCRIPTION_SUSPENDED,
   TOKEN_CREATED,
   TOKEN_REPLACED,
   TOKEN_THREE_DS_NOTICE_RECEIVED,
@@ -145,3 +151,32 @@ export const tokenThreeDsNoticeReceivedSql = (notice: { noticeId: string; status
     notice_id: notice.noticeId,
     status: notice.status,
   });
+
+/** The subscription events whose payload is SubscriptionEventPayload. */
+export const SUBSCRIPTION_STATUS_EVENTS = [
+  SUBSCRIPTION_CREATED,
+  SUBSCRIPTION_PAYMENT,
+  SUBSCRIPTION_FAILURE,
+  SUBSCRIPTION_SUSPENDED,
+  SUBSCRIPTION_CANCELED,
+  SUBSCRIPTION_COMPLETED,
+] as const;
+export type SubscriptionStatusEvent = (typeof SUBSCRIPTION_STATUS_EVENTS)[number];
+
+/**
+ * A subscription event over rows with the columns `subscription_id`, `store_id`, `status` (the
+ * subscription's, after the change), `scheduled_payment_id` and `charge_id` (either may be null);
+ * `eventType` a constant, or an expression naming one of SUBSCRIPTION_STATUS_EVENTS per row.
+ */
+export const subscriptionEventSql = (eventType: SubscriptionStatusEvent | { perRow: string }) => {
+  const payload = {
+    subscription_id: 'subscription_id::text',
+    store_id: 'store_id::text',
+    status: 'status::text',
+    scheduled_payment_id: 'scheduled_payment_id::text',
+    charge_id: 'charge_id::text',
+  };
+  return typeof eventType === 'string'
+    ? eventSql(eventType, payload)
+    : eventSqlPerRow<SubscriptionStatusEvent>(eventType.perRow, SUBSCRIPTION_STATUS_EVENTS, payload);
+};

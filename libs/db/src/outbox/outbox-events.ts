@@ -10,6 +10,13 @@ import type {
   PROCESSOR_NOTICE_RECEIVED,
   REFUND_FINISHED,
   REFUND_REQUESTED,
+  SUBSCRIPTION_CANCELED,
+  SUBSCRIPTION_COMPLETED,
+  SUBSCRIPTION_CREATED,
+  SUBSCRIPTION_FAILURE,
+  SUBSCRIPTION_PAYMENT,
+  SUBSCRIPTION_SUSPENDED,
+  SUBSCRIPTION_UPDATED,
   TOKEN_CREATED,
   TOKEN_REPLACED,
   TOKEN_THREE_DS_NOTICE_RECEIVED,
@@ -136,6 +143,26 @@ export interface TokenThreeDsUpdatedPayload {
   enabled: boolean;
 }
 
+/**
+ * subscription_created, _payment, _failure, _suspended, _canceled, _completed: the subscription's
+ * status after the change, and the scheduled payment (and its charge) that caused it, if any.
+ */
+export interface SubscriptionEventPayload {
+  subscription_id: string;
+  store_id: string;
+  status: string;
+  scheduled_payment_id: string | null;
+  charge_id: string | null;
+}
+
+/** subscription_updated: what a request changed */
+export interface SubscriptionUpdatedPayload {
+  subscription_id: string;
+  store_id: string;
+  changed: string[];
+  status: string;
+}
+
 /** webhook_replay_requested */
 export interface WebhookReplayRequestedPayload {
   delivery_id: string;
@@ -175,6 +202,13 @@ export interface OutboxEventPayloads {
   [TOKEN_THREE_DS_NOTICE_RECEIVED]: TokenThreeDsNoticeReceivedPayload;
   [TOKEN_THREE_DS_UPDATED]: TokenThreeDsUpdatedPayload;
   [WEBHOOK_REPLAY_REQUESTED]: WebhookReplayRequestedPayload;
+  [SUBSCRIPTION_CREATED]: SubscriptionEventPayload;
+  [SUBSCRIPTION_PAYMENT]: SubscriptionEventPayload;
+  [SUBSCRIPTION_FAILURE]: SubscriptionEventPayload;
+  [SUBSCRIPTION_SUSPENDED]: SubscriptionEventPayload;
+  [SUBSCRIPTION_CANCELED]: SubscriptionEventPayload;
+  [SUBSCRIPTION_COMPLETED]: SubscriptionEventPayload;
+  [SUBSCRIPTION_UPDATED]: SubscriptionUpdatedPayload;
   password_reset_requested: PasswordResetRequestedPayload;
   password_reset_completed: PasswordResetCompletedPayload;
 }
@@ -183,7 +217,13 @@ export type OutboxEventType = keyof OutboxEventPayloads;
 
 /** outbox_events.aggregate_type: whose id aggregate_id is */
 export type OutboxAggregateType =
-  'charge' | 'refund' | 'cancel' | 'transaction_token' | 'merchant_user' | 'webhook_delivery';
+  | 'charge'
+  | 'refund'
+  | 'cancel'
+  | 'transaction_token'
+  | 'merchant_user'
+  | 'webhook_delivery'
+  | 'subscription';
 
 /**
  * Every event type the writer knows is in the contracts' event catalogue, and the other way round:

@@ -428,6 +428,8 @@ function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleEr
     redirect: charge.redirect as Prisma.JsonValue,
     metadata: charge.metadata as Prisma.JsonValue,
     subscriptionId: null,
+    scheduledPaymentId: null,
+    paymentAttempt: null,
     status: error ? 'failed' : 'pending',
     chargedAmount: null,
     chargedCurrency: null,
