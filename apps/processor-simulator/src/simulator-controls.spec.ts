@@ -6,7 +6,7 @@ import {
 } from '@kessai/processor';
 import { cardWith, standalone } from '@kessai/testing';
 import { type SimulatorStats } from './simulator-state';
-import { startProcessorSimulator } from './start-simulator';
+import { simulatedDelayMs, startProcessorSimulator } from './start-simulator';
 
 const PAN = '4000056655665556';
 const authorization = (): AuthorizeRequest => ({
@@ -20,36 +20,32 @@ const authorization = (): AuthorizeRequest => ({
 describe('simulator controls', () => {
   it('applies the configured latency to API calls', async () => {
     const slow = await startProcessorSimulator({ latencyMs: 120 });
-    const fast = await startProcessorSimulator({ latencyMs: 0 });
     try {
       const time = async (url: string) => {
         const started = performance.now();
         await new HttpPaymentProcessor({ baseUrl: url }).status(randomUUID());
         return performance.now() - started;
       };
-      await time(fast.url); // warm up the connection pool
-      // the configured latency is a floor every call of the slow one pays
+      // the configured latency is a floor every call of the slow one pays (a timer never fires
+      // early; how much later it fires depends on the machine, so there is no upper bound here)
       expect(await time(slow.url)).toBeGreaterThanOrEqual(115);
-      // the fast one adds none: the quickest of a few calls stays under that floor. (One call's
-      // duration is no bound on a busy machine; a single call once took 126 ms under CI load.)
-      const durations: number[] = [];
-      for (let i = 0; i < 5; i++) durations.push(await time(fast.url));
-      const fastest = Math.min(...durations);
-      expect(fastest).toBeLessThan(115);
     } finally {
       await slow.close();
-      await fast.close();
     }
   });
 
   it('adds jitter up to the configured bound', async () => {
-    const jittery = await startProcessorSimulator({ latencyMs: 20, latencyJitterMs: 40 });
+    const settings = { latencyMs: 20, latencyJitterMs: 40 };
+    expect(simulatedDelayMs(settings, () => 0)).toBe(20);
+    expect(simulatedDelayMs(settings, () => 0.5)).toBe(40);
+    expect(simulatedDelayMs(settings, () => 0.999)).toBeLessThan(60);
+    expect(simulatedDelayMs({ latencyMs: 0, latencyJitterMs: 0 })).toBe(0);
+    // and a jittery simulator holds every answer back by at least its latency
+    const jittery = await startProcessorSimulator(settings);
     try {
       const started = performance.now();
       await new HttpPaymentProcessor({ baseUrl: jittery.url }).status(randomUUID());
-      const elapsed = performance.now() - started;
-      expect(elapsed).toBeGreaterThanOrEqual(19);
-      expect(elapsed).toBeLessThan(200);
+      expect(performance.now() - started).toBeGreaterThanOrEqual(19);
     } finally {
       await jittery.close();
     }

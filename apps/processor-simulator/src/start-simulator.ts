@@ -180,8 +180,7 @@ class SimulatorServer {
   }
 
   async #simulateLatency(): Promise<void> {
-    const { latencyMs, latencyJitterMs } = this.#context.settings;
-    const delay = latencyMs + Math.random() * latencyJitterMs;
+    const delay = simulatedDelayMs(this.#context.settings);
     if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
   }
 
@@ -204,4 +203,15 @@ class SimulatorServer {
       this.#server.closeAllConnections();
     });
   }
+}
+
+/**
+ * How long the simulator holds an answer back: the configured latency plus a random share of the
+ * jitter (`random` in [0, 1), Math.random unless a test gives its own).
+ */
+export function simulatedDelayMs(
+  settings: { latencyMs: number; latencyJitterMs: number },
+  random: () => number = Math.random,
+): number {
+  return settings.latencyMs + random() * settings.latencyJitterMs;
 }

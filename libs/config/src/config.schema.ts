@@ -157,6 +157,25 @@ export const configSchema = z.object({
   REFUND_CANCEL_SWEEP_INTERVAL_MS: positiveInt.default(10_000),
 
   /**
+   * Subscriptions (docs/subscriptions.md, "The engine"). Settlement jobs (charge_finished batches)
+   * one subscription-service process runs at once.
+   */
+  SUBSCRIPTION_WORKER_CONCURRENCY: positiveInt.max(100).default(4),
+  /** A subscription-service job whose process died is taken over after this long. */
+  SUBSCRIPTION_JOB_LOCK_MS: positiveInt.min(1_000).default(15_000),
+  /** Due payments the scheduler claims and charges per transaction. */
+  SUBSCRIPTION_SCHEDULER_BATCH: positiveInt.max(5_000).default(500),
+  /** How long the scheduler waits before looking again when nothing was due. */
+  SUBSCRIPTION_SCHEDULER_IDLE_MS: positiveInt.max(60_000).default(200),
+  /**
+   * A payment whose charge has been final this long without being settled is settled by the
+   * sweeper: the safety net for a settle_payments job lost from Redis.
+   */
+  SUBSCRIPTION_STALE_SECONDS: positiveInt.default(120),
+  /** How often subscription-service looks for payments to settle that their job missed. */
+  SUBSCRIPTION_SWEEP_INTERVAL_MS: positiveInt.default(10_000),
+
+  /**
    * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process runs at once, all
    * endpoints together: the global cap. A try that has no 2xx answer within WEBHOOK_TIMEOUT_MS failed.
    */

@@ -17,6 +17,7 @@ import { CapturesRepository } from './repositories/captures.repository';
 import { RefundsRepository } from './repositories/refunds.repository';
 import { CancelsRepository } from './repositories/cancels.repository';
 import { TransactionHistoryRepository } from './repositories/transaction-history.repository';
+import { SubscriptionEngineRepository } from './repositories/subscription-engine.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -39,6 +40,7 @@ const repositories = [
   RefundsRepository,
   CancelsRepository,
   TransactionHistoryRepository,
+  SubscriptionEngineRepository,
 ];
 
 @Global()

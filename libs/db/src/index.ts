@@ -48,3 +48,4 @@ export * from './repositories/transaction-history.repository';
 export * from './database-health';
 export * from './repositories/refunds.repository';
 export * from './repositories/cancels.repository';
+export * from './repositories/subscription-engine.repository';

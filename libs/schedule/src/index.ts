@@ -1,2 +1,3 @@
 export * from './period';
 export * from './schedule';
+export * from './stored';

@@ -121,7 +121,7 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   subscription_configuration: {
     enabled: true,
     failed_charges_to_cancel: 3,
-    suspend_on_cancel: false,
+    suspend_on_cancel: true,
     allow_merchant_amount_patch: false,
     allow_merchant_due_date_patch: false,
   },

@@ -12,3 +12,4 @@ export * from './card-leaks';
 export * from './processor-specs';
 export * from './slow-network';
 export * from './metrics';
+export * from './subscriptions';

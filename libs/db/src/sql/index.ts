@@ -11,6 +11,7 @@ import './limits.sql';
 import './outbox.sql';
 import './refunds-cancels.sql';
 import './stores.sql';
+import './subscription-engine.sql';
 import './transaction-history.sql';
 import './token-three-ds.sql';
 import './transaction-tokens.sql';
