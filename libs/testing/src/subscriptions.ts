@@ -163,3 +163,46 @@ export async function subscriptionEventTypes(env: TestEnvironment, subscriptionI
   });
   return events.map((event) => event.eventType);
 }
+
+/**
+ * `count` open-ended monthly subscriptions of `amount` spread over `tokenIds`, each with a first
+ * payment not yet due (next_try_at a year away, so nothing charges them until `releaseDuePayments`),
+ * written by two statements: a benchmark's or a concurrency test's volume. No subscription_created
+ * events. Resolves to the subscriptions' ids.
+ */
+export async function insertWaitingSubscriptions(
+  env: TestEnvironment,
+  scope: StoreScope,
+  tokenIds: readonly string[],
+  count: number,
+  amount = 1000,
+): Promise<string[]> {
+  const { merchantId, storeId } = scopeIds(scope);
+  const rows = await env.prisma.$queryRaw<{ id: string }[]>`
+    WITH input AS (
+      SELECT gen_random_uuid() AS id, (${tokenIds}::uuid[])[1 + (n % ${tokenIds.length})] AS token_id
+        FROM generate_series(0, ${count} - 1) AS n
+    ),
+    subscription AS (
+      INSERT INTO subscriptions (id, merchant_id, store_id, transaction_token_id, mode, status, period,
+                                 amount, currency, schedule_created_at, zone_id)
+      SELECT i.id, ${merchantId}::uuid, ${storeId}::uuid, i.token_id, t.mode, 'unverified', 'monthly',
+             ${amount}, 'JPY', now(), 'Asia/Tokyo'
+        FROM input i JOIN transaction_tokens t ON t.id = i.token_id
+      RETURNING id, schedule_created_at
+    )
+    INSERT INTO scheduled_payments (subscription_id, sequence, cycle, due_date, due_at, zone_id, amount,
+                                    currency, next_try_at)
+    SELECT id, 1, 1, (schedule_created_at AT TIME ZONE 'Asia/Tokyo')::date, schedule_created_at,
+           'Asia/Tokyo', ${amount}, 'JPY', now() + interval '1 year'
+      FROM subscription
+    RETURNING subscription_id AS id`;
+  return rows.map((row) => row.id);
+}
+
+/** Makes the waiting first payments of `subscriptionIds` due now: the engine charges them. */
+export async function releaseDuePayments(env: TestEnvironment, subscriptionIds: readonly string[]) {
+  await env.prisma.$executeRaw`
+    UPDATE scheduled_payments SET next_try_at = now()
+     WHERE subscription_id = ANY(${subscriptionIds}::uuid[]) AND sequence = 1 AND status = 'pending'`;
+}
