@@ -1,0 +1,169 @@
+/**
+ * What the end-to-end benchmarks share: free ports, the processes they start (compiled build or
+ * ts-node), and CPU accounting per process, Postgres, Redis and the machine (Linux /proc).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import type { Redis } from 'ioredis';
+import type { Client } from 'pg';
+import { sleep } from './db-helpers';
+
+const ROOT = path.resolve(__dirname, '..');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A process of the compiled build (or a TypeScript file under ts-node), with its output kept. */
+export class Proc {
+  readonly output: string[] = [];
+  readonly exited: Promise<number | null>;
+  constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    const keep = (chunk: Buffer) => {
+      this.output.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      if (this.output.length > 200) this.output.splice(0, this.output.length - 200);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+  static start(name: string, args: string[], env: Record<string, string>): Proc {
+    // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles every spawned process
+    const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    const child = spawn(process.execPath, [...nodeArgs, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new Proc(name, child);
+  }
+  get pid(): number {
+    return this.child.pid!;
+  }
+  async waitHttp(url: string, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.child.exitCode !== null)
+        throw new Error(`${this.name} exited (${this.child.exitCode}):\n${this.output.join('\n')}`);
+      try {
+        if ((await fetch(url)).ok) return;
+      } catch {
+        // not up yet
+      }
+      await sleep(200);
+    }
+    throw new Error(`${this.name} did not answer ${url}:\n${this.output.join('\n')}`);
+  }
+  async stop() {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGTERM');
+    await this.exited;
+  }
+}
+
+// ---------- CPU accounting (Linux /proc; clock ticks are 100/s) ----------
+
+export async function pidCpuSeconds(pid: number): Promise<number> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Postgres processes of this benchmark: the backends connected to the scratch database and the
+ * server's background processes (WAL writer, checkpointer…). Per pid, so that backends of other
+ * databases (a test run beside the benchmark) do not count; a backend that exits between two
+ * snapshots loses its time (pools keep theirs open for the whole run).
+ */
+export async function postgresCpu(db: Client): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>(
+    `SELECT pid FROM pg_stat_activity WHERE datname = current_database() OR backend_type <> 'client backend'`,
+  );
+  const cpu = new Map<number, number>();
+  for (const { pid } of rows) {
+    const seconds = await pidCpuSeconds(pid);
+    if (Number.isFinite(seconds)) cpu.set(pid, seconds);
+  }
+  return cpu;
+}
+
+export async function redisCpuSeconds(redis: Redis): Promise<number> {
+  const info = await redis.info('cpu');
+  const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+  return value('used_cpu_user') + value('used_cpu_sys');
+}
+
+/** Busy and total CPU seconds of the whole machine. */
+export async function machineCpu(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0];
+  const ticks = line.split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((a, b) => a + b, 0);
+  const idle = ticks[3] + (ticks[4] ?? 0);
+  return { busy: (total - idle) / 100, total: total / 100 };
+}
+
+export interface CpuSnapshot {
+  /** CPU seconds used so far, per process name */
+  seconds: Record<string, number>;
+  postgresPids: Map<number, number>;
+  machineBusy: number;
+  machineTotal: number;
+}
+
+export async function cpuSnapshot(procs: Proc[], redis: Redis, db: Client): Promise<CpuSnapshot> {
+  const seconds: Record<string, number> = {};
+  for (const proc of procs) seconds[proc.name] = await pidCpuSeconds(proc.pid);
+  seconds.postgres = 0; // from postgresPids
+  seconds.redis = await redisCpuSeconds(redis);
+  const usage = process.cpuUsage();
+  seconds['bench client'] = (usage.user + usage.system) / 1e6;
+  const machine = await machineCpu();
+  return {
+    seconds,
+    postgresPids: await postgresCpu(db),
+    machineBusy: machine.busy,
+    machineTotal: machine.total,
+  };
+}
+
+export function cpuTable(before: CpuSnapshot, after: CpuSnapshot, units: number, unitName: string) {
+  const wall = (after.machineTotal - before.machineTotal) / cpus().length; // /proc/stat counts every core
+  const line = (name: string, used: number) =>
+    `| ${name} | ${used.toFixed(2)} | ${((used / wall) * 100).toFixed(0)} % | ${((used * 1000) / units).toFixed(3)} |`;
+  const rows: string[] = [];
+  let sum = 0;
+  for (const name of Object.keys(before.seconds)) {
+    let used = after.seconds[name] - before.seconds[name];
+    if (name === 'postgres') {
+      used = 0;
+      for (const [pid, seconds] of after.postgresPids) used += seconds - (before.postgresPids.get(pid) ?? 0);
+    }
+    sum += used;
+    rows.push(line(name, used));
+  }
+  const busy = after.machineBusy - before.machineBusy;
+  rows.push(line('**this benchmark (sum)**', sum));
+  // anything else on the machine (another test run, an editor): the figures are only clean when ~0
+  rows.push(line('other processes', busy - sum));
+  return [
+    `| process | CPU s | CPU (100 % = one core of ${cpus().length}) | CPU ms per ${unitName} |`,
+    '|---|---|---|---|',
+    ...rows,
+  ].join('\n');
+}
