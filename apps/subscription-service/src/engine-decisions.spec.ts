@@ -1,0 +1,271 @@
+import type { DuePayment, PaymentToSettle } from '@kessai/db';
+import { decideClaims, decideSettlements } from './engine-decisions';
+
+/**
+ * The engine's decisions alone: what a claimed payment becomes, and what follows each outcome of a
+ * payment's try. The paths through Postgres, the queues and charge-service are
+ * test/subscription-engine.e2e-spec.ts.
+ */
+
+const SUBSCRIPTION = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const PAYMENT = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+const CHARGE = '16fd2706-8baf-433b-82eb-8c7fada847da';
+
+/** A subscription's columns as the engine reads them: monthly, 1,000 JPY, open-ended, Tokyo. */
+const subscriptionColumns = {
+  subscription_id: SUBSCRIPTION,
+  merchant_id: '9f0b2a7e-1111-4c3e-8a57-0b6f1d2e3a4b',
+  store_id: '9f0b2a7e-2222-4c3e-8a57-0b6f1d2e3a4b',
+  transaction_token_id: '9f0b2a7e-3333-4c3e-8a57-0b6f1d2e3a4b',
+  mode: 'test' as const,
+  subscription_status: 'current' as const,
+  period: 'monthly',
+  cyclical_period: null,
+  subscription_amount: 1000n,
+  initial_amount: null,
+  schedule_created_at: new Date('2025-01-31T03:00:00Z'),
+  start_on: null,
+  zone_id: 'Asia/Tokyo',
+  preserve_end_of_month: false,
+  retry_interval: null,
+  installment_plan: null,
+  subscription_plan: null,
+  payments_left: null,
+  cycles_left: null,
+  amount_left: null,
+  descriptor: null,
+  only_direct_currency: false,
+  store_configuration: {},
+  merchant_configuration: {},
+};
+
+/** Its second payment (due 2025-02-28 09:00 in Tokyo), in its first try. */
+const paymentColumns = {
+  payment_id: PAYMENT,
+  sequence: 2,
+  cycle: 2,
+  due_at: new Date('2025-02-28T00:00:00Z'),
+  payment_zone_id: 'Asia/Tokyo',
+  payment_amount: 1000n,
+  currency: 'JPY',
+  attempts: 1,
+  is_last_payment: false,
+  terminate_with_status: null,
+  test_clock_id: null,
+  clock_now: new Date('2025-02-28T00:00:05Z'),
+};
+
+const due = (overrides: Partial<DuePayment> = {}): DuePayment => ({
+  ...paymentColumns,
+  ...subscriptionColumns,
+  attempts: 0,
+  token_active: true,
+  token_type: 'recurring',
+  token_mode: 'test',
+  payment_type: 'card',
+  token_confirmed: null,
+  card_brand: 'visa',
+  qr_gateway: null,
+  three_ds_status: null,
+  usage_limit: null,
+  ...overrides,
+});
+
+const toSettle = (overrides: Partial<PaymentToSettle> = {}): PaymentToSettle => ({
+  ...paymentColumns,
+  ...subscriptionColumns,
+  charge_id: CHARGE,
+  charge_status: 'successful',
+  ...overrides,
+});
+
+describe('claimed payments', () => {
+  it('charges a due payment as its next try, with the store’s fee terms', () => {
+    const { charges, terminations } = decideClaims([
+      due({ store_configuration: { percent_fee: 3.6, flat_fees: [{ amount: 30, currency: 'JPY' }] } }),
+    ]);
+    expect(terminations).toEqual([]);
+    expect(charges).toEqual([
+      expect.objectContaining({
+        payment_id: PAYMENT,
+        attempt: 1,
+        amount: '1000',
+        currency: 'JPY',
+        transaction_token_type: 'recurring',
+        fee_rate_ppm: 36_000,
+        fee_flat_amount: '30',
+        refused: false,
+        error_code: null,
+      }),
+    ]);
+  });
+
+  it('refuses before the processor a token that can no longer be charged, or a store rule', () => {
+    const refusals = decideClaims([
+      due({ token_active: false }),
+      due({ token_confirmed: false }),
+      due({ three_ds_status: 'failed' }),
+      due({ store_configuration: { card_configuration: { forbidden_card_brands: ['visa'] } } }),
+    ]).charges.map((charge) => [charge.refused, charge.error_code, charge.error_detail]);
+    expect(refusals).toEqual([
+      [true, 307, 'the transaction token is not active'],
+      [true, 307, 'the transaction token is waiting for its confirmation code'],
+      [true, 358, "the transaction token's 3-D Secure failed"],
+      [true, 309, 'CARD_BRAND_NOT_SUPPORTED'],
+    ]);
+  });
+
+  it('ends without a charge a payment to terminate, or of a subscription that ended', () => {
+    const decisions = decideClaims([
+      due({ terminate_with_status: 'canceled' }),
+      due({ subscription_status: 'canceled' }),
+      due({ subscription_status: 'completed' }),
+    ]);
+    expect(decisions.charges).toEqual([]);
+    expect(decisions.terminations).toHaveLength(3);
+  });
+});
+
+describe('settled payments', () => {
+  it('pays, makes the subscription current and schedules the next cycle from the schedule', () => {
+    const decisions = decideSettlements([toSettle({ subscription_status: 'unpaid' })]);
+    expect(decisions.settlements).toEqual([
+      expect.objectContaining({
+        payment_status: 'paid',
+        subscription_status: 'current',
+        successful_payment_date: '2025-02-28T00:00:05.000Z',
+        next_try_at: null,
+      }),
+    ]);
+    // without preserve_end_of_month a day lost to February stays lost: 03-28 at 09:00 in Tokyo
+    expect(decisions.next).toEqual([
+      expect.objectContaining({
+        sequence: 3,
+        cycle: 3,
+        due_date: '2025-03-28',
+        due_at: '2025-03-28T00:00:00.000Z',
+        next_try_at: '2025-03-28T00:00:00.000Z',
+        amount: '1000',
+      }),
+    ]);
+    expect(decisions.events.map((event) => [event.event_type, event.status])).toEqual([
+      ['subscription_payment', 'current'],
+    ]);
+  });
+
+  it('counts down a fixed plan and completes it on the last payment', () => {
+    const plan = { subscription_plan: { plan_type: 'fixed_cycles', fixed_cycles: 3 } };
+    const middle = decideSettlements([
+      toSettle({ ...plan, payments_left: 2, cycles_left: 2, amount_left: 2000n }),
+    ]);
+    expect(middle.settlements[0]).toMatchObject({ payments_left: 1, cycles_left: 1, amount_left: '1000' });
+    expect(middle.next[0]).toMatchObject({ sequence: 3, is_last_payment: true });
+
+    const last = decideSettlements([
+      toSettle({
+        ...plan,
+        sequence: 3,
+        cycle: 3,
+        is_last_payment: true,
+        payments_left: 1,
+        cycles_left: 1,
+        amount_left: 1000n,
+      }),
+    ]);
+    expect(last.settlements[0]).toMatchObject({
+      subscription_status: 'completed',
+      payments_left: 0,
+      amount_left: '0',
+    });
+    expect(last.next).toEqual([]);
+    expect(last.events.map((event) => event.event_type)).toEqual([
+      'subscription_payment',
+      'subscription_completed',
+    ]);
+  });
+
+  it('never schedules more than what is left of a fixed total', () => {
+    const decisions = decideSettlements([
+      toSettle({
+        subscription_plan: { plan_type: 'fixed_cycle_amount', fixed_cycle_amount: 2500 },
+        amount_left: 1500n,
+      }),
+    ]);
+    expect(decisions.next[0]).toMatchObject({ amount: '500', is_last_payment: true });
+  });
+
+  it('retries a failed try retry_interval after the due date, then suspends after the store’s tries', () => {
+    const first = decideSettlements([toSettle({ charge_status: 'failed', attempts: 1 })]);
+    expect(first.settlements[0]).toMatchObject({
+      payment_status: 'pending',
+      subscription_status: 'unpaid',
+      next_try_at: '2025-03-01T00:00:00.000Z',
+    });
+    const weekly = decideSettlements([
+      toSettle({ charge_status: 'error', attempts: 2, retry_interval: 'P1W' }),
+    ]);
+    expect(weekly.settlements[0]).toMatchObject({ next_try_at: '2025-03-14T00:00:00.000Z' });
+    expect(first.next).toEqual([]);
+
+    const third = decideSettlements([toSettle({ charge_status: 'failed', attempts: 3 })]);
+    expect(third.settlements[0]).toMatchObject({
+      payment_status: 'pending',
+      next_try_at: null,
+      subscription_status: 'suspended',
+    });
+    expect(third.events.map((event) => event.event_type)).toEqual([
+      'subscription_failure',
+      'subscription_suspended',
+    ]);
+  });
+
+  it('cancels instead when the store does not suspend, after its own number of tries', () => {
+    const decisions = decideSettlements([
+      toSettle({
+        charge_status: 'failed',
+        attempts: 5,
+        merchant_configuration: { subscription_configuration: { failed_charges_to_cancel: 5 } },
+        store_configuration: { subscription_configuration: { suspend_on_cancel: false } },
+      }),
+    ]);
+    expect(decisions.settlements[0]).toMatchObject({
+      payment_status: 'failed',
+      subscription_status: 'canceled',
+    });
+    expect(decisions.events.map((event) => event.event_type)).toEqual([
+      'subscription_failure',
+      'subscription_canceled',
+    ]);
+  });
+
+  it('leaves an unverified subscription unconfirmed when its first payment fails', () => {
+    const decisions = decideSettlements([
+      toSettle({ subscription_status: 'unverified', sequence: 1, cycle: 1, charge_status: 'failed' }),
+    ]);
+    expect(decisions.settlements[0]).toMatchObject({
+      payment_status: 'failed',
+      subscription_status: 'unconfirmed',
+    });
+    expect(decisions.next).toEqual([]);
+  });
+
+  it('only settles the payment of a subscription that ended while its try ran', () => {
+    const paid = decideSettlements([toSettle({ subscription_status: 'canceled' })]);
+    expect(paid.settlements[0]).toMatchObject({ payment_status: 'paid', subscription_status: 'canceled' });
+    expect(paid.next).toEqual([]);
+    const failed = decideSettlements([
+      toSettle({ subscription_status: 'canceled', charge_status: 'failed' }),
+    ]);
+    expect(failed.settlements[0]).toMatchObject({
+      payment_status: 'failed',
+      subscription_status: 'canceled',
+    });
+    expect(failed.events).toEqual([]);
+  });
+
+  it('keeps a subscription suspended during a try suspended, its next payment paused', () => {
+    const decisions = decideSettlements([toSettle({ subscription_status: 'suspended' })]);
+    expect(decisions.settlements[0]).toMatchObject({ subscription_status: 'suspended' });
+    expect(decisions.next[0]).toMatchObject({ next_try_at: null });
+  });
+});
