@@ -48,3 +48,5 @@ export * from './repositories/transaction-history.repository';
 export * from './database-health';
 export * from './repositories/refunds.repository';
 export * from './repositories/cancels.repository';
+export * from './repositories/subscriptions.repository';
+export * from './repositories/test-clocks.repository';

@@ -4,7 +4,7 @@ import { isUuid, NotFoundError } from '@kessai/domain';
 import { computeSchedule } from '@kessai/schedule';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
-import { presentPlannedPayment } from './scheduled-payment.presenter';
+import { presentPlannedPayment } from '@kessai/presenters';
 import { retryIntervalOf, scheduleInputOf } from './subscription-schedule';
 import { simulatePlanSchema } from './subscription.schemas';
 

@@ -11,6 +11,8 @@ import './limits.sql';
 import './outbox.sql';
 import './refunds-cancels.sql';
 import './stores.sql';
+import './subscriptions.sql';
+import './test-clocks.sql';
 import './transaction-history.sql';
 import './token-three-ds.sql';
 import './transaction-tokens.sql';
