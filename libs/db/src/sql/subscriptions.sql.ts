@@ -13,7 +13,8 @@ import { defineStatement, pg, sqlLiteral } from './statement';
  * The subscription API's writes (docs/subscriptions.md, "The API"): each status change is one
  * conditional UPDATE (`WHERE status IN (…)`) with its event and the change of the open scheduled
  * payment in the same statement, so that concurrent requests and the engine never both win. Each
- * statement reads the target row in the caller's scope too (`target`), for the refusal's reason.
+ * statement locks the target row in the caller's scope first (`target`, FOR UPDATE): it then reads
+ * the row as the last concurrent change left it, so a refusal names the status that refused it.
  */
 
 const list = (statuses: readonly SubscriptionStatus[]) => statuses.map(sqlLiteral).join(', ');
@@ -152,7 +153,7 @@ export const CANCEL_SUBSCRIPTION = defineStatement({
   params: { ...scopeParams, correlationId: pg.nullable(pg.text) },
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
   text: (p) => `
-    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)}),
+    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
     moved AS (
       UPDATE subscriptions s SET status = 'canceled', updated_on = now()
         FROM target
@@ -184,7 +185,7 @@ export const SUSPEND_SUBSCRIPTION = defineStatement({
   params: { ...scopeParams, correlationId: pg.nullable(pg.text) },
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
   text: (p) => `
-    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)}),
+    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
     moved AS (
       UPDATE subscriptions s SET status = 'suspended', updated_on = now()
         FROM target
@@ -217,7 +218,7 @@ export const UNSUSPEND_SUBSCRIPTION = defineStatement({
   params: { ...scopeParams, correlationId: pg.nullable(pg.text) },
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
   text: (p) => `
-    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)}),
+    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
     moved AS (
       UPDATE subscriptions s SET status = 'unpaid', updated_on = now()
         FROM target
@@ -320,7 +321,7 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
   },
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
   text: (p) => `
-    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)}),
+    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
     moved AS (
       UPDATE subscriptions s
          SET metadata = CASE WHEN ${p.setMetadata} THEN ${p.metadata} ELSE s.metadata END,
@@ -386,6 +387,7 @@ export const UPDATE_SCHEDULED_PAYMENT = defineStatement({
       SELECT sp.id, sp.status, sp.amount FROM scheduled_payments sp
         JOIN subscriptions s ON s.id = sp.subscription_id
        WHERE sp.id = ${p.paymentId} AND ${inScope(p, 's.')}
+         FOR UPDATE OF sp
     ),
     moved AS (
       UPDATE scheduled_payments sp
