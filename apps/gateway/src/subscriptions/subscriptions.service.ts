@@ -269,7 +269,9 @@ export class SubscriptionsService {
     const subscription = await this.findVisible(scope, id);
     if (subscription.status === 'canceled') return;
     if (subscription.terminationMode === 'on_next_payment' && subscription.status !== 'suspended') {
-      const from: readonly SubscriptionStatus[] = CANCELABLE_SUBSCRIPTION_STATUSES.filter((status) => status !== 'suspended');
+      const from: readonly SubscriptionStatus[] = CANCELABLE_SUBSCRIPTION_STATUSES.filter(
+        (status) => status !== 'suspended',
+      );
       const result = await this.subscriptions.markTermination(
         scope,
         id,
