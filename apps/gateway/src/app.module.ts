@@ -37,6 +37,9 @@ import { TransactionHistoryController } from './transaction-history/transaction-
 import { TransactionHistoryService } from './transaction-history/transaction-history.service';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionsService } from './subscriptions/subscriptions.service';
+import { ScheduledPaymentsService } from './subscriptions/scheduled-payments.service';
+import { TestClocksController } from './test-clocks/test-clocks.controller';
+import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
 import { WebhookUrlPolicy } from './webhooks/webhook-url.policy';
@@ -63,6 +66,7 @@ export class GatewayModule {
         ProcessorCallbacksController,
         TransactionHistoryController,
         SubscriptionsController,
+        TestClocksController,
         WebhooksController,
       ],
       providers: [
@@ -83,6 +87,8 @@ export class GatewayModule {
         ProcessorCallbacksService,
         TransactionHistoryService,
         SubscriptionsService,
+        ScheduledPaymentsService,
+        TestClocksService,
         WebhooksService,
         WebhookUrlPolicy,
         { provide: APP_GUARD, useClass: AuthGuard },

@@ -4,10 +4,17 @@ import {
   CancelsRepository,
   ChargesRepository,
   RefundsRepository,
+  SubscriptionsRepository,
   TransactionTokensRepository,
   type WebhookEvent,
 } from '@kessai/db';
-import { presentCancel, presentCharge, presentRefund, presentToken } from '@kessai/presenters';
+import {
+  presentCancel,
+  presentCharge,
+  presentRefund,
+  presentSubscription,
+  presentToken,
+} from '@kessai/presenters';
 
 type Loader = (event: WebhookEvent) => Promise<object | null>;
 
@@ -25,6 +32,7 @@ export class WebhookData {
     refunds: RefundsRepository,
     cancels: CancelsRepository,
     tokens: TransactionTokensRepository,
+    subscriptions: SubscriptionsRepository,
   ) {
     const charge: Loader = async (event) => {
       const row = await charges.findInScope(scopeOf(event), event.aggregateId);
@@ -34,6 +42,11 @@ export class WebhookData {
       if (event.storeId === null) return null;
       const row = await tokens.findInStore(event.merchantId, event.storeId, event.aggregateId);
       return row && presentToken(row);
+    };
+    // the subscription as GET …/subscriptions/{id} answers it when the event is dispatched
+    const subscription: Loader = async (event) => {
+      const row = await subscriptions.findInScope(scopeOf(event), event.aggregateId);
+      return row && presentSubscription(row);
     };
     this.#loaders = {
       charge_updated: charge,
@@ -55,6 +68,12 @@ export class WebhookData {
           chargeId === null ? null : await cancels.findInScope(scopeOf(event), chargeId, event.aggregateId);
         return row && presentCancel(row);
       },
+      subscription_created: subscription,
+      subscription_payment: subscription,
+      subscription_failure: subscription,
+      subscription_suspended: subscription,
+      subscription_canceled: subscription,
+      subscription_completed: subscription,
     };
   }
 

@@ -16,6 +16,8 @@ import { ChargesRepository } from './repositories/charges.repository';
 import { CapturesRepository } from './repositories/captures.repository';
 import { RefundsRepository } from './repositories/refunds.repository';
 import { CancelsRepository } from './repositories/cancels.repository';
+import { SubscriptionsRepository } from './repositories/subscriptions.repository';
+import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { TransactionHistoryRepository } from './repositories/transaction-history.repository';
 import { SubscriptionEngineRepository } from './repositories/subscription-engine.repository';
 
@@ -41,6 +43,8 @@ const repositories = [
   CancelsRepository,
   TransactionHistoryRepository,
   SubscriptionEngineRepository,
+  SubscriptionsRepository,
+  TestClocksRepository,
 ];
 
 @Global()

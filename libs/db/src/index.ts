@@ -49,3 +49,5 @@ export * from './database-health';
 export * from './repositories/refunds.repository';
 export * from './repositories/cancels.repository';
 export * from './repositories/subscription-engine.repository';
+export * from './repositories/subscriptions.repository';
+export * from './repositories/test-clocks.repository';

@@ -11,7 +11,7 @@ const asObject = (value: unknown): Json =>
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** The request's three_ds object as stored, field by field (each optional in the SDK's type). */
-function presentThreeDs(value: unknown) {
+export function presentThreeDs(value: unknown) {
   if (value === null || value === undefined) return null;
   const threeDs = asObject(value);
   return {

@@ -8,3 +8,6 @@ export * from './charge.presenter';
 export * from './refund.presenter';
 export * from './cancel.presenter';
 export * from './transaction-token.presenter';
+export * from './scheduled-payment.presenter';
+export * from './subscription.presenter';
+export * from './test-clock.presenter';

@@ -321,3 +321,22 @@ function atLocalTime(date: DateTime, time: TimeOfDay, zoneId: string): DateTime 
   const candidates = local.getPossibleOffsets();
   return candidates.length > 1 ? DateTime.min(...candidates)! : local;
 }
+
+/**
+ * When a payment on the local date `date` (YYYY-MM-DD) in `zoneId` falls due: at the payment time
+ * (09:00 unless told), as every scheduled payment (a merchant's new due date included). Null for a
+ * date that does not exist.
+ */
+export function paymentDueAt(
+  date: string,
+  zoneId: string,
+  paymentTime: TimeOfDay = DEFAULT_PAYMENT_TIME,
+): Date | null {
+  const day = calendarDate(date);
+  return day === null ? null : atLocalTime(day, paymentTime, zoneId).toJSDate();
+}
+
+/** The local date (YYYY-MM-DD) of an instant in a zone. */
+export function localDateOf(at: Date, zoneId: string): string {
+  return localDate(at, zoneId).toISODate()!;
+}

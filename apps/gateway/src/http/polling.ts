@@ -4,14 +4,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const POLLING_INTERVAL_MS = 100;
 
 /**
- * `polling=true` of a GET (api-reference §8): while `status()` answers `pending`, re-reads it every
- * POLLING_INTERVAL_MS, at most `maxWaitMs` or until the client goes away. Resolves when the status
- * changed or the wait is over; the caller then reads the resource as it is.
+ * `polling=true` of a GET (api-reference §8): while `status()` answers `waitingStatus` (`pending`
+ * unless told; a subscription waits while `unverified`), re-reads it every POLLING_INTERVAL_MS, at
+ * most `maxWaitMs` or until the client goes away. Resolves when the status changed or the wait is
+ * over; the caller then reads the resource as it is.
  */
 export async function waitWhilePending(
   status: () => Promise<string | null>,
   maxWaitMs: number,
   signal?: AbortSignal,
+  waitingStatus = 'pending',
 ): Promise<void> {
   const deadline = Date.now() + maxWaitMs;
   for (;;) {
@@ -22,22 +24,23 @@ export async function waitWhilePending(
     } catch {
       return; // the client went away
     }
-    if ((await status()) !== 'pending') return;
+    if ((await status()) !== waitingStatus) return;
   }
 }
 
 /**
- * A GET's read with `polling=true`: `read()` once, and while it is `pending` wait for its status to
- * change (waitWhilePending), then read again.
+ * A GET's read with `polling=true`: `read()` once, and while it is `pending` (or
+ * `options.waitingStatus`) wait for its status to change (waitWhilePending), then read again.
  */
 export async function readPolling<T extends { status: string }>(
   read: () => Promise<T>,
   status: () => Promise<string | null>,
-  options: { polling: boolean; maxWaitMs: number; signal?: AbortSignal },
+  options: { polling: boolean; maxWaitMs: number; signal?: AbortSignal; waitingStatus?: string },
 ): Promise<T> {
+  const waitingStatus = options.waitingStatus ?? 'pending';
   const first = await read();
-  if (!options.polling || first.status !== 'pending') return first;
-  await waitWhilePending(status, options.maxWaitMs, options.signal);
+  if (!options.polling || first.status !== waitingStatus) return first;
+  await waitWhilePending(status, options.maxWaitMs, options.signal, waitingStatus);
   return read();
 }
 

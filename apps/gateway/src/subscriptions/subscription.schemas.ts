@@ -1,7 +1,16 @@
 import { z } from 'zod';
 import { canonicalZoneId, parseCalendarPeriod, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
-import { chargeAmountSchema, currencySchema, MAX_CHARGE_AMOUNT } from '../charges/charge.schemas';
-import { PAYMENT_TYPES } from '../transaction-tokens/transaction-token.schemas';
+import {
+  CHARGE_THREE_DS_MODES,
+  chargeAmountSchema,
+  currencySchema,
+  MAX_CHARGE_AMOUNT,
+} from '../charges/charge.schemas';
+import {
+  metadataSchema,
+  PAYMENT_TYPES,
+  PROCESSING_MODES,
+} from '../transaction-tokens/transaction-token.schemas';
 
 /**
  * Request schemas of the subscription routes (api-reference §5.3), in wire (snake_case) form: the
@@ -91,7 +100,7 @@ export const scheduleSettingsSchema = z
   })
   .strict();
 
-/** The fields every schedule is computed from, shared by simulate_plan and (later) POST /subscriptions. */
+/** The fields every schedule is computed from, shared by simulate_plan and POST /subscriptions. */
 const scheduleFields = {
   amount: chargeAmountSchema,
   currency: currencySchema,
@@ -128,3 +137,100 @@ export const simulatePlanSchema = z
   .strict()
   .superRefine(refuseContradictions);
 export type SimulatePlanRequest = z.infer<typeof simulatePlanSchema>;
+
+const url = z.string().trim().url().max(2048);
+const descriptor = z.string().trim().min(1).max(200);
+const terminationSettings = z.object({ termination_mode: z.enum(TERMINATION_MODES).nullish() }).strict();
+
+/**
+ * POST /subscriptions: the SDK's SubscriptionCreateParams, and Kessai's `test_clock_id`.
+ * `first_charge_authorization_only` and `first_charge_capture_after` are refused when they ask for
+ * something (an authorization-only first charge is not built yet).
+ */
+export const createSubscriptionSchema = z
+  .object({
+    transaction_token_id: z.string().uuid(),
+    ...scheduleFields,
+    descriptor: descriptor.nullish(),
+    only_direct_currency: z.boolean().nullish(),
+    three_ds: z
+      .object({
+        mode: z.enum(CHARGE_THREE_DS_MODES).nullish(),
+        redirect_endpoint: url.nullish(),
+        redirect_id: z.string().trim().min(1).max(255).nullish(),
+      })
+      .strict()
+      .nullish(),
+    metadata: metadataSchema.optional(),
+    first_charge_authorization_only: z.boolean().nullish(),
+    first_charge_capture_after: z.string().nullish(),
+    test_clock_id: z.string().uuid().nullish(),
+  })
+  .strict()
+  .superRefine((request, ctx) => {
+    refuseContradictions(request, ctx);
+    if (request.first_charge_authorization_only === true)
+      issue(ctx, ['first_charge_authorization_only'], 'NOT_SUPPORTED_BY_PROCESSOR');
+    if (request.first_charge_capture_after != null)
+      issue(ctx, ['first_charge_capture_after'], 'NOT_SUPPORTED_BY_PROCESSOR');
+  });
+export type CreateSubscriptionRequest = z.infer<typeof createSubscriptionSchema>;
+
+export const SUBSCRIPTION_STATUSES = [
+  'unverified',
+  'current',
+  'suspended',
+  'unpaid',
+  'canceled',
+  'unconfirmed',
+  'completed',
+  'authorized',
+] as const;
+
+/**
+ * PATCH /stores/{storeId}/subscriptions/{id}: the SDK's SubscriptionUpdateParams that Kessai
+ * applies. `status` only as it is (status changes are DELETE, suspend and unsuspend); the plans
+ * and the first-charge options are refused (FORBIDDEN_PARAMETER).
+ */
+export const updateSubscriptionSchema = z
+  .object({
+    transaction_token_id: z.string().uuid().optional(),
+    amount: chargeAmountSchema.optional(),
+    status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+    descriptor: descriptor.nullish(),
+    only_direct_currency: z.boolean().optional(),
+    metadata: metadataSchema.optional(),
+    schedule_settings: terminationSettings.optional(),
+  })
+  .strict();
+
+/** PATCH …/suspend and …/unsuspend: an optional termination_mode. */
+export const suspendSchema = z.object({ schedule_settings: terminationSettings.nullish() }).strict();
+
+/** PATCH …/token */
+export const updateTokenSchema = z.object({ transaction_token_id: z.string().uuid() }).strict();
+
+const statusList = z
+  .union([z.enum(SUBSCRIPTION_STATUSES), z.array(z.enum(SUBSCRIPTION_STATUSES))])
+  .transform((value) => (Array.isArray(value) ? value : [value]));
+
+/** GET (/stores/{storeId})/subscriptions filters (api-reference §4); `statuses` as repeated values. */
+export const listSubscriptionsSchema = z
+  .object({
+    status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+    statuses: statusList.optional(),
+    'statuses[]': statusList.optional(),
+    mode: z.enum(PROCESSING_MODES).optional(),
+  })
+  .passthrough();
+
+/** PATCH …/payments/{id}: a pending payment's due date and amount, as the store allows. */
+export const updateScheduledPaymentSchema = z
+  .object({
+    due_date: z
+      .string()
+      .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value), reason('INVALID_FORMAT_DATE'))
+      .optional(),
+    amount: chargeAmountSchema.optional(),
+  })
+  .strict();

@@ -1,21 +1,75 @@
-import { Injectable } from '@nestjs/common';
-import { StoresRepository } from '@kessai/db';
-import { isUuid, NotFoundError } from '@kessai/domain';
-import { computeSchedule } from '@kessai/schedule';
+import { Inject, Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import {
+  CANCELABLE_SUBSCRIPTION_STATUSES,
+  ChargesRepository,
+  StoresRepository,
+  SubscriptionsRepository,
+  SUSPENDABLE_SUBSCRIPTION_STATUSES,
+  TestClocksRepository,
+  TransactionTokensRepository,
+  type AccessScope,
+  type ChargeFilters,
+  type SubscriptionChanges,
+  type SubscriptionStatus,
+  type SubscriptionWithNextPayment,
+} from '@kessai/db';
+import {
+  BusinessRuleError,
+  isUuid,
+  NotFoundError,
+  parsePageRequest,
+  StoreTokenRequiredError,
+  toPage,
+  ValidationError,
+} from '@kessai/domain';
+import {
+  presentCharge,
+  presentChargeListItem,
+  presentPlannedPayment,
+  presentSubscription,
+  presentSubscriptionListItem,
+} from '@kessai/presenters';
+import { computeSchedule, formatCalendarPeriod } from '@kessai/schedule';
 import type { Principal } from '../auth/principal';
+import type { RequestContext } from '../charges/charges.service';
+import { getChargeSchema, listChargesSchema } from '../charges/charge.schemas';
+import { readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
-import { presentPlannedPayment } from './scheduled-payment.presenter';
 import { retryIntervalOf, scheduleInputOf } from './subscription-schedule';
-import { simulatePlanSchema } from './subscription.schemas';
+import { paymentInFlight, subscriptionRefusal, subscriptionScope } from './subscription-scope';
+import { checkSubscriptionToken } from './subscription-token';
+import {
+  createSubscriptionSchema,
+  listSubscriptionsSchema,
+  simulatePlanSchema,
+  suspendSchema,
+  updateSubscriptionSchema,
+  updateTokenSchema,
+  type CreateSubscriptionRequest,
+} from './subscription.schemas';
+
+/** Drops the null members of a request object (stored as given, without the SDK's explicit nulls). */
+const compact = (value: object): Record<string, unknown> =>
+  Object.fromEntries(Object.entries(value).filter(([, member]) => member !== null && member !== undefined));
 
 /**
- * The subscription use cases of the gateway (api-reference §5.3, docs/subscriptions.md). Today:
- * simulate_plan, the schedule a subscription created now would follow, computed by the same engine
- * and from the same input translation as the subscription itself.
+ * The subscription use cases of the gateway (api-reference §5.3, docs/subscriptions.md "The API"):
+ * simulate a plan, create a subscription (with its first scheduled payment and event, in one
+ * statement), read and list, change it, and move its status (cancel, suspend, unsuspend). Charging
+ * the scheduled payments is subscription-service's.
  */
 @Injectable()
 export class SubscriptionsService {
-  constructor(private readonly stores: StoresRepository) {}
+  constructor(
+    private readonly subscriptions: SubscriptionsRepository,
+    private readonly tokens: TransactionTokensRepository,
+    private readonly clocks: TestClocksRepository,
+    private readonly charges: ChargesRepository,
+    private readonly stores: StoresRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   /**
    * `storeId` from the path, or null for POST /subscriptions/simulate_plan, which needs no store.
@@ -32,4 +86,345 @@ export class SubscriptionsService {
       presentPlannedPayment(payment, request.currency, retryInterval),
     );
   }
+
+  /**
+   * POST /subscriptions: the store is the app token's. The schedule is computed as simulate_plan
+   * computes it, from the creation instant: now, or the test clock's time.
+   */
+  async create(principal: Principal, body: unknown, context: RequestContext) {
+    if (principal.storeId === null) throw new StoreTokenRequiredError();
+    const storeId = principal.storeId;
+    const request = parseInput(createSubscriptionSchema, body);
+    const createdAt = await this.creationInstant(principal, request);
+    const schedule = computeSchedule(scheduleInputOf(request, createdAt));
+    const token = checkSubscriptionToken(
+      await this.tokens.findInMerchant(principal.merchantId, request.transaction_token_id),
+      { storeId, mode: principal.mode },
+    );
+
+    const payments = schedule.payments;
+    const first = payments[0];
+    const settings = request.schedule_settings;
+    const created = await this.subscriptions.create(
+      {
+        id: randomUUID(),
+        merchantId: principal.merchantId,
+        storeId,
+        transactionTokenId: token.id,
+        mode: token.mode,
+        period: request.period ?? null,
+        cyclicalPeriod: request.cyclical_period ? formatCalendarPeriod(request.cyclical_period) : null,
+        amount: BigInt(request.amount),
+        currency: request.currency,
+        initialAmount: request.initial_amount == null ? null : BigInt(request.initial_amount),
+        scheduleCreatedAt: createdAt,
+        startOn: settings?.start_on ?? null,
+        zoneId: schedule.zoneId,
+        preserveEndOfMonth: settings?.preserve_end_of_month ?? false,
+        retryInterval: settings?.retry_interval ? formatCalendarPeriod(settings.retry_interval) : null,
+        terminationMode: settings?.termination_mode ?? 'immediate',
+        installmentPlan: request.installment_plan ? compact(request.installment_plan) : null,
+        subscriptionPlan: request.subscription_plan ? compact(request.subscription_plan) : null,
+        paymentsLeft: schedule.finite ? payments.length : null,
+        cyclesLeft: schedule.finite ? payments.filter((payment) => payment.cycle !== null).length : null,
+        amountLeft: schedule.finite ? payments.reduce((sum, payment) => sum + payment.amount, 0n) : null,
+        descriptor: request.descriptor ?? null,
+        onlyDirectCurrency: request.only_direct_currency ?? false,
+        threeDs: request.three_ds ? compact(request.three_ds) : null,
+        metadata: request.metadata ?? {},
+        testClockId: request.test_clock_id ?? null,
+        firstPayment: {
+          id: randomUUID(),
+          cycle: first.cycle,
+          dueDate: first.dueDate,
+          dueAt: first.dueAt,
+          amount: first.amount,
+          isLastPayment: first.isLastPayment,
+        },
+      },
+      context.correlationId,
+    );
+    // the clock was deleted between its read and the insert
+    if (!created) throw new NotFoundError('test_clock');
+    return presentSubscription(created);
+  }
+
+  /** With `polling=true` an unverified subscription is re-read until its status changes (bounded). */
+  async get(
+    principal: Principal,
+    storeId: string,
+    id: string,
+    query: Record<string, unknown>,
+    signal?: AbortSignal,
+  ) {
+    const { polling } = parseInput(getChargeSchema, query);
+    const scope = subscriptionScope(principal, storeId, id);
+    const subscription = await readPolling(
+      () => this.findVisible(scope, id),
+      () => this.subscriptions.findStatus(id),
+      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal, waitingStatus: 'unverified' },
+    );
+    return presentSubscription(subscription);
+  }
+
+  /** `storeId` from the path, or null for GET /subscriptions (a store token's store, a merchant's all). */
+  async list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
+    const page = parsePageRequest(query);
+    const filters = parseInput(listSubscriptionsSchema, query);
+    const scope = subscriptionScope(principal, storeId);
+    if (storeId !== null && !(await this.stores.findVisible(principal, storeId))) {
+      throw new NotFoundError('store');
+    }
+    const statuses = [
+      ...(filters.status ? [filters.status] : []),
+      ...(filters.statuses ?? []),
+      ...(filters['statuses[]'] ?? []),
+    ];
+    const where = { statuses, mode: filters.mode };
+    const rows = await this.subscriptions.list(scope, where, page);
+    const result = toPage(rows, page.limit, presentSubscriptionListItem);
+    if (page.cursor !== null) return result;
+    return { ...result, total_hits: await this.subscriptions.count(scope, where) };
+  }
+
+  /**
+   * PATCH: metadata, descriptor, amount (the payments not charged yet), the token, termination_mode
+   * and only_direct_currency, on a subscription that is not final; `status` only as it is.
+   */
+  async update(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
+    const scope = subscriptionScope(principal, storeId, id);
+    const subscription = await this.findVisible(scope, id);
+    const request = parseInput(updateSubscriptionSchema, body);
+    if (request.status !== undefined && request.status !== subscription.status) {
+      throw ValidationError.field('status', 'NOT_ALLOWED');
+    }
+    const changes: SubscriptionChanges = {};
+    const changed: string[] = [];
+    const change = <K extends keyof SubscriptionChanges>(
+      key: K,
+      field: string,
+      value: SubscriptionChanges[K],
+    ) => {
+      changes[key] = value;
+      changed.push(field);
+    };
+    if (request.metadata !== undefined) change('metadata', 'metadata', request.metadata);
+    if (request.descriptor !== undefined) change('descriptor', 'descriptor', request.descriptor);
+    if (request.only_direct_currency !== undefined)
+      change('onlyDirectCurrency', 'only_direct_currency', request.only_direct_currency);
+    const terminationMode = request.schedule_settings?.termination_mode;
+    if (terminationMode != null)
+      change('terminationMode', 'schedule_settings.termination_mode', terminationMode);
+    if (request.amount !== undefined && BigInt(request.amount) !== subscription.amount) {
+      checkAmountChangeable(subscription);
+      change('amount', 'amount', BigInt(request.amount));
+    }
+    if (request.transaction_token_id !== undefined) {
+      const token = await this.subscriptionToken(subscription, request.transaction_token_id);
+      if (token !== subscription.transactionTokenId)
+        change('transactionTokenId', 'transaction_token_id', token);
+    }
+    if (changed.length === 0) {
+      if (subscriptionIsFinal(subscription)) throw subscriptionRefusal(subscription.status);
+      return presentSubscription(subscription);
+    }
+    const result = await this.subscriptions.update(scope, id, changes, changed, context.correlationId);
+    if (!result.moved) throw subscriptionRefusal(result.status);
+    return presentSubscription(await this.findVisible(scope, id));
+  }
+
+  /** PATCH …/token: the token part of PATCH. */
+  async updateToken(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    body: unknown,
+    context: RequestContext,
+  ) {
+    const request = parseInput(updateTokenSchema, body);
+    const scope = subscriptionScope(principal, storeId, id);
+    const subscription = await this.findVisible(scope, id);
+    const token = await this.subscriptionToken(subscription, request.transaction_token_id);
+    if (subscriptionIsFinal(subscription)) throw subscriptionRefusal(subscription.status);
+    if (token === subscription.transactionTokenId) return presentSubscription(subscription);
+    const result = await this.subscriptions.update(
+      scope,
+      id,
+      { transactionTokenId: token },
+      ['transaction_token_id'],
+      context.correlationId,
+    );
+    if (!result.moved) throw subscriptionRefusal(result.status);
+    return presentSubscription(await this.findVisible(scope, id));
+  }
+
+  /**
+   * DELETE: cancels. A canceled subscription answers 204 again (idempotent); a completed one is
+   * SUBSCRIPTION_ALREADY_ENDED. With the subscription's termination_mode on_next_payment (and a
+   * status that still charges), its pending payment is marked instead and the engine cancels it
+   * when the payment falls due; while that payment's charge is in flight: SUBSCRIPTION_PROCESSING.
+   */
+  async cancel(principal: Principal, storeId: string, id: string, context: RequestContext): Promise<void> {
+    const scope = subscriptionScope(principal, storeId, id);
+    const subscription = await this.findVisible(scope, id);
+    if (subscription.status === 'canceled') return;
+    if (subscription.terminationMode === 'on_next_payment' && subscription.status !== 'suspended') {
+      const from: readonly SubscriptionStatus[] = CANCELABLE_SUBSCRIPTION_STATUSES.filter(
+        (status) => status !== 'suspended',
+      );
+      const result = await this.subscriptions.markTermination(
+        scope,
+        id,
+        from,
+        'canceled',
+        context.correlationId,
+      );
+      if (result.marked || result.status === 'canceled') return;
+      if (result.status !== null && from.includes(result.status) && !result.hasPending)
+        throw paymentInFlight();
+      if (result.status !== 'suspended') throw subscriptionRefusal(result.status);
+      // suspended meanwhile: nothing falls due any more, so it is canceled at once
+    }
+    const result = await this.subscriptions.cancel(scope, id, context.correlationId);
+    if (result.moved || result.status === 'canceled') return;
+    throw subscriptionRefusal(result.status);
+  }
+
+  /**
+   * PATCH …/suspend: from current or unpaid. termination_mode on_next_payment marks the pending
+   * payment instead (the engine suspends when it falls due).
+   */
+  async suspend(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    body: unknown,
+    context: RequestContext,
+  ) {
+    const request = parseInput(suspendSchema, body);
+    const scope = subscriptionScope(principal, storeId, id);
+    if (request.schedule_settings?.termination_mode === 'on_next_payment') {
+      const result = await this.subscriptions.markTermination(
+        scope,
+        id,
+        SUSPENDABLE_SUBSCRIPTION_STATUSES,
+        'suspended',
+        context.correlationId,
+      );
+      if (!result.marked) {
+        if (result.status !== null && SUSPENDABLE_SUBSCRIPTION_STATUSES.includes(result.status))
+          throw paymentInFlight();
+        throw subscriptionRefusal(result.status);
+      }
+    } else {
+      const result = await this.subscriptions.suspend(scope, id, context.correlationId);
+      if (!result.moved) throw subscriptionRefusal(result.status);
+    }
+    return presentSubscription(await this.findVisible(scope, id));
+  }
+
+  /** PATCH …/unsuspend: suspended → unpaid, the pending payment tried again from now. */
+  async unsuspend(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    body: unknown,
+    context: RequestContext,
+  ) {
+    parseInput(suspendSchema, body);
+    const scope = subscriptionScope(principal, storeId, id);
+    const result = await this.subscriptions.unsuspend(scope, id, context.correlationId);
+    if (!result.moved) throw subscriptionRefusal(result.status);
+    return presentSubscription(await this.findVisible(scope, id));
+  }
+
+  /** GET …/charges: the subscription's charges, with the charge list's filters and pagination. */
+  async listCharges(principal: Principal, storeId: string, id: string, query: Record<string, unknown>) {
+    const scope = subscriptionScope(principal, storeId, id);
+    const subscription = await this.findVisible(scope, id);
+    return listChargesOf(this.charges, principal.merchantId, { subscriptionId: subscription.id }, query);
+  }
+
+  /** GET …/charges/latest: its newest charge; 404 when it has none yet. */
+  async latestCharge(principal: Principal, storeId: string, id: string) {
+    const scope = subscriptionScope(principal, storeId, id);
+    const subscription = await this.findVisible(scope, id);
+    const [latest] = await this.charges.list(
+      principal.merchantId,
+      { storeId: subscription.storeId, subscriptionId: subscription.id },
+      { limit: 1, cursor: null, direction: 'desc' },
+    );
+    if (!latest) throw new NotFoundError('charge');
+    return presentCharge(latest);
+  }
+
+  private async findVisible(scope: AccessScope, id: string): Promise<SubscriptionWithNextPayment> {
+    const subscription = isUuid(id) ? await this.subscriptions.findInScope(scope, id) : null;
+    if (!subscription) throw new NotFoundError('subscription');
+    return subscription;
+  }
+
+  /** The creation instant: now, or the time of the test clock the subscription is created on. */
+  private async creationInstant(principal: Principal, request: CreateSubscriptionRequest): Promise<Date> {
+    if (request.test_clock_id == null) return new Date();
+    // live mode never sees a test clock
+    if (principal.mode !== 'test') throw ValidationError.field('test_clock_id', 'MODE_NOT_SUPPORTED');
+    const clock = await this.clocks.findActive(principal.merchantId, request.test_clock_id);
+    if (!clock) throw new NotFoundError('test_clock');
+    return clock.frozenTime;
+  }
+
+  private async subscriptionToken(
+    subscription: SubscriptionWithNextPayment,
+    tokenId: string,
+  ): Promise<string> {
+    const token = await this.tokens.findInMerchant(subscription.merchantId, tokenId);
+    return checkSubscriptionToken(token, { storeId: subscription.storeId, mode: subscription.mode }).id;
+  }
+}
+
+function subscriptionIsFinal(subscription: SubscriptionWithNextPayment): boolean {
+  return subscription.status === 'canceled' || subscription.status === 'completed';
+}
+
+/**
+ * A new per-cycle amount applies to the cycles not charged yet. Installments split a whole price
+ * and fixed_cycle_amount caps a total, so neither takes one (the schedule would change shape).
+ */
+function checkAmountChangeable(subscription: SubscriptionWithNextPayment): void {
+  if (subscription.installmentPlan !== null) {
+    throw new BusinessRuleError('CANNOT_CHANGE_INSTALLMENT_AMOUNT', [
+      { field: 'amount', reason: 'CANNOT_CHANGE_INSTALLMENT_AMOUNT' },
+    ]);
+  }
+  const plan = subscription.subscriptionPlan as { plan_type?: string } | null;
+  if (plan?.plan_type === 'fixed_cycle_amount') throw ValidationError.field('amount', 'NOT_ALLOWED');
+}
+
+/** A charge list (api-reference §4) narrowed to a subscription or one of its payments. */
+export async function listChargesOf(
+  charges: ChargesRepository,
+  merchantId: string,
+  of: Pick<ChargeFilters, 'subscriptionId' | 'scheduledPaymentId'>,
+  query: Record<string, unknown>,
+) {
+  const page = parsePageRequest(query);
+  const filters = parseInput(listChargesSchema, query);
+  const where: ChargeFilters = {
+    storeId: null,
+    status: filters.status,
+    mode: filters.mode,
+    transactionTokenId: filters.transaction_token_id,
+    currency: filters.currency,
+    amountFrom: filters.amount_from,
+    amountTo: filters.amount_to,
+    from: filters.from,
+    to: filters.to,
+    metadata: filters.metadata,
+    ...of,
+  };
+  const rows = await charges.list(merchantId, where, page);
+  const result = toPage(rows, page.limit, presentChargeListItem);
+  if (page.cursor !== null) return result;
+  return { ...result, total_hits: await charges.count(merchantId, where) };
 }

@@ -15,6 +15,7 @@ import {
   SUBSCRIPTION_FAILURE,
   SUBSCRIPTION_PAYMENT,
   SUBSCRIPTION_SUSPENDED,
+  SUBSCRIPTION_UPDATED,
   TOKEN_CREATED,
   TOKEN_REPLACED,
   TOKEN_THREE_DS_NOTICE_RECEIVED,
@@ -180,3 +181,15 @@ export const subscriptionEventSql = (eventType: SubscriptionStatusEvent | { perR
     ? eventSql(eventType, payload)
     : eventSqlPerRow<SubscriptionStatusEvent>(eventType.perRow, SUBSCRIPTION_STATUS_EVENTS, payload);
 };
+
+/**
+ * subscription_updated, over rows with the columns `subscription_id`, `store_id` and `status` (the
+ * subscription's after the change); `changed` an expression yielding the changed fields as text[].
+ */
+export const subscriptionUpdatedSql = (changed: string) =>
+  eventSql(SUBSCRIPTION_UPDATED, {
+    subscription_id: 'subscription_id::text',
+    store_id: 'store_id::text',
+    changed: `to_jsonb(${changed})`,
+    status: 'status::text',
+  });

@@ -100,6 +100,8 @@ export interface ChargeFilters {
   mode?: Charge['mode'];
   transactionTokenId?: string;
   subscriptionId?: string;
+  /** the charges made for one scheduled payment (its tries) */
+  scheduledPaymentId?: string;
   currency?: string;
   /** requested_amount ≥ */
   amountFrom?: bigint;
@@ -472,6 +474,7 @@ function whereOf(merchantId: string, filters: ChargeFilters): Prisma.ChargeWhere
     ...(filters.mode ? { mode: filters.mode } : {}),
     ...(filters.transactionTokenId ? { transactionTokenId: filters.transactionTokenId } : {}),
     ...(filters.subscriptionId ? { subscriptionId: filters.subscriptionId } : {}),
+    ...(filters.scheduledPaymentId ? { scheduledPaymentId: filters.scheduledPaymentId } : {}),
     ...(filters.currency ? { requestedCurrency: filters.currency } : {}),
     ...(Object.keys(amount).length > 0 ? { requestedAmount: amount } : {}),
     ...(Object.keys(created).length > 0 ? { createdOn: created } : {}),

@@ -155,6 +155,11 @@ export class TransactionTokensRepository {
   }
 
   /** The token if it belongs to this merchant and store; null for missing and foreign tokens alike. */
+  /** The token in any store of the merchant (a subscription tells a token of another store apart). */
+  findInMerchant(merchantId: string, id: string): Promise<TransactionToken | null> {
+    return this.prisma.transactionToken.findFirst({ where: { id, merchantId } });
+  }
+
   findInStore(merchantId: string, storeId: string, id: string): Promise<TransactionToken | null> {
     return this.prisma.transactionToken.findFirst({ where: { id, merchantId, storeId } });
   }

@@ -12,6 +12,8 @@ import './outbox.sql';
 import './refunds-cancels.sql';
 import './stores.sql';
 import './subscription-engine.sql';
+import './subscriptions.sql';
+import './test-clocks.sql';
 import './transaction-history.sql';
 import './token-three-ds.sql';
 import './transaction-tokens.sql';

@@ -1,0 +1,355 @@
+import { Injectable } from '@nestjs/common';
+import type { PageRequest } from '@kessai/domain';
+import type {
+  Merchant,
+  Prisma,
+  ProcessingMode,
+  ScheduledPayment,
+  Store,
+  Subscription,
+  SubscriptionPeriod,
+  SubscriptionStatus,
+  TerminationMode,
+} from '../generated/prisma/client';
+import { listPage } from '../keyset';
+import { PrismaService } from '../prisma.service';
+import {
+  CANCEL_SUBSCRIPTION,
+  CREATE_SUBSCRIPTION,
+  MARK_TERMINATION,
+  SUSPEND_SUBSCRIPTION,
+  UNSUSPEND_SUBSCRIPTION,
+  UPDATE_SCHEDULED_PAYMENT,
+  UPDATE_SUBSCRIPTION,
+} from '../sql/subscriptions.sql';
+import type { AccessScope } from './scope';
+
+export type { Subscription, ScheduledPayment, SubscriptionStatus, TerminationMode };
+export {
+  CANCELABLE_SUBSCRIPTION_STATUSES,
+  FINAL_SUBSCRIPTION_STATUSES,
+  SUSPENDABLE_SUBSCRIPTION_STATUSES,
+} from '../sql/subscriptions.sql';
+
+/** A subscription with its open scheduled payment (pending or processing), if any. */
+export type SubscriptionWithNextPayment = Subscription & { nextPayment: ScheduledPayment | null };
+export type SubscriptionListItem = SubscriptionWithNextPayment & {
+  store: Pick<Store, 'name'> & { merchant: Pick<Merchant, 'name'> };
+};
+
+/** A subscription to create with its first scheduled payment (computed by libs/schedule). */
+export interface NewSubscription {
+  id: string;
+  merchantId: string;
+  storeId: string;
+  transactionTokenId: string;
+  mode: ProcessingMode;
+  period: SubscriptionPeriod | null;
+  cyclicalPeriod: string | null;
+  amount: bigint;
+  currency: string;
+  initialAmount: bigint | null;
+  scheduleCreatedAt: Date;
+  /** YYYY-MM-DD */
+  startOn: string | null;
+  zoneId: string;
+  preserveEndOfMonth: boolean;
+  retryInterval: string | null;
+  terminationMode: TerminationMode;
+  installmentPlan: Record<string, unknown> | null;
+  subscriptionPlan: Record<string, unknown> | null;
+  paymentsLeft: number | null;
+  cyclesLeft: number | null;
+  amountLeft: bigint | null;
+  descriptor: string | null;
+  onlyDirectCurrency: boolean;
+  threeDs: Record<string, unknown> | null;
+  metadata: Record<string, unknown>;
+  testClockId: string | null;
+  firstPayment: {
+    id: string;
+    cycle: number | null;
+    /** YYYY-MM-DD in zoneId */
+    dueDate: string;
+    dueAt: Date;
+    amount: bigint;
+    isLastPayment: boolean;
+  };
+}
+
+export interface SubscriptionFilters {
+  statuses?: SubscriptionStatus[];
+  mode?: ProcessingMode;
+}
+
+/** The outcome of a conditional status change: `moved`, or the status that refused it (null: not found). */
+export type Transition = { moved: true } | { moved: false; status: SubscriptionStatus | null };
+
+export interface SubscriptionChanges {
+  metadata?: Record<string, unknown>;
+  descriptor?: string | null;
+  amount?: bigint;
+  transactionTokenId?: string;
+  terminationMode?: TerminationMode;
+  onlyDirectCurrency?: boolean;
+}
+
+export interface ScheduledPaymentChanges {
+  due?: { date: string; at: Date };
+  amount?: bigint;
+}
+
+const OPEN_PAYMENT = {
+  status: { in: ['pending', 'processing'] },
+} satisfies Prisma.ScheduledPaymentWhereInput;
+const withNextPayment = {
+  scheduledPayments: { where: OPEN_PAYMENT, orderBy: { sequence: 'desc' }, take: 1 },
+} satisfies Prisma.SubscriptionInclude;
+
+type WithPayments<T> = T & { scheduledPayments: ScheduledPayment[] };
+
+function withNext<T extends Subscription>(
+  row: WithPayments<T>,
+): T & { nextPayment: ScheduledPayment | null } {
+  const { scheduledPayments, ...subscription } = row;
+  return { ...(subscription as unknown as T), nextPayment: scheduledPayments[0] ?? null };
+}
+
+/**
+ * Subscriptions and their scheduled payments (one aggregate; docs/subscriptions.md "The API"). Every
+ * write is one statement of sql/subscriptions.sql.ts with its outbox event; reads are Prisma's.
+ */
+@Injectable()
+export class SubscriptionsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Inserts the subscription, its first scheduled payment and subscription_created in one
+   * statement; null when its test clock was deleted meanwhile (nothing written).
+   */
+  async create(
+    input: NewSubscription,
+    correlationId: string | null,
+  ): Promise<SubscriptionWithNextPayment | null> {
+    const payment = input.firstPayment;
+    const rows = await this.prisma.write('subscription create', CREATE_SUBSCRIPTION, {
+      id: input.id,
+      merchantId: input.merchantId,
+      storeId: input.storeId,
+      transactionTokenId: input.transactionTokenId,
+      mode: input.mode,
+      period: input.period,
+      cyclicalPeriod: input.cyclicalPeriod,
+      amount: input.amount,
+      currency: input.currency,
+      initialAmount: input.initialAmount,
+      scheduleCreatedAt: input.scheduleCreatedAt,
+      startOn: input.startOn,
+      zoneId: input.zoneId,
+      preserveEndOfMonth: input.preserveEndOfMonth,
+      retryInterval: input.retryInterval,
+      terminationMode: input.terminationMode,
+      installmentPlan: input.installmentPlan,
+      subscriptionPlan: input.subscriptionPlan,
+      paymentsLeft: input.paymentsLeft,
+      cyclesLeft: input.cyclesLeft,
+      amountLeft: input.amountLeft,
+      descriptor: input.descriptor,
+      onlyDirectCurrency: input.onlyDirectCurrency,
+      threeDs: input.threeDs,
+      metadata: input.metadata,
+      testClockId: input.testClockId,
+      paymentId: payment.id,
+      paymentCycle: payment.cycle,
+      paymentDueDate: payment.dueDate,
+      paymentDueAt: payment.dueAt,
+      paymentAmount: payment.amount,
+      paymentIsLast: payment.isLastPayment,
+      correlationId,
+    });
+    if (rows.length === 0) return null;
+    return this.findInScope({ merchantId: input.merchantId, storeId: input.storeId }, input.id);
+  }
+
+  async findInScope(scope: AccessScope, id: string): Promise<SubscriptionWithNextPayment | null> {
+    const row = await this.prisma.subscription.findFirst({
+      where: { id, ...whereScope(scope) },
+      include: withNextPayment,
+    });
+    return row && withNext(row);
+  }
+
+  async findStatus(id: string): Promise<SubscriptionStatus | null> {
+    const row = await this.prisma.subscription.findUnique({ where: { id }, select: { status: true } });
+    return row?.status ?? null;
+  }
+
+  async list(
+    scope: AccessScope,
+    filters: SubscriptionFilters,
+    page: PageRequest,
+  ): Promise<SubscriptionListItem[]> {
+    const rows = await listPage(page, whereOf(scope, filters), {
+      findCursor: (where) =>
+        this.prisma.subscription.findFirst({ where, select: { id: true, createdOn: true } }),
+      findMany: (args) =>
+        this.prisma.subscription.findMany({
+          ...args,
+          include: {
+            ...withNextPayment,
+            store: { select: { name: true, merchant: { select: { name: true } } } },
+          },
+        }),
+    });
+    return rows.map(withNext);
+  }
+
+  count(scope: AccessScope, filters: SubscriptionFilters): Promise<number> {
+    return this.prisma.subscription.count({ where: whereOf(scope, filters) });
+  }
+
+  /** DELETE, termination_mode immediate (CANCEL_SUBSCRIPTION). */
+  cancel(scope: AccessScope, id: string, correlationId: string | null): Promise<Transition> {
+    return this.transition(CANCEL_SUBSCRIPTION, scope, id, correlationId);
+  }
+
+  /** PATCH …/suspend, termination_mode immediate (SUSPEND_SUBSCRIPTION). */
+  suspend(scope: AccessScope, id: string, correlationId: string | null): Promise<Transition> {
+    return this.transition(SUSPEND_SUBSCRIPTION, scope, id, correlationId);
+  }
+
+  /** PATCH …/unsuspend (UNSUSPEND_SUBSCRIPTION). */
+  unsuspend(scope: AccessScope, id: string, correlationId: string | null): Promise<Transition> {
+    return this.transition(UNSUSPEND_SUBSCRIPTION, scope, id, correlationId);
+  }
+
+  /**
+   * termination_mode on_next_payment: marks the pending payment with `terminateWith` while the
+   * subscription is in one of `from` (MARK_TERMINATION).
+   */
+  async markTermination(
+    scope: AccessScope,
+    id: string,
+    from: readonly SubscriptionStatus[],
+    terminateWith: SubscriptionStatus,
+    correlationId: string | null,
+  ): Promise<{ marked: boolean; status: SubscriptionStatus | null; hasPending: boolean }> {
+    const row = (
+      await this.prisma.run(MARK_TERMINATION, {
+        ...scopeParams(scope, id),
+        from,
+        terminateWith,
+        correlationId,
+      })
+    )[0];
+    return row
+      ? { marked: row.marked, status: row.status, hasPending: row.has_pending }
+      : { marked: false, status: null, hasPending: false };
+  }
+
+  /** PATCH of a subscription that is not final (UPDATE_SUBSCRIPTION); `changed` names the fields. */
+  async update(
+    scope: AccessScope,
+    id: string,
+    changes: SubscriptionChanges,
+    changed: string[],
+    correlationId: string | null,
+  ): Promise<Transition> {
+    const row = (
+      await this.prisma.run(UPDATE_SUBSCRIPTION, {
+        ...scopeParams(scope, id),
+        setMetadata: changes.metadata !== undefined,
+        metadata: changes.metadata ?? null,
+        setDescriptor: changes.descriptor !== undefined,
+        descriptor: changes.descriptor ?? null,
+        setAmount: changes.amount !== undefined,
+        amount: changes.amount ?? null,
+        setToken: changes.transactionTokenId !== undefined,
+        transactionTokenId: changes.transactionTokenId ?? null,
+        setTerminationMode: changes.terminationMode !== undefined,
+        terminationMode: changes.terminationMode ?? null,
+        setOnlyDirectCurrency: changes.onlyDirectCurrency !== undefined,
+        onlyDirectCurrency: changes.onlyDirectCurrency ?? null,
+        changed,
+        correlationId,
+      })
+    )[0];
+    if (!row) return { moved: false, status: null };
+    return row.moved ? { moved: true } : { moved: false, status: row.status };
+  }
+
+  findPayment(scope: AccessScope, subscriptionId: string, id: string): Promise<ScheduledPayment | null> {
+    return this.prisma.scheduledPayment.findFirst({
+      where: { id, subscriptionId, subscription: whereScope(scope) },
+    });
+  }
+
+  listPayments(subscriptionId: string, page: PageRequest): Promise<ScheduledPayment[]> {
+    return listPage(page, { subscriptionId } satisfies Prisma.ScheduledPaymentWhereInput, {
+      findCursor: (where) =>
+        this.prisma.scheduledPayment.findFirst({ where, select: { id: true, createdOn: true } }),
+      findMany: (args) => this.prisma.scheduledPayment.findMany(args),
+    });
+  }
+
+  countPayments(subscriptionId: string): Promise<number> {
+    return this.prisma.scheduledPayment.count({ where: { subscriptionId } });
+  }
+
+  /**
+   * PATCH of a pending scheduled payment (UPDATE_SCHEDULED_PAYMENT): `moved`, or the payment's
+   * status that refused it (null: no such payment).
+   */
+  async updatePayment(
+    scope: AccessScope,
+    subscriptionId: string,
+    id: string,
+    changes: ScheduledPaymentChanges,
+    changed: string[],
+    correlationId: string | null,
+  ): Promise<{ moved: boolean; paymentStatus: string | null }> {
+    const row = (
+      await this.prisma.run(UPDATE_SCHEDULED_PAYMENT, {
+        ...scopeParams(scope, subscriptionId),
+        paymentId: id,
+        setDueDate: changes.due !== undefined,
+        dueDate: changes.due?.date ?? null,
+        dueAt: changes.due?.at ?? null,
+        setAmount: changes.amount !== undefined,
+        amount: changes.amount ?? null,
+        changed,
+        correlationId,
+      })
+    )[0];
+    return row
+      ? { moved: row.moved, paymentStatus: row.payment_status }
+      : { moved: false, paymentStatus: null };
+  }
+
+  private async transition(
+    statement: typeof CANCEL_SUBSCRIPTION,
+    scope: AccessScope,
+    id: string,
+    correlationId: string | null,
+  ): Promise<Transition> {
+    const row = (await this.prisma.run(statement, { ...scopeParams(scope, id), correlationId }))[0];
+    if (!row) return { moved: false, status: null };
+    return row.moved ? { moved: true } : { moved: false, status: row.status };
+  }
+}
+
+function scopeParams(scope: AccessScope, id: string) {
+  return { id, merchantId: scope.merchantId, storeId: scope.storeId };
+}
+
+function whereScope(scope: AccessScope): Prisma.SubscriptionWhereInput {
+  return { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) };
+}
+
+function whereOf(scope: AccessScope, filters: SubscriptionFilters): Prisma.SubscriptionWhereInput {
+  return {
+    ...whereScope(scope),
+    ...(filters.statuses && filters.statuses.length > 0 ? { status: { in: filters.statuses } } : {}),
+    ...(filters.mode ? { mode: filters.mode } : {}),
+  };
+}

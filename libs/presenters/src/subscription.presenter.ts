@@ -1,0 +1,71 @@
+import type { SubscriptionListItem, SubscriptionWithNextPayment } from '@kessai/db';
+import { formatAmount } from '@kessai/domain';
+import { presentThreeDs } from './charge.presenter';
+import { optionalField } from './optional-field';
+import { calendarDateOf, presentScheduledPayment } from './scheduled-payment.presenter';
+
+const amountOrNull = (amount: bigint | null) => (amount === null ? null : Number(amount));
+
+/**
+ * The Subscription resource (api-reference §5.3), as GET answers it and as the subscription_*
+ * webhooks carry it. Amounts in minor units, `*_formatted` in major; `amount_left`,
+ * `payments_left` and `cycles_left` are null for an open-ended subscription. `period` or
+ * `cyclical_period`, whichever the subscription was created with. `next_payment` is the open
+ * scheduled payment (pending, or its charge in flight), null when there is none. `test_clock_id`
+ * (Kessai's) only on a subscription that lives on a test clock.
+ */
+export function presentSubscription(subscription: SubscriptionWithNextPayment) {
+  const { currency, nextPayment } = subscription;
+  const amount = Number(subscription.amount);
+  const amountLeft = amountOrNull(subscription.amountLeft);
+  const initialAmount = amountOrNull(subscription.initialAmount);
+  return {
+    id: subscription.id,
+    store_id: subscription.storeId,
+    transaction_token_id: subscription.transactionTokenId,
+    mode: subscription.mode,
+    status: subscription.status,
+    amount,
+    amount_formatted: formatAmount(amount, currency),
+    currency,
+    amount_left: amountLeft,
+    amount_left_formatted: amountLeft === null ? null : formatAmount(amountLeft, currency),
+    payments_left: subscription.paymentsLeft,
+    cycles_left: subscription.cyclesLeft,
+    initial_amount: initialAmount,
+    ...optionalField(
+      'initial_amount_formatted',
+      initialAmount === null ? null : formatAmount(initialAmount, currency),
+    ),
+    ...optionalField('period', subscription.period),
+    ...optionalField('cyclical_period', subscription.cyclicalPeriod),
+    ...optionalField('installment_plan', subscription.installmentPlan),
+    ...optionalField('subscription_plan', subscription.subscriptionPlan),
+    schedule_settings: {
+      start_on: subscription.startOn === null ? null : calendarDateOf(subscription.startOn),
+      zone_id: subscription.zoneId,
+      preserve_end_of_month: subscription.preserveEndOfMonth,
+      retry_interval: subscription.retryInterval,
+      termination_mode: subscription.terminationMode,
+    },
+    next_payment:
+      nextPayment === null ? null : presentScheduledPayment(nextPayment, subscription.retryInterval),
+    ...optionalField('next_payment_date', nextPayment === null ? null : calendarDateOf(nextPayment.dueDate)),
+    descriptor: subscription.descriptor,
+    only_direct_currency: subscription.onlyDirectCurrency,
+    ...optionalField('three_ds', presentThreeDs(subscription.threeDs)),
+    metadata: subscription.metadata ?? {},
+    ...optionalField('test_clock_id', subscription.testClockId),
+    created_on: subscription.createdOn.toISOString(),
+    updated_on: subscription.updatedOn.toISOString(),
+  };
+}
+
+/** A subscription in a list (api-reference §4): the resource with its merchant's and store's names. */
+export function presentSubscriptionListItem(subscription: SubscriptionListItem) {
+  return {
+    ...presentSubscription(subscription),
+    merchant_name: subscription.store.merchant.name,
+    store_name: subscription.store.name,
+  };
+}
