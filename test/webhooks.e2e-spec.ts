@@ -5,9 +5,6 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { PaymentType, TransactionTokenType, WebHookTrigger } from 'univapay-node';
 import {
   APPROVED_TEST_CARD,
@@ -23,6 +20,9 @@ import {
   TestEnvironment,
   type SeededMerchant,
   type SpawnedApp,
+  HANG,
+  verifiedWebhook,
+  WebhookReceiver,
 } from '@kessai/testing';
 import {
   startProcessorSimulator,
@@ -30,76 +30,11 @@ import {
 } from '../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
-/** What the receiver got: one entry per request, per path. */
-interface Received {
-  headers: IncomingHttpHeaders;
-  body: string;
-  receivedAt: number;
-}
-
-/** A planned "status" that never answers: the request hangs until the client gives up. */
-const HANG = 0;
-
-/**
- * A local webhook receiver: records every request under its path and answers the statuses planned
- * for that path, in order (HANG: no answer), then 200.
- */
-class Receiver {
-  readonly received = new Map<string, Received[]>();
-  readonly #plans = new Map<string, number[]>();
-  readonly #open = new Map<string, number>();
-  #server: Server | undefined;
-  url = '';
-
-  async start(): Promise<void> {
-    this.#server = createServer((request, response) => {
-      const chunks: Buffer[] = [];
-      request.on('data', (chunk: Buffer) => chunks.push(chunk));
-      request.on('end', () => {
-        const path = request.url ?? '/';
-        const list = this.received.get(path) ?? [];
-        const body = Buffer.concat(chunks).toString('utf8');
-        list.push({ headers: request.headers, body, receivedAt: Date.now() });
-        this.received.set(path, list);
-        const status = this.#plans.get(path)?.shift() ?? 200;
-        if (status === HANG) {
-          this.#open.set(path, this.open(path) + 1);
-          response.on('close', () => this.#open.set(path, this.open(path) - 1));
-          return;
-        }
-        response.statusCode = status;
-        if (status >= 300 && status < 400) response.setHeader('location', `${this.url}/redirected`);
-        response.end('ok');
-      });
-    });
-    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
-  }
-
-  plan(path: string, statuses: number[]): void {
-    this.#plans.set(path, [...statuses]);
-  }
-
-  /** requests on `path` still waiting for an answer */
-  open(path: string): number {
-    return this.#open.get(path) ?? 0;
-  }
-
-  of(path: string): Received[] {
-    return this.received.get(path) ?? [];
-  }
-
-  close(): Promise<void> {
-    this.#server?.closeAllConnections();
-    return new Promise((resolve) => (this.#server ? this.#server.close(() => resolve()) : resolve()));
-  }
-}
-
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;
 const workers: SpawnedApp[] = [];
 let simulator: ProcessorSimulator;
-let receiver: Receiver;
+let receiver: WebhookReceiver;
 let baseUrl: string;
 let shop: SeededMerchant;
 let foreign: SeededMerchant;
@@ -125,36 +60,9 @@ function storeWebhook(path: string, triggers: WebHookTrigger[], authToken?: stri
   );
 }
 
-/** Waits until the receiver has `count` requests on `path` whose body has this event about this id. */
-function receivedFor(path: string, event: string, dataId: string, count = 1, timeoutMs = 15_000) {
-  return eventually(
-    () => {
-      const matching = receiver.of(path).filter((request) => {
-        const body = JSON.parse(request.body) as { event: string; data: { id: string } };
-        return body.event === event && body.data.id === dataId;
-      });
-      return matching.length >= count ? matching : null;
-    },
-    { timeoutMs, what: `${count} ${event} on ${path}` },
-  );
-}
-
-function verified(secret: string, request: Received) {
-  const headers = {
-    'webhook-id': String(request.headers['webhook-id']),
-    'webhook-timestamp': String(request.headers['webhook-timestamp']),
-    'webhook-signature': String(request.headers['webhook-signature']),
-  };
-  return new StandardWebhook(secret).verify(request.body, headers) as {
-    id: string;
-    event: string;
-    data: any;
-  };
-}
-
 beforeAll(async () => {
   env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
-  receiver = new Receiver();
+  receiver = new WebhookReceiver();
   await receiver.start();
   simulator = await startProcessorSimulator({
     port: 0,
@@ -376,10 +284,10 @@ describe('deliveries', () => {
       'mytoken',
     );
     const charge = await successfulCharge();
-    const [chargeRequest] = await receivedFor('/signed', 'charge_finished', charge.id);
+    const [chargeRequest] = await receiver.waitFor('/signed', 'charge_finished', charge.id);
     expect(chargeRequest.headers.authorization).toBe('Bearer mytoken');
     expect(chargeRequest.headers['content-type']).toBe('application/json');
-    const payload = verified(hook.signingSecret, chargeRequest);
+    const payload = verifiedWebhook(hook.signingSecret, chargeRequest);
     expect(payload.id).toBe(chargeRequest.headers['webhook-id']);
     expect(payload).toMatchObject({
       event: 'charge_finished',
@@ -395,11 +303,11 @@ describe('deliveries', () => {
     });
     expect(JSON.parse(chargeRequest.body)).toHaveProperty('created_on');
     // a wrong secret is refused by the same verifier
-    expect(() => verified(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, chargeRequest)).toThrow();
+    expect(() => verifiedWebhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`, chargeRequest)).toThrow();
 
     const refund: any = await sdk().refunds.create(storeId(), charge.id, { amount: 500, currency: 'JPY' });
-    const [refundRequest] = await receivedFor('/signed', 'refund_finished', refund.id);
-    expect(verified(hook.signingSecret, refundRequest)).toMatchObject({
+    const [refundRequest] = await receiver.waitFor('/signed', 'refund_finished', refund.id);
+    expect(verifiedWebhook(hook.signingSecret, refundRequest)).toMatchObject({
       event: 'refund_finished',
       data: { id: refund.id, charge_id: charge.id, status: 'successful', amount: 500 },
     });
@@ -430,9 +338,9 @@ describe('deliveries', () => {
       'every-token',
     );
     const check = async (event: string, id: string, data: Record<string, unknown>) => {
-      const [request] = await receivedFor('/every', event, id);
+      const [request] = await receiver.waitFor('/every', event, id);
       expect(request.headers.authorization).toBe('Bearer every-token');
-      expect(verified(hook.signingSecret, request)).toMatchObject({ event, data: { id, ...data } });
+      expect(verifiedWebhook(hook.signingSecret, request)).toMatchObject({ event, data: { id, ...data } });
     };
 
     // token_created, then token_updated (metadata), then token_replaced (renewal: the new token)
@@ -491,10 +399,10 @@ describe('deliveries', () => {
     expect(foreignRotation.status).toBe(404);
 
     const charge = await successfulCharge();
-    const [during] = await receivedFor('/rotate', 'charge_finished', charge.id);
+    const [during] = await receiver.waitFor('/rotate', 'charge_finished', charge.id);
     expect(String(during.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expect(verified(secret, during).data.id).toBe(charge.id);
-    expect(verified(hook.signingSecret, during).data.id).toBe(charge.id);
+    expect(verifiedWebhook(secret, during).data.id).toBe(charge.id);
+    expect(verifiedWebhook(hook.signingSecret, during).data.id).toBe(charge.id);
 
     // the overlap over: the new secret alone
     await env.prisma.webhook.update({
@@ -502,10 +410,10 @@ describe('deliveries', () => {
       data: { previousSecretExpiresOn: new Date(Date.now() - 1_000) },
     });
     const next = await successfulCharge();
-    const [after] = await receivedFor('/rotate', 'charge_finished', next.id);
+    const [after] = await receiver.waitFor('/rotate', 'charge_finished', next.id);
     expect(String(after.headers['webhook-signature']).split(' ')).toHaveLength(1);
-    expect(verified(secret, after).data.id).toBe(next.id);
-    expect(() => verified(hook.signingSecret, after)).toThrow();
+    expect(verifiedWebhook(secret, after).data.id).toBe(next.id);
+    expect(() => verifiedWebhook(hook.signingSecret, after)).toThrow();
     await sdk().webHooks.delete(hook.id, undefined, undefined, storeId());
   }, 30_000);
 
@@ -513,10 +421,10 @@ describe('deliveries', () => {
     receiver.plan('/flaky', [500]);
     const hook = await storeWebhook('/flaky', [WebHookTrigger.CHARGE_FINISHED]);
     const charge = await successfulCharge();
-    const [first, second] = await receivedFor('/flaky', 'charge_finished', charge.id, 2);
+    const [first, second] = await receiver.waitFor('/flaky', 'charge_finished', charge.id, 2);
     expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
     expect(second.body).toBe(first.body);
-    expect(verified(hook.signingSecret, second).id).toBe(first.headers['webhook-id']);
+    expect(verifiedWebhook(hook.signingSecret, second).id).toBe(first.headers['webhook-id']);
     const delivery = await eventually(() =>
       env.prisma.webhookDelivery.findFirst({
         where: { webhookId: hook.id, status: 'delivered' },
@@ -569,7 +477,7 @@ describe('deliveries', () => {
     receiver.plan('/gone', [410]);
     const hook = await storeWebhook('/gone', [WebHookTrigger.CHARGE_FINISHED]);
     const charge = await successfulCharge();
-    await receivedFor('/gone', 'charge_finished', charge.id);
+    await receiver.waitFor('/gone', 'charge_finished', charge.id);
     const disabled: any = await eventually(async () => {
       const got: any = await sdk().webHooks.get(hook.id, undefined, undefined, storeId());
       return got.active === false ? got : null;
@@ -580,7 +488,7 @@ describe('deliveries', () => {
     // an inactive webhook gets nothing more: the next charge reaches another webhook, not this one
     const witness = await storeWebhook('/witness', [WebHookTrigger.CHARGE_FINISHED]);
     const next = await successfulCharge();
-    await receivedFor('/witness', 'charge_finished', next.id);
+    await receiver.waitFor('/witness', 'charge_finished', next.id);
     await sdk().webHooks.delete(witness.id, undefined, undefined, storeId());
     expect(await env.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
   }, 30_000);
@@ -594,7 +502,7 @@ describe('deliveries', () => {
       data: { failingSince: new Date(Date.now() - 7_200_000) },
     });
     const charge = await successfulCharge();
-    await receivedFor('/failing', 'charge_finished', charge.id);
+    await receiver.waitFor('/failing', 'charge_finished', charge.id);
     const disabled: any = await eventually(async () => {
       const got: any = await sdk().webHooks.get(hook.id, undefined, undefined, storeId());
       return got.active === false ? got : null;
@@ -611,7 +519,7 @@ describe('deliveries', () => {
     receiver.plan('/down', [503, 503, 503, 503]);
     const hook = await storeWebhook('/down', [WebHookTrigger.CHARGE_FINISHED]);
     const charge = await successfulCharge();
-    await receivedFor('/down', 'charge_finished', charge.id, 4);
+    await receiver.waitFor('/down', 'charge_finished', charge.id, 4);
     const delivery = await eventually(() =>
       env.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'failed' } }),
     );
@@ -629,9 +537,9 @@ describe('deliveries', () => {
     });
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ id: delivery.id, status: 'pending', attempt_count: 4 });
-    const all = await receivedFor('/down', 'charge_finished', charge.id, 5);
+    const all = await receiver.waitFor('/down', 'charge_finished', charge.id, 5);
     expect(all[4]?.headers['webhook-id']).toBe(delivery.id);
-    expect(verified(hook.signingSecret, all[4]).id).toBe(delivery.id);
+    expect(verifiedWebhook(hook.signingSecret, all[4]).id).toBe(delivery.id);
     await eventually(async () => {
       const after = await env.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
       return after.status === 'delivered' && after.attemptCount === 5;
@@ -662,7 +570,7 @@ describe('deliveries', () => {
 
     const prompt = await storeWebhook('/prompt', [WebHookTrigger.CHARGE_FINISHED]);
     const charge = await successfulCharge();
-    const [request] = await receivedFor('/prompt', 'charge_finished', charge.id);
+    const [request] = await receiver.waitFor('/prompt', 'charge_finished', charge.id);
     const sinceEvent =
       request.receivedAt - Date.parse((JSON.parse(request.body) as { created_on: string }).created_on);
     // well inside the 3 s a hanging try holds its slot for
@@ -713,7 +621,7 @@ describe('deliveries', () => {
     receiver.plan('/moved', [302, 302, 302, 302]);
     const hook = await storeWebhook('/moved', [WebHookTrigger.CHARGE_FINISHED]);
     const charge = await successfulCharge();
-    await receivedFor('/moved', 'charge_finished', charge.id);
+    await receiver.waitFor('/moved', 'charge_finished', charge.id);
     const attempt = await eventually(() =>
       env.prisma.webhookAttempt.findFirst({ where: { delivery: { webhookId: hook.id }, number: 1 } }),
     );

@@ -13,3 +13,4 @@ export * from './processor-specs';
 export * from './slow-network';
 export * from './metrics';
 export * from './subscriptions';
+export * from './webhook-receiver';
