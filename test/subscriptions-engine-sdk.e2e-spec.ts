@@ -1,0 +1,289 @@
+// Subscriptions charged for real, through the official SDK: the gateway in-process, charge-service,
+// subscription-service and webhook-service as processes, the processor simulator. Test clocks (raw
+// HTTP: the SDK has none) move time; the engine charges what falls due through the real queues.
+process.env.POLLING_INTERVAL = '100';
+
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type SDK from 'univapay-node';
+import { PaymentType, SubscriptionPeriod, TransactionTokenType, WebHookTrigger } from 'univapay-node';
+import {
+  APPROVED_TEST_CARD,
+  eventually,
+  GatewayClient,
+  listenLocally,
+  NEXT_YEAR,
+  RELAXED_RATE_LIMITS,
+  sdkFor,
+  startWorkerProcess,
+  TestEnvironment,
+  verifiedWebhook,
+  WebhookReceiver,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+const DECLINED_CARD = '4111111111111111';
+
+let env: TestEnvironment;
+let simulator: ProcessorSimulator;
+let gateway: NestFastifyApplication;
+let receiver: WebhookReceiver;
+let baseUrl: string;
+let shop: SeededMerchant;
+let api: GatewayClient;
+const workers: SpawnedApp[] = [];
+
+const sdk = (): SDK => sdkFor(baseUrl, shop.storeToken);
+const storeId = () => shop.store.id;
+
+beforeAll(async () => {
+  simulator = await startProcessorSimulator({ latencyMs: 0 });
+  receiver = new WebhookReceiver();
+  await receiver.start();
+  env = await TestEnvironment.create({
+    ...RELAXED_RATE_LIMITS,
+    PROCESSOR_TEST_URL: simulator.url,
+    SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
+    CHARGE_POLLING_MAX_WAIT_MS: '3000',
+  });
+  gateway = await createGatewayApp(env.config);
+  baseUrl = await listenLocally(gateway);
+  shop = await env.seedPciMerchant('subs-engine');
+  api = new GatewayClient(baseUrl).as(shop);
+  for (const main of [
+    'apps/charge-service/src/main.ts',
+    'apps/subscription-service/src/main.ts',
+    'apps/webhook-service/src/main.ts',
+  ]) {
+    const { app } = await startWorkerProcess(main, env.variables);
+    workers.push(app);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const worker of workers) await worker.stop();
+  await receiver?.close();
+  await simulator?.close();
+  await env?.close(gateway);
+});
+
+function cardToken(cardNumber = APPROVED_TEST_CARD): Promise<any> {
+  return sdk().transactionTokens.create({
+    paymentType: PaymentType.CARD,
+    type: TransactionTokenType.SUBSCRIPTION,
+    email: 'buyer@example.test',
+    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
+  });
+}
+
+async function createClock(frozenTime: string): Promise<string> {
+  const answer = await api.request('/test_clocks', { method: 'POST', json: { frozen_time: frozenTime } });
+  expect(answer.status).toBe(201);
+  return answer.body.id;
+}
+
+/** Advances the clock and waits (GET /test_clocks/{id}) until the engine has settled everything due. */
+async function advance(clockId: string, frozenTime: string): Promise<void> {
+  const moved = await api.request(`/test_clocks/${clockId}/advance`, {
+    method: 'POST',
+    json: { frozen_time: frozenTime },
+  });
+  expect(moved.status).toBe(200);
+  await eventually(async () => (await api.request(`/test_clocks/${clockId}`)).body.status === 'ready', {
+    timeoutMs: 60_000,
+    what: `the clock to be ready at ${frozenTime}`,
+  });
+}
+
+/** A subscription on the clock, through the SDK (test_clock_id is Kessai's extension). */
+async function subscribeOn(clockId: string, data: Record<string, unknown> = {}): Promise<any> {
+  const token = await cardToken();
+  return sdk().subscriptions.create({
+    transactionTokenId: token.id,
+    amount: 1000,
+    currency: 'JPY',
+    period: SubscriptionPeriod.MONTHLY,
+    testClockId: clockId,
+    ...data,
+  } as never);
+}
+
+const get = (id: string): Promise<any> => sdk().subscriptions.get(storeId(), id);
+const payments = async (id: string): Promise<any[]> =>
+  ((await sdk().subscriptions.payments.list(storeId(), id, { limit: 100 })) as any).items;
+const ready = (clockId: string) =>
+  eventually(async () => (await api.request(`/test_clocks/${clockId}`)).body.status === 'ready', {
+    timeoutMs: 30_000,
+    what: 'the clock to be ready',
+  });
+
+describe('subscriptions charged by the engine, through the SDK', () => {
+  it('a monthly subscription: the first charge, then twelve cycles on a test clock, each charged once on its date', async () => {
+    const webhook: any = await sdk().webHooks.create(
+      {
+        triggers: [WebHookTrigger.SUBSCRIPTION_PAYMENT],
+        url: `${receiver.url}/subscriptions`,
+      },
+      undefined,
+      storeId(),
+    );
+    const clock = await createClock('2025-01-31T03:00:00Z');
+    const created = await subscribeOn(clock, { scheduleSettings: { preserveEndOfMonth: true } });
+    expect(created.status).toBe('unverified');
+
+    // the SDK's own composite: the subscription until verified, then its first charge until final
+    const first: any = await sdk().subscriptions.pollSubscriptionWithFirstCharge(storeId(), created.id);
+    expect(first.charge).toMatchObject({
+      status: 'successful',
+      chargedAmount: 1000,
+      subscriptionId: created.id,
+      transactionTokenType: 'subscription',
+    });
+    expect(first.subscription).toMatchObject({ id: created.id, status: 'current' });
+    await ready(clock);
+    expect((await get(created.id)).nextPayment).toMatchObject({ dueDate: '2025-02-28', isPaid: false });
+
+    // the merchant hears of it, signed, with the subscription as data
+    const [delivery] = await receiver.waitFor('/subscriptions', 'subscription_payment', created.id);
+    expect(verifiedWebhook(webhook.signingSecret, delivery)).toMatchObject({
+      event: 'subscription_payment',
+      data: { id: created.id, status: 'current' },
+    });
+
+    await advance(clock, '2026-01-31T01:00:00Z');
+    const list = await payments(created.id);
+    const paid = list.filter((payment) => payment.isPaid).sort((a, b) => a.dueDate.localeCompare(b.dueDate));
+    expect(paid.map((payment) => payment.dueDate)).toEqual([
+      '2025-01-31',
+      '2025-02-28',
+      '2025-03-31',
+      '2025-04-30',
+      '2025-05-31',
+      '2025-06-30',
+      '2025-07-31',
+      '2025-08-31',
+      '2025-09-30',
+      '2025-10-31',
+      '2025-11-30',
+      '2025-12-31',
+      '2026-01-31',
+    ]);
+    // exactly one charge per cycle, successful, for the cycle's amount
+    for (const payment of paid) {
+      const charges: any = await sdk().subscriptions.payments.listCharges(storeId(), created.id, payment.id);
+      expect(charges.items.map((charge: any) => [charge.status, charge.requestedAmount])).toEqual([
+        ['successful', 1000],
+      ]);
+    }
+    const all: any = await sdk().subscriptions.charges(storeId(), created.id, { limit: 100 });
+    expect(all.items).toHaveLength(13);
+    expect((await get(created.id)).nextPayment).toMatchObject({ dueDate: '2026-02-28' });
+    await receiver.waitFor('/subscriptions', 'subscription_payment', created.id, 13, 30_000);
+  });
+
+  it('a card that starts failing: unpaid, retried, suspended; a new card and unsuspend bring it back', async () => {
+    const clock = await createClock('2025-03-01T00:00:00Z');
+    const created = await subscribeOn(clock);
+    await ready(clock);
+    expect((await get(created.id)).status).toBe('current');
+
+    const declined = await cardToken(DECLINED_CARD);
+    await sdk().subscriptions.updateToken(storeId(), created.id, {
+      transactionTokenId: declined.id,
+    });
+    await advance(clock, '2025-04-01T00:30:00Z');
+    let subscription = await get(created.id);
+    expect(subscription.status).toBe('unpaid');
+    // the failed payment stays next, with its retry the day after its due date
+    expect(subscription.nextPayment).toMatchObject({ dueDate: '2025-04-01', isPaid: false });
+    expect(subscription.nextPayment.retryDate).toMatch(/^2025-04-02T00:00:00/);
+
+    await advance(clock, '2025-04-05T00:00:00Z');
+    subscription = await get(created.id);
+    expect(subscription.status).toBe('suspended');
+    const failing = subscription.nextPayment;
+    const tries: any = await sdk().subscriptions.payments.listCharges(storeId(), created.id, failing.id);
+    expect(tries.items.map((charge: any) => charge.status)).toEqual(['failed', 'failed', 'failed']);
+
+    // a working card, then unsuspend: the payment is tried at the clock's time and paid
+    const fixed = await cardToken();
+    await sdk().subscriptions.updateToken(storeId(), created.id, { transactionTokenId: fixed.id });
+    expect((await sdk().subscriptions.unsuspend(storeId(), created.id)).status).toBe('unpaid');
+    await ready(clock);
+    subscription = await get(created.id);
+    expect(subscription.status).toBe('current');
+    const retried: any = await sdk().subscriptions.payments.get(storeId(), created.id, failing.id);
+    expect(retried.isPaid).toBe(true);
+    expect(subscription.nextPayment).toMatchObject({ dueDate: '2025-05-01' });
+  });
+
+  it('a fixed plan with an initial amount counts down and completes', async () => {
+    const clock = await createClock('2025-05-10T00:00:00Z');
+    const created = await subscribeOn(clock, {
+      period: SubscriptionPeriod.WEEKLY,
+      initialAmount: 500,
+      subscriptionPlan: { planType: 'fixed_cycles', fixedCycles: 3 },
+    });
+    expect(created).toMatchObject({ paymentsLeft: 3, amountLeft: 2500 });
+    await ready(clock);
+    expect(await get(created.id)).toMatchObject({ status: 'current', paymentsLeft: 2, amountLeft: 2000 });
+    await advance(clock, '2025-05-17T01:00:00Z');
+    expect(await get(created.id)).toMatchObject({ paymentsLeft: 1, amountLeft: 1000 });
+    await advance(clock, '2025-06-30T00:00:00Z');
+    const done = await get(created.id);
+    expect(done).toMatchObject({ status: 'completed', paymentsLeft: 0, amountLeft: 0 });
+    expect(done.nextPayment ?? null).toBeNull();
+    expect((await payments(created.id)).map((payment) => [payment.amount, payment.isPaid]).sort()).toEqual([
+      [1000, true],
+      [1000, true],
+      [500, true],
+    ]);
+  });
+
+  it('cancels at once, or on the next payment without charging it', async () => {
+    const clock = await createClock('2025-07-01T00:00:00Z');
+    const now = await subscribeOn(clock);
+    const later = await subscribeOn(clock, { scheduleSettings: { terminationMode: 'on_next_payment' } });
+    await ready(clock);
+    await sdk().subscriptions.delete(storeId(), now.id);
+    await sdk().subscriptions.delete(storeId(), later.id);
+    expect((await get(now.id)).status).toBe('canceled');
+    // on_next_payment: still current until its next payment falls due
+    expect((await get(later.id)).status).toBe('current');
+    await advance(clock, '2025-08-05T00:00:00Z');
+    expect((await get(later.id)).status).toBe('canceled');
+    for (const id of [now.id, later.id]) {
+      const charges: any = await sdk().subscriptions.charges(storeId(), id);
+      expect(charges.items).toHaveLength(1);
+    }
+  });
+
+  it('follows the zone’s clocks and month ends through the API', async () => {
+    // New York: 09:00 local is 14:00 UTC in winter and 13:00 UTC once DST starts on 03-09
+    const clock = await createClock('2025-03-01T15:00:00Z');
+    const weekly = await subscribeOn(clock, {
+      period: SubscriptionPeriod.WEEKLY,
+      scheduleSettings: { zoneId: 'America/New_York' },
+    });
+    // 06-30 following month ends: 07-31, 08-31, 09-30
+    const monthEnd = await subscribeOn(clock, {
+      scheduleSettings: { startOn: '2025-06-30', preserveEndOfMonth: true, zoneId: 'Asia/Tokyo' },
+    });
+    await advance(clock, '2025-09-30T01:00:00Z');
+    const weeklyDue = (await payments(weekly.id))
+      .filter((payment) => payment.isPaid)
+      .map((payment) => payment.dueAt)
+      .sort();
+    expect(weeklyDue.slice(1, 3)).toEqual(['2025-03-08T14:00:00.000Z', '2025-03-15T13:00:00.000Z']);
+    const monthEndDates = (await payments(monthEnd.id))
+      .filter((payment) => payment.isPaid)
+      .map((payment) => payment.dueDate)
+      .sort();
+    expect(monthEndDates).toEqual(['2025-06-30', '2025-07-31', '2025-08-31', '2025-09-30']);
+  });
+});
