@@ -312,6 +312,27 @@ describe('subscriptions.create', () => {
     });
     expect(other.status).toBe(409);
   });
+
+  it('refuses a store whose subscription_configuration is not enabled, and writes nothing', async () => {
+    const token = await subscriptionToken();
+    await sdk().stores.update(storeId(), {
+      configuration: { subscriptionConfiguration: { enabled: false } },
+    } as never);
+    try {
+      const body = { transaction_token_id: token.id, amount: 800, currency: 'JPY', period: 'weekly' };
+      const refused = await shopApi.request('/subscriptions', { method: 'POST', json: body });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({
+        code: 'SUBSCRIPTION_NOT_ENABLED',
+        errors: [{ field: 'transaction_token_id', reason: 'SUBSCRIPTION_NOT_ENABLED' }],
+      });
+      expect(await env.prisma.subscription.count({ where: { transactionTokenId: token.id } })).toBe(0);
+    } finally {
+      await sdk().stores.update(storeId(), {
+        configuration: { subscriptionConfiguration: { enabled: true } },
+      } as never);
+    }
+  });
 });
 
 describe('subscriptions.get, poll, list', () => {

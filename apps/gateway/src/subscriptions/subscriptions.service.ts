@@ -32,6 +32,7 @@ import {
   presentSubscriptionListItem,
 } from '@kessai/presenters';
 import { computeSchedule, formatCalendarPeriod } from '@kessai/schedule';
+import { effectiveConfiguration } from '@kessai/store-configuration';
 import type { Principal } from '../auth/principal';
 import type { RequestContext } from '../charges/charges.service';
 import { getChargeSchema, listChargesSchema } from '../charges/charge.schemas';
@@ -101,6 +102,7 @@ export class SubscriptionsService {
       await this.tokens.findInMerchant(principal.merchantId, request.transaction_token_id),
       { storeId, mode: principal.mode },
     );
+    await this.refuseWhenDisabled(principal, storeId);
 
     const payments = schedule.payments;
     const first = payments[0];
@@ -362,6 +364,21 @@ export class SubscriptionsService {
     const subscription = isUuid(id) ? await this.subscriptions.findInScope(scope, id) : null;
     if (!subscription) throw new NotFoundError('subscription');
     return subscription;
+  }
+
+  /**
+   * A store (or its merchant) whose subscription_configuration is not enabled takes no new
+   * subscription; those it has go on.
+   */
+  private async refuseWhenDisabled(principal: Principal, storeId: string): Promise<void> {
+    const scope = { merchantId: principal.merchantId, storeId };
+    const store = await this.stores.findVisibleWithMerchant(scope, storeId);
+    if (!store) throw new NotFoundError('store');
+    const configuration = effectiveConfiguration(store.merchant.configuration, store.configuration);
+    if (!configuration.subscription_configuration.enabled)
+      throw new BusinessRuleError('SUBSCRIPTION_NOT_ENABLED', [
+        { field: 'transaction_token_id', reason: 'SUBSCRIPTION_NOT_ENABLED' },
+      ]);
   }
 
   /** The creation instant: now, or the time of the test clock the subscription is created on. */
