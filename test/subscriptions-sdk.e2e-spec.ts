@@ -317,7 +317,7 @@ describe('subscriptions.create', () => {
     const token = await subscriptionToken();
     await sdk().stores.update(storeId(), {
       configuration: { subscriptionConfiguration: { enabled: false } },
-    } as never);
+    });
     try {
       const body = { transaction_token_id: token.id, amount: 800, currency: 'JPY', period: 'weekly' };
       const refused = await shopApi.request('/subscriptions', { method: 'POST', json: body });
@@ -330,7 +330,7 @@ describe('subscriptions.create', () => {
     } finally {
       await sdk().stores.update(storeId(), {
         configuration: { subscriptionConfiguration: { enabled: true } },
-      } as never);
+      });
     }
   });
 });
