@@ -37,6 +37,7 @@ import { TransactionHistoryController } from './transaction-history/transaction-
 import { TransactionHistoryService } from './transaction-history/transaction-history.service';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionsService } from './subscriptions/subscriptions.service';
+import { SubscriptionBatchesService } from './subscriptions/subscription-batches.service';
 import { ScheduledPaymentsService } from './subscriptions/scheduled-payments.service';
 import { TestClocksController } from './test-clocks/test-clocks.controller';
 import { TestClocksService } from './test-clocks/test-clocks.service';
@@ -87,6 +88,7 @@ export class GatewayModule {
         ProcessorCallbacksService,
         TransactionHistoryService,
         SubscriptionsService,
+        SubscriptionBatchesService,
         ScheduledPaymentsService,
         TestClocksService,
         WebhooksService,

@@ -20,6 +20,7 @@ import { SubscriptionsRepository } from './repositories/subscriptions.repository
 import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { TransactionHistoryRepository } from './repositories/transaction-history.repository';
 import { SubscriptionEngineRepository } from './repositories/subscription-engine.repository';
+import { SubscriptionBatchesRepository } from './repositories/subscription-batches.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -43,6 +44,7 @@ const repositories = [
   CancelsRepository,
   TransactionHistoryRepository,
   SubscriptionEngineRepository,
+  SubscriptionBatchesRepository,
   SubscriptionsRepository,
   TestClocksRepository,
 ];

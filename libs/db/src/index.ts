@@ -51,3 +51,4 @@ export * from './repositories/cancels.repository';
 export * from './repositories/subscription-engine.repository';
 export * from './repositories/subscriptions.repository';
 export * from './repositories/test-clocks.repository';
+export * from './repositories/subscription-batches.repository';

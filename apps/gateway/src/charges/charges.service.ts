@@ -34,6 +34,7 @@ import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
+import type { Metadata } from '../transaction-tokens/transaction-token.schemas';
 import {
   MAX_CAPTURE_DELAY_MS,
   captureSchema,
@@ -103,6 +104,23 @@ export class ChargesService {
   }
 
   async create(principal: Principal, body: unknown, context: RequestContext) {
+    const prepared = await this.prepareCreation(principal, body, context);
+    const settled = await this.#creations.submit(prepared.creation);
+    if (settled.status === 'rejected') throw settled.reason;
+    return this.answerCreation(principal, prepared.creation.charge.storeId, prepared.token, settled.value);
+  }
+
+  /**
+   * POST /charges up to the write: the request parsed, its token read and checked, the store's
+   * rules and fee terms applied. Resolves to the charge to create (POST /charges, or a batch's
+   * charge with its subscriptions) and its token.
+   */
+  async prepareCreation(
+    principal: Principal,
+    body: unknown,
+    context: RequestContext,
+    extraMetadata: Metadata = {},
+  ): Promise<{ creation: ChargeCreation; token: ChargeableToken }> {
     // POST /charges names no store: it is the app token's (api-reference §1.2)
     if (principal.storeId === null) throw new StoreTokenRequiredError();
     const storeId = principal.storeId;
@@ -136,7 +154,7 @@ export class ChargesService {
     });
     const descriptor = descriptorFor(token, request);
 
-    const settled = await this.#creations.submit({
+    const creation: ChargeCreation = {
       charge: {
         id: randomUUID(),
         merchantId: principal.merchantId,
@@ -154,7 +172,7 @@ export class ChargesService {
         onlyDirectCurrency: request.only_direct_currency,
         threeDs: request.three_ds ?? null,
         redirect: request.redirect ?? null,
-        metadata: request.metadata ?? {},
+        metadata: { ...(request.metadata ?? {}), ...extraMetadata },
       },
       options: {
         duplicateRule: token.type === 'recurring' && token.paymentType === 'card' ? DUPLICATE_RULE : null,
@@ -169,9 +187,17 @@ export class ChargesService {
         correlationId: context.correlationId,
         now,
       },
-    });
-    if (settled.status === 'rejected') throw settled.reason;
-    const result = settled.value;
+    };
+    return { creation, token };
+  }
+
+  /** The answer to a charge's creation: the charge, or the refusal as an error. */
+  async answerCreation(
+    principal: Principal,
+    storeId: string,
+    token: ChargeableToken,
+    result: CreateChargeResult,
+  ) {
     switch (result.outcome) {
       case 'created':
       case 'duplicate':

@@ -60,7 +60,7 @@ export function rateLimitSettings(config: AppConfig): RateLimitSettings {
 }
 
 /** The creations that count against the charge family (spec: Charge rate limit). */
-const CHARGE_FAMILY_ROUTES = new Set(['/tokens', '/charges', '/subscriptions']);
+const CHARGE_FAMILY_ROUTES = new Set(['/tokens', '/charges', '/subscriptions', '/subscriptions/batches']);
 
 const NUMERIC_SEGMENT = /^\d+$/;
 

@@ -4,6 +4,7 @@ import { CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { closeSignal } from '../http/polling';
 import { ScheduledPaymentsService } from './scheduled-payments.service';
+import { SubscriptionBatchesService } from './subscription-batches.service';
 import { SubscriptionsService } from './subscriptions.service';
 
 type Query = Record<string, unknown>;
@@ -19,6 +20,7 @@ export class SubscriptionsController {
   constructor(
     private readonly subscriptions: SubscriptionsService,
     private readonly payments: ScheduledPaymentsService,
+    private readonly batches: SubscriptionBatchesService,
   ) {}
 
   @Post('subscriptions/simulate_plan')
@@ -40,6 +42,25 @@ export class SubscriptionsController {
   @Post('subscriptions')
   create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @Req() request: FastifyRequest) {
     return this.subscriptions.create(principal, body, context(request));
+  }
+
+  @Post('subscriptions/batches')
+  createBatch(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ) {
+    return this.batches.create(principal, body, context(request));
+  }
+
+  @Get('subscriptions/batches/:batchId')
+  getBatch(
+    @CurrentPrincipal() principal: Principal,
+    @Param('batchId') batchId: string,
+    @Query() query: Query,
+    @Res({ passthrough: true }) reply: FastifyReply,
+  ) {
+    return this.batches.get(principal, batchId, query, closeSignal(reply));
   }
 
   @Get('subscriptions')

@@ -14,6 +14,7 @@ import {
   type SubscriptionChanges,
   type SubscriptionStatus,
   type SubscriptionWithNextPayment,
+  type NewSubscription,
 } from '@kessai/db';
 import {
   BusinessRuleError,
@@ -93,6 +94,19 @@ export class SubscriptionsService {
    * computes it, from the creation instant: now, or the test clock's time.
    */
   async create(principal: Principal, body: unknown, context: RequestContext) {
+    const subscription = await this.prepare(principal, body);
+    const created = await this.subscriptions.create(subscription, context.correlationId);
+    // the clock was deleted between its read and the insert
+    if (!created) throw new NotFoundError('test_clock');
+    return presentSubscription(created);
+  }
+
+  /**
+   * POST /subscriptions up to the write: the request parsed, its token checked, its schedule
+   * computed. Resolves to the subscription and first payment to create (POST /subscriptions, or one
+   * of a batch).
+   */
+  async prepare(principal: Principal, body: unknown): Promise<NewSubscription> {
     if (principal.storeId === null) throw new StoreTokenRequiredError();
     const storeId = principal.storeId;
     const request = parseInput(createSubscriptionSchema, body);
@@ -107,48 +121,42 @@ export class SubscriptionsService {
     const payments = schedule.payments;
     const first = payments[0];
     const settings = request.schedule_settings;
-    const created = await this.subscriptions.create(
-      {
+    return {
+      id: randomUUID(),
+      merchantId: principal.merchantId,
+      storeId,
+      transactionTokenId: token.id,
+      mode: token.mode,
+      period: request.period ?? null,
+      cyclicalPeriod: request.cyclical_period ? formatCalendarPeriod(request.cyclical_period) : null,
+      amount: BigInt(request.amount),
+      currency: request.currency,
+      initialAmount: request.initial_amount == null ? null : BigInt(request.initial_amount),
+      scheduleCreatedAt: createdAt,
+      startOn: settings?.start_on ?? null,
+      zoneId: schedule.zoneId,
+      preserveEndOfMonth: settings?.preserve_end_of_month ?? false,
+      retryInterval: settings?.retry_interval ? formatCalendarPeriod(settings.retry_interval) : null,
+      terminationMode: settings?.termination_mode ?? 'immediate',
+      installmentPlan: request.installment_plan ? compact(request.installment_plan) : null,
+      subscriptionPlan: request.subscription_plan ? compact(request.subscription_plan) : null,
+      paymentsLeft: schedule.finite ? payments.length : null,
+      cyclesLeft: schedule.finite ? payments.filter((payment) => payment.cycle !== null).length : null,
+      amountLeft: schedule.finite ? payments.reduce((sum, payment) => sum + payment.amount, 0n) : null,
+      descriptor: request.descriptor ?? null,
+      onlyDirectCurrency: request.only_direct_currency ?? false,
+      threeDs: request.three_ds ? compact(request.three_ds) : null,
+      metadata: request.metadata ?? {},
+      testClockId: request.test_clock_id ?? null,
+      firstPayment: {
         id: randomUUID(),
-        merchantId: principal.merchantId,
-        storeId,
-        transactionTokenId: token.id,
-        mode: token.mode,
-        period: request.period ?? null,
-        cyclicalPeriod: request.cyclical_period ? formatCalendarPeriod(request.cyclical_period) : null,
-        amount: BigInt(request.amount),
-        currency: request.currency,
-        initialAmount: request.initial_amount == null ? null : BigInt(request.initial_amount),
-        scheduleCreatedAt: createdAt,
-        startOn: settings?.start_on ?? null,
-        zoneId: schedule.zoneId,
-        preserveEndOfMonth: settings?.preserve_end_of_month ?? false,
-        retryInterval: settings?.retry_interval ? formatCalendarPeriod(settings.retry_interval) : null,
-        terminationMode: settings?.termination_mode ?? 'immediate',
-        installmentPlan: request.installment_plan ? compact(request.installment_plan) : null,
-        subscriptionPlan: request.subscription_plan ? compact(request.subscription_plan) : null,
-        paymentsLeft: schedule.finite ? payments.length : null,
-        cyclesLeft: schedule.finite ? payments.filter((payment) => payment.cycle !== null).length : null,
-        amountLeft: schedule.finite ? payments.reduce((sum, payment) => sum + payment.amount, 0n) : null,
-        descriptor: request.descriptor ?? null,
-        onlyDirectCurrency: request.only_direct_currency ?? false,
-        threeDs: request.three_ds ? compact(request.three_ds) : null,
-        metadata: request.metadata ?? {},
-        testClockId: request.test_clock_id ?? null,
-        firstPayment: {
-          id: randomUUID(),
-          cycle: first.cycle,
-          dueDate: first.dueDate,
-          dueAt: first.dueAt,
-          amount: first.amount,
-          isLastPayment: first.isLastPayment,
-        },
+        cycle: first.cycle,
+        dueDate: first.dueDate,
+        dueAt: first.dueAt,
+        amount: first.amount,
+        isLastPayment: first.isLastPayment,
       },
-      context.correlationId,
-    );
-    // the clock was deleted between its read and the insert
-    if (!created) throw new NotFoundError('test_clock');
-    return presentSubscription(created);
+    };
   }
 
   /** With `polling=true` an unverified subscription is re-read until its status changes (bounded). */

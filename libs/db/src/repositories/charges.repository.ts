@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DatabaseError } from 'pg';
+import { DatabaseError, type PoolClient } from 'pg';
 import { CHARGE_ENTRY, utcDay, type PageRequest } from '@kessai/domain';
 import {
   Prisma,
@@ -131,6 +131,13 @@ export interface StoredIssuerToken {
   content_type?: string | null;
 }
 
+/** A charge created inside a transaction was refused (its token's claim, or the quota): roll back. */
+export class ChargeRefusedError extends Error {
+  constructor(readonly outcome: typeof REFUSED_TOKEN | typeof REFUSED_QUOTA) {
+    super(`charge refused: ${outcome}`);
+  }
+}
+
 function refusalOf(error: unknown): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA | null {
   if (!(error instanceof Error) || (error as { code?: string }).code !== 'KS001') return null;
   const reasons = [REFUSED_TOKEN, REFUSED_QUOTA] as const;
@@ -158,37 +165,7 @@ export class ChargesRepository {
    * One round trip (four with the lock), on a connection of its own (PrismaService.write).
    */
   async create(charge: NewCharge, options: CreateChargeOptions): Promise<CreateChargeResult> {
-    const quota = options.quota;
-    const rule = options.duplicateRule;
-    const params = {
-      id: charge.id,
-      merchantId: charge.merchantId,
-      storeId: charge.storeId,
-      transactionTokenId: charge.transactionTokenId,
-      transactionTokenType: charge.transactionTokenType,
-      mode: charge.mode,
-      requestedAmount: charge.requestedAmount,
-      requestedCurrency: charge.requestedCurrency,
-      capture: charge.capture,
-      captureAt: charge.captureAt,
-      descriptor: charge.descriptor,
-      onlyDirectCurrency: charge.onlyDirectCurrency,
-      feeRatePpm: charge.feeRatePpm,
-      feeFlatAmount: charge.feeFlatAmount,
-      threeDs: charge.threeDs,
-      redirect: charge.redirect,
-      metadata: charge.metadata,
-      correlationId: options.correlationId,
-      now: options.now,
-      quotaResource: quota?.resource ?? null,
-      quotaScopeKey: quota ? limitScopeKey(quota.scope) : null,
-      quotaDay: quota ? utcDay(options.now) : null,
-      quotaMax: quota?.max ?? 0,
-      duplicateWindowSeconds: rule?.windowSeconds ?? null,
-      duplicateErrorCode: rule?.error.code ?? null,
-      duplicateErrorMessage: rule?.error.message ?? null,
-      duplicateErrorDetail: rule?.error.detail ?? null,
-    };
+    const params = createChargeParams(charge, options);
     let rows;
     try {
       rows = options.duplicateRule
@@ -205,13 +182,35 @@ export class ChargesRepository {
       if (refused) return { outcome: refused };
       throw error;
     }
-    const row = rows[0];
-    // the statement raises or inserts: no row is a defect, never a charge to answer with
-    if (!row) throw new Error(`charge ${charge.id}: the create statement inserted nothing`);
-    if (row.status !== CHARGE_ENTRY.duplicate.status) {
-      return { outcome: 'created', charge: storedCharge(charge, row.created_on, null) };
+    return createdResult(charge, options, rows[0]);
+  }
+
+  /**
+   * `create` inside the caller's transaction (`db`), with what it commits alongside (a batch's
+   * subscriptions): a refused claim or quota is thrown as ChargeRefusedError, which the caller lets
+   * out of its transaction so that everything rolls back.
+   */
+  async createInTransaction(
+    db: PoolClient,
+    charge: NewCharge,
+    options: CreateChargeOptions,
+  ): Promise<Exclude<CreateChargeResult, { outcome: typeof REFUSED_TOKEN | typeof REFUSED_QUOTA }>> {
+    if (options.duplicateRule) {
+      const key = `charge-duplicate:${charge.transactionTokenId}`;
+      await this.prisma.run(ADVISORY_XACT_LOCK, { key }, { db });
     }
-    return { outcome: 'duplicate', charge: storedCharge(charge, row.created_on, rule?.error ?? null) };
+    let rows;
+    try {
+      rows = await this.prisma.run(CREATE_CHARGE, createChargeParams(charge, options), { db });
+    } catch (error) {
+      const refused = refusalOf(error);
+      if (refused) throw new ChargeRefusedError(refused);
+      throw error;
+    }
+    return createdResult(charge, options, rows[0]) as Exclude<
+      CreateChargeResult,
+      { outcome: typeof REFUSED_TOKEN | typeof REFUSED_QUOTA }
+    >;
   }
 
   /**
@@ -406,6 +405,56 @@ function creationInput(charge: NewCharge, options: CreateChargeOptions): ChargeC
     quota_resource: quota?.resource ?? null,
     quota_scope_key: quota ? limitScopeKey(quota.scope) : null,
     quota_day: quota ? utcDay(options.now) : null,
+  };
+}
+
+/** What CREATE_CHARGE answered for one charge: created (pending) or refused as a duplicate. */
+function createdResult(
+  charge: NewCharge,
+  options: CreateChargeOptions,
+  row: { created_on: Date; status: string } | undefined,
+): CreateChargeResult {
+  // the statement raises or inserts: no row is a defect, never a charge to answer with
+  if (!row) throw new Error(`charge ${charge.id}: the create statement inserted nothing`);
+  if (row.status !== CHARGE_ENTRY.duplicate.status) {
+    return { outcome: 'created', charge: storedCharge(charge, row.created_on, null) };
+  }
+  const error = options.duplicateRule?.error ?? null;
+  return { outcome: 'duplicate', charge: storedCharge(charge, row.created_on, error) };
+}
+
+/** CREATE_CHARGE's parameters for one charge (`create`, and `createInTransaction`). */
+function createChargeParams(charge: NewCharge, options: CreateChargeOptions) {
+  const quota = options.quota;
+  const rule = options.duplicateRule;
+  return {
+    id: charge.id,
+    merchantId: charge.merchantId,
+    storeId: charge.storeId,
+    transactionTokenId: charge.transactionTokenId,
+    transactionTokenType: charge.transactionTokenType,
+    mode: charge.mode,
+    requestedAmount: charge.requestedAmount,
+    requestedCurrency: charge.requestedCurrency,
+    capture: charge.capture,
+    captureAt: charge.captureAt,
+    descriptor: charge.descriptor,
+    onlyDirectCurrency: charge.onlyDirectCurrency,
+    feeRatePpm: charge.feeRatePpm,
+    feeFlatAmount: charge.feeFlatAmount,
+    threeDs: charge.threeDs,
+    redirect: charge.redirect,
+    metadata: charge.metadata,
+    correlationId: options.correlationId,
+    now: options.now,
+    quotaResource: quota?.resource ?? null,
+    quotaScopeKey: quota ? limitScopeKey(quota.scope) : null,
+    quotaDay: quota ? utcDay(options.now) : null,
+    quotaMax: quota?.max ?? 0,
+    duplicateWindowSeconds: rule?.windowSeconds ?? null,
+    duplicateErrorCode: rule?.error.code ?? null,
+    duplicateErrorMessage: rule?.error.message ?? null,
+    duplicateErrorDetail: rule?.error.detail ?? null,
   };
 }
 

@@ -131,42 +131,11 @@ export class SubscriptionsRepository {
     input: NewSubscription,
     correlationId: string | null,
   ): Promise<SubscriptionWithNextPayment | null> {
-    const payment = input.firstPayment;
-    const rows = await this.prisma.write('subscription create', CREATE_SUBSCRIPTION, {
-      id: input.id,
-      merchantId: input.merchantId,
-      storeId: input.storeId,
-      transactionTokenId: input.transactionTokenId,
-      mode: input.mode,
-      period: input.period,
-      cyclicalPeriod: input.cyclicalPeriod,
-      amount: input.amount,
-      currency: input.currency,
-      initialAmount: input.initialAmount,
-      scheduleCreatedAt: input.scheduleCreatedAt,
-      startOn: input.startOn,
-      zoneId: input.zoneId,
-      preserveEndOfMonth: input.preserveEndOfMonth,
-      retryInterval: input.retryInterval,
-      terminationMode: input.terminationMode,
-      installmentPlan: input.installmentPlan,
-      subscriptionPlan: input.subscriptionPlan,
-      paymentsLeft: input.paymentsLeft,
-      cyclesLeft: input.cyclesLeft,
-      amountLeft: input.amountLeft,
-      descriptor: input.descriptor,
-      onlyDirectCurrency: input.onlyDirectCurrency,
-      threeDs: input.threeDs,
-      metadata: input.metadata,
-      testClockId: input.testClockId,
-      paymentId: payment.id,
-      paymentCycle: payment.cycle,
-      paymentDueDate: payment.dueDate,
-      paymentDueAt: payment.dueAt,
-      paymentAmount: payment.amount,
-      paymentIsLast: payment.isLastPayment,
-      correlationId,
-    });
+    const rows = await this.prisma.write(
+      'subscription create',
+      CREATE_SUBSCRIPTION,
+      createSubscriptionParams(input, correlationId),
+    );
     if (rows.length === 0) return null;
     return this.findInScope({ merchantId: input.merchantId, storeId: input.storeId }, input.id);
   }
@@ -351,5 +320,45 @@ function whereOf(scope: AccessScope, filters: SubscriptionFilters): Prisma.Subsc
     ...whereScope(scope),
     ...(filters.statuses && filters.statuses.length > 0 ? { status: { in: filters.statuses } } : {}),
     ...(filters.mode ? { mode: filters.mode } : {}),
+  };
+}
+
+/** CREATE_SUBSCRIPTION's parameters (`create`, and a batch's subscriptions). */
+export function createSubscriptionParams(input: NewSubscription, correlationId: string | null) {
+  const payment = input.firstPayment;
+  return {
+    id: input.id,
+    merchantId: input.merchantId,
+    storeId: input.storeId,
+    transactionTokenId: input.transactionTokenId,
+    mode: input.mode,
+    period: input.period,
+    cyclicalPeriod: input.cyclicalPeriod,
+    amount: input.amount,
+    currency: input.currency,
+    initialAmount: input.initialAmount,
+    scheduleCreatedAt: input.scheduleCreatedAt,
+    startOn: input.startOn,
+    zoneId: input.zoneId,
+    preserveEndOfMonth: input.preserveEndOfMonth,
+    retryInterval: input.retryInterval,
+    terminationMode: input.terminationMode,
+    installmentPlan: input.installmentPlan,
+    subscriptionPlan: input.subscriptionPlan,
+    paymentsLeft: input.paymentsLeft,
+    cyclesLeft: input.cyclesLeft,
+    amountLeft: input.amountLeft,
+    descriptor: input.descriptor,
+    onlyDirectCurrency: input.onlyDirectCurrency,
+    threeDs: input.threeDs,
+    metadata: input.metadata,
+    testClockId: input.testClockId,
+    paymentId: payment.id,
+    paymentCycle: payment.cycle,
+    paymentDueDate: payment.dueDate,
+    paymentDueAt: payment.dueAt,
+    paymentAmount: payment.amount,
+    paymentIsLast: payment.isLastPayment,
+    correlationId,
   };
 }

@@ -11,6 +11,7 @@ import './limits.sql';
 import './outbox.sql';
 import './refunds-cancels.sql';
 import './stores.sql';
+import './subscription-batches.sql';
 import './subscription-engine.sql';
 import './subscriptions.sql';
 import './test-clocks.sql';

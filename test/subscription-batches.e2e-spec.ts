@@ -1,0 +1,201 @@
+// POST /subscriptions/batches and GET /subscriptions/batches/{id} through the official SDK
+// (subscriptions.createBatch, getBatch, pollBatch): subscriptions and a charge created together, all
+// or nothing, the batch's status read from theirs while the engine and charge-service process them.
+process.env.POLLING_INTERVAL = '100';
+
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type SDK from 'univapay-node';
+import { PaymentType, SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
+import { DAILY_QUOTAS } from '@kessai/domain';
+import {
+  APPROVED_TEST_CARD,
+  listenLocally,
+  NEXT_YEAR,
+  RELAXED_RATE_LIMITS,
+  sdkCardToken,
+  sdkError,
+  sdkFor,
+  setTestChargesToday,
+  startWorkerProcess,
+  TestEnvironment,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+const DECLINED_CARD = '4111111111111111';
+
+let env: TestEnvironment;
+let simulator: ProcessorSimulator;
+let gateway: NestFastifyApplication;
+let baseUrl: string;
+let shop: SeededMerchant;
+let foreign: SeededMerchant;
+const workers: SpawnedApp[] = [];
+
+const sdk = (merchant = shop): SDK => sdkFor(baseUrl, merchant.storeToken);
+
+beforeAll(async () => {
+  simulator = await startProcessorSimulator({ latencyMs: 0 });
+  env = await TestEnvironment.create({
+    ...RELAXED_RATE_LIMITS,
+    PROCESSOR_TEST_URL: simulator.url,
+    SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
+    CHARGE_POLLING_MAX_WAIT_MS: '3000',
+  });
+  gateway = await createGatewayApp(env.config);
+  baseUrl = await listenLocally(gateway);
+  shop = await env.seedPciMerchant('batch-shop');
+  foreign = await env.seedPciMerchant('batch-foreign');
+  for (const main of ['apps/charge-service/src/main.ts', 'apps/subscription-service/src/main.ts']) {
+    const { app } = await startWorkerProcess(main, env.variables);
+    workers.push(app);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  for (const worker of workers) await worker.stop();
+  await simulator?.close();
+  await env?.close(gateway);
+});
+
+function subscriptionToken(cardNumber = APPROVED_TEST_CARD): Promise<any> {
+  return sdk().transactionTokens.create({
+    paymentType: PaymentType.CARD,
+    type: TransactionTokenType.SUBSCRIPTION,
+    email: 'buyer@example.test',
+    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
+  });
+}
+
+const subscription = (transactionTokenId: string, amount = 1000) => ({
+  transactionTokenId,
+  amount,
+  currency: 'JPY',
+  period: SubscriptionPeriod.MONTHLY,
+});
+
+const createdOn = (tokenId: string) =>
+  env.prisma.subscription.count({ where: { transactionTokenId: tokenId } });
+
+describe('subscription batches', () => {
+  it('creates subscriptions and a charge together; the batch is successful once all of them are', async () => {
+    const [first, second] = [await subscriptionToken(), await subscriptionToken()];
+    const oneShot = await sdkCardToken(sdk());
+    const batch: any = await sdk().subscriptions.createBatch({
+      subscriptions: [subscription(first.id), subscription(second.id, 2000)],
+      charges: [{ transactionTokenId: oneShot.id, amount: 500, currency: 'JPY' }],
+      initialChargeMetadata: JSON.stringify({ order: 'A-1' }),
+    });
+    expect(batch).toMatchObject({
+      status: 'awaiting',
+      subscriptionIds: [expect.any(String), expect.any(String)],
+    });
+    expect(batch.chargeId).toEqual(expect.any(String));
+
+    const done: any = await sdk().subscriptions.pollBatch(batch.batchId);
+    expect(done).toMatchObject({ batchId: batch.batchId, status: 'successful', chargeId: batch.chargeId });
+    const charge: any = await sdk().charges.get(shop.store.id, batch.chargeId);
+    expect(charge).toMatchObject({ status: 'successful', requestedAmount: 500, metadata: { order: 'A-1' } });
+    for (const id of batch.subscriptionIds) {
+      const created: any = await sdk().subscriptions.get(shop.store.id, id);
+      expect(created.status).toBe('current');
+    }
+    // another merchant cannot see it
+    expect(await sdkError(sdk(foreign).subscriptions.getBatch(batch.batchId))).toMatchObject({
+      httpCode: 404,
+    });
+  });
+
+  it('fails when a subscription’s first payment fails', async () => {
+    const declined = await subscriptionToken(DECLINED_CARD);
+    const approved = await subscriptionToken();
+    const batch: any = await sdk().subscriptions.createBatch({
+      subscriptions: [subscription(approved.id), subscription(declined.id)],
+    });
+    expect(batch.chargeId).toBeUndefined();
+    const done: any = await sdk().subscriptions.pollBatch(batch.batchId);
+    expect(done.status).toBe('failed');
+    const statuses = await env.prisma.subscription.findMany({
+      where: { id: { in: batch.subscriptionIds } },
+      select: { transactionTokenId: true, status: true },
+    });
+    expect(statuses).toEqual(
+      expect.arrayContaining([
+        { transactionTokenId: declined.id, status: 'unconfirmed' },
+        { transactionTokenId: approved.id, status: 'current' },
+      ]),
+    );
+  });
+
+  it('creates nothing when one subscription is invalid, naming it', async () => {
+    const [first, second] = [await subscriptionToken(), await subscriptionToken()];
+    const error = await sdkError(
+      sdk().subscriptions.createBatch({
+        subscriptions: [subscription(first.id), subscription(second.id, 0)],
+      }),
+    );
+    expect(error).toMatchObject({ httpCode: 400, code: 'VALIDATION_ERROR' });
+    expect(error.errors).toContainEqual({
+      field: 'subscriptions[1].amount',
+      reason: 'CHARGE_AMOUNT_TOO_LOW',
+    });
+    expect(await createdOn(first.id)).toBe(0);
+    expect(await createdOn(second.id)).toBe(0);
+  });
+
+  it('creates nothing when the charge is refused at the write (the daily test quota), with its error', async () => {
+    const token = await subscriptionToken();
+    const oneShot = await sdkCardToken(sdk());
+    await setTestChargesToday(env, shop, DAILY_QUOTAS.test_charge);
+    try {
+      const error = await sdkError(
+        sdk().subscriptions.createBatch({
+          subscriptions: [subscription(token.id)],
+          charges: [{ transactionTokenId: oneShot.id, amount: 500, currency: 'JPY' }],
+        }),
+      );
+      expect(error).toMatchObject({ code: 'RESOURCE_LIMIT_REACHED' });
+      expect(await createdOn(token.id)).toBe(0);
+      expect(await env.prisma.charge.count({ where: { transactionTokenId: oneShot.id } })).toBe(0);
+      // the one_time token was not used up by the charge that rolled back
+      expect(
+        await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: oneShot.id } }),
+      ).toMatchObject({
+        active: true,
+        usedCount: 0,
+      });
+    } finally {
+      await setTestChargesToday(env, shop, 0);
+    }
+  });
+
+  it('refuses an empty batch, more than one charge, and unknown fields', async () => {
+    const token = await subscriptionToken();
+    const oneShot = await sdkCardToken(sdk());
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ subscriptions: [] }, 'subscriptions'],
+      [
+        {
+          subscriptions: [subscription(token.id)],
+          charges: [
+            { transactionTokenId: oneShot.id, amount: 500, currency: 'JPY' },
+            { transactionTokenId: oneShot.id, amount: 600, currency: 'JPY' },
+          ],
+        },
+        'charges',
+      ],
+      [{ subscriptions: [subscription(token.id)], color: 'red' }, 'color'],
+    ];
+    for (const [body, field] of cases) {
+      const error = await sdkError(sdk().subscriptions.createBatch(body as never));
+      expect(error).toMatchObject({ httpCode: 400 });
+      expect(error.errors.map((entry: any) => entry.field)).toContain(field);
+    }
+    expect(await createdOn(token.id)).toBe(0);
+  });
+});
