@@ -199,4 +199,42 @@ describe('admin CLI', () => {
     expect(third).toMatchObject({ merchant_id: first.merchant_id, store_id: first.store_id });
     expect(third.app_token_id).not.toBe(first.app_token_id);
   });
+
+  it('creates, shows and advances a test clock; refuses an earlier time and an unknown clock', async () => {
+    const merchant = await cli('merchant:create', '--name', 'Clock Co', '--email', 'clock@example.test');
+    const clock = await cli('clock:create', '--merchant', merchant.id, '--time', '2025-01-31T03:00:00Z');
+    expect(clock).toMatchObject({
+      merchant_id: merchant.id,
+      frozen_time: '2025-01-31T03:00:00.000Z',
+      status: 'ready',
+    });
+    const advanced = await cli(
+      'clock:advance',
+      '--merchant',
+      merchant.id,
+      '--id',
+      clock.id,
+      '--time',
+      '2025-03-01T00:00:00Z',
+    );
+    expect(advanced).toMatchObject({ id: clock.id, frozen_time: '2025-03-01T00:00:00.000Z' });
+    // the API sees the same clock
+    const token = await cli('token:create', '--merchant', merchant.id);
+    const answer = await fetch(`${baseUrl}/test_clocks/${clock.id}`, {
+      headers: { authorization: `Bearer ${token.secret}.${token.jwt}` },
+    });
+    expect(await answer.json()).toMatchObject({ frozen_time: '2025-03-01T00:00:00.000Z' });
+
+    await expect(
+      cli('clock:advance', '--merchant', merchant.id, '--id', clock.id, '--time', '2025-02-01T00:00:00Z'),
+    ).rejects.toThrow(/later than/);
+    await expect(cli('clock:create', '--merchant', merchant.id, '--time', 'yesterday')).rejects.toThrow(
+      /ISO 8601/,
+    );
+    const other = await cli('merchant:create', '--name', 'Other Co', '--email', 'other-clock@example.test');
+    await expect(cli('clock:show', '--merchant', other.id, '--id', clock.id)).rejects.toThrow(AdminError);
+    expect(await cli('clock:show', '--merchant', merchant.id, '--id', clock.id)).toMatchObject({
+      frozen_time: '2025-03-01T00:00:00.000Z',
+    });
+  });
 });

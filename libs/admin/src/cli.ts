@@ -6,6 +6,7 @@ import { loadConfig } from '@kessai/config';
 import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
+import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -24,6 +25,11 @@ Commands:
   token:revoke --id ID
   user:create --merchant ID --email EMAIL --password PASSWORD [--name NAME]
                                               a merchant user, who signs in with POST /authenticate
+  clock:create --merchant ID --time ISO [--name NAME]
+                                              a test clock at that instant (docs/subscriptions.md)
+  clock:show --merchant ID --id ID            a test clock and its status (advancing or ready)
+  clock:advance --merchant ID --id ID --time ISO
+                                              move it later: the engine charges what falls due
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -40,6 +46,7 @@ const options = {
   password: { type: 'string' },
   off: { type: 'boolean' },
   set: { type: 'string' },
+  time: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -136,6 +143,24 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
             name: values.name,
           }),
         );
+      case 'clock:create':
+        return await createTestClock(database, {
+          merchantId: required(values.merchant, 'merchant'),
+          time: required(values.time, 'time'),
+          name: values.name,
+        });
+      case 'clock:show':
+        return await showTestClock(
+          database,
+          required(values.merchant, 'merchant'),
+          required(values.id, 'id'),
+        );
+      case 'clock:advance':
+        return await advanceTestClock(database, {
+          merchantId: required(values.merchant, 'merchant'),
+          id: required(values.id, 'id'),
+          time: required(values.time, 'time'),
+        });
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:

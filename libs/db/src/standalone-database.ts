@@ -4,6 +4,7 @@ import { AppTokensRepository } from './repositories/app-tokens.repository';
 import { MerchantUsersRepository } from './repositories/merchant-users.repository';
 import { MerchantsRepository } from './repositories/merchants.repository';
 import { StoresRepository } from './repositories/stores.repository';
+import { TestClocksRepository } from './repositories/test-clocks.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -14,6 +15,7 @@ export class StandaloneDatabase {
   readonly stores: StoresRepository;
   readonly appTokens: AppTokensRepository;
   readonly merchantUsers: MerchantUsersRepository;
+  readonly testClocks: TestClocksRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -22,6 +24,7 @@ export class StandaloneDatabase {
     this.stores = new StoresRepository(this.prisma);
     this.appTokens = new AppTokensRepository(this.prisma);
     this.merchantUsers = new MerchantUsersRepository(this.prisma);
+    this.testClocks = new TestClocksRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -17,6 +17,9 @@ export const DAILY_QUOTAS = {
   test_charge: 1_440,
 } as const;
 
+/** How far one advance may move a test clock: five years (a year of 366 days, five times). */
+export const MAX_TEST_CLOCK_ADVANCE_MS = 5 * 366 * 24 * 3_600_000;
+
 export type ActiveLimitedResource = keyof typeof ACTIVE_LIMITS;
 export type DailyQuotaResource = keyof typeof DAILY_QUOTAS;
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { TestClocksRepository } from '@kessai/db';
 import {
   isUuid,
+  MAX_TEST_CLOCK_ADVANCE_MS,
   NotFoundError,
   parsePageRequest,
   PermissionError,
@@ -15,8 +16,6 @@ import type { RequestContext } from '../charges/charges.service';
 import { parseInput } from '../http/validation';
 import { advanceTestClockSchema, createTestClockSchema } from './test-clock.schemas';
 
-/** How far one advance may move a clock: five years (a year of 366 days, five times). */
-export const MAX_TEST_CLOCK_ADVANCE_MS = 5 * 366 * 24 * 3_600_000;
 
 /**
  * Test clocks (Kessai's extension; docs/subscriptions.md "Test clocks"): a test-mode merchant's
