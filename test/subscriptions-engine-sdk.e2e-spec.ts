@@ -50,6 +50,7 @@ beforeAll(async () => {
     PROCESSOR_TEST_URL: simulator.url,
     SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
     CHARGE_POLLING_MAX_WAIT_MS: '3000',
+    CHARGE_SWEEP_INTERVAL_MS: '200',
   });
   gateway = await createGatewayApp(env.config);
   baseUrl = await listenLocally(gateway);
@@ -285,5 +286,57 @@ describe('subscriptions charged by the engine, through the SDK', () => {
       .map((payment) => payment.dueDate)
       .sort();
     expect(monthEndDates).toEqual(['2025-06-30', '2025-07-31', '2025-08-31', '2025-09-30']);
+  });
+
+  it('an authorization-only first charge: authorized until captured, by the merchant or after the delay', async () => {
+    const token = await cardToken();
+    const held: any = await sdk().subscriptions.create({
+      transactionTokenId: token.id,
+      amount: 1500,
+      currency: 'JPY',
+      period: SubscriptionPeriod.MONTHLY,
+      firstChargeAuthorizationOnly: true,
+    });
+    expect(held.firstChargeAuthorizationOnly).toBe(true);
+    const authorized: any = await sdk().subscriptions.poll(storeId(), held.id);
+    expect(authorized.status).toBe('authorized');
+    const [charge]: any[] = ((await sdk().subscriptions.charges(storeId(), held.id)) as any).items;
+    expect(charge).toMatchObject({ status: 'authorized', requestedAmount: 1500 });
+    // its first payment stays the next one: nothing more is scheduled until it is captured
+    expect((await get(held.id)).nextPayment).toMatchObject({ dueDate: expect.any(String), isPaid: false });
+    await sdk().captures.create(storeId(), charge.id, { amount: 1500, currency: 'JPY' });
+    await eventually(async () => (await get(held.id)).status === 'current', {
+      what: 'the captured first charge to make the subscription current',
+    });
+    expect((await payments(held.id)).filter((payment) => payment.isPaid)).toHaveLength(1);
+
+    const delayed: any = await sdk().subscriptions.create({
+      transactionTokenId: (await cardToken()).id,
+      amount: 1500,
+      currency: 'JPY',
+      period: SubscriptionPeriod.MONTHLY,
+      firstChargeAuthorizationOnly: true,
+      firstChargeCaptureAfter: 'PT1S',
+    });
+    expect(delayed.firstChargeCaptureAfter).toBe('PT1S');
+    await eventually(async () => (await get(delayed.id)).status === 'current', {
+      timeoutMs: 20_000,
+      what: 'the first charge to be captured after its delay',
+    });
+
+    const refused = await api.request('/subscriptions', {
+      method: 'POST',
+      json: {
+        transaction_token_id: (await cardToken()).id,
+        amount: 1500,
+        currency: 'JPY',
+        period: 'monthly',
+        first_charge_capture_after: 'P8D',
+      },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(
+      expect.arrayContaining([{ field: 'first_charge_capture_after', reason: 'INVALID_DURATION' }]),
+    );
   });
 });

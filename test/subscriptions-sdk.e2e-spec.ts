@@ -216,12 +216,12 @@ describe('subscriptions.create', () => {
       ],
       [{ amount: 0 }, { field: 'amount', reason: 'CHARGE_AMOUNT_TOO_LOW' }],
       [
-        { firstChargeAuthorizationOnly: true },
-        { field: 'first_charge_authorization_only', reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
+        { firstChargeCaptureAfter: 'P7D' },
+        { field: 'first_charge_authorization_only', reason: 'REQUIRED_VALUE' },
       ],
       [
-        { firstChargeCaptureAfter: 'P7D' },
-        { field: 'first_charge_capture_after', reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
+        { firstChargeAuthorizationOnly: true, firstChargeCaptureAfter: 'PT0S' },
+        { field: 'first_charge_capture_after', reason: 'INVALID_DURATION' },
       ],
       [{ subsequentCyclesStart: 3 }, { field: 'subsequent_cycles_start', reason: 'USE_START_ON' }],
     ];

@@ -35,6 +35,8 @@ const subscriptionColumns = {
   amount_left: null,
   descriptor: null,
   only_direct_currency: false,
+  first_charge_authorization_only: false,
+  first_charge_capture_after: null,
   store_configuration: {},
   merchant_configuration: {},
 };
@@ -113,6 +115,22 @@ describe('claimed payments', () => {
       [true, 358, "the transaction token's 3-D Secure failed"],
       [true, 309, 'CARD_BRAND_NOT_SUPPORTED'],
     ]);
+  });
+
+  it('only authorizes the first charge of a subscription that asks so, captured after the duration', () => {
+    const before = Date.now();
+    const [first, later] = decideClaims([
+      due({ sequence: 1, first_charge_authorization_only: true, first_charge_capture_after: 'P3D' }),
+      due({ sequence: 2, first_charge_authorization_only: true, first_charge_capture_after: 'P3D' }),
+    ]).charges;
+    expect(first.capture).toBe(false);
+    const captureAt = Date.parse(first.capture_at!);
+    expect(captureAt - before).toBeGreaterThanOrEqual(3 * 86_400_000);
+    expect(captureAt - Date.now()).toBeLessThanOrEqual(3 * 86_400_000);
+    expect(later).toMatchObject({ capture: true, capture_at: null });
+    const merchantCaptures = decideClaims([due({ sequence: 1, first_charge_authorization_only: true })])
+      .charges[0];
+    expect(merchantCaptures).toMatchObject({ capture: false, capture_at: null });
   });
 
   it('ends without a charge a payment to terminate, or of a subscription that ended', () => {
@@ -236,6 +254,28 @@ describe('settled payments', () => {
       'subscription_failure',
       'subscription_canceled',
     ]);
+  });
+
+  it('makes an unverified subscription authorized while its first charge is only authorized', () => {
+    const first = { subscription_status: 'unverified' as const, sequence: 1, cycle: 1 };
+    const held = decideSettlements([toSettle({ ...first, charge_status: 'authorized' })]);
+    expect(held.settlements[0]).toMatchObject({
+      payment_status: 'processing',
+      subscription_status: 'authorized',
+    });
+    expect(held.next).toEqual([]);
+    expect(held.events).toEqual([]);
+    // captured: current, and the next cycle; voided: unconfirmed
+    const captured = decideSettlements([toSettle({ ...first, subscription_status: 'authorized' })]);
+    expect(captured.settlements[0]).toMatchObject({ payment_status: 'paid', subscription_status: 'current' });
+    expect(captured.next).toHaveLength(1);
+    const voided = decideSettlements([
+      toSettle({ ...first, subscription_status: 'authorized', charge_status: 'canceled' }),
+    ]);
+    expect(voided.settlements[0]).toMatchObject({
+      payment_status: 'failed',
+      subscription_status: 'unconfirmed',
+    });
   });
 
   it('leaves an unverified subscription unconfirmed when its first payment fails', () => {

@@ -1,3 +1,4 @@
+import { Duration } from 'luxon';
 import { randomUUID } from 'node:crypto';
 import type {
   ClaimDecisions,
@@ -45,6 +46,12 @@ export function decideClaims(due: readonly DuePayment[]): ClaimDecisions {
 
 /** The charge of a payment's next try: pending, or failed at once when it cannot be charged. */
 function chargeOf(payment: DuePayment): PaymentChargeInput {
+  // a subscription's first charge may be an authorization only, captured later (or by the merchant)
+  const authorizeOnly = payment.sequence === 1 && payment.first_charge_authorization_only;
+  const captureAfter =
+    authorizeOnly && payment.first_charge_capture_after !== null
+      ? Duration.fromISO(payment.first_charge_capture_after)
+      : null;
   const configuration = effectiveConfiguration(payment.merchant_configuration, payment.store_configuration);
   const refusal = refusalOf(payment, configuration);
   const fees = feeTermsOf(configuration, {
@@ -66,6 +73,9 @@ function chargeOf(payment: DuePayment): PaymentChargeInput {
     currency: payment.currency,
     descriptor: payment.descriptor,
     only_direct_currency: payment.only_direct_currency,
+    capture: !authorizeOnly,
+    // in real time, as every charge lives: charge-service's capture sweep captures it then
+    capture_at: captureAfter?.isValid ? new Date(Date.now() + captureAfter.toMillis()).toISOString() : null,
     fee_rate_ppm: fees.ratePpm,
     fee_flat_amount: fees.flatAmount.toString(),
     refused: refusal !== null,
@@ -123,8 +133,9 @@ function storedScheduleOf(row: PaymentToSettle): StoredSchedule {
  * - successful: the payment is paid; the subscription is `current` (a suspended one stays
  *   suspended), what is left of its plan goes down, and its next payment is scheduled — or, the
  *   last one paid, it is `completed`;
- * - failed (or error, or canceled), first payment of an `unverified` subscription: `unconfirmed`,
- *   nothing more is charged;
+ * - authorized (a first charge only authorized): the subscription is `authorized`, the try goes on;
+ * - failed (or error, or canceled), first payment of an `unverified` (or `authorized`)
+ *   subscription: `unconfirmed`, nothing more is charged;
  * - failed later: `unpaid`, the payment tried again retry_interval after its due date, until the
  *   store's failed_charges_to_cancel tries have failed; then `suspended`, the payment kept paused
  *   for an unsuspension (or, when the store's suspend_on_cancel is false, `canceled`).
@@ -158,6 +169,19 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
     cycles_left: row.cycles_left,
     amount_left: row.amount_left === null ? null : row.amount_left.toString(),
   };
+
+  if (row.charge_status === 'authorized') {
+    // an authorization-only first charge: the subscription is `authorized` until it is captured
+    // (successful) or voided (canceled); the payment's try goes on
+    out.settlements.push({
+      ...base,
+      payment_status: 'processing',
+      next_try_at: null,
+      successful_payment_date: null,
+      subscription_status: row.subscription_status === 'unverified' ? 'authorized' : row.subscription_status,
+    });
+    return;
+  }
 
   if (row.charge_status === 'successful') {
     const amountLeft = row.amount_left === null ? null : row.amount_left - row.payment_amount;
@@ -201,7 +225,7 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
     });
     return;
   }
-  if (row.subscription_status === 'unverified') {
+  if (row.subscription_status === 'unverified' || row.subscription_status === 'authorized') {
     out.settlements.push({
       ...base,
       payment_status: 'failed',

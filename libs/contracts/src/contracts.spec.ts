@@ -98,9 +98,10 @@ describe('event catalogue', () => {
       'token_updated',
     ]);
     expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
-    for (const type of WEBHOOK_EVENT_TYPES.filter((t) => t !== 'charge_finished'))
+    for (const type of WEBHOOK_EVENT_TYPES.filter((t) => t !== 'charge_finished' && t !== 'charge_updated'))
       expect(eventRoutes(type)).toEqual([{ queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' }]);
-    // a finished charge also settles its scheduled payment, if it has one
+    // a finished (or authorized) charge also settles its scheduled payment, if it has one
+    expect(eventRoutes('charge_updated')).toEqual(eventRoutes('charge_finished'));
     expect(eventRoutes('charge_finished')).toEqual([
       { queue: SUBSCRIPTIONS_QUEUE, job: 'settle_payments', batch: { maxEvents: SETTLE_PAYMENTS_BATCH } },
       { queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' },

@@ -67,6 +67,8 @@ export const EVENT_CATALOGUE = {
   charge_updated: {
     kind: 'webhook',
     description: 'a charge moved to a status that does not end it (awaiting, authorized)',
+    // an authorization-only first charge of a subscription makes the subscription `authorized`
+    routes: [route(SUBSCRIPTIONS_QUEUE, 'settle_payments', { maxEvents: SETTLE_PAYMENTS_BATCH })],
   },
   charge_finished: {
     kind: 'webhook',

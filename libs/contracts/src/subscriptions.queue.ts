@@ -6,7 +6,8 @@ export const SETTLE_PAYMENTS_BATCH = 200;
 
 /**
  * subscription-service's queue (docs/subscriptions.md, "The engine").
- * - settle_payments: the charge_finished events of one relay batch. For each charge of a scheduled
+ * - settle_payments: the charge_finished (and charge_updated) events of one relay batch. For each
+ *   charge of a scheduled
  *   payment, settle that payment (paid, or a retry, or its tries used up), move the subscription
  *   and create its next payment, with their events, in one transaction. Other charges are skipped.
  *   A payment settles only while `processing` with the charge's attempt, so a job delivered twice

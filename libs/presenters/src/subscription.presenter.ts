@@ -54,6 +54,8 @@ export function presentSubscription(subscription: SubscriptionWithNextPayment) {
     descriptor: subscription.descriptor,
     only_direct_currency: subscription.onlyDirectCurrency,
     ...optionalField('three_ds', presentThreeDs(subscription.threeDs)),
+    first_charge_authorization_only: subscription.firstChargeAuthorizationOnly,
+    ...optionalField('first_charge_capture_after', subscription.firstChargeCaptureAfter),
     metadata: subscription.metadata ?? {},
     ...optionalField('test_clock_id', subscription.testClockId),
     created_on: subscription.createdOn.toISOString(),

@@ -1,3 +1,4 @@
+import { Duration } from 'luxon';
 import { z } from 'zod';
 import { canonicalZoneId, parseCalendarPeriod, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
 import {
@@ -142,10 +143,27 @@ const url = z.string().trim().url().max(2048);
 const descriptor = z.string().trim().min(1).max(200);
 const terminationSettings = z.object({ termination_mode: z.enum(TERMINATION_MODES).nullish() }).strict();
 
+/** The longest first_charge_capture_after: card authorizations do not outlive a week. */
+const MAX_CAPTURE_AFTER = Duration.fromObject({ days: 7 });
+
+/**
+ * first_charge_capture_after: an ISO 8601 duration (`P3D`, `PT12H`), more than nothing and at most
+ * seven days; answered in luxon's canonical spelling.
+ */
+const captureAfter = z.string().transform((text, ctx) => {
+  const duration = Duration.fromISO(text);
+  const ms = duration.isValid ? duration.toMillis() : NaN;
+  if (!(ms > 0) || ms > MAX_CAPTURE_AFTER.toMillis()) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_DURATION' } });
+    return z.NEVER;
+  }
+  return duration.toISO() ?? text;
+});
+
 /**
  * POST /subscriptions: the SDK's SubscriptionCreateParams, and Kessai's `test_clock_id`.
- * `first_charge_authorization_only` and `first_charge_capture_after` are refused when they ask for
- * something (an authorization-only first charge is not built yet).
+ * `first_charge_capture_after` needs `first_charge_authorization_only` (docs/subscriptions.md, "An
+ * authorized first charge").
  */
 export const createSubscriptionSchema = z
   .object({
@@ -163,16 +181,14 @@ export const createSubscriptionSchema = z
       .nullish(),
     metadata: metadataSchema.optional(),
     first_charge_authorization_only: z.boolean().nullish(),
-    first_charge_capture_after: z.string().nullish(),
+    first_charge_capture_after: captureAfter.nullish(),
     test_clock_id: z.string().uuid().nullish(),
   })
   .strict()
   .superRefine((request, ctx) => {
     refuseContradictions(request, ctx);
-    if (request.first_charge_authorization_only === true)
-      issue(ctx, ['first_charge_authorization_only'], 'NOT_SUPPORTED_BY_PROCESSOR');
-    if (request.first_charge_capture_after != null)
-      issue(ctx, ['first_charge_capture_after'], 'NOT_SUPPORTED_BY_PROCESSOR');
+    if (request.first_charge_capture_after != null && request.first_charge_authorization_only !== true)
+      issue(ctx, ['first_charge_authorization_only'], 'REQUIRED_VALUE');
   });
 export type CreateSubscriptionRequest = z.infer<typeof createSubscriptionSchema>;
 

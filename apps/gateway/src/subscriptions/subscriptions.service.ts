@@ -146,6 +146,8 @@ export class SubscriptionsService {
       descriptor: request.descriptor ?? null,
       onlyDirectCurrency: request.only_direct_currency ?? false,
       threeDs: request.three_ds ? compact(request.three_ds) : null,
+      firstChargeAuthorizationOnly: request.first_charge_authorization_only ?? false,
+      firstChargeCaptureAfter: request.first_charge_capture_after ?? null,
       metadata: request.metadata ?? {},
       testClockId: request.test_clock_id ?? null,
       firstPayment: {

@@ -64,6 +64,10 @@ export interface NewSubscription {
   descriptor: string | null;
   onlyDirectCurrency: boolean;
   threeDs: Record<string, unknown> | null;
+  /** the first payment's charge only authorized; captured after `firstChargeCaptureAfter` if set */
+  firstChargeAuthorizationOnly: boolean;
+  /** ISO 8601 duration */
+  firstChargeCaptureAfter: string | null;
   metadata: Record<string, unknown>;
   testClockId: string | null;
   firstPayment: {
@@ -351,6 +355,8 @@ export function createSubscriptionParams(input: NewSubscription, correlationId: 
     descriptor: input.descriptor,
     onlyDirectCurrency: input.onlyDirectCurrency,
     threeDs: input.threeDs,
+    firstChargeAuthorizationOnly: input.firstChargeAuthorizationOnly,
+    firstChargeCaptureAfter: input.firstChargeCaptureAfter,
     metadata: input.metadata,
     testClockId: input.testClockId,
     paymentId: payment.id,

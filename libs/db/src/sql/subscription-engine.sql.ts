@@ -45,6 +45,8 @@ const SUBSCRIPTION_COLUMNS = {
   amount_left: pg.nullable(pg.int8),
   descriptor: pg.nullable(pg.text),
   only_direct_currency: pg.bool,
+  first_charge_authorization_only: pg.bool,
+  first_charge_capture_after: pg.nullable(pg.text),
   store_configuration: pg.jsonb<Prisma.JsonValue>(),
   merchant_configuration: pg.jsonb<Prisma.JsonValue>(),
 } as const;
@@ -55,8 +57,8 @@ const SUBSCRIPTION_SELECT = `
        s.amount AS subscription_amount, s.initial_amount, s.schedule_created_at,
        to_char(s.start_on, 'YYYY-MM-DD') AS start_on, s.zone_id, s.preserve_end_of_month,
        s.retry_interval, s.installment_plan, s.subscription_plan, s.payments_left, s.cycles_left,
-       s.amount_left, s.descriptor, s.only_direct_currency,
-       st.configuration AS store_configuration, m.configuration AS merchant_configuration`;
+       s.amount_left, s.descriptor, s.only_direct_currency, s.first_charge_authorization_only,
+       s.first_charge_capture_after, st.configuration AS store_configuration, m.configuration AS merchant_configuration`;
 
 /** What the engine reads of a scheduled payment. */
 const PAYMENT_COLUMNS = {
@@ -161,6 +163,10 @@ export interface PaymentChargeInput {
   currency: string;
   descriptor: string | null;
   only_direct_currency: boolean;
+  /** false: only authorized (a subscription's first charge with first_charge_authorization_only) */
+  capture: boolean;
+  /** when an authorization is captured (first_charge_capture_after), ISO 8601; else null */
+  capture_at: string | null;
   fee_rate_ppm: number;
   /** bigint as text */
   fee_flat_amount: string;
@@ -191,7 +197,8 @@ export const START_PAYMENTS = defineStatement({
           payment_id uuid, attempt int, charge_id uuid, subscription_id uuid, merchant_id uuid,
           store_id uuid, transaction_token_id uuid, transaction_token_type token_type,
           mode processing_mode, amount bigint, currency text, descriptor text,
-          only_direct_currency boolean, fee_rate_ppm int, fee_flat_amount bigint, refused boolean,
+          only_direct_currency boolean, capture boolean, capture_at timestamptz, fee_rate_ppm int,
+          fee_flat_amount bigint, refused boolean,
           error_code int, error_message text, error_detail text)
     ),
     started AS (
@@ -205,12 +212,12 @@ export const START_PAYMENTS = defineStatement({
       INSERT INTO charges (
         id, merchant_id, store_id, transaction_token_id, transaction_token_type, subscription_id,
         scheduled_payment_id, payment_attempt, mode, status, requested_amount, requested_currency,
-        capture, descriptor, only_direct_currency, fee_rate_ppm, fee_flat_amount, error_code,
-        error_message, error_detail, metadata)
+        capture, capture_at, descriptor, only_direct_currency, fee_rate_ppm, fee_flat_amount,
+        error_code, error_message, error_detail, metadata)
       SELECT charge_id, merchant_id, store_id, transaction_token_id, transaction_token_type,
-             subscription_id, payment_id, attempt, mode, status, amount, currency, true, descriptor,
-             only_direct_currency, fee_rate_ppm, fee_flat_amount, error_code, error_message,
-             error_detail, '{}'::jsonb
+             subscription_id, payment_id, attempt, mode, status, amount, currency, capture,
+             capture_at, descriptor, only_direct_currency, fee_rate_ppm, fee_flat_amount, error_code,
+             error_message, error_detail, '{}'::jsonb
         FROM input
        WHERE payment_id IN (SELECT id FROM started)
       RETURNING id, store_id, merchant_id, status, scheduled_payment_id, (status = 'failed') AS refused
@@ -286,10 +293,13 @@ export const TERMINATE_PAYMENTS = defineStatement({
 
 /** The final statuses of a charge: the try it made is over. */
 const FINAL_CHARGE_STATUSES = `('successful', 'failed', 'error', 'canceled')`;
+/** What a settlement reads: a final charge, or an authorization-only first charge (not final). */
+const SETTLING_CHARGE_STATUSES = `('successful', 'failed', 'error', 'canceled', 'authorized')`;
 
 /**
  * The payments that the given charges settle: each charge of a scheduled payment's current try
- * (payment `processing`, attempts = the charge's payment_attempt) that is final. Locks the payments
+ * (payment `processing`, attempts = the charge's payment_attempt) that is final, or authorized (an
+ * authorization-only first charge, which makes the subscription `authorized`). Locks the payments
  * and their subscriptions (in subscription order: two settlers never deadlock), so that a request
  * changing the subscription waits, and a second settler of the same charge finds nothing. Run in the
  * transaction that APPLY_SETTLEMENTS commits.
@@ -309,7 +319,7 @@ export const LOCK_SETTLEMENTS = defineStatement({
         FROM charges c
         JOIN scheduled_payments sp ON sp.id = c.scheduled_payment_id
         JOIN subscriptions s ON s.id = sp.subscription_id
-       WHERE c.id = ANY(${p.chargeIds}) AND c.status IN ${FINAL_CHARGE_STATUSES}
+       WHERE c.id = ANY(${p.chargeIds}) AND c.status IN ${SETTLING_CHARGE_STATUSES}
          AND sp.status = 'processing' AND sp.attempts = c.payment_attempt
        ORDER BY s.id
          FOR UPDATE OF sp, s
@@ -324,7 +334,7 @@ export const LOCK_SETTLEMENTS = defineStatement({
       JOIN stores st ON st.id = s.store_id
       JOIN merchants m ON m.id = s.merchant_id
       LEFT JOIN test_clocks tc ON tc.id = sp.test_clock_id
-     WHERE sp.status = 'processing' AND c.status IN ${FINAL_CHARGE_STATUSES}
+     WHERE sp.status = 'processing' AND c.status IN ${SETTLING_CHARGE_STATUSES}
      ORDER BY s.id`,
 });
 

@@ -91,6 +91,8 @@ export const CREATE_SUBSCRIPTION = defineStatement({
     descriptor: pg.nullable(pg.text),
     onlyDirectCurrency: pg.bool,
     threeDs: pg.nullable(pg.jsonb<Record<string, unknown>>()),
+    firstChargeAuthorizationOnly: pg.bool,
+    firstChargeCaptureAfter: pg.nullable(pg.text),
     metadata: pg.jsonb<Record<string, unknown>>(),
     testClockId: pg.nullable(pg.uuid),
     paymentId: pg.uuid,
@@ -109,13 +111,15 @@ export const CREATE_SUBSCRIPTION = defineStatement({
                                  start_on, zone_id, preserve_end_of_month, retry_interval,
                                  termination_mode, installment_plan, subscription_plan, payments_left,
                                  cycles_left, amount_left, descriptor, only_direct_currency, three_ds,
+                                 first_charge_authorization_only, first_charge_capture_after,
                                  metadata, test_clock_id, created_on, updated_on)
       SELECT ${p.id}, ${p.merchantId}, ${p.storeId}, ${p.transactionTokenId}, ${p.mode}, 'unverified',
              ${p.period}, ${p.cyclicalPeriod}, ${p.amount}, ${p.currency}, ${p.initialAmount},
              ${p.scheduleCreatedAt}, ${p.startOn}, ${p.zoneId}, ${p.preserveEndOfMonth},
              ${p.retryInterval}, ${p.terminationMode}, ${p.installmentPlan}, ${p.subscriptionPlan},
              ${p.paymentsLeft}, ${p.cyclesLeft}, ${p.amountLeft}, ${p.descriptor},
-             ${p.onlyDirectCurrency}, ${p.threeDs}, ${p.metadata}, ${p.testClockId}, now(), now()
+             ${p.onlyDirectCurrency}, ${p.threeDs}, ${p.firstChargeAuthorizationOnly},
+             ${p.firstChargeCaptureAfter}, ${p.metadata}, ${p.testClockId}, now(), now()
        WHERE ${p.testClockId} IS NULL
           OR EXISTS (SELECT 1 FROM test_clocks c
                       WHERE c.id = ${p.testClockId} AND c.merchant_id = ${p.merchantId}
