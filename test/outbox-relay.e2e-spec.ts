@@ -243,7 +243,7 @@ describe('outbox relay', () => {
 
   it('publishes webhook events to webhook-events (dispatch_event, one job per event), unknown events nowhere', async () => {
     expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
-    const ids = await appendEvents(4, 'charge_finished');
+    const ids = await appendEvents(4, 'refund_finished');
     await appendEvents(2, 'no_such_event');
     const publisher = relay();
     expect(await publisher.publishBatch()).toBe(6);

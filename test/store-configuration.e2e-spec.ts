@@ -67,7 +67,7 @@ describe('configuration presented', () => {
     expect(me.configuration.subscriptionConfiguration).toEqual({
       enabled: true,
       failedChargesToCancel: 3,
-      suspendOnCancel: false,
+      suspendOnCancel: true,
       allowMerchantAmountPatch: false,
       allowMerchantDueDatePatch: false,
     });
