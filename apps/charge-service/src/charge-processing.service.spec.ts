@@ -53,6 +53,7 @@ function payment(status: ProcessorPayment['status'], capturedAmount = 0): Proces
     capturedAmount,
     refundedAmount: 0,
     error: null,
+    deposits: [],
   };
 }
 

@@ -17,7 +17,10 @@ describe('amountMatches', () => {
     expect(amountMatches(rule, requested, received)).toBe(expected);
   });
 
-  it.each(['exact', 'minimum', 'maximum', 'disabled'] as const)('%s: nothing received pays nothing', (rule) => {
-    expect(amountMatches(rule, 0n, 0n)).toBe(false);
-  });
+  it.each(['exact', 'minimum', 'maximum', 'disabled'] as const)(
+    '%s: nothing received pays nothing',
+    (rule) => {
+      expect(amountMatches(rule, 0n, 0n)).toBe(false);
+    },
+  );
 });

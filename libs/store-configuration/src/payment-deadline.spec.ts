@@ -15,7 +15,11 @@ describe('paymentDeadline', () => {
   });
 
   it("prefers the token's period and shift", () => {
-    const deadline = paymentDeadline(rules, { expiration_period: 'P3D', expiration_time_shift: '18:00+09:00' }, now);
+    const deadline = paymentDeadline(
+      rules,
+      { expiration_period: 'P3D', expiration_time_shift: '18:00+09:00' },
+      now,
+    );
     expect(deadline.toISOString()).toBe('2026-11-28T09:00:00.000Z');
   });
 
@@ -25,7 +29,11 @@ describe('paymentDeadline', () => {
   });
 
   it('keeps the unshifted instant when the shift would land before now', () => {
-    const deadline = paymentDeadline(rules, { expiration_period: 'PT1H', expiration_time_shift: '09:00+09:00' }, now);
+    const deadline = paymentDeadline(
+      rules,
+      { expiration_period: 'PT1H', expiration_time_shift: '09:00+09:00' },
+      now,
+    );
     expect(deadline.toISOString()).toBe('2026-11-25T02:00:00.000Z');
   });
 });
@@ -52,7 +60,9 @@ describe('extendedDeadline', () => {
   const current = { deadline: new Date('2026-12-02T01:00:00.000Z'), extensionCount: 0 };
 
   it('adds the default period, or the one asked for', () => {
-    expect(extendedDeadline(limits, current, {}, now)).toEqual({ deadline: new Date('2026-12-09T01:00:00.000Z') });
+    expect(extendedDeadline(limits, current, {}, now)).toEqual({
+      deadline: new Date('2026-12-09T01:00:00.000Z'),
+    });
     expect(extendedDeadline(limits, current, { period: 'P1D' }, now)).toEqual({
       deadline: new Date('2026-12-03T01:00:00.000Z'),
     });

@@ -12,7 +12,8 @@ export const LONGEST_PAYMENT_PERIOD = Duration.fromObject({ days: 60 });
 /** How many times one charge's deadline may be extended (MAXIMUM_EXTENSIONS_REACHED past it). */
 export const MAXIMUM_EXPIRY_EXTENSIONS = 5;
 
-const TIME_SHIFT = /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.(\d{3}))?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const TIME_SHIFT =
+  /^([01]\d|2[0-3]):([0-5]\d)(?::([0-5]\d)(?:\.(\d{3}))?)?(Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 
 function durationOf(period: string): Duration | null {
   const duration = Duration.fromISO(period);
@@ -85,9 +86,7 @@ export interface ExtensionRules {
 }
 
 export type ExtensionRefusal =
-  | 'MAXIMUM_EXTENSIONS_REACHED'
-  | 'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED'
-  | 'POSITIVE_EXPIRY_EXTENSION_REQUIRED';
+  'MAXIMUM_EXTENSIONS_REACHED' | 'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED' | 'POSITIVE_EXPIRY_EXTENSION_REQUIRED';
 
 /**
  * The new deadline of an extension, or why it is refused. `request` is a period (ISO 8601) added to
