@@ -43,7 +43,12 @@ export class DeferredPaymentRoutes {
   routes(): Route[] {
     return [
       { method: 'POST', pattern: /^\/v1\/deferred-payments$/, handle: (req, res) => this.#create(req, res) },
-      { method: 'GET', pattern: /^\/bank$/, handle: (_req, res) => sendHtml(res, 200, bankCounterPage()) },
+      {
+        method: 'GET',
+        pattern: /^\/bank$/,
+        handle: (_req, res, _params, url) =>
+          sendHtml(res, 200, bankCounterPage(undefined, url.searchParams.get('account_number') ?? '')),
+      },
       {
         method: 'POST',
         pattern: /^\/bank\/transfers$/,
@@ -104,6 +109,7 @@ export class DeferredPaymentRoutes {
         account_id: `sim_va_${randomUUID()}`,
         account_number: payKey,
         account_holder_name: ACCOUNT_HOLDER,
+        payment_url: `${this.context.publicBaseUrl()}/bank?account_number=${payKey}`,
       };
     }
     return {

@@ -58,6 +58,7 @@ describe('simulated test bank and konbini network', () => {
       accountId: expect.stringMatching(/^sim_va_/),
       accountNumber: expect.stringMatching(/^\d{7}$/),
       accountHolderName: 'KESSAI TEST',
+      paymentUrl: expect.stringMatching(/\/bank\?account_number=\d{7}$/),
     });
     // repeated under the same key: the same account, executed once
     expect(await processor.createDeferredPayment(create)).toEqual(created);

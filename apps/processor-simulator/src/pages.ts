@@ -75,7 +75,7 @@ export function notFoundPage(): string {
 }
 
 /** The test bank's counter: transfer any amount to a virtual account number. */
-export function bankCounterPage(deposit?: { id: string; amount: number }): string {
+export function bankCounterPage(deposit?: { id: string; amount: number }, accountNumber = ''): string {
   const done = deposit
     ? `<p class="amount" data-deposit="${escapeHtml(deposit.id)}">Sent ${deposit.amount}</p>`
     : '';
@@ -83,7 +83,7 @@ export function bankCounterPage(deposit?: { id: string; amount: number }): strin
     'Kessai Test Bank',
     `<h1>Kessai Test Bank</h1>${done}
 <form method="post" action="/bank/transfers">
-<p><label>Account number <input name="account_number" inputmode="numeric" required></label></p>
+<p><label>Account number <input name="account_number" inputmode="numeric" value="${escapeHtml(accountNumber)}" required></label></p>
 <p><label>Amount <input name="amount" inputmode="numeric" required></label></p>
 <button type="submit">Transfer</button>
 </form>`,

@@ -3,11 +3,18 @@ import type { WebhookEventType } from '@kessai/contracts';
 import {
   CancelsRepository,
   ChargesRepository,
+  DeferredPaymentsRepository,
   RefundsRepository,
   TransactionTokensRepository,
   type WebhookEvent,
 } from '@kessai/db';
-import { presentCancel, presentCharge, presentRefund, presentToken } from '@kessai/presenters';
+import {
+  presentBankTransferStatus,
+  presentCancel,
+  presentCharge,
+  presentRefund,
+  presentToken,
+} from '@kessai/presenters';
 
 type Loader = (event: WebhookEvent) => Promise<object | null>;
 
@@ -25,6 +32,7 @@ export class WebhookData {
     refunds: RefundsRepository,
     cancels: CancelsRepository,
     tokens: TransactionTokensRepository,
+    deferredPayments: DeferredPaymentsRepository,
   ) {
     const charge: Loader = async (event) => {
       const row = await charges.findInScope(scopeOf(event), event.aggregateId);
@@ -48,6 +56,13 @@ export class WebhookData {
         const row =
           chargeId === null ? null : await refunds.findInScope(scopeOf(event), chargeId, event.aggregateId);
         return row && presentRefund(row);
+      },
+      // the deposit (bank_transfer_status_updated names it in its payload) with its charge's status
+      bank_transfer_status_updated: async (event) => {
+        const depositId = event.payload.deposit_id;
+        if (typeof depositId !== 'string') return null;
+        const found = await deferredPayments.findDeposit(scopeOf(event), event.aggregateId, depositId);
+        return found && presentBankTransferStatus(found.deposit, found.charge);
       },
       cancel_finished: async (event) => {
         const chargeId = chargeIdOf(event);

@@ -18,6 +18,7 @@ import { RefundsRepository } from './repositories/refunds.repository';
 import { CancelsRepository } from './repositories/cancels.repository';
 import { TransactionHistoryRepository } from './repositories/transaction-history.repository';
 import { SubscriptionEngineRepository } from './repositories/subscription-engine.repository';
+import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -41,6 +42,7 @@ const repositories = [
   CancelsRepository,
   TransactionHistoryRepository,
   SubscriptionEngineRepository,
+  DeferredPaymentsRepository,
 ];
 
 @Global()

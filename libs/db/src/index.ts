@@ -39,6 +39,8 @@ export type {
   PasswordResetToken,
   Webhook,
   OutboxEvent,
+  ChargeExpiry,
+  ChargeDeposit,
 } from './generated/prisma/client';
 export { Prisma } from './generated/prisma/client';
 export * from './repositories/charge-outcomes.repository';
@@ -49,3 +51,4 @@ export * from './database-health';
 export * from './repositories/refunds.repository';
 export * from './repositories/cancels.repository';
 export * from './repositories/subscription-engine.repository';
+export * from './repositories/deferred-payments.repository';

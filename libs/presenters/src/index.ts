@@ -8,3 +8,4 @@ export * from './charge.presenter';
 export * from './refund.presenter';
 export * from './cancel.presenter';
 export * from './transaction-token.presenter';
+export * from './deferred-payment.presenter';

@@ -171,6 +171,8 @@ export type PaymentInstructions =
       accountId: string;
       accountNumber: string;
       accountHolderName: string;
+      /** the bank's transfer page, the account filled in */
+      paymentUrl: string;
     }
   | {
       type: 'konbini';

@@ -105,6 +105,8 @@ export const paymentInstructionsWireSchema = z.discriminatedUnion('type', [
     account_id: z.string(),
     account_number: z.string(),
     account_holder_name: z.string(),
+    /** the bank's transfer page, the account filled in */
+    payment_url: z.string().url(),
   }),
   z.object({
     type: z.literal('konbini'),

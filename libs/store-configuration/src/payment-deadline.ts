@@ -97,7 +97,7 @@ export type ExtensionRefusal =
 export function extendedDeadline(
   rules: ExtensionRules,
   current: { deadline: Date; extensionCount: number },
-  request: { period?: string; date?: Date },
+  request: { period?: string; timeShift?: string; date?: Date },
   now: Date,
 ): { deadline: Date } | { refused: ExtensionRefusal } {
   if (current.extensionCount >= MAXIMUM_EXPIRY_EXTENSIONS) return { refused: 'MAXIMUM_EXTENSIONS_REACHED' };
@@ -108,6 +108,10 @@ export function extendedDeadline(
     const period = durationOf(request.period ?? rules.default_extension_period);
     if (!period) return { refused: 'POSITIVE_EXPIRY_EXTENSION_REQUIRED' };
     next = from.plus(period);
+    if (request.timeShift !== undefined) {
+      if (!isTimeShift(request.timeShift)) return { refused: 'POSITIVE_EXPIRY_EXTENSION_REQUIRED' };
+      next = shifted(next, request.timeShift);
+    }
   }
   if (next <= from || next.toJSDate() <= now) return { refused: 'POSITIVE_EXPIRY_EXTENSION_REQUIRED' };
   const maximum = durationOf(rules.maximum_extension_period);

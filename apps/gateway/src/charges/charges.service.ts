@@ -30,7 +30,14 @@ import {
 } from '@kessai/domain';
 import { paymentError } from '@kessai/processor';
 import { Coalescer } from '@kessai/runtime';
-import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store-configuration';
+import {
+  chargeRefusal,
+  effectiveConfiguration,
+  feeTermsOf,
+  LONGEST_PAYMENT_PERIOD,
+  paymentDeadline,
+  type StoreConfiguration,
+} from '@kessai/store-configuration';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
@@ -65,7 +72,9 @@ const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
 };
 /** How often a polling GET re-reads a pending charge's status. */
 const POLLING_INTERVAL_MS = 100;
-const CHARGEABLE_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'qr_scan'];
+const CHARGEABLE_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'qr_scan', 'bank_transfer', 'konbini'];
+/** paid later by the customer, outside (docs/bank-transfer-and-konbini.md): a deadline, in yen */
+const DEFERRED_PAYMENT_TYPES: readonly string[] = ['bank_transfer', 'konbini'];
 /** payment types whose processor request carries a descriptor (PaymentProcessor.authorize) */
 const DESCRIPTOR_PAYMENT_TYPES: readonly string[] = ['card', 'qr_scan'];
 
@@ -108,7 +117,6 @@ export class ChargesService {
     const storeId = principal.storeId;
     const request = parseInput(createChargeSchema, body);
     const now = new Date();
-    checkCaptureAt(request, now);
 
     const token = await this.#chargeableTokens.submit({
       merchantId: principal.merchantId,
@@ -116,6 +124,9 @@ export class ChargesService {
       id: request.transaction_token_id,
     });
     if (!token) throw new NotFoundError('transaction_token');
+    const deferred = DEFERRED_PAYMENT_TYPES.includes(token.paymentType);
+    // for a bank transfer or konbini charge capture_at is its payment deadline (api-reference §5.2)
+    if (!deferred) checkCaptureAt(request, now);
     checkToken(token, principal, request);
     const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
     const amount = BigInt(request.amount);
@@ -135,6 +146,7 @@ export class ChargesService {
       currency: request.currency,
     });
     const descriptor = descriptorFor(token, request);
+    const deadline = deferred ? deferredPaymentDeadline(token, request, configuration, now) : null;
 
     const settled = await this.#creations.submit({
       charge: {
@@ -149,7 +161,9 @@ export class ChargesService {
         feeRatePpm: fees.ratePpm,
         feeFlatAmount: fees.flatAmount,
         capture: request.capture,
-        captureAt: request.capture_at ?? null,
+        captureAt: deferred ? null : (request.capture_at ?? null),
+        expiresOn: deadline,
+        matchAmount: deferred ? configuration.bank_transfer_configuration.match_amount : null,
         descriptor,
         onlyDirectCurrency: request.only_direct_currency,
         threeDs: request.three_ds ?? null,
@@ -388,6 +402,36 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
       ]);
     }
   }
+}
+
+/**
+ * A bank transfer or konbini charge's payment deadline: `capture_at` when given (in the future, at
+ * most LONGEST_PAYMENT_PERIOD ahead), else the token's and its store's rules (paymentDeadline). Yen
+ * only: Japanese banks and convenience stores take nothing else.
+ */
+function deferredPaymentDeadline(
+  token: ChargeableToken,
+  request: CreateChargeRequest,
+  configuration: StoreConfiguration,
+  now: Date,
+): Date {
+  if (request.currency !== 'JPY') throw ValidationError.field('currency', 'CURRENCY_NOT_SUPPORTED');
+  const at = request.capture_at;
+  if (at !== undefined && at !== null) {
+    const latest = now.getTime() + LONGEST_PAYMENT_PERIOD.as('milliseconds');
+    if (at <= now || at.getTime() > latest)
+      throw ValidationError.field('capture_at', 'EXPIRATION_DATE_OUT_OF_BOUNDS');
+    return at;
+  }
+  const rules =
+    token.paymentType === 'konbini'
+      ? configuration.convenience_configuration
+      : configuration.bank_transfer_configuration;
+  return paymentDeadline(
+    rules,
+    { expiration_period: token.expirationPeriod, expiration_time_shift: token.expirationTimeShift },
+    now,
+  );
 }
 
 /**

@@ -354,6 +354,7 @@ function instructionsFromWire(wire: PaymentInstructionsWire): PaymentInstruction
         accountId: wire.account_id,
         accountNumber: wire.account_number,
         accountHolderName: wire.account_holder_name,
+        paymentUrl: wire.payment_url,
       };
     case 'konbini':
       return {
