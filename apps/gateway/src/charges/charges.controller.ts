@@ -99,7 +99,7 @@ export class ChargesController {
     return this.expiries.latest(principal, storeId, id);
   }
 
-  /** Extends that deadline (docs/decisions/0014-bank-transfer-expiry-extension-route.md); answers the new one. */
+  /** Extends that deadline (docs/decisions/0014-bank-transfer-expiry-and-matching.md); answers the new one. */
   @Post('stores/:storeId/charges/:id/expiry')
   @HttpCode(200)
   extendExpiry(
