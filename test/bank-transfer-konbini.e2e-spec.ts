@@ -192,6 +192,18 @@ describe('bank transfer through the SDK', () => {
     ]);
     const deposits = await env.prisma.chargeDeposit.findMany({ where: { chargeId: created.id } });
     expect(deposits).toEqual([expect.objectContaining({ amount: 5000n, matched: true })]);
+
+    // paid by bank transfer: neither refunded nor canceled (api-reference §5.4, §5.5)
+    const refund = await sdkError(
+      sdk().refunds.create(shop.store.id, created.id, { amount: 5000, currency: 'JPY' } as Any),
+    );
+    expect(refund).toMatchObject({
+      code: 'REFUND_NOT_ALLOWED',
+      errors: [{ field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' }],
+    });
+    expect(await sdkError(sdk().cancels.create(shop.store.id, created.id, {}))).toMatchObject({
+      code: 'CANCEL_NOT_ALLOWED',
+    });
   });
 
   it('match_amount exact: less than asked leaves it awaiting, recorded unmatched; the rest completes it', async () => {
