@@ -195,7 +195,7 @@ describe('bank transfer through the SDK', () => {
 
     // paid by bank transfer: neither refunded nor canceled (api-reference §5.4, §5.5)
     const refund = await sdkError(
-      sdk().refunds.create(shop.store.id, created.id, { amount: 5000, currency: 'JPY' } as Any),
+      sdk().refunds.create(shop.store.id, created.id, { amount: 5000, currency: 'JPY' }),
     );
     expect(refund).toMatchObject({
       code: 'REFUND_NOT_ALLOWED',
