@@ -265,9 +265,8 @@ describe('bank transfer through the SDK', () => {
   });
 
   it('unpaid at its deadline: failed (327), voided and announced exactly once across two charge-service replicas', async () => {
-    const created = await charge((await bankToken()).id, {
-      captureAt: new Date(Date.now() + 2_000).toISOString(),
-    });
+    // the token's own period: a deadline two seconds after the charge is accepted
+    const created = await charge((await bankToken({ expirationPeriod: 'PT2S' })).id);
     const { payload } = await awaitingWithInstructions(created.id);
     const ended: Any = await eventually(
       async () => {

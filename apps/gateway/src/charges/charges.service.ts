@@ -34,7 +34,6 @@ import {
   chargeRefusal,
   effectiveConfiguration,
   feeTermsOf,
-  LONGEST_PAYMENT_PERIOD,
   paymentDeadline,
   type StoreConfiguration,
 } from '@kessai/store-configuration';
@@ -117,6 +116,7 @@ export class ChargesService {
     const storeId = principal.storeId;
     const request = parseInput(createChargeSchema, body);
     const now = new Date();
+    checkCaptureAt(request, now);
 
     const token = await this.#chargeableTokens.submit({
       merchantId: principal.merchantId,
@@ -125,8 +125,6 @@ export class ChargesService {
     });
     if (!token) throw new NotFoundError('transaction_token');
     const deferred = DEFERRED_PAYMENT_TYPES.includes(token.paymentType);
-    // for a bank transfer or konbini charge capture_at is its payment deadline (api-reference §5.2)
-    if (!deferred) checkCaptureAt(request, now);
     checkToken(token, principal, request);
     const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
     const amount = BigInt(request.amount);
@@ -161,7 +159,7 @@ export class ChargesService {
         feeRatePpm: fees.ratePpm,
         feeFlatAmount: fees.flatAmount,
         capture: request.capture,
-        captureAt: deferred ? null : (request.capture_at ?? null),
+        captureAt: request.capture_at ?? null,
         expiresOn: deadline,
         matchAmount: deferred ? configuration.bank_transfer_configuration.match_amount : null,
         descriptor,
@@ -405,9 +403,10 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
 }
 
 /**
- * A bank transfer or konbini charge's payment deadline: `capture_at` when given (in the future, at
- * most LONGEST_PAYMENT_PERIOD ahead), else the token's and its store's rules (paymentDeadline). Yen
- * only: Japanese banks and convenience stores take nothing else.
+ * A bank transfer or konbini charge's payment deadline: the token's and its store's rules
+ * (paymentDeadline). Yen only: Japanese banks and convenience stores take nothing else. (The
+ * reference also lets `capture_at` name this deadline; not taken yet: `capture_at` stays a card
+ * authorization's capture time, checked with the request before the token is read.)
  */
 function deferredPaymentDeadline(
   token: ChargeableToken,
@@ -416,13 +415,6 @@ function deferredPaymentDeadline(
   now: Date,
 ): Date {
   if (request.currency !== 'JPY') throw ValidationError.field('currency', 'CURRENCY_NOT_SUPPORTED');
-  const at = request.capture_at;
-  if (at !== undefined && at !== null) {
-    const latest = now.getTime() + LONGEST_PAYMENT_PERIOD.as('milliseconds');
-    if (at <= now || at.getTime() > latest)
-      throw ValidationError.field('capture_at', 'EXPIRATION_DATE_OUT_OF_BOUNDS');
-    return at;
-  }
   const rules =
     token.paymentType === 'konbini'
       ? configuration.convenience_configuration
