@@ -311,6 +311,9 @@ export class ChargeProcessingService {
       // Waiting for the customer: a retried request answers with the challenge or payment URL
       // again. A refused one never will, so the charge waits without them until it expires.
       if (!rejected) throw new OutcomeUnknownError(`charge ${charge.id}: retrying for the customer's link`);
+      // a bank transfer or konbini keeps the deadline it was accepted with
+      if (charge.expiresOn !== null)
+        return { status: 'awaiting', processorReference: found.payment.processorReference };
       return this.#awaiting({ processorReference: found.payment.processorReference });
     }
   }
