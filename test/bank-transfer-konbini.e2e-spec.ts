@@ -8,7 +8,7 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { PaymentType } from 'univapay-node';
+import { PaymentType, WebHookTrigger } from 'univapay-node';
 import { BANK_TRANSFER_STATUS_UPDATED, CHARGE_FINISHED, CHARGE_UPDATED } from '@kessai/contracts';
 import {
   eventually,
@@ -17,6 +17,7 @@ import {
   RELAXED_RATE_LIMITS,
   sdkError,
   sdkFor,
+  startCallbackReceiver,
   startWorkerProcess,
   TestEnvironment,
   type SeededMerchant,
@@ -36,6 +37,7 @@ let simulator: ProcessorSimulator;
 let baseUrl: string;
 let shop: SeededMerchant;
 let foreign: SeededMerchant;
+let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 
 const sdk = () => sdkFor(baseUrl, shop.storeToken);
 const api = () => new GatewayClient(baseUrl).as(shop);
@@ -125,11 +127,13 @@ beforeAll(async () => {
     PROCESSOR_TIMEOUT_MS: '1000',
     CHARGE_SWEEP_INTERVAL_MS: '200',
   };
-  // two replicas: the deadline sweep runs in both
+  // two charge-service replicas: the deadline sweep runs in both
   chargeServices = await Promise.all([
     startWorkerProcess('apps/charge-service/src/main.ts', variables).then((r) => r.app),
     startWorkerProcess('apps/charge-service/src/main.ts', variables).then((r) => r.app),
+    startWorkerProcess('apps/webhook-service/src/main.ts', variables).then((r) => r.app),
   ]);
+  receiver = await startCallbackReceiver();
   shop = await env.seedMerchant('bank-shop');
   foreign = await env.seedMerchant('bank-foreign');
 }, 120_000);
@@ -137,6 +141,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(chargeServices.map((service) => service.stop()));
   await simulator?.close();
+  await receiver?.close();
   await env?.close(gateway);
 });
 
@@ -317,6 +322,50 @@ describe('bank transfer through the SDK', () => {
     });
     const period = await sdkError(bankToken({ expirationPeriod: 'P400D' }));
     expect(period.errors).toEqual([{ field: 'data.expiration_period', reason: 'INVALID_TIME_PERIOD' }]);
+  });
+});
+
+describe('webhooks', () => {
+  it('delivers bank_transfer_status_updated for each transfer, matched or not, then charge_finished', async () => {
+    await sdk().webHooks.create(
+      {
+        triggers: [WebHookTrigger.BANK_TRANSFER_STATUS_UPDATED, WebHookTrigger.CHARGE_FINISHED],
+        url: receiver.url,
+      },
+      undefined,
+      shop.store.id,
+    );
+    const created = await charge((await bankToken()).id);
+    const { payload } = await awaitingWithInstructions(created.id);
+    expect(await pay('bank', payload.account_number, 1000)).toBe(200);
+    await eventually(() => env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
+    expect(await pay('bank', payload.account_number, 4000)).toBe(200);
+
+    const bodies = () =>
+      receiver.received
+        .map((request) => JSON.parse(request.body) as { event: string; data: Any })
+        .filter((body) => body.data.charge_id === created.id || body.data.id === created.id);
+    const delivered = await eventually(
+      () => {
+        const all = bodies();
+        return all.length >= 3 ? all : null;
+      },
+      { timeoutMs: 15_000, what: 'three deliveries' },
+    );
+    const transfers = delivered.filter((body) => body.event === BANK_TRANSFER_STATUS_UPDATED);
+    expect(transfers.map((body) => [body.data.amount, body.data.matched]).sort()).toEqual([
+      [1000, false],
+      [4000, true],
+    ]);
+    expect(transfers[0]?.data).toMatchObject({
+      charge_id: created.id,
+      store_id: shop.store.id,
+      currency: 'JPY',
+      requested_amount: 5000,
+    });
+    expect(delivered.filter((body) => body.event === CHARGE_FINISHED)).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ id: created.id, status: 'successful' }) }),
+    ]);
   });
 });
 
