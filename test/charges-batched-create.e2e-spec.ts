@@ -90,6 +90,8 @@ describe('charges created together (ChargesRepository.createMany, what concurren
         requestedCurrency: 'JPY',
         capture: true,
         captureAt: null,
+        expiresOn: null,
+        matchAmount: null,
         descriptor: null,
         onlyDirectCurrency: false,
         feeRatePpm: 0,

@@ -609,9 +609,9 @@ describe('token types', () => {
 
   it('payment types outside this issue answer PAYMENT_TYPE_NOT_SUPPORTED', async () => {
     const res = await createToken(bearer(plain.storeToken), {
-      payment_type: 'konbini',
+      payment_type: 'paidy',
       type: 'one_time',
-      data: { customer_name: 'A' },
+      data: { paidy_token: 'A' },
     });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'payment_type', reason: 'PAYMENT_TYPE_NOT_SUPPORTED' }]);

@@ -1,5 +1,10 @@
 import type { AppConfig } from '@kessai/config';
-import type { ChargeOutcomesRepository, PendingCharge, RecordedOutcome } from '@kessai/db';
+import type {
+  ChargeOutcomesRepository,
+  DeferredPaymentsRepository,
+  PendingCharge,
+  RecordedOutcome,
+} from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import {
   ProcessorRequestRejectedError,
@@ -37,6 +42,8 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
     brand: null,
     callMethod: null,
     scannedQr: '280000000000000001',
+    konbini: null,
+    expiresOn: null,
     vault: null,
     feeTerms: { ratePpm: 36_000, flatAmount: 30n },
   };
@@ -53,6 +60,7 @@ function payment(status: ProcessorPayment['status'], capturedAmount = 0): Proces
     capturedAmount,
     refundedAmount: 0,
     error: null,
+    deposits: [],
   };
 }
 
@@ -113,6 +121,7 @@ function setup(pending: PendingCharge[], { moved = true }: { moved?: boolean } =
   const registry = new Registry();
   const service = new ChargeProcessingService(
     repository,
+    {} as DeferredPaymentsRepository,
     processors,
     {} as CardVault,
     cvvs,

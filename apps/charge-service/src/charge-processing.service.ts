@@ -4,12 +4,14 @@ import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CHARGE_REQUESTED, CHARGES_QUEUE } from '@kessai/contracts';
 import {
   ChargeOutcomesRepository,
+  DeferredPaymentsRepository,
   type ChargeOutcome,
   type ChargeToReconcile,
   type PendingCharge,
   type RecordedOutcome,
 } from '@kessai/db';
 import {
+  amountMatches,
   CAPTURABLE_CHARGE_STATUS,
   captureTransition,
   chargeFee,
@@ -21,10 +23,12 @@ import { LOGGER, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
 import {
   type AuthorizeResult,
+  type DeferredPaymentResult,
   fromProcessorAmount,
   isProcessorAmount,
   isRetryableProcessorError,
   type OperatorCallMethod,
+  type DeferredPaymentMethod,
   type OperatorPaymentResult,
   paymentError,
   type PaymentErrorDetails,
@@ -72,6 +76,7 @@ export class ChargeProcessingService {
 
   constructor(
     private readonly charges: ChargeOutcomesRepository,
+    private readonly deferredPayments: DeferredPaymentsRepository,
     private readonly processors: PaymentProcessors,
     private readonly vault: CardVault,
     private readonly cvvs: PendingCvvStore,
@@ -177,7 +182,8 @@ export class ChargeProcessingService {
       // whose payment the processor forgot can only end, and without money taken
       if (expired) outcome = failed(expiryError(charge));
     } else {
-      outcome = outcomeOfPayment(found.payment, charge);
+      outcome = await this.#deferredOutcome(found.payment, charge, causeEventId);
+      outcome ??= outcomeOfPayment(found.payment, charge);
       if (!outcome && expired) outcome = await this.#expire(processor, charge, found.payment);
     }
     if (!outcome) return;
@@ -273,7 +279,7 @@ export class ChargeProcessingService {
     const processor = this.processors.forMode(charge.mode);
     if (!processor) return errored('no live processor is configured');
     const context = { chargeId: charge.id, paymentType: charge.paymentType };
-    let call: () => Promise<AuthorizeResult | OperatorPaymentResult>;
+    let call: () => Promise<ProcessorAnswer>;
     try {
       const prepared = await this.#prepare(processor, charge);
       if (typeof prepared === 'string') return errored(prepared);
@@ -305,6 +311,9 @@ export class ChargeProcessingService {
       // Waiting for the customer: a retried request answers with the challenge or payment URL
       // again. A refused one never will, so the charge waits without them until it expires.
       if (!rejected) throw new OutcomeUnknownError(`charge ${charge.id}: retrying for the customer's link`);
+      // a bank transfer or konbini keeps the deadline it was accepted with
+      if (charge.expiresOn !== null)
+        return { status: 'awaiting', processorReference: found.payment.processorReference };
       return this.#awaiting({ processorReference: found.payment.processorReference });
     }
   }
@@ -313,7 +322,7 @@ export class ChargeProcessingService {
   async #prepare(
     processor: PaymentProcessor,
     charge: PendingCharge,
-  ): Promise<string | (() => Promise<AuthorizeResult | OperatorPaymentResult>)> {
+  ): Promise<string | (() => Promise<ProcessorAnswer>)> {
     // the processor's wire carries amounts as JSON numbers: one past 2^53 - 1 cannot be sent exactly
     if (!isProcessorAmount(charge.amount)) return 'the amount is beyond what the processor accepts';
     const common = {
@@ -370,16 +379,41 @@ export class ChargeProcessingService {
         };
         return () => processor.createOperatorPayment(request);
       }
-      case 'konbini':
+      case 'bank_transfer':
+      case 'konbini': {
+        if (!charge.expiresOn) return 'the charge has no payment deadline';
+        let method: DeferredPaymentMethod;
+        if (charge.paymentType === 'konbini') {
+          if (!charge.konbini) return 'the transaction token has no convenience store';
+          method = { type: 'konbini', ...charge.konbini };
+        } else {
+          if (!charge.brand) return 'the transaction token has no brand';
+          method = { type: 'bank_transfer', brand: charge.brand };
+        }
+        const request = {
+          ...common,
+          method,
+          expiresOn: charge.expiresOn,
+          callbackUrl: this.processors.callbackUrl,
+        };
+        return () => processor.createDeferredPayment(request);
+      }
       case 'apple_pay':
       case 'paidy':
       case 'qr_merchant':
-      case 'bank_transfer':
         return `payment type ${charge.paymentType} is not supported`;
     }
   }
 
-  #outcomeOfAnswer(charge: PendingCharge, answer: AuthorizeResult | OperatorPaymentResult): ChargeOutcome {
+  #outcomeOfAnswer(charge: PendingCharge, answer: ProcessorAnswer): ChargeOutcome {
+    if ('instructions' in answer) {
+      // the deadline is the one the charge was accepted with (and extensions move): kept as it is
+      return {
+        status: 'awaiting',
+        processorReference: answer.processorReference,
+        issuerToken: deferredIssuerToken(answer, charge),
+      };
+    }
     if (!('outcome' in answer)) {
       return this.#awaiting({
         processorReference: answer.processorReference,
@@ -417,6 +451,37 @@ export class ChargeProcessingService {
     return { ...outcome, status: 'awaiting', expiresOn: new Date(Date.now() + this.#awaitingExpiryMs) };
   }
 
+  /**
+   * A bank-transfer or konbini payment still open at the processor: its deposits are recorded (each
+   * once, with bank_transfer_status_updated), and when their total matches the charge's
+   * match_amount rule the charge is paid: successful, charged the total received. Null otherwise.
+   */
+  async #deferredOutcome(
+    payment: ProcessorPayment,
+    charge: ChargeToReconcile,
+    causeEventId: string | null,
+  ): Promise<ChargeOutcome | null> {
+    if (!isDeferredKind(payment.kind) || payment.status !== 'awaiting_payment') return null;
+    const rule = charge.matchAmount ?? 'exact';
+    let received = 0n;
+    let paidWith: bigint | null = null;
+    const deposits = payment.deposits.map((deposit) => {
+      received += fromProcessorAmount(deposit.amount);
+      const matched = amountMatches(rule, charge.amount, received);
+      if (matched && paidWith === null) paidWith = received;
+      return {
+        processorDepositId: deposit.id,
+        amount: fromProcessorAmount(deposit.amount),
+        receivedOn: deposit.receivedOn,
+        matched,
+      };
+    });
+    // the charge is pending or awaiting here (what reconciliation reads): money arriving after it
+    // ended is not recorded (the processor no longer takes any once the payment is voided)
+    await this.deferredPayments.recordDeposits(charge.id, deposits, causeEventId);
+    return paidWith === null ? null : successful(payment.processorReference, paidWith, charge.feeTerms);
+  }
+
   /** An awaiting charge past its time: void what the customer did not complete, then fail it. */
   async #expire(
     processor: PaymentProcessor,
@@ -438,6 +503,56 @@ export class ChargeProcessingService {
     const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
     if (found.found) return outcomeOfPayment(found.payment, charge);
     return null;
+  }
+}
+
+/** What the processor answers a charge's first call with. */
+type ProcessorAnswer = AuthorizeResult | OperatorPaymentResult | DeferredPaymentResult;
+
+function isDeferredKind(kind: ProcessorPayment['kind']): boolean {
+  return kind === 'bank_transfer' || kind === 'konbini';
+}
+
+/**
+ * GET .../issuer_token of a bank-transfer or konbini charge: the page the customer pays from (the
+ * bank's transfer page, the konbini slip) and, as `payload`, the instructions themselves.
+ */
+function deferredIssuerToken(answer: DeferredPaymentResult, charge: PendingCharge): Record<string, unknown> {
+  const common = {
+    amount: charge.amount.toString(),
+    currency: charge.currency,
+    expiration_date: charge.expiresOn?.toISOString() ?? '',
+  };
+  const instructions = answer.instructions;
+  switch (instructions.type) {
+    case 'bank_transfer':
+      return {
+        issuer_token: instructions.paymentUrl,
+        call_method: 'http_get',
+        payload: {
+          bank_code: instructions.bankCode,
+          bank_name: instructions.bankName,
+          branch_code: instructions.branchCode,
+          branch_name: instructions.branchName,
+          account_id: instructions.accountId,
+          account_number: instructions.accountNumber,
+          account_holder_name: instructions.accountHolderName,
+          ...common,
+        },
+        payment_type: 'bank_transfer',
+      };
+    case 'konbini':
+      return {
+        issuer_token: instructions.paymentUrl,
+        call_method: 'http_get',
+        payload: {
+          convenience_store: instructions.convenienceStore,
+          payment_code: instructions.paymentCode,
+          receipt_number: instructions.receiptNumber,
+          ...common,
+        },
+        payment_type: 'konbini',
+      };
   }
 }
 

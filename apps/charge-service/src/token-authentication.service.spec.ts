@@ -49,6 +49,7 @@ function payment(status: ProcessorPayment['status']): ProcessorPayment {
     capturedAmount: 0,
     refundedAmount: 0,
     error: status === 'declined' ? paymentError('THREE_DS_COULD_NOT_BE_COMPLETED') : null,
+    deposits: [],
   };
 }
 

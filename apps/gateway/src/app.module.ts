@@ -26,6 +26,7 @@ import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service
 import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
 import { TokenConfirmationDelivery } from './transaction-tokens/token-confirmation';
 import { ChargesController } from './charges/charges.controller';
+import { ChargeExpiryService } from './charges/charge-expiry.service';
 import { ChargesService } from './charges/charges.service';
 import { RefundsController } from './refunds/refunds.controller';
 import { RefundsService } from './refunds/refunds.service';
@@ -83,6 +84,7 @@ export class GatewayModule {
         TokenThreeDsService,
         TokenConfirmationDelivery,
         ChargesService,
+        ChargeExpiryService,
         RefundsService,
         CancelsService,
         ProcessorCallbacksService,

@@ -73,3 +73,44 @@ ${amountLine(payment)}
 export function notFoundPage(): string {
   return page('Not found', '<h1>Not found</h1>');
 }
+
+/** The test bank's counter: transfer any amount to a virtual account number. */
+export function bankCounterPage(deposit?: { id: string; amount: number }, accountNumber = ''): string {
+  const done = deposit
+    ? `<p class="amount" data-deposit="${escapeHtml(deposit.id)}">Sent ${deposit.amount}</p>`
+    : '';
+  return page(
+    'Kessai Test Bank',
+    `<h1>Kessai Test Bank</h1>${done}
+<form method="post" action="/bank/transfers">
+<p><label>Account number <input name="account_number" inputmode="numeric" value="${escapeHtml(accountNumber)}" required></label></p>
+<p><label>Amount <input name="amount" inputmode="numeric" required></label></p>
+<button type="submit">Transfer</button>
+</form>`,
+  );
+}
+
+/** A konbini payment slip: the code to pay at the counter, and a counter to pay it at. */
+export function konbiniSlipPage(payment: SimulatedPayment): string {
+  const instructions = payment.deferred?.instructions;
+  if (!instructions || instructions.type !== 'konbini') return notFoundPage();
+  const paid = (payment.deferred?.deposits ?? []).reduce((sum, deposit) => sum + deposit.amount, 0);
+  const code = escapeHtml(instructions.payment_code);
+  const open = payment.status === 'awaiting_payment';
+  return page(
+    'Konbini payment slip',
+    `<h1>Pay at ${escapeHtml(instructions.convenience_store)}</h1>
+${amountLine(payment)}
+<p>Payment code <strong data-payment-code="${code}">${code}</strong>, receipt ${escapeHtml(instructions.receipt_number)}</p>
+<p>Due ${escapeHtml(payment.deferred?.expiresAt.toISOString() ?? '')}; paid so far ${paid}</p>
+${
+  open
+    ? `<form method="post" action="/konbini/payments">
+<input type="hidden" name="payment_code" value="${code}">
+<p><label>Amount handed over <input name="amount" inputmode="numeric" value="${payment.amount}" required></label></p>
+<button type="submit">Pay at the counter</button>
+</form>`
+    : '<p>This payment can no longer be paid.</p>'
+}`,
+  );
+}

@@ -1,9 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { type TestCardOutcome } from '@kessai/cards';
-import { type PaymentWire, type ProcessorPayment, type ThreeDsChallenge } from '@kessai/processor';
+import {
+  type PaymentInstructionsWire,
+  type PaymentWire,
+  type ProcessorPayment,
+  type ThreeDsChallenge,
+} from '@kessai/processor';
 
 /** The state-changing calls the simulator deduplicates by idempotency key. */
-export type SimulatorOperation = 'authorize' | 'create_operator_payment' | 'capture' | 'void' | 'refund';
+export type SimulatorOperation =
+  'authorize' | 'create_operator_payment' | 'create_deferred_payment' | 'capture' | 'void' | 'refund';
 
 export interface StoredResponse {
   status: number;
@@ -25,7 +31,7 @@ export interface IdempotencyRecord {
 }
 
 /** What the simulator keeps of a payment: what `status` reports (minus the reference it answers with), and more. */
-export interface SimulatedPayment extends Omit<ProcessorPayment, 'processorReference'> {
+export interface SimulatedPayment extends Omit<ProcessorPayment, 'processorReference' | 'deposits'> {
   id: string;
   /** never the number: brand and last four for display, and the scripted outcome */
   card: { brand: string; lastFour: string; outcome: TestCardOutcome } | null;
@@ -43,6 +49,15 @@ export interface SimulatedPayment extends Omit<ProcessorPayment, 'processorRefer
     callbackUrl: string;
     returnUrl: string | null;
   } | null;
+  /** a bank transfer or konbini payment: where the customer pays, and what arrived */
+  deferred: {
+    instructions: PaymentInstructionsWire;
+    /** the virtual account number or the payment code the customer pays */
+    payKey: string;
+    expiresAt: Date;
+    callbackUrl: string;
+    deposits: { id: string; amount: number; receivedOn: Date }[];
+  } | null;
   createdOn: Date;
 }
 
@@ -55,7 +70,7 @@ export interface SimulatorOperationStats {
 
 export interface SimulatorCallbackStats {
   notificationId: string;
-  event: 'operator_payment' | 'three_ds';
+  event: 'operator_payment' | 'three_ds' | 'deferred_payment';
   reference: string;
   status: string;
   url: string;
@@ -75,6 +90,8 @@ export class SimulatorState {
   readonly payments = new Map<string, SimulatedPayment>();
   readonly #paymentIdByReference = new Map<string, string>();
   readonly #paymentIdByOperatorId = new Map<string, string>();
+  /** bank transfers: the virtual account number; konbini: the payment code (numbers never collide in kind) */
+  readonly #paymentIdByPayKey = new Map<string, string>();
   readonly #idempotency = new Map<string, IdempotencyRecord>();
   readonly callbacks: SimulatorCallbackStats[] = [];
 
@@ -94,6 +111,18 @@ export class SimulatorState {
     this.payments.set(payment.id, payment);
     this.#paymentIdByReference.set(payment.reference, payment.id);
     if (payment.operator) this.#paymentIdByOperatorId.set(payment.operator.operatorPaymentId, payment.id);
+    if (payment.deferred) this.#paymentIdByPayKey.set(payment.deferred.payKey, payment.id);
+  }
+
+  /** The deferred payment a virtual account number or payment code belongs to. */
+  byPayKey(payKey: string): SimulatedPayment | undefined {
+    const id = this.#paymentIdByPayKey.get(payKey);
+    return id === undefined ? undefined : this.payments.get(id);
+  }
+
+  /** Whether a virtual account number or payment code is already given out. */
+  payKeyTaken(payKey: string): boolean {
+    return this.#paymentIdByPayKey.has(payKey);
   }
 
   byReference(reference: string): SimulatedPayment | undefined {
@@ -122,6 +151,7 @@ export class SimulatorState {
     this.payments.clear();
     this.#paymentIdByReference.clear();
     this.#paymentIdByOperatorId.clear();
+    this.#paymentIdByPayKey.clear();
     this.#idempotency.clear();
     this.callbacks.length = 0;
   }
@@ -164,6 +194,7 @@ export function newSimulatedPayment(
     captureOnApproval,
     threeDs: null,
     operator: null,
+    deferred: null,
     createdOn: new Date(),
   };
 }
@@ -202,6 +233,17 @@ export function paymentToWire(payment: SimulatedPayment): PaymentWire {
           qr_content: payment.operator.paymentUrl,
           call_method: 'http_get',
           expires_on: payment.operator.expiresAt.toISOString(),
+        }
+      : null,
+    deferred: payment.deferred
+      ? {
+          instructions: payment.deferred.instructions,
+          expires_on: payment.deferred.expiresAt.toISOString(),
+          deposits: payment.deferred.deposits.map((deposit) => ({
+            id: deposit.id,
+            amount: deposit.amount,
+            received_on: deposit.receivedOn.toISOString(),
+          })),
         }
       : null,
     created_on: payment.createdOn.toISOString(),

@@ -4,6 +4,7 @@ import { type AddressInfo } from 'node:net';
 import { CallbackDelivery } from './callback-delivery';
 import { CardPaymentRoutes } from './card-payment-routes';
 import { BadRequest, BodyTooLargeError, sendError, sendHtml, sendJson } from './http-io';
+import { DeferredPaymentRoutes } from './deferred-payment-routes';
 import { OperatorPaymentRoutes } from './operator-payment-routes';
 import { notFoundPage } from './pages';
 import {
@@ -101,6 +102,7 @@ class SimulatorServer {
     const cards = new CardPaymentRoutes(this.#context).routes();
     const operator = new OperatorPaymentRoutes(this.#context).routes();
     const threeDs = new ThreeDsRoutes(this.#context).routes();
+    const deferred = new DeferredPaymentRoutes(this.#context).routes();
     const testHooks: Route[] = [
       { method: 'GET', pattern: /^\/_sim\/stats$/, handle: (_req, res) => sendJson(res, 200, state.stats()) },
       { method: 'POST', pattern: /^\/_sim\/reset$/, handle: (_req, res) => this.#reset(res) },
@@ -110,7 +112,7 @@ class SimulatorServer {
         handle: (_req, res) => sendJson(res, 200, { status: 'ok' }),
       },
     ];
-    this.#routes = [...cards, ...operator, ...threeDs, ...testHooks];
+    this.#routes = [...cards, ...operator, ...threeDs, ...deferred, ...testHooks];
 
     this.#server = createServer((request, response) => {
       this.#handle(request, response).catch(() =>

@@ -3,12 +3,14 @@ import type { WebhookEventType } from '@kessai/contracts';
 import {
   CancelsRepository,
   ChargesRepository,
+  DeferredPaymentsRepository,
   RefundsRepository,
   SubscriptionsRepository,
   TransactionTokensRepository,
   type WebhookEvent,
 } from '@kessai/db';
 import {
+  presentBankTransferStatus,
   presentCancel,
   presentCharge,
   presentRefund,
@@ -33,6 +35,7 @@ export class WebhookData {
     cancels: CancelsRepository,
     tokens: TransactionTokensRepository,
     subscriptions: SubscriptionsRepository,
+    deferredPayments: DeferredPaymentsRepository,
   ) {
     const charge: Loader = async (event) => {
       const row = await charges.findInScope(scopeOf(event), event.aggregateId);
@@ -61,6 +64,13 @@ export class WebhookData {
         const row =
           chargeId === null ? null : await refunds.findInScope(scopeOf(event), chargeId, event.aggregateId);
         return row && presentRefund(row);
+      },
+      // the deposit (bank_transfer_status_updated names it in its payload) with its charge's status
+      bank_transfer_status_updated: async (event) => {
+        const depositId = event.payload.deposit_id;
+        if (typeof depositId !== 'string') return null;
+        const found = await deferredPayments.findDeposit(scopeOf(event), event.aggregateId, depositId);
+        return found && presentBankTransferStatus(found.deposit, found.charge);
       },
       cancel_finished: async (event) => {
         const chargeId = chargeIdOf(event);

@@ -82,6 +82,7 @@ describe('event catalogue', () => {
 
   it('routes every webhook event to webhook-service’s dispatch_event', () => {
     expect(WEBHOOK_EVENT_TYPES.sort()).toEqual([
+      'bank_transfer_status_updated',
       'cancel_finished',
       'charge_finished',
       'charge_updated',

@@ -76,6 +76,11 @@ export const EVENT_CATALOGUE = {
     // a scheduled payment's charge settles the payment (other charges are skipped there)
     routes: [route(SUBSCRIPTIONS_QUEUE, 'settle_payments', { maxEvents: SETTLE_PAYMENTS_BATCH })],
   },
+  bank_transfer_status_updated: {
+    kind: 'webhook',
+    description:
+      'money arrived for a bank-transfer charge (a transfer into its virtual account), matching its amount or not',
+  },
   charge_requested: {
     kind: 'command',
     description: 'a charge was accepted (pending): charge-service asks the processor',
@@ -158,6 +163,8 @@ export const TOKEN_THREE_DS_NOTICE_RECEIVED = 'token_three_ds_notice_received' s
 export const CHARGE_UPDATED = 'charge_updated' satisfies EventType;
 /** a charge reached `successful`, `failed`, `error` or `canceled` */
 export const CHARGE_FINISHED = 'charge_finished' satisfies EventType;
+/** money arrived for a bank-transfer charge, matching it or not (docs/bank-transfer-and-konbini.md) */
+export const BANK_TRANSFER_STATUS_UPDATED = 'bank_transfer_status_updated' satisfies EventType;
 /** a charge was accepted (status pending): charge-service asks the processor */
 export const CHARGE_REQUESTED = 'charge_requested' satisfies EventType;
 /** a capture of an authorized charge was requested (API or capture_at): charge-service captures */

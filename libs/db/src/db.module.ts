@@ -21,6 +21,7 @@ import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { TransactionHistoryRepository } from './repositories/transaction-history.repository';
 import { SubscriptionEngineRepository } from './repositories/subscription-engine.repository';
 import { SubscriptionBatchesRepository } from './repositories/subscription-batches.repository';
+import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -47,6 +48,7 @@ const repositories = [
   SubscriptionBatchesRepository,
   SubscriptionsRepository,
   TestClocksRepository,
+  DeferredPaymentsRepository,
 ];
 
 @Global()

@@ -39,6 +39,8 @@ export type {
   PasswordResetToken,
   Webhook,
   OutboxEvent,
+  ChargeExpiry,
+  ChargeDeposit,
 } from './generated/prisma/client';
 export { Prisma } from './generated/prisma/client';
 export * from './repositories/charge-outcomes.repository';
@@ -52,3 +54,4 @@ export * from './repositories/subscription-engine.repository';
 export * from './repositories/subscriptions.repository';
 export * from './repositories/test-clocks.repository';
 export * from './repositories/subscription-batches.repository';
+export * from './repositories/deferred-payments.repository';

@@ -11,3 +11,4 @@ export * from './fees';
 export * from './token-three-ds';
 export * from './webhook-triggers';
 export * from './webhook-url';
+export * from './amount-match';

@@ -11,3 +11,4 @@ export * from './transaction-token.presenter';
 export * from './scheduled-payment.presenter';
 export * from './subscription.presenter';
 export * from './test-clock.presenter';
+export * from './deferred-payment.presenter';

@@ -3,6 +3,12 @@ import { optionalField } from './optional-field';
 
 type Json = Record<string, unknown>;
 
+/** The bank behind each BankTransferBrand (the simulator's test bank answers to the same codes). */
+const BANK_OF_BRAND: Record<string, { code: string; name: string }> = {
+  bank_test_brand: { code: '9999', name: 'Kessai Test Bank' },
+  aozora_bank: { code: '0310', name: 'GMO Aozora Net Bank' },
+};
+
 const asObject = (value: unknown): Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
 
@@ -61,10 +67,31 @@ function presentData(token: TransactionToken): Json {
     case 'qr_scan':
       return { brand: data.brand ?? null, ...optionalField('gateway', data.gateway) };
     case 'konbini':
+      return {
+        convenience_store: data.convenience_store ?? null,
+        customer_name: data.customer_name ?? null,
+        phone_number: data.phone_number ?? null,
+        ...optionalField('expiration_period', data.expiration_period),
+        ...optionalField('expiration_time_shift', data.expiration_time_shift),
+      };
+    case 'bank_transfer':
+      // the virtual account is given out per charge (its issuer_token), not per token: null here;
+      // the bank is the brand's
+      return {
+        account_holder_name: null,
+        account_id: null,
+        account_number: null,
+        bank_code: BANK_OF_BRAND[String(data.brand)]?.code ?? null,
+        bank_name: BANK_OF_BRAND[String(data.brand)]?.name ?? null,
+        branch_code: null,
+        branch_name: null,
+        brand: data.brand ?? null,
+        ...optionalField('expiration_period', data.expiration_period),
+        ...optionalField('expiration_time_shift', data.expiration_time_shift),
+      };
     case 'apple_pay':
     case 'paidy':
     case 'qr_merchant':
-    case 'bank_transfer':
       return {};
   }
 }

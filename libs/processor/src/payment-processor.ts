@@ -21,6 +21,8 @@ export interface PaymentProcessor {
   void(request: VoidRequest): Promise<VoidResult>;
   refund(request: RefundRequest): Promise<RefundResult>;
   createOperatorPayment(request: OperatorPaymentRequest): Promise<OperatorPaymentResult>;
+  /** A bank transfer or konbini payment: instructions the customer pays by, later, outside. */
+  createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult>;
   /** The processor's view of the payment made under our reference, e.g. after a crash or timeout. */
   status(reference: string): Promise<PaymentStatusResult>;
 }
@@ -134,10 +136,69 @@ export interface OperatorPaymentResult {
   expiresAt: Date;
 }
 
+/** How the customer of a deferred payment pays: into a virtual bank account, or at a convenience store. */
+export type DeferredPaymentMethod =
+  | { type: 'bank_transfer'; /** BankTransferBrand */ brand: string }
+  | {
+      type: 'konbini';
+      /** ConvenienceStore */
+      convenienceStore: string;
+      customerName: string;
+      phoneNumber: string | null;
+    };
+
+/** A payment the customer makes later by bank transfer or at a konbini (docs/bank-transfer-and-konbini.md). */
+export interface DeferredPaymentRequest {
+  /** our charge id: the idempotency key and the key of `status` lookups */
+  reference: string;
+  amount: number;
+  currency: string;
+  method: DeferredPaymentMethod;
+  /** the charge's payment deadline, shown to the customer; Kessai itself voids the payment past it */
+  expiresOn: Date;
+  /** where the processor posts the signed notice that money arrived */
+  callbackUrl: string;
+}
+
+/** Where the customer sends the money. */
+export type PaymentInstructions =
+  | {
+      type: 'bank_transfer';
+      bankCode: string;
+      bankName: string;
+      branchCode: string;
+      branchName: string;
+      accountId: string;
+      accountNumber: string;
+      accountHolderName: string;
+      /** the bank's transfer page, the account filled in */
+      paymentUrl: string;
+    }
+  | {
+      type: 'konbini';
+      convenienceStore: string;
+      paymentCode: string;
+      receiptNumber: string;
+      /** the payment slip page */
+      paymentUrl: string;
+    };
+
+export interface DeferredPaymentResult {
+  processorReference: string;
+  instructions: PaymentInstructions;
+}
+
+/** Money received for a deferred payment: each transfer into its account, each payment of its code. */
+export interface ProcessorDeposit {
+  id: string;
+  amount: number;
+  receivedOn: Date;
+}
+
 export type ProcessorPaymentStatus =
   /** waiting for the customer's 3-D Secure authentication */
   | 'pending_authentication'
-  /** an operator payment waiting for the customer to pay */
+  /** an operator or deferred payment waiting for the customer to pay */
   | 'awaiting_payment'
   | 'authorized'
   | 'captured'
@@ -149,13 +210,15 @@ export type ProcessorPaymentStatus =
 export interface ProcessorPayment {
   processorReference: string;
   reference: string;
-  kind: 'card' | 'qr_scan' | 'operator';
+  kind: 'card' | 'qr_scan' | 'operator' | 'bank_transfer' | 'konbini';
   status: ProcessorPaymentStatus;
   amount: number;
   currency: string;
   capturedAmount: number;
   refundedAmount: number;
   error: PaymentErrorDetails | null;
+  /** deferred payments: the money received so far, oldest first (the processor decides no match) */
+  deposits: ProcessorDeposit[];
 }
 
 /** `found: false` means the processor never executed anything under this reference. */

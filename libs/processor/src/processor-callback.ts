@@ -24,6 +24,18 @@ export const processorCallbackWireSchema = z.discriminatedUnion('event', [
   }),
   z.object({
     id: z.string().min(1),
+    event: z.literal('deferred_payment'),
+    payment_id: z.string().min(1),
+    reference: z.string().min(1),
+    /** money arrived (a transfer, a konbini payment): the notice says nothing of a match */
+    status: z.literal('deposit_received'),
+    deposit_id: z.string().min(1),
+    amount: z.number().int(),
+    currency: z.string(),
+    occurred_on: z.string().datetime(),
+  }),
+  z.object({
+    id: z.string().min(1),
     event: z.literal('three_ds'),
     payment_id: z.string().min(1),
     reference: z.string().min(1),
@@ -43,6 +55,17 @@ export type ProcessorCallback =
       processorReference: string;
       reference: string;
       status: 'paid' | 'expired';
+      amount: number;
+      currency: string;
+      occurredOn: Date;
+    }
+  | {
+      notificationId: string;
+      event: 'deferred_payment';
+      processorReference: string;
+      reference: string;
+      status: 'deposit_received';
+      depositId: string;
       amount: number;
       currency: string;
       occurredOn: Date;
@@ -134,6 +157,18 @@ function fromWire(wire: ProcessorCallbackWire): ProcessorCallback {
         processorReference: wire.payment_id,
         reference: wire.reference,
         status: wire.status,
+        amount: wire.amount,
+        currency: wire.currency,
+        occurredOn: new Date(wire.occurred_on),
+      };
+    case 'deferred_payment':
+      return {
+        notificationId: wire.id,
+        event: wire.event,
+        processorReference: wire.payment_id,
+        reference: wire.reference,
+        status: wire.status,
+        depositId: wire.deposit_id,
         amount: wire.amount,
         currency: wire.currency,
         occurredOn: new Date(wire.occurred_on),

@@ -1,5 +1,11 @@
 export type ProcessorOperation =
-  'authorize' | 'capture' | 'void' | 'refund' | 'create_operator_payment' | 'status';
+  | 'authorize'
+  | 'capture'
+  | 'void'
+  | 'refund'
+  | 'create_operator_payment'
+  | 'create_deferred_payment'
+  | 'status';
 
 export abstract class ProcessorError extends Error {
   abstract readonly retryable: boolean;

@@ -77,6 +77,47 @@ export const operatorPaymentRequestWireSchema = z.object({
 });
 export type OperatorPaymentRequestWire = z.infer<typeof operatorPaymentRequestWireSchema>;
 
+export const deferredPaymentRequestWireSchema = z.object({
+  reference: z.string().min(1).max(200),
+  amount,
+  currency,
+  method: z.discriminatedUnion('type', [
+    z.object({ type: z.literal('bank_transfer'), brand: z.string().regex(/^[a-z0-9_]{1,64}$/) }),
+    z.object({
+      type: z.literal('konbini'),
+      convenience_store: z.string().regex(/^[a-z0-9_]{1,64}$/),
+      customer_name: z.string().min(1).max(200),
+      phone_number: z.string().max(40).nullable(),
+    }),
+  ]),
+  expires_on: z.string().datetime(),
+  callback_url: z.string().url(),
+});
+export type DeferredPaymentRequestWire = z.infer<typeof deferredPaymentRequestWireSchema>;
+
+export const paymentInstructionsWireSchema = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('bank_transfer'),
+    bank_code: z.string(),
+    bank_name: z.string(),
+    branch_code: z.string(),
+    branch_name: z.string(),
+    account_id: z.string(),
+    account_number: z.string(),
+    account_holder_name: z.string(),
+    /** the bank's transfer page, the account filled in */
+    payment_url: z.string().url(),
+  }),
+  z.object({
+    type: z.literal('konbini'),
+    convenience_store: z.string(),
+    payment_code: z.string(),
+    receipt_number: z.string(),
+    payment_url: z.string().url(),
+  }),
+]);
+export type PaymentInstructionsWire = z.infer<typeof paymentInstructionsWireSchema>;
+
 export const paymentStatusWireSchema = z.enum([
   'pending_authentication',
   'awaiting_payment',
@@ -90,7 +131,7 @@ export const paymentStatusWireSchema = z.enum([
 export const paymentWireSchema = z.object({
   id: z.string(),
   reference: z.string(),
-  kind: z.enum(['card', 'qr_scan', 'operator']),
+  kind: z.enum(['card', 'qr_scan', 'operator', 'bank_transfer', 'konbini']),
   status: paymentStatusWireSchema,
   amount: z.number().int().safe(),
   currency: z.string(),
@@ -116,6 +157,20 @@ export const paymentWireSchema = z.object({
       expires_on: z.string().datetime(),
     })
     .nullable(),
+  deferred: z
+    .object({
+      instructions: paymentInstructionsWireSchema,
+      expires_on: z.string().datetime(),
+      deposits: z.array(
+        z.object({
+          id: z.string().min(1),
+          amount: z.number().int().positive().safe(),
+          received_on: z.string().datetime(),
+        }),
+      ),
+    })
+    .nullable()
+    .default(null),
   created_on: z.string().datetime(),
 });
 export type PaymentWire = z.infer<typeof paymentWireSchema>;
@@ -141,6 +196,10 @@ export const refundResponseWireSchema = z.object({
   error: paymentErrorWireSchema.nullable(),
 });
 export const operatorPaymentResponseWireSchema = z.object({
+  outcome: z.literal('created'),
+  payment: paymentWireSchema,
+});
+export const deferredPaymentResponseWireSchema = z.object({
   outcome: z.literal('created'),
   payment: paymentWireSchema,
 });

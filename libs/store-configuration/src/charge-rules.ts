@@ -24,6 +24,8 @@ export interface ChargeRefusal {
     | 'QR_PROCESSING_DISABLED'
     | 'FORBIDDEN_QR_GATEWAY'
     | 'ONLINE_PROCESSING_DISABLED'
+    | 'CONVENIENCE_PROCESSING_DISABLED'
+    | 'DISABLED_PAYMENT_TYPE'
     | 'RECURRING_TOKEN_DISABLED'
     | 'RECURRING_USAGE_LIMIT_REQUIRED'
     | 'CHARGE_AMOUNT_TOO_LOW'
@@ -60,6 +62,14 @@ export function chargeRefusal(config: StoreConfiguration, charge: ChargeUnderRul
       break;
     case 'online':
       if (!config.online_configuration.enabled) return { code: 'ONLINE_PROCESSING_DISABLED', field: TOKEN };
+      break;
+    case 'konbini':
+      if (!config.convenience_configuration.enabled)
+        return { code: 'CONVENIENCE_PROCESSING_DISABLED', field: TOKEN };
+      break;
+    case 'bank_transfer':
+      // the reference has no BANK_TRANSFER_PROCESSING_DISABLED: its generic code for a switched-off type
+      if (!config.bank_transfer_configuration.enabled) return { code: 'DISABLED_PAYMENT_TYPE', field: TOKEN };
       break;
   }
   if (charge.tokenType === 'recurring') {

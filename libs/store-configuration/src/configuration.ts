@@ -71,11 +71,45 @@ export interface SubscriptionConfiguration {
   allow_merchant_due_date_patch: boolean;
 }
 
+/** bank_transfer_configuration.match_amount: which received amount pays a bank-transfer or konbini charge. */
+export const MATCH_AMOUNTS = ['exact', 'minimum', 'maximum', 'disabled'] as const;
+export type MatchAmount = (typeof MATCH_AMOUNTS)[number];
+
+/** `expiration_time_shift` (api-reference §5.8): the time of day (with its offset) a deadline moves to. */
+export interface ExpirationTimeShift {
+  enabled: boolean;
+  /** HH:mm[:ss[.SSS]] with an offset, e.g. 23:59:59.000+09:00 */
+  value: string;
+}
+
+/** The keys of bank_transfer_configuration Kessai honours (docs/bank-transfer-and-konbini.md). */
+export interface BankTransferConfiguration {
+  enabled: boolean;
+  match_amount: MatchAmount;
+  /** ISO 8601 period from the charge's creation to its payment deadline */
+  expiration: string;
+  expiration_time_shift: ExpirationTimeShift;
+  /** ISO 8601 period an extension without a date adds */
+  default_extension_period: string;
+  /** ISO 8601 period: the furthest one extension may move the deadline */
+  maximum_extension_period: string;
+}
+
+/** The keys of convenience_configuration (konbini) Kessai honours. */
+export interface ConvenienceConfiguration {
+  enabled: boolean;
+  expiration: string;
+  expiration_time_shift: ExpirationTimeShift;
+}
+
 /** A configuration with every key set: what a store (or merchant) is held to. */
 export interface StoreConfiguration {
   card_configuration: { enabled: boolean; forbidden_card_brands: CardBrand[] };
   qr_scan_configuration: { enabled: boolean; forbidden_qr_scan_gateways: QrGateway[] };
   online_configuration: { enabled: boolean };
+  bank_transfer_configuration: BankTransferConfiguration;
+  /** konbini */
+  convenience_configuration: ConvenienceConfiguration;
   minimum_charge_amounts: AmountWithCurrency[];
   maximum_charge_amounts: AmountWithCurrency[];
   recurring_token_configuration: { recurring_type: RecurringTokenPrivilege };
@@ -98,6 +132,8 @@ export const OBJECT_KEYS = [
   'card_configuration',
   'qr_scan_configuration',
   'online_configuration',
+  'bank_transfer_configuration',
+  'convenience_configuration',
   'recurring_token_configuration',
   'subscription_configuration',
   'card_brand_percent_fees',
@@ -115,6 +151,19 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   card_configuration: { enabled: true, forbidden_card_brands: [] },
   qr_scan_configuration: { enabled: true, forbidden_qr_scan_gateways: [] },
   online_configuration: { enabled: true },
+  bank_transfer_configuration: {
+    enabled: true,
+    match_amount: 'exact',
+    expiration: 'P7D',
+    expiration_time_shift: { enabled: false, value: '23:59:59.000+09:00' },
+    default_extension_period: 'P7D',
+    maximum_extension_period: 'P30D',
+  },
+  convenience_configuration: {
+    enabled: true,
+    expiration: 'P7D',
+    expiration_time_shift: { enabled: false, value: '23:59:59.000+09:00' },
+  },
   minimum_charge_amounts: [],
   maximum_charge_amounts: [],
   recurring_token_configuration: { recurring_type: 'infinite' },

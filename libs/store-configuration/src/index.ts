@@ -2,3 +2,4 @@ export * from './configuration';
 export * from './schema';
 export * from './merge';
 export * from './charge-rules';
+export * from './payment-deadline';

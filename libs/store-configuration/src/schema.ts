@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { CARD_BRANDS } from '@kessai/cards';
 import { isKnownCurrency, percentToPpm } from '@kessai/domain';
+import { isExpirationPeriod, isTimeShift } from './payment-deadline';
 import {
   FEE_CARD_BRANDS,
+  MATCH_AMOUNTS,
   OPERATOR_ONLY_KEYS,
   QR_GATEWAYS,
   RECURRING_TOKEN_PRIVILEGES,
@@ -61,6 +63,14 @@ const timeZone = z.string().refine((zone) => {
   }
 }, reason('INVALID_TIME_ZONE'));
 
+const period = z.string().trim().refine(isExpirationPeriod, reason('INVALID_TIME_PERIOD'));
+const timeShift = z
+  .object({
+    enabled: z.boolean(),
+    value: z.string().trim().refine(isTimeShift, reason('INVALID_FORMAT')),
+  })
+  .strict();
+
 const layer = {
   card_configuration: z
     .object({
@@ -77,6 +87,25 @@ const layer = {
     .strict()
     .nullish(),
   online_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
+  bank_transfer_configuration: z
+    .object({
+      enabled: z.boolean().nullish(),
+      match_amount: z.enum(MATCH_AMOUNTS).nullish(),
+      expiration: period.nullish(),
+      expiration_time_shift: timeShift.nullish(),
+      default_extension_period: period.nullish(),
+      maximum_extension_period: period.nullish(),
+    })
+    .strict()
+    .nullish(),
+  convenience_configuration: z
+    .object({
+      enabled: z.boolean().nullish(),
+      expiration: period.nullish(),
+      expiration_time_shift: timeShift.nullish(),
+    })
+    .strict()
+    .nullish(),
   minimum_charge_amounts: amountsWithCurrency(1).nullish(),
   maximum_charge_amounts: amountsWithCurrency(1).nullish(),
   recurring_token_configuration: z

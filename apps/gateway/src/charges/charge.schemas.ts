@@ -137,3 +137,29 @@ export const getChargeSchema = z
   .object({ polling: z.enum(['true', 'false']).optional() })
   .passthrough()
   .transform((q) => ({ polling: q.polling === 'true' }));
+
+/**
+ * POST /stores/{storeId}/charges/{id}/expiry: an extension of a bank-transfer or konbini charge's
+ * payment deadline by a period (ISO 8601, with an optional time of day to move to), or to a date;
+ * neither: the store's default_extension_period. Both: EITHER_PERIOD_OR_DATE.
+ */
+export const extendExpirySchema = z
+  .object({
+    expiration_period: z.string().trim().min(1).max(64).optional(),
+    expiration_time_shift: z.string().trim().min(1).max(64).optional(),
+    expiration_date: z
+      .string()
+      .datetime({ offset: true })
+      .transform((v) => new Date(v))
+      .optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if (value.expiration_date && (value.expiration_period || value.expiration_time_shift))
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        path: ['expiration_date'],
+        ...reason('EITHER_PERIOD_OR_DATE'),
+      });
+  });
+export type ExtendExpiryRequest = z.infer<typeof extendExpirySchema>;

@@ -2,6 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } 
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
+import { ChargeExpiryService } from './charge-expiry.service';
 import { ChargesService } from './charges.service';
 
 /**
@@ -11,7 +12,10 @@ import { ChargesService } from './charges.service';
  */
 @Controller()
 export class ChargesController {
-  constructor(private readonly charges: ChargesService) {}
+  constructor(
+    private readonly charges: ChargesService,
+    private readonly expiries: ChargeExpiryService,
+  ) {}
 
   @Post('charges')
   create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @Req() request: FastifyRequest) {
@@ -83,6 +87,28 @@ export class ChargesController {
     @Param('id') id: string,
   ) {
     return this.charges.issuerToken(principal, storeId, id);
+  }
+
+  /** The SDK's charges.expiry: a bank-transfer or konbini charge's payment deadline. */
+  @Get('stores/:storeId/charges/:id/expiry/latest')
+  expiry(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Param('id') id: string,
+  ) {
+    return this.expiries.latest(principal, storeId, id);
+  }
+
+  /** Extends that deadline (docs/decisions/0014-bank-transfer-expiry-and-matching.md); answers the new one. */
+  @Post('stores/:storeId/charges/:id/expiry')
+  @HttpCode(200)
+  extendExpiry(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Param('id') id: string,
+    @Body() body: unknown,
+  ) {
+    return this.expiries.extend(principal, storeId, id, body);
   }
 
   @Get('stores/:storeId/charges/:id/three_ds/issuer_token')

@@ -30,7 +30,13 @@ import {
 } from '@kessai/domain';
 import { paymentError } from '@kessai/processor';
 import { Coalescer } from '@kessai/runtime';
-import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store-configuration';
+import {
+  chargeRefusal,
+  effectiveConfiguration,
+  feeTermsOf,
+  paymentDeadline,
+  type StoreConfiguration,
+} from '@kessai/store-configuration';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
@@ -66,7 +72,9 @@ const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
 };
 /** How often a polling GET re-reads a pending charge's status. */
 const POLLING_INTERVAL_MS = 100;
-const CHARGEABLE_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'qr_scan'];
+const CHARGEABLE_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'qr_scan', 'bank_transfer', 'konbini'];
+/** paid later by the customer, outside (docs/bank-transfer-and-konbini.md): a deadline, in yen */
+const DEFERRED_PAYMENT_TYPES: readonly string[] = ['bank_transfer', 'konbini'];
 /** payment types whose processor request carries a descriptor (PaymentProcessor.authorize) */
 const DESCRIPTOR_PAYMENT_TYPES: readonly string[] = ['card', 'qr_scan'];
 
@@ -134,6 +142,7 @@ export class ChargesService {
       id: request.transaction_token_id,
     });
     if (!token) throw new NotFoundError('transaction_token');
+    const deferred = DEFERRED_PAYMENT_TYPES.includes(token.paymentType);
     checkToken(token, principal, request);
     const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
     const amount = BigInt(request.amount);
@@ -153,6 +162,7 @@ export class ChargesService {
       currency: request.currency,
     });
     const descriptor = descriptorFor(token, request);
+    const deadline = deferred ? deferredPaymentDeadline(token, request, configuration, now) : null;
 
     const creation: ChargeCreation = {
       charge: {
@@ -168,6 +178,8 @@ export class ChargesService {
         feeFlatAmount: fees.flatAmount,
         capture: request.capture,
         captureAt: request.capture_at ?? null,
+        expiresOn: deadline,
+        matchAmount: deferred ? configuration.bank_transfer_configuration.match_amount : null,
         descriptor,
         onlyDirectCurrency: request.only_direct_currency,
         threeDs: request.three_ds ?? null,
@@ -414,6 +426,30 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
       ]);
     }
   }
+}
+
+/**
+ * A bank transfer or konbini charge's payment deadline: the token's and its store's rules
+ * (paymentDeadline). Yen only: Japanese banks and convenience stores take nothing else. (The
+ * reference also lets `capture_at` name this deadline; not taken yet: `capture_at` stays a card
+ * authorization's capture time, checked with the request before the token is read.)
+ */
+function deferredPaymentDeadline(
+  token: ChargeableToken,
+  request: CreateChargeRequest,
+  configuration: StoreConfiguration,
+  now: Date,
+): Date {
+  if (request.currency !== 'JPY') throw ValidationError.field('currency', 'CURRENCY_NOT_SUPPORTED');
+  const rules =
+    token.paymentType === 'konbini'
+      ? configuration.convenience_configuration
+      : configuration.bank_transfer_configuration;
+  return paymentDeadline(
+    rules,
+    { expiration_period: token.expirationPeriod, expiration_time_shift: token.expirationTimeShift },
+    now,
+  );
 }
 
 /**

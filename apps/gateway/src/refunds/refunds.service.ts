@@ -13,6 +13,7 @@ import { presentRefund } from '@kessai/presenters';
 import { createRefundSchema, updateRefundSchema } from './refund.schemas';
 
 const uuid = z.string().uuid();
+const NOT_REFUNDABLE_PAYMENT_TYPES: readonly string[] = ['bank_transfer', 'konbini'];
 
 /**
  * Refunds of successful charges (api-reference §5.4, docs/refunds-and-cancels.md): accept one
@@ -37,6 +38,14 @@ export class RefundsService {
   ) {
     const scope = scopeOf(principal, storeId, chargeId);
     const request = parseInput(createRefundSchema, body);
+    // money received by bank transfer or at a konbini is not returned through the processor
+    // (api-reference §5.4): the merchant returns it to the consumer directly
+    const charge = await this.charges.findIssuerTokens(scope, chargeId);
+    if (charge && NOT_REFUNDABLE_PAYMENT_TYPES.includes(charge.paymentType)) {
+      throw new BusinessRuleError('REFUND_NOT_ALLOWED', [
+        { field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' },
+      ]);
+    }
     const result = await this.refunds.request({
       id: randomUUID(),
       merchantId: scope.merchantId,

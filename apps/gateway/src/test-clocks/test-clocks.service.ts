@@ -16,7 +16,6 @@ import type { RequestContext } from '../charges/charges.service';
 import { parseInput } from '../http/validation';
 import { advanceTestClockSchema, createTestClockSchema } from './test-clock.schemas';
 
-
 /**
  * Test clocks (Kessai's extension; docs/subscriptions.md "Test clocks"): a test-mode merchant's
  * frozen "now" that subscriptions created on it live on. Test-mode credentials only; a merchant's

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isExpirationPeriod, isTimeShift } from '@kessai/store-configuration';
 import { findNul } from '../http/nul-guard';
 
 /**
@@ -19,7 +20,7 @@ export const PAYMENT_TYPES = [
   'bank_transfer',
 ] as const;
 /** Payment types that can be tokenised today; the others answer PAYMENT_TYPE_NOT_SUPPORTED. */
-export const SUPPORTED_PAYMENT_TYPES = ['card', 'online', 'qr_scan'] as const;
+export const SUPPORTED_PAYMENT_TYPES = ['card', 'online', 'qr_scan', 'bank_transfer', 'konbini'] as const;
 export type SupportedPaymentType = (typeof SUPPORTED_PAYMENT_TYPES)[number];
 
 export const TOKEN_TYPES = ['one_time', 'subscription', 'recurring'] as const;
@@ -178,6 +179,49 @@ export const qrScanDataSchema = z
       .string()
       .trim()
       .regex(/^[\x21-\x7e]{1,128}$/),
+  })
+  .strict();
+
+/** BankTransferBrand (api-reference §5.12). */
+export const BANK_TRANSFER_BRANDS = ['aozora_bank', 'bank_test_brand'] as const;
+/** ConvenienceStore (api-reference §5.12). */
+export const CONVENIENCE_STORES = [
+  'seven_eleven',
+  'family_mart',
+  'lawson',
+  'mini_stop',
+  'seico_mart',
+  'pay_easy',
+  'circle_k',
+  'sunkus',
+  'daily_yamazaki',
+  'yamazaki_daily_store',
+] as const;
+
+/** A token's own deadline rules (api-reference §5.1), overriding its store's configuration. */
+const deadlineFields = {
+  expiration_period: z
+    .string()
+    .trim()
+    .refine(isExpirationPeriod, { params: { reason: 'INVALID_TIME_PERIOD' } })
+    .nullish(),
+  expiration_time_shift: z
+    .string()
+    .trim()
+    .refine(isTimeShift, { params: { reason: 'INVALID_FORMAT' } })
+    .nullish(),
+};
+
+export const bankTransferDataSchema = z
+  .object({ brand: z.enum(BANK_TRANSFER_BRANDS), ...deadlineFields })
+  .strict();
+
+export const konbiniDataSchema = z
+  .object({
+    customer_name: text(100).min(1),
+    convenience_store: z.enum(CONVENIENCE_STORES),
+    phone_number: phoneNumber,
+    ...deadlineFields,
   })
   .strict();
 

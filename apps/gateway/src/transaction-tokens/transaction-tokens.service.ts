@@ -42,6 +42,8 @@ import {
   renewTokenSchema,
   listFiltersSchema,
   onlineDataSchema,
+  bankTransferDataSchema,
+  konbiniDataSchema,
   qrScanDataSchema,
   updateTokenSchema,
   type CreateTokenRequest,
@@ -346,6 +348,32 @@ export class TransactionTokensService {
           cvv: null,
         };
       }
+      case 'bank_transfer': {
+        const bank = parseData(bankTransferDataSchema, request.data);
+        return {
+          data: {
+            brand: bank.brand,
+            expiration_period: bank.expiration_period ?? null,
+            expiration_time_shift: bank.expiration_time_shift ?? null,
+          },
+          vault: null,
+          cvv: null,
+        };
+      }
+      case 'konbini': {
+        const konbini = parseData(konbiniDataSchema, request.data);
+        return {
+          data: {
+            customer_name: konbini.customer_name,
+            convenience_store: konbini.convenience_store,
+            phone_number: konbini.phone_number,
+            expiration_period: konbini.expiration_period ?? null,
+            expiration_time_shift: konbini.expiration_time_shift ?? null,
+          },
+          vault: null,
+          cvv: null,
+        };
+      }
     }
   }
 
@@ -470,8 +498,14 @@ function checkTypeRules(request: CreateTokenRequest, recurring: RecurringTokenPr
       ]);
     }
   }
-  if (request.payment_type === 'qr_scan' && request.type !== 'one_time') {
-    // a consumer-presented code pays once and expires within minutes
+  if (
+    (request.payment_type === 'qr_scan' ||
+      request.payment_type === 'bank_transfer' ||
+      request.payment_type === 'konbini') &&
+    request.type !== 'one_time'
+  ) {
+    // a consumer-presented code pays once and expires within minutes; a virtual account or a
+    // payment code is given out per charge (docs/bank-transfer-and-konbini.md)
     throw new ValidationError([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]);
   }
   if (request.payment_type !== 'card' && request.three_ds) {

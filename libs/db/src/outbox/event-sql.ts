@@ -1,4 +1,5 @@
 import {
+  BANK_TRANSFER_STATUS_UPDATED,
   CANCEL_FINISHED,
   CANCEL_REQUESTED,
   CAPTURE_REQUESTED,
@@ -45,6 +46,20 @@ export const chargeStatusSql = (eventType: ChargeStatusEvent | { perRow: string 
     ? eventSql(eventType, payload)
     : eventSqlPerRow<ChargeStatusEvent>(eventType.perRow, [CHARGE_UPDATED, CHARGE_FINISHED], payload);
 };
+
+/**
+ * bank_transfer_status_updated, over charge_deposits rows (id, charge_id, amount, currency, matched)
+ * joined with their charge's store_id.
+ */
+export const bankTransferStatusUpdatedSql = () =>
+  eventSql(BANK_TRANSFER_STATUS_UPDATED, {
+    charge_id: 'charge_id::text',
+    store_id: 'store_id::text',
+    deposit_id: 'id::text',
+    amount: 'amount::text',
+    currency: 'currency::text',
+    matched: 'matched',
+  });
 
 /** capture_requested, over charge rows (id), for the capture `captureId` (an expression). */
 export const captureRequestedSql = (captureId: string) =>

@@ -1,5 +1,6 @@
 import type { EventType } from '@kessai/contracts';
 import type {
+  BANK_TRANSFER_STATUS_UPDATED,
   CANCEL_FINISHED,
   CANCEL_REQUESTED,
   CAPTURE_REQUESTED,
@@ -42,6 +43,21 @@ export interface ChargeStatusPayload {
   charge_id: string;
   store_id: string;
   status: ChargeStatus;
+}
+
+/**
+ * bank_transfer_status_updated: one transfer into a bank-transfer charge's virtual account, and
+ * whether the charge's received total matched its match_amount rule once it arrived.
+ */
+export interface BankTransferStatusUpdatedPayload {
+  charge_id: string;
+  store_id: string;
+  /** our charge_deposits row */
+  deposit_id: string;
+  /** minor units, as a decimal string (bigint) */
+  amount: string;
+  currency: string;
+  matched: boolean;
 }
 
 export interface CaptureRequestedPayload {
@@ -188,6 +204,7 @@ export interface OutboxEventPayloads {
   [CHARGE_REQUESTED]: ChargeRequestedPayload;
   [CHARGE_UPDATED]: ChargeStatusPayload;
   [CHARGE_FINISHED]: ChargeStatusPayload;
+  [BANK_TRANSFER_STATUS_UPDATED]: BankTransferStatusUpdatedPayload;
   [CAPTURE_REQUESTED]: CaptureRequestedPayload;
   [PROCESSOR_NOTICE_RECEIVED]: ProcessorNoticeReceivedPayload;
   [REFUND_REQUESTED]: RefundRequestedPayload;

@@ -7,7 +7,7 @@ import {
   type ChargeTransition,
   type FeeTerms,
 } from '@kessai/domain';
-import type { CaptureStatus, PaymentType, ProcessingMode } from '../generated/prisma/enums';
+import type { CaptureStatus, MatchAmount, PaymentType, ProcessingMode } from '../generated/prisma/enums';
 import { PrismaService } from '../prisma.service';
 import {
   FIND_CHARGE_TO_RECONCILE,
@@ -48,6 +48,10 @@ export interface PendingCharge {
   callMethod: string | null;
   /** qr_scan tokens */
   scannedQr: string | null;
+  /** konbini tokens: where and who pays */
+  konbini: { convenienceStore: string; customerName: string; phoneNumber: string | null } | null;
+  /** bank transfer and konbini: the payment deadline, set when the charge was accepted */
+  expiresOn: Date | null;
   /** card tokens: the encrypted PAN */
   vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
   /** the fee terms it was accepted under; null on charges older than fees */
@@ -65,6 +69,10 @@ export interface ChargeToReconcile {
   expiresOn: Date | null;
   /** a cancel is voiding the payment: a voided payment is its doing, and it records it */
   cancelPending: boolean;
+  /** the requested amount, minor units */
+  amount: bigint;
+  /** bank transfer and konbini: the match_amount rule it was accepted under */
+  matchAmount: MatchAmount | null;
   /** the fee terms it was accepted under; null on charges older than fees */
   feeTerms: FeeTerms | null;
 }
@@ -218,6 +226,8 @@ export class ChargeOutcomesRepository {
           processorReference: row.processor_reference,
           expiresOn: row.expires_on,
           cancelPending: row.cancel_pending,
+          amount: row.amount,
+          matchAmount: row.match_amount,
           feeTerms: feeTermsOf(row),
         }
       : null;
@@ -331,6 +341,15 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
     brand: row.brand,
     callMethod: row.call_method,
     scannedQr: row.scanned_qr,
+    konbini:
+      row.convenience_store !== null && row.customer_name !== null
+        ? {
+            convenienceStore: row.convenience_store,
+            customerName: row.customer_name,
+            phoneNumber: row.phone_number,
+          }
+        : null,
+    expiresOn: row.expires_on,
     vault:
       row.key_id && row.iv && row.ciphertext && row.auth_tag
         ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }

@@ -45,7 +45,10 @@ export type NewCharge = Pick<
   | 'captureAt'
   | 'descriptor'
   | 'onlyDirectCurrency'
+  | 'matchAmount'
 > & {
+  /** bank transfer and konbini: the payment deadline (its charge_expiries row is inserted with it) */
+  expiresOn: Date | null;
   /** the fee terms the charge is accepted under (its store's configuration) */
   feeRatePpm: number;
   feeFlatAmount: bigint;
@@ -397,6 +400,8 @@ function creationInput(charge: NewCharge, options: CreateChargeOptions): ChargeC
     only_direct_currency: charge.onlyDirectCurrency,
     fee_rate_ppm: charge.feeRatePpm,
     fee_flat_amount: charge.feeFlatAmount.toString(),
+    expires_on: charge.expiresOn?.toISOString() ?? null,
+    match_amount: charge.matchAmount,
     three_ds: charge.threeDs,
     redirect: charge.redirect,
     metadata: charge.metadata,
@@ -442,6 +447,8 @@ function createChargeParams(charge: NewCharge, options: CreateChargeOptions) {
     onlyDirectCurrency: charge.onlyDirectCurrency,
     feeRatePpm: charge.feeRatePpm,
     feeFlatAmount: charge.feeFlatAmount,
+    expiresOn: charge.expiresOn,
+    matchAmount: charge.matchAmount,
     threeDs: charge.threeDs,
     redirect: charge.redirect,
     metadata: charge.metadata,
@@ -497,7 +504,8 @@ function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleEr
     processorReference: null,
     issuerToken: null,
     threeDsIssuerToken: null,
-    expiresOn: null,
+    expiresOn: charge.expiresOn,
+    matchAmount: charge.matchAmount,
     createdOn,
     updatedOn: createdOn,
   };

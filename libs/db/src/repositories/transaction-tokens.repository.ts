@@ -101,6 +101,9 @@ export type ChargeableToken = Pick<
   qrGateway: string | null;
   /** card tokens created with three_ds: whether it is enabled, and its status (ThreeDsStatus) */
   threeDs: { enabled: boolean; status: string | null } | null;
+  /** bank_transfer and konbini tokens: their own deadline rules, overriding the store's */
+  expirationPeriod: string | null;
+  expirationTimeShift: string | null;
   /** the configuration layers the charge obeys: its store's and its merchant's, as stored */
   storeConfiguration: Prisma.JsonValue;
   merchantConfiguration: Prisma.JsonValue;
@@ -192,6 +195,8 @@ export class TransactionTokensRepository {
               row.three_ds_enabled === null
                 ? null
                 : { enabled: row.three_ds_enabled, status: row.three_ds_status },
+            expirationPeriod: row.expiration_period,
+            expirationTimeShift: row.expiration_time_shift,
             storeConfiguration: row.store_configuration,
             merchantConfiguration: row.merchant_configuration,
           }

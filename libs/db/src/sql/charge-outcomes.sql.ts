@@ -2,6 +2,7 @@ import { CAPTURABLE_CHARGE_STATUS, type CaptureStatus, type ChargeStatus } from 
 import type {
   CaptureStatus as ChargeCaptureStatus,
   ChargeStatus as SchemaChargeStatus,
+  MatchAmount,
   OperationStatus,
   PaymentType,
   ProcessingMode,
@@ -49,6 +50,12 @@ export const FIND_PENDING_CHARGES = defineStatement({
     brand: pg.nullable(pg.text),
     call_method: pg.nullable(pg.text),
     scanned_qr: pg.nullable(pg.text),
+    /** konbini tokens */
+    convenience_store: pg.nullable(pg.text),
+    customer_name: pg.nullable(pg.text),
+    phone_number: pg.nullable(pg.text),
+    /** bank transfer and konbini: the payment deadline */
+    expires_on: pg.nullable(pg.timestamptz),
     key_id: pg.nullable(pg.text),
     iv: pg.nullable(pg.bytea),
     ciphertext: pg.nullable(pg.bytea),
@@ -67,7 +74,10 @@ export const FIND_PENDING_CHARGES = defineStatement({
            (t.data->'card'->>'exp_year')::int AS exp_year,
            t.data->>'brand' AS brand, t.data->>'call_method' AS call_method,
            t.data->>'scanned_qr' AS scanned_qr,
-           v.key_id, v.iv, v.ciphertext, v.auth_tag, c.fee_rate_ppm, c.fee_flat_amount
+           t.data->>'convenience_store' AS convenience_store, t.data->>'customer_name' AS customer_name,
+           NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
+                            t.data->'phone_number'->>'local_number'), '') AS phone_number,
+           c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag, c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c
       JOIN transaction_tokens t ON t.id = c.transaction_token_id
       LEFT JOIN card_vault v ON v.transaction_token_id = t.id
@@ -163,12 +173,15 @@ export const FIND_CHARGE_TO_RECONCILE = defineStatement({
     processor_reference: pg.nullable(pg.text),
     expires_on: pg.nullable(pg.timestamptz),
     cancel_pending: pg.bool,
+    amount: pg.int8,
+    match_amount: pg.nullable(pg.textOf<MatchAmount>()),
     ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
     SELECT c.id::text AS id, c.status::text AS status, c.mode::text AS mode,
            t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
            c.expires_on, c.pending_operation IS NOT DISTINCT FROM 'cancel' AS cancel_pending,
+           c.requested_amount AS amount, c.match_amount::text AS match_amount,
            c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
      WHERE c.id = ${p.chargeId} AND c.status = ANY(${p.statuses})`,

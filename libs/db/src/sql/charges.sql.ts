@@ -1,5 +1,5 @@
 import { CHARGE_ENTRY, type ChargeStatus } from '@kessai/domain';
-import type { ProcessingMode, TokenType } from '../generated/prisma/enums';
+import type { MatchAmount, ProcessingMode, TokenType } from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, processorNoticeReceivedSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg, sqlLiteral } from './statement';
@@ -29,6 +29,9 @@ export interface ChargeCreateInput {
   fee_rate_ppm: number;
   /** bigint as text */
   fee_flat_amount: string;
+  /** bank transfer and konbini: the payment deadline (ISO 8601), else null */
+  expires_on: string | null;
+  match_amount: MatchAmount | null;
   three_ds: unknown;
   redirect: unknown;
   metadata: unknown;
@@ -52,7 +55,8 @@ const duplicate = CHARGE_ENTRY.duplicate;
  * - A quota unit is taken by an upsert of the day's row, never past the maximum; a duplicate takes
  *   none.
  * - The charge is inserted with its event: charge_requested for a pending charge, charge_finished
- *   for a duplicate (failed at once).
+ *   for a duplicate (failed at once); a charge with a payment deadline (bank transfer, konbini)
+ *   with its charge_expiries row too.
  * - When a claim or a quota is refused, `kessai_refuse` raises (the token's refusal first), which
  *   undoes the whole statement; the caller gets the refusal as an outcome.
  * The two statements differ only in how many charges they carry, hence in how they reach the token
@@ -88,14 +92,20 @@ const rules = {
         id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
         requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
         fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
-        metadata)
+        metadata, expires_on, match_amount)
       SELECT id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
              requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
              fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
-             metadata
+             metadata, expires_on, match_amount
         FROM input
        WHERE (SELECT ok FROM guard)
       RETURNING id, created_on, status
+    ),
+    expiry AS (
+      INSERT INTO charge_expiries (charge_id, expiration_date, created_on, updated_on)
+      SELECT id, expires_on, now, now
+        FROM input
+       WHERE expires_on IS NOT NULL AND NOT duplicate AND (SELECT ok FROM guard)
     ),
     event AS (
       ${outboxInsertFrom('input', {
@@ -140,6 +150,8 @@ export const CREATE_CHARGE = defineStatement({
     onlyDirectCurrency: pg.bool,
     feeRatePpm: pg.int4,
     feeFlatAmount: pg.int8,
+    expiresOn: pg.nullable(pg.timestamptz),
+    matchAmount: pg.nullable(pg.enum<MatchAmount>('match_amount')),
     threeDs: pg.nullable(pg.jsonb<unknown>()),
     redirect: pg.nullable(pg.jsonb<unknown>()),
     metadata: pg.jsonb<unknown>(),
@@ -175,7 +187,8 @@ export const CREATE_CHARGE = defineStatement({
              ${p.requestedAmount} AS requested_amount, ${p.requestedCurrency} AS requested_currency,
              ${p.capture} AS capture, ${p.captureAt} AS capture_at, ${p.descriptor} AS descriptor,
              ${p.onlyDirectCurrency} AS only_direct_currency, ${p.feeRatePpm} AS fee_rate_ppm,
-             ${p.feeFlatAmount} AS fee_flat_amount, ${p.threeDs} AS three_ds,
+             ${p.feeFlatAmount} AS fee_flat_amount, ${p.expiresOn} AS expires_on,
+             ${p.matchAmount} AS match_amount, ${p.threeDs} AS three_ds,
              ${p.redirect} AS redirect, ${p.metadata} AS metadata, ${p.correlationId} AS correlation_id,
              ${p.now} AS now, ${p.quotaResource} AS quota_resource, ${p.quotaScopeKey} AS quota_scope_key,
              ${p.quotaDay} AS quota_day, duplicate,
@@ -229,7 +242,8 @@ export const CREATE_CHARGES = defineStatement({
           id uuid, merchant_id uuid, store_id uuid, transaction_token_id uuid,
           transaction_token_type token_type, mode processing_mode, requested_amount bigint,
           requested_currency text, capture boolean, capture_at timestamptz, descriptor text,
-          only_direct_currency boolean, fee_rate_ppm int, fee_flat_amount bigint, three_ds jsonb,
+          only_direct_currency boolean, fee_rate_ppm int, fee_flat_amount bigint,
+          expires_on timestamptz, match_amount match_amount, three_ds jsonb,
           redirect jsonb, metadata jsonb,
           correlation_id text, now timestamptz, quota_resource text, quota_scope_key text,
           quota_day date)

@@ -127,6 +127,9 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
     /** card tokens with three_ds: whether it is enabled, and its status */
     three_ds_enabled: pg.nullable(pg.bool),
     three_ds_status: pg.nullable(pg.text),
+    /** bank_transfer and konbini tokens: their own deadline rules (api-reference §5.1) */
+    expiration_period: pg.nullable(pg.text),
+    expiration_time_shift: pg.nullable(pg.text),
     store_configuration: pg.jsonb<Prisma.JsonValue>(),
     merchant_configuration: pg.jsonb<Prisma.JsonValue>(),
   },
@@ -137,6 +140,8 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
                 THEN COALESCE(t.data->>'gateway', t.data->>'brand') END AS qr_gateway,
            (t.data->'three_ds'->>'enabled')::boolean AS three_ds_enabled,
            t.data->'three_ds'->>'status' AS three_ds_status,
+           t.data->>'expiration_period' AS expiration_period,
+           t.data->>'expiration_time_shift' AS expiration_time_shift,
            s.configuration AS store_configuration, m.configuration AS merchant_configuration
       FROM transaction_tokens t
       JOIN stores s ON s.id = t.store_id

@@ -5,6 +5,9 @@ import {
   type AuthorizeResult,
   type CaptureRequest,
   type CaptureResult,
+  type DeferredPaymentRequest,
+  type DeferredPaymentResult,
+  type PaymentInstructions,
   type OperatorPaymentRequest,
   type OperatorPaymentResult,
   type PaymentProcessor,
@@ -26,10 +29,13 @@ import {
   type AuthorizeRequestWire,
   authorizeResponseWireSchema,
   captureResponseWireSchema,
+  deferredPaymentResponseWireSchema,
+  type DeferredPaymentRequestWire,
   errorResponseWireSchema,
   operatorPaymentResponseWireSchema,
   type OperatorPaymentRequestWire,
   paymentLookupResponseWireSchema,
+  type PaymentInstructionsWire,
   type PaymentWire,
   refundResponseWireSchema,
   voidResponseWireSchema,
@@ -167,6 +173,39 @@ export class HttpPaymentProcessor implements PaymentProcessor {
     };
   }
 
+  async createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
+    const method = request.method;
+    const wire: DeferredPaymentRequestWire = {
+      reference: request.reference,
+      amount: checkWireAmount(request.amount),
+      currency: request.currency,
+      method:
+        method.type === 'bank_transfer'
+          ? { type: 'bank_transfer', brand: method.brand }
+          : {
+              type: 'konbini',
+              convenience_store: method.convenienceStore,
+              customer_name: method.customerName,
+              phone_number: method.phoneNumber,
+            },
+      expires_on: request.expiresOn.toISOString(),
+      callback_url: request.callbackUrl,
+    };
+    const answer = await this.#send(
+      'create_deferred_payment',
+      'POST',
+      '/v1/deferred-payments',
+      request.reference,
+      wire,
+    );
+    const { payment } = this.#parse('create_deferred_payment', deferredPaymentResponseWireSchema, answer);
+    if (!payment.deferred) throw new TransientProcessorError('create_deferred_payment', 'malformed_response');
+    return {
+      processorReference: payment.id,
+      instructions: instructionsFromWire(payment.deferred.instructions),
+    };
+  }
+
   async status(reference: string): Promise<PaymentStatusResult> {
     const answer = await this.#send(
       'status',
@@ -228,7 +267,12 @@ export class HttpPaymentProcessor implements PaymentProcessor {
         throw new TransientProcessorError(operation, 'malformed_response', status);
       }
     }
-    if (status === 404 && operation !== 'authorize' && operation !== 'create_operator_payment') {
+    if (
+      status === 404 &&
+      operation !== 'authorize' &&
+      operation !== 'create_operator_payment' &&
+      operation !== 'create_deferred_payment'
+    ) {
       return { kind: 'not_found' };
     }
     if (status === 429)
@@ -290,7 +334,37 @@ function fromWire(payment: PaymentWire): ProcessorPayment {
     capturedAmount: payment.captured_amount,
     refundedAmount: payment.refunded_amount,
     error: payment.error,
+    deposits: (payment.deferred?.deposits ?? []).map((deposit) => ({
+      id: deposit.id,
+      amount: deposit.amount,
+      receivedOn: new Date(deposit.received_on),
+    })),
   };
+}
+
+function instructionsFromWire(wire: PaymentInstructionsWire): PaymentInstructions {
+  switch (wire.type) {
+    case 'bank_transfer':
+      return {
+        type: 'bank_transfer',
+        bankCode: wire.bank_code,
+        bankName: wire.bank_name,
+        branchCode: wire.branch_code,
+        branchName: wire.branch_name,
+        accountId: wire.account_id,
+        accountNumber: wire.account_number,
+        accountHolderName: wire.account_holder_name,
+        paymentUrl: wire.payment_url,
+      };
+    case 'konbini':
+      return {
+        type: 'konbini',
+        convenienceStore: wire.convenience_store,
+        paymentCode: wire.payment_code,
+        receiptNumber: wire.receipt_number,
+        paymentUrl: wire.payment_url,
+      };
+  }
 }
 
 function transactionNotFound() {

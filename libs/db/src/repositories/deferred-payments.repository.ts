@@ -1,0 +1,100 @@
+import { Injectable } from '@nestjs/common';
+import type { ChargeDeposit, ChargeExpiry } from '../generated/prisma/client';
+import { PrismaService } from '../prisma.service';
+import { EXTEND_CHARGE_EXPIRY, RECORD_CHARGE_DEPOSITS } from '../sql/deferred-payments.sql';
+import type { AccessScope } from './scope';
+
+/** Money the processor reports received for a bank-transfer or konbini charge. */
+export interface NewChargeDeposit {
+  processorDepositId: string;
+  /** minor units */
+  amount: bigint;
+  receivedOn: Date;
+  /** the charge's received total matched its match_amount rule once this deposit arrived */
+  matched: boolean;
+}
+
+/** A charge's payment deadline, with what an extension needs of its charge. */
+export interface ChargeExpiryOfCharge {
+  expiry: ChargeExpiry;
+  chargeStatus: string;
+}
+
+/**
+ * Bank-transfer and konbini charges (docs/bank-transfer-and-konbini.md): their deposits and their
+ * payment deadline. The decisions (matching, the extension's limits) are the caller's.
+ */
+@Injectable()
+export class DeferredPaymentsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /** Records the deposits not recorded yet (and their events); answers how many were new. */
+  async recordDeposits(
+    chargeId: string,
+    deposits: readonly NewChargeDeposit[],
+    causeEventId: string | null,
+  ): Promise<number> {
+    if (deposits.length === 0) return 0;
+    const rows = await this.prisma.run(RECORD_CHARGE_DEPOSITS, {
+      chargeId,
+      deposits: deposits.map((deposit) => ({
+        processor_deposit_id: deposit.processorDepositId,
+        amount: deposit.amount.toString(),
+        received_on: deposit.receivedOn.toISOString(),
+        matched: deposit.matched,
+      })),
+      causeEventId,
+    });
+    return rows.length;
+  }
+
+  /** The charge's payment deadline if the scope may see the charge; null otherwise or when it has none. */
+  async findExpiry(scope: AccessScope, chargeId: string): Promise<ChargeExpiryOfCharge | null> {
+    const expiry = await this.prisma.chargeExpiry.findFirst({
+      where: {
+        chargeId,
+        charge: { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) },
+      },
+      include: { charge: { select: { status: true } } },
+    });
+    if (!expiry) return null;
+    const { charge, ...row } = expiry;
+    return { expiry: row, chargeStatus: charge.status };
+  }
+
+  /** A deposit of a charge the scope may see, with the charge's status; null otherwise. */
+  async findDeposit(
+    scope: AccessScope,
+    chargeId: string,
+    depositId: string,
+  ): Promise<{
+    deposit: ChargeDeposit;
+    charge: { storeId: string; status: string; requestedAmount: bigint };
+  } | null> {
+    const row = await this.prisma.chargeDeposit.findFirst({
+      where: {
+        id: depositId,
+        chargeId,
+        charge: { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) },
+      },
+      include: { charge: { select: { storeId: true, status: true, requestedAmount: true } } },
+    });
+    if (!row) return null;
+    const { charge, ...deposit } = row;
+    return { deposit, charge };
+  }
+
+  /**
+   * Moves the deadline from the one read (`read`) to `expirationDate`; false when the charge is no
+   * longer open, its deadline passed, or another extension came first (EXTEND_CHARGE_EXPIRY).
+   */
+  async extend(read: ChargeExpiry, expirationDate: Date): Promise<boolean> {
+    const rows = await this.prisma.run(EXTEND_CHARGE_EXPIRY, {
+      chargeId: read.chargeId,
+      readExtensionCount: read.extensionCount,
+      readExpirationDate: read.expirationDate,
+      expirationDate,
+    });
+    return rows.length > 0;
+  }
+}

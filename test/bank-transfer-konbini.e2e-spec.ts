@@ -1,0 +1,450 @@
+// Bank-transfer and konbini charges through the official univapay-node SDK
+// (docs/bank-transfer-and-konbini.md): token → charge (awaiting, with the consumer's instructions)
+// → charges.expiry → paid at the simulated bank or konbini → successful with its events; money that
+// does not match (match_amount) leaves the charge awaiting and is recorded; extensions within and
+// beyond the store's limits; unpaid at the deadline → failed, exactly once with two charge-service
+// processes; another merchant sees none of it. The gateway in-process, two charge-service processes,
+// Postgres, Redis and BullMQ real; the bank and the konbini network are the processor simulator.
+process.env.POLLING_INTERVAL = '100';
+
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { PaymentType, WebHookTrigger } from 'univapay-node';
+import { BANK_TRANSFER_STATUS_UPDATED, CHARGE_FINISHED, CHARGE_UPDATED } from '@kessai/contracts';
+import {
+  eventually,
+  GatewayClient,
+  listenLocally,
+  RELAXED_RATE_LIMITS,
+  sdkError,
+  sdkFor,
+  startCallbackReceiver,
+  startWorkerProcess,
+  TestEnvironment,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+import { operationStats } from '../apps/processor-simulator/src/simulator-state';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+let env: TestEnvironment;
+let gateway: NestFastifyApplication;
+let chargeServices: SpawnedApp[] = [];
+let simulator: ProcessorSimulator;
+let baseUrl: string;
+let shop: SeededMerchant;
+let foreign: SeededMerchant;
+let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
+
+const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const api = () => new GatewayClient(baseUrl).as(shop);
+
+type Any = any;
+
+const bankToken = (data: Record<string, unknown> = {}) =>
+  sdk().transactionTokens.create({
+    paymentType: PaymentType.BANK_TRANSFER,
+    type: 'one_time',
+    email: 'buyer@example.test',
+    data: { brand: 'bank_test_brand', ...data },
+  } as Any) as Promise<Any>;
+
+const konbiniToken = () =>
+  sdk().transactionTokens.create({
+    paymentType: PaymentType.KONBINI,
+    type: 'one_time',
+    email: 'buyer@example.test',
+    data: {
+      customerName: 'Yamada Taro',
+      convenienceStore: 'seven_eleven',
+      phoneNumber: { countryCode: '81', localNumber: '9012345678' },
+    },
+  } as Any) as Promise<Any>;
+
+const charge = (tokenId: string, extra: Record<string, unknown> = {}) =>
+  sdk().charges.create({
+    transactionTokenId: tokenId,
+    amount: 5000,
+    currency: 'JPY',
+    ...extra,
+  }) as Promise<Any>;
+
+/** The charge once it is awaiting, with its instructions (GET .../issuer_token, as the gateway answers it). */
+async function awaitingWithInstructions(chargeId: string) {
+  const awaiting: Any = await sdk().charges.poll(shop.store.id, chargeId);
+  expect(awaiting.status).toBe('awaiting');
+  const res = await api().request(`/stores/${shop.store.id}/charges/${chargeId}/issuer_token`);
+  expect(res.status).toBe(200);
+  return res.body as {
+    issuer_token: string;
+    call_method: string;
+    payload: Record<string, string>;
+    payment_type: string;
+  };
+}
+
+/** Money sent from outside: a transfer to the account, or a payment of the code at the counter. */
+async function pay(kind: 'bank' | 'konbini', key: string, amount: number) {
+  const [path, field] =
+    kind === 'bank' ? ['/bank/transfers', 'account_number'] : ['/konbini/payments', 'payment_code'];
+  const res = await fetch(`${simulator.url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ [field]: key, amount }),
+  });
+  return res.status;
+}
+
+const eventTypes = async (chargeId: string) =>
+  (
+    await env.prisma.outboxEvent.findMany({
+      where: { aggregateId: chargeId },
+      orderBy: { sequence: 'asc' },
+      select: { eventType: true },
+    })
+  ).map((event) => event.eventType);
+
+const statusOf = async (chargeId: string) =>
+  ((await sdk().charges.get(shop.store.id, chargeId)) as Any).status;
+
+beforeAll(async () => {
+  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
+  simulator = await startProcessorSimulator({
+    port: 0,
+    host: '127.0.0.1',
+    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
+    callbackRetryBaseDelayMs: 50,
+  });
+  gateway = await createGatewayApp(env.config);
+  baseUrl = await listenLocally(gateway);
+  const variables = {
+    ...env.variables,
+    PROCESSOR_TEST_URL: simulator.url,
+    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
+    PROCESSOR_TIMEOUT_MS: '1000',
+    CHARGE_SWEEP_INTERVAL_MS: '200',
+  };
+  // two charge-service replicas: the deadline sweep runs in both
+  chargeServices = await Promise.all([
+    startWorkerProcess('apps/charge-service/src/main.ts', variables).then((r) => r.app),
+    startWorkerProcess('apps/charge-service/src/main.ts', variables).then((r) => r.app),
+    startWorkerProcess('apps/webhook-service/src/main.ts', variables).then((r) => r.app),
+  ]);
+  receiver = await startCallbackReceiver();
+  shop = await env.seedMerchant('bank-shop');
+  foreign = await env.seedMerchant('bank-foreign');
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(chargeServices.map((service) => service.stop()));
+  await simulator?.close();
+  await receiver?.close();
+  await env?.close(gateway);
+});
+
+describe('bank transfer through the SDK', () => {
+  it('token → awaiting charge with a virtual account → expiry → paid exactly → successful, with its events', async () => {
+    const token = await bankToken();
+    expect(token).toMatchObject({
+      paymentType: 'bank_transfer',
+      type: 'one_time',
+      data: { brand: 'bank_test_brand', bankCode: '9999', bankName: 'Kessai Test Bank', accountNumber: null },
+    });
+    const created = await charge(token.id);
+    expect(created).toMatchObject({ status: 'pending', requestedAmount: 5000, requestedCurrency: 'JPY' });
+
+    const instructions = await awaitingWithInstructions(created.id);
+    expect(instructions).toMatchObject({
+      call_method: 'http_get',
+      payment_type: 'bank_transfer',
+      payload: {
+        bank_code: '9999',
+        bank_name: 'Kessai Test Bank',
+        branch_code: '101',
+        account_number: expect.stringMatching(/^\d{7}$/),
+        account_holder_name: 'KESSAI TEST',
+        amount: '5000',
+      },
+    });
+    expect(instructions.issuer_token).toContain(`account_number=${instructions.payload.account_number}`);
+
+    const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    expect(expiry).toMatchObject({ chargeId: created.id, extensionCount: 0 });
+    // the store's default: 7 days from when the charge was accepted (the expiry's creation)
+    expect(new Date(expiry.expirationDate).getTime() - new Date(expiry.createdOn).getTime()).toBe(
+      7 * 86_400_000,
+    );
+    expect(instructions.payload.expiration_date).toBe(new Date(expiry.expirationDate).toISOString());
+
+    expect(await pay('bank', instructions.payload.account_number, 5000)).toBe(200);
+    const paid: Any = await sdk().charges.poll(shop.store.id, created.id, undefined, undefined, {
+      successCondition: (c: Any) => c.status !== 'awaiting',
+    });
+    expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5000, chargedCurrency: 'JPY' });
+    expect(
+      await eventually(
+        async () => (await eventTypes(created.id)).includes(CHARGE_FINISHED) && eventTypes(created.id),
+      ),
+    ).toEqual([
+      'charge_requested',
+      CHARGE_UPDATED,
+      'processor_notice_received',
+      BANK_TRANSFER_STATUS_UPDATED,
+      CHARGE_FINISHED,
+    ]);
+    const deposits = await env.prisma.chargeDeposit.findMany({ where: { chargeId: created.id } });
+    expect(deposits).toEqual([expect.objectContaining({ amount: 5000n, matched: true })]);
+
+    // paid by bank transfer: neither refunded nor canceled (api-reference §5.4, §5.5)
+    const refund = await sdkError(
+      sdk().refunds.create(shop.store.id, created.id, { amount: 5000, currency: 'JPY' }),
+    );
+    expect(refund).toMatchObject({
+      code: 'REFUND_NOT_ALLOWED',
+      errors: [{ field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' }],
+    });
+    expect(await sdkError(sdk().cancels.create(shop.store.id, created.id, {}))).toMatchObject({
+      code: 'CANCEL_NOT_ALLOWED',
+    });
+  });
+
+  it('match_amount exact: less than asked leaves it awaiting, recorded unmatched; the rest completes it', async () => {
+    const created = await charge((await bankToken()).id);
+    const { payload } = await awaitingWithInstructions(created.id);
+    expect(await pay('bank', payload.account_number, 3000)).toBe(200);
+    const unmatched = await eventually(() =>
+      env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }),
+    );
+    expect(unmatched).toMatchObject({ amount: 3000n, matched: false });
+    expect(await statusOf(created.id)).toBe('awaiting');
+    expect(await eventTypes(created.id)).not.toContain(CHARGE_FINISHED);
+
+    expect(await pay('bank', payload.account_number, 2000)).toBe(200);
+    const paid: Any = await sdk().charges.poll(shop.store.id, created.id, undefined, undefined, {
+      successCondition: (c: Any) => c.status !== 'awaiting',
+    });
+    expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5000 });
+    const events = await eventTypes(created.id);
+    expect(events.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED)).toHaveLength(2);
+    expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+  });
+
+  it('extends the deadline within the maximum, refuses beyond it, and refuses a period and a date together', async () => {
+    const created = await charge((await bankToken()).id);
+    await awaitingWithInstructions(created.id);
+    const before: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    const extend = (body: unknown) =>
+      api().request(`/stores/${shop.store.id}/charges/${created.id}/expiry`, { method: 'POST', json: body });
+
+    const extended = await extend({ expiration_period: 'P3D' });
+    expect(extended.status).toBe(200);
+    expect(extended.body).toMatchObject({ id: before.id, charge_id: created.id, extension_count: 1 });
+    expect(
+      new Date(extended.body.expiration_date).getTime() - new Date(before.expirationDate).getTime(),
+    ).toBe(3 * 86_400_000);
+    // the default maximum is P30D for one extension
+    const tooFar = await extend({ expiration_period: 'P31D' });
+    expect(tooFar.status).toBe(400);
+    expect(tooFar.body).toEqual({
+      status: 'error',
+      code: 'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED',
+      errors: [{ field: 'expiration_date', reason: 'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED' }],
+    });
+    const both = await extend({ expiration_period: 'P1D', expiration_date: '2099-01-01T00:00:00+09:00' });
+    expect(both.status).toBe(400);
+    expect(both.body.errors).toEqual([{ field: 'expiration_date', reason: 'EITHER_PERIOD_OR_DATE' }]);
+    expect((await extend({ expiration_period: 'soon' })).body.code).toBe('VALIDATION_ERROR');
+    const after: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    expect(after).toMatchObject({ extensionCount: 1, expirationDate: extended.body.expiration_date });
+    expect((await api().request(`/stores/${shop.store.id}/charges/${created.id}`)).body.status).toBe(
+      'awaiting',
+    );
+
+    // MAXIMUM_EXTENSIONS_REACHED after five
+    for (let i = 0; i < 4; i += 1) expect((await extend({ expiration_period: 'P1D' })).status).toBe(200);
+    const sixth = await extend({});
+    expect(sixth.body.code).toBe('MAXIMUM_EXTENSIONS_REACHED');
+  });
+
+  it('unpaid at its deadline: failed (327), voided and announced exactly once across two charge-service replicas', async () => {
+    // the token's own period: a deadline two seconds after the charge is accepted
+    const created = await charge((await bankToken({ expirationPeriod: 'PT2S' })).id);
+    const { payload } = await awaitingWithInstructions(created.id);
+    const ended: Any = await eventually(
+      async () => {
+        const c: Any = await sdk().charges.get(shop.store.id, created.id);
+        return c.status !== 'awaiting' && c;
+      },
+      { timeoutMs: 15_000, what: 'the charge to expire' },
+    );
+    expect(ended).toMatchObject({
+      status: 'failed',
+      error: { code: 327, message: 'CONFIRMATION_PERIOD_EXPIRED' },
+    });
+    expect((await eventTypes(created.id)).filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+    expect(operationStats(simulator.stats(), 'void', `expiry-${created.id}`).executions).toBe(1);
+    // the bank takes no more money for it, and an extension is refused
+    expect(await pay('bank', payload.account_number, 5000)).toBe(410);
+    const late = await api().request(`/stores/${shop.store.id}/charges/${created.id}/expiry`, {
+      method: 'POST',
+      json: {},
+    });
+    expect(late.body.code).toBe('INVALID_CHARGE_STATUS');
+  });
+
+  it('refuses other currencies, other token types and unknown brands with clear errors', async () => {
+    const usd = await api().postCharge({
+      transaction_token_id: (await bankToken()).id,
+      amount: 5000,
+      currency: 'USD',
+    });
+    expect(usd.status).toBe(400);
+    expect(usd.body.errors).toEqual([{ field: 'currency', reason: 'CURRENCY_NOT_SUPPORTED' }]);
+    const recurring = await sdkError(
+      sdk().transactionTokens.create({
+        paymentType: PaymentType.BANK_TRANSFER,
+        type: 'recurring',
+        email: 'buyer@example.test',
+        data: { brand: 'bank_test_brand' },
+      } as Any),
+    );
+    expect(recurring).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }],
+    });
+    const brand = await sdkError(bankToken({ brand: 'gringotts' }));
+    expect(brand).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      errors: [expect.objectContaining({ field: 'data.brand' })],
+    });
+    const period = await sdkError(bankToken({ expirationPeriod: 'P400D' }));
+    expect(period.errors).toEqual([{ field: 'data.expiration_period', reason: 'INVALID_TIME_PERIOD' }]);
+  });
+});
+
+describe('webhooks', () => {
+  it('delivers bank_transfer_status_updated for each transfer, matched or not, then charge_finished', async () => {
+    await sdk().webHooks.create(
+      {
+        triggers: [WebHookTrigger.BANK_TRANSFER_STATUS_UPDATED, WebHookTrigger.CHARGE_FINISHED],
+        url: receiver.url,
+      },
+      undefined,
+      shop.store.id,
+    );
+    const created = await charge((await bankToken()).id);
+    const { payload } = await awaitingWithInstructions(created.id);
+    expect(await pay('bank', payload.account_number, 1000)).toBe(200);
+    await eventually(() => env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
+    expect(await pay('bank', payload.account_number, 4000)).toBe(200);
+
+    const bodies = () =>
+      receiver.received
+        .map((request) => JSON.parse(request.body) as { event: string; data: Any })
+        .filter((body) => body.data.charge_id === created.id || body.data.id === created.id);
+    const delivered = await eventually(
+      () => {
+        const all = bodies();
+        return all.length >= 3 ? all : null;
+      },
+      { timeoutMs: 15_000, what: 'three deliveries' },
+    );
+    const transfers = delivered.filter((body) => body.event === BANK_TRANSFER_STATUS_UPDATED);
+    expect(transfers.map((body) => [body.data.amount, body.data.matched]).sort()).toEqual([
+      [1000, false],
+      [4000, true],
+    ]);
+    expect(transfers[0]?.data).toMatchObject({
+      charge_id: created.id,
+      store_id: shop.store.id,
+      currency: 'JPY',
+      requested_amount: 5000,
+    });
+    expect(delivered.filter((body) => body.event === CHARGE_FINISHED)).toEqual([
+      expect.objectContaining({ data: expect.objectContaining({ id: created.id, status: 'successful' }) }),
+    ]);
+  });
+});
+
+describe('konbini through the SDK', () => {
+  it('a payment code and slip; with match_amount minimum an overpayment completes it at the amount received', async () => {
+    const patched = await api().request(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      json: { configuration: { bank_transfer_configuration: { match_amount: 'minimum' } } },
+    });
+    expect(patched.status).toBe(200);
+    try {
+      const token = await konbiniToken();
+      expect(token.data).toMatchObject({ convenienceStore: 'seven_eleven', customerName: 'Yamada Taro' });
+      const created = await charge(token.id);
+      const instructions = await awaitingWithInstructions(created.id);
+      expect(instructions).toMatchObject({
+        payment_type: 'konbini',
+        payload: { convenience_store: 'seven_eleven', payment_code: expect.stringMatching(/^\d{12}$/) },
+      });
+      const slip = await fetch(instructions.issuer_token);
+      expect(await slip.text()).toContain(instructions.payload.payment_code);
+      const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+      expect(expiry.extensionCount).toBe(0);
+
+      expect(await pay('konbini', instructions.payload.payment_code, 4000)).toBe(200);
+      await eventually(() => env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
+      expect(await statusOf(created.id)).toBe('awaiting');
+      expect(await pay('konbini', instructions.payload.payment_code, 1500)).toBe(200);
+      const paid: Any = await sdk().charges.poll(shop.store.id, created.id, undefined, undefined, {
+        successCondition: (c: Any) => c.status !== 'awaiting',
+      });
+      expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5500 });
+      // konbini money is recorded, but bank_transfer_status_updated is the bank's event only
+      expect(await eventTypes(created.id)).not.toContain(BANK_TRANSFER_STATUS_UPDATED);
+    } finally {
+      await api().request(`/stores/${shop.store.id}`, {
+        method: 'PATCH',
+        json: { configuration: { bank_transfer_configuration: null } },
+      });
+    }
+  });
+
+  it('is refused when the store turned konbini off', async () => {
+    const token = await konbiniToken();
+    await api().request(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      json: { configuration: { convenience_configuration: { enabled: false } } },
+    });
+    try {
+      const refused = await sdkError(charge(token.id));
+      expect(refused).toMatchObject({ code: 'CONVENIENCE_PROCESSING_DISABLED' });
+    } finally {
+      await api().request(`/stores/${shop.store.id}`, {
+        method: 'PATCH',
+        json: { configuration: { convenience_configuration: null } },
+      });
+    }
+  });
+});
+
+describe('another merchant', () => {
+  it('sees none of it: the expiry, the instructions and the extension are 404', async () => {
+    const created = await charge((await bankToken()).id);
+    await awaitingWithInstructions(created.id);
+    const other = sdkFor(baseUrl, foreign.storeToken);
+    expect(
+      await sdkError(other.charges.expiry(created.id, undefined, undefined, shop.store.id)),
+    ).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    const otherApi = new GatewayClient(baseUrl).as(foreign);
+    for (const path of ['expiry/latest', 'issuer_token']) {
+      const res = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/${path}`);
+      expect(res.status).toBe(404);
+    }
+    const extend = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/expiry`, {
+      method: 'POST',
+      json: {},
+    });
+    expect(extend.status).toBe(404);
+  });
+});
