@@ -31,6 +31,8 @@ export class WebhookEventsProcessor extends QueueProcessor<typeof WEBHOOK_EVENTS
 
   protected handle(job: QueueJob<typeof WEBHOOK_EVENTS_QUEUE>, raw: Job, token?: string): Promise<void> {
     switch (job.name) {
+      case 'dispatch_events':
+        return this.dispatcher.dispatchMany(job.data.events.map((event) => event.eventId));
       case 'dispatch_event':
         return this.dispatcher.dispatch(job.data.eventId);
       case 'replay_delivery':

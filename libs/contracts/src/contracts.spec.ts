@@ -3,9 +3,15 @@ import { EVENT_CATALOGUE, eventRoutes, QUEUES, WEBHOOK_EVENT_TYPES, type EventTy
 import { InvalidJobError, jobId, parseJob } from './queues';
 import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
-import { WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
+import { DISPATCH_EVENTS_BATCH, WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
 
 const CHARGE_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
+/** where every webhook event goes: webhook-service, batched per relay batch */
+const DISPATCH = {
+  queue: WEBHOOK_EVENTS_QUEUE,
+  job: 'dispatch_events',
+  batch: { maxEvents: DISPATCH_EVENTS_BATCH },
+};
 
 describe('queue contracts', () => {
   it('validates a job against its queue: name and payload', () => {
@@ -80,7 +86,7 @@ describe('event catalogue', () => {
     ]);
   });
 
-  it('routes every webhook event to webhook-service’s dispatch_event', () => {
+  it('routes every webhook event to webhook-service’s dispatch_events, batched', () => {
     expect(WEBHOOK_EVENT_TYPES.sort()).toEqual([
       'bank_transfer_status_updated',
       'cancel_finished',
@@ -100,12 +106,12 @@ describe('event catalogue', () => {
     ]);
     expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
     for (const type of WEBHOOK_EVENT_TYPES.filter((t) => t !== 'charge_finished' && t !== 'charge_updated'))
-      expect(eventRoutes(type)).toEqual([{ queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' }]);
+      expect(eventRoutes(type)).toEqual([DISPATCH]);
     // a finished (or authorized) charge also settles its scheduled payment, if it has one
     expect(eventRoutes('charge_updated')).toEqual(eventRoutes('charge_finished'));
     expect(eventRoutes('charge_finished')).toEqual([
       { queue: SUBSCRIPTIONS_QUEUE, job: 'settle_payments', batch: { maxEvents: SETTLE_PAYMENTS_BATCH } },
-      { queue: WEBHOOK_EVENTS_QUEUE, job: 'dispatch_event' },
+      DISPATCH,
     ]);
   });
 

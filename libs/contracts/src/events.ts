@@ -2,7 +2,7 @@ import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import type { JobName, QueueDefinition } from './queues';
 import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
-import { WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
+import { DISPATCH_EVENTS_BATCH, WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
 
 /**
  * Where an outbox event goes as a job. `batch`: the events of one relay batch that take this route
@@ -226,7 +226,8 @@ export function eventRoutes(
   if (isEventType(eventType)) {
     const definition: EventDefinition = EVENT_CATALOGUE[eventType];
     routes.push(...(definition.routes ?? []));
-    if (definition.kind === 'webhook') routes.push(route(WEBHOOK_EVENTS_QUEUE, 'dispatch_event'));
+    if (definition.kind === 'webhook')
+      routes.push(route(WEBHOOK_EVENTS_QUEUE, 'dispatch_events', { maxEvents: DISPATCH_EVENTS_BATCH }));
   }
   if (Object.hasOwn(extraRoutes, eventType)) routes.push(...(extraRoutes[eventType] ?? []));
   return routes.filter((candidate) => candidate.queue.consumer !== null);

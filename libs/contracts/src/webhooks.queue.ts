@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { outboxJobSchema } from './jobs';
+import { outboxBatchJobSchema, outboxJobSchema } from './jobs';
 import { defineQueue } from './queues';
 
 /**
@@ -12,11 +12,15 @@ export const deliveryJobSchema = z.object({
 });
 export type DeliveryJobData = z.infer<typeof deliveryJobSchema>;
 
+/** How many webhook events one dispatch_events job carries at most. */
+export const DISPATCH_EVENTS_BATCH = 200;
+
 /**
  * webhook-service's queue (docs/webhooks.md):
- * - dispatch_event: every event of kind `webhook` (events.ts), from the outbox relay: one
+ * - dispatch_events: the events of kind `webhook` (events.ts) of one relay batch: for each, one
  *   webhook_deliveries row per active webhook subscribed to it (unique per webhook and event), then
- *   the first try of each;
+ *   the first try of each; one statement first drops the events no webhook wants;
+ * - dispatch_event: the same for one event (jobs queued before dispatch_events existed);
  * - replay_delivery: one more try of a delivery, now, asked for by the merchant (the command
  *   webhook_replay_requested; aggregateId is the delivery's id);
  * - deliver_webhook: one try of one delivery. Its retries are not BullMQ's: a failed try records
@@ -33,6 +37,7 @@ export const WEBHOOK_EVENTS_QUEUE = defineQueue({
   name: 'webhook-events',
   consumer: 'webhook-service',
   jobs: {
+    dispatch_events: outboxBatchJobSchema,
     dispatch_event: outboxJobSchema,
     replay_delivery: outboxJobSchema,
     deliver_webhook: deliveryJobSchema,

@@ -16,11 +16,13 @@ import {
   CREATE_DELIVERIES,
   FIND_DELIVERY,
   FIND_SUBSCRIBED_WEBHOOKS,
+  FIND_SUBSCRIBED_EVENTS,
   FIND_WEBHOOK_EVENT,
   RECORD_DELIVERY_ATTEMPT,
   ROTATE_WEBHOOK_SECRET,
   FIND_STALE_DELIVERIES,
 } from '../sql/webhooks.sql';
+import type { RowOf } from '../sql/statement';
 import type { AccessScope } from './scope';
 
 export interface NewWebhook {
@@ -248,16 +250,14 @@ export class WebhooksRepository {
 
   async findEvent(id: string): Promise<WebhookEvent | null> {
     const row = (await this.prisma.run(FIND_WEBHOOK_EVENT, { id }))[0];
-    if (!row) return null;
-    return {
-      id: row.id,
-      eventType: row.event_type,
-      merchantId: row.merchant_id,
-      storeId: row.store_id,
-      aggregateId: row.aggregate_id,
-      payload: row.payload,
-      createdOn: row.created_on,
-    };
+    return row ? webhookEventOf(row) : null;
+  }
+
+  /** Of the events `ids`, those some active webhook is subscribed to, in their order; one statement. */
+  async findSubscribedEvents(ids: readonly string[]): Promise<WebhookEvent[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.run(FIND_SUBSCRIBED_EVENTS, { ids: [...new Set(ids)] });
+    return rows.map(webhookEventOf);
   }
 
   /** The ids of the active webhooks an event goes to: its store's and its merchant's own, subscribed to it. */
@@ -339,4 +339,16 @@ async function urlTaken(
     select: { id: true },
   });
   return found !== null;
+}
+
+function webhookEventOf(row: RowOf<(typeof FIND_WEBHOOK_EVENT)['columns']>): WebhookEvent {
+  return {
+    id: row.id,
+    eventType: row.event_type,
+    merchantId: row.merchant_id,
+    storeId: row.store_id,
+    aggregateId: row.aggregate_id,
+    payload: row.payload,
+    createdOn: row.created_on,
+  };
 }

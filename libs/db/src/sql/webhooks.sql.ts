@@ -27,6 +27,28 @@ export const FIND_WEBHOOK_EVENT = defineStatement({
 });
 
 /**
+ * The events of a batch (ids as an array: reached by primary key) that some active webhook is
+ * subscribed to — its store's, or its merchant's own — and only those: a batch of events no webhook
+ * wants costs this one statement.
+ */
+export const FIND_SUBSCRIBED_EVENTS = defineStatement({
+  name: 'webhooks_find_subscribed_events',
+  params: { ids: pg.array(pg.uuid) },
+  columns: FIND_WEBHOOK_EVENT.columns,
+  text: (p) => `
+    SELECT e.id::text, e.event_type, e.merchant_id::text, e.store_id::text, e.aggregate_id::text,
+           e.payload, e.created_on
+      FROM outbox_events e
+     WHERE e.id = ANY(${p.ids})
+       AND EXISTS (SELECT 1 FROM webhooks w
+                    WHERE w.merchant_id = e.merchant_id
+                      AND (w.store_id = e.store_id OR w.store_id IS NULL)
+                      AND w.active
+                      AND e.event_type = ANY (w.triggers))
+     ORDER BY e.sequence`,
+});
+
+/**
  * The active webhooks an event goes to: the event's store's, and the merchant's own (store_id null),
  * each only when subscribed to the event.
  */
