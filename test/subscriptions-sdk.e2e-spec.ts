@@ -389,6 +389,45 @@ describe('subscriptions.get, poll, list', () => {
     const foreignList: any = await sdkFor(baseUrl, foreign.storeToken).subscriptions.list();
     expect(foreignList.items.map((item: any) => item.id)).not.toContain(a.id);
   });
+
+  it('searches the metadata text, with the other filters and the pagination', async () => {
+    const tag = `campaign-${randomUUID().slice(0, 8)}`;
+    const gold: any[] = [];
+    for (let i = 0; i < 11; i++)
+      gold.push(await createSubscription({ metadata: { plan: `Gold ${tag}`, i } }));
+    const silver: any = await createSubscription({ metadata: { plan: `silver ${tag}` } });
+    const keyed: any = await createSubscription({ metadata: { [`gold_${tag}`.replace(/-/g, '_')]: 'yes' } });
+
+    // case-insensitive, in any value (the key's underscores do not match the tag's hyphens)
+    const all: any = await sdk().subscriptions.list({ search: tag.toUpperCase(), limit: 100 });
+    expect(all.totalHits).toBe(12);
+    expect(all.items.map((item: any) => item.id)).not.toContain(keyed.id);
+    const found: any = await sdk().subscriptions.list({ search: `gold ${tag}`, limit: 10 });
+    expect(found.items.map((item: any) => item.id)).toEqual(
+      gold
+        .slice(1)
+        .reverse()
+        .map((item) => item.id),
+    );
+    expect(found).toMatchObject({ hasMore: true, totalHits: 11 });
+    const rest: any = await sdk().subscriptions.list({
+      search: `gold ${tag}`,
+      limit: 10,
+      cursor: gold[1].id,
+    });
+    expect(rest.items.map((item: any) => item.id)).toEqual([gold[0].id]);
+    expect(rest.hasMore).toBe(false);
+    // a key matches too; a status filter narrows it; another merchant finds nothing
+    const byKey: any = await sdk().subscriptions.list({ search: `gold_${tag}`.replace(/-/g, '_') });
+    expect(byKey.items.map((item: any) => item.id)).toEqual([keyed.id]);
+    await sdk().subscriptions.delete(storeId(), silver.id);
+    const canceled: any = await sdk().subscriptions.list({ search: tag, status: 'canceled' } as any);
+    expect(canceled.items.map((item: any) => item.id)).toEqual([silver.id]);
+    const foreignFound: any = await sdkFor(baseUrl, foreign.storeToken).subscriptions.list({
+      search: tag,
+    });
+    expect(foreignFound.items).toEqual([]);
+  });
 });
 
 describe('subscriptions.update and updateToken', () => {

@@ -237,6 +237,7 @@ export const listSubscriptionsSchema = z
     statuses: statusList.optional(),
     'statuses[]': statusList.optional(),
     mode: z.enum(PROCESSING_MODES).optional(),
+    search: z.string().trim().max(200).optional(),
   })
   .passthrough();
 

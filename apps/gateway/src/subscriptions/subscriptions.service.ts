@@ -192,7 +192,7 @@ export class SubscriptionsService {
       ...(filters.statuses ?? []),
       ...(filters['statuses[]'] ?? []),
     ];
-    const where = { statuses, mode: filters.mode };
+    const where = { statuses, mode: filters.mode, search: filters.search || undefined };
     const rows = await this.subscriptions.list(scope, where, page);
     const result = toPage(rows, page.limit, presentSubscriptionListItem);
     if (page.cursor !== null) return result;

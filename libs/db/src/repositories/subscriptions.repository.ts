@@ -15,7 +15,9 @@ import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
 import {
   CANCEL_SUBSCRIPTION,
+  COUNT_SEARCHED_SUBSCRIPTIONS,
   CREATE_SUBSCRIPTION,
+  SEARCH_SUBSCRIPTION_IDS,
   MARK_TERMINATION,
   SUSPEND_SUBSCRIPTION,
   UNSUSPEND_SUBSCRIPTION,
@@ -84,6 +86,8 @@ export interface NewSubscription {
 export interface SubscriptionFilters {
   statuses?: SubscriptionStatus[];
   mode?: ProcessingMode;
+  /** text a metadata value or key contains, case-insensitive */
+  search?: string;
 }
 
 /** The outcome of a conditional status change: `moved`, or the status that refused it (null: not found). */
@@ -162,23 +166,52 @@ export class SubscriptionsRepository {
     filters: SubscriptionFilters,
     page: PageRequest,
   ): Promise<SubscriptionListItem[]> {
+    const include = {
+      ...withNextPayment,
+      store: { select: { name: true, merchant: { select: { name: true } } } },
+    };
     const rows = await listPage(page, whereOf(scope, filters), {
       findCursor: (where) =>
         this.prisma.subscription.findFirst({ where, select: { id: true, createdOn: true } }),
-      findMany: (args) =>
-        this.prisma.subscription.findMany({
-          ...args,
-          include: {
-            ...withNextPayment,
-            store: { select: { name: true, merchant: { select: { name: true } } } },
-          },
-        }),
+      findMany: async (args) => {
+        if (!filters.search) return this.prisma.subscription.findMany({ ...args, include });
+        // a metadata search is plain SQL (Prisma cannot filter on a jsonb's values): the page's ids,
+        // then their rows, in the page's order
+        const ids = await this.searchIds(scope, filters, page);
+        const found = await this.prisma.subscription.findMany({ where: { id: { in: ids } }, include });
+        const byId = new Map(found.map((row) => [row.id, row]));
+        return ids.flatMap((id) => byId.get(id) ?? []);
+      },
     });
     return rows.map(withNext);
   }
 
-  count(scope: AccessScope, filters: SubscriptionFilters): Promise<number> {
-    return this.prisma.subscription.count({ where: whereOf(scope, filters) });
+  async count(scope: AccessScope, filters: SubscriptionFilters): Promise<number> {
+    if (!filters.search) return this.prisma.subscription.count({ where: whereOf(scope, filters) });
+    const rows = await this.prisma.run(COUNT_SEARCHED_SUBSCRIPTIONS, searchParams(scope, filters));
+    return rows[0]?.n ?? 0;
+  }
+
+  /** One page of a searched list: its ids after the cursor row (listPage found it in scope). */
+  private async searchIds(
+    scope: AccessScope,
+    filters: SubscriptionFilters,
+    page: PageRequest,
+  ): Promise<string[]> {
+    const cursor = page.cursor
+      ? await this.prisma.subscription.findFirst({
+          where: { ...whereScope(scope), id: page.cursor },
+          select: { id: true, createdOn: true },
+        })
+      : null;
+    const rows = await this.prisma.run(SEARCH_SUBSCRIPTION_IDS, {
+      ...searchParams(scope, filters),
+      afterCreatedOn: cursor?.createdOn ?? null,
+      afterId: cursor?.id ?? null,
+      ascending: page.direction === 'asc',
+      limit: page.limit + 1,
+    });
+    return rows.map((row) => row.id);
   }
 
   /** DELETE, termination_mode immediate (CANCEL_SUBSCRIPTION). */
@@ -366,5 +399,15 @@ export function createSubscriptionParams(input: NewSubscription, correlationId: 
     paymentAmount: payment.amount,
     paymentIsLast: payment.isLastPayment,
     correlationId,
+  };
+}
+
+function searchParams(scope: AccessScope, filters: SubscriptionFilters) {
+  return {
+    merchantId: scope.merchantId,
+    storeId: scope.storeId,
+    statuses: filters.statuses ?? [],
+    mode: filters.mode ?? null,
+    search: filters.search ?? '',
   };
 }

@@ -421,3 +421,62 @@ export const UPDATE_SCHEDULED_PAYMENT = defineStatement({
     )
     SELECT target.status::text AS payment_status, EXISTS (SELECT 1 FROM moved) AS moved FROM target`,
 });
+
+/**
+ * The list's `search` (api-reference §4: "metadata text"): subscriptions of the scope with a
+ * metadata value (or key) containing the text, case-insensitive — with the list's other filters, in
+ * its keyset order, one page after the cursor. Answers ids: the list then reads those rows.
+ */
+const SEARCH_WHERE = (p: {
+  merchantId: string;
+  storeId: string;
+  statuses: string;
+  mode: string;
+  search: string;
+}) => `
+       s.merchant_id = ${p.merchantId}
+   AND (${p.storeId}::uuid IS NULL OR s.store_id = ${p.storeId})
+   AND (cardinality(${p.statuses}::subscription_status[]) = 0 OR s.status = ANY(${p.statuses}))
+   AND (${p.mode}::processing_mode IS NULL OR s.mode = ${p.mode})
+   AND EXISTS (SELECT 1 FROM jsonb_each_text(s.metadata) kv
+                WHERE strpos(lower(kv.value), lower(${p.search})) > 0
+                   OR strpos(lower(kv.key), lower(${p.search})) > 0)`;
+
+const searchParams = {
+  merchantId: pg.uuid,
+  storeId: pg.nullable(pg.uuid),
+  statuses: pg.array(pg.enum<SubscriptionStatus>('subscription_status')),
+  mode: pg.nullable(pg.enum<ProcessingMode>('processing_mode')),
+  search: pg.text,
+} as const;
+
+export const SEARCH_SUBSCRIPTION_IDS = defineStatement({
+  name: 'subscriptions_search_ids',
+  params: {
+    ...searchParams,
+    afterCreatedOn: pg.nullable(pg.timestamptz),
+    afterId: pg.nullable(pg.uuid),
+    ascending: pg.bool,
+    limit: pg.int4,
+  },
+  columns: { id: pg.text },
+  text: (p) => `
+    SELECT s.id::text
+      FROM subscriptions s
+     WHERE ${SEARCH_WHERE(p)}
+       AND (${p.afterId}::uuid IS NULL
+            OR (${p.ascending} AND (s.created_on, s.id) > (${p.afterCreatedOn}, ${p.afterId}))
+            OR (NOT ${p.ascending} AND (s.created_on, s.id) < (${p.afterCreatedOn}, ${p.afterId})))
+     ORDER BY CASE WHEN ${p.ascending} THEN s.created_on END ASC,
+              CASE WHEN ${p.ascending} THEN s.id END ASC,
+              CASE WHEN NOT ${p.ascending} THEN s.created_on END DESC,
+              CASE WHEN NOT ${p.ascending} THEN s.id END DESC
+     LIMIT ${p.limit}`,
+});
+
+export const COUNT_SEARCHED_SUBSCRIPTIONS = defineStatement({
+  name: 'subscriptions_search_count',
+  params: searchParams,
+  columns: { n: pg.int4 },
+  text: (p) => `SELECT count(*)::int AS n FROM subscriptions s WHERE ${SEARCH_WHERE(p)}`,
+});
