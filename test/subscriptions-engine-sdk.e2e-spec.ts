@@ -13,6 +13,7 @@ import {
   listenLocally,
   NEXT_YEAR,
   RELAXED_RATE_LIMITS,
+  sdkError,
   sdkFor,
   startWorkerProcess,
   TestEnvironment,
@@ -338,5 +339,60 @@ describe('subscriptions charged by the engine, through the SDK', () => {
     expect(refused.body.errors).toEqual(
       expect.arrayContaining([{ field: 'first_charge_capture_after', reason: 'INVALID_DURATION' }]),
     );
+  });
+
+  it('changes the plan: a number of cycles counted from the start, then completes; open-ended again', async () => {
+    const clock = await createClock('2025-09-01T00:00:00Z');
+    const created = await subscribeOn(clock);
+    await advance(clock, '2025-10-01T00:30:00Z');
+    expect((await payments(created.id)).filter((payment) => payment.isPaid)).toHaveLength(2);
+
+    // two paid, the third pending: four cycles in all leaves two
+    const fixed: any = await sdk().subscriptions.update(storeId(), created.id, {
+      subscriptionPlan: { planType: 'fixed_cycles', fixedCycles: 4 },
+    } as never);
+    expect(fixed).toMatchObject({ paymentsLeft: 2, cyclesLeft: 2, amountLeft: 2000 });
+    expect(fixed.nextPayment).toMatchObject({ dueDate: '2025-11-01', isLastPayment: false });
+    // fewer cycles than already paid (or pending) is refused, and so is a fixed total
+    for (const [plan, field, reason] of [
+      [{ planType: 'fixed_cycles', fixedCycles: 2 }, 'subscription_plan.fixed_cycles', 'NOT_WITHIN_BOUNDS'],
+      [
+        { planType: 'fixed_cycle_amount', fixedCycleAmount: 9000 },
+        'subscription_plan.plan_type',
+        'NOT_ALLOWED',
+      ],
+    ] as const) {
+      const error = await sdkError(
+        sdk().subscriptions.update(storeId(), created.id, { subscriptionPlan: plan } as never),
+      );
+      expect(error.errors).toContainEqual({ field, reason });
+    }
+
+    await advance(clock, '2026-06-01T00:00:00Z');
+    const done = await get(created.id);
+    expect(done).toMatchObject({ status: 'completed', paymentsLeft: 0, amountLeft: 0 });
+    const paid = (await payments(created.id)).filter((payment) => payment.isPaid);
+    expect(paid.map((payment) => payment.dueDate).sort()).toEqual([
+      '2025-09-01',
+      '2025-10-01',
+      '2025-11-01',
+      '2025-12-01',
+    ]);
+
+    // an open-ended one made fixed, then open-ended again, goes on
+    const other = await subscribeOn(clock);
+    await ready(clock);
+    await sdk().subscriptions.update(storeId(), other.id, {
+      subscriptionPlan: { planType: 'fixed_cycles', fixedCycles: 2 },
+    } as never);
+    expect((await get(other.id)).nextPayment).toMatchObject({ isLastPayment: true });
+    const open: any = await sdk().subscriptions.update(storeId(), other.id, {
+      subscriptionPlan: null,
+    } as never);
+    expect(open).toMatchObject({ paymentsLeft: null, cyclesLeft: null, amountLeft: null });
+    expect(open.nextPayment.isLastPayment).toBe(false);
+    await advance(clock, '2026-09-02T00:00:00Z');
+    expect((await get(other.id)).status).toBe('current');
+    expect((await payments(other.id)).filter((payment) => payment.isPaid)).toHaveLength(4);
   });
 });

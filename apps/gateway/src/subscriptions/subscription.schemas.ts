@@ -205,8 +205,9 @@ export const SUBSCRIPTION_STATUSES = [
 
 /**
  * PATCH /stores/{storeId}/subscriptions/{id}: the SDK's SubscriptionUpdateParams that Kessai
- * applies. `status` only as it is (status changes are DELETE, suspend and unsuspend); the plans
- * and the first-charge options are refused (FORBIDDEN_PARAMETER).
+ * applies. `status` only as it is (status changes are DELETE, suspend and unsuspend);
+ * `subscription_plan` as fixed_cycles or null; `installment_plan` and the first-charge options are
+ * refused (FORBIDDEN_PARAMETER).
  */
 export const updateSubscriptionSchema = z
   .object({
@@ -217,6 +218,8 @@ export const updateSubscriptionSchema = z
     only_direct_currency: z.boolean().optional(),
     metadata: metadataSchema.optional(),
     schedule_settings: terminationSettings.optional(),
+    /** a new number of cycles, or null: open-ended (docs/subscriptions.md, "Changing the plan") */
+    subscription_plan: subscriptionPlanSchema.nullable().optional(),
   })
   .strict();
 

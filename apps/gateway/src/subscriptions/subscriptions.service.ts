@@ -32,7 +32,7 @@ import {
   presentSubscription,
   presentSubscriptionListItem,
 } from '@kessai/presenters';
-import { computeSchedule, formatCalendarPeriod } from '@kessai/schedule';
+import { computeSchedule, formatCalendarPeriod, storedScheduleInput } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 import type { Principal } from '../auth/principal';
 import type { RequestContext } from '../charges/charges.service';
@@ -231,6 +231,11 @@ export class SubscriptionsService {
       checkAmountChangeable(subscription);
       change('amount', 'amount', BigInt(request.amount));
     }
+    if (request.subscription_plan !== undefined) {
+      const plan = request.subscription_plan ? compact(request.subscription_plan) : null;
+      changes.plan = planChange(subscription, plan, changes.amount ?? subscription.amount);
+      changed.push('subscription_plan');
+    }
     if (request.transaction_token_id !== undefined) {
       const token = await this.subscriptionToken(subscription, request.transaction_token_id);
       if (token !== subscription.transactionTokenId)
@@ -426,6 +431,61 @@ function checkAmountChangeable(subscription: SubscriptionWithNextPayment): void 
   }
   const plan = subscription.subscriptionPlan as { plan_type?: string } | null;
   if (plan?.plan_type === 'fixed_cycle_amount') throw ValidationError.field('amount', 'NOT_ALLOWED');
+}
+
+/**
+ * PATCH of subscription_plan (docs/subscriptions.md, "Changing the plan"): a number of cycles
+ * (fixed_cycles) or none (null: open-ended), counted from the subscription's start as at creation.
+ * What is left is recomputed from the open payment on, with the same schedule engine; the open
+ * payment must be pending (not in flight) and still within the new plan.
+ */
+function planChange(
+  subscription: SubscriptionWithNextPayment,
+  plan: Record<string, unknown> | null,
+  amount: bigint,
+): NonNullable<SubscriptionChanges['plan']> {
+  if (subscription.installmentPlan !== null)
+    throw ValidationError.field('subscription_plan', 'SUBSCRIPTION_UNSUPPORTED_FOR_INSTALLMENT');
+  if (plan !== null && plan.plan_type !== 'fixed_cycles')
+    throw ValidationError.field('subscription_plan.plan_type', 'NOT_ALLOWED');
+  const open = subscription.nextPayment;
+  if (subscriptionIsFinal(subscription) || open === null) throw subscriptionRefusal(subscription.status);
+  if (open.status !== 'pending') throw new BusinessRuleError('SUBSCRIPTION_PROCESSING');
+  if (plan === null)
+    return {
+      subscriptionPlan: null,
+      paymentsLeft: null,
+      cyclesLeft: null,
+      amountLeft: null,
+      openPaymentId: open.id,
+      openIsLast: false,
+    };
+  const schedule = computeSchedule(
+    storedScheduleInput({
+      scheduleCreatedAt: subscription.scheduleCreatedAt,
+      period: subscription.period,
+      cyclicalPeriod: subscription.cyclicalPeriod,
+      zoneId: subscription.zoneId,
+      startOn: subscription.startOn === null ? null : subscription.startOn.toISOString().slice(0, 10),
+      preserveEndOfMonth: subscription.preserveEndOfMonth,
+      amount,
+      initialAmount: subscription.initialAmount,
+      installmentPlan: null,
+      subscriptionPlan: plan,
+      retryInterval: subscription.retryInterval,
+    }),
+  );
+  // the payments from the open one on: it must be one of them
+  const left = schedule.payments.filter((payment) => payment.sequence >= open.sequence);
+  if (left.length === 0) throw ValidationError.field('subscription_plan.fixed_cycles', 'NOT_WITHIN_BOUNDS');
+  return {
+    subscriptionPlan: plan,
+    paymentsLeft: left.length,
+    cyclesLeft: left.filter((payment) => payment.cycle !== null).length,
+    amountLeft: left.reduce((sum, payment) => sum + payment.amount, 0n),
+    openPaymentId: open.id,
+    openIsLast: left.length === 1,
+  };
 }
 
 /** A charge list (api-reference §4) narrowed to a subscription or one of its payments. */

@@ -100,6 +100,18 @@ export interface SubscriptionChanges {
   transactionTokenId?: string;
   terminationMode?: TerminationMode;
   onlyDirectCurrency?: boolean;
+  /**
+   * A new subscription_plan (null: open-ended) and what is left under it, computed from the open
+   * payment `openPaymentId` (applied only while it is still pending), whose lastness it sets.
+   */
+  plan?: {
+    subscriptionPlan: Record<string, unknown> | null;
+    paymentsLeft: number | null;
+    cyclesLeft: number | null;
+    amountLeft: bigint | null;
+    openPaymentId: string;
+    openIsLast: boolean;
+  };
 }
 
 export interface ScheduledPaymentChanges {
@@ -276,6 +288,13 @@ export class SubscriptionsRepository {
         terminationMode: changes.terminationMode ?? null,
         setOnlyDirectCurrency: changes.onlyDirectCurrency !== undefined,
         onlyDirectCurrency: changes.onlyDirectCurrency ?? null,
+        setPlan: changes.plan !== undefined,
+        subscriptionPlan: changes.plan?.subscriptionPlan ?? null,
+        paymentsLeft: changes.plan?.paymentsLeft ?? null,
+        cyclesLeft: changes.plan?.cyclesLeft ?? null,
+        planAmountLeft: changes.plan?.amountLeft ?? null,
+        openPaymentId: changes.plan?.openPaymentId ?? null,
+        openIsLast: changes.plan?.openIsLast ?? null,
         changed,
         correlationId,
       })

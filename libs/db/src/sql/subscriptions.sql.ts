@@ -320,6 +320,13 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
     terminationMode: pg.nullable(pg.enum<TerminationMode>('termination_mode')),
     setOnlyDirectCurrency: pg.bool,
     onlyDirectCurrency: pg.nullable(pg.bool),
+    setPlan: pg.bool,
+    subscriptionPlan: pg.nullable(pg.jsonb<Record<string, unknown>>()),
+    paymentsLeft: pg.nullable(pg.int4),
+    cyclesLeft: pg.nullable(pg.int4),
+    planAmountLeft: pg.nullable(pg.int8),
+    openPaymentId: pg.nullable(pg.uuid),
+    openIsLast: pg.nullable(pg.bool),
     changed: pg.array(pg.text),
     correlationId: pg.nullable(pg.text),
   },
@@ -331,7 +338,11 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
          SET metadata = CASE WHEN ${p.setMetadata} THEN ${p.metadata} ELSE s.metadata END,
              descriptor = CASE WHEN ${p.setDescriptor} THEN ${p.descriptor} ELSE s.descriptor END,
              amount = CASE WHEN ${p.setAmount} THEN ${p.amount} ELSE s.amount END,
+             subscription_plan = CASE WHEN ${p.setPlan} THEN ${p.subscriptionPlan} ELSE s.subscription_plan END,
+             payments_left = CASE WHEN ${p.setPlan} THEN ${p.paymentsLeft} ELSE s.payments_left END,
+             cycles_left = CASE WHEN ${p.setPlan} THEN ${p.cyclesLeft} ELSE s.cycles_left END,
              amount_left = CASE
+               WHEN ${p.setPlan} THEN ${p.planAmountLeft}
                WHEN ${p.setAmount} AND s.amount_left IS NOT NULL AND s.cycles_left IS NOT NULL THEN
                  s.amount_left + (${p.amount} - s.amount) * GREATEST(0, s.cycles_left - (
                    SELECT count(*) FROM scheduled_payments sp
@@ -348,13 +359,25 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
              updated_on = now()
         FROM target
        WHERE s.id = target.id AND s.status NOT IN (${FINAL})
+         -- a new plan was computed from the open payment as read: it must still be the pending one
+         AND (NOT ${p.setPlan} OR EXISTS (SELECT 1 FROM scheduled_payments sp
+                                          WHERE sp.id = ${p.openPaymentId} AND sp.subscription_id = s.id
+                                            AND sp.status = 'pending'))
       RETURNING s.id, s.merchant_id, s.store_id, s.status, s.initial_amount
     ),
     repriced AS (
-      UPDATE scheduled_payments sp SET amount = ${p.amount}, updated_on = now()
+      UPDATE scheduled_payments sp
+         SET amount = CASE
+               WHEN ${p.setAmount} AND sp.cycle IS NOT NULL
+                    AND NOT (sp.sequence = 1 AND moved.initial_amount IS NOT NULL) THEN ${p.amount}
+               ELSE sp.amount END,
+             is_last_payment = CASE
+               WHEN ${p.setPlan} AND sp.id = ${p.openPaymentId} THEN ${p.openIsLast}
+               ELSE sp.is_last_payment END,
+             updated_on = now()
         FROM moved
-       WHERE ${p.setAmount} AND sp.subscription_id = moved.id AND sp.status = 'pending'
-         AND sp.cycle IS NOT NULL AND NOT (sp.sequence = 1 AND moved.initial_amount IS NOT NULL)
+       WHERE sp.subscription_id = moved.id AND sp.status = 'pending'
+         AND (${p.setAmount} OR ${p.setPlan})
       RETURNING sp.id
     ),
     event AS (
