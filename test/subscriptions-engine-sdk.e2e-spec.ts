@@ -357,9 +357,9 @@ describe('subscriptions charged by the engine, through the SDK', () => {
     for (const [plan, field, reason] of [
       [{ planType: 'fixed_cycles', fixedCycles: 2 }, 'subscription_plan.fixed_cycles', 'NOT_WITHIN_BOUNDS'],
       [
-        { planType: 'fixed_cycle_amount', fixedCycleAmount: 9000 },
-        'subscription_plan.plan_type',
-        'NOT_ALLOWED',
+        { planType: 'fixed_cycle_amount', fixedCycleAmount: 1500 },
+        'subscription_plan.fixed_cycle_amount',
+        'NOT_WITHIN_BOUNDS',
       ],
     ] as const) {
       const error = await sdkError(
@@ -391,8 +391,16 @@ describe('subscriptions charged by the engine, through the SDK', () => {
     } as never);
     expect(open).toMatchObject({ paymentsLeft: null, cyclesLeft: null, amountLeft: null });
     expect(open.nextPayment.isLastPayment).toBe(false);
+    // a total: 2,500 with 1,000 paid leaves 1,000 and a last 500
+    const total: any = await sdk().subscriptions.update(storeId(), other.id, {
+      subscriptionPlan: { planType: 'fixed_cycle_amount', fixedCycleAmount: 2500 },
+    } as never);
+    expect(total).toMatchObject({ paymentsLeft: 2, amountLeft: 1500 });
     await advance(clock, '2026-09-02T00:00:00Z');
-    expect((await get(other.id)).status).toBe('current');
-    expect((await payments(other.id)).filter((payment) => payment.isPaid)).toHaveLength(4);
+    expect(await get(other.id)).toMatchObject({ status: 'completed', amountLeft: 0 });
+    const amounts = (await payments(other.id))
+      .filter((payment) => payment.isPaid)
+      .map((payment) => payment.amount);
+    expect(amounts.sort((a, b) => b - a)).toEqual([1000, 1000, 500]);
   });
 });

@@ -233,7 +233,8 @@ export class SubscriptionsService {
     }
     if (request.subscription_plan !== undefined) {
       const plan = request.subscription_plan ? compact(request.subscription_plan) : null;
-      changes.plan = planChange(subscription, plan, changes.amount ?? subscription.amount);
+      const paid = await this.subscriptions.paidAmount(subscription.id);
+      changes.plan = planChange(subscription, plan, changes.amount ?? subscription.amount, paid);
       changed.push('subscription_plan');
     }
     if (request.transaction_token_id !== undefined) {
@@ -435,7 +436,9 @@ function checkAmountChangeable(subscription: SubscriptionWithNextPayment): void 
 
 /**
  * PATCH of subscription_plan (docs/subscriptions.md, "Changing the plan"): a number of cycles
- * (fixed_cycles) or none (null: open-ended), counted from the subscription's start as at creation.
+ * (fixed_cycles), a total (fixed_cycle_amount) or none (null: open-ended), counted from the
+ * subscription's start as at creation (a subscription whose plan has a total never had its amount
+ * changed, so the payments made are the schedule's).
  * What is left is recomputed from the open payment on, with the same schedule engine; the open
  * payment must be pending (not in flight) and still within the new plan.
  */
@@ -443,11 +446,10 @@ function planChange(
   subscription: SubscriptionWithNextPayment,
   plan: Record<string, unknown> | null,
   amount: bigint,
+  paid: bigint,
 ): NonNullable<SubscriptionChanges['plan']> {
   if (subscription.installmentPlan !== null)
     throw ValidationError.field('subscription_plan', 'SUBSCRIPTION_UNSUPPORTED_FOR_INSTALLMENT');
-  if (plan !== null && plan.plan_type !== 'fixed_cycles')
-    throw ValidationError.field('subscription_plan.plan_type', 'NOT_ALLOWED');
   const open = subscription.nextPayment;
   if (subscriptionIsFinal(subscription) || open === null) throw subscriptionRefusal(subscription.status);
   if (open.status !== 'pending') throw new BusinessRuleError('SUBSCRIPTION_PROCESSING');
@@ -459,6 +461,7 @@ function planChange(
       amountLeft: null,
       openPaymentId: open.id,
       openIsLast: false,
+      openAmount: open.amount,
     };
   const schedule = computeSchedule(
     storedScheduleInput({
@@ -477,7 +480,15 @@ function planChange(
   );
   // the payments from the open one on: it must be one of them
   const left = schedule.payments.filter((payment) => payment.sequence >= open.sequence);
-  if (left.length === 0) throw ValidationError.field('subscription_plan.fixed_cycles', 'NOT_WITHIN_BOUNDS');
+  if (left.length === 0) {
+    const field = plan.plan_type === 'fixed_cycles' ? 'fixed_cycles' : 'fixed_cycle_amount';
+    throw ValidationError.field(`subscription_plan.${field}`, 'NOT_WITHIN_BOUNDS');
+  }
+  // a total counts what was paid: the payments made must be the new schedule's (an amount changed
+  // earlier makes them differ, and the total could not be kept)
+  const before = schedule.payments.filter((payment) => payment.sequence < open.sequence);
+  if (plan.plan_type === 'fixed_cycle_amount' && before.reduce((sum, p) => sum + p.amount, 0n) !== paid)
+    throw ValidationError.field('subscription_plan.plan_type', 'NOT_ALLOWED');
   return {
     subscriptionPlan: plan,
     paymentsLeft: left.length,
@@ -485,6 +496,7 @@ function planChange(
     amountLeft: left.reduce((sum, payment) => sum + payment.amount, 0n),
     openPaymentId: open.id,
     openIsLast: left.length === 1,
+    openAmount: left[0].amount,
   };
 }
 

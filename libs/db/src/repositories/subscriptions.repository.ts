@@ -111,6 +111,8 @@ export interface SubscriptionChanges {
     amountLeft: bigint | null;
     openPaymentId: string;
     openIsLast: boolean;
+    /** the open payment's amount under the new plan (the last of a fixed total may be less) */
+    openAmount: bigint;
   };
 }
 
@@ -295,12 +297,22 @@ export class SubscriptionsRepository {
         planAmountLeft: changes.plan?.amountLeft ?? null,
         openPaymentId: changes.plan?.openPaymentId ?? null,
         openIsLast: changes.plan?.openIsLast ?? null,
+        openAmount: changes.plan?.openAmount ?? null,
         changed,
         correlationId,
       })
     )[0];
     if (!row) return { moved: false, status: null };
     return row.moved ? { moved: true } : { moved: false, status: row.status };
+  }
+
+  /** What the subscription's paid payments took, in all (minor units). */
+  async paidAmount(subscriptionId: string): Promise<bigint> {
+    const sum = await this.prisma.scheduledPayment.aggregate({
+      where: { subscriptionId, status: 'paid' },
+      _sum: { amount: true },
+    });
+    return sum._sum.amount ?? 0n;
   }
 
   findPayment(scope: AccessScope, subscriptionId: string, id: string): Promise<ScheduledPayment | null> {

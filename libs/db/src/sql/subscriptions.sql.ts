@@ -327,6 +327,7 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
     planAmountLeft: pg.nullable(pg.int8),
     openPaymentId: pg.nullable(pg.uuid),
     openIsLast: pg.nullable(pg.bool),
+    openAmount: pg.nullable(pg.int8),
     changed: pg.array(pg.text),
     correlationId: pg.nullable(pg.text),
   },
@@ -368,6 +369,7 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
     repriced AS (
       UPDATE scheduled_payments sp
          SET amount = CASE
+               WHEN ${p.setPlan} AND sp.id = ${p.openPaymentId} THEN ${p.openAmount}
                WHEN ${p.setAmount} AND sp.cycle IS NOT NULL
                     AND NOT (sp.sequence = 1 AND moved.initial_amount IS NOT NULL) THEN ${p.amount}
                ELSE sp.amount END,
