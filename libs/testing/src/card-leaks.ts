@@ -2,10 +2,12 @@ import { passesLuhn } from '@kessai/cards';
 
 /**
  * Digit runs of 13–19 digits (optionally grouped by spaces or hyphens) that pass Luhn: what a card
- * number looks like in any text. A log scan expects none.
+ * number looks like in any text. A log scan expects none. A run right after a decimal point is the
+ * fraction of a number (a duration in ms, `12.8416785858234`), not a card number: one in ten such
+ * fractions passes Luhn by chance, which made log scans fail at random.
  */
 export function luhnValidRuns(text: string): string[] {
-  const runs = text.match(/\d(?:[ -]?\d){12,}/g) ?? [];
+  const runs = text.match(/(?<![\d.])\d(?:[ -]?\d){12,}/g) ?? [];
   return runs
     .map((run) => run.replace(/[ -]/g, ''))
     .filter((digits) => digits.length >= 13 && digits.length <= 19 && passesLuhn(digits));
