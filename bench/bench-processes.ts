@@ -73,6 +73,38 @@ export class Proc {
   }
 }
 
+/** The processor simulator of the compiled build on a free port, up; resolves to it and its URL. */
+export async function startSimulator(
+  variables: Record<string, string>,
+  latencyMs: number,
+): Promise<{ proc: Proc; url: string }> {
+  const port = await freePort();
+  const proc = Proc.start('processor-simulator', ['dist/apps/processor-simulator/src/main.js'], {
+    ...variables,
+    SIMULATOR_PORT: String(port),
+    SIMULATOR_HOST: '127.0.0.1',
+    SIMULATOR_LATENCY_MS: String(latencyMs),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await proc.waitHttp(`${url}/_sim/health`);
+  return { proc, url };
+}
+
+/** A worker service of the compiled build (`app`: its folder under apps/) on a free health port, up. */
+export async function startWorker(
+  name: string,
+  app: string,
+  variables: Record<string, string>,
+): Promise<Proc> {
+  const port = await freePort();
+  const proc = Proc.start(name, [`dist/apps/${app}/src/main.js`], {
+    ...variables,
+    HEALTH_PORT: String(port),
+  });
+  await proc.waitHttp(`http://127.0.0.1:${port}/health`);
+  return proc;
+}
+
 // ---------- CPU accounting (Linux /proc; clock ticks are 100/s) ----------
 
 export async function pidCpuSeconds(pid: number): Promise<number> {

@@ -30,7 +30,7 @@ import { Redis } from 'ioredis';
 import { Client } from 'pg';
 import { TestEnvironment } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
-import { cpuSnapshot, cpuTable, freePort, Proc } from './bench-processes';
+import { cpuSnapshot, cpuTable, freePort, Proc, startSimulator, startWorker } from './bench-processes';
 import { scalar, sleep, waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
 import { drainRefunds, driveRefunds, refundableCharges, refundStats } from './refunds-phase';
@@ -397,16 +397,9 @@ async function main() {
     const stores = await seedStores(env, STORES);
 
     // the outside world first
-    const simulatorPort = await freePort();
-    const simulator = Proc.start('processor-simulator', ['dist/apps/processor-simulator/src/main.js'], {
-      ...variables,
-      SIMULATOR_PORT: String(simulatorPort),
-      SIMULATOR_HOST: '127.0.0.1',
-      SIMULATOR_LATENCY_MS: String(PROCESSOR_LATENCY_MS),
-    });
-    procs.push(simulator);
-    const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
-    await simulator.waitHttp(`${simulatorUrl}/_sim/health`);
+    const simulator = await startSimulator(variables, PROCESSOR_LATENCY_MS);
+    procs.push(simulator.proc);
+    const simulatorUrl = simulator.url;
 
     const gateways: string[] = [];
     for (let i = 0; i < GATEWAYS; i++) {
@@ -435,15 +428,13 @@ async function main() {
       ...(REFUNDS ? [['refund-cancel-service', 'refund-cancel-service'] as [string, string]] : []),
     ];
     for (const [name, app] of workers) {
-      const port = await freePort();
-      const worker = Proc.start(name, [`dist/apps/${app}/src/main.js`], {
-        ...variables,
-        HEALTH_PORT: String(port),
-        PROCESSOR_TEST_URL: simulatorUrl,
-        PROCESSOR_CALLBACK_BASE_URL: gateways[0],
-      });
-      procs.push(worker);
-      await worker.waitHttp(`http://127.0.0.1:${port}/health`);
+      procs.push(
+        await startWorker(name, app, {
+          ...variables,
+          PROCESSOR_TEST_URL: simulatorUrl,
+          PROCESSOR_CALLBACK_BASE_URL: gateways[0],
+        }),
+      );
     }
 
     // card tokens are made before each phase: for the warm-up at BENCH_EXPECTED_RATE, for the

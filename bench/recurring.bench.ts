@@ -38,7 +38,7 @@ import {
   TestEnvironment,
 } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
-import { cpuSnapshot, cpuTable, freePort, Proc } from './bench-processes';
+import { cpuSnapshot, cpuTable, type Proc, startSimulator, startWorker } from './bench-processes';
 import { scalar, sleep, waitUntil } from './db-helpers';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -193,16 +193,8 @@ async function main() {
     const subscriptions = await write(PAYMENTS);
     await db.query('VACUUM ANALYZE subscriptions, scheduled_payments, transaction_tokens');
 
-    const simulatorPort = await freePort();
-    const simulator = Proc.start('processor-simulator', ['dist/apps/processor-simulator/src/main.js'], {
-      ...variables,
-      SIMULATOR_PORT: String(simulatorPort),
-      SIMULATOR_HOST: '127.0.0.1',
-      SIMULATOR_LATENCY_MS: String(PROCESSOR_LATENCY_MS),
-    });
-    procs.push(simulator);
-    const simulatorUrl = `http://127.0.0.1:${simulatorPort}`;
-    await simulator.waitHttp(`${simulatorUrl}/_sim/health`);
+    const simulator = await startSimulator(variables, PROCESSOR_LATENCY_MS);
+    procs.push(simulator.proc);
     const workers: Array<[string, string]> = [
       ['charge-service', 'charge-service'],
       ...Array.from({ length: SUBSCRIPTION_SERVICES }, (_, i): [string, string] => [
@@ -211,16 +203,8 @@ async function main() {
       ]),
       ...(WEBHOOK_SERVICE ? [['webhook-service', 'webhook-service'] as [string, string]] : []),
     ];
-    for (const [name, app] of workers) {
-      const port = await freePort();
-      const worker = Proc.start(name, [`dist/apps/${app}/src/main.js`], {
-        ...variables,
-        HEALTH_PORT: String(port),
-        PROCESSOR_TEST_URL: simulatorUrl,
-      });
-      procs.push(worker);
-      await worker.waitHttp(`http://127.0.0.1:${port}/health`);
-    }
+    for (const [name, app] of workers)
+      procs.push(await startWorker(name, app, { ...variables, PROCESSOR_TEST_URL: simulator.url }));
     await sleep(1000);
 
     // warm-up: JIT, pools, prepared statements, BullMQ scripts, as bench:charges warms up too
