@@ -427,6 +427,9 @@ describe('subscriptions.get, poll, list', () => {
       search: tag,
     });
     expect(foreignFound.items).toEqual([]);
+    // a cursor that names no subscription of the scope is refused, as for an unsearched list
+    const unknown = await sdkError(sdk().subscriptions.list({ search: tag, cursor: randomUUID() }));
+    expect(unknown).toMatchObject({ httpCode: 400 });
   });
 });
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MerchantsRepository, TestClocksRepository, TestClockWithStatus } from '@kessai/db';
 import { MAX_TEST_CLOCK_ADVANCE_MS } from '@kessai/domain';
+import { presentTestClock } from '@kessai/presenters';
 import { AdminError } from './admin.service';
 
 /**
@@ -12,15 +13,9 @@ export interface TestClockRepositories {
   testClocks: TestClocksRepository;
 }
 
+/** The clock as the API presents it (libs/presenters), with its merchant for the operator. */
 export function describeTestClock(clock: TestClockWithStatus) {
-  return {
-    id: clock.id,
-    merchant_id: clock.merchantId,
-    name: clock.name,
-    frozen_time: clock.frozenTime.toISOString(),
-    status: clock.status,
-    created_on: clock.createdOn.toISOString(),
-  };
+  return { ...presentTestClock(clock), merchant_id: clock.merchantId };
 }
 
 function instant(text: string, flag: string): Date {

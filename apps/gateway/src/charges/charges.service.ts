@@ -127,7 +127,7 @@ export class ChargesService {
     principal: Principal,
     body: unknown,
     context: RequestContext,
-    extraMetadata: Metadata = {},
+    extraMetadata: Metadata | null = null,
   ): Promise<{ creation: ChargeCreation; token: ChargeableToken }> {
     // POST /charges names no store: it is the app token's (api-reference §1.2)
     if (principal.storeId === null) throw new StoreTokenRequiredError();
@@ -184,7 +184,8 @@ export class ChargesService {
         onlyDirectCurrency: request.only_direct_currency,
         threeDs: request.three_ds ?? null,
         redirect: request.redirect ?? null,
-        metadata: { ...(request.metadata ?? {}), ...extraMetadata },
+        // a batch's initial_charge_metadata over the charge's own; POST /charges copies nothing
+        metadata: extraMetadata ? { ...request.metadata, ...extraMetadata } : (request.metadata ?? {}),
       },
       options: {
         duplicateRule: token.type === 'recurring' && token.paymentType === 'card' ? DUPLICATE_RULE : null,

@@ -58,7 +58,7 @@ export class SubscriptionBatchesService {
       charge === undefined
         ? null
         : await naming('charges[0]', () =>
-            this.charges.prepareCreation(principal, charge, context, request.initial_charge_metadata ?? {}),
+            this.charges.prepareCreation(principal, charge, context, request.initial_charge_metadata ?? null),
           );
     const id = randomUUID();
     try {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import type { PageRequest } from '@kessai/domain';
+import { unknownCursor, type PageRequest } from '@kessai/domain';
 import type {
   Merchant,
   Prisma,
@@ -184,18 +184,18 @@ export class SubscriptionsRepository {
       ...withNextPayment,
       store: { select: { name: true, merchant: { select: { name: true } } } },
     };
+    if (filters.search) {
+      // a metadata search is plain SQL (Prisma cannot filter on a jsonb's values): the page's ids,
+      // then their rows, in the page's order
+      const ids = await this.searchIds(scope, filters, page);
+      const found = await this.prisma.subscription.findMany({ where: { id: { in: ids } }, include });
+      const byId = new Map(found.map((row) => [row.id, row]));
+      return ids.flatMap((id) => byId.get(id) ?? []).map(withNext);
+    }
     const rows = await listPage(page, whereOf(scope, filters), {
       findCursor: (where) =>
         this.prisma.subscription.findFirst({ where, select: { id: true, createdOn: true } }),
-      findMany: async (args) => {
-        if (!filters.search) return this.prisma.subscription.findMany({ ...args, include });
-        // a metadata search is plain SQL (Prisma cannot filter on a jsonb's values): the page's ids,
-        // then their rows, in the page's order
-        const ids = await this.searchIds(scope, filters, page);
-        const found = await this.prisma.subscription.findMany({ where: { id: { in: ids } }, include });
-        const byId = new Map(found.map((row) => [row.id, row]));
-        return ids.flatMap((id) => byId.get(id) ?? []);
-      },
+      findMany: (args) => this.prisma.subscription.findMany({ ...args, include }),
     });
     return rows.map(withNext);
   }
@@ -212,12 +212,15 @@ export class SubscriptionsRepository {
     filters: SubscriptionFilters,
     page: PageRequest,
   ): Promise<string[]> {
-    const cursor = page.cursor
-      ? await this.prisma.subscription.findFirst({
-          where: { ...whereScope(scope), id: page.cursor },
-          select: { id: true, createdOn: true },
-        })
-      : null;
+    // the cursor is a row of the scope, as listPage requires it
+    let cursor: { id: string; createdOn: Date } | null = null;
+    if (page.cursor) {
+      cursor = await this.prisma.subscription.findFirst({
+        where: { ...whereScope(scope), id: page.cursor },
+        select: { id: true, createdOn: true },
+      });
+      if (!cursor) throw unknownCursor();
+    }
     const rows = await this.prisma.run(SEARCH_SUBSCRIPTION_IDS, {
       ...searchParams(scope, filters),
       afterCreatedOn: cursor?.createdOn ?? null,
