@@ -6,7 +6,8 @@ import type {
   TerminationMode,
 } from '../generated/prisma/enums';
 import { subscriptionEventSql, subscriptionUpdatedSql } from '../outbox/event-sql';
-import { outboxInsertFrom } from '../outbox/outbox-writer';
+import type { OutboxEventType } from '../outbox/outbox-events';
+import { outboxInsertFrom, type OutboxEventSql } from '../outbox/outbox-writer';
 import { defineStatement, pg, sqlLiteral } from './statement';
 
 /**
@@ -147,6 +148,47 @@ export const CREATE_SUBSCRIPTION = defineStatement({
 });
 
 /**
+ * The shape cancel, suspend and unsuspend share: the subscription locked in the caller's scope
+ * (`target`), moved to `to` only from one of `from` (`moved`), its pending payment changed by
+ * `paymentSet` (a SET list over `sp` and `moved`), and the event over the moved row (naming the
+ * payment when `eventNamesPayment`). Answers the status as read after the lock, and whether it moved.
+ */
+function statusTransition(
+  p: { id: string; merchantId: string; storeId: string; correlationId: string },
+  change: {
+    to: SubscriptionStatus;
+    /** the statuses it moves from, an SQL list */
+    from: string;
+    paymentSet: string;
+    event: OutboxEventSql<OutboxEventType>;
+    eventNamesPayment: boolean;
+  },
+): string {
+  return `
+    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
+    moved AS (
+      UPDATE subscriptions s SET status = ${sqlLiteral(change.to)}, updated_on = now()
+        FROM target
+       WHERE s.id = target.id AND s.status IN (${change.from})
+      RETURNING s.id, s.merchant_id, s.store_id, s.status, s.test_clock_id
+    ),
+    payment AS (
+      UPDATE scheduled_payments sp SET ${change.paymentSet}, updated_on = now()
+        FROM moved
+       WHERE sp.subscription_id = moved.id AND sp.status = 'pending'
+      RETURNING sp.id, sp.subscription_id
+    ),
+    event AS (
+      ${outboxInsertFrom(eventRows('moved', change.eventNamesPayment ? 'payment' : null), {
+        ...eventSpec,
+        event: change.event,
+        correlationId: p.correlationId,
+      })}
+    )
+    SELECT target.status, EXISTS (SELECT 1 FROM moved) AS moved FROM target`;
+}
+
+/**
  * Cancels a subscription at once (DELETE, termination_mode immediate): a status that is not final →
  * canceled; its pending payment → canceled (never tried again); a payment whose charge is in flight
  * (processing) is left to the engine, which settles it and creates nothing after. With its
@@ -156,28 +198,14 @@ export const CANCEL_SUBSCRIPTION = defineStatement({
   name: 'subscriptions_cancel',
   params: { ...scopeParams, correlationId: pg.nullable(pg.text) },
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
-  text: (p) => `
-    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
-    moved AS (
-      UPDATE subscriptions s SET status = 'canceled', updated_on = now()
-        FROM target
-       WHERE s.id = target.id AND s.status IN (${CANCELABLE})
-      RETURNING s.id, s.merchant_id, s.store_id, s.status
-    ),
-    payment AS (
-      UPDATE scheduled_payments sp SET status = 'canceled', next_try_at = NULL, updated_on = now()
-        FROM moved
-       WHERE sp.subscription_id = moved.id AND sp.status = 'pending'
-      RETURNING sp.id, sp.subscription_id
-    ),
-    event AS (
-      ${outboxInsertFrom(eventRows('moved', 'payment'), {
-        ...eventSpec,
-        event: subscriptionEventSql(SUBSCRIPTION_CANCELED),
-        correlationId: p.correlationId,
-      })}
-    )
-    SELECT target.status, EXISTS (SELECT 1 FROM moved) AS moved FROM target`,
+  text: (p) =>
+    statusTransition(p, {
+      to: 'canceled',
+      from: CANCELABLE,
+      paymentSet: `status = 'canceled', next_try_at = NULL`,
+      event: subscriptionEventSql(SUBSCRIPTION_CANCELED),
+      eventNamesPayment: true,
+    }),
 });
 
 /**
@@ -188,28 +216,14 @@ export const SUSPEND_SUBSCRIPTION = defineStatement({
   name: 'subscriptions_suspend',
   params: { ...scopeParams, correlationId: pg.nullable(pg.text) },
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
-  text: (p) => `
-    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
-    moved AS (
-      UPDATE subscriptions s SET status = 'suspended', updated_on = now()
-        FROM target
-       WHERE s.id = target.id AND s.status IN (${SUSPENDABLE})
-      RETURNING s.id, s.merchant_id, s.store_id, s.status
-    ),
-    payment AS (
-      UPDATE scheduled_payments sp SET next_try_at = NULL, updated_on = now()
-        FROM moved
-       WHERE sp.subscription_id = moved.id AND sp.status = 'pending'
-      RETURNING sp.id, sp.subscription_id
-    ),
-    event AS (
-      ${outboxInsertFrom(eventRows('moved', 'payment'), {
-        ...eventSpec,
-        event: subscriptionEventSql(SUBSCRIPTION_SUSPENDED),
-        correlationId: p.correlationId,
-      })}
-    )
-    SELECT target.status, EXISTS (SELECT 1 FROM moved) AS moved FROM target`,
+  text: (p) =>
+    statusTransition(p, {
+      to: 'suspended',
+      from: SUSPENDABLE,
+      paymentSet: `next_try_at = NULL`,
+      event: subscriptionEventSql(SUBSCRIPTION_SUSPENDED),
+      eventNamesPayment: true,
+    }),
 });
 
 /**
@@ -221,33 +235,17 @@ export const UNSUSPEND_SUBSCRIPTION = defineStatement({
   name: 'subscriptions_unsuspend',
   params: { ...scopeParams, correlationId: pg.nullable(pg.text) },
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
-  text: (p) => `
-    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
-    moved AS (
-      UPDATE subscriptions s SET status = 'unpaid', updated_on = now()
-        FROM target
-       WHERE s.id = target.id AND s.status = 'suspended'
-      RETURNING s.id, s.merchant_id, s.store_id, s.status, s.test_clock_id
-    ),
-    payment AS (
-      UPDATE scheduled_payments sp
-         SET next_try_at = GREATEST(sp.due_at, COALESCE(
+  text: (p) =>
+    statusTransition(p, {
+      to: 'unpaid',
+      from: `'suspended'`,
+      paymentSet: `next_try_at = GREATEST(sp.due_at, COALESCE(
                (SELECT c.frozen_time FROM test_clocks c WHERE c.id = moved.test_clock_id), now())),
              terminate_with_status = CASE WHEN sp.terminate_with_status = 'suspended' THEN NULL
-                                          ELSE sp.terminate_with_status END,
-             updated_on = now()
-        FROM moved
-       WHERE sp.subscription_id = moved.id AND sp.status = 'pending'
-      RETURNING sp.id
-    ),
-    event AS (
-      ${outboxInsertFrom(eventRows('moved', null), {
-        ...eventSpec,
-        event: subscriptionUpdatedSql(`ARRAY['status']`),
-        correlationId: p.correlationId,
-      })}
-    )
-    SELECT target.status, EXISTS (SELECT 1 FROM moved) AS moved FROM target`,
+                                          ELSE sp.terminate_with_status END`,
+      event: subscriptionUpdatedSql(`ARRAY['status']`),
+      eventNamesPayment: false,
+    }),
 });
 
 /**
