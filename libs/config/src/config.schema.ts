@@ -176,16 +176,17 @@ export const configSchema = z.object({
   SUBSCRIPTION_SWEEP_INTERVAL_MS: positiveInt.default(10_000),
 
   /**
-   * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process runs at once, all
-   * endpoints together: the global cap. A try that has no 2xx answer within WEBHOOK_TIMEOUT_MS failed.
+   * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process has in flight at once,
+   * all endpoints together: the global cap. A try that has no 2xx answer within WEBHOOK_TIMEOUT_MS
+   * failed.
    */
   WEBHOOK_WORKER_CONCURRENCY: positiveInt.max(1_000).default(64),
   WEBHOOK_TIMEOUT_MS: positiveInt.max(120_000).default(15_000),
   /**
-   * Tries in flight at once to one webhook per process: a slow or dead endpoint holds at most this
-   * many of the global slots. A try over it waits WEBHOOK_ENDPOINT_BUSY_DELAY_MS (± half) as a
-   * delayed job, which is not a failed try.
+   * Jobs of the webhook-events queue one process takes at once. A job whose tries wait for their
+   * endpoint's slots holds none of the global ones, so this may be well above the cap.
    */
+  WEBHOOK_JOB_CONCURRENCY: positiveInt.max(5_000).default(256),
   /**
    * A pending delivery whose try is this overdue is queued again (its job was lost from Redis);
    * how often webhook-service looks for them.
@@ -205,7 +206,14 @@ export const configSchema = z.object({
     .min(0)
     .max(30 * 86_400)
     .default(86_400),
+  /**
+   * Tries in flight at once to one webhook per process: a slow or dead endpoint holds at most this
+   * many of the global slots. A try over it waits, first in the process for at most
+   * WEBHOOK_ENDPOINT_WAIT_MS, then WEBHOOK_ENDPOINT_BUSY_DELAY_MS (± half) as a delayed job, which
+   * is not a failed try.
+   */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1_000).default(8),
+  WEBHOOK_ENDPOINT_WAIT_MS: positiveInt.max(60_000).default(5_000),
   WEBHOOK_ENDPOINT_BUSY_DELAY_MS: positiveInt.default(1_000),
   /** A webhook-service job whose process died is taken over after this long (BullMQ lock duration). */
   WEBHOOK_JOB_LOCK_MS: positiveInt.min(1_000).default(30_000),
