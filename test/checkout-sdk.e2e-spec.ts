@@ -236,6 +236,8 @@ describe('products (admin CLI, products.get / getByCode)', () => {
     expect(await sdk().products.getByCode('TS-1')).toMatchObject({ id: tshirt.id });
     expect(await sdkError(sdk(foreign).products.get(tshirt.id))).toMatchObject({ code: 'NOT_FOUND' });
     expect(await sdkError(sdk(foreign).products.getByCode('TS-1'))).toMatchObject({ code: 'NOT_FOUND' });
+    const nul = await new GatewayClient(baseUrl).as(shop).request('/checkout/products/code/TS%00');
+    expect(nul.status).toBe(404);
     await expect(
       cli(
         'checkout:product:create',
@@ -467,6 +469,31 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
       tokenType: 'one_time',
     } as any);
     expect(named).toMatchObject({ storeId: shop.store.id });
+  });
+});
+
+describe('a repeated creation', () => {
+  it('with the same Idempotency-Key answers the same link and makes one row', async () => {
+    const key = `link-${randomUUID()}`;
+    const body = {
+      formId: form.id,
+      amount: 990,
+      currency: 'JPY',
+      tokenType: 'one_time',
+      metadata: { key },
+    } as any;
+    const [first, second] = await Promise.all([
+      sdk().ecFormLinks.createTemporary(body, { idempotentKey: key }),
+      sdk()
+        .ecFormLinks.createTemporary(body, { idempotentKey: key })
+        .catch((error: unknown) => error),
+    ]);
+    const again: any = await sdk().ecFormLinks.createTemporary(body, { idempotentKey: key });
+    expect(again.id).toBe((first as any).id);
+    // the request in flight together is replayed or told to retry, never a second link
+    if (!(second instanceof Error)) expect((second as any).id).toBe((first as any).id);
+    const rows = await env.prisma.checkoutLink.findMany({ where: { storeId: shop.store.id, amount: 990n } });
+    expect(rows.filter((row) => (row.metadata as any)?.key === key)).toHaveLength(1);
   });
 });
 

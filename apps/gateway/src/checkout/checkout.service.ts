@@ -57,7 +57,9 @@ export class CheckoutService {
   }
 
   async getProductByCode(principal: Principal, code: string) {
-    const product = code.length <= 100 ? await this.products.findByCode(principal, code) : null;
+    // a code is at most 100 characters, and Postgres keeps no U+0000 (the path is not nul-guarded)
+    const plausible = code.length <= 100 && !code.includes('\u0000');
+    const product = plausible ? await this.products.findByCode(principal, code) : null;
     if (!product) throw new NotFoundError('checkout_product');
     return presentCheckoutProduct(product);
   }
