@@ -20,6 +20,8 @@ import { MetricsController } from './metrics/metrics.controller';
 import { MeController } from './merchants/me.controller';
 import { StoresController } from './stores/stores.controller';
 import { CheckoutInfoController } from './checkout-info/checkout-info.controller';
+import { CheckoutController } from './checkout/checkout.controller';
+import { CheckoutService } from './checkout/checkout.service';
 import { StoresService } from './stores/stores.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
 import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
@@ -65,6 +67,7 @@ export class GatewayModule {
         RefundsController,
         CancelsController,
         CheckoutInfoController,
+        CheckoutController,
         ProcessorCallbacksController,
         TransactionHistoryController,
         SubscriptionsController,
@@ -95,6 +98,7 @@ export class GatewayModule {
         TestClocksService,
         WebhooksService,
         WebhookUrlPolicy,
+        CheckoutService,
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };
