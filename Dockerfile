@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # One image for every Kessai process. The app to run is chosen by APP (a build argument that sets
 # the default, or an environment variable at run time), or by overriding the command:
 #   docker build -t kessai .
@@ -6,10 +5,15 @@
 #   docker run --init ... kessai npx --no prisma migrate deploy
 #   docker run --init ... kessai node dist/scripts/cli.js bootstrap --json
 #   docker run --init -e SIMULATOR_HOST=0.0.0.0 ... kessai node dist/apps/processor-simulator/src/main.js
-# docker-compose.yml wires them all together.
+# docker-compose.yml wires them all together. Written for both builders (BuildKit and the classic
+# one): no `# syntax=` line and no RUN --mount, so a machine without a registry can build it
+# (scripts/compose-images.sh, docs/operations.md "Deploy").
 
+# Any Debian-based Node.js 20 image with a `node` user works (scripts/compose-images.sh builds a
+# local stand-in where no registry is reachable).
 ARG NODE_IMAGE=node:20-bookworm-slim
 
+# --- build: every dependency, the Prisma client generated, TypeScript compiled ------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV CHECKPOINT_DISABLE=1 \
@@ -17,39 +21,47 @@ ENV CHECKPOINT_DISABLE=1 \
     npm_config_update_notifier=false \
     npm_config_fund=false \
     npm_config_audit=false
-# Dependencies first, so that a source change reuses this layer. (@prisma/engines' postinstall
-# tries Prisma's CDN and gives up after a few seconds; nothing here needs it.)
+# Dependencies first, so that a source change reuses this layer. No install scripts: the only
+# ones are Prisma's (an engine download from Prisma's CDN, which nothing here uses: the client is
+# the Rust-free one and migrations run on the JavaScript schema engine), msgpackr-extract's (a
+# prebuilt binary package is used) and two dev tools' (file watching, lint resolution) that
+# build nothing needed.
 COPY package.json package-lock.json ./
-RUN npm ci
+RUN npm ci --ignore-scripts && npm cache clean --force
 COPY . .
 # prisma generate (Rust-free client) + tsc + tsc-alias: dist/apps/<app>/src/main.js (the processor
 # simulator's too), dist/scripts/cli.js.
 # Nothing connects to a database here, but without DATABASE_URL set prisma generate 6.19 tries to
 # download a query engine from Prisma's CDN and fails; a placeholder value avoids that.
-RUN DATABASE_URL=postgresql://build@127.0.0.1:5432/unused npm run build
+# What the runtime stage takes is gathered in /out, so that it is one COPY there (every
+# instruction costs a copy of the whole image on the vfs storage driver).
+RUN DATABASE_URL=postgresql://build@127.0.0.1:5432/unused npm run build \
+  && mkdir /out && cp -r dist prisma prisma.config.ts /out/
 
+# --- runtime: production dependencies only, the compiled code, the migrations --------------------
 FROM ${NODE_IMAGE} AS runtime
-WORKDIR /app
+# the process a container runs unless told otherwise (APP at run time, or another command)
+ARG APP=gateway
 ENV NODE_ENV=production \
+    APP=${APP} \
     CHECKPOINT_DISABLE=1 \
     PRISMA_HIDE_UPDATE_MESSAGE=1 \
-    npm_config_update_notifier=false
-# node_modules is copied whole, dev dependencies included: `prisma migrate deploy` (run from this
-# image by the compose `migrate` service) needs the `prisma` CLI, which package.json lists as a dev
-# dependency, and `npm prune --omit=dev` would remove it. Moving `prisma` to dependencies would
-# allow `npm ci --omit=dev` here and a much smaller image. Root owns these files; the app only
-# reads them.
-COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist ./dist
-# the migrations and prisma.config.ts (with the offline migration adapter it loads) for migrate deploy
-COPY --from=build /app/prisma ./prisma
-COPY --from=build /app/prisma.config.ts /app/package.json ./
-# the admin CLI's bootstrap remembers the demo credentials in .kessai/ (a volume in compose)
-RUN mkdir .kessai && chown node:node .kessai
+    npm_config_update_notifier=false \
+    npm_config_fund=false \
+    npm_config_audit=false
+WORKDIR /app
+# `prisma` is a production dependency: the compose `migrate` service runs `prisma migrate deploy`
+# from this image. The admin CLI's bootstrap remembers the demo credentials in .kessai/ (a volume
+# in compose), the one directory the app writes; root owns everything else and the app only reads.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts \
+  && npm cache clean --force 2>/dev/null \
+  && rm -rf /root/.npm /tmp/* \
+  && mkdir .kessai && chown node:node .kessai
+# dist/, and prisma/ with prisma.config.ts (the migrations and the offline migration adapter that
+# migrate deploy loads)
+COPY --from=build /out ./
 USER node
-
-ARG APP=gateway
-ENV APP=${APP}
 EXPOSE 3000
 
 # No curl in the slim image: Node's fetch probes the gateway's /heartbeat on PORT, or a worker's
