@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# `npm run test:compose`: the compose deployment, built and started for real, then an SDK smoke test
+# against it (docs/operations.md, "Deploy"):
+#  1. a Docker engine and the base images (scripts/compose-images.sh: starts dockerd as root when
+#     none answers, builds local stand-ins where no registry is reachable);
+#  2. the Kessai image from the Dockerfile (kessai:compose-test);
+#  3. docker-compose.yml + docker-compose.host-network.yml: Postgres, Redis, migrate, bootstrap, two
+#     gateways, two of every worker service and the processor simulator, on loopback ports;
+#  4. waits until every container is healthy (its own health check) and the one-shot ones succeeded;
+#  5. test/compose-smoke.ts through the official SDK, across both gateways;
+#  6. `down -v`: containers, network and volumes removed (the images are kept for the next run).
+# Prints how long each step took; the totals also go to .kessai/test-compose.log.
+# Exits 0 with a SKIPPED message only when no engine answers and none can be started here.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PROJECT=${KESSAI_COMPOSE_PROJECT:-kessai-compose-test}
+export KESSAI_TAG=compose-test
+export KESSAI_NODE_IMAGE=${KESSAI_NODE_IMAGE:-kessai-local/node:20-bookworm-slim}
+export KESSAI_POSTGRES_IMAGE=${KESSAI_POSTGRES_IMAGE:-kessai-local/postgres:15}
+export KESSAI_REDIS_IMAGE=${KESSAI_REDIS_IMAGE:-kessai-local/redis:7}
+HEALTH_TIMEOUT_S=${KESSAI_COMPOSE_HEALTH_TIMEOUT_S:-600}
+GATEWAYS=(http://127.0.0.1:23000 http://127.0.0.1:23010)
+PORTS=(25432 26379 23000 23010 23190 23101 23111 23102 23112 23103 23113 23104 23114)
+
+say() { echo "test:compose: $*"; }
+clock=$(date +%s)
+started=$clock
+timings=()
+lap() { # name
+  local now
+  now=$(date +%s)
+  timings+=("$1 $((now - clock))s")
+  say "$1 took $((now - clock))s"
+  clock=$now
+}
+
+status=0
+bash scripts/compose-images.sh || status=$?
+if [[ $status -eq 3 ]]; then
+  say "SKIPPED: no Docker engine answers and none can be started on this machine (see above)"
+  exit 0
+elif [[ $status -ne 0 ]]; then
+  say "FAILED: scripts/compose-images.sh exited $status"
+  exit "$status"
+fi
+lap "engine and base images"
+
+if docker compose version >/dev/null 2>&1; then
+  compose_cmd=(docker compose)
+else
+  # Debian's Compose v1 honours deploy.replicas only with --compatibility
+  compose_cmd=(docker-compose --compatibility)
+fi
+work=$(mktemp -d)
+# fresh keys for this run, from .env.example like `npm start` (a .env of the user's is not read)
+node scripts/make-env.js .env.example "$work/compose.env"
+# The deployment as compose resolves docker-compose.yml + docker-compose.host-network.yml, with
+# the published ports dropped: host networking ignores them, but Compose v1 refuses them beside
+# network_mode: host, and an override file cannot remove them (v2's `!reset` is unknown to v1).
+"${compose_cmd[@]}" --env-file "$work/compose.env" -f docker-compose.yml -f docker-compose.host-network.yml \
+  config >"$work/merged.yml"
+python3 - "$work/merged.yml" "$work/deploy.yml" <<'EOF'
+import sys, yaml
+config = yaml.safe_load(open(sys.argv[1]))
+services = config["services"]
+for service in services.values():
+    service.pop("ports", None)
+# the `-2` services must be their first replica's definition but for the port they listen on
+def comparable(service):
+    s = dict(service)
+    s["environment"] = {k: v for k, v in s.get("environment", {}).items() if k not in ("PORT", "HEALTH_PORT")}
+    test = s.get("healthcheck", {}).get("test")
+    if test and "PORT" not in str(test):
+        s["healthcheck"] = {**s["healthcheck"], "test": [part.replace("23010", "23000") for part in test]}
+    return s
+bad = [n for n in services if n.endswith("-2") and comparable(services[n]) != comparable(services[n[:-2]])]
+if bad:
+    sys.exit("test:compose: these services differ from their first replica: " + ", ".join(bad))
+print("test:compose: the second replicas are their first replica's definition but for the port")
+yaml.safe_dump(config, open(sys.argv[2], "w"), default_flow_style=False, sort_keys=False)
+EOF
+compose() { "${compose_cmd[@]}" --project-name "$PROJECT" -f "$work/deploy.yml" "$@"; }
+down() { compose down --volumes --remove-orphans --timeout 20 >/dev/null 2>&1 || true; }
+finish() {
+  local code=$?
+  if [[ $code -ne 0 ]]; then
+    say "FAILED; the deployment's last log lines:"
+    compose ps || true
+    compose logs --no-color --tail 40 2>/dev/null | tail -n 400 || true
+  fi
+  down
+  rm -rf "$work"
+  exit "$code"
+}
+trap finish EXIT
+
+# a run interrupted earlier may have left its containers behind
+down
+for port in "${PORTS[@]}"; do
+  if timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null; then
+    say "port $port on 127.0.0.1 is taken: the host-network deployment needs it (docker-compose.host-network.yml)"
+    exit 1
+  fi
+done
+
+previous=$(docker image inspect --format '{{.Id}}' "kessai:$KESSAI_TAG" 2>/dev/null || true)
+say "building kessai:$KESSAI_TAG (FROM $KESSAI_NODE_IMAGE)"
+# the classic builder: no BuildKit frontend image to pull; the host's network reaches the registry
+DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg "NODE_IMAGE=$KESSAI_NODE_IMAGE" \
+  --target runtime -t "kessai:$KESSAI_TAG" . >/dev/null
+current=$(docker image inspect --format '{{.Id}}' "kessai:$KESSAI_TAG")
+if [[ -n $previous && $previous != "$current" ]]; then docker rmi "$previous" >/dev/null 2>&1 || true; fi
+size=$(docker image inspect --format '{{.Size}}' "kessai:$KESSAI_TAG" | awk '{ printf "%d MB", $1 / 1e6 }')
+lap "image build"
+say "kessai:$KESSAI_TAG is $size"
+
+compose up -d --no-build
+# every long-running container healthy, migrate and bootstrap exited 0
+deadline=$((SECONDS + HEALTH_TIMEOUT_S))
+while :; do
+  mapfile -t ids < <(compose ps -q)
+  waiting=()
+  for id in "${ids[@]}"; do
+    read -r name state health code < <(docker inspect --format \
+      '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.State.ExitCode}}' "$id")
+    name=${name#/}
+    case "$state/$health" in
+      running/healthy | exited/none) ;;
+      running/unhealthy)
+        say "$name is unhealthy"
+        exit 1
+        ;;
+      exited/* | dead/*) ;;
+      *) waiting+=("$name") ;;
+    esac
+    if [[ $state == exited || $state == dead ]] && [[ $code != 0 ]]; then
+      say "$name exited with $code"
+      exit 1
+    fi
+  done
+  [[ ${#ids[@]} -ge 15 && ${#waiting[@]} -eq 0 ]] && break
+  if ((SECONDS > deadline)); then
+    say "not healthy after ${HEALTH_TIMEOUT_S}s: ${waiting[*]}"
+    exit 1
+  fi
+  sleep 2
+done
+compose ps
+lap "up until healthy"
+
+bootstrap=$(compose ps -q bootstrap)
+docker logs "$bootstrap" 2>/dev/null | node -e '
+  const text = require("fs").readFileSync(0, "utf8");
+  process.stdout.write(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1));
+' >"$work/credentials.json"
+TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts "$work/credentials.json" "${GATEWAYS[@]}"
+lap "SDK smoke test"
+
+trap - EXIT
+down
+rm -rf "$work"
+lap "down"
+total=$(($(date +%s) - started))
+summary="passed in ${total}s ($(IFS=,; echo "${timings[*]}" | sed 's/,/, /g'))"
+say "$summary"
+mkdir -p .kessai
+echo "$(date -u +%FT%TZ) $summary" >>.kessai/test-compose.log

@@ -1,0 +1,135 @@
+/**
+ * The smoke test of a running compose deployment (`npm run test:compose` runs it against the
+ * host-network deployment), through the official univapay-node SDK with the bootstrap's demo
+ * credentials, across both gateways:
+ *   a card token → a charge → successful; a partial refund → successful; a subscription → its first
+ *   charge successful and the subscription current; a signed webhook for each (charge_finished,
+ *   refund_finished, subscription_payment) received by a receiver on this machine.
+ *
+ *   TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts \
+ *     <credentials.json> <gateway URL>...
+ *
+ * Exits 0 when every step passed, 1 with the failing step otherwise.
+ */
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import SDK, {
+  ChargeStatus,
+  RefundStatus,
+  SubscriptionPeriod,
+  SubscriptionStatus,
+  WebHookTrigger,
+  type WebHookItem,
+} from 'univapay-node';
+import type { DemoCredentials } from '../libs/admin/src/bootstrap';
+import { sdkCardToken } from '../libs/testing/src/sdk';
+import { verifiedWebhook, WebhookReceiver } from '../libs/testing/src/webhook-receiver';
+
+const WAIT_MS = 60_000;
+
+async function main() {
+  const [credentialsFile, ...gatewayUrls] = process.argv.slice(2);
+  if (!credentialsFile || gatewayUrls.length === 0) {
+    throw new Error('usage: compose-smoke.ts <credentials.json> <gateway URL>...');
+  }
+  const credentials = JSON.parse(readFileSync(credentialsFile, 'utf8')) as DemoCredentials;
+  const storeId = credentials.store_id;
+  // one client per gateway; each step alternates between them
+  const sdks = gatewayUrls.map(
+    (endpoint) => new SDK({ endpoint, jwt: credentials.jwt, secret: credentials.secret }),
+  );
+  const sdk = (step: number) => sdks[step % sdks.length];
+  const started = performance.now();
+  const log = (line: string) =>
+    process.stdout.write(
+      `smoke: ${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s ${line}\n`,
+    );
+
+  const receiver = new WebhookReceiver();
+  await receiver.start();
+  try {
+    // Kessai answers a webhook's signing secret beside the SDK's fields (docs/webhooks.md)
+    const hook = (await sdk(0).webHooks.create(
+      {
+        triggers: [
+          WebHookTrigger.CHARGE_FINISHED,
+          WebHookTrigger.REFUND_FINISHED,
+          WebHookTrigger.SUBSCRIPTION_PAYMENT,
+        ],
+        url: `${receiver.url}/hooks`,
+      },
+      undefined,
+      storeId,
+    )) as WebHookItem & { signingSecret: string };
+    log(`webhook ${hook.id} → ${receiver.url}/hooks`);
+
+    const token = await sdkCardToken(sdk(0));
+    log(`token   ${token.id} (${gatewayUrls[0]})`);
+    const created = await sdk(0).charges.create({
+      transactionTokenId: token.id,
+      amount: 1200,
+      currency: 'JPY',
+    });
+    log(`charge  ${created.id} ${created.status}`);
+    const charge = await sdk(1).charges.poll(storeId, created.id);
+    log(`charge  ${charge.id} ${charge.status} (polled on ${gatewayUrls[1 % gatewayUrls.length]})`);
+    if (charge.status !== ChargeStatus.SUCCESSFUL) {
+      throw new Error(`the charge ended ${charge.status}: ${JSON.stringify(charge.error)}`);
+    }
+    const chargeHook = await receiver.waitFor('/hooks', 'charge_finished', charge.id, 1, WAIT_MS);
+    const chargeEvent = verifiedWebhook(hook.signingSecret, chargeHook[0]);
+    if (chargeEvent.data.status !== 'successful')
+      throw new Error(`charge_finished said ${String(chargeEvent.data.status)}`);
+    log(`webhook charge_finished ${chargeEvent.id} (signature verified)`);
+
+    const requested = await sdk(1).refunds.create(storeId, charge.id, { amount: 500, currency: 'JPY' });
+    const refund = await sdk(0).refunds.poll(storeId, charge.id, requested.id);
+    log(`refund  ${refund.id} ${refund.status} ${refund.amount} ${refund.currency}`);
+    if (refund.status !== RefundStatus.SUCCESSFUL) {
+      throw new Error(`the refund ended ${refund.status}: ${JSON.stringify(refund.error)}`);
+    }
+    const refundHook = await receiver.waitFor('/hooks', 'refund_finished', refund.id, 1, WAIT_MS);
+    log(
+      `webhook refund_finished ${verifiedWebhook(hook.signingSecret, refundHook[0]).id} (signature verified)`,
+    );
+
+    const recurring = await sdkCardToken(sdk(0), { type: 'recurring' });
+    const subscription = await sdk(0).subscriptions.create({
+      transactionTokenId: recurring.id,
+      amount: 1000,
+      currency: 'JPY',
+      period: SubscriptionPeriod.MONTHLY,
+    });
+    log(`subscription ${subscription.id} ${subscription.status}`);
+    const first = await sdk(1).subscriptions.pollSubscriptionWithFirstCharge(storeId, subscription.id);
+    if (!first.charge) throw new Error(`subscription ${subscription.id} has no first charge`);
+    log(
+      `subscription ${first.subscription.id} ${first.subscription.status}, first charge ${first.charge.id} ${first.charge.status}`,
+    );
+    if (
+      first.charge.status !== ChargeStatus.SUCCESSFUL ||
+      first.subscription.status !== SubscriptionStatus.CURRENT
+    ) {
+      throw new Error(
+        `the subscription is ${first.subscription.status}, its first charge ${first.charge.status}`,
+      );
+    }
+    const paymentHook = await receiver.waitFor('/hooks', 'subscription_payment', subscription.id, 1, WAIT_MS);
+    log(
+      `webhook subscription_payment ${verifiedWebhook(hook.signingSecret, paymentHook[0]).id} (signature verified)`,
+    );
+    log('passed');
+  } finally {
+    await receiver.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(
+    `smoke: FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
+  if (error && typeof error === 'object' && 'errorResponse' in error) {
+    process.stderr.write(`smoke: error response ${JSON.stringify(error.errorResponse)}\n`);
+  }
+  process.exit(1);
+});
