@@ -89,8 +89,8 @@ debian_mirror() {
   echo "${uri:-http://deb.debian.org/debian}"
 }
 
-# Runs a command in a root with /proc and the host's DNS, never starting services (its output on
-# stderr: stdout carries the paths that the functions below return).
+# Runs a command in a root with /proc and the host's DNS, never starting services. Its output goes
+# to $CACHE/chroot.log (stdout carries the paths that the functions below return), shown when it fails.
 in_root() {
   local root=$1
   shift
@@ -98,8 +98,12 @@ in_root() {
   mount -t proc proc "$root/proc"
   local status=0
   chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
-    LANG=C.UTF-8 "$@" >&2 || status=$?
+    LANG=C.UTF-8 "$@" >>"$CACHE/chroot.log" 2>&1 || status=$?
   umount "$root/proc"
+  if [[ $status -ne 0 ]]; then
+    log "failed in $root: $*"
+    tail -n 20 "$CACHE/chroot.log" >&2
+  fi
   return $status
 }
 
@@ -202,11 +206,11 @@ build_postgres_image() {
   local root
   root=$(fresh_root postgres)
   in_root "$root" apt-get update -qq
-  in_root "$root" apt-get install -y -qq --no-install-recommends postgresql-common >/dev/null
+  in_root "$root" apt-get install -y -qq --no-install-recommends postgresql-common
   # no cluster of Debian's own: the entrypoint initialises PGDATA
   sed -i 's/^#\?\s*create_main_cluster.*/create_main_cluster = false/' \
     "$root/etc/postgresql-common/createcluster.conf"
-  in_root "$root" apt-get install -y -qq --no-install-recommends postgresql >/dev/null
+  in_root "$root" apt-get install -y -qq --no-install-recommends postgresql
   local version
   version=$(ls "$root/usr/lib/postgresql" | sort -V | tail -n 1)
   # JIT compilation is optional: without its provider library the server plans without it (and
@@ -262,7 +266,7 @@ build_redis_image() {
   local root
   root=$(fresh_root redis)
   in_root "$root" apt-get update -qq
-  in_root "$root" apt-get install -y -qq --no-install-recommends redis-server >/dev/null
+  in_root "$root" apt-get install -y -qq --no-install-recommends redis-server
   # like the official image: the server runs as the redis user in /data, with protected mode off
   # (other containers of the deployment connect without a password)
   cat >"$root/usr/local/bin/docker-entrypoint.sh" <<'EOF'
