@@ -161,17 +161,17 @@ import_root() { # root image change...
   for change in "$@"; do changes+=(--change "$change"); done
   tar --numeric-owner -C "$root" -c . | docker import "${changes[@]}" - "$image" >/dev/null
   rm -rf "$root"
-  log "imported $image ($(docker image inspect --format '{{.Size}}' "$image" | awk '{ printf "%d MB", $1 / 1e6 }'))"
+  log "imported $image ($(docker image inspect --format '{{.Size}}' "$image" | awk '{ printf "%.0f MB", $1 / 1e6 }'))"
 }
 
 build_node_image() {
   image_exists "$NODE_IMAGE" && { log "$NODE_IMAGE exists (kept)"; return; }
   local node npm_dir registry root
   node=$(readlink -f "$(command -v node)")
-  npm_dir=$(npm root -g)/npm
+  npm_dir=$(npm root -g 2>/dev/null)/npm
   [[ -f $npm_dir/bin/npm-cli.js ]] || { log "npm not found at $npm_dir"; exit 1; }
-  registry=$(npm config get registry)
-  log "building $NODE_IMAGE (Node.js $(node --version), npm $(npm --version), registry $registry)"
+  registry=$(npm config get registry 2>/dev/null)
+  log "building $NODE_IMAGE (Node.js $(node --version), npm $(npm --version 2>/dev/null), registry $registry)"
   root=$(fresh_root node)
   install -m 755 "$node" "$root/usr/local/bin/node"
   mkdir -p "$root/usr/local/lib/node_modules"

@@ -111,7 +111,7 @@ DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg "NODE_IMAGE=$K
   --target runtime -t "kessai:$KESSAI_TAG" . >/dev/null
 current=$(docker image inspect --format '{{.Id}}' "kessai:$KESSAI_TAG")
 if [[ -n $previous && $previous != "$current" ]]; then docker rmi "$previous" >/dev/null 2>&1 || true; fi
-size=$(docker image inspect --format '{{.Size}}' "kessai:$KESSAI_TAG" | awk '{ printf "%d MB", $1 / 1e6 }')
+size=$(docker image inspect --format '{{.Size}}' "kessai:$KESSAI_TAG" | awk '{ printf "%.0f MB", $1 / 1e6 }')
 lap "image build"
 say "kessai:$KESSAI_TAG is $size"
 
