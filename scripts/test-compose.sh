@@ -9,6 +9,10 @@
 #  4. waits until every container is healthy (its own health check) and the one-shot ones succeeded;
 #  5. test/compose-smoke.ts through the official SDK, across both gateways;
 #  6. `down -v`: containers, network and volumes removed (the images are kept for the next run).
+# `npm run test:compose -- --bridge` starts docker-compose.yml alone instead, as users do: on its own
+# bridge network, one gateway, `deploy.replicas` workers, published ports moved to 23000 (gateway),
+# 23190 (simulator), 25432 and 26379 (Postgres, Redis), the webhook receiver on the network's gateway
+# address. It needs a machine whose containers may talk to each other and to the host.
 # Prints how long each step took; the totals also go to .kessai/test-compose.log.
 # Exits 0 with a SKIPPED message only when no engine answers and none can be started here.
 set -euo pipefail
@@ -20,8 +24,25 @@ export KESSAI_NODE_IMAGE=${KESSAI_NODE_IMAGE:-kessai-local/node:20-bookworm-slim
 export KESSAI_POSTGRES_IMAGE=${KESSAI_POSTGRES_IMAGE:-kessai-local/postgres:15}
 export KESSAI_REDIS_IMAGE=${KESSAI_REDIS_IMAGE:-kessai-local/redis:7}
 HEALTH_TIMEOUT_S=${KESSAI_COMPOSE_HEALTH_TIMEOUT_S:-600}
-GATEWAYS=(http://127.0.0.1:23000 http://127.0.0.1:23010)
-PORTS=(25432 26379 23000 23010 23190 23101 23111 23102 23112 23103 23113 23104 23114)
+case ${1:-} in
+  '') MODE=host ;;
+  --bridge) MODE=bridge ;;
+  *)
+    echo "usage: scripts/test-compose.sh [--bridge]" >&2
+    exit 2
+    ;;
+esac
+if [[ $MODE == host ]]; then
+  FILES=(-f docker-compose.yml -f docker-compose.host-network.yml)
+  GATEWAYS=(http://127.0.0.1:23000 http://127.0.0.1:23010)
+  PORTS=(25432 26379 23000 23010 23190 23101 23111 23102 23112 23103 23113 23104 23114)
+  CONTAINERS=15
+else
+  FILES=(-f docker-compose.yml)
+  GATEWAYS=(http://127.0.0.1:23000)
+  PORTS=(25432 26379 23000 23190)
+  CONTAINERS=14
+fi
 
 say() { echo "test:compose: $*"; }
 clock=$(date +%s)
@@ -55,15 +76,21 @@ fi
 work=$(mktemp -d)
 # fresh keys for this run, from .env.example like `npm start` (a .env of the user's is not read)
 node scripts/make-env.js .env.example "$work/compose.env"
-# The deployment as compose resolves docker-compose.yml + docker-compose.host-network.yml, with
-# the published ports dropped: host networking ignores them, but Compose v1 refuses them beside
-# network_mode: host, and an override file cannot remove them (v2's `!reset` is unknown to v1).
-"${compose_cmd[@]}" --env-file "$work/compose.env" -f docker-compose.yml -f docker-compose.host-network.yml \
-  config >"$work/merged.yml"
-python3 - "$work/merged.yml" "$work/deploy.yml" <<'EOF'
+# the base images, and the published ports away from the ones this machine's own services hold
+# (exported: the environment wins over the env file)
+export POSTGRES_IMAGE=$KESSAI_POSTGRES_IMAGE REDIS_IMAGE=$KESSAI_REDIS_IMAGE PORT=23000 \
+  SIMULATOR_HOST_PORT=23190 POSTGRES_HOST_PORT=25432 REDIS_HOST_PORT=26379
+# The deployment as compose resolves it. Under host networking the published ports are dropped:
+# host networking ignores them, but Compose v1 refuses them beside network_mode: host, and an
+# override file cannot remove them (v2's `!reset` is unknown to v1).
+"${compose_cmd[@]}" --env-file "$work/compose.env" "${FILES[@]}" config >"$work/merged.yml"
+python3 - "$work/merged.yml" "$work/deploy.yml" "$MODE" <<'EOF'
 import sys, yaml
 config = yaml.safe_load(open(sys.argv[1]))
 services = config["services"]
+if sys.argv[3] == "bridge":
+    yaml.safe_dump(config, open(sys.argv[2], "w"), default_flow_style=False, sort_keys=False)
+    sys.exit(0)
 for service in services.values():
     service.pop("ports", None)
 # the `-2` services must be their first replica's definition but for the port they listen on
@@ -99,7 +126,7 @@ trap finish EXIT
 down
 for port in "${PORTS[@]}"; do
   if timeout 1 bash -c "exec 3<>/dev/tcp/127.0.0.1/$port" 2>/dev/null; then
-    say "port $port on 127.0.0.1 is taken: the host-network deployment needs it (docker-compose.host-network.yml)"
+    say "port $port on 127.0.0.1 is taken: the test deployment needs it"
     exit 1
   fi
 done
@@ -139,7 +166,7 @@ while :; do
       exit 1
     fi
   done
-  [[ ${#ids[@]} -ge 15 && ${#waiting[@]} -eq 0 ]] && break
+  [[ ${#ids[@]} -ge $CONTAINERS && ${#waiting[@]} -eq 0 ]] && break
   if ((SECONDS > deadline)); then
     say "not healthy after ${HEALTH_TIMEOUT_S}s: ${waiting[*]}"
     exit 1
@@ -154,7 +181,12 @@ docker logs "$bootstrap" 2>/dev/null | node -e '
   const text = require("fs").readFileSync(0, "utf8");
   process.stdout.write(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1));
 ' >"$work/credentials.json"
-TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts "$work/credentials.json" "${GATEWAYS[@]}"
+receiver_host=127.0.0.1
+if [[ $MODE == bridge ]]; then
+  # the host as the containers reach it: the gateway address of the deployment's network
+  receiver_host=$(docker network inspect --format '{{range .IPAM.Config}}{{.Gateway}}{{end}}' "${PROJECT}_default")
+fi
+SMOKE_RECEIVER_HOST=$receiver_host TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts "$work/credentials.json" "${GATEWAYS[@]}"
 lap "SDK smoke test"
 
 trap - EXIT
@@ -162,7 +194,7 @@ down
 rm -rf "$work"
 lap "down"
 total=$(($(date +%s) - started))
-summary="passed in ${total}s ($(IFS=,; echo "${timings[*]}" | sed 's/,/, /g'))"
+summary="passed ($MODE network) in ${total}s ($(IFS=,; echo "${timings[*]}" | sed 's/,/, /g'))"
 say "$summary"
 mkdir -p .kessai
 echo "$(date -u +%FT%TZ) $summary" >>.kessai/test-compose.log

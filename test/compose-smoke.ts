@@ -1,13 +1,13 @@
 /**
- * The smoke test of a running compose deployment (`npm run test:compose` runs it against the
- * host-network deployment), through the official univapay-node SDK with the bootstrap's demo
- * credentials, across both gateways:
+ * The smoke test of a running compose deployment (`npm run test:compose` runs it), through the
+ * official univapay-node SDK with the bootstrap's demo credentials, alternating between the gateways
+ * given:
  *   a card token → a charge → successful; a partial refund → successful; a subscription → its first
  *   charge successful and the subscription current; a signed webhook for each (charge_finished,
  *   refund_finished, subscription_payment) received by a receiver on this machine.
  *
- *   TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts \
- *     <credentials.json> <gateway URL>...
+ *   [SMOKE_RECEIVER_HOST=<address>] TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register \
+ *     -r tsconfig-paths/register test/compose-smoke.ts <credentials.json> <gateway URL>...
  *
  * Exits 0 when every step passed, 1 with the failing step otherwise.
  */
@@ -45,8 +45,10 @@ async function main() {
       `smoke: ${((performance.now() - started) / 1000).toFixed(1).padStart(5)}s ${line}\n`,
     );
 
+  // the merchant's webhook endpoint, on this machine where the deployment reaches it (loopback
+  // under host networking; the compose network's gateway address on a bridge network)
   const receiver = new WebhookReceiver();
-  await receiver.start();
+  await receiver.start(process.env.SMOKE_RECEIVER_HOST ?? '127.0.0.1');
   try {
     // Kessai answers a webhook's signing secret beside the SDK's fields (docs/webhooks.md)
     const hook = (await sdk(0).webHooks.create(

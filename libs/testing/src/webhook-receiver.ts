@@ -25,7 +25,8 @@ export class WebhookReceiver {
   #server: Server | undefined;
   url = '';
 
-  async start(): Promise<void> {
+  /** Listens on `host` (loopback unless told: a deployment in containers may reach the host elsewhere). */
+  async start(host = '127.0.0.1'): Promise<void> {
     this.#server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -46,8 +47,8 @@ export class WebhookReceiver {
         response.end('ok');
       });
     });
-    await new Promise<void>((resolve) => this.#server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+    await new Promise<void>((resolve) => this.#server?.listen(0, host, resolve));
+    this.url = `http://${host}:${(this.#server.address() as AddressInfo).port}`;
   }
 
   plan(path: string, statuses: number[]): void {
