@@ -131,13 +131,25 @@ for port in "${PORTS[@]}"; do
   fi
 done
 
-previous=$(docker image inspect --format '{{.Id}}' "kessai:$KESSAI_TAG" 2>/dev/null || true)
+# The build stage is tagged too (kessai:compose-test-build), so that the image a rebuild replaces
+# can be removed with its layers: on vfs every layer is a full copy, and an untagged build stage
+# would stay behind, ~1 GB per source change.
+image_id() { docker image inspect --format '{{.Id}}' "$1" 2>/dev/null || true; }
+previous=("$(image_id "kessai:$KESSAI_TAG")" "$(image_id "kessai:$KESSAI_TAG-build")")
 say "building kessai:$KESSAI_TAG (FROM $KESSAI_NODE_IMAGE)"
 # the classic builder: no BuildKit frontend image to pull; the host's network reaches the registry
-DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg "NODE_IMAGE=$KESSAI_NODE_IMAGE" \
-  --target runtime -t "kessai:$KESSAI_TAG" . >/dev/null
-current=$(docker image inspect --format '{{.Id}}' "kessai:$KESSAI_TAG")
-if [[ -n $previous && $previous != "$current" ]]; then docker rmi "$previous" >/dev/null 2>&1 || true; fi
+for target in build runtime; do
+  tag=kessai:$KESSAI_TAG
+  [[ $target == build ]] && tag=$tag-build
+  DOCKER_BUILDKIT=0 docker build --quiet --network host --build-arg "NODE_IMAGE=$KESSAI_NODE_IMAGE" \
+    --target "$target" -t "$tag" . >/dev/null
+done
+current=("$(image_id "kessai:$KESSAI_TAG")" "$(image_id "kessai:$KESSAI_TAG-build")")
+for i in 0 1; do
+  if [[ -n ${previous[i]} && ${previous[i]} != "${current[i]}" ]]; then
+    docker rmi "${previous[i]}" >/dev/null 2>&1 || true
+  fi
+done
 size=$(docker image inspect --format '{{.Size}}' "kessai:$KESSAI_TAG" | awk '{ printf "%.0f MB", $1 / 1e6 }')
 lap "image build"
 say "kessai:$KESSAI_TAG is $size"
