@@ -19,7 +19,7 @@ import {
   type ChargeStatus,
   type FeeTerms,
 } from '@kessai/domain';
-import { LOGGER, type Logger } from '@kessai/observability';
+import { LOGGER, withCorrelation, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
 import {
   type AuthorizeResult,
@@ -48,6 +48,8 @@ import { PaymentProcessors } from '@kessai/processor';
 export interface ChargeRequest {
   chargeId: string;
   causeEventId: string | null;
+  /** the request the charge comes from: its log lines carry it */
+  correlationId?: string | null;
 }
 
 /** Thrown to let BullMQ retry the job later: the outcome is unknown for now, nothing is recorded. */
@@ -110,12 +112,15 @@ export class ChargeProcessingService {
    */
   async processCharges(requests: readonly ChargeRequest[]): Promise<void> {
     // a charge listed twice is processed once, for its first event
-    const causes = new Map<string, string | null>();
-    for (const request of requests)
-      if (!causes.has(request.chargeId)) causes.set(request.chargeId, request.causeEventId);
-    const pending = await this.charges.findPendingMany([...causes.keys()]);
+    const first = new Map<string, ChargeRequest>();
+    for (const request of requests) if (!first.has(request.chargeId)) first.set(request.chargeId, request);
+    const causes = new Map([...first].map(([chargeId, request]) => [chargeId, request.causeEventId]));
+    const correlationOf = (chargeId: string) => first.get(chargeId)?.correlationId ?? null;
+    const pending = await this.charges.findPendingMany([...first.keys()]);
     const settled = await Promise.allSettled(
-      pending.map((charge) => this.#process(charge, causes.get(charge.id) ?? null)),
+      pending.map((charge) =>
+        withCorrelation(correlationOf(charge.id), () => this.#process(charge, causes.get(charge.id) ?? null)),
+      ),
     );
     const unfinished: PendingCharge[] = [];
     settled.forEach((result, i) => {
@@ -135,6 +140,7 @@ export class ChargeProcessingService {
         eventType: CHARGE_REQUESTED,
         idParts: ['retry'],
         delayMs: CHARGES_QUEUE.jobOptions.backoff.delay,
+        correlationId: correlationOf(charge.id),
       })),
     );
   }
