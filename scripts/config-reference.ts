@@ -107,7 +107,7 @@ function acceptsOf(schema: z.ZodTypeAny): string {
   if (schema instanceof z.ZodEffects) return acceptsOf((schema as z.ZodEffects<z.ZodTypeAny>).innerType());
   if (schema instanceof z.ZodEnum) return (schema.options as string[]).map((v) => `\`${v}\``).join(', ');
   if (schema instanceof z.ZodNumber) {
-    const checks = (schema._def).checks;
+    const checks = schema._def.checks;
     const integer = checks.some((check) => check.kind === 'int');
     const min = checks.find((check) => check.kind === 'min');
     const max = checks.find((check) => check.kind === 'max');
@@ -119,7 +119,7 @@ function acceptsOf(schema: z.ZodTypeAny): string {
     return [kind, bounds.join(', ')].filter(Boolean).join(' ');
   }
   if (schema instanceof z.ZodString) {
-    const checks = (schema._def).checks;
+    const checks = schema._def.checks;
     const parts = ['string'];
     for (const check of checks) {
       if (check.kind === 'url') parts[0] = 'URL';
