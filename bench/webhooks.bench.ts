@@ -11,7 +11,7 @@
  * Settings (environment): BENCH_EVENTS (10000), BENCH_WEBHOOKS (8: store webhooks, one per store,
  * each subscribed to charge_finished; every event is for one of them), BENCH_CONCURRENCY (64: the
  * floor's, and webhook-service's WEBHOOK_WORKER_CONCURRENCY), BENCH_ENDPOINT_CONCURRENCY (8:
- * WEBHOOK_ENDPOINT_CONCURRENCY), TEST_DATABASE_URL (its server hosts the scratch database).
+ * WEBHOOK_ENDPOINT_CONCURRENCY), BENCH_REPLICAS (1: webhook-service processes), TEST_DATABASE_URL (its server hosts the scratch database).
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
@@ -27,6 +27,7 @@ const EVENTS = num('BENCH_EVENTS', 10_000);
 const WEBHOOKS = num('BENCH_WEBHOOKS', 8);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 64);
 const ENDPOINT_CONCURRENCY = num('BENCH_ENDPOINT_CONCURRENCY', 8);
+const REPLICAS = num('BENCH_REPLICAS', 1);
 
 process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
 
@@ -109,7 +110,7 @@ async function main() {
   const env = await TestEnvironment.create();
   const receiver = new Receiver();
   await receiver.start();
-  let service: SpawnedApp | undefined;
+  const services: SpawnedApp[] = [];
   try {
     const merchant = await env.admin.createMerchant({
       name: 'Bench',
@@ -155,12 +156,15 @@ async function main() {
       );
     }
 
-    ({ app: service } = await startWorkerProcess('apps/webhook-service/src/main.ts', {
-      ...env.variables,
-      LOG_LEVEL: 'warn',
-      WEBHOOK_WORKER_CONCURRENCY: String(CONCURRENCY),
-      WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
-    }));
+    for (let i = 0; i < REPLICAS; i++) {
+      const { app } = await startWorkerProcess('apps/webhook-service/src/main.ts', {
+        ...env.variables,
+        LOG_LEVEL: 'warn',
+        WEBHOOK_WORKER_CONCURRENCY: String(CONCURRENCY),
+        WEBHOOK_ENDPOINT_CONCURRENCY: String(ENDPOINT_CONCURRENCY),
+      });
+      services.push(app);
+    }
 
     // the burst: every charge's charge_finished committed in one transaction
     const committed = await env.prisma.$queryRawUnsafe<{ at: Date }[]>(
@@ -184,7 +188,7 @@ async function main() {
 
     console.log(
       `\nwebhook deliveries: ${EVENTS} charge_finished events committed at once, ${WEBHOOKS} store webhooks, ` +
-        `1 webhook-service (WEBHOOK_WORKER_CONCURRENCY ${CONCURRENCY}, WEBHOOK_ENDPOINT_CONCURRENCY ${ENDPOINT_CONCURRENCY})\n`,
+        `${REPLICAS} webhook-service process(es) (each WEBHOOK_WORKER_CONCURRENCY ${CONCURRENCY}, WEBHOOK_ENDPOINT_CONCURRENCY ${ENDPOINT_CONCURRENCY})\n`,
     );
     console.log('| measure | per second | p50 ms | p99 ms | notes |');
     console.log('|---|---|---|---|---|');
@@ -196,7 +200,7 @@ async function main() {
     );
     console.log(`\ndeliveries / floor: ${Math.round((rate / floorRate) * 100)} %`);
   } finally {
-    await service?.stop();
+    await Promise.all(services.map((service) => service.stop()));
     await receiver.close();
     await env.close();
   }

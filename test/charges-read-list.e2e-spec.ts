@@ -297,3 +297,28 @@ describe('listing charges', () => {
     }
   });
 });
+
+describe('ChargesRepository.findMany (plain SQL, for webhook data)', () => {
+  it('reads each charge exactly as Prisma does, every column, and skips unknown ids', async () => {
+    const plain = await shopApi.charge(await shopApi.cardToken(), { metadata: { order: 'A-1', n: 2 } });
+    const rich = await shopApi.charge(await shopApi.cardToken(), {
+      capture: false,
+      descriptor: 'SHOP',
+      metadata: { big: 12345678901234, text: 'été', flag: true, none: null },
+    });
+    await updateChargeRow(
+      env,
+      rich.id,
+      `status = 'failed', charged_amount = 1000, charged_currency = 'JPY', fee_amount = 36,
+       error_code = 302, error_message = 'card declined', error_detail = 'detail',
+       processor_reference = 'ref-1', three_ds = '{"mode":"normal"}'::jsonb,
+       issuer_token = '{"issuer_token":"x"}'::jsonb, expires_on = now(), capture_at = now()`,
+    );
+    const repository = app.get(ChargesRepository);
+    const found = await repository.findMany([plain.id, rich.id, randomUUID()]);
+    expect(found.map((charge) => charge.id).sort()).toEqual([plain.id, rich.id].sort());
+    for (const charge of found) {
+      expect(charge).toEqual(await env.prisma.charge.findUnique({ where: { id: charge.id } }));
+    }
+  });
+});

@@ -20,6 +20,8 @@ import { MetricsController } from './metrics/metrics.controller';
 import { MeController } from './merchants/me.controller';
 import { StoresController } from './stores/stores.controller';
 import { CheckoutInfoController } from './checkout-info/checkout-info.controller';
+import { CheckoutController } from './checkout/checkout.controller';
+import { CheckoutService } from './checkout/checkout.service';
 import { StoresService } from './stores/stores.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
 import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
@@ -63,6 +65,7 @@ export const GATEWAY_CONTROLLERS = [
   RefundsController,
   CancelsController,
   CheckoutInfoController,
+  CheckoutController,
   ProcessorCallbacksController,
   TransactionHistoryController,
   SubscriptionsController,
@@ -101,6 +104,7 @@ export class GatewayModule {
         TestClocksService,
         WebhooksService,
         WebhookUrlPolicy,
+        CheckoutService,
         {
           provide: OPENAPI_DOCUMENT,
           useValue: new OpenApiDocumentSource(() => buildOpenApiDocument(GATEWAY_CONTROLLERS)),

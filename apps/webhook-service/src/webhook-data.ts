@@ -17,6 +17,7 @@ import {
   presentSubscription,
   presentToken,
 } from '@kessai/presenters';
+import { Coalescer } from '@kessai/runtime';
 
 type Loader = (event: WebhookEvent) => Promise<object | null>;
 
@@ -37,14 +38,20 @@ export class WebhookData {
     subscriptions: SubscriptionsRepository,
     deferredPayments: DeferredPaymentsRepository,
   ) {
+    // the events of a dispatched batch are loaded side by side: their charges (and tokens) are read
+    // together, one query for all
+    const chargeReads = byIds((ids) => charges.findMany(ids));
+    const tokenReads = byIds((ids) => tokens.findMany(ids));
     const charge: Loader = async (event) => {
-      const row = await charges.findInScope(scopeOf(event), event.aggregateId);
-      return row && presentCharge(row);
+      const row = await chargeReads.submit(event.aggregateId);
+      return row && inScope(row, event) ? presentCharge(row) : null;
     };
     const token: Loader = async (event) => {
       if (event.storeId === null) return null;
-      const row = await tokens.findInStore(event.merchantId, event.storeId, event.aggregateId);
-      return row && presentToken(row);
+      const row = await tokenReads.submit(event.aggregateId);
+      return row && row.merchantId === event.merchantId && row.storeId === event.storeId
+        ? presentToken(row)
+        : null;
     };
     // the subscription as GET …/subscriptions/{id} answers it when the event is dispatched
     const subscription: Loader = async (event) => {
@@ -91,6 +98,22 @@ export class WebhookData {
   of(type: WebhookEventType, event: WebhookEvent): Promise<object | null> {
     return this.#loaders[type](event);
   }
+}
+
+/** Reads by id through one query per batch of concurrent reads; null for an id not found. */
+function byIds<T extends { id: string }>(read: (ids: string[]) => Promise<T[]>): Coalescer<string, T | null> {
+  return new Coalescer(
+    async (ids) => {
+      const rows = new Map((await read(ids)).map((row) => [row.id, row]));
+      return ids.map((id) => rows.get(id) ?? null);
+    },
+    { maxItems: 500, maxInFlight: 2 },
+  );
+}
+
+/** A row the event's scope may see: the merchant's, and the store's when the event names one. */
+function inScope(row: { merchantId: string; storeId: string }, event: WebhookEvent): boolean {
+  return row.merchantId === event.merchantId && (event.storeId === null || row.storeId === event.storeId);
 }
 
 function scopeOf(event: WebhookEvent) {

@@ -4,7 +4,7 @@ import type { DeliveryAttemptRecord, DeliveryToSend, WebhooksRepository } from '
 import type { Logger } from '@kessai/observability';
 import { GONE_REASON, WebhookDeliveryService } from './webhook-delivery.service';
 import type { SendResult, WebhookSender } from './webhook-sender';
-import { authorizationOf } from './webhook-sender';
+import { authorizationOf, SNIPPET_BYTES, snippetOf } from './webhook-sender';
 
 /**
  * The decisions of one try with a fake sender (the receiver), repository and queue: what is
@@ -18,7 +18,9 @@ const config = {
   WEBHOOK_RETRY_FACTOR: 2,
   WEBHOOK_RETRY_MAX_DELAY_MS: 60_000,
   WEBHOOK_RETRY_JITTER: 0,
+  WEBHOOK_WORKER_CONCURRENCY: 4,
   WEBHOOK_ENDPOINT_CONCURRENCY: 1,
+  WEBHOOK_ENDPOINT_WAIT_MS: 50,
   WEBHOOK_ENDPOINT_BUSY_DELAY_MS: 1_000,
   WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: 3_600,
 } as AppConfig;
@@ -47,10 +49,10 @@ function setup(
   const queued: { data: unknown; opts: { jobId: string; delay: number } }[] = [];
   const sent: string[] = [];
   const repository = {
-    findDelivery: () => Promise.resolve(row),
-    recordAttempt: (_id: string, attempt: DeliveryAttemptRecord) => {
-      recorded.push(attempt);
-      return Promise.resolve(true);
+    findDeliveries: (ids: string[]) => Promise.resolve(ids.includes(row.id) ? [row] : []),
+    recordAttempts: (attempts: DeliveryAttemptRecord[]) => {
+      recorded.push(...attempts);
+      return Promise.resolve(new Set(attempts.map((attempt) => attempt.deliveryId)));
     },
   } as unknown as WebhooksRepository;
   const sender = {
@@ -81,7 +83,7 @@ function ok(statusCode: number): SendResult {
 describe('a webhook delivery try', () => {
   it('a 2xx delivers it; nothing more is queued', async () => {
     const { service, recorded, queued, id } = setup({}, ok(204));
-    await service.deliver(id, 1, postponeNever);
+    await service.deliver([{ deliveryId: id, attempt: 1 }], postponeNever);
     expect(recorded).toMatchObject([
       { number: 1, statusCode: 204, status: 'delivered', disableReason: null },
     ]);
@@ -90,7 +92,7 @@ describe('a webhook delivery try', () => {
 
   it('another answer queues the next try on the schedule, with its own job id, and stays pending', async () => {
     const { service, recorded, queued, id } = setup({ attemptCount: 1 }, ok(500));
-    await service.deliver(id, 2, postponeNever);
+    await service.deliver([{ deliveryId: id, attempt: 2 }], postponeNever);
     expect(queued).toEqual([
       { data: { deliveryId: id, attempt: 3 }, opts: { jobId: `deliver_webhook.${id}.3`, delay: 2_000 } },
     ]);
@@ -105,21 +107,21 @@ describe('a webhook delivery try', () => {
       {},
       { statusCode: null, durationMs: 15_000, error: 'no answer', responseSnippet: null },
     );
-    await service.deliver(id, 1, postponeNever);
+    await service.deliver([{ deliveryId: id, attempt: 1 }], postponeNever);
     expect(queued).toHaveLength(1);
     expect(recorded).toMatchObject([{ statusCode: null, status: 'pending' }]);
   });
 
   it('the last try’s failure ends it failed', async () => {
     const { service, recorded, queued, id } = setup({ attemptCount: 2 }, ok(502));
-    await service.deliver(id, 3, postponeNever);
+    await service.deliver([{ deliveryId: id, attempt: 3 }], postponeNever);
     expect(queued).toEqual([]);
     expect(recorded).toMatchObject([{ number: 3, status: 'failed', disableReason: null }]);
   });
 
   it('410 Gone ends it and turns the webhook off', async () => {
     const { service, recorded, queued, id } = setup({}, ok(410));
-    await service.deliver(id, 1, postponeNever);
+    await service.deliver([{ deliveryId: id, attempt: 1 }], postponeNever);
     expect(queued).toEqual([]);
     expect(recorded).toMatchObject([{ status: 'failed', disableReason: GONE_REASON }]);
   });
@@ -127,30 +129,31 @@ describe('a webhook delivery try', () => {
   it('does nothing for a try already recorded or a delivery no longer pending; an inactive webhook gets nothing', async () => {
     for (const row of [{ attemptCount: 1 }, { status: 'delivered' as const }]) {
       const { service, recorded, sent, id } = setup(row);
-      await service.deliver(id, 1, postponeNever);
+      await service.deliver([{ deliveryId: id, attempt: 1 }], postponeNever);
       expect([recorded, sent]).toEqual([[], []]);
     }
     const inactive = setup({ webhookActive: false });
-    await inactive.service.deliver(inactive.id, 1, postponeNever);
+    await inactive.service.deliver([{ deliveryId: inactive.id, attempt: 1 }], postponeNever);
     expect(inactive.sent).toEqual([]);
     expect(inactive.recorded).toMatchObject([{ status: 'failed', statusCode: null, judged: false }]);
   });
 });
 
 describe('the per-endpoint bound', () => {
-  it('a try to a webhook with its tries in flight waits as a delayed job; the slot frees when the try ends', async () => {
+  it('a try to a webhook with its tries in flight waits, then goes back as a delayed job; the slot frees when the try ends', async () => {
     let answer: (result: SendResult) => void = () => undefined;
     const hanging = new Promise<SendResult>((resolve) => (answer = resolve));
     const { service, recorded, sent, id } = setup({}, () => hanging);
-    const first = service.deliver(id, 1, postponeNever);
-    const postponed: number[] = [];
-    const postpone = (at: number): Promise<never> => {
-      postponed.push(at);
+    const first = service.deliver([{ deliveryId: id, attempt: 1 }], postponeNever);
+    const postponed: { tries: unknown[]; at: number }[] = [];
+    const postpone = (tries: unknown[], at: number): Promise<never> => {
+      postponed.push({ tries, at });
       return Promise.reject(new Error('postponed'));
     };
-    await expect(service.deliver(id, 1, postpone)).rejects.toThrow('postponed');
-    expect(postponed).toHaveLength(1);
-    expect(postponed[0]).toBeGreaterThanOrEqual(Date.now() + 400);
+    const before = Date.now();
+    await expect(service.deliver([{ deliveryId: id, attempt: 1 }], postpone)).rejects.toThrow('postponed');
+    expect(postponed).toEqual([{ tries: [{ deliveryId: id, attempt: 1 }], at: expect.any(Number) }]);
+    expect(postponed[0]?.at).toBeGreaterThanOrEqual(before + 500);
     expect(sent).toHaveLength(1);
     answer(ok(200));
     await first;
@@ -163,5 +166,13 @@ describe('the Authorization header from auth_token', () => {
     expect(authorizationOf('Bearer mytoken')).toBe('Bearer mytoken');
     expect(authorizationOf('Basic dXNlcjpwYXNz')).toBe('Basic dXNlcjpwYXNz');
     expect(authorizationOf('mytoken')).toBe('Bearer mytoken');
+  });
+});
+
+describe('the response snippet of the delivery log', () => {
+  it('keeps the first SNIPPET_BYTES bytes, control characters as spaces, and nothing for an empty answer', () => {
+    expect(snippetOf(Buffer.from('line 1\r\nline\t2\u0000\u007f😀'))).toBe('line 1  line 2  😀');
+    expect(snippetOf(Buffer.alloc(SNIPPET_BYTES + 50, 'a'))).toBe('a'.repeat(SNIPPET_BYTES));
+    expect(snippetOf(Buffer.alloc(0))).toBeNull();
   });
 });

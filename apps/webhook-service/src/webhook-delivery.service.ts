@@ -3,32 +3,48 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { jobId, WEBHOOK_EVENTS_QUEUE, type DeliveryJobData } from '@kessai/contracts';
-import { WebhooksRepository, type DeliveryAttemptRecord } from '@kessai/db';
+import { WebhooksRepository, type DeliveryAttemptRecord, type DeliveryToSend } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { Coalescer } from '@kessai/runtime';
+import { DeliveryPool } from './delivery-pool';
 import { nextAttemptDelayMs } from './retry-schedule';
-import { EndpointSlots } from './endpoint-slots';
 import { WebhookSender, type SendResult } from './webhook-sender';
 
-/** How a try over its endpoint's bound waits: the job put back as delayed until `at` (ms since epoch). */
-export type Postpone = (at: number) => Promise<never>;
+/**
+ * How tries that waited too long for their endpoint go back: as a delayed job holding only them (a
+ * deliver job put back, or a new one), until `at` (ms since epoch).
+ */
+export type Postpone = (tries: DeliveryJobData[], at: number) => Promise<void>;
+
+/**
+ * Tries recorded by one statement at most, and such statements running at once: besides the tries
+ * in flight, at most this many sent tries wait for their record, the tries a crash can make a
+ * receiver see twice (the crash test's bound).
+ */
+export const RECORD_BATCH = 200;
+export const RECORDS_IN_FLIGHT = 2;
 
 /** The reason recorded on a webhook that delivery turned off. */
 export const GONE_REASON = 'the endpoint answered 410 Gone';
 
 /**
- * deliver_webhook: one try of one delivery (docs/webhooks.md). The row is the state: a delivery no
- * longer pending, or whose try `attempt` is recorded already, is left alone. A 2xx is success; 410
- * Gone ends the delivery and turns its webhook off; anything else (another status, no answer within
- * the timeout, a refused connection) queues the next try on the retry schedule, as a delayed job
- * with its own id, before recording this one, so that a crash in between loses no try (it may
- * repeat one: at-least-once). The last try's failure ends the delivery `failed`. A webhook with
- * WEBHOOK_ENDPOINT_CONCURRENCY tries in flight in this process makes the try wait (`postpone`), so
- * that a slow endpoint holds no more slots than that. A webhook whose every try has failed for
- * WEBHOOK_DISABLE_AFTER_FAILING_SECONDS is turned off by the try that finds it so.
+ * deliver_webhooks / deliver_webhook: tries of deliveries (docs/webhooks.md). The rows are the
+ * state: the job's deliveries are read in one statement, and a delivery no longer pending, or whose
+ * try `attempt` is recorded already, is left alone. The others are sent side by side through the
+ * process's DeliveryPool (at most WEBHOOK_ENDPOINT_CONCURRENCY per webhook, WEBHOOK_WORKER_CONCURRENCY
+ * in all); tries that could not start within WEBHOOK_ENDPOINT_WAIT_MS are put back (`postpone`). A
+ * 2xx is success; 410 Gone ends the delivery and turns its webhook off; anything else (another
+ * status, no answer within the timeout, a refused connection) queues the next try on the retry
+ * schedule, as a delayed job with its own id, before recording this one, so that a crash in between
+ * loses no try (it may repeat one: at-least-once). The last try's failure ends the delivery
+ * `failed`. Tries finishing together are recorded by one statement (a Coalescer). A webhook whose
+ * every try has failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS is turned off by the record that
+ * finds it so.
  */
 @Injectable()
 export class WebhookDeliveryService {
-  readonly #slots: EndpointSlots;
+  readonly #pool: DeliveryPool;
+  readonly #records: Coalescer<DeliveryAttemptRecord, boolean>;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -37,93 +53,55 @@ export class WebhookDeliveryService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
-    this.#slots = new EndpointSlots(config.WEBHOOK_ENDPOINT_CONCURRENCY);
+    this.#pool = new DeliveryPool({
+      perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      global: config.WEBHOOK_WORKER_CONCURRENCY,
+      waitMs: config.WEBHOOK_ENDPOINT_WAIT_MS,
+    });
+    const disableAfter = config.WEBHOOK_DISABLE_AFTER_FAILING_SECONDS;
+    // 0: never (the longest interval an int4 holds, some 68 years)
+    const disableAfterSeconds = disableAfter === 0 ? 2_147_483_647 : disableAfter;
+    this.#records = new Coalescer(
+      async (attempts) => {
+        const recorded = await this.webhooks.recordAttempts(attempts, disableAfterSeconds);
+        return attempts.map((attempt) => recorded.has(attempt.deliveryId));
+      },
+      { maxItems: RECORD_BATCH, maxInFlight: RECORDS_IN_FLIGHT },
+    );
   }
 
-  async deliver(deliveryId: string, attempt: number, postpone: Postpone): Promise<void> {
-    const delivery = await this.webhooks.findDelivery(deliveryId);
-    if (!delivery || delivery.status !== 'pending' || delivery.attemptCount >= attempt) return;
-    if (!delivery.webhookActive) {
-      await this.#record(
-        deliveryId,
-        {
-          number: attempt,
-          statusCode: null,
-          errorMessage: 'not sent: the webhook is inactive',
-          responseSnippet: null,
-          durationMs: 0,
-          status: 'failed',
-          nextAttemptOn: null,
-          disableReason: null,
-        },
-        false,
-      );
-      return;
+  /** Tries `tries` (deliveries, each with its try's number); resolves when each is recorded or put back. */
+  async deliver(tries: readonly DeliveryJobData[], postpone: Postpone): Promise<void> {
+    const deliveries = new Map(
+      (await this.webhooks.findDeliveries(tries.map((t) => t.deliveryId))).map((d) => [d.id, d]),
+    );
+    const loaded: { delivery: DeliveryToSend; attempt: number }[] = [];
+    for (const { deliveryId, attempt } of tries) {
+      const delivery = deliveries.get(deliveryId);
+      if (delivery) loaded.push({ delivery, attempt });
     }
-    if (!this.#slots.tryTake(delivery.webhookId)) {
+    return this.deliverLoaded(loaded, postpone);
+  }
+
+  /**
+   * `deliver` for deliveries read already (dispatch's first tries, with the bodies it has just
+   * written): a delivery no longer pending, or whose try `attempt` is recorded, is left alone.
+   */
+  async deliverLoaded(
+    tries: readonly { delivery: DeliveryToSend; attempt: number }[],
+    postpone: Postpone,
+  ): Promise<void> {
+    const waited: DeliveryJobData[] = [];
+    await Promise.all(
+      tries.map(async ({ delivery, attempt }) => {
+        if (delivery.status !== 'pending' || delivery.attemptCount >= attempt) return;
+        if (!(await this.#try(delivery, attempt))) waited.push({ deliveryId: delivery.id, attempt });
+      }),
+    );
+    if (waited.length > 0) {
       const wait = this.config.WEBHOOK_ENDPOINT_BUSY_DELAY_MS * (0.5 + Math.random());
-      return postpone(Date.now() + Math.round(wait));
+      return postpone(waited, Date.now() + Math.round(wait));
     }
-    let result: SendResult;
-    try {
-      result = await this.sender.send(delivery);
-    } finally {
-      this.#slots.release(delivery.webhookId);
-    }
-    const tried = {
-      number: attempt,
-      statusCode: result.statusCode,
-      errorMessage: result.error,
-      responseSnippet: result.responseSnippet,
-      durationMs: result.durationMs,
-    };
-    if (result.error === null) {
-      await this.#record(deliveryId, {
-        ...tried,
-        status: 'delivered',
-        nextAttemptOn: null,
-        disableReason: null,
-      });
-      return;
-    }
-    if (result.statusCode === 410) {
-      await this.#record(deliveryId, {
-        ...tried,
-        status: 'failed',
-        nextAttemptOn: null,
-        disableReason: GONE_REASON,
-      });
-      this.logger.warn(
-        { deliveryId, webhookId: delivery.webhookId },
-        'webhook turned off: its endpoint answered 410',
-      );
-      return;
-    }
-    const delay = nextAttemptDelayMs(this.config, attempt);
-    if (delay === null) {
-      await this.#record(deliveryId, {
-        ...tried,
-        status: 'failed',
-        nextAttemptOn: null,
-        disableReason: null,
-      });
-      this.logger.warn(
-        { deliveryId, webhookId: delivery.webhookId, attempt },
-        'webhook delivery failed for good',
-      );
-      return;
-    }
-    const next: DeliveryJobData = { deliveryId, attempt: attempt + 1 };
-    await this.queue.add('deliver_webhook', next, {
-      jobId: jobId('deliver_webhook', deliveryId, String(attempt + 1)),
-      delay,
-    });
-    await this.#record(deliveryId, {
-      ...tried,
-      status: 'pending',
-      nextAttemptOn: new Date(Date.now() + delay),
-      disableReason: null,
-    });
   }
 
   /**
@@ -132,26 +110,81 @@ export class WebhookDeliveryService {
    * tries left: after a delivery failed for good, a replay is one try.
    */
   async replay(deliveryId: string, postpone: Postpone): Promise<void> {
-    const delivery = await this.webhooks.findDelivery(deliveryId);
-    if (delivery) await this.deliver(deliveryId, delivery.attemptCount + 1, postpone);
+    const [delivery] = await this.webhooks.findDeliveries([deliveryId]);
+    if (delivery) await this.deliver([{ deliveryId, attempt: delivery.attemptCount + 1 }], postpone);
   }
 
-  async #record(
-    deliveryId: string,
-    attempt: Omit<DeliveryAttemptRecord, 'disableAfterSeconds' | 'judged'>,
-    judged = true,
-  ): Promise<void> {
-    const disableAfter = this.config.WEBHOOK_DISABLE_AFTER_FAILING_SECONDS;
-    const recorded = await this.webhooks.recordAttempt(deliveryId, {
-      ...attempt,
-      // 0: never (the longest interval an int4 holds, some 68 years)
-      disableAfterSeconds: disableAfter === 0 ? 2_147_483_647 : disableAfter,
-      // a try that sent nothing says nothing of the endpoint's health
-      judged,
+  /** One try, sent and recorded; false when it could not start in time (its endpoint busy). */
+  async #try(delivery: DeliveryToSend, attempt: number): Promise<boolean> {
+    const deliveryId = delivery.id;
+    if (!delivery.webhookActive) {
+      await this.#record({
+        deliveryId,
+        number: attempt,
+        statusCode: null,
+        errorMessage: 'not sent: the webhook is inactive',
+        responseSnippet: null,
+        durationMs: 0,
+        status: 'failed',
+        nextAttemptOn: null,
+        disableReason: null,
+        // a try that sent nothing says nothing of the endpoint's health
+        judged: false,
+      });
+      return true;
+    }
+    const sent = await this.#pool.run(delivery.webhookId, () => this.sender.send(delivery));
+    if (!sent.ran) return false;
+    const result: SendResult = sent.value;
+    const tried = {
+      deliveryId,
+      number: attempt,
+      statusCode: result.statusCode,
+      errorMessage: result.error,
+      responseSnippet: result.responseSnippet,
+      durationMs: result.durationMs,
+      judged: true,
+    };
+    if (result.error === null) {
+      await this.#record({ ...tried, status: 'delivered', nextAttemptOn: null, disableReason: null });
+      return true;
+    }
+    if (result.statusCode === 410) {
+      await this.#record({ ...tried, status: 'failed', nextAttemptOn: null, disableReason: GONE_REASON });
+      this.logger.warn(
+        { deliveryId, webhookId: delivery.webhookId },
+        'webhook turned off: its endpoint answered 410',
+      );
+      return true;
+    }
+    const delay = nextAttemptDelayMs(this.config, attempt);
+    if (delay === null) {
+      await this.#record({ ...tried, status: 'failed', nextAttemptOn: null, disableReason: null });
+      this.logger.warn(
+        { deliveryId, webhookId: delivery.webhookId, attempt },
+        'webhook delivery failed for good',
+      );
+      return true;
+    }
+    const next: DeliveryJobData = { deliveryId, attempt: attempt + 1 };
+    await this.queue.add('deliver_webhook', next, {
+      jobId: jobId('deliver_webhook', deliveryId, String(attempt + 1)),
+      delay,
     });
+    await this.#record({
+      ...tried,
+      status: 'pending',
+      nextAttemptOn: new Date(Date.now() + delay),
+      disableReason: null,
+    });
+    return true;
+  }
+
+  async #record(attempt: DeliveryAttemptRecord): Promise<void> {
+    const recorded = await this.#records.submit(attempt);
     this.logger.debug(
       {
-        deliveryId,
+        deliveryId: attempt.deliveryId,
         attempt: attempt.number,
         status: attempt.status,
         statusCode: attempt.statusCode,

@@ -22,8 +22,8 @@ export class WebhookEventsProcessor extends QueueProcessor<typeof WEBHOOK_EVENTS
 
   workerOptions(): ProcessorWorkerOptions {
     return {
-      // the global cap: tries (and dispatches) in flight at once in this process, all endpoints together
-      concurrency: this.config.WEBHOOK_WORKER_CONCURRENCY,
+      // jobs taken at once; their tries share the DeliveryPool's global cap (WEBHOOK_WORKER_CONCURRENCY)
+      concurrency: this.config.WEBHOOK_JOB_CONCURRENCY,
       lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
       stalledInterval: this.config.WEBHOOK_JOB_LOCK_MS,
     };
@@ -36,11 +36,15 @@ export class WebhookEventsProcessor extends QueueProcessor<typeof WEBHOOK_EVENTS
       case 'dispatch_event':
         return this.dispatcher.dispatch(job.data.eventId);
       case 'replay_delivery':
-        return this.deliveries.replay(job.data.aggregateId, (at) => postponeJob(raw, token, at));
+        return this.deliveries.replay(job.data.aggregateId, (_tries, at) => postponeJob(raw, token, at));
       case 'deliver_webhook':
-        return this.deliveries.deliver(job.data.deliveryId, job.data.attempt, (at) =>
-          postponeJob(raw, token, at),
-        );
+        return this.deliveries.deliver([job.data], (_tries, at) => postponeJob(raw, token, at));
+      case 'deliver_webhooks':
+        // the tries put back are all the job holds when it runs again
+        return this.deliveries.deliver(job.data.tries, async (tries, at) => {
+          await raw.updateData({ ...job.data, tries });
+          return postponeJob(raw, token, at);
+        });
       default:
         return unhandledJob(job);
     }

@@ -45,6 +45,10 @@ export class WebhookSender implements OnModuleDestroy {
     },
   };
 
+  /** signers by secret and parsed URLs by text, kept while in use (a few per webhook; bounded) */
+  readonly #signers = new BoundedCache<StandardWebhook>(10_000);
+  readonly #urls = new BoundedCache<URL>(10_000);
+
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.#timeoutMs = config.WEBHOOK_TIMEOUT_MS;
   }
@@ -55,7 +59,7 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   send(delivery: DeliveryToSend, now = new Date()): Promise<SendResult> {
-    const url = new URL(delivery.url);
+    const url = this.#urls.get(delivery.url, () => new URL(delivery.url));
     const live = delivery.mode === 'live';
     const host = url.hostname.replace(/^\[|\]$/g, '');
     if (live && isIP(host) !== 0 && isForbiddenWebhookAddress(host))
@@ -74,7 +78,13 @@ export class WebhookSender implements OnModuleDestroy {
       // during a rotation's overlap, a signature by each secret (Standard Webhooks: space-separated)
       'webhook-signature': [delivery.signingSecret, delivery.previousSigningSecret]
         .flatMap((secret) =>
-          secret === null ? [] : [new StandardWebhook(secret).sign(delivery.id, now, delivery.body)],
+          secret === null
+            ? []
+            : [
+                this.#signers
+                  .get(secret, () => new StandardWebhook(secret))
+                  .sign(delivery.id, now, delivery.body),
+              ],
         )
         .join(' '),
     };
@@ -143,13 +153,29 @@ export function authorizationOf(authToken: string): string {
   return /^[A-Za-z][A-Za-z0-9._~+/-]*\s/.test(authToken) ? authToken : `Bearer ${authToken}`;
 }
 
-function snippetOf(bytes: Buffer): string | null {
+/** A map that forgets everything when it reaches `max` entries: a cache of few, long-lived keys. */
+class BoundedCache<V> {
+  readonly #entries = new Map<string, V>();
+
+  constructor(private readonly max: number) {}
+
+  get(key: string, make: () => V): V {
+    let value = this.#entries.get(key);
+    if (value === undefined) {
+      if (this.#entries.size >= this.max) this.#entries.clear();
+      value = make();
+      this.#entries.set(key, value);
+    }
+    return value;
+  }
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
+export function snippetOf(bytes: Buffer): string | null {
   if (bytes.length === 0) return null;
-  const text = bytes.subarray(0, SNIPPET_BYTES).toString('utf8');
-  return Array.from(text, (char) => {
-    const code = char.charCodeAt(0);
-    return code < 32 || code === 127 ? ' ' : char;
-  }).join('');
+  return bytes.subarray(0, SNIPPET_BYTES).toString('utf8').replace(CONTROL_CHARACTERS, ' ');
 }
 
 function failureOf(error: unknown): string {

@@ -7,6 +7,15 @@ import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
+import {
+  createCheckoutForm,
+  createCheckoutProduct,
+  listCheckoutForms,
+  listCheckoutProducts,
+  showCheckoutForm,
+  updateCheckoutForm,
+  updateCheckoutProduct,
+} from './checkout';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -30,6 +39,18 @@ Commands:
   clock:show --merchant ID --id ID            a test clock and its status (advancing or ready)
   clock:advance --merchant ID --id ID --time ISO
                                               move it later: the engine charges what falls due
+  checkout:form:create --store ID --app-token ID --name NAME [--set JSON]
+                                              a hosted checkout form design of the store, acting
+                                              with that store app token (its mode is the form's);
+                                              --set: the design, snake_case (docs/hosted-checkout.md)
+  checkout:form:update --id ID --set JSON     change the fields given (null clears one)
+  checkout:form:show --id ID
+  checkout:form:list --store ID
+  checkout:product:create --store ID --name NAME --amount N --currency CUR [--code CODE] [--set JSON]
+                                              a product the store's links may sell (amount in
+                                              minor units; the code is unique in the store)
+  checkout:product:update --id ID --set JSON  e.g. {"active": false}
+  checkout:product:list --store ID
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -47,6 +68,10 @@ const options = {
   off: { type: 'boolean' },
   set: { type: 'string' },
   time: { type: 'string' },
+  'app-token': { type: 'string' },
+  amount: { type: 'string' },
+  currency: { type: 'string' },
+  code: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -62,6 +87,20 @@ function jsonOf(text: string, flag: string): unknown {
   } catch {
     throw new AdminError(`--${flag} must be JSON`);
   }
+}
+
+/** --set as a JSON object ({} when absent). */
+function objectOf(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  const value = jsonOf(text, 'set');
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    throw new AdminError('--set must be a JSON object');
+  return value as Record<string, unknown>;
+}
+
+function integer(text: string, flag: string): number {
+  if (!/^\d{1,13}$/.test(text)) throw new AdminError(`--${flag} must be a whole number`);
+  return Number(text);
 }
 
 function mode(value: string | undefined): 'test' | 'live' {
@@ -161,6 +200,42 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
           id: required(values.id, 'id'),
           time: required(values.time, 'time'),
         });
+      case 'checkout:form:create':
+        return await createCheckoutForm(database, {
+          storeId: required(values.store, 'store'),
+          appTokenId: required(values['app-token'], 'app-token'),
+          name: required(values.name, 'name'),
+          design: values.set === undefined ? undefined : jsonOf(values.set, 'set'),
+        });
+      case 'checkout:form:update':
+        return await updateCheckoutForm(
+          database,
+          required(values.id, 'id'),
+          jsonOf(required(values.set, 'set'), 'set'),
+        );
+      case 'checkout:form:show':
+        return await showCheckoutForm(database, required(values.id, 'id'));
+      case 'checkout:form:list':
+        return await listCheckoutForms(database, required(values.store, 'store'));
+      case 'checkout:product:create':
+        return await createCheckoutProduct(database, {
+          storeId: required(values.store, 'store'),
+          product: {
+            ...objectOf(values.set),
+            name: required(values.name, 'name'),
+            amount: integer(required(values.amount, 'amount'), 'amount'),
+            currency: required(values.currency, 'currency'),
+            ...(values.code !== undefined ? { code: values.code } : {}),
+          },
+        });
+      case 'checkout:product:update':
+        return await updateCheckoutProduct(
+          database,
+          required(values.id, 'id'),
+          jsonOf(required(values.set, 'set'), 'set'),
+        );
+      case 'checkout:product:list':
+        return await listCheckoutProducts(database, required(values.store, 'store'));
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:

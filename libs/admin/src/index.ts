@@ -1,3 +1,4 @@
 export * from './admin.service';
 export * from './bootstrap';
 export * from './cli';
+export * from './checkout';

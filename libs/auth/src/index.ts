@@ -3,3 +3,4 @@ export * from './secrets';
 export * from './authorization-header';
 export * from './login-token-jwt';
 export * from './passwords';
+export * from './checkout-link';

@@ -198,12 +198,19 @@ export const configSchema = z.object({
   SUBSCRIPTION_SWEEP_INTERVAL_MS: positiveInt.default(10_000),
 
   /**
-   * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process runs at once, all
-   * endpoints together: the global cap. A try that has no 2xx answer within WEBHOOK_TIMEOUT_MS failed.
+   * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process has in flight at once,
+   * all endpoints together: the global cap of its delivery pool. A try over it waits in the process
+   * (see WEBHOOK_ENDPOINT_WAIT_MS).
    */
   WEBHOOK_WORKER_CONCURRENCY: positiveInt.max(1_000).default(64),
   /** How long one try waits for a 2xx answer before it counts as failed. */
   WEBHOOK_TIMEOUT_MS: positiveInt.max(120_000).default(15_000),
+  /**
+   * Jobs of the webhook-events queue one webhook-service process takes at once (its BullMQ worker's
+   * concurrency). Their tries share WEBHOOK_WORKER_CONCURRENCY, and a job whose tries wait for a
+   * slot holds none, so this may be well above that cap.
+   */
+  WEBHOOK_JOB_CONCURRENCY: positiveInt.max(5_000).default(256),
   /** A pending delivery whose try is this overdue is queued again (its job was lost from Redis). */
   WEBHOOK_STALE_SECONDS: positiveInt.default(600),
   /** How often webhook-service looks for deliveries whose job was lost. */
@@ -223,11 +230,20 @@ export const configSchema = z.object({
     .default(86_400),
   /**
    * Tries in flight at once to one webhook per process: a slow or dead endpoint holds at most this
-   * many of the global slots. A try over it waits WEBHOOK_ENDPOINT_BUSY_DELAY_MS (± half) as a
-   * delayed job, which is not a failed try.
+   * many of the global slots (WEBHOOK_WORKER_CONCURRENCY). A try over it waits; see
+   * WEBHOOK_ENDPOINT_WAIT_MS.
    */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1_000).default(8),
-  /** How long a try over WEBHOOK_ENDPOINT_CONCURRENCY waits (± half) before it is taken again. */
+  /**
+   * How long a try waits in the process for a slot (its webhook's, under
+   * WEBHOOK_ENDPOINT_CONCURRENCY, and a global one) before it is put back as a delayed job, which is
+   * not a failed try.
+   */
+  WEBHOOK_ENDPOINT_WAIT_MS: positiveInt.max(60_000).default(5_000),
+  /**
+   * The delay, ± half, of the delayed job a try is put back as when it waited
+   * WEBHOOK_ENDPOINT_WAIT_MS without a slot.
+   */
   WEBHOOK_ENDPOINT_BUSY_DELAY_MS: positiveInt.default(1_000),
   /** A webhook-service job whose process died is taken over after this long (BullMQ lock duration). */
   WEBHOOK_JOB_LOCK_MS: positiveInt.min(1_000).default(30_000),

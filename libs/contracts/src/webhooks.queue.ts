@@ -12,18 +12,33 @@ export const deliveryJobSchema = z.object({
 });
 export type DeliveryJobData = z.infer<typeof deliveryJobSchema>;
 
+/** How many tries one deliver_webhooks job carries at most. */
+export const DELIVER_WEBHOOKS_BATCH = 50;
+
+/**
+ * Tries of deliveries to one webhook, made together: the first tries of a dispatched batch, one job
+ * per webhook and at most DELIVER_WEBHOOKS_BATCH tries (docs/webhooks.md, "Batches").
+ */
+export const deliveriesJobSchema = z.object({
+  webhookId: z.string().uuid(),
+  tries: z.array(deliveryJobSchema).min(1).max(DELIVER_WEBHOOKS_BATCH),
+});
+export type DeliveriesJobData = z.infer<typeof deliveriesJobSchema>;
+
 /** How many webhook events one dispatch_events job carries at most. */
 export const DISPATCH_EVENTS_BATCH = 200;
 
 /**
  * webhook-service's queue (docs/webhooks.md):
  * - dispatch_events: the events of kind `webhook` (events.ts) of one relay batch: for each, one
- *   webhook_deliveries row per active webhook subscribed to it (unique per webhook and event), then
- *   the first try of each; one statement first drops the events no webhook wants;
+ *   webhook_deliveries row per active webhook subscribed to it (unique per webhook and event), all
+ *   written by one statement, then the first tries as deliver_webhooks jobs, one per webhook;
  * - dispatch_event: the same for one event (jobs queued before dispatch_events existed);
  * - replay_delivery: one more try of a delivery, now, asked for by the merchant (the command
  *   webhook_replay_requested; aggregateId is the delivery's id);
- * - deliver_webhook: one try of one delivery. Its retries are not BullMQ's: a failed try records
+ * - deliver_webhooks: first tries of deliveries to one webhook, sent side by side within the
+ *   webhook's bound, recorded in shared statements;
+ * - deliver_webhook: one try of one delivery (a retry, a sweep). Its retries are not BullMQ's: a failed try records
  *   itself and adds the next try as a delayed job on the configured schedule (WEBHOOK_RETRY_*), so
  *   the schedule is the config's and every try is a row. BullMQ's own attempts below only cover a
  *   handler that could not run (Postgres away); a try already recorded is not repeated.
@@ -41,6 +56,7 @@ export const WEBHOOK_EVENTS_QUEUE = defineQueue({
     dispatch_event: outboxJobSchema,
     replay_delivery: outboxJobSchema,
     deliver_webhook: deliveryJobSchema,
+    deliver_webhooks: deliveriesJobSchema,
   },
   jobOptions: {
     attempts: 10,

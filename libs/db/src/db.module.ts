@@ -22,6 +22,9 @@ import { TransactionHistoryRepository } from './repositories/transaction-history
 import { SubscriptionEngineRepository } from './repositories/subscription-engine.repository';
 import { SubscriptionBatchesRepository } from './repositories/subscription-batches.repository';
 import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
+import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
+import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
+import { CheckoutLinksRepository } from './repositories/checkout-links.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -49,6 +52,9 @@ const repositories = [
   SubscriptionsRepository,
   TestClocksRepository,
   DeferredPaymentsRepository,
+  CheckoutFormsRepository,
+  CheckoutProductsRepository,
+  CheckoutLinksRepository,
 ];
 
 @Global()

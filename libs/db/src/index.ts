@@ -55,3 +55,6 @@ export * from './repositories/subscriptions.repository';
 export * from './repositories/test-clocks.repository';
 export * from './repositories/subscription-batches.repository';
 export * from './repositories/deferred-payments.repository';
+export * from './repositories/checkout-forms.repository';
+export * from './repositories/checkout-products.repository';
+export * from './repositories/checkout-links.repository';

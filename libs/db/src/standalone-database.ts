@@ -5,6 +5,8 @@ import { MerchantUsersRepository } from './repositories/merchant-users.repositor
 import { MerchantsRepository } from './repositories/merchants.repository';
 import { StoresRepository } from './repositories/stores.repository';
 import { TestClocksRepository } from './repositories/test-clocks.repository';
+import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
+import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -16,6 +18,8 @@ export class StandaloneDatabase {
   readonly appTokens: AppTokensRepository;
   readonly merchantUsers: MerchantUsersRepository;
   readonly testClocks: TestClocksRepository;
+  readonly checkoutForms: CheckoutFormsRepository;
+  readonly checkoutProducts: CheckoutProductsRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -25,6 +29,8 @@ export class StandaloneDatabase {
     this.appTokens = new AppTokensRepository(this.prisma);
     this.merchantUsers = new MerchantUsersRepository(this.prisma);
     this.testClocks = new TestClocksRepository(this.prisma);
+    this.checkoutForms = new CheckoutFormsRepository(this.prisma);
+    this.checkoutProducts = new CheckoutProductsRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -36,6 +36,8 @@ export const ERROR_CODES = {
     'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED',
     'MAXIMUM_EXTENSIONS_REACHED',
     'NO_TEST_CARD_IN_LIVE_MODE',
+    // a checkout link that is disabled or expired (docs/hosted-checkout.md)
+    'NOT_ACTIVE',
     'NOT_SUBSCRIPTION_TOKEN',
     'NOT_ONLINE_CHARGE',
     'EITHER_PERIOD_OR_DATE',

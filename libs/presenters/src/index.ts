@@ -12,3 +12,4 @@ export * from './scheduled-payment.presenter';
 export * from './subscription.presenter';
 export * from './test-clock.presenter';
 export * from './deferred-payment.presenter';
+export * from './checkout.presenter';

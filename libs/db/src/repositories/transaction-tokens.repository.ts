@@ -167,6 +167,11 @@ export class TransactionTokensRepository {
     return this.prisma.transactionToken.findFirst({ where: { id, merchantId, storeId } });
   }
 
+  /** The tokens `ids` that exist, in no particular order; one query (webhook data, in batches). */
+  findMany(ids: readonly string[]): Promise<TransactionToken[]> {
+    return this.prisma.transactionToken.findMany({ where: { id: { in: [...new Set(ids)] } } });
+  }
+
   /**
    * What POST /charges needs of its tokens, in one plain query (its hot path avoids Prisma's
    * per-query cost): one answer per key, in order; null for a token not in that merchant's store.

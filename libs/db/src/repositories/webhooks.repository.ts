@@ -14,15 +14,13 @@ import { appendOutboxEvent } from '../outbox/outbox-writer';
 import { PrismaService } from '../prisma.service';
 import {
   CREATE_DELIVERIES,
-  FIND_DELIVERY,
-  FIND_SUBSCRIBED_WEBHOOKS,
+  FIND_DELIVERIES,
+  FIND_DELIVERY_TARGETS,
   FIND_SUBSCRIBED_EVENTS,
-  FIND_WEBHOOK_EVENT,
-  RECORD_DELIVERY_ATTEMPT,
+  RECORD_DELIVERY_ATTEMPTS,
   ROTATE_WEBHOOK_SECRET,
   FIND_STALE_DELIVERIES,
 } from '../sql/webhooks.sql';
-import type { RowOf } from '../sql/statement';
 import type { AccessScope } from './scope';
 
 export interface NewWebhook {
@@ -55,13 +53,23 @@ export interface WebhookEvent {
   createdOn: Date;
 }
 
-/** One delivery with what a try of it sends, and where. */
-export interface DeliveryToSend {
+/** An event with the active webhooks subscribed to it. */
+export interface SubscribedEvent extends WebhookEvent {
+  webhookIds: string[];
+}
+
+/** A delivery row to write: one per webhook and event. */
+export interface NewDelivery {
   id: string;
   webhookId: string;
-  status: DeliveryStatus;
-  attemptCount: number;
+  eventId: string;
+  event: string;
   body: string;
+}
+
+/** A webhook as a try to it needs it. */
+export interface DeliveryTarget {
+  webhookId: string;
   url: string;
   authToken: string | null;
   signingSecret: string;
@@ -72,6 +80,14 @@ export interface DeliveryToSend {
   webhookActive: boolean;
 }
 
+/** One delivery with what a try of it sends, and where. */
+export interface DeliveryToSend extends DeliveryTarget {
+  id: string;
+  status: DeliveryStatus;
+  attemptCount: number;
+  body: string;
+}
+
 /** A webhook as a list shows it: with its merchant's and store's names. */
 export type WebhookListItem = Webhook & { merchant: { name: string }; store: { name: string } | null };
 
@@ -80,6 +96,7 @@ export type LoggedDelivery = Omit<WebhookDelivery, 'body'> & { attempts: Webhook
 
 /** A try of a delivery and what it leaves the delivery as. */
 export interface DeliveryAttemptRecord {
+  deliveryId: string;
   number: number;
   statusCode: number | null;
   errorMessage: string | null;
@@ -90,8 +107,6 @@ export interface DeliveryAttemptRecord {
   nextAttemptOn: Date | null;
   /** set: the webhook is turned off, with this as its reason */
   disableReason: string | null;
-  /** a failed try turns the webhook off when every try has failed for longer than this */
-  disableAfterSeconds: number;
   /** false for a try that sent nothing: it says nothing of the endpoint's health */
   judged: boolean;
 }
@@ -248,50 +263,62 @@ export class WebhooksRepository {
     });
   }
 
-  async findEvent(id: string): Promise<WebhookEvent | null> {
-    const row = (await this.prisma.run(FIND_WEBHOOK_EVENT, { id }))[0];
-    return row ? webhookEventOf(row) : null;
-  }
-
-  /** Of the events `ids`, those some active webhook is subscribed to, in their order; one statement. */
-  async findSubscribedEvents(ids: readonly string[]): Promise<WebhookEvent[]> {
+  /**
+   * Of the events `ids`, those some active webhook is subscribed to, in their order, each with those
+   * webhooks; one statement.
+   */
+  async findSubscribedEvents(ids: readonly string[]): Promise<SubscribedEvent[]> {
     if (ids.length === 0) return [];
     const rows = await this.prisma.run(FIND_SUBSCRIBED_EVENTS, { ids: [...new Set(ids)] });
-    return rows.map(webhookEventOf);
-  }
-
-  /** The ids of the active webhooks an event goes to: its store's and its merchant's own, subscribed to it. */
-  async findSubscribed(event: Pick<WebhookEvent, 'merchantId' | 'storeId' | 'eventType'>): Promise<string[]> {
-    const rows = await this.prisma.run(FIND_SUBSCRIBED_WEBHOOKS, {
-      merchantId: event.merchantId,
-      storeId: event.storeId,
-      event: event.eventType,
-    });
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({
+      id: row.id,
+      eventType: row.event_type,
+      merchantId: row.merchant_id,
+      storeId: row.store_id,
+      aggregateId: row.aggregate_id,
+      payload: row.payload,
+      createdOn: row.created_on,
+      webhookIds: [...row.webhook_ids],
+    }));
   }
 
   /**
-   * The event's deliveries, one per webhook (a pair that has one keeps it); resolves to the ids of
-   * the event's deliveries that are still to be tried for the first time.
+   * The deliveries, one per webhook and event (a pair that has one keeps it), in one statement;
+   * resolves to the deliveries of these events still to be tried for the first time, with their
+   * webhooks.
    */
-  async createDeliveries(
-    event: Pick<WebhookEvent, 'id' | 'eventType'>,
-    deliveries: readonly { id: string; webhookId: string; body: string }[],
-  ): Promise<string[]> {
+  async createDeliveries(deliveries: readonly NewDelivery[]): Promise<{ id: string; webhookId: string }[]> {
+    if (deliveries.length === 0) return [];
     const rows = await this.prisma.run(CREATE_DELIVERIES, {
-      eventId: event.id,
-      event: event.eventType,
       ids: deliveries.map((delivery) => delivery.id),
       webhookIds: deliveries.map((delivery) => delivery.webhookId),
+      eventIds: deliveries.map((delivery) => delivery.eventId),
+      events: deliveries.map((delivery) => delivery.event),
       bodies: deliveries.map((delivery) => delivery.body),
     });
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({ id: row.id, webhookId: row.webhook_id }));
   }
 
-  async findDelivery(id: string): Promise<DeliveryToSend | null> {
-    const row = (await this.prisma.run(FIND_DELIVERY, { id }))[0];
-    if (!row) return null;
-    return {
+  /** The webhooks `ids` that exist, with what a try to each needs; one statement. */
+  async findDeliveryTargets(ids: readonly string[]): Promise<DeliveryTarget[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.run(FIND_DELIVERY_TARGETS, { ids: [...new Set(ids)] });
+    return rows.map((row) => ({
+      webhookId: row.id,
+      url: row.url,
+      authToken: row.auth_token,
+      signingSecret: row.signing_secret,
+      previousSigningSecret: row.previous_signing_secret,
+      mode: row.mode,
+      webhookActive: row.active,
+    }));
+  }
+
+  /** The deliveries `ids` that exist, with what a try of each sends; one statement. */
+  async findDeliveries(ids: readonly string[]): Promise<DeliveryToSend[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.run(FIND_DELIVERIES, { ids: [...new Set(ids)] });
+    return rows.map((row) => ({
       id: row.id,
       webhookId: row.webhook_id,
       status: row.status,
@@ -303,7 +330,7 @@ export class WebhooksRepository {
       previousSigningSecret: row.previous_signing_secret,
       mode: row.mode,
       webhookActive: row.webhook_active,
-    };
+    }));
   }
 
   /** Pending deliveries whose try is overdue by `seconds`, with the tries they had. */
@@ -312,10 +339,33 @@ export class WebhooksRepository {
     return rows.map((row) => ({ id: row.id, attemptCount: row.attempt_count }));
   }
 
-  /** Records a try of a pending delivery; false when it was recorded already or the delivery is final. */
-  async recordAttempt(deliveryId: string, attempt: DeliveryAttemptRecord): Promise<boolean> {
-    const rows = await this.prisma.run(RECORD_DELIVERY_ATTEMPT, { deliveryId, ...attempt });
-    return rows.length > 0;
+  /**
+   * Records tries of pending deliveries (at most one per delivery), in one statement; resolves to the
+   * deliveries whose try this call recorded (not those recorded already, nor final ones). A webhook
+   * whose tries all failed and that has been failing for longer than `disableAfterSeconds` is
+   * turned off.
+   */
+  async recordAttempts(
+    attempts: readonly DeliveryAttemptRecord[],
+    disableAfterSeconds: number,
+  ): Promise<Set<string>> {
+    if (attempts.length === 0) return new Set();
+    // in id order: two statements over the same deliveries lock them in the same order
+    const sorted = [...attempts].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : 1));
+    const rows = await this.prisma.run(RECORD_DELIVERY_ATTEMPTS, {
+      deliveryIds: sorted.map((a) => a.deliveryId),
+      numbers: sorted.map((a) => a.number),
+      statusCodes: sorted.map((a) => a.statusCode),
+      errorMessages: sorted.map((a) => a.errorMessage),
+      responseSnippets: sorted.map((a) => a.responseSnippet),
+      durationsMs: sorted.map((a) => a.durationMs),
+      statuses: sorted.map((a) => a.status),
+      nextAttemptsOn: sorted.map((a) => a.nextAttemptOn),
+      disableReasons: sorted.map((a) => a.disableReason),
+      judged: sorted.map((a) => a.judged),
+      disableAfterSeconds,
+    });
+    return new Set(rows.map((row) => row.id));
   }
 }
 
@@ -339,16 +389,4 @@ async function urlTaken(
     select: { id: true },
   });
   return found !== null;
-}
-
-function webhookEventOf(row: RowOf<(typeof FIND_WEBHOOK_EVENT)['columns']>): WebhookEvent {
-  return {
-    id: row.id,
-    eventType: row.event_type,
-    merchantId: row.merchant_id,
-    storeId: row.store_id,
-    aggregateId: row.aggregate_id,
-    payload: row.payload,
-    createdOn: row.created_on,
-  };
 }

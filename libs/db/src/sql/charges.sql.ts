@@ -1,5 +1,12 @@
 import { CHARGE_ENTRY, type ChargeStatus } from '@kessai/domain';
-import type { MatchAmount, ProcessingMode, TokenType } from '../generated/prisma/enums';
+import type { JsonValue } from '../generated/prisma/internal/prismaNamespace';
+import type {
+  CaptureStatus,
+  ChargeOperation,
+  MatchAmount,
+  ProcessingMode,
+  TokenType,
+} from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, processorNoticeReceivedSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg, sqlLiteral } from './statement';
@@ -315,4 +322,65 @@ export const RECORD_PROCESSOR_NOTICE = defineStatement({
       where: `id = ${p.chargeId}`,
     })}
     RETURNING id::text AS id`,
+});
+
+/**
+ * Charges by id (an array: by primary key), every column, as Prisma's `Charge` holds them
+ * (ChargesRepository.findMany): webhook-service reads a dispatched batch's charges with it, where
+ * Prisma's per-row cost was a tenth of the process.
+ */
+export const FIND_CHARGES = defineStatement({
+  name: 'charges_find_by_ids',
+  params: { ids: pg.array(pg.uuid) },
+  columns: {
+    id: pg.text,
+    merchant_id: pg.text,
+    store_id: pg.text,
+    transaction_token_id: pg.text,
+    transaction_token_type: pg.textOf<TokenType>(),
+    subscription_id: pg.nullable(pg.text),
+    scheduled_payment_id: pg.nullable(pg.text),
+    payment_attempt: pg.nullable(pg.int4),
+    mode: pg.textOf<ProcessingMode>(),
+    status: pg.textOf<ChargeStatus>(),
+    requested_amount: pg.int8,
+    requested_currency: pg.bpchar,
+    charged_amount: pg.nullable(pg.int8),
+    charged_currency: pg.nullable(pg.bpchar),
+    fee_rate_ppm: pg.nullable(pg.int4),
+    fee_flat_amount: pg.nullable(pg.int8),
+    fee_amount: pg.nullable(pg.int8),
+    capture: pg.bool,
+    capture_at: pg.nullable(pg.timestamptz),
+    capture_status: pg.nullable(pg.textOf<CaptureStatus>()),
+    pending_operation: pg.nullable(pg.textOf<ChargeOperation>()),
+    refund_reserved_amount: pg.int8,
+    refunded_amount: pg.int8,
+    descriptor: pg.nullable(pg.text),
+    only_direct_currency: pg.bool,
+    error_code: pg.nullable(pg.int4),
+    error_message: pg.nullable(pg.text),
+    error_detail: pg.nullable(pg.text),
+    processor_reference: pg.nullable(pg.text),
+    three_ds: pg.nullable(pg.jsonb<JsonValue>()),
+    redirect: pg.nullable(pg.jsonb<JsonValue>()),
+    issuer_token: pg.nullable(pg.jsonb<JsonValue>()),
+    three_ds_issuer_token: pg.nullable(pg.jsonb<JsonValue>()),
+    expires_on: pg.nullable(pg.timestamptz),
+    match_amount: pg.nullable(pg.textOf<MatchAmount>()),
+    metadata: pg.jsonb<JsonValue>(),
+    created_on: pg.timestamptz,
+    updated_on: pg.timestamptz,
+  },
+  text: (p) => `
+    SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
+           transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
+           payment_attempt, mode::text, status::text, requested_amount, requested_currency,
+           charged_amount, charged_currency, fee_rate_ppm, fee_flat_amount, fee_amount, capture,
+           capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
+           refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
+           processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
+           match_amount::text, metadata, created_on, updated_on
+      FROM charges
+     WHERE id = ANY(${p.ids})`,
 });

@@ -2,103 +2,104 @@ import type { DeliveryStatus, ProcessingMode } from '../generated/prisma/enums';
 import { defineStatement, pg } from './statement';
 
 /**
- * webhook-service's statements (docs/webhooks.md): an event's matching webhooks, its delivery rows
- * (unique per webhook and event), one delivery with what sending it needs, and a try's record.
+ * webhook-service's statements (docs/webhooks.md), each for a batch: the events' matching webhooks,
+ * their delivery rows (unique per webhook and event), deliveries with what sending them needs, and
+ * tries' records.
  */
 
-/** An outbox event as dispatch reads it. */
-export const FIND_WEBHOOK_EVENT = defineStatement({
-  name: 'webhooks_find_event',
-  params: { id: pg.uuid },
-  columns: {
-    id: pg.text,
-    event_type: pg.text,
-    merchant_id: pg.text,
-    store_id: pg.nullable(pg.text),
-    aggregate_id: pg.text,
-    payload: pg.jsonb<Record<string, unknown>>(),
-    created_on: pg.timestamptz,
-  },
-  text: (p) => `
-    SELECT id::text, event_type, merchant_id::text, store_id::text, aggregate_id::text, payload,
-           created_on
-      FROM outbox_events
-     WHERE id = ${p.id}`,
-});
+const EVENT_COLUMNS = {
+  id: pg.text,
+  event_type: pg.text,
+  merchant_id: pg.text,
+  store_id: pg.nullable(pg.text),
+  aggregate_id: pg.text,
+  payload: pg.jsonb<Record<string, unknown>>(),
+  created_on: pg.timestamptz,
+};
 
 /**
  * The events of a batch (ids as an array: reached by primary key) that some active webhook is
- * subscribed to — its store's, or its merchant's own — and only those: a batch of events no webhook
- * wants costs this one statement.
+ * subscribed to — its store's, or its merchant's own (store_id null) — each with those webhooks'
+ * ids, in the events' order: a batch of events no webhook wants costs this one statement and
+ * returns nothing.
  */
 export const FIND_SUBSCRIBED_EVENTS = defineStatement({
   name: 'webhooks_find_subscribed_events',
   params: { ids: pg.array(pg.uuid) },
-  columns: FIND_WEBHOOK_EVENT.columns,
+  columns: { ...EVENT_COLUMNS, webhook_ids: pg.array(pg.text) },
   text: (p) => `
     SELECT e.id::text, e.event_type, e.merchant_id::text, e.store_id::text, e.aggregate_id::text,
-           e.payload, e.created_on
+           e.payload, e.created_on, array_agg(w.id::text ORDER BY w.id) AS webhook_ids
       FROM outbox_events e
+      JOIN webhooks w
+        ON w.merchant_id = e.merchant_id
+       AND (w.store_id = e.store_id OR w.store_id IS NULL)
+       AND w.active
+       AND e.event_type = ANY (w.triggers)
      WHERE e.id = ANY(${p.ids})
-       AND EXISTS (SELECT 1 FROM webhooks w
-                    WHERE w.merchant_id = e.merchant_id
-                      AND (w.store_id = e.store_id OR w.store_id IS NULL)
-                      AND w.active
-                      AND e.event_type = ANY (w.triggers))
+     GROUP BY e.id
      ORDER BY e.sequence`,
 });
 
 /**
- * The active webhooks an event goes to: the event's store's, and the merchant's own (store_id null),
- * each only when subscribed to the event.
- */
-export const FIND_SUBSCRIBED_WEBHOOKS = defineStatement({
-  name: 'webhooks_find_subscribed',
-  params: { merchantId: pg.uuid, storeId: pg.nullable(pg.uuid), event: pg.text },
-  columns: { id: pg.text },
-  text: (p) => `
-    SELECT id::text
-      FROM webhooks
-     WHERE merchant_id = ${p.merchantId}
-       AND (store_id = ${p.storeId} OR store_id IS NULL)
-       AND active
-       AND ${p.event} = ANY (triggers)
-     ORDER BY id`,
-});
-
-/**
- * The deliveries of one event, one per webhook: a pair that has its row already (a dispatch run
- * again) keeps it, with its id and body. Returns every pending delivery of the event not tried yet,
- * new or not, for their first try to be queued (again: the job id is the same).
+ * The deliveries of a batch of events, one per webhook and event: a pair that has its row already
+ * (a dispatch run again) keeps it, with its id and body. Returns every pending delivery of these
+ * events not tried yet, new or not, with its webhook, for their first tries to be queued.
  */
 export const CREATE_DELIVERIES = defineStatement({
   name: 'webhooks_create_deliveries',
   params: {
-    eventId: pg.uuid,
-    event: pg.text,
     ids: pg.array(pg.uuid),
     webhookIds: pg.array(pg.uuid),
+    eventIds: pg.array(pg.uuid),
+    events: pg.array(pg.text),
     bodies: pg.array(pg.text),
   },
-  columns: { id: pg.text },
+  columns: { id: pg.text, webhook_id: pg.text },
   text: (p) => `
     WITH created AS (
       INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body)
-      SELECT d.id, d.webhook_id, ${p.eventId}, ${p.event}, d.body
-        FROM unnest(${p.ids}, ${p.webhookIds}, ${p.bodies}) AS d (id, webhook_id, body)
+      SELECT d.id, d.webhook_id, d.event_id, d.event, d.body
+        FROM unnest(${p.ids}, ${p.webhookIds}, ${p.eventIds}, ${p.events}, ${p.bodies})
+             AS d (id, webhook_id, event_id, event, body)
       ON CONFLICT (webhook_id, event_id) DO NOTHING
-      RETURNING id
+      RETURNING id, webhook_id
     )
-    SELECT id::text FROM created
+    SELECT id::text, webhook_id::text FROM created
     UNION
-    SELECT id::text FROM webhook_deliveries
-     WHERE event_id = ${p.eventId} AND status = 'pending' AND attempt_count = 0`,
+    SELECT id::text, webhook_id::text FROM webhook_deliveries
+     WHERE event_id = ANY(${p.eventIds}) AND status = 'pending' AND attempt_count = 0`,
 });
 
-/** A delivery with its webhook: what one try sends, and where. */
-export const FIND_DELIVERY = defineStatement({
-  name: 'webhooks_find_delivery',
-  params: { id: pg.uuid },
+/**
+ * Webhooks by id (an array: by primary key) with what a try to them needs: dispatch sends the first
+ * tries of the deliveries it has just written with the bodies it holds.
+ */
+export const FIND_DELIVERY_TARGETS = defineStatement({
+  name: 'webhooks_find_delivery_targets',
+  params: { ids: pg.array(pg.uuid) },
+  columns: {
+    id: pg.text,
+    url: pg.text,
+    auth_token: pg.nullable(pg.text),
+    signing_secret: pg.text,
+    previous_signing_secret: pg.nullable(pg.text),
+    mode: pg.textOf<ProcessingMode>(),
+    active: pg.bool,
+  },
+  text: (p) => `
+    SELECT id::text, url, auth_token, signing_secret,
+           CASE WHEN previous_secret_expires_on > now() THEN previous_signing_secret END
+             AS previous_signing_secret,
+           mode::text, active
+      FROM webhooks
+     WHERE id = ANY(${p.ids})`,
+});
+
+/** Deliveries with their webhooks (ids as an array: by primary key): what a try sends, and where. */
+export const FIND_DELIVERIES = defineStatement({
+  name: 'webhooks_find_deliveries',
+  params: { ids: pg.array(pg.uuid) },
   columns: {
     id: pg.text,
     webhook_id: pg.text,
@@ -120,63 +121,75 @@ export const FIND_DELIVERY = defineStatement({
            w.mode::text, w.active AS webhook_active
       FROM webhook_deliveries d
       JOIN webhooks w ON w.id = d.webhook_id
-     WHERE d.id = ${p.id}`,
+     WHERE d.id = ANY(${p.ids})`,
 });
 
 /**
- * Records try `number` of a pending delivery and its outcome, in one statement: the try's row
- * (once: a repeated job records nothing), the delivery's status, count and next try, and the
- * webhook's health: `failing_since` set by a failed try (kept while tries keep failing) and cleared
- * by a delivered one; the webhook turned off with `disableReason` (its endpoint answered 410 Gone),
- * or when a failed try finds it failing for longer than `disableAfterSeconds`. The webhook row is
- * written only when one of these changes it. Returns the delivery when this call recorded the try.
+ * Records tries of pending deliveries and their outcomes, in one statement (the arrays are one try
+ * per index, at most one per delivery): each try's row (once: a repeated job records nothing), its
+ * delivery's status, count and next try, and each webhook's health, from its judged tries together:
+ * `failing_since` cleared when one of them was delivered, else set by their failure (kept while tries
+ * keep failing); the webhook turned off with a try's `disableReasons` (its endpoint answered 410
+ * Gone), or when its tries all failed and find it failing for longer than `disableAfterSeconds`. A
+ * webhook row is written only when one of these changes it. Returns the deliveries whose try this
+ * call recorded.
  */
-export const RECORD_DELIVERY_ATTEMPT = defineStatement({
-  name: 'webhooks_record_attempt',
+export const RECORD_DELIVERY_ATTEMPTS = defineStatement({
+  name: 'webhooks_record_attempts',
   params: {
-    deliveryId: pg.uuid,
-    number: pg.int4,
-    statusCode: pg.nullable(pg.int4),
-    errorMessage: pg.nullable(pg.text),
-    responseSnippet: pg.nullable(pg.text),
-    durationMs: pg.int4,
-    status: pg.enum<DeliveryStatus>('delivery_status'),
-    nextAttemptOn: pg.nullable(pg.timestamptz),
-    disableReason: pg.nullable(pg.text),
-    disableAfterSeconds: pg.int4,
+    deliveryIds: pg.array(pg.uuid),
+    numbers: pg.array(pg.int4),
+    statusCodes: pg.array(pg.nullable(pg.int4)),
+    errorMessages: pg.array(pg.nullable(pg.text)),
+    responseSnippets: pg.array(pg.nullable(pg.text)),
+    durationsMs: pg.array(pg.int4),
+    statuses: pg.array(pg.enum<DeliveryStatus>('delivery_status')),
+    nextAttemptsOn: pg.array(pg.nullable(pg.timestamptz)),
+    disableReasons: pg.array(pg.nullable(pg.text)),
     /** false for a try that sent nothing (its webhook inactive): the webhook's health stays as it is */
-    judged: pg.bool,
+    judged: pg.array(pg.bool),
+    disableAfterSeconds: pg.int4,
   },
   columns: { id: pg.text },
   text: (p) => `
-    WITH attempt AS (
+    WITH tries AS (
+      SELECT *
+        FROM unnest(${p.deliveryIds}, ${p.numbers}, ${p.statusCodes}, ${p.errorMessages},
+                    ${p.responseSnippets}, ${p.durationsMs}, ${p.statuses}, ${p.nextAttemptsOn},
+                    ${p.disableReasons}, ${p.judged})
+             AS t (delivery_id, number, status_code, error_message, response_snippet, duration_ms,
+                   status, next_attempt_on, disable_reason, judged)
+    ),
+    attempt AS (
       INSERT INTO webhook_attempts (delivery_id, number, status_code, error_message, response_snippet,
                                     duration_ms)
-      SELECT id, ${p.number}, ${p.statusCode}, ${p.errorMessage}, ${p.responseSnippet}, ${p.durationMs}
-        FROM webhook_deliveries
-       WHERE id = ${p.deliveryId} AND status = 'pending' AND attempt_count < ${p.number}
+      SELECT d.id, tries.number, tries.status_code, tries.error_message, tries.response_snippet, tries.duration_ms
+        FROM tries JOIN webhook_deliveries d ON d.id = tries.delivery_id
+       WHERE d.status = 'pending' AND d.attempt_count < tries.number
+       ORDER BY d.id
       ON CONFLICT (delivery_id, number) DO NOTHING
-      RETURNING delivery_id
+      RETURNING delivery_id, number
     ),
     delivery AS (
       UPDATE webhook_deliveries d
-         SET status = ${p.status}, attempt_count = ${p.number}, next_attempt_on = ${p.nextAttemptOn},
-             delivered_on = CASE WHEN ${p.status} = 'delivered' THEN now() END, updated_on = now()
-        FROM attempt
+         SET status = tries.status, attempt_count = tries.number, next_attempt_on = tries.next_attempt_on,
+             delivered_on = CASE WHEN tries.status = 'delivered' THEN now() END, updated_on = now()
+        FROM attempt JOIN tries ON tries.delivery_id = attempt.delivery_id AND tries.number = attempt.number
        WHERE d.id = attempt.delivery_id
-      RETURNING d.id, d.webhook_id
+      RETURNING d.id, d.webhook_id, tries.status, tries.disable_reason, tries.judged
     ),
     judged AS (
       SELECT w.id,
-             ${p.status} = 'delivered' AS succeeded,
-             coalesce(${p.disableReason},
-                      CASE WHEN ${p.status} <> 'delivered'
+             bool_or(delivery.status = 'delivered') AS succeeded,
+             coalesce(max(delivery.disable_reason),
+                      CASE WHEN NOT bool_or(delivery.status = 'delivered')
                                 AND w.failing_since < now() - make_interval(secs => ${p.disableAfterSeconds})
                            THEN 'every try failed since '
                                 || to_char(w.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
                       END) AS disable_reason
         FROM webhooks w JOIN delivery ON w.id = delivery.webhook_id
-       WHERE ${p.judged}
+       WHERE delivery.judged
+       GROUP BY w.id
     ),
     health AS (
       UPDATE webhooks w
