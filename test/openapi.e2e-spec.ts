@@ -3,8 +3,13 @@
 // univapay-node SDK sends and receives conforms to it (validated with a JSON Schema validator).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Ajv2020 from 'ajv/dist/2020';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
+import { runCli } from '@kessai/admin';
 import {
+  GatewayClient,
   listenLocally,
   RELAXED_RATE_LIMITS,
   requestJson,
@@ -239,6 +244,108 @@ describe('what the SDK sends and receives is what the document says', () => {
     });
     expect(exchanges.map((e) => e.status)).toEqual([200, 200, 201, 200, 200]);
     for (const exchange of exchanges) expectConforms(exchange);
+  });
+
+  it('hosted checkout: form, products, links, a link’s products, its public info, an email', async () => {
+    const credentialsFile = join(mkdtempSync(join(tmpdir(), 'kessai-openapi-')), 'demo.json');
+    const cli = (...argv: string[]): Promise<any> =>
+      runCli(argv, { env: env.variables, credentialsFile, print: () => undefined });
+    const form = await cli(
+      'checkout:form:create',
+      '--store',
+      shop.store.id,
+      '--app-token',
+      shop.storeToken.id,
+      '--name',
+      'OpenAPI form',
+      '--set',
+      JSON.stringify({
+        title: 'Pay the shop',
+        header_color: '#112233',
+        custom_fields: { en_us: [{ key: 'note', label: 'Note', type: 'select', options: ['a', 'b'] }] },
+        order_summary_titles: { ja_jp: 'ご注文' },
+        metadata: { campaign: 'spring' },
+      }),
+    );
+    const tshirt = await cli(
+      ...['checkout:product:create', '--store', shop.store.id, '--name', 'T-shirt'],
+      ...['--amount', '2000', '--currency', 'JPY', '--code', 'OA-TS', '--set', '{"shipping_fees": 300}'],
+    );
+    const plan = await cli(
+      ...['checkout:product:create', '--store', shop.store.id, '--name', 'Plan', '--amount', '900'],
+      ...['--currency', 'JPY', '--set'],
+      JSON.stringify({ token_type: 'subscription', subscription_period: 'monthly', subscription_cycles: 6 }),
+    );
+    let linkId = '';
+    let secret = '';
+    const exchanges = await exchangesOf(async (sdk) => {
+      await sdk.ecForms.get(form.id);
+      const link: any = await sdk.ecFormLinks.createTemporary({
+        formId: form.id,
+        amount: 2300,
+        currency: 'JPY',
+        tokenType: TransactionTokenType.ONE_TIME,
+        expiry: new Date(Date.now() + 3_600_000).toISOString(),
+        metadata: { order: 'OA-2' },
+        products: [{ productId: tshirt.id, quantity: 1 }],
+      } as any);
+      linkId = link.id;
+      secret = link.secret;
+      await sdk.ecFormLinks.createTemporary({
+        formId: form.id,
+        amount: 900,
+        currency: 'JPY',
+        tokenType: TransactionTokenType.SUBSCRIPTION,
+        subscriptionPeriod: SubscriptionPeriod.MONTHLY,
+        subscriptionCycles: 6,
+        subscriptionInitialAmount: 100,
+        subscriptionRetryInterval: 'P2D',
+      } as any);
+      await sdk.ecFormLinks.get(link.id);
+      await sdk.ecLinksProducts.list(link.id);
+      await sdk.ecInfo.get(link.id, { secret: link.secret });
+      await sdk.products.get(plan.id);
+      await sdk.products.getByCode('OA-TS');
+      await sdkError(sdk.ecInfo.get(link.id, { secret: 'wrong' }));
+    });
+    expect(exchanges.map((e) => `${e.method} ${e.status}`)).toEqual([
+      'GET 200',
+      'POST 201',
+      'POST 201',
+      'GET 200',
+      'GET 200',
+      'GET 200',
+      'GET 200',
+      'GET 200',
+      'GET 404',
+    ]);
+    for (const exchange of exchanges) expectConforms(exchange);
+    // a nullable enum admits null (zod-to-openapi 7 left it out of the list)
+    expect((exchanges[0].responseBody as Json).payment_type).toBeNull();
+    expect(served.components.schemas.CheckoutForm.properties.payment_type.enum).toContain(null);
+    expect(Object.keys(exchanges[2].responseBody as Json)).toEqual(
+      expect.arrayContaining(['subscription_period', 'subscription_cycles', 'subscription_initial_amount']),
+    );
+    expect((exchanges[5].responseBody as Json).products).toHaveLength(1);
+    expect(secret).not.toBe('');
+
+    // POST /checkout/links/{id}/emails has no SDK call: raw HTTP, then emails.get
+    const requestBody = { email: 'buyer@example.test', customer_name: 'Taro Yamada', lang: 'en_us' };
+    const path = `/checkout/links/${linkId}/emails`;
+    const created = await new GatewayClient(baseUrl)
+      .as(shop)
+      .request(path, { method: 'POST', json: requestBody });
+    expect(created.status).toBe(201);
+    expectConforms({ method: 'POST', path, requestBody, status: 201, responseBody: created.body });
+    const read = await exchangesOf((sdk) => sdk.emails.get(created.body.id));
+    expect(read.map((e) => `${e.method} ${e.status}`)).toEqual(['GET 200']);
+    expectConforms(read[0]);
+    // the check can fail: a link without its secret, an email with a status the document lacks
+    const link = exchanges[3];
+    const withoutSecret = { ...(link.responseBody as Json) };
+    delete withoutSecret.secret;
+    expect(() => expectConforms({ ...link, responseBody: withoutSecret })).toThrow();
+    expect(() => expectConforms({ ...read[0], responseBody: { ...created.body, status: 'lost' } })).toThrow();
   });
 
   it('a charge with a field the document lacks, or without one it requires, fails the check (the check can fail)', () => {

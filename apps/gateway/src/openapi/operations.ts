@@ -19,6 +19,12 @@ import {
 } from '../charges/charge.schemas';
 import type { CheckoutInfoController } from '../checkout-info/checkout-info.controller';
 import { checkoutInfoQuery } from '../checkout-info/checkout-info.controller';
+import type { CheckoutController } from '../checkout/checkout.controller';
+import {
+  checkoutInfoQuerySchema,
+  createLinkEmailSchema,
+  createTemporaryLinkSchema,
+} from '../checkout/checkout.schemas';
 import type { HeartbeatController } from '../heartbeat/heartbeat.controller';
 import type { MeController } from '../merchants/me.controller';
 import type { MetricsController } from '../metrics/metrics.controller';
@@ -581,6 +587,77 @@ const checkoutInfo: ControllerDocs<CheckoutInfoController> = {
   },
 };
 
+const browserAllowed =
+  'Also callable with a secret-less store token from an Origin in its domains (the widget).';
+const secretOnly = 'A secret-bearing app token only.';
+
+const checkout: ControllerDocs<CheckoutController> = {
+  tag: 'Checkout',
+  operations: {
+    getForm: {
+      summary: 'Get a checkout form design',
+      description: browserAllowed,
+      sdk: 'ecForms.get',
+      ok: 'CheckoutForm',
+    },
+    createTemporaryLink: {
+      summary: 'Create a checkout link',
+      description:
+        `${secretOnly} The form must be the store’s, of the app token’s mode; \`products\` ` +
+        '(Kessai’s) names what the link sells, and `amount` must then be their total. Answers 201 with the ' +
+        'link, its `jwt` and `secret` included (docs/hosted-checkout.md).',
+      sdk: 'ecFormLinks.createTemporary',
+      body: createTemporaryLinkSchema,
+      ok: 'CheckoutLink',
+    },
+    getLink: {
+      summary: 'Get a checkout link',
+      description: `${secretOnly} The link carries its secret.`,
+      sdk: 'ecFormLinks.get',
+      ok: 'CheckoutLink',
+    },
+    listLinkProducts: {
+      summary: 'What a checkout link sells',
+      description: `${browserAllowed} One page holds them all (a link sells at most 50).`,
+      sdk: 'ecLinksProducts.list',
+      ok: { page: 'CheckoutLinkProduct' },
+    },
+    createEmail: {
+      summary: 'Record a checkout link to be sent to a customer by email',
+      description: `${secretOnly} Kessai’s: nothing sends it yet, it stays \`pending\` (docs/hosted-checkout.md).`,
+      body: createLinkEmailSchema,
+      ok: 'CheckoutEmail',
+    },
+    getInfo: {
+      summary: 'What the hosted form shows for a checkout link',
+      description:
+        'No app token: the link’s `secret` in the query is the credential (a wrong one answers 404, as a ' +
+        'missing link does). A disabled or expired link answers 400 NOT_ACTIVE.',
+      sdk: 'ecInfo.get',
+      query: checkoutInfoQuerySchema,
+      ok: 'CheckoutLinkInfo',
+    },
+    getEmail: {
+      summary: 'Get a checkout email',
+      description: secretOnly,
+      sdk: 'emails.get',
+      ok: 'CheckoutEmail',
+    },
+    getProductByCode: {
+      summary: 'Get a checkout product by its code',
+      description: browserAllowed,
+      sdk: 'products.getByCode',
+      ok: 'CheckoutProduct',
+    },
+    getProduct: {
+      summary: 'Get a checkout product',
+      description: browserAllowed,
+      sdk: 'products.get',
+      ok: 'CheckoutProduct',
+    },
+  },
+};
+
 const heartbeat: ControllerDocs<HeartbeatController> = {
   tag: 'Operations',
   operations: { heartbeat: { summary: 'Liveness of the gateway', sdk: 'ping', ok: 'Heartbeat' } },
@@ -639,6 +716,7 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   PasswordResetsController: passwordResets,
   MeController: me,
   CheckoutInfoController: checkoutInfo,
+  CheckoutController: checkout,
   HeartbeatController: heartbeat,
   MetricsController: metrics,
   ProcessorCallbacksController: processorCallbacks,

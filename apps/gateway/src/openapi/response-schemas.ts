@@ -2,9 +2,14 @@ import { z } from 'zod';
 import {
   type presentCancel,
   type presentCharge,
+  type presentCheckoutEmail,
+  type presentCheckoutForm,
+  type presentCheckoutLink,
+  type presentCheckoutProduct,
   type presentChargeExpiry,
   type presentChargeListItem,
   type presentIssuerToken,
+  type presentLinkProduct,
   type presentPlannedPayment,
   type presentScheduledPayment,
   type presentSubscription,
@@ -16,9 +21,11 @@ import {
   type presentRefund,
 } from '@kessai/presenters';
 import { CAPTURE_STATUSES, CHARGE_STATUSES, OPERATION_STATUSES } from '@kessai/domain';
+import { SUBSCRIPTION_PERIODS } from '@kessai/schedule';
 import { operatorConfigurationPatchSchema } from '@kessai/store-configuration';
 import { type presentAppJwt, type presentIssuedAppJwt } from '../app-jwts/app-jwt.presenter';
 import { type presentCheckoutInfo } from '../checkout-info/checkout-info.presenter';
+import { type CheckoutService } from '../checkout/checkout.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
 import { type presentStoreListItem, type presentStoreWithMerchant } from '../stores/store.presenter';
 import { SUBSCRIPTION_STATUSES } from '../subscriptions/subscription.schemas';
@@ -28,6 +35,7 @@ import {
   PAYMENT_TYPES,
   PROCESSING_MODES,
   TOKEN_TYPES,
+  USAGE_LIMITS,
 } from '../transaction-tokens/transaction-token.schemas';
 import {
   type presentCreatedWebhook,
@@ -358,6 +366,180 @@ export const CheckoutInfo = resource({
   supported_brands: z.array(z.record(z.unknown())),
 });
 
+// ---- hosted checkout (api-reference §5.11, docs/hosted-checkout.md) ------------------------------
+
+const CHECKOUT_LANGUAGES = ['en_us', 'ja_jp', 'zh_cn', 'zh_tw'] as const;
+/** A value per language (en_us, ja_jp, zh_cn, zh_tw), as the operator set it; null when not set. */
+const perLanguage = (value: z.ZodTypeAny) => z.record(z.enum(CHECKOUT_LANGUAGES), value).nullable();
+const isoPeriod = z.string().describe('ISO 8601 calendar period (P1M, P2W, P10D)');
+
+export const CheckoutForm = resource({
+  id: uuid,
+  merchant_id: uuid,
+  store_id: uuid,
+  name: z.string(),
+  mode,
+  app_id: uuid.describe('the store app token the hosted form acts with'),
+  checkout: z
+    .enum(['payment', 'token'])
+    .describe('the form ends in a charge, or in a transaction token only'),
+  payment_type: z.enum(PAYMENT_TYPES).nullable(),
+  token_type: z.enum(TOKEN_TYPES),
+  usage_limit: z.enum(USAGE_LIMITS).nullable(),
+  univapay_customer_id: z.null().describe('Kessai keeps no UnivaPay customer ids'),
+  capture: z.boolean(),
+  capture_at: z.null(),
+  only_direct_currency: z.boolean(),
+  supported_payment_methods: z.array(z.string()),
+  cvv_authorize: z.boolean(),
+  confirmation_required: z.boolean(),
+  title: z.string().nullable(),
+  description: z.string().nullable(),
+  header: z.string().nullable(),
+  locale: z.string().nullable().describe('en_us, ja_jp, zh_cn, zh_tw or auto'),
+  dark: z.boolean(),
+  submit_button_text: z.string().nullable(),
+  show_cvv: z.boolean(),
+  display_store_name: z.boolean(),
+  display_store_logo: z.boolean(),
+  hide_privacy_link: z.boolean(),
+  header_color: z.string().nullable().describe('#rrggbb'),
+  button_color: z.string().nullable().describe('#rrggbb'),
+  background_color: z.string().nullable().describe('#rrggbb'),
+  require_name: z.boolean(),
+  require_name_kana: z.boolean(),
+  require_email: z.boolean(),
+  require_billing_address: z.boolean(),
+  require_phone_number: z.boolean(),
+  address: z.boolean(),
+  email: z
+    .null()
+    .describe('a form design prefills no consumer: this and the shipping and buyer fields are null'),
+  shipping_address_line1: z.null(),
+  shipping_address_line2: z.null(),
+  shipping_address_city: z.null(),
+  shipping_address_state: z.null(),
+  shipping_address_zip: z.null(),
+  shipping_address_country_code: z.null(),
+  buyer_name: z.null(),
+  buyer_name_transliteration: z.null(),
+  buyer_date_of_birth: z.null(),
+  custom_fields: perLanguage(
+    z.array(
+      z.object({
+        key: z.string(),
+        label: z.string(),
+        type: z.enum(['string', 'select']),
+        required: z.boolean().optional(),
+        options: z.array(z.string()).optional(),
+      }),
+    ),
+  ).describe('extra fields the form asks for, per language'),
+  custom_fields_titles: perLanguage(z.string()),
+  order_summary_titles: perLanguage(z.string()),
+  success_redirect_url: z.string().nullable(),
+  failure_redirect_url: z.string().nullable(),
+  pending_redirect_url: z.string().nullable(),
+  descriptor: z.string().nullable(),
+  ignore_descriptor_on_error: z.boolean(),
+  metadata,
+  created_on: instant,
+  updated_on: instant,
+});
+
+export const CheckoutLink = resource({
+  id: uuid,
+  merchant_id: uuid,
+  store_id: uuid,
+  form_id: uuid,
+  mode,
+  description: z.string().nullable(),
+  enabled: z.boolean(),
+  active: z.boolean().describe('false once the link is disabled or expired'),
+  expiry: instant.nullable().describe('null: the link does not expire'),
+  jwt: z.string().describe('the link’s own token (derived from its id, never stored)'),
+  secret: z.string().describe('the link’s secret: the credential of GET /checkout/info/{id}'),
+  amount: money,
+  amount_formatted: z.string().describe('the amount in major units, as a string'),
+  currency: z.string(),
+  token_type: z.enum(TOKEN_TYPES),
+  token_only: z.boolean(),
+  allow_card_installments: z.boolean().nullable(),
+  hide_cvv: z.boolean().optional(),
+  hide_prefilled_email: z.boolean().optional(),
+  destination: z.string().optional(),
+  cvv_authorize: z.boolean().optional(),
+  charge_auth: z.boolean().optional(),
+  charge_capture_on: instant.optional(),
+  charge_capture_in: z.string().optional().describe('ISO 8601 duration, at most a week'),
+  subscription_period: z.enum(SUBSCRIPTION_PERIODS).optional(),
+  subscription_cyclical_period: isoPeriod.optional(),
+  subscription_cycles: z.number().int().optional(),
+  subscription_initial_amount: money.optional(),
+  subscription_start_on: z.string().optional().describe('YYYY-MM-DD'),
+  subscription_start_in: isoPeriod.optional(),
+  subscription_start_in_months: z.number().int().optional(),
+  subscription_start_day_of_month: z.number().int().optional(),
+  subscription_preserve_end_of_month: z.boolean().optional(),
+  subscription_retry_interval: isoPeriod.optional(),
+  metadata,
+  created_on: instant,
+  updated_on: instant,
+});
+
+const checkoutProductFields = {
+  id: uuid,
+  merchant_id: uuid,
+  store_id: uuid,
+  code: z.string().nullable().describe('the merchant’s own code, unique in the store'),
+  name: z.string(),
+  description: z.string().nullable(),
+  amount: money,
+  currency: z.string(),
+  shipping_fees: money.nullable(),
+  token_type: z.enum(TOKEN_TYPES),
+  subscription_period: z.enum(SUBSCRIPTION_PERIODS).optional(),
+  subscription_cyclical_period: isoPeriod.optional(),
+  subscription_cycles: z.number().int().optional(),
+  subscription_initial_amount: money.optional(),
+  subscription_retry_interval: isoPeriod.optional(),
+  subscription_preserve_end_of_month: z.boolean().optional(),
+  metadata,
+  created_on: instant,
+  updated_on: instant,
+};
+
+export const CheckoutProduct = resource({
+  ...checkoutProductFields,
+  platform_id: z.null().describe('Kessai has no platforms'),
+  active: z.boolean(),
+});
+
+export const CheckoutLinkProduct = resource({
+  ...checkoutProductFields,
+  quantity: z.number().int().describe('how many of it the link sells'),
+});
+
+export const CheckoutEmail = resource({
+  id: uuid,
+  merchant_id: uuid,
+  store_id: uuid,
+  form_id: uuid,
+  link_id: uuid,
+  email: z.string(),
+  customer_name: z.string().optional(),
+  lang: z.enum(CHECKOUT_LANGUAGES),
+  status: z.enum(['pending', 'awaiting', 'successful', 'failed', 'error']),
+  created_on: instant,
+  updated_on: instant,
+});
+
+export const CheckoutLinkInfo = resource({
+  form: CheckoutForm,
+  link: CheckoutLink,
+  products: z.array(CheckoutLinkProduct),
+}).describe('what the hosted form shows for a link');
+
 export const Transaction = resource({
   store_id: uuid,
   resource_id: uuid,
@@ -451,6 +633,12 @@ export const RESPONSE_SCHEMAS = {
   IssuedAppJwt,
   LoginToken,
   CheckoutInfo,
+  CheckoutForm,
+  CheckoutLink,
+  CheckoutProduct,
+  CheckoutLinkProduct,
+  CheckoutEmail,
+  CheckoutLinkInfo,
   Transaction,
   Webhook,
   WebhookListItem,
@@ -500,6 +688,12 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentAppJwt>, typeof AppJwt>,
   true satisfies Agrees<Out<typeof presentIssuedAppJwt>, typeof IssuedAppJwt>,
   true satisfies Agrees<Out<typeof presentCheckoutInfo>, typeof CheckoutInfo>,
+  true satisfies Agrees<Out<typeof presentCheckoutForm>, typeof CheckoutForm>,
+  true satisfies Agrees<Out<typeof presentCheckoutLink>, typeof CheckoutLink>,
+  true satisfies Agrees<Out<typeof presentCheckoutProduct>, typeof CheckoutProduct>,
+  true satisfies Agrees<Out<typeof presentLinkProduct>, typeof CheckoutLinkProduct>,
+  true satisfies Agrees<Out<typeof presentCheckoutEmail>, typeof CheckoutEmail>,
+  true satisfies Agrees<Out<CheckoutService['getInfo']>, typeof CheckoutLinkInfo>,
   true satisfies Agrees<Out<typeof presentTransaction>, typeof Transaction>,
   true satisfies Agrees<Out<typeof presentWebhook>, typeof Webhook>,
   true satisfies Agrees<Out<typeof presentWebhookListItem>, typeof WebhookListItem>,
