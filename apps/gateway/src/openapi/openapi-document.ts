@@ -274,7 +274,24 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
     info: INFO,
     servers: [{ url: '/' }],
   });
-  return JSON.parse(JSON.stringify(document)) as Record<string, unknown>;
+  return withNullInNullableEnums(JSON.parse(JSON.stringify(document))) as Record<string, unknown>;
+}
+
+/**
+ * `z.enum([...]).nullable()` comes out of zod-to-openapi 7 (the last for zod 3) as
+ * `{type: [string, null], enum: [...]}`, whose `enum` still refuses null; 8 puts null in the list
+ * (asteasolutions/zod-to-openapi#342) but needs zod 4. Until then: the same fix, on the JSON.
+ */
+export function withNullInNullableEnums(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withNullInNullableEnums);
+  if (value === null || typeof value !== 'object') return value;
+  const object = Object.fromEntries(
+    Object.entries(value).map(([key, inner]) => [key, withNullInNullableEnums(inner)]),
+  ) as Record<string, unknown>;
+  const { type, enum: values } = object;
+  if (Array.isArray(type) && type.includes('null') && Array.isArray(values) && !values.includes(null))
+    object.enum = [...(values as unknown[]), null];
+  return object;
 }
 
 /** The routes the document describes: method and path of each of its operations. */
