@@ -18,6 +18,8 @@ import { registerHttpMetrics } from './metrics/http-metrics.hook';
 
 export interface GatewayOptions {
   logger?: Logger;
+  /** where the app's routes are recorded (a test lists them); a new registry otherwise */
+  routes?: RouteRegistry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -49,7 +51,7 @@ export async function createGatewayApp(
   // the API speaks JSON only: any other body is refused with 415 rather than parsed as text
   fastify.removeContentTypeParser('text/plain');
 
-  const routes = new RouteRegistry();
+  const routes = options.routes ?? new RouteRegistry();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
 
   const metrics = app.get(GatewayMetrics);

@@ -47,6 +47,31 @@ import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
 import { WebhookUrlPolicy } from './webhooks/webhook-url.policy';
+import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
+import { buildOpenApiDocument } from './openapi/openapi-document';
+
+/** Every controller of the gateway: the routes, and what the OpenAPI document describes. */
+export const GATEWAY_CONTROLLERS = [
+  HeartbeatController,
+  MetricsController,
+  OpenApiController,
+  MeController,
+  StoresController,
+  AppJwtsController,
+  LoginController,
+  PasswordResetsController,
+  TransactionTokensController,
+  ChargesController,
+  RefundsController,
+  CancelsController,
+  CheckoutInfoController,
+  CheckoutController,
+  ProcessorCallbacksController,
+  TransactionHistoryController,
+  SubscriptionsController,
+  TestClocksController,
+  WebhooksController,
+];
 
 @Module({})
 export class GatewayModule {
@@ -54,26 +79,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule],
-      controllers: [
-        HeartbeatController,
-        MetricsController,
-        MeController,
-        StoresController,
-        AppJwtsController,
-        LoginController,
-        PasswordResetsController,
-        TransactionTokensController,
-        ChargesController,
-        RefundsController,
-        CancelsController,
-        CheckoutInfoController,
-        CheckoutController,
-        ProcessorCallbacksController,
-        TransactionHistoryController,
-        SubscriptionsController,
-        TestClocksController,
-        WebhooksController,
-      ],
+      controllers: GATEWAY_CONTROLLERS,
       providers: [
         metricsRegistryProvider,
         GatewayMetrics,
@@ -99,6 +105,10 @@ export class GatewayModule {
         WebhooksService,
         WebhookUrlPolicy,
         CheckoutService,
+        {
+          provide: OPENAPI_DOCUMENT,
+          useValue: new OpenApiDocumentSource(() => buildOpenApiDocument(GATEWAY_CONTROLLERS)),
+        },
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };
