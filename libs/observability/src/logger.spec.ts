@@ -58,7 +58,7 @@ describe('correlation ids in log lines', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(currentCorrelationId()).toBe('req-42');
       logger.info('after an await');
-      await withCorrelation('req-43', async () => logger.info('nested'));
+      withCorrelation('req-43', () => logger.info('nested'));
     });
     withCorrelation(null, () => logger.info('no id'));
     logger.info('outside');
