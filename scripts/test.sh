@@ -24,4 +24,9 @@ node -e '
   if (r.numTotalTests === 0) { console.error("jest ran no test"); process.exit(1); }
 ' "$results" || status=1
 rm -f "$results"
+
+# the same system on a Redis Cluster: the suites that use every part of Redis
+if [ "${KESSAI_SKIP_REDIS_CLUSTER:-}" != 1 ] && [ $# -eq 0 ]; then
+  bash scripts/test-redis-cluster.sh || status=1
+fi
 exit $status

@@ -54,6 +54,14 @@ export const configSchema = z.object({
     .string()
     .url()
     .refine((v) => /^rediss?:\/\//.test(v), 'must be a redis:// or rediss:// URL'),
+  /**
+   * true: REDIS_URL is a node of a Redis Cluster, which seeds the connection (docs/operations.md,
+   * "Redis Cluster"); BullMQ's keys are then under `{REDIS_PREFIX}`, one hash slot.
+   */
+  REDIS_CLUSTER: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Prefix of every Redis key and BullMQ queue, so that deployments (and test suites) can share a Redis. */
   REDIS_PREFIX: z
     .string()
