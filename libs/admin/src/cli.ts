@@ -6,6 +6,7 @@ import { loadConfig } from '@kessai/config';
 import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
+import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 import {
   createCheckoutForm,
@@ -51,6 +52,10 @@ Commands:
                                               minor units; the code is unique in the store)
   checkout:product:update --id ID --set JSON  e.g. {"active": false}
   checkout:product:list --store ID
+  vault:rotate [--batch N]                    re-encrypt every stored card number still under an
+                                              older key with VAULT_KEYS' first (docs/operations.md)
+  jobs:failed --queue NAME [--limit N]        a queue's dead jobs, newest first (default 20)
+  jobs:retry --queue NAME (--id JOB | --all)  dead jobs back to waiting
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -73,6 +78,10 @@ const options = {
   currency: { type: 'string' },
   code: { type: 'string' },
   json: { type: 'boolean' },
+  queue: { type: 'string' },
+  limit: { type: 'string' },
+  batch: { type: 'string' },
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -236,6 +245,23 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         );
       case 'checkout:product:list':
         return await listCheckoutProducts(database, required(values.store, 'store'));
+      case 'vault:rotate':
+        return await rotateVault(
+          database.cardVault,
+          config,
+          values.batch === undefined ? 500 : Math.max(1, integer(values.batch, 'batch')),
+        );
+      case 'jobs:failed':
+        return await listFailedJobs(
+          config,
+          required(values.queue, 'queue'),
+          values.limit === undefined ? 20 : Math.max(1, integer(values.limit, 'limit')),
+        );
+      case 'jobs:retry':
+        return await retryFailedJobs(config, required(values.queue, 'queue'), {
+          id: values.id,
+          all: values.all,
+        });
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:

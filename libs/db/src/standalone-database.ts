@@ -7,6 +7,7 @@ import { StoresRepository } from './repositories/stores.repository';
 import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
 import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
+import { CardVaultRepository } from './repositories/card-vault.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -20,6 +21,7 @@ export class StandaloneDatabase {
   readonly testClocks: TestClocksRepository;
   readonly checkoutForms: CheckoutFormsRepository;
   readonly checkoutProducts: CheckoutProductsRepository;
+  readonly cardVault: CardVaultRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -31,6 +33,7 @@ export class StandaloneDatabase {
     this.testClocks = new TestClocksRepository(this.prisma);
     this.checkoutForms = new CheckoutFormsRepository(this.prisma);
     this.checkoutProducts = new CheckoutProductsRepository(this.prisma);
+    this.cardVault = new CardVaultRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import './app-tokens.sql';
 import './captures.sql';
+import './card-vault.sql';
 import './charge-outcomes.sql';
 import './charges.sql';
 import './deferred-payments.sql';
