@@ -52,7 +52,7 @@ const bankToken = (data: Record<string, unknown> = {}) =>
     data: { brand: 'bank_test_brand', ...data },
   } as Any) as Promise<Any>;
 
-const konbiniToken = () =>
+const konbiniToken = (data: Record<string, unknown> = {}) =>
   sdk().transactionTokens.create({
     paymentType: PaymentType.KONBINI,
     type: 'one_time',
@@ -61,6 +61,7 @@ const konbiniToken = () =>
       customerName: 'Yamada Taro',
       convenienceStore: 'seven_eleven',
       phoneNumber: { countryCode: '81', localNumber: '9012345678' },
+      ...data,
     },
   } as Any) as Promise<Any>;
 
@@ -109,6 +110,33 @@ const eventTypes = async (chargeId: string) =>
 
 const statusOf = async (chargeId: string) =>
   ((await sdk().charges.get(shop.store.id, chargeId)) as Any).status;
+
+/** Runs `body` with the shop's bank_transfer_configuration changed, then puts the default back. */
+async function withBankConfiguration(changes: Record<string, unknown>, body: () => Promise<void>) {
+  const patched = await api().request(`/stores/${shop.store.id}`, {
+    method: 'PATCH',
+    json: { configuration: { bank_transfer_configuration: changes } },
+  });
+  expect(patched.status).toBe(200);
+  try {
+    await body();
+  } finally {
+    await api().request(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      json: { configuration: { bank_transfer_configuration: null } },
+    });
+  }
+}
+
+/** The charge once it is no longer awaiting. */
+const ended = (chargeId: string, timeoutMs = 15_000): Promise<Any> =>
+  eventually(
+    async () => {
+      const c: Any = await sdk().charges.get(shop.store.id, chargeId);
+      return c.status !== 'awaiting' && c;
+    },
+    { timeoutMs, what: `charge ${chargeId} to end` },
+  );
 
 beforeAll(async () => {
   env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
@@ -295,6 +323,54 @@ describe('bank transfer through the SDK', () => {
     expect(late.body.code).toBe('INVALID_CHARGE_STATUS');
   });
 
+  it('automatic extension: extended at each deadline up to the maximum (five), then failed, each exactly once across two replicas; paid meanwhile, successful', async () => {
+    await withBankConfiguration(
+      {
+        automatic_extension_enabled: true,
+        default_extension_period: 'PT1S',
+        maximum_extension_period: 'PT1S',
+      },
+      async () => {
+        // deadlines one second after acceptance, then one second more at each automatic extension
+        const unpaid = await charge((await bankToken({ expirationPeriod: 'PT1S' })).id);
+        const konbini = await charge((await konbiniToken({ expirationPeriod: 'PT1S' })).id);
+        const paidLate = await charge((await bankToken({ expirationPeriod: 'PT1S' })).id);
+        const { payload } = await awaitingWithInstructions(paidLate.id);
+        await awaitingWithInstructions(unpaid.id);
+        await awaitingWithInstructions(konbini.id);
+        const first: Any = await sdk().charges.expiry(unpaid.id, undefined, undefined, shop.store.id);
+
+        // past its first deadline and extended: the money still pays it
+        await eventually(
+          async () =>
+            ((await sdk().charges.expiry(paidLate.id, undefined, undefined, shop.store.id)) as Any)
+              .extensionCount >= 1,
+          { timeoutMs: 10_000, what: 'a first automatic extension' },
+        );
+        expect(await pay('bank', payload.account_number, 5000)).toBe(200);
+        expect(await ended(paidLate.id)).toMatchObject({ status: 'successful', chargedAmount: 5000 });
+
+        for (const created of [unpaid, konbini]) {
+          expect(await ended(created.id, 30_000)).toMatchObject({
+            status: 'failed',
+            error: { code: 327, message: 'CONFIRMATION_PERIOD_EXPIRED' },
+          });
+          const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+          expect(expiry.extensionCount).toBe(5);
+          const events = await eventTypes(created.id);
+          // awaiting once, then once per extension (charge_updated: it awaits a new deadline)
+          expect(events.filter((e) => e === CHARGE_UPDATED)).toHaveLength(6);
+          expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+          expect(operationStats(simulator.stats(), 'void', `expiry-${created.id}`).executions).toBe(1);
+        }
+        const last: Any = await sdk().charges.expiry(unpaid.id, undefined, undefined, shop.store.id);
+        expect(new Date(last.expirationDate).getTime() - new Date(first.expirationDate).getTime()).toBe(
+          5_000,
+        );
+      },
+    );
+  }, 60_000);
+
   it('refuses other currencies, other token types and unknown brands with clear errors', async () => {
     const usd = await api().postCharge({
       transaction_token_id: (await bankToken()).id,
@@ -389,6 +465,20 @@ describe('konbini through the SDK', () => {
       expect(await slip.text()).toContain(instructions.payload.payment_code);
       const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
       expect(expiry.extensionCount).toBe(0);
+      // extended as a bank transfer is, within bank_transfer_configuration's limits
+      const extend = (body: unknown) =>
+        api().request(`/stores/${shop.store.id}/charges/${created.id}/expiry`, {
+          method: 'POST',
+          json: body,
+        });
+      const extended = await extend({ expiration_period: 'P1D' });
+      expect(extended.body).toMatchObject({ charge_id: created.id, extension_count: 1 });
+      expect(
+        new Date(extended.body.expiration_date).getTime() - new Date(expiry.expirationDate).getTime(),
+      ).toBe(86_400_000);
+      expect((await extend({ expiration_period: 'P31D' })).body.code).toBe(
+        'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED',
+      );
 
       expect(await pay('konbini', instructions.payload.payment_code, 4000)).toBe(200);
       await eventually(() => env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));

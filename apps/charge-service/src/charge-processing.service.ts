@@ -38,6 +38,7 @@ import {
   type ThreeDsMode,
   toProcessorAmount,
 } from '@kessai/processor';
+import { effectiveConfiguration, extendedDeadline } from '@kessai/store-configuration';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
@@ -184,7 +185,12 @@ export class ChargeProcessingService {
     } else {
       outcome = await this.#deferredOutcome(found.payment, charge, causeEventId);
       outcome ??= outcomeOfPayment(found.payment, charge);
-      if (!outcome && expired) outcome = await this.#expire(processor, charge, found.payment);
+      if (!outcome && expired) {
+        // a store with automatic extension: the charge awaits until a later deadline instead
+        if (isDeferredKind(found.payment.kind) && (await this.#extendAtDeadline(charge, causeEventId)))
+          return;
+        outcome = await this.#expire(processor, charge, found.payment);
+      }
     }
     if (!outcome) return;
     if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
@@ -480,6 +486,46 @@ export class ChargeProcessingService {
     // ended is not recorded (the processor no longer takes any once the payment is voided)
     await this.deferredPayments.recordDeposits(charge.id, deposits, causeEventId);
     return paidWith === null ? null : successful(payment.processorReference, paidWith, charge.feeTerms);
+  }
+
+  /**
+   * A bank-transfer or konbini charge unpaid at its deadline, in a store with
+   * `automatic_extension_enabled`: extended by `default_extension_period` under the rules a
+   * merchant's extension is held to (extendedDeadline: at most MAXIMUM_EXPIRY_EXTENSIONS, within
+   * `maximum_extension_period`, ending after now), read from the store's configuration now. True
+   * when the charge is not to be expired by this pass: extended here, or moved meanwhile by someone
+   * else (another replica's sweep extended it, money or a cancel ended it); false when the rules
+   * say it ends.
+   */
+  async #extendAtDeadline(charge: ChargeToReconcile, causeEventId: string | null): Promise<boolean> {
+    const read = await this.deferredPayments.findExpiryWithConfiguration(charge.id);
+    if (!read) return false;
+    const rules = effectiveConfiguration(
+      read.merchantConfiguration,
+      read.storeConfiguration,
+    ).bank_transfer_configuration;
+    if (!rules.automatic_extension_enabled) return false;
+    const decided = extendedDeadline(
+      rules,
+      { deadline: read.expirationDate, extensionCount: read.extensionCount },
+      {},
+      new Date(),
+    );
+    if ('refused' in decided) {
+      this.logger.info({ chargeId: charge.id, refused: decided.refused }, 'no automatic extension');
+      return false;
+    }
+    const extensionCount = await this.deferredPayments.extendAtDeadline(
+      charge.id,
+      read.expirationDate,
+      decided.deadline,
+      causeEventId,
+    );
+    this.logger.info(
+      { chargeId: charge.id, expiresOn: decided.deadline, extensionCount, extended: extensionCount !== null },
+      'automatic extension',
+    );
+    return true;
   }
 
   /** An awaiting charge past its time: void what the customer did not complete, then fail it. */

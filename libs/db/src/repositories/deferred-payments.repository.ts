@@ -1,7 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { ChargeDeposit, ChargeExpiry } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
-import { EXTEND_CHARGE_EXPIRY, RECORD_CHARGE_DEPOSITS } from '../sql/deferred-payments.sql';
+import {
+  AUTO_EXTEND_CHARGE_EXPIRY,
+  EXTEND_CHARGE_EXPIRY,
+  FIND_EXPIRY_WITH_CONFIGURATION,
+  RECORD_CHARGE_DEPOSITS,
+} from '../sql/deferred-payments.sql';
 import type { AccessScope } from './scope';
 
 /** Money the processor reports received for a bank-transfer or konbini charge. */
@@ -12,6 +17,14 @@ export interface NewChargeDeposit {
   receivedOn: Date;
   /** the charge's received total matched its match_amount rule once this deposit arrived */
   matched: boolean;
+}
+
+/** A charge's deadline as an automatic extension reads it, with the configuration layers of its store. */
+export interface ExpiryWithConfiguration {
+  expirationDate: Date;
+  extensionCount: number;
+  merchantConfiguration: unknown;
+  storeConfiguration: unknown;
 }
 
 /** A charge's payment deadline, with what an extension needs of its charge. */
@@ -91,10 +104,41 @@ export class DeferredPaymentsRepository {
   async extend(read: ChargeExpiry, expirationDate: Date): Promise<boolean> {
     const rows = await this.prisma.run(EXTEND_CHARGE_EXPIRY, {
       chargeId: read.chargeId,
-      readExtensionCount: read.extensionCount,
       readExpirationDate: read.expirationDate,
       expirationDate,
     });
     return rows.length > 0;
+  }
+
+  /** The deadline of a charge and its store's configuration layers; null for a charge without one. */
+  async findExpiryWithConfiguration(chargeId: string): Promise<ExpiryWithConfiguration | null> {
+    const [row] = await this.prisma.run(FIND_EXPIRY_WITH_CONFIGURATION, { chargeId });
+    if (!row) return null;
+    return {
+      expirationDate: row.expiration_date,
+      extensionCount: row.extension_count,
+      merchantConfiguration: row.merchant_configuration,
+      storeConfiguration: row.store_configuration,
+    };
+  }
+
+  /**
+   * The automatic extension of an awaiting charge whose deadline (`readExpirationDate`) has passed,
+   * to `expirationDate`, with charge_updated; the new extension count, or null when another replica
+   * (or anything else) moved the charge first (AUTO_EXTEND_CHARGE_EXPIRY).
+   */
+  async extendAtDeadline(
+    chargeId: string,
+    readExpirationDate: Date,
+    expirationDate: Date,
+    causeEventId: string | null,
+  ): Promise<number | null> {
+    const [row] = await this.prisma.run(AUTO_EXTEND_CHARGE_EXPIRY, {
+      chargeId,
+      readExpirationDate,
+      expirationDate,
+      causeEventId,
+    });
+    return row ? row.extension_count : null;
   }
 }
