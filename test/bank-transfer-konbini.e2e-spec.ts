@@ -371,6 +371,35 @@ describe('bank transfer through the SDK', () => {
     );
   }, 60_000);
 
+  it('capture_at is the payment deadline (api-reference §5.2): taken as given, at most 60 days ahead', async () => {
+    const at = new Date(Date.now() + 2 * 86_400_000 + 12_345);
+    const created = await charge((await bankToken({ expirationPeriod: 'P1D' })).id, {
+      captureAt: at.toISOString(),
+    });
+    expect(created.captureAt).toBe(at.toISOString());
+    const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    expect(expiry.expirationDate).toBe(at.toISOString());
+    const { payload } = await awaitingWithInstructions(created.id);
+    expect(payload.expiration_date).toBe(at.toISOString());
+
+    const konbini = await charge((await konbiniToken()).id, { captureAt: Math.floor(at.getTime() / 1000) });
+    const konbiniExpiry: Any = await sdk().charges.expiry(konbini.id, undefined, undefined, shop.store.id);
+    expect(konbiniExpiry.expirationDate).toBe(new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString());
+
+    for (const captureAt of [Date.now() + 61 * 86_400_000, '2001-01-01T00:00:00Z']) {
+      const refused = await sdkError(charge((await bankToken()).id, { captureAt }));
+      expect(refused).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        errors: [{ field: 'capture_at', reason: 'INVALID_SCHEDULED_CAPTURE_DATE' }],
+      });
+    }
+    // nothing to capture later: capture false is refused as for every payment but a card
+    const held = await sdkError(
+      charge((await konbiniToken()).id, { capture: false, captureAt: at.toISOString() }),
+    );
+    expect(held).toMatchObject({ code: 'CAPTURE_ONLY_FOR_CARD_PAYMENT' });
+  });
+
   it('refuses other currencies, other token types and unknown brands with clear errors', async () => {
     const usd = await api().postCharge({
       transaction_token_id: (await bankToken()).id,
