@@ -28,6 +28,8 @@ import {
   startProcessorSimulator,
   type ProcessorSimulator,
 } from '../apps/processor-simulator/src/start-simulator';
+import { randomUUID } from 'node:crypto';
+import { runCli } from '@kessai/admin';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
@@ -427,6 +429,80 @@ describe('bank transfer through the SDK', () => {
     });
     const period = await sdkError(bankToken({ expirationPeriod: 'P400D' }));
     expect(period.errors).toEqual([{ field: 'data.expiration_period', reason: 'INVALID_TIME_PERIOD' }]);
+  });
+});
+
+describe('stray money', () => {
+  /** the operator's view (admin CLI deposits:stray) */
+  const stray = (...argv: string[]): Promise<Any> =>
+    runCli(['deposits:stray', ...argv], {
+      env: env.variables,
+      credentialsFile: '/dev/null',
+      print: () => undefined,
+    });
+
+  it('money after the charge was paid: recorded unmatched and after its end, announced, the charge unchanged', async () => {
+    const created = await charge((await bankToken()).id);
+    const { payload } = await awaitingWithInstructions(created.id);
+    expect(await pay('bank', payload.account_number, 5000)).toBe(200);
+    expect(await ended(created.id)).toMatchObject({ status: 'successful', chargedAmount: 5000 });
+    // the virtual account still takes money, as a bank's does
+    expect(await pay('bank', payload.account_number, 700)).toBe(200);
+    const late = await eventually(() =>
+      env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id, receivedAfterEnd: true } }),
+    );
+    expect(late).toMatchObject({ amount: 700n, matched: false });
+    expect(await sdk().charges.get(shop.store.id, created.id)).toMatchObject({
+      status: 'successful',
+      chargedAmount: 5000,
+    });
+    const events: string[] = await eventually(async () => {
+      const all = await eventTypes(created.id);
+      return all.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED).length === 2 ? all : null;
+    });
+    expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+    expect(await env.prisma.chargeDeposit.count({ where: { chargeId: created.id } })).toBe(2);
+
+    const listed = await stray('--merchant', shop.merchant.id);
+    expect(listed.unassigned).toEqual([]);
+    expect(listed.after_end).toContainEqual(
+      expect.objectContaining({
+        id: late.id,
+        charge_id: created.id,
+        charge_status: 'successful',
+        amount: 700,
+      }),
+    );
+    expect((await stray('--merchant', foreign.merchant.id)).after_end).toEqual([]);
+  });
+
+  it('money for no charge of ours: the signed notice is taken and the money recorded unassigned, once', async () => {
+    // a virtual account the test bank gave out for a payment Kessai never asked for
+    const reference = randomUUID();
+    const opened = await fetch(`${simulator.url}/v1/deferred-payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': reference },
+      body: JSON.stringify({
+        reference,
+        amount: 1200,
+        currency: 'JPY',
+        method: { type: 'bank_transfer', brand: 'bank_test_brand' },
+        expires_on: new Date(Date.now() + 86_400_000).toISOString(),
+        callback_url: `${baseUrl}/processor/callbacks`,
+      }),
+    });
+    expect(opened.status).toBe(200);
+    const account = ((await opened.json()) as Any).payment.deferred.instructions.account_number as string;
+    expect(await pay('bank', account, 1200)).toBe(200);
+    const unassigned = await eventually(() =>
+      env.prisma.unassignedDeposit.findFirst({ where: { reference } }),
+    );
+    expect(unassigned).toMatchObject({ amount: 1200n, currency: 'JPY' });
+    expect(await env.prisma.unassignedDeposit.count({ where: { reference } })).toBe(1);
+    expect(await env.prisma.outboxEvent.count({ where: { aggregateId: reference } })).toBe(0);
+    expect((await stray()).unassigned).toContainEqual(
+      expect.objectContaining({ id: unassigned.id, reference, amount: 1200, currency: 'JPY' }),
+    );
   });
 });
 

@@ -165,7 +165,10 @@ export class ChargeProcessingService {
    */
   async reconcileCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
     const charge = await this.charges.findToReconcile(chargeId);
-    if (!charge) return;
+    if (!charge) {
+      await this.#recordMoneyAfterEnd(chargeId, causeEventId);
+      return;
+    }
     // While a cancel runs, only the cancel moves the charge (canceled, or back as it was, asking for
     // this reconciliation again with charge_reconcile_requested): what the processor holds now may
     // be the cancel's void, or a payment the void is about to undo.
@@ -486,6 +489,38 @@ export class ChargeProcessingService {
     // ended is not recorded (the processor no longer takes any once the payment is voided)
     await this.deferredPayments.recordDeposits(charge.id, deposits, causeEventId);
     return paidWith === null ? null : successful(payment.processorReference, paidWith, charge.feeTerms);
+  }
+
+  /**
+   * Money for a bank-transfer or konbini charge that has already ended (an overpayment after it was
+   * paid, a transfer that came between the last look and the expiry's void): every deposit the
+   * processor reports and Kessai has not recorded is recorded, unmatched and `received_after_end`,
+   * with bank_transfer_status_updated for a bank transfer; the charge is not changed. Nothing for
+   * any other charge.
+   */
+  async #recordMoneyAfterEnd(chargeId: string, causeEventId: string | null): Promise<void> {
+    const charge = await this.deferredPayments.findEnded(chargeId);
+    const processor = charge && this.processors.forMode(charge.mode);
+    if (!charge || !processor) return;
+    const context = { chargeId, operation: 'money after end' };
+    const found = await this.processors.retrying(() => processor.status(chargeId), this.logger, context);
+    if (!found.found || !isDeferredKind(found.payment.kind)) return;
+    const recorded = await this.deferredPayments.recordDeposits(
+      chargeId,
+      found.payment.deposits.map((deposit) => ({
+        processorDepositId: deposit.id,
+        amount: fromProcessorAmount(deposit.amount),
+        receivedOn: deposit.receivedOn,
+        matched: false,
+        receivedAfterEnd: true,
+      })),
+      causeEventId,
+    );
+    if (recorded > 0)
+      this.logger.warn(
+        { chargeId, status: charge.status, deposits: recorded },
+        'money after the charge ended',
+      );
   }
 
   /**

@@ -65,7 +65,12 @@ interface Deadline {
   extended?: number | null;
 }
 
-function setup(charge: ChargeToReconcile, found: ProcessorPayment, deadline: Deadline = {}) {
+function setup(
+  charge: ChargeToReconcile | null,
+  found: ProcessorPayment,
+  deadline: Deadline = {},
+  ended: { status: string } | null = null,
+) {
   const recordedDeposits: NewChargeDeposit[][] = [];
   const moves: { transition: ChargeTransition; outcome: Omit<ChargeOutcome, 'status'> }[] = [];
   const extensions: { from: Date; to: Date }[] = [];
@@ -90,9 +95,10 @@ function setup(charge: ChargeToReconcile, found: ProcessorPayment, deadline: Dea
         recordedDeposits.push(deposits);
         return Promise.resolve(deposits.length);
       },
+      findEnded: (id: string) => Promise.resolve(ended && { id, mode: 'test', ...ended }),
       findExpiryWithConfiguration: () =>
         Promise.resolve(
-          charge.expiresOn && {
+          charge?.expiresOn && {
             expirationDate: charge.expiresOn,
             extensionCount: deadline.extensionCount ?? 0,
             merchantConfiguration: {},
@@ -228,5 +234,35 @@ describe('a bank-transfer charge at its deadline, in a store with automatic exte
     await service.reconcileCharge('charge-1', null);
     expect(extensions).toEqual([]);
     expect(moves[0]?.transition).toMatchObject({ to: 'successful' });
+  });
+});
+
+describe('money for a bank-transfer charge that has ended', () => {
+  it('is recorded unmatched and received after the end, the charge left as it is', async () => {
+    for (const status of ['failed', 'successful', 'canceled']) {
+      const { service, recordedDeposits, moves, voids } = setup(
+        null,
+        payment([5000, 1000], 'voided'),
+        {},
+        {
+          status,
+        },
+      );
+      await service.reconcileCharge('charge-1', 'event-1');
+      expect(recordedDeposits).toEqual([
+        [
+          expect.objectContaining({ processorDepositId: 'dep-0', matched: false, receivedAfterEnd: true }),
+          expect.objectContaining({ processorDepositId: 'dep-1', amount: 1000n, receivedAfterEnd: true }),
+        ],
+      ]);
+      expect(moves).toEqual([]);
+      expect(voids).toEqual([]);
+    }
+  });
+
+  it('nothing for a charge that is no bank transfer or konbini, or none at all', async () => {
+    const { service, recordedDeposits } = setup(null, payment([5000]), {}, null);
+    await service.reconcileCharge('charge-1', 'event-1');
+    expect(recordedDeposits).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import { loadConfig } from '@kessai/config';
 import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
+import { strayDeposits } from './stray-deposits';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -30,6 +31,9 @@ Commands:
   clock:show --merchant ID --id ID            a test clock and its status (advancing or ready)
   clock:advance --merchant ID --id ID --time ISO
                                               move it later: the engine charges what falls due
+  deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
+                                              charge of ours, and deposits that came after their
+                                              charge ended (of one merchant's charges with --merchant)
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -47,6 +51,7 @@ const options = {
   off: { type: 'boolean' },
   set: { type: 'string' },
   time: { type: 'string' },
+  limit: { type: 'string' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -62,6 +67,13 @@ function jsonOf(text: string, flag: string): unknown {
   } catch {
     throw new AdminError(`--${flag} must be JSON`);
   }
+}
+
+function positiveInt(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1 || value > 10_000)
+    throw new AdminError(`--${flag} must be an integer from 1 to 10000`);
+  return value;
 }
 
 function mode(value: string | undefined): 'test' | 'live' {
@@ -160,6 +172,11 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
           merchantId: required(values.merchant, 'merchant'),
           id: required(values.id, 'id'),
           time: required(values.time, 'time'),
+        });
+      case 'deposits:stray':
+        return await strayDeposits(database, {
+          merchantId: values.merchant,
+          limit: values.limit === undefined ? 100 : positiveInt(values.limit, 'limit'),
         });
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);

@@ -1,6 +1,7 @@
 import type { AppConfig } from '@kessai/config';
 import { PrismaService } from './prisma.service';
 import { AppTokensRepository } from './repositories/app-tokens.repository';
+import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
 import { MerchantUsersRepository } from './repositories/merchant-users.repository';
 import { MerchantsRepository } from './repositories/merchants.repository';
 import { StoresRepository } from './repositories/stores.repository';
@@ -16,6 +17,7 @@ export class StandaloneDatabase {
   readonly appTokens: AppTokensRepository;
   readonly merchantUsers: MerchantUsersRepository;
   readonly testClocks: TestClocksRepository;
+  readonly deferredPayments: DeferredPaymentsRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -25,6 +27,7 @@ export class StandaloneDatabase {
     this.appTokens = new AppTokensRepository(this.prisma);
     this.merchantUsers = new MerchantUsersRepository(this.prisma);
     this.testClocks = new TestClocksRepository(this.prisma);
+    this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
   }
 
   close(): Promise<void> {

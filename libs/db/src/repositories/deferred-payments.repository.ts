@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import type { ChargeDeposit, ChargeExpiry } from '../generated/prisma/client';
+import type { ChargeStatus } from '@kessai/domain';
+import type { ChargeDeposit, ChargeExpiry, UnassignedDeposit } from '../generated/prisma/client';
+import type { ProcessingMode } from '../generated/prisma/enums';
 import { PrismaService } from '../prisma.service';
 import {
   AUTO_EXTEND_CHARGE_EXPIRY,
   EXTEND_CHARGE_EXPIRY,
+  FIND_ENDED_DEFERRED_CHARGE,
   FIND_EXPIRY_WITH_CONFIGURATION,
   RECORD_CHARGE_DEPOSITS,
+  RECORD_UNASSIGNED_DEPOSIT,
 } from '../sql/deferred-payments.sql';
 import type { AccessScope } from './scope';
 
@@ -17,6 +21,25 @@ export interface NewChargeDeposit {
   receivedOn: Date;
   /** the charge's received total matched its match_amount rule once this deposit arrived */
   matched: boolean;
+  /** the charge had ended when the money was recorded (it changes nothing); false when absent */
+  receivedAfterEnd?: boolean;
+}
+
+/** Money the processor reports for a payment that is no charge of ours. */
+export interface NewUnassignedDeposit {
+  processorDepositId: string;
+  processorReference: string;
+  reference: string;
+  /** minor units */
+  amount: bigint;
+  currency: string;
+  receivedOn: Date;
+}
+
+/** A deposit that came after its charge ended, with what the operator needs to return it. */
+export interface DepositAfterEnd {
+  deposit: ChargeDeposit;
+  charge: { id: string; merchantId: string; storeId: string; status: string };
 }
 
 /** A charge's deadline as an automatic extension reads it, with the configuration layers of its store. */
@@ -55,6 +78,7 @@ export class DeferredPaymentsRepository {
         amount: deposit.amount.toString(),
         received_on: deposit.receivedOn.toISOString(),
         matched: deposit.matched,
+        received_after_end: deposit.receivedAfterEnd ?? false,
       })),
       causeEventId,
     });
@@ -140,5 +164,45 @@ export class DeferredPaymentsRepository {
       causeEventId,
     });
     return row ? row.extension_count : null;
+  }
+
+  /** A bank-transfer or konbini charge that has ended; null for any other charge, or one still open. */
+  async findEnded(
+    chargeId: string,
+  ): Promise<{ id: string; mode: ProcessingMode; status: ChargeStatus } | null> {
+    const [row] = await this.prisma.run(FIND_ENDED_DEFERRED_CHARGE, { chargeId });
+    return row ?? null;
+  }
+
+  /** Records money for no charge of ours, once per processor deposit; true when it was new. */
+  async recordUnassigned(deposit: NewUnassignedDeposit): Promise<boolean> {
+    const rows = await this.prisma.run(RECORD_UNASSIGNED_DEPOSIT, deposit);
+    return rows.length > 0;
+  }
+
+  /**
+   * The operator's list of stray money (admin CLI deposits:stray): deposits for no charge, and
+   * deposits that came after their charge ended (of one merchant's charges, when given), newest
+   * first, at most `limit` of each.
+   */
+  async findStray(
+    limit: number,
+    merchantId?: string,
+  ): Promise<{ unassigned: UnassignedDeposit[]; afterEnd: DepositAfterEnd[] }> {
+    const [unassigned, afterEnd] = await Promise.all([
+      merchantId
+        ? Promise.resolve([])
+        : this.prisma.unassignedDeposit.findMany({ orderBy: { createdOn: 'desc' }, take: limit }),
+      this.prisma.chargeDeposit.findMany({
+        where: { receivedAfterEnd: true, ...(merchantId ? { charge: { merchantId } } : {}) },
+        include: { charge: { select: { id: true, merchantId: true, storeId: true, status: true } } },
+        orderBy: { createdOn: 'desc' },
+        take: limit,
+      }),
+    ]);
+    return {
+      unassigned,
+      afterEnd: afterEnd.map(({ charge, ...deposit }) => ({ deposit, charge })),
+    };
   }
 }

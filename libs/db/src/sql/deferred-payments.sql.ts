@@ -1,6 +1,8 @@
 import { CHARGE_UPDATED } from '@kessai/contracts';
 import { bankTransferStatusUpdatedSql, chargeStatusSql } from '../outbox/event-sql';
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
+import type { ChargeStatus } from '@kessai/domain';
+import type { ProcessingMode } from '../generated/prisma/enums';
 import { defineStatement, pg } from './statement';
 
 /**
@@ -15,6 +17,8 @@ export interface ChargeDepositInput {
   amount: string;
   received_on: string;
   matched: boolean;
+  /** the charge had ended (successful, failed, canceled…) when the money was recorded */
+  received_after_end: boolean;
 }
 
 /**
@@ -34,7 +38,8 @@ export const RECORD_CHARGE_DEPOSITS = defineStatement({
   text: (p) => `
     WITH input AS (
       SELECT * FROM jsonb_to_recordset(${p.deposits})
-        AS r(processor_deposit_id text, amount bigint, received_on timestamptz, matched boolean)
+        AS r(processor_deposit_id text, amount bigint, received_on timestamptz, matched boolean,
+             received_after_end boolean)
     ),
     charge AS (
       SELECT c.id, c.merchant_id, c.store_id, c.requested_currency, t.payment_type
@@ -42,8 +47,10 @@ export const RECORD_CHARGE_DEPOSITS = defineStatement({
        WHERE c.id = ${p.chargeId}
     ),
     inserted AS (
-      INSERT INTO charge_deposits (charge_id, processor_deposit_id, amount, currency, matched, received_on)
-      SELECT charge.id, i.processor_deposit_id, i.amount, charge.requested_currency, i.matched, i.received_on
+      INSERT INTO charge_deposits
+             (charge_id, processor_deposit_id, amount, currency, matched, received_after_end, received_on)
+      SELECT charge.id, i.processor_deposit_id, i.amount, charge.requested_currency, i.matched,
+             i.received_after_end, i.received_on
         FROM input i CROSS JOIN charge
           ON CONFLICT (charge_id, processor_deposit_id) DO NOTHING
       RETURNING id, charge_id, amount, currency, matched
@@ -162,4 +169,43 @@ export const FIND_EXPIRY_WITH_CONFIGURATION = defineStatement({
       JOIN stores s ON s.id = c.store_id
       JOIN merchants m ON m.id = c.merchant_id
      WHERE e.charge_id = ${p.chargeId}`,
+});
+
+/**
+ * A bank-transfer or konbini charge that has ended (neither pending nor awaiting), for the money
+ * that may still arrive for it; no row otherwise.
+ */
+export const FIND_ENDED_DEFERRED_CHARGE = defineStatement({
+  name: 'deferred_payments_find_ended_charge',
+  params: { chargeId: pg.uuid },
+  columns: { id: pg.text, mode: pg.textOf<ProcessingMode>(), status: pg.textOf<ChargeStatus>() },
+  text: (p) => `
+    SELECT c.id::text AS id, c.mode::text AS mode, c.status::text AS status
+      FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
+     WHERE c.id = ${p.chargeId} AND t.payment_type IN ('bank_transfer', 'konbini')
+       AND c.status NOT IN ('pending', 'awaiting')`,
+});
+
+/**
+ * A deposit the processor reports for a payment that is no charge of ours, recorded once per
+ * processor deposit (a repeated notice adds nothing). Returns the row when it is new.
+ */
+export const RECORD_UNASSIGNED_DEPOSIT = defineStatement({
+  name: 'deferred_payments_record_unassigned_deposit',
+  params: {
+    processorDepositId: pg.text,
+    processorReference: pg.text,
+    reference: pg.text,
+    amount: pg.int8,
+    currency: pg.bpchar,
+    receivedOn: pg.timestamptz,
+  },
+  columns: { id: pg.text },
+  text: (p) => `
+    INSERT INTO unassigned_deposits
+           (processor_deposit_id, processor_reference, reference, amount, currency, received_on)
+    VALUES (${p.processorDepositId}, ${p.processorReference}, ${p.reference}, ${p.amount},
+            ${p.currency}, ${p.receivedOn})
+        ON CONFLICT (processor_deposit_id) DO NOTHING
+    RETURNING id::text AS id`,
 });
