@@ -159,13 +159,6 @@ describe('bank transfers through a charge-service crash', () => {
     });
     expect(await first.stop('SIGKILL')).toBeNull();
     const finalAtCrash = await countFinal();
-    console.log(
-      'AT CRASH',
-      finalAtCrash,
-      await env.prisma.charge.groupBy({ by: ['status'], _count: { _all: true } }),
-      await env.prisma.chargeDeposit.count(),
-      network.held,
-    );
     expect(finalAtCrash).toBeLessThan(2 * BATCH);
     await startChargeService();
     await paying;
