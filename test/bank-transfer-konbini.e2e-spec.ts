@@ -260,6 +260,28 @@ describe('bank transfer through the SDK', () => {
     const events = await eventTypes(created.id);
     expect(events.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED)).toHaveLength(2);
     expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+
+    // the virtual account's ledger: the payment asked for, then each transfer, with the balance
+    const ledgers = await api().request(
+      `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`,
+    );
+    expect(ledgers.status).toBe(200);
+    const account = {
+      virtual_bank_account_number: payload.account_number,
+      virtual_bank_account_holder_name: 'KESSAI TEST',
+      virtual_account_id: payload.account_id,
+      mode: 'test',
+      currency: 'JPY',
+    };
+    expect(ledgers.body).toMatchObject({
+      has_more: false,
+      items: [
+        { bank_ledger_type: 'payment', amount: 5000, balance: -5000, ...account },
+        { bank_ledger_type: 'deposit', amount: 3000, balance: -2000, ...account },
+        { bank_ledger_type: 'deposit', amount: 2000, balance: 0, ...account },
+      ],
+    });
+    expect(ledgers.body.items[1].transaction_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   it('extends the deadline within the maximum, refuses beyond it, and refuses a period and a date together', async () => {
@@ -593,6 +615,11 @@ describe('konbini through the SDK', () => {
         successCondition: (c: Any) => c.status !== 'awaiting',
       });
       expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5500 });
+      // a payment code has no virtual account: no bank-transfer ledger
+      const ledgers = await api().request(
+        `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`,
+      );
+      expect(ledgers.status).toBe(404);
       // konbini money is recorded, but bank_transfer_status_updated is the bank's event only
       expect(await eventTypes(created.id)).not.toContain(BANK_TRANSFER_STATUS_UPDATED);
     } finally {
@@ -622,7 +649,7 @@ describe('konbini through the SDK', () => {
 });
 
 describe('another merchant', () => {
-  it('sees none of it: the expiry, the instructions and the extension are 404', async () => {
+  it('sees none of it: the expiry, the instructions, the ledger and the extension are 404', async () => {
     const created = await charge((await bankToken()).id);
     await awaitingWithInstructions(created.id);
     const other = sdkFor(baseUrl, foreign.storeToken);
@@ -632,7 +659,7 @@ describe('another merchant', () => {
       code: 'NOT_FOUND',
     });
     const otherApi = new GatewayClient(baseUrl).as(foreign);
-    for (const path of ['expiry/latest', 'issuer_token']) {
+    for (const path of ['expiry/latest', 'issuer_token', 'bank_transfer_ledgers']) {
       const res = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/${path}`);
       expect(res.status).toBe(404);
     }

@@ -36,6 +36,21 @@ export interface NewUnassignedDeposit {
   receivedOn: Date;
 }
 
+/** What GET …/bank_transfer_ledgers reads: a bank-transfer charge and the money received for it. */
+export interface BankTransferLedgerSource {
+  charge: {
+    id: string;
+    mode: ProcessingMode;
+    requestedAmount: bigint;
+    requestedCurrency: string;
+    createdOn: Date;
+    /** the consumer's instructions (GET …/issuer_token): the virtual account is in `payload` */
+    issuerToken: unknown;
+  };
+  /** oldest first */
+  deposits: ChargeDeposit[];
+}
+
 /** A deposit that came after its charge ended, with what the operator needs to return it. */
 export interface DepositAfterEnd {
   deposit: ChargeDeposit;
@@ -164,6 +179,30 @@ export class DeferredPaymentsRepository {
       causeEventId,
     });
     return row ? row.extension_count : null;
+  }
+
+  /** A bank-transfer charge the scope may see, with its deposits; null for any other charge. */
+  async findLedger(scope: AccessScope, chargeId: string): Promise<BankTransferLedgerSource | null> {
+    const row = await this.prisma.charge.findFirst({
+      where: {
+        id: chargeId,
+        merchantId: scope.merchantId,
+        ...(scope.storeId ? { storeId: scope.storeId } : {}),
+        transactionToken: { paymentType: 'bank_transfer' },
+      },
+      select: {
+        id: true,
+        mode: true,
+        requestedAmount: true,
+        requestedCurrency: true,
+        createdOn: true,
+        issuerToken: true,
+        deposits: { orderBy: [{ receivedOn: 'asc' }, { createdOn: 'asc' }] },
+      },
+    });
+    if (!row) return null;
+    const { deposits, ...charge } = row;
+    return { charge, deposits };
   }
 
   /** A bank-transfer or konbini charge that has ended; null for any other charge, or one still open. */
