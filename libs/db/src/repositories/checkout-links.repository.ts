@@ -73,6 +73,17 @@ export class CheckoutLinksRepository {
     return { ...rest, products: await this.products(id), storeDeleted: store.deletedOn !== null };
   }
 
+  /** What authenticating a link's own credentials needs: the link's row and whether its store is live. */
+  async findActiveIdentity(id: string): Promise<(CheckoutLink & { storeDeleted: boolean }) | null> {
+    const link = await this.prisma.checkoutLink.findUnique({
+      where: { id },
+      include: { store: { select: { deletedOn: true } } },
+    });
+    if (!link) return null;
+    const { store, ...rest } = link;
+    return { ...rest, storeDeleted: store.deletedOn !== null };
+  }
+
   /** The products of a link, in the link's order. */
   async products(linkId: string): Promise<LinkProduct[]> {
     const rows = await this.prisma.checkoutLinkProduct.findMany({
