@@ -27,8 +27,13 @@ export interface RenderedPage {
   html: string;
 }
 
-/** The query keys a link page takes; any other (an `amount`, say) is a tampered link. */
-const LINK_QUERY_KEYS = new Set(['secret', 'lang', 'resume']);
+/**
+ * What the link's row fixes: a link page URL carrying one of these (`&amount=1`) was altered, and is
+ * refused rather than shown with the row's values. Other extra keys (an issuer's or operator's
+ * return parameters) are ignored.
+ */
+const LINK_FIXED_KEY =
+  /^(amount|amount_formatted|currency|store_id|merchant_id|form_id|link_id|mode|token_type|token_only|metadata|capture|charge_.*|subscription_.*|description|expiry|enabled|products)$/;
 const FRAME_QUERY_KEYS = new Set(['app_id', 'lang', 'token_type', 'display']);
 const TOKEN_TYPES = ['one_time', 'recurring', 'subscription'];
 
@@ -93,7 +98,7 @@ export class HostedPagesService {
     const linkId = id.toLowerCase();
     const key = this.config.JWT_SIGNING_KEY;
     if (!checkoutLinkSecretMatches(linkId, secret, key)) return refuse(404, queryLang, (m) => m.linkNotFound);
-    if (Object.keys(query).some((k) => !LINK_QUERY_KEYS.has(k)) || Array.isArray(query.lang))
+    if (Object.keys(query).some((k) => LINK_FIXED_KEY.test(k.toLowerCase())))
       return refuse(400, queryLang, (m) => m.linkTampered);
     const info = await this.links.findInfo(linkId);
     if (!info || info.storeDeleted) return refuse(404, queryLang, (m) => m.linkNotFound);

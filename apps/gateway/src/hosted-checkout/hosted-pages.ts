@@ -35,7 +35,6 @@ const MESSAGES = {
     errors: {
       required: 'Enter this field.',
       cardNumber: 'Enter a valid card number.',
-      cardBrand: 'This card brand is not accepted.',
       expiry: 'Enter a valid expiry date (MM/YY).',
       expired: 'This card has expired.',
       cvv: 'Enter the {n}-digit security code.',
@@ -78,7 +77,6 @@ const MESSAGES = {
     errors: {
       required: '入力してください。',
       cardNumber: '正しいカード番号を入力してください。',
-      cardBrand: 'このカードブランドはご利用いただけません。',
       expiry: '正しい有効期限（MM/YY）を入力してください。',
       expired: 'このカードは有効期限が切れています。',
       cvv: '{n}桁のセキュリティコードを入力してください。',

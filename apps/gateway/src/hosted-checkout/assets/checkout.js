@@ -23,7 +23,14 @@
   // ---- card rules -------------------------------------------------------------------------
   var BRANDS = [
     { name: 'american_express', test: /^3[47]/, lengths: [15], cvv: 4, groups: [4, 6, 5] },
-    { name: 'diners_club', test: /^3(0[0-5]|[689])/, lengths: [14, 16], cvv: 3, groups: [4, 6, 4] },
+    {
+      name: 'diners_club',
+      test: /^3(0[0-5]|[689])/,
+      lengths: [14, 16],
+      typical: 14,
+      cvv: 3,
+      groups: [4, 6, 4],
+    },
     { name: 'jcb', test: /^35(2[89]|[3-8])/, lengths: [16], cvv: 3 },
     { name: 'visa', test: /^4/, lengths: [13, 16, 19], cvv: 3 },
     { name: 'mastercard', test: /^(5[1-5]|2(2[2-9]|[3-6]|7[01]|720))/, lengths: [16], cvv: 3 },
@@ -82,12 +89,12 @@
       var number = digits(value);
       if (!number) return final ? m.errors.required : '';
       var brand = brandOf(number);
-      var max = brand ? Math.max.apply(null, brand.lengths) : 19;
       var complete = brand ? brand.lengths.indexOf(number.length) >= 0 : number.length >= 12;
-      // while typing: say nothing until the number is as long as its brand's longest, or left
-      if (!final && number.length < max) return '';
-      if (!complete || !luhn(number)) return m.errors.cardNumber;
-      return '';
+      // while typing: nothing until the number is as long as its brand's usual length (16 for most)
+      var usual = brand ? brand.typical || Math.min(16, Math.max.apply(null, brand.lengths)) : 16;
+      if (!final && number.length < usual) return '';
+      if (complete && luhn(number)) return '';
+      return m.errors.cardNumber;
     },
     expiry: function (value, final) {
       var d = digits(value);

@@ -14,7 +14,10 @@
   if (window.KessaiCheckout) return;
   var script = document.currentScript;
   var base = new URL(script ? script.src : location.href).origin;
-  var READY_TIMEOUT_MS = 10000;
+  // a frame the browser refused to show (not in the token's domains) loads an error page that never
+  // says it is ready
+  var READY_AFTER_LOAD_MS = 2000;
+  var READY_TIMEOUT_MS = 15000;
   var TEXT = {
     en: { close: 'Close', title: 'Card payment form', failed: 'The payment form could not be loaded.' },
     ja: { close: '閉じる', title: 'カード支払いフォーム', failed: '支払いフォームを読み込めませんでした。' },
@@ -55,11 +58,24 @@
       else if (data.type === 'kessai:close' && handlers.close) handlers.close();
     };
     window.addEventListener('message', onMessage);
-    var timer = setTimeout(function () {
-      if (!ready && handlers.failed) handlers.failed();
-    }, READY_TIMEOUT_MS);
+    var failed = false;
+    var check = function () {
+      if (!ready && !failed && handlers.failed) {
+        failed = true;
+        handlers.failed();
+      }
+    };
+    var timer = setTimeout(check, READY_TIMEOUT_MS);
+    var afterLoad = null;
+    var onLoad = function () {
+      clearTimeout(afterLoad);
+      afterLoad = setTimeout(check, READY_AFTER_LOAD_MS);
+    };
+    iframe.addEventListener('load', onLoad);
     return function () {
       clearTimeout(timer);
+      clearTimeout(afterLoad);
+      iframe.removeEventListener('load', onLoad);
       window.removeEventListener('message', onMessage);
     };
   }
