@@ -311,6 +311,25 @@ describe("the link's own credentials", () => {
     });
     expect(again.body.id).toBe(paid.body.id);
 
+    // the link is paid (pending here): another card cannot pay it again
+    const second = await requestJson(baseUrl, '/tokens', {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: baseUrl,
+      json: CARD,
+    });
+    const twice = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: baseUrl,
+      json: { transaction_token_id: second.body.id },
+    });
+    expect(twice.status).toBe(400);
+    expect(twice.body).toMatchObject({
+      code: 'TRANSACTION_ALREADY_PROCESSED',
+      errors: [{ field: null, reason: 'LINK_ALREADY_PAID' }],
+    });
+
     const read = await requestJson(baseUrl, `/checkout/links/${link.id}/payments/charge/${paid.body.id}`, {
       auth: linkAuth(link),
     });
@@ -333,6 +352,45 @@ describe("the link's own credentials", () => {
       },
     );
     expect(wrongPath.status).toBe(404);
+  });
+
+  it('pay a link once when two payments race, and again after a refused one', async () => {
+    const link = await createLink();
+    const tokens = await Promise.all(
+      [1, 2, 3].map(() =>
+        requestJson(baseUrl, '/tokens', {
+          method: 'POST',
+          auth: linkAuth(link),
+          origin: baseUrl,
+          json: CARD,
+        }),
+      ),
+    );
+    const pay = (tokenId: string) =>
+      requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+        method: 'POST',
+        auth: linkAuth(link),
+        origin: baseUrl,
+        json: { transaction_token_id: tokenId },
+      });
+    // a token that does not exist is refused before anything is written: the link stays payable
+    expect((await pay('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const answers = await Promise.all(tokens.map((t) => pay(t.body.id)));
+    expect(answers.map((a) => a.status).sort()).toEqual([201, 400, 400]);
+    const charges = await env.prisma.charge.count({
+      where: { storeId: shop.store.id, metadata: { path: ['checkout_link_id'], equals: link.id } },
+    });
+    expect(charges).toBe(1);
+    // once that charge failed, the consumer may pay again
+    const winner = answers.find((a) => a.status === 201)?.body.id;
+    await env.prisma.charge.update({ where: { id: winner }, data: { status: 'failed' } });
+    const fresh = await requestJson(baseUrl, '/tokens', {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: baseUrl,
+      json: CARD,
+    });
+    expect((await pay(fresh.body.id)).status).toBe(201);
   });
 
   it("do not pay with another store's token", async () => {

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { checkoutLinkSecret } from '@kessai/auth';
 import { CheckoutLinksRepository, TransactionTokensRepository, type CheckoutLink } from '@kessai/db';
-import { NotFoundError } from '@kessai/domain';
+import { randomUUID } from 'node:crypto';
+import { BusinessRuleError, DomainError, NotFoundError } from '@kessai/domain';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { ChargesService, type RequestContext } from '../charges/charges.service';
@@ -15,6 +16,11 @@ export const CHECKOUT_LINK_METADATA_KEY = 'checkout_link_id';
 const createPaymentSchema = z.object({ transaction_token_id: z.string().uuid() }).strict();
 const paymentKinds = z.enum(['charge', 'subscription']);
 const uuid = z.string().uuid();
+/**
+ * A claim under which nothing was created after this long may be taken over: the process that made
+ * it died between the claim and the payment's creation.
+ */
+const STALE_CLAIM_SECONDS = 120;
 
 /** What the hosted page reads of a payment: enough to show pending → result, and where to go next. */
 export interface LinkPaymentView {
@@ -57,11 +63,48 @@ export class LinkPaymentsService {
     // where the issuer's or operator's page sends the consumer back: this link's page, resuming
     const back = (kind: string) =>
       `${origin}/checkout/pay/${link.id}?secret=${encodeURIComponent(secret)}&resume=${kind}`;
+    const kind = link.tokenType === 'subscription' ? 'subscription' : 'charge';
+    const paymentId = randomUUID();
+    // one payment per link: claimed before it is created, under the id it will have
+    if (!(await this.links.claimPayment(link.id, kind, paymentId, STALE_CLAIM_SECONDS)))
+      throw new BusinessRuleError('TRANSACTION_ALREADY_PROCESSED', [
+        { field: null, reason: 'LINK_ALREADY_PAID' },
+      ]);
+    try {
+      await this.createClaimed(
+        principal,
+        link,
+        request.transaction_token_id,
+        paymentId,
+        metadata,
+        back,
+        context,
+      );
+    } catch (error) {
+      // refused before anything was written: the link may be paid again (an unknown outcome keeps
+      // the claim, which the charge or subscription, if it exists, then holds)
+      if (error instanceof DomainError) await this.links.releasePayment(link.id, paymentId);
+      throw error;
+    }
+    return kind === 'charge'
+      ? this.viewCharge(principal, paymentId)
+      : this.viewSubscription(principal, paymentId);
+  }
+
+  private async createClaimed(
+    principal: Principal,
+    link: CheckoutLink,
+    tokenId: string,
+    paymentId: string,
+    metadata: Record<string, unknown>,
+    back: (kind: string) => string,
+    context: RequestContext,
+  ): Promise<void> {
     if (link.tokenType === 'subscription') {
-      const created = await this.subscriptions.create(
+      await this.subscriptions.create(
         principal,
         {
-          transaction_token_id: request.transaction_token_id,
+          transaction_token_id: tokenId,
           amount: Number(link.amount),
           currency: link.currency,
           period: link.subscriptionPeriod ?? undefined,
@@ -76,17 +119,14 @@ export class LinkPaymentsService {
           metadata,
         },
         context,
+        paymentId,
       );
-      return this.viewSubscription(principal, created.id);
+      return;
     }
-    const token = await this.tokens.findInStore(
-      principal.merchantId,
-      link.storeId,
-      request.transaction_token_id,
-    );
+    const token = await this.tokens.findInStore(principal.merchantId, link.storeId, tokenId);
     if (!token) throw new NotFoundError('transaction_token');
     const card = token.paymentType === 'card';
-    const charge = await this.charges.create(
+    await this.charges.create(
       principal,
       {
         transaction_token_id: token.id,
@@ -106,8 +146,8 @@ export class LinkPaymentsService {
         metadata,
       },
       context,
+      paymentId,
     );
-    return this.viewCharge(principal, charge.id);
   }
 
   async get(principal: Principal, linkId: string, kind: string, id: string): Promise<LinkPaymentView> {

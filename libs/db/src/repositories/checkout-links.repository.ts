@@ -7,6 +7,7 @@ import type {
   Prisma,
 } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
+import { CLAIM_CHECKOUT_LINK_PAYMENT, RELEASE_CHECKOUT_LINK_PAYMENT } from '../sql/checkout-links.sql';
 import { checkoutScope } from './checkout-forms.repository';
 import type { AccessScope } from './scope';
 
@@ -82,6 +83,30 @@ export class CheckoutLinksRepository {
     if (!link) return null;
     const { store, ...rest } = link;
     return { ...rest, storeDeleted: store.deletedOn !== null };
+  }
+
+  /**
+   * Claims the link for the payment about to be created under `paymentId` (docs/hosted-checkout.md,
+   * "One payment per link"): false when another payment holds it (in progress or done).
+   */
+  async claimPayment(
+    linkId: string,
+    kind: 'charge' | 'subscription',
+    paymentId: string,
+    staleSeconds: number,
+  ): Promise<boolean> {
+    const rows = await this.prisma.run(CLAIM_CHECKOUT_LINK_PAYMENT, {
+      linkId,
+      kind,
+      paymentId,
+      staleSeconds,
+    });
+    return rows.length > 0;
+  }
+
+  /** Gives the claim back (the payment was refused before anything was created). */
+  async releasePayment(linkId: string, paymentId: string): Promise<void> {
+    await this.prisma.run(RELEASE_CHECKOUT_LINK_PAYMENT, { linkId, paymentId });
   }
 
   /** The products of a link, in the link's order. */

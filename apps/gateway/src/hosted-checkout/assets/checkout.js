@@ -299,6 +299,8 @@
   };
   var apiFailure = function (result) {
     if (result.status === 0) return showFormError(m.errors.network);
+    if (result.body && result.body.code === 'TRANSACTION_ALREADY_PROCESSED')
+      return showFormError(m.errors.alreadyPaid);
     var errors = (result.body && result.body.errors) || [];
     var marked = false;
     errors.forEach(function (e) {
