@@ -393,6 +393,33 @@ describe("the link's own credentials", () => {
     expect((await pay(fresh.body.id)).status).toBe(201);
   });
 
+  it('make a token only for a token-only link: the merchant charges it, the page pays nothing', async () => {
+    const link = await createLink({ tokenOnly: true, tokenType: 'recurring' });
+    const shown = await page(`/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en`);
+    expect(shown.html).toContain('Save card');
+    expect(shown.html).not.toContain('pay_pay_online');
+    const token = await requestJson(baseUrl, '/tokens', {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: baseUrl,
+      json: { ...CARD, type: 'recurring', metadata: { checkout_link_id: 'forged', note: 'x' } },
+    });
+    expect(token.status).toBe(201);
+    // the token names its link (the browser cannot say otherwise)
+    expect(token.body.metadata).toEqual({ note: 'x', checkout_link_id: link.id });
+    const pay = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: baseUrl,
+      json: { transaction_token_id: token.body.id },
+    });
+    expect(pay.status).toBe(403);
+    expect(pay.body).toMatchObject({
+      code: 'FORBIDDEN',
+      errors: [{ field: null, reason: 'TOKEN_ONLY_LINK' }],
+    });
+  });
+
   it("do not pay with another store's token", async () => {
     const link = await createLink();
     const otherLink = await createLink({}, other, otherForm.id);

@@ -130,6 +130,8 @@ export class HostedPagesService {
         linkId,
         credential: `${secret}.${signCheckoutLink(info, key)}`,
         tokenType: info.tokenType,
+        // the link makes a token only: the merchant's server charges it (its return URL names it)
+        tokenOnly: tokenOnly(info),
         subscription: info.tokenType === 'subscription',
         resume: typeof query.resume === 'string',
         successUrl: info.form.successRedirectUrl,
@@ -192,11 +194,17 @@ function methodsOf(info: CheckoutLinkInfo, configuration: StoreConfiguration, la
   const methods: PaymentMethod[] = [];
   if ((wanted.length === 0 || wanted.includes('card')) && brands.some((b) => b.payment_type === 'card'))
     methods.push({ id: 'card', label: messagesFor(lang).card });
-  // an operator's payment is one payment: a subscription's later charges need a card
-  if (wanted.includes('online') && info.tokenType === 'one_time') {
+  // an operator's payment is one payment: a subscription's later charges need a card, and a token
+  // alone (token only) is a card's
+  if (wanted.includes('online') && info.tokenType === 'one_time' && !tokenOnly(info)) {
     for (const brand of brands)
       if (brand.payment_type === 'online' && PAGE_ONLINE_BRANDS.includes(brand.brand))
         methods.push({ id: brand.brand, label: onlineBrandName(brand.brand) });
   }
   return methods;
+}
+
+/** A link (or its form) that makes a token only, which the merchant's server then charges. */
+function tokenOnly(info: CheckoutLinkInfo): boolean {
+  return info.tokenOnly || info.form.checkout === 'token';
 }

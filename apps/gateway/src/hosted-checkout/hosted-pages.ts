@@ -274,7 +274,9 @@ ${hint ? `<p class="hint" id="${id}-hint">${escapeHtml(hint)}</p>` : ''}<p class
 export function checkoutPage(page: CheckoutPage): string {
   const m = messagesFor(page.lang);
   const amount = page.amount ? formatAmount(page.amount.minor, page.amount.currency, page.lang) : null;
-  const submit = page.submitText ?? (page.kind === 'frame' ? m.save : amount ? `${m.pay} ${amount}` : m.pay);
+  const tokenOnly = page.config.tokenOnly === true;
+  const submit =
+    page.submitText ?? (page.kind === 'frame' || tokenOnly ? m.save : amount ? `${m.pay} ${amount}` : m.pay);
   const methods =
     page.methods.length > 1
       ? `<fieldset class="methods">

@@ -3,7 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { checkoutLinkSecret } from '@kessai/auth';
 import { CheckoutLinksRepository, TransactionTokensRepository, type CheckoutLink } from '@kessai/db';
 import { randomUUID } from 'node:crypto';
-import { BusinessRuleError, DomainError, NotFoundError } from '@kessai/domain';
+import { BusinessRuleError, DomainError, NotFoundError, PermissionError } from '@kessai/domain';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { ChargesService, type RequestContext } from '../charges/charges.service';
@@ -58,6 +58,9 @@ export class LinkPaymentsService {
   ): Promise<LinkPaymentView> {
     const link = await this.linkOf(principal, linkId);
     const request = parseInput(createPaymentSchema, body);
+    // a token-only link pays nothing: the merchant's server charges the token
+    if (link.tokenOnly || (await this.links.formCheckout(link.formId)) === 'token')
+      throw new PermissionError('FORBIDDEN', [{ field: null, reason: 'TOKEN_ONLY_LINK' }]);
     const metadata = { ...(link.metadata as Record<string, unknown>), [CHECKOUT_LINK_METADATA_KEY]: link.id };
     const secret = checkoutLinkSecret(link.id, this.config.JWT_SIGNING_KEY);
     // where the issuer's or operator's page sends the consumer back: this link's page, resuming

@@ -122,7 +122,10 @@ export class TransactionTokensService {
           email: request.email ?? null,
           usageLimit: request.usage_limit ?? null,
           data: prepared.data,
-          metadata: request.metadata ?? {},
+          // a link page's token says which link made it (the merchant finds a token-only link's token so)
+          metadata: principal.checkoutLink
+            ? { ...request.metadata, checkout_link_id: principal.checkoutLink.id }
+            : (request.metadata ?? {}),
           confirmationCodeHash: code === null ? null : confirmationCodeHash(id, code),
         },
         prepared.vault,

@@ -85,6 +85,15 @@ export class CheckoutLinksRepository {
     return { ...rest, storeDeleted: store.deletedOn !== null };
   }
 
+  /** What a link's form does: `payment`, or `token` (the page makes a token only). */
+  async formCheckout(formId: string): Promise<string | null> {
+    const form = await this.prisma.checkoutForm.findUnique({
+      where: { id: formId },
+      select: { checkout: true },
+    });
+    return form?.checkout ?? null;
+  }
+
   /**
    * Claims the link for the payment about to be created under `paymentId` (docs/hosted-checkout.md,
    * "One payment per link"): false when another payment holds it (in progress or done).

@@ -369,6 +369,27 @@
     var first = el('card-number');
     if (first && method() === 'card') first.focus();
   }
+  // a token-only link: the merchant's server charges the token; its return URL names it
+  function tokenOnlyDone(token) {
+    var target = null;
+    if (config.successUrl) {
+      try {
+        var url = new URL(config.successUrl);
+        url.searchParams.set('checkout_link_id', config.linkId);
+        url.searchParams.set('transaction_token_id', token.id);
+        url.searchParams.set('status', 'successful');
+        target = url.toString();
+      } catch {
+        target = null;
+      }
+    }
+    if (target) {
+      statusBox.textContent = m.tokenSaved;
+      location.assign(target);
+      return;
+    }
+    showResult(m.tokenSaved, null);
+  }
   function redirectTo(payment) {
     var next = payment.next_action;
     if (next.method !== 'http_get' && next.method !== 'http_get_mobile')
@@ -422,6 +443,7 @@
       function (token) {
         if (!token.ok) return apiFailure(token);
         if (config.kind === 'frame') return tokenized(token.body);
+        if (config.tokenOnly) return tokenOnlyDone(token.body);
         api(
           'POST',
           '/checkout/links/' + config.linkId + '/payments',
