@@ -16,7 +16,9 @@ import { chromium, type Browser, type BrowserContext, type Frame, type Page } fr
 import { WebHookTrigger } from 'univapay-node';
 import { runCli } from '@kessai/admin';
 import {
+  CapturedLog,
   listenLocally,
+  luhnValidRuns,
   RELAXED_RATE_LIMITS,
   requestJson,
   sdkFor,
@@ -37,6 +39,20 @@ const SHOTS = join(__dirname, '..', 'test-results', 'checkout');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const EXPIRY = `12/${String((new Date().getFullYear() + 3) % 100).padStart(2, '0')}`;
 const STEP_MS = 20_000;
+// a few steps each, each awaited; a loaded CI machine gets room
+jest.setTimeout(60_000);
+/** the card numbers the consumer typed, none of which may reach a URL or a log */
+const TYPED_CARDS = [
+  '4242424242424242',
+  '4242424242424241',
+  '378282246310005',
+  '4111111111111111',
+  '5555555555554444',
+  '4000000000003220',
+];
+const log = new CapturedLog();
+/** every URL the browser asked for, over all tests */
+const requested: string[] = [];
 
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;
@@ -178,7 +194,7 @@ beforeAll(async () => {
     SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
     CHARGE_SWEEP_INTERVAL_MS: '200',
   });
-  gateway = await createGatewayApp(env.config);
+  gateway = await createGatewayApp(env.config, { logger: log.logger('gateway', 'trace') });
   baseUrl = await listenLocally(gateway);
   const started = await Promise.all(
     [
@@ -233,6 +249,7 @@ beforeAll(async () => {
 beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
   context.setDefaultTimeout(STEP_MS);
+  context.on('request', (request) => requested.push(request.url()));
 });
 
 afterEach(async () => {
@@ -477,5 +494,19 @@ describe('the widget and the inline form', () => {
       json: card,
     });
     expect(framedByForeign).toMatchObject({ status: 401, body: { code: 'INVALID_DOMAIN' } });
+  });
+});
+
+// last: what the runs above left behind
+describe('card data', () => {
+  it('is in no URL the browser asked for, and in no log line of the gateway or the workers', () => {
+    expect(requested.length).toBeGreaterThan(20);
+    const urls = requested.join('\n');
+    const logs = [log.text, ...workers.map((worker) => worker.lines.join('\n'))].join('\n');
+    expect(log.lines.length).toBeGreaterThan(10);
+    for (const text of [urls, logs]) {
+      expect(luhnValidRuns(text)).toEqual([]);
+      for (const pan of TYPED_CARDS) expect(text).not.toContain(pan);
+    }
   });
 });

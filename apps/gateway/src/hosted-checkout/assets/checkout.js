@@ -334,14 +334,22 @@
       if (status === 'current' || status === 'completed' || status === 'authorized') return succeed(payment);
       if (status === 'unconfirmed' || status === 'canceled') return decline(payment);
     }
-    setTimeout(function () {
-      api('GET', '/checkout/links/' + config.linkId + '/payments/' + payment.kind + '/' + payment.id).then(
-        function (r) {
-          if (!r.ok) return apiFailure(r);
-          follow(r.body);
-        },
-      );
-    }, POLL_MS);
+    poll(payment, 0);
+  }
+  // a busy or unreachable gateway is asked again, a little later each time (up to about a minute)
+  function poll(payment, failures) {
+    setTimeout(
+      function () {
+        var path = '/checkout/links/' + config.linkId + '/payments/' + payment.kind + '/' + payment.id;
+        api('GET', path).then(function (r) {
+          if (r.ok) return follow(r.body);
+          var transient = r.status === 0 || r.status === 429 || r.status >= 500;
+          if (transient && failures < 10) return poll(payment, failures + 1);
+          apiFailure(r);
+        });
+      },
+      POLL_MS * Math.pow(1.5, failures),
+    );
   }
   function succeed(payment) {
     sessionStorage.removeItem(STORAGE_KEY);
