@@ -420,6 +420,30 @@ describe("the link's own credentials", () => {
     });
   });
 
+  it('authorize only for an authorization link, captured as the link says', async () => {
+    const link = await createLink({ chargeAuth: true, chargeCaptureIn: 'P2D' });
+    const token = await requestJson(baseUrl, '/tokens', {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: baseUrl,
+      json: CARD,
+    });
+    const before = Date.now();
+    const paid = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: baseUrl,
+      json: { transaction_token_id: token.body.id },
+    });
+    expect(paid.status).toBe(201);
+    const row = await env.prisma.charge.findUniqueOrThrow({ where: { id: paid.body.id } });
+    expect(row.capture).toBe(false);
+    // two days from the moment the payment was made: between the request's start and its answer
+    const twoDays = 2 * 86_400_000;
+    expect(row.captureAt?.getTime()).toBeGreaterThanOrEqual(before + twoDays);
+    expect(row.captureAt?.getTime()).toBeLessThanOrEqual(Date.now() + twoDays);
+  });
+
   it("do not pay with another store's token", async () => {
     const link = await createLink();
     const otherLink = await createLink({}, other, otherForm.id);

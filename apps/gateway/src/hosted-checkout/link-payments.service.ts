@@ -3,6 +3,7 @@ import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { checkoutLinkSecret } from '@kessai/auth';
 import { CheckoutLinksRepository, TransactionTokensRepository, type CheckoutLink } from '@kessai/db';
 import { randomUUID } from 'node:crypto';
+import { DateTime, Duration } from 'luxon';
 import { BusinessRuleError, DomainError, NotFoundError, PermissionError } from '@kessai/domain';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
@@ -139,9 +140,7 @@ export class LinkPaymentsService {
         ...(card
           ? {
               capture: link.chargeAuth !== true,
-              ...(link.chargeAuth === true && link.chargeCaptureOn
-                ? { capture_at: link.chargeCaptureOn.toISOString() }
-                : {}),
+              ...captureAtOf(link),
               three_ds: { redirect_endpoint: back('charge') },
             }
           : {}),
@@ -208,6 +207,20 @@ export class LinkPaymentsService {
     if (!link) throw new NotFoundError('checkout_link');
     return link;
   }
+}
+
+/**
+ * An authorization-only link's capture: on its `charge_capture_on`, or `charge_capture_in` from now;
+ * otherwise the merchant captures it.
+ */
+function captureAtOf(link: CheckoutLink): { capture_at?: string } {
+  if (link.chargeAuth !== true) return {};
+  if (link.chargeCaptureOn) return { capture_at: link.chargeCaptureOn.toISOString() };
+  if (link.chargeCaptureIn) {
+    const at = DateTime.utc().plus(Duration.fromISO(link.chargeCaptureIn));
+    if (at.isValid) return { capture_at: at.toJSDate().toISOString() };
+  }
+  return {};
 }
 
 function scheduleSettingsOf(link: CheckoutLink) {
