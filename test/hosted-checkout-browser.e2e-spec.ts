@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -178,6 +178,8 @@ async function outcomeAtMerchant(page: Page): Promise<URL> {
 }
 
 beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: npm test (scripts/test.sh) installs Debian's chromium with apt`);
   mkdirSync(SHOTS, { recursive: true });
   merchantSite = createServer(merchantHandler);
   foreignSite = createServer(merchantHandler);
