@@ -430,6 +430,8 @@ describe('the widget and the inline form', () => {
     await dialog.waitFor();
     const frame = page.frameLocator('iframe');
     await frame.getByLabel('Card number').waitFor();
+    // a modal: the page behind is out of reach while it is open
+    expect(await page.locator('main').getAttribute('inert')).toBe('');
     await shot(page, '13-widget-open');
     const inner = page.frames().find((f) => f.url().startsWith(`${baseUrl}/checkout/frame`));
     if (!inner) throw new Error('no checkout frame');
@@ -440,6 +442,9 @@ describe('the widget and the inline form', () => {
     await page.locator('#token:has-text("token ")').waitFor();
     const tokenId = ((await page.locator('#token').textContent()) ?? '').replace('token ', '');
     expect(await dialog.count()).toBe(0);
+    expect(await page.locator('main').getAttribute('inert')).toBeNull();
+    // focus is back on the button that opened it
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('open');
     await shot(page, '14-widget-token');
     // the merchant's server charges it with its secret
     const charge: any = await sdkFor(baseUrl, shop.storeToken).charges.create({

@@ -131,9 +131,20 @@
     panel.appendChild(close);
     panel.appendChild(iframe);
     overlay.appendChild(panel);
+    // a modal: the rest of the page is out of reach (keyboard and screen readers) while it is open
+    var made = [];
+    for (var i = 0; i < document.body.children.length; i++) {
+      var child = document.body.children[i];
+      if (!child.hasAttribute('inert')) {
+        child.setAttribute('inert', '');
+        made.push(child);
+      }
+    }
     document.body.appendChild(overlay);
     var stop;
     var done = function () {
+      for (var j = 0; j < made.length; j++) made[j].removeAttribute('inert');
+      made = [];
       stop();
       document.removeEventListener('keydown', onKey);
       if (overlay.parentNode) overlay.parentNode.removeChild(overlay);
