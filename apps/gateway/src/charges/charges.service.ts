@@ -112,8 +112,10 @@ export class ChargesService {
     });
   }
 
-  async create(principal: Principal, body: unknown, context: RequestContext) {
+  /** `id`: the new charge's id when the caller chose it (the hosted link page claims it first). */
+  async create(principal: Principal, body: unknown, context: RequestContext, id?: string) {
     const prepared = await this.prepareCreation(principal, body, context);
+    if (id !== undefined) prepared.creation.charge.id = id;
     const settled = await this.#creations.submit(prepared.creation);
     if (settled.status === 'rejected') throw settled.reason;
     return this.answerCreation(principal, prepared.creation.charge.storeId, prepared.token, settled.value);

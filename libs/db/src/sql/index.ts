@@ -6,6 +6,7 @@ import './app-tokens.sql';
 import './captures.sql';
 import './charge-outcomes.sql';
 import './charges.sql';
+import './checkout-links.sql';
 import './deferred-payments.sql';
 import './idempotency-records.sql';
 import './limits.sql';
