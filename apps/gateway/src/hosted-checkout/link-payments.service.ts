@@ -14,7 +14,7 @@ import { SubscriptionsService } from '../subscriptions/subscriptions.service';
 /** The metadata key that ties a charge or subscription to the link that paid it. */
 export const CHECKOUT_LINK_METADATA_KEY = 'checkout_link_id';
 
-const createPaymentSchema = z.object({ transaction_token_id: z.string().uuid() }).strict();
+export const createPaymentSchema = z.object({ transaction_token_id: z.string().uuid() }).strict();
 const paymentKinds = z.enum(['charge', 'subscription']);
 const uuid = z.string().uuid();
 /**
