@@ -22,6 +22,9 @@ import { StoresController } from './stores/stores.controller';
 import { CheckoutInfoController } from './checkout-info/checkout-info.controller';
 import { CheckoutController } from './checkout/checkout.controller';
 import { CheckoutService } from './checkout/checkout.service';
+import { HostedCheckoutController } from './hosted-checkout/hosted-checkout.controller';
+import { HostedPagesService } from './hosted-checkout/hosted-pages.service';
+import { LinkPaymentsService } from './hosted-checkout/link-payments.service';
 import { StoresService } from './stores/stores.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
 import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
@@ -66,6 +69,7 @@ export const GATEWAY_CONTROLLERS = [
   CancelsController,
   CheckoutInfoController,
   CheckoutController,
+  HostedCheckoutController,
   ProcessorCallbacksController,
   TransactionHistoryController,
   SubscriptionsController,
@@ -105,6 +109,8 @@ export class GatewayModule {
         WebhooksService,
         WebhookUrlPolicy,
         CheckoutService,
+        HostedPagesService,
+        LinkPaymentsService,
         {
           provide: OPENAPI_DOCUMENT,
           useValue: new OpenApiDocumentSource(() => buildOpenApiDocument(GATEWAY_CONTROLLERS)),

@@ -1,6 +1,7 @@
 import type { AppConfig } from '@kessai/config';
 import { PrismaService } from './prisma.service';
 import { AppTokensRepository } from './repositories/app-tokens.repository';
+import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
 import { MerchantUsersRepository } from './repositories/merchant-users.repository';
 import { MerchantsRepository } from './repositories/merchants.repository';
 import { StoresRepository } from './repositories/stores.repository';
@@ -22,6 +23,7 @@ export class StandaloneDatabase {
   readonly checkoutForms: CheckoutFormsRepository;
   readonly checkoutProducts: CheckoutProductsRepository;
   readonly cardVault: CardVaultRepository;
+  readonly deferredPayments: DeferredPaymentsRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -34,6 +36,7 @@ export class StandaloneDatabase {
     this.checkoutForms = new CheckoutFormsRepository(this.prisma);
     this.checkoutProducts = new CheckoutProductsRepository(this.prisma);
     this.cardVault = new CardVaultRepository(this.prisma);
+    this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
   }
 
   close(): Promise<void> {

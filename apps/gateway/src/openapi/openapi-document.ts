@@ -139,6 +139,7 @@ function securityOf(facts: RouteFacts): RouteConfig['security'] {
   const schemes: RouteConfig['security'] = [];
   if (facts.credentials.includes('app_token')) schemes.push({ appToken: [] });
   if (facts.credentials.includes('login')) schemes.push({ loginToken: [] });
+  if (facts.credentials.includes('checkout_link')) schemes.push({ checkoutLink: [] });
   return schemes;
 }
 
@@ -156,6 +157,13 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
     type: 'http',
     scheme: 'bearer',
     description: 'a merchant user’s login token from POST /authenticate',
+  });
+  registry.registerComponent('securitySchemes', 'checkoutLink', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      '`Bearer <link secret>.<link jwt>`: a checkout link’s own credentials (the hosted link page), for ' +
+      'that link’s token and payment only, from the gateway’s own Origin (docs/hosted-checkout.md).',
   });
 
   const named = {} as Record<ResponseName, ZodTypeAny>;
@@ -231,6 +239,12 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
       if (facts.method !== 'get') errors.add(409);
       if (facts.rateLimited) errors.add(429);
       for (const status of errors) responses[status] = errorRef(status);
+      // a page's own refusals are pages too, not the JSON envelope
+      for (const status of doc.refusals?.statuses ?? [])
+        responses[status] = {
+          description: doc.refusals?.description ?? '',
+          content: { [doc.refusals?.content ?? 'text/html']: { schema: z.string() } },
+        };
       responses.default = errorRef('default');
 
       const query =

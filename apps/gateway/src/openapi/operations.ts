@@ -26,6 +26,8 @@ import {
   createTemporaryLinkSchema,
 } from '../checkout/checkout.schemas';
 import type { HeartbeatController } from '../heartbeat/heartbeat.controller';
+import type { HostedCheckoutController } from '../hosted-checkout/hosted-checkout.controller';
+import { createPaymentSchema as createLinkPaymentSchema } from '../hosted-checkout/link-payments.service';
 import type { MeController } from '../merchants/me.controller';
 import type { MetricsController } from '../metrics/metrics.controller';
 import type { ProcessorCallbacksController } from '../processor-callbacks/processor-callbacks.controller';
@@ -86,6 +88,8 @@ export interface OperationDoc {
   optionalBody?: true;
   /** absent: no body (204, 202) */
   ok?: Answer;
+  /** statuses a page (HTML, script, style) answers with a body of its own instead of the error envelope */
+  refusals?: { statuses: number[]; content: string; description: string };
 }
 
 type Handlers<C> = {
@@ -162,6 +166,14 @@ const charges: ControllerDocs<ChargesController> = {
       body: extendExpirySchema,
       optionalBody: true,
       ok: 'ChargeExpiry',
+    },
+    bankTransferLedgers: {
+      summary: 'A bank-transfer charge’s virtual-account ledger',
+      description:
+        'Oldest first: one `payment` entry (the amount asked for), then one `deposit` per transfer ' +
+        'received, each with the balance after it. The whole list in one page. A charge that is no ' +
+        'bank transfer (konbini included) answers 404.',
+      ok: page('BankTransferLedger'),
     },
     threeDsIssuerToken: {
       summary: 'The issuer page of a charge’s 3-D Secure',
@@ -658,6 +670,72 @@ const checkout: ControllerDocs<CheckoutController> = {
   },
 };
 
+const hostedPage = (description: string): Answer => ({ content: 'text/html', description });
+const linkCredentials =
+  'The link’s own credentials only (`Bearer <link secret>.<link jwt>`, which the link page carries), ' +
+  'from the gateway’s own Origin; another link’s id answers 404.';
+
+const hostedCheckout: ControllerDocs<HostedCheckoutController> = {
+  tag: 'Hosted checkout',
+  operations: {
+    linkPage: {
+      summary: 'A checkout link’s payment page',
+      description:
+        'Open: the link’s `secret` in the query is the credential. Shows what the link’s row says ' +
+        '(store, amount, currency); `lang` (en, ja) picks the language, else the form’s locale or ' +
+        'Accept-Language. Under a strict Content-Security-Policy (docs/hosted-checkout.md).',
+      ok: hostedPage('the page (HTML)'),
+      refusals: {
+        statuses: [400, 404, 410],
+        content: 'text/html',
+        description:
+          'a page saying why: 404 an unknown link or a wrong secret, 400 a URL carrying a key the link ' +
+          'fixes (amount, currency, …), 410 a disabled or expired link',
+      },
+    },
+    framePage: {
+      summary: 'The widget’s and inline form’s frame',
+      description:
+        'Open: `app_id`, a store app token’s jwt, names the store; framable only by that token’s ' +
+        'domains (frame-ancestors). Query: `app_id`, `token_type` (one_time, recurring, subscription), ' +
+        '`lang`, `display` (inline, overlay); nothing else.',
+      ok: hostedPage('the frame’s page (HTML)'),
+      refusals: {
+        statuses: [400, 401, 403],
+        content: 'text/html',
+        description:
+          'a page saying why: 401 no valid store app token, 400 an unknown query key or token_type, 403 ' +
+          'a token without domains',
+      },
+    },
+    widget: {
+      summary: 'The checkout widget script',
+      description: 'Loaded by merchants’ pages (Cross-Origin-Resource-Policy: cross-origin).',
+      ok: { content: 'text/javascript', description: 'widget.js' },
+    },
+    asset: {
+      summary: 'A script or style sheet of the hosted pages',
+      description: 'checkout.js, checkout.css or widget.js.',
+      ok: { content: 'application/octet-stream', description: 'a script or style sheet' },
+      refusals: { statuses: [404], content: 'text/plain', description: 'no such file' },
+    },
+    createPayment: {
+      summary: 'Pay a checkout link with a token its page made',
+      description:
+        `${linkCredentials} Makes the link’s one charge, or its subscription for a subscription link, ` +
+        'with everything but the token from the link’s row; a second payment answers 400 ' +
+        'TRANSACTION_ALREADY_PROCESSED, a token-only link 403.',
+      body: createLinkPaymentSchema,
+      ok: 'LinkPayment',
+    },
+    getPayment: {
+      summary: 'The link page’s payment: pending, its outcome, or where to go next',
+      description: `${linkCredentials} \`kind\` is charge or subscription; only a payment of this link.`,
+      ok: 'LinkPayment',
+    },
+  },
+};
+
 const heartbeat: ControllerDocs<HeartbeatController> = {
   tag: 'Operations',
   operations: { heartbeat: { summary: 'Liveness of the gateway', sdk: 'ping', ok: 'Heartbeat' } },
@@ -717,6 +795,7 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   MeController: me,
   CheckoutInfoController: checkoutInfo,
   CheckoutController: checkout,
+  HostedCheckoutController: hostedCheckout,
   HeartbeatController: heartbeat,
   MetricsController: metrics,
   ProcessorCallbacksController: processorCallbacks,

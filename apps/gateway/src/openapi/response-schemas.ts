@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  type presentBankTransferLedgers,
   type presentCancel,
   type presentCharge,
   type presentCheckoutEmail,
@@ -22,10 +23,16 @@ import {
 } from '@kessai/presenters';
 import { CAPTURE_STATUSES, CHARGE_STATUSES, OPERATION_STATUSES } from '@kessai/domain';
 import { SUBSCRIPTION_PERIODS } from '@kessai/schedule';
-import { operatorConfigurationPatchSchema } from '@kessai/store-configuration';
+import {
+  type BankTransferConfiguration,
+  type ConvenienceConfiguration,
+  MATCH_AMOUNTS,
+  operatorConfigurationPatchSchema,
+} from '@kessai/store-configuration';
 import { type presentAppJwt, type presentIssuedAppJwt } from '../app-jwts/app-jwt.presenter';
-import { type presentCheckoutInfo } from '../checkout-info/checkout-info.presenter';
+import { type presentCheckoutInfo, type supportedBrands } from '../checkout-info/checkout-info.presenter';
 import { type CheckoutService } from '../checkout/checkout.service';
+import { type LinkPaymentView } from '../hosted-checkout/link-payments.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
 import { type presentStoreListItem, type presentStoreWithMerchant } from '../stores/store.presenter';
 import { SUBSCRIPTION_STATUSES } from '../subscriptions/subscription.schemas';
@@ -150,6 +157,28 @@ export const ChargeExpiry = resource({
   extension_count: z.number().int(),
   created_on: instant,
   updated_on: instant,
+});
+
+export const BankTransferLedger = resource({
+  bank_ledger_type: z
+    .enum(['payment', 'deposit'])
+    .describe(
+      'payment: the amount asked for, when the charge was accepted (first); deposit: a transfer received',
+    ),
+  amount: money,
+  currency: z.string(),
+  amount_formatted: formatted,
+  balance: z
+    .number()
+    .int()
+    .describe('received less asked for after this entry, minor units: negative while money is owed'),
+  virtual_bank_account_holder_name: z.string().nullable(),
+  virtual_bank_account_number: z.string().nullable(),
+  virtual_account_id: z.string().nullable(),
+  transaction_date: z.string().describe('YYYY-MM-DD, the day in Japan'),
+  transaction_timestamp: instant,
+  mode,
+  created_on: instant,
 });
 
 export const Refund = resource({
@@ -348,6 +377,50 @@ export const LoginToken = resource({
   expires_on: instant,
 });
 
+const isoExpiration = z.string().describe('ISO 8601 period (P7D)');
+const expirationTimeShift = resource({
+  enabled: z.boolean(),
+  value: z.string().describe('HH:mm[:ss[.SSS]] with an offset, e.g. 23:59:59.000+09:00'),
+}).describe('when enabled, the deadline moves to this time of its day');
+
+/** The store's effective bank_transfer_configuration (docs/bank-transfer-and-konbini.md). */
+const checkoutBankTransferConfiguration = resource({
+  enabled: z.boolean(),
+  match_amount: z.enum(MATCH_AMOUNTS).describe('which received total pays the charge'),
+  expiration: isoExpiration.describe('from the charge’s creation to its payment deadline'),
+  expiration_time_shift: expirationTimeShift,
+  default_extension_period: isoExpiration.describe('what an extension without a date adds'),
+  maximum_extension_period: isoExpiration.describe('the furthest one extension may move the deadline'),
+  automatic_extension_enabled: z
+    .boolean()
+    .describe('an unpaid charge is extended by default_extension_period at its deadline instead of failing'),
+});
+
+/** The store's effective convenience_configuration (konbini). */
+const checkoutConvenienceConfiguration = resource({
+  enabled: z.boolean(),
+  expiration: isoExpiration.describe('from the charge’s creation to its payment deadline'),
+  expiration_time_shift: expirationTimeShift,
+});
+
+/** A brand the store accepts, by payment type (none of a payment type that is switched off). */
+const SupportedBrand = resource({
+  brand: z.string().describe('a card brand, QR operator, online operator, bank or convenience store'),
+  payment_type: z.enum(['card', 'qr_scan', 'online', 'bank_transfer', 'konbini']),
+  support_auth_capture: z.boolean(),
+  requires_full_name: z.boolean(),
+  support_dynamic_descriptor: z.boolean(),
+  requires_cvv: z.boolean(),
+  countries_allowed: z.null(),
+  supported_currencies: z
+    .array(z.string())
+    .describe('every active ISO 4217 currency; JPY only for bank_transfer and konbini'),
+  cvv_auth: z.boolean(),
+  installment_capable: z.boolean(),
+  card_brand: z.string().optional().describe('card brands only'),
+  online_brand: z.string().optional().describe('online operators only'),
+});
+
 export const CheckoutInfo = resource({
   mode: z.enum(['test', 'live']),
   recurring_token_privilege: z.string(),
@@ -355,15 +428,15 @@ export const CheckoutInfo = resource({
   card_configuration: z.record(z.unknown()),
   qr_scan_configuration: z.record(z.unknown()),
   online_configuration: z.record(z.unknown()),
-  bank_transfer_configuration: z.object({ enabled: z.boolean() }),
-  convenience_configuration: z.object({ enabled: z.boolean() }),
+  bank_transfer_configuration: checkoutBankTransferConfiguration,
+  convenience_configuration: checkoutConvenienceConfiguration,
   paidy_configuration: z.object({ enabled: z.boolean() }),
   paidy_public_key: z.null(),
   recurring_card_charge_cvv_confirmation: z.object({ enabled: z.boolean(), threshold: z.array(z.unknown()) }),
   installments_configuration: z.object({ enabled: z.boolean(), only_with_processor: z.boolean() }),
   logo_image: z.null(),
   theme: z.object({ colors: z.record(z.string()) }),
-  supported_brands: z.array(z.record(z.unknown())),
+  supported_brands: z.array(SupportedBrand),
 });
 
 // ---- hosted checkout (api-reference §5.11, docs/hosted-checkout.md) ------------------------------
@@ -605,6 +678,27 @@ export const WebhookDelivery = resource({
   created_on: instant,
 });
 
+export const LinkPayment = resource({
+  kind: z.enum(['charge', 'subscription']),
+  id: uuid,
+  status: z.string().describe('the charge’s or subscription’s status'),
+  error: z
+    .object({ code: z.number().int().nullable(), message: z.string().nullable() })
+    .strict()
+    .nullable()
+    .describe('why the charge failed'),
+  next_action: z
+    .object({
+      type: z.literal('redirect'),
+      url: z.string(),
+      method: z.string().describe('http_get, http_post, …'),
+      payload: z.unknown(),
+    })
+    .strict()
+    .nullable()
+    .describe('an awaiting charge’s page: the issuer’s 3-D Secure page or the operator’s payment page'),
+}).describe('what the hosted link page reads of its payment');
+
 export const Heartbeat = resource({ status: z.literal('ok') });
 export const Empty = resource({}).describe('an empty object');
 
@@ -615,6 +709,7 @@ export const RESPONSE_SCHEMAS = {
   IssuerToken,
   ThreeDsIssuerToken,
   ChargeExpiry,
+  BankTransferLedger,
   Refund,
   Cancel,
   TransactionToken,
@@ -639,6 +734,7 @@ export const RESPONSE_SCHEMAS = {
   CheckoutLinkProduct,
   CheckoutEmail,
   CheckoutLinkInfo,
+  LinkPayment,
   Transaction,
   Webhook,
   WebhookListItem,
@@ -673,6 +769,7 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentIssuerToken>, typeof IssuerToken>,
   true satisfies Agrees<Out<typeof presentThreeDsIssuerToken>, typeof ThreeDsIssuerToken>,
   true satisfies Agrees<Out<typeof presentChargeExpiry>, typeof ChargeExpiry>,
+  true satisfies Agrees<Out<typeof presentBankTransferLedgers>['items'][number], typeof BankTransferLedger>,
   true satisfies Agrees<Out<typeof presentRefund>, typeof Refund>,
   true satisfies Agrees<Out<typeof presentCancel>, typeof Cancel>,
   true satisfies Agrees<Out<typeof presentToken>, typeof TransactionToken>,
@@ -688,12 +785,16 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentAppJwt>, typeof AppJwt>,
   true satisfies Agrees<Out<typeof presentIssuedAppJwt>, typeof IssuedAppJwt>,
   true satisfies Agrees<Out<typeof presentCheckoutInfo>, typeof CheckoutInfo>,
+  true satisfies Agrees<BankTransferConfiguration, typeof checkoutBankTransferConfiguration>,
+  true satisfies Agrees<ConvenienceConfiguration, typeof checkoutConvenienceConfiguration>,
+  true satisfies Agrees<Out<typeof supportedBrands>[number], typeof SupportedBrand>,
   true satisfies Agrees<Out<typeof presentCheckoutForm>, typeof CheckoutForm>,
   true satisfies Agrees<Out<typeof presentCheckoutLink>, typeof CheckoutLink>,
   true satisfies Agrees<Out<typeof presentCheckoutProduct>, typeof CheckoutProduct>,
   true satisfies Agrees<Out<typeof presentLinkProduct>, typeof CheckoutLinkProduct>,
   true satisfies Agrees<Out<typeof presentCheckoutEmail>, typeof CheckoutEmail>,
   true satisfies Agrees<Out<CheckoutService['getInfo']>, typeof CheckoutLinkInfo>,
+  true satisfies Agrees<LinkPaymentView, typeof LinkPayment>,
   true satisfies Agrees<Out<typeof presentTransaction>, typeof Transaction>,
   true satisfies Agrees<Out<typeof presentWebhook>, typeof Webhook>,
   true satisfies Agrees<Out<typeof presentWebhookListItem>, typeof WebhookListItem>,
