@@ -7,7 +7,8 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import type { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import type { RedisClient } from '@kessai/redis';
 import type { Client } from 'pg';
 import { sleep } from './db-helpers';
 
@@ -135,10 +136,15 @@ export async function postgresCpu(db: Client): Promise<Map<number, number>> {
   return cpu;
 }
 
-export async function redisCpuSeconds(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
-  return value('used_cpu_user') + value('used_cpu_sys');
+/** Redis's CPU seconds: the server's, or all masters' of a Cluster together. */
+export async function redisCpuSeconds(redis: RedisClient): Promise<number> {
+  let seconds = 0;
+  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+    const info = await node.info('cpu');
+    const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
+    seconds += value('used_cpu_user') + value('used_cpu_sys');
+  }
+  return seconds;
 }
 
 /** Busy and total CPU seconds of the whole machine. */
@@ -158,7 +164,7 @@ export interface CpuSnapshot {
   machineTotal: number;
 }
 
-export async function cpuSnapshot(procs: Proc[], redis: Redis, db: Client): Promise<CpuSnapshot> {
+export async function cpuSnapshot(procs: Proc[], redis: RedisClient, db: Client): Promise<CpuSnapshot> {
   const seconds: Record<string, number> = {};
   for (const proc of procs) seconds[proc.name] = await pidCpuSeconds(proc.pid);
   seconds.postgres = 0; // from postgresPids

@@ -26,7 +26,8 @@
  * BENCH_NODE_ARGS (extra node flags for every spawned process, e.g. --cpu-prof --cpu-prof-dir=DIR).
  */
 import 'reflect-metadata';
-import { Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
+import { createRedisClient, type RedisClient } from '@kessai/redis';
 import { Client } from 'pg';
 import { TestEnvironment } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
@@ -232,25 +233,30 @@ const FINAL_TIMES = `
  * queue's name, or the limiter's and the vault's own groups. Job retention must keep this bounded
  * whatever the number of charges.
  */
-async function redisFootprint(redis: Redis, prefix: string) {
+async function redisFootprint(redis: RedisClient, prefix: string) {
   const groups = new Map<string, { keys: number; bytes: number }>();
-  let cursor = '0';
   let keys = 0;
   let bytes = 0;
-  do {
-    const [next, batch] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    cursor = next;
-    const sizes = await Promise.all(batch.map((key) => redis.memory('USAGE', key)));
-    batch.forEach((key, i) => {
-      const group = key.split(':')[1] ?? '?';
-      const entry = groups.get(group) ?? { keys: 0, bytes: 0 };
-      entry.keys++;
-      entry.bytes += Number(sizes[i] ?? 0);
-      groups.set(group, entry);
-      keys++;
-      bytes += Number(sizes[i] ?? 0);
-    });
-  } while (cursor !== '0');
+  // every master of a Cluster; BullMQ's keys are under `{prefix}` there
+  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+    for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+        cursor = next;
+        const sizes = await Promise.all(batch.map((key) => node.memory('USAGE', key)));
+        batch.forEach((key, i) => {
+          const group = key.split(':')[1] ?? '?';
+          const entry = groups.get(group) ?? { keys: 0, bytes: 0 };
+          entry.keys++;
+          entry.bytes += Number(sizes[i] ?? 0);
+          groups.set(group, entry);
+          keys++;
+          bytes += Number(sizes[i] ?? 0);
+        });
+      } while (cursor !== '0');
+    }
+  }
   return { keys, bytes, groups };
 }
 
@@ -303,7 +309,7 @@ async function finalStats(db: Client, from: Date, to: Date) {
  */
 async function measureRefunds(context: {
   procs: Proc[];
-  redis: Redis;
+  redis: RedisClient;
   db: Client;
   gateways: string[];
   stores: BenchStore[];
@@ -388,7 +394,7 @@ async function main() {
   delete variables.RATE_LIMIT_REDIS_TIMEOUT_MS; // the production default, not the test suites' 5 s
   if (process.env.BENCH_DB_POOL_SIZE) variables.DB_POOL_SIZE = process.env.BENCH_DB_POOL_SIZE;
   else delete variables.DB_POOL_SIZE;
-  const redis = new Redis(env.config.REDIS_URL);
+  const redis = createRedisClient(env.config);
   const db = new Client({ connectionString: env.database.url });
   await db.connect();
   const procs: Proc[] = [];

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import Fastify from 'fastify';
-import { Redis } from 'ioredis';
 import { Pool } from 'pg';
+import { bullPrefix, createRedisClient } from '../libs/redis/src/redis-client';
 
 async function main() {
   const env = process.env;
@@ -21,10 +21,17 @@ async function main() {
        id uuid PRIMARY KEY, store_id text NOT NULL, amount bigint NOT NULL, currency char(3) NOT NULL,
        body jsonb NOT NULL, created_on timestamptz(3) NOT NULL DEFAULT now())`,
   );
-  const redis = new Redis(env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // on a Redis Cluster (REDIS_CLUSTER=true) as Kessai's processes are
+  const location = {
+    REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_CLUSTER: env.REDIS_CLUSTER === 'true',
+  };
+  const redis = createRedisClient(location);
   const queue = new Queue('bench-floor', {
-    prefix,
-    connection: { url: env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+    prefix: bullPrefix({ ...location, REDIS_PREFIX: prefix }),
+    connection: location.REDIS_CLUSTER
+      ? createRedisClient(location, { maxRetriesPerRequest: null })
+      : { url: location.REDIS_URL },
     defaultJobOptions: { removeOnComplete: true },
   });
 

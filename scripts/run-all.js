@@ -2,6 +2,8 @@
 // then the gateway and every worker service as child processes, prefixes their output, prints the
 // base URL and demo credentials once the gateway answers, and stops them all gracefully on Ctrl-C
 // or SIGTERM (each gets SIGTERM and SHUTDOWN_TIMEOUT_MS to finish its in-flight work).
+// REPLICAS=N (npm run start:cluster: 2) runs N of each: gateway i on PORT + 10·(i-1), its workers'
+// health ports at PORT + 10·(i-1) + 1…4, all against the one Postgres and Redis.
 const { spawn } = require('child_process');
 
 const credentials = JSON.parse(process.argv[2]);
@@ -16,29 +18,21 @@ const simulator = {
   entry: 'dist/apps/processor-simulator/src/main.js',
   env: { SIMULATOR_PORT: simulatorPort, SIMULATOR_HOST: simulatorHost },
 };
-const services = [
-  { name: 'gateway', entry: 'dist/apps/gateway/src/main.js', env: {} },
-  {
-    name: 'charge-service',
-    entry: 'dist/apps/charge-service/src/main.js',
-    env: { HEALTH_PORT: String(port + 1) },
-  },
-  {
-    name: 'subscription-service',
-    entry: 'dist/apps/subscription-service/src/main.js',
-    env: { HEALTH_PORT: String(port + 2) },
-  },
-  {
-    name: 'refund-cancel-service',
-    entry: 'dist/apps/refund-cancel-service/src/main.js',
-    env: { HEALTH_PORT: String(port + 3) },
-  },
-  {
-    name: 'webhook-service',
-    entry: 'dist/apps/webhook-service/src/main.js',
-    env: { HEALTH_PORT: String(port + 4) },
-  },
-];
+const replicas = Math.max(1, Math.floor(Number(process.env.REPLICAS || 1)));
+const gatewayPorts = Array.from({ length: replicas }, (_, i) => port + 10 * i);
+const services = gatewayPorts.flatMap((base, i) => {
+  const suffix = replicas > 1 ? `-${i + 1}` : '';
+  return [
+    { name: `gateway${suffix}`, entry: 'dist/apps/gateway/src/main.js', env: { PORT: String(base) } },
+    ...['charge-service', 'subscription-service', 'refund-cancel-service', 'webhook-service'].map(
+      (name, k) => ({
+        name: `${name}${suffix}`,
+        entry: `dist/apps/${name}/src/main.js`,
+        env: { HEALTH_PORT: String(base + k + 1) },
+      }),
+    ),
+  ];
+});
 
 let stopping = false;
 const children = [];
@@ -106,12 +100,18 @@ async function main() {
     return stop(1);
   }
   for (const service of services) startChild(service);
-  if (!(await waitFor(`http://127.0.0.1:${port}/heartbeat`))) return;
+  for (const gatewayPort of gatewayPorts)
+    if (!(await waitFor(`http://127.0.0.1:${gatewayPort}/heartbeat`))) return;
   process.stdout.write(
     [
       '',
       'Kessai is running.',
       `  base URL     ${credentials.base_url}`,
+      ...(replicas > 1
+        ? [
+            `  gateways     ${gatewayPorts.map((p) => `http://127.0.0.1:${p}`).join(', ')} (${replicas} of every service)`,
+          ]
+        : []),
       `  merchant id  ${credentials.merchant_id}`,
       `  store id     ${credentials.store_id}`,
       `  secret       ${credentials.secret}`,

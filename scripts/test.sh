@@ -9,6 +9,14 @@ export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:54
 export TEST_REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379}
 DATABASE_URL=$TEST_DATABASE_URL REDIS_URL=$TEST_REDIS_URL bash scripts/services.sh
 
+# the hosted checkout's browser tests drive Debian's chromium (never a browser download of
+# Playwright's), with a Japanese font for the Japanese pages' screenshots
+if [ ! -x /usr/bin/chromium ] || [ ! -d /usr/share/fonts/opentype/ipafont-gothic ]; then
+  SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium fonts-ipafont-gothic
+fi
+
 npm run -s db:generate
 npm run -s typecheck
 DATABASE_URL=$TEST_DATABASE_URL npm run -s db:check
@@ -24,4 +32,9 @@ node -e '
   if (r.numTotalTests === 0) { console.error("jest ran no test"); process.exit(1); }
 ' "$results" || status=1
 rm -f "$results"
+
+# the same system on a Redis Cluster: the suites that use every part of Redis
+if [ "${KESSAI_SKIP_REDIS_CLUSTER:-}" != 1 ] && [ $# -eq 0 ]; then
+  bash scripts/test-redis-cluster.sh || status=1
+fi
 exit $status

@@ -1,11 +1,16 @@
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import SDK from 'univapay-node';
 import { AdminError, runCli } from '@kessai/admin';
 import { hashSecret, verifyAppToken } from '@kessai/auth';
-import { listenLocally, TestEnvironment } from '@kessai/testing';
+import { CHARGES_QUEUE } from '@kessai/contracts';
+import { bullOptions } from '@kessai/runtime';
+import { eventually, insertCardToken, listenLocally, TestEnvironment } from '@kessai/testing';
+import { CardVault } from '@kessai/vault';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
@@ -236,5 +241,81 @@ describe('admin CLI', () => {
     expect(await cli('clock:show', '--merchant', merchant.id, '--id', clock.id)).toMatchObject({
       frozen_time: '2025-03-01T00:00:00.000Z',
     });
+  });
+});
+
+describe('admin CLI: operations (docs/operations.md)', () => {
+  it('vault:rotate moves every stored card number to the first key of VAULT_KEYS, once', async () => {
+    const shop = await env.seedPciMerchant('vault-rotation');
+    const cards = ['4242424242424242', '4012888888881881', '5555555555554444'];
+    const tokens = await Promise.all(
+      cards.map((cardNumber) =>
+        insertCardToken(env, { merchantId: shop.merchant.id, storeId: shop.store.id }, { cardNumber }),
+      ),
+    );
+    const [oldKey] = env.config.VAULT_KEYS;
+    const newKey = `rotated:${randomBytes(32).toString('base64')}`;
+    const rotatedEnv = {
+      ...cliEnv,
+      VAULT_KEYS: `${newKey},${oldKey.id}:${Buffer.from(oldKey.key).toString('base64')}`,
+    };
+    const rotate = () =>
+      runCli(['vault:rotate', '--batch', '2'], { env: rotatedEnv, credentialsFile, print: () => undefined });
+    const first = (await rotate()) as any;
+    expect(first).toMatchObject({ active_key_id: 'rotated', changed_meanwhile: 0 });
+    expect(first.rotated).toBeGreaterThanOrEqual(cards.length);
+    expect(first.entries_by_key_after).toEqual({ rotated: first.entries_by_key_before[oldKey.id] });
+    // the numbers decrypt with the new key alone, unchanged, fingerprints kept
+    const newOnly = new CardVault(
+      [{ id: 'rotated', key: Buffer.from(newKey.split(':')[1], 'base64') }],
+      env.config.VAULT_FINGERPRINT_SECRET,
+    );
+    for (const [i, tokenId] of tokens.entries()) {
+      const entry = await env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: tokenId } });
+      expect(entry.keyId).toBe('rotated');
+      const number = newOnly.decrypt(
+        { keyId: entry.keyId, iv: entry.iv, ciphertext: entry.ciphertext, authTag: entry.authTag },
+        { transactionTokenId: tokenId },
+      );
+      expect(newOnly.fingerprint(number)).toBe(entry.fingerprint);
+      expect(number.lastFour).toBe(cards[i].slice(-4));
+    }
+    expect(await rotate()).toMatchObject({ rotated: 0 });
+  });
+
+  it('jobs:failed lists a queue’s dead jobs and jobs:retry puts one back to waiting', async () => {
+    const options = bullOptions(env.config);
+    const queue = new Queue(CHARGES_QUEUE.name, options);
+    const worker = new Worker(
+      CHARGES_QUEUE.name,
+      () => Promise.reject(new UnrecoverableError('processor unreachable (test)')),
+      { ...options, autorun: true },
+    );
+    try {
+      const job = await queue.add('reconcile_charge', { aggregateId: randomUUID(), eventType: 'x' });
+      await eventually(async () => (await job.getState()) === 'failed', { what: 'the job dead' });
+      const listed = await cli('jobs:failed', '--queue', CHARGES_QUEUE.name);
+      expect(listed).toMatchObject({ queue: 'charges', failed: 1 });
+      expect(listed.jobs).toEqual([
+        expect.objectContaining({
+          id: job.id,
+          name: 'reconcile_charge',
+          failed_reason: 'processor unreachable (test)',
+        }),
+      ]);
+      await worker.close();
+      expect(await cli('jobs:retry', '--queue', CHARGES_QUEUE.name, '--id', job.id!)).toMatchObject({
+        retried: 1,
+      });
+      expect(await job.getState()).toBe('waiting');
+      await expect(cli('jobs:retry', '--queue', CHARGES_QUEUE.name, '--id', job.id!)).rejects.toThrow(
+        AdminError,
+      );
+      await expect(cli('jobs:failed', '--queue', 'nope')).rejects.toThrow('--queue must be one of');
+      await expect(cli('jobs:retry', '--queue', CHARGES_QUEUE.name)).rejects.toThrow('--id or --all');
+    } finally {
+      await worker.close();
+      await queue.close();
+    }
   });
 });

@@ -28,6 +28,8 @@ import {
   startProcessorSimulator,
   type ProcessorSimulator,
 } from '../apps/processor-simulator/src/start-simulator';
+import { randomUUID } from 'node:crypto';
+import { runCli } from '@kessai/admin';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
@@ -52,7 +54,7 @@ const bankToken = (data: Record<string, unknown> = {}) =>
     data: { brand: 'bank_test_brand', ...data },
   } as Any) as Promise<Any>;
 
-const konbiniToken = () =>
+const konbiniToken = (data: Record<string, unknown> = {}) =>
   sdk().transactionTokens.create({
     paymentType: PaymentType.KONBINI,
     type: 'one_time',
@@ -61,6 +63,7 @@ const konbiniToken = () =>
       customerName: 'Yamada Taro',
       convenienceStore: 'seven_eleven',
       phoneNumber: { countryCode: '81', localNumber: '9012345678' },
+      ...data,
     },
   } as Any) as Promise<Any>;
 
@@ -109,6 +112,33 @@ const eventTypes = async (chargeId: string) =>
 
 const statusOf = async (chargeId: string) =>
   ((await sdk().charges.get(shop.store.id, chargeId)) as Any).status;
+
+/** Runs `body` with the shop's bank_transfer_configuration changed, then puts the default back. */
+async function withBankConfiguration(changes: Record<string, unknown>, body: () => Promise<void>) {
+  const patched = await api().request(`/stores/${shop.store.id}`, {
+    method: 'PATCH',
+    json: { configuration: { bank_transfer_configuration: changes } },
+  });
+  expect(patched.status).toBe(200);
+  try {
+    await body();
+  } finally {
+    await api().request(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      json: { configuration: { bank_transfer_configuration: null } },
+    });
+  }
+}
+
+/** The charge once it is no longer awaiting. */
+const ended = (chargeId: string, timeoutMs = 15_000): Promise<Any> =>
+  eventually(
+    async () => {
+      const c: Any = await sdk().charges.get(shop.store.id, chargeId);
+      return c.status !== 'awaiting' && c;
+    },
+    { timeoutMs, what: `charge ${chargeId} to end` },
+  );
 
 beforeAll(async () => {
   env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
@@ -230,6 +260,28 @@ describe('bank transfer through the SDK', () => {
     const events = await eventTypes(created.id);
     expect(events.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED)).toHaveLength(2);
     expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+
+    // the virtual account's ledger: the payment asked for, then each transfer, with the balance
+    const ledgers = await api().request(
+      `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`,
+    );
+    expect(ledgers.status).toBe(200);
+    const account = {
+      virtual_bank_account_number: payload.account_number,
+      virtual_bank_account_holder_name: 'KESSAI TEST',
+      virtual_account_id: payload.account_id,
+      mode: 'test',
+      currency: 'JPY',
+    };
+    expect(ledgers.body).toMatchObject({
+      has_more: false,
+      items: [
+        { bank_ledger_type: 'payment', amount: 5000, balance: -5000, ...account },
+        { bank_ledger_type: 'deposit', amount: 3000, balance: -2000, ...account },
+        { bank_ledger_type: 'deposit', amount: 2000, balance: 0, ...account },
+      ],
+    });
+    expect(ledgers.body.items[1].transaction_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
   });
 
   it('extends the deadline within the maximum, refuses beyond it, and refuses a period and a date together', async () => {
@@ -295,6 +347,83 @@ describe('bank transfer through the SDK', () => {
     expect(late.body.code).toBe('INVALID_CHARGE_STATUS');
   });
 
+  it('automatic extension: extended at each deadline up to the maximum (five), then failed, each exactly once across two replicas; paid meanwhile, successful', async () => {
+    await withBankConfiguration(
+      {
+        automatic_extension_enabled: true,
+        default_extension_period: 'PT1S',
+        maximum_extension_period: 'PT1S',
+      },
+      async () => {
+        // deadlines one second after acceptance, then one second more at each automatic extension
+        const unpaid = await charge((await bankToken({ expirationPeriod: 'PT1S' })).id);
+        const konbini = await charge((await konbiniToken({ expirationPeriod: 'PT1S' })).id);
+        const paidLate = await charge((await bankToken({ expirationPeriod: 'PT1S' })).id);
+        const { payload } = await awaitingWithInstructions(paidLate.id);
+        await awaitingWithInstructions(unpaid.id);
+        await awaitingWithInstructions(konbini.id);
+        const first: Any = await sdk().charges.expiry(unpaid.id, undefined, undefined, shop.store.id);
+
+        // past its first deadline and extended: the money still pays it
+        await eventually(
+          async () =>
+            ((await sdk().charges.expiry(paidLate.id, undefined, undefined, shop.store.id)) as Any)
+              .extensionCount >= 1,
+          { timeoutMs: 10_000, what: 'a first automatic extension' },
+        );
+        expect(await pay('bank', payload.account_number, 5000)).toBe(200);
+        expect(await ended(paidLate.id)).toMatchObject({ status: 'successful', chargedAmount: 5000 });
+
+        for (const created of [unpaid, konbini]) {
+          expect(await ended(created.id, 30_000)).toMatchObject({
+            status: 'failed',
+            error: { code: 327, message: 'CONFIRMATION_PERIOD_EXPIRED' },
+          });
+          const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+          expect(expiry.extensionCount).toBe(5);
+          const events = await eventTypes(created.id);
+          // awaiting once, then once per extension (charge_updated: it awaits a new deadline)
+          expect(events.filter((e) => e === CHARGE_UPDATED)).toHaveLength(6);
+          expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+          expect(operationStats(simulator.stats(), 'void', `expiry-${created.id}`).executions).toBe(1);
+        }
+        const last: Any = await sdk().charges.expiry(unpaid.id, undefined, undefined, shop.store.id);
+        expect(new Date(last.expirationDate).getTime() - new Date(first.expirationDate).getTime()).toBe(
+          5_000,
+        );
+      },
+    );
+  }, 60_000);
+
+  it('capture_at is the payment deadline (api-reference §5.2): taken as given, at most 60 days ahead', async () => {
+    const at = new Date(Date.now() + 2 * 86_400_000 + 12_345);
+    const created = await charge((await bankToken({ expirationPeriod: 'P1D' })).id, {
+      captureAt: at.toISOString(),
+    });
+    expect(created.captureAt).toBe(at.toISOString());
+    const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    expect(expiry.expirationDate).toBe(at.toISOString());
+    const { payload } = await awaitingWithInstructions(created.id);
+    expect(payload.expiration_date).toBe(at.toISOString());
+
+    const konbini = await charge((await konbiniToken()).id, { captureAt: Math.floor(at.getTime() / 1000) });
+    const konbiniExpiry: Any = await sdk().charges.expiry(konbini.id, undefined, undefined, shop.store.id);
+    expect(konbiniExpiry.expirationDate).toBe(new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString());
+
+    for (const captureAt of [Date.now() + 61 * 86_400_000, '2001-01-01T00:00:00Z']) {
+      const refused = await sdkError(charge((await bankToken()).id, { captureAt }));
+      expect(refused).toMatchObject({
+        code: 'VALIDATION_ERROR',
+        errors: [{ field: 'capture_at', reason: 'INVALID_SCHEDULED_CAPTURE_DATE' }],
+      });
+    }
+    // nothing to capture later: capture false is refused as for every payment but a card
+    const held = await sdkError(
+      charge((await konbiniToken()).id, { capture: false, captureAt: at.toISOString() }),
+    );
+    expect(held).toMatchObject({ code: 'CAPTURE_ONLY_FOR_CARD_PAYMENT' });
+  });
+
   it('refuses other currencies, other token types and unknown brands with clear errors', async () => {
     const usd = await api().postCharge({
       transaction_token_id: (await bankToken()).id,
@@ -322,6 +451,80 @@ describe('bank transfer through the SDK', () => {
     });
     const period = await sdkError(bankToken({ expirationPeriod: 'P400D' }));
     expect(period.errors).toEqual([{ field: 'data.expiration_period', reason: 'INVALID_TIME_PERIOD' }]);
+  });
+});
+
+describe('stray money', () => {
+  /** the operator's view (admin CLI deposits:stray) */
+  const stray = (...argv: string[]): Promise<Any> =>
+    runCli(['deposits:stray', ...argv], {
+      env: env.variables,
+      credentialsFile: '/dev/null',
+      print: () => undefined,
+    });
+
+  it('money after the charge was paid: recorded unmatched and after its end, announced, the charge unchanged', async () => {
+    const created = await charge((await bankToken()).id);
+    const { payload } = await awaitingWithInstructions(created.id);
+    expect(await pay('bank', payload.account_number, 5000)).toBe(200);
+    expect(await ended(created.id)).toMatchObject({ status: 'successful', chargedAmount: 5000 });
+    // the virtual account still takes money, as a bank's does
+    expect(await pay('bank', payload.account_number, 700)).toBe(200);
+    const late = await eventually(() =>
+      env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id, receivedAfterEnd: true } }),
+    );
+    expect(late).toMatchObject({ amount: 700n, matched: false });
+    expect(await sdk().charges.get(shop.store.id, created.id)).toMatchObject({
+      status: 'successful',
+      chargedAmount: 5000,
+    });
+    const events: string[] = await eventually(async () => {
+      const all = await eventTypes(created.id);
+      return all.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED).length === 2 ? all : null;
+    });
+    expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
+    expect(await env.prisma.chargeDeposit.count({ where: { chargeId: created.id } })).toBe(2);
+
+    const listed = await stray('--merchant', shop.merchant.id);
+    expect(listed.unassigned).toEqual([]);
+    expect(listed.after_end).toContainEqual(
+      expect.objectContaining({
+        id: late.id,
+        charge_id: created.id,
+        charge_status: 'successful',
+        amount: 700,
+      }),
+    );
+    expect((await stray('--merchant', foreign.merchant.id)).after_end).toEqual([]);
+  });
+
+  it('money for no charge of ours: the signed notice is taken and the money recorded unassigned, once', async () => {
+    // a virtual account the test bank gave out for a payment Kessai never asked for
+    const reference = randomUUID();
+    const opened = await fetch(`${simulator.url}/v1/deferred-payments`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': reference },
+      body: JSON.stringify({
+        reference,
+        amount: 1200,
+        currency: 'JPY',
+        method: { type: 'bank_transfer', brand: 'bank_test_brand' },
+        expires_on: new Date(Date.now() + 86_400_000).toISOString(),
+        callback_url: `${baseUrl}/processor/callbacks`,
+      }),
+    });
+    expect(opened.status).toBe(200);
+    const account = ((await opened.json()) as Any).payment.deferred.instructions.account_number as string;
+    expect(await pay('bank', account, 1200)).toBe(200);
+    const unassigned = await eventually(() =>
+      env.prisma.unassignedDeposit.findFirst({ where: { reference } }),
+    );
+    expect(unassigned).toMatchObject({ amount: 1200n, currency: 'JPY' });
+    expect(await env.prisma.unassignedDeposit.count({ where: { reference } })).toBe(1);
+    expect(await env.prisma.outboxEvent.count({ where: { aggregateId: reference } })).toBe(0);
+    expect((await stray()).unassigned).toContainEqual(
+      expect.objectContaining({ id: unassigned.id, reference, amount: 1200, currency: 'JPY' }),
+    );
   });
 });
 
@@ -389,6 +592,20 @@ describe('konbini through the SDK', () => {
       expect(await slip.text()).toContain(instructions.payload.payment_code);
       const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
       expect(expiry.extensionCount).toBe(0);
+      // extended as a bank transfer is, within bank_transfer_configuration's limits
+      const extend = (body: unknown) =>
+        api().request(`/stores/${shop.store.id}/charges/${created.id}/expiry`, {
+          method: 'POST',
+          json: body,
+        });
+      const extended = await extend({ expiration_period: 'P1D' });
+      expect(extended.body).toMatchObject({ charge_id: created.id, extension_count: 1 });
+      expect(
+        new Date(extended.body.expiration_date).getTime() - new Date(expiry.expirationDate).getTime(),
+      ).toBe(86_400_000);
+      expect((await extend({ expiration_period: 'P31D' })).body.code).toBe(
+        'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED',
+      );
 
       expect(await pay('konbini', instructions.payload.payment_code, 4000)).toBe(200);
       await eventually(() => env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
@@ -398,6 +615,11 @@ describe('konbini through the SDK', () => {
         successCondition: (c: Any) => c.status !== 'awaiting',
       });
       expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5500 });
+      // a payment code has no virtual account: no bank-transfer ledger
+      const ledgers = await api().request(
+        `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`,
+      );
+      expect(ledgers.status).toBe(404);
       // konbini money is recorded, but bank_transfer_status_updated is the bank's event only
       expect(await eventTypes(created.id)).not.toContain(BANK_TRANSFER_STATUS_UPDATED);
     } finally {
@@ -427,7 +649,7 @@ describe('konbini through the SDK', () => {
 });
 
 describe('another merchant', () => {
-  it('sees none of it: the expiry, the instructions and the extension are 404', async () => {
+  it('sees none of it: the expiry, the instructions, the ledger and the extension are 404', async () => {
     const created = await charge((await bankToken()).id);
     await awaitingWithInstructions(created.id);
     const other = sdkFor(baseUrl, foreign.storeToken);
@@ -437,7 +659,7 @@ describe('another merchant', () => {
       code: 'NOT_FOUND',
     });
     const otherApi = new GatewayClient(baseUrl).as(foreign);
-    for (const path of ['expiry/latest', 'issuer_token']) {
+    for (const path of ['expiry/latest', 'issuer_token', 'bank_transfer_ledgers']) {
       const res = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/${path}`);
       expect(res.status).toBe(404);
     }

@@ -406,7 +406,38 @@ describe('GET /checkout_info', () => {
   it('offers no brand of a payment type the store switched off', async () => {
     await configure({ cardConfiguration: { enabled: false }, onlineConfiguration: { enabled: false } });
     const info = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
-    expect(new Set(info.supportedBrands.map((b) => b.paymentType))).toEqual(new Set(['qr_scan']));
+    expect(new Set(info.supportedBrands.map((b) => b.paymentType))).toEqual(
+      new Set(['qr_scan', 'bank_transfer', 'konbini']),
+    );
+  });
+
+  it('shows bank transfer and konbini enabled where the configuration enables them, with their banks and stores', async () => {
+    await configure({ bankTransferConfiguration: { matchAmount: 'minimum' } });
+    const on = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
+    expect(on.bankTransferConfiguration).toMatchObject({
+      enabled: true,
+      matchAmount: 'minimum',
+      expiration: 'P7D',
+    });
+    expect(on.convenienceConfiguration).toMatchObject({ enabled: true, expiration: 'P7D' });
+    const byType = (info: typeof on, type: string) =>
+      info.supportedBrands.filter((b) => String(b.paymentType) === type);
+    expect(byType(on, 'bank_transfer').map((b) => b.brand)).toEqual(['aozora_bank', 'bank_test_brand']);
+    expect(byType(on, 'konbini').map((b) => b.brand)).toContain('seven_eleven');
+    expect(byType(on, 'konbini')[0]).toMatchObject({
+      supportedCurrencies: ['JPY'],
+      supportAuthCapture: false,
+    });
+
+    await configure({
+      bankTransferConfiguration: { enabled: false },
+      convenienceConfiguration: { enabled: false },
+    });
+    const off = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
+    expect(off.bankTransferConfiguration).toMatchObject({ enabled: false });
+    expect(off.convenienceConfiguration).toMatchObject({ enabled: false });
+    expect(byType(off, 'bank_transfer')).toEqual([]);
+    expect(byType(off, 'konbini')).toEqual([]);
   });
 
   it('refuses a wrong Origin, no Origin, and a merchant-wide token', async () => {

@@ -147,7 +147,7 @@ describe('POST /tokens with card data', () => {
 
     // the CVV waits sealed in Redis, is handed out once, then is gone
     const redis = app.get(RedisService);
-    const key = `${env.config.REDIS_PREFIX}:cvv:${id}`;
+    const key = `${env.config.REDIS_PREFIX}:cvv:{${id}}`;
     const sealed = await redis.client.get(key);
     expect(sealed).toMatch(/^test1\.[\w-]+\.[\w-]+\.[\w-]+$/);
     const ttl = await redis.client.ttl(key);

@@ -13,6 +13,8 @@ export interface ChargeJobRequest {
   /** parts of the job id after the job name and charge id: one job per charge and parts */
   idParts: string[];
   delayMs?: number;
+  /** the request the charge comes from, carried into the job's log lines */
+  correlationId?: string | null;
 }
 
 /**
@@ -32,6 +34,7 @@ export class ChargeJobs {
           aggregateId: request.chargeId,
           eventType: request.eventType,
           ...(request.causeEventId ? { eventId: request.causeEventId } : {}),
+          ...(request.correlationId ? { correlationId: request.correlationId } : {}),
         };
         return {
           name: request.name,

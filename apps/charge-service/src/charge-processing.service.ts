@@ -19,7 +19,7 @@ import {
   type ChargeStatus,
   type FeeTerms,
 } from '@kessai/domain';
-import { LOGGER, type Logger } from '@kessai/observability';
+import { LOGGER, withCorrelation, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
 import {
   type AuthorizeResult,
@@ -38,6 +38,7 @@ import {
   type ThreeDsMode,
   toProcessorAmount,
 } from '@kessai/processor';
+import { effectiveConfiguration, extendedDeadline } from '@kessai/store-configuration';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
@@ -48,6 +49,8 @@ import { PaymentProcessors } from '@kessai/processor';
 export interface ChargeRequest {
   chargeId: string;
   causeEventId: string | null;
+  /** the request the charge comes from: its log lines carry it */
+  correlationId?: string | null;
 }
 
 /** Thrown to let BullMQ retry the job later: the outcome is unknown for now, nothing is recorded. */
@@ -110,12 +113,15 @@ export class ChargeProcessingService {
    */
   async processCharges(requests: readonly ChargeRequest[]): Promise<void> {
     // a charge listed twice is processed once, for its first event
-    const causes = new Map<string, string | null>();
-    for (const request of requests)
-      if (!causes.has(request.chargeId)) causes.set(request.chargeId, request.causeEventId);
-    const pending = await this.charges.findPendingMany([...causes.keys()]);
+    const first = new Map<string, ChargeRequest>();
+    for (const request of requests) if (!first.has(request.chargeId)) first.set(request.chargeId, request);
+    const causes = new Map([...first].map(([chargeId, request]) => [chargeId, request.causeEventId]));
+    const correlationOf = (chargeId: string) => first.get(chargeId)?.correlationId ?? null;
+    const pending = await this.charges.findPendingMany([...first.keys()]);
     const settled = await Promise.allSettled(
-      pending.map((charge) => this.#process(charge, causes.get(charge.id) ?? null)),
+      pending.map((charge) =>
+        withCorrelation(correlationOf(charge.id), () => this.#process(charge, causes.get(charge.id) ?? null)),
+      ),
     );
     const unfinished: PendingCharge[] = [];
     settled.forEach((result, i) => {
@@ -135,6 +141,7 @@ export class ChargeProcessingService {
         eventType: CHARGE_REQUESTED,
         idParts: ['retry'],
         delayMs: CHARGES_QUEUE.jobOptions.backoff.delay,
+        correlationId: correlationOf(charge.id),
       })),
     );
   }
@@ -164,7 +171,10 @@ export class ChargeProcessingService {
    */
   async reconcileCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
     const charge = await this.charges.findToReconcile(chargeId);
-    if (!charge) return;
+    if (!charge) {
+      await this.#recordMoneyAfterEnd(chargeId, causeEventId);
+      return;
+    }
     // While a cancel runs, only the cancel moves the charge (canceled, or back as it was, asking for
     // this reconciliation again with charge_reconcile_requested): what the processor holds now may
     // be the cancel's void, or a payment the void is about to undo.
@@ -184,7 +194,12 @@ export class ChargeProcessingService {
     } else {
       outcome = await this.#deferredOutcome(found.payment, charge, causeEventId);
       outcome ??= outcomeOfPayment(found.payment, charge);
-      if (!outcome && expired) outcome = await this.#expire(processor, charge, found.payment);
+      if (!outcome && expired) {
+        // a store with automatic extension: the charge awaits until a later deadline instead
+        if (isDeferredKind(found.payment.kind) && (await this.#extendAtDeadline(charge, causeEventId)))
+          return;
+        outcome = await this.#expire(processor, charge, found.payment);
+      }
     }
     if (!outcome) return;
     if (charge.paymentType === 'card') await this.cvvs.discard(charge.tokenId, charge.id);
@@ -480,6 +495,78 @@ export class ChargeProcessingService {
     // ended is not recorded (the processor no longer takes any once the payment is voided)
     await this.deferredPayments.recordDeposits(charge.id, deposits, causeEventId);
     return paidWith === null ? null : successful(payment.processorReference, paidWith, charge.feeTerms);
+  }
+
+  /**
+   * Money for a bank-transfer or konbini charge that has already ended (an overpayment after it was
+   * paid, a transfer that came between the last look and the expiry's void): every deposit the
+   * processor reports and Kessai has not recorded is recorded, unmatched and `received_after_end`,
+   * with bank_transfer_status_updated for a bank transfer; the charge is not changed. Nothing for
+   * any other charge.
+   */
+  async #recordMoneyAfterEnd(chargeId: string, causeEventId: string | null): Promise<void> {
+    const charge = await this.deferredPayments.findEnded(chargeId);
+    const processor = charge && this.processors.forMode(charge.mode);
+    if (!charge || !processor) return;
+    const context = { chargeId, operation: 'money after end' };
+    const found = await this.processors.retrying(() => processor.status(chargeId), this.logger, context);
+    if (!found.found || !isDeferredKind(found.payment.kind)) return;
+    const recorded = await this.deferredPayments.recordDeposits(
+      chargeId,
+      found.payment.deposits.map((deposit) => ({
+        processorDepositId: deposit.id,
+        amount: fromProcessorAmount(deposit.amount),
+        receivedOn: deposit.receivedOn,
+        matched: false,
+        receivedAfterEnd: true,
+      })),
+      causeEventId,
+    );
+    if (recorded > 0)
+      this.logger.warn(
+        { chargeId, status: charge.status, deposits: recorded },
+        'money after the charge ended',
+      );
+  }
+
+  /**
+   * A bank-transfer or konbini charge unpaid at its deadline, in a store with
+   * `automatic_extension_enabled`: extended by `default_extension_period` under the rules a
+   * merchant's extension is held to (extendedDeadline: at most MAXIMUM_EXPIRY_EXTENSIONS, within
+   * `maximum_extension_period`, ending after now), read from the store's configuration now. True
+   * when the charge is not to be expired by this pass: extended here, or moved meanwhile by someone
+   * else (another replica's sweep extended it, money or a cancel ended it); false when the rules
+   * say it ends.
+   */
+  async #extendAtDeadline(charge: ChargeToReconcile, causeEventId: string | null): Promise<boolean> {
+    const read = await this.deferredPayments.findExpiryWithConfiguration(charge.id);
+    if (!read) return false;
+    const rules = effectiveConfiguration(
+      read.merchantConfiguration,
+      read.storeConfiguration,
+    ).bank_transfer_configuration;
+    if (!rules.automatic_extension_enabled) return false;
+    const decided = extendedDeadline(
+      rules,
+      { deadline: read.expirationDate, extensionCount: read.extensionCount },
+      {},
+      new Date(),
+    );
+    if ('refused' in decided) {
+      this.logger.info({ chargeId: charge.id, refused: decided.refused }, 'no automatic extension');
+      return false;
+    }
+    const extensionCount = await this.deferredPayments.extendAtDeadline(
+      charge.id,
+      read.expirationDate,
+      decided.deadline,
+      causeEventId,
+    );
+    this.logger.info(
+      { chargeId: charge.id, expiresOn: decided.deadline, extensionCount, extended: extensionCount !== null },
+      'automatic extension',
+    );
+    return true;
   }
 
   /** An awaiting charge past its time: void what the customer did not complete, then fail it. */

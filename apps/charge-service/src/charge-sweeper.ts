@@ -9,7 +9,7 @@ const BATCH = 500;
 
 /**
  * Every CHARGE_SWEEP_INTERVAL_MS, finds the charges nobody is moving and gives them work: due
- * captures (capture_at) are requested, expired awaiting charges reconciled, stale pending charges
+ * captures (capture_at) are requested, expired awaiting charges reconciled (once per deadline), stale pending charges
  * and captures processed again. Safe in any number of replicas: a capture request is conditional
  * and unique per charge, and the jobs have one id per charge and time bucket, so replicas (and
  * consecutive sweeps) add each at most once per bucket; the jobs themselves are repeatable.
@@ -62,7 +62,9 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     ]);
     const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
     const jobs = [
-      ...expired.map((id) => this.#job('reconcile_charge', id, bucket)),
+      // one job per deadline too: a charge extended at its deadline (automatic extension) is
+      // taken again at the next one, even within the same time bucket
+      ...expired.map((due) => this.#job('reconcile_charge', due.id, bucket, String(due.expiresOn.getTime()))),
       ...stalePending.map((id) => this.#job('process_charge', id, bucket)),
       ...staleCaptures.map((id) => this.#job('capture_charge', id, bucket)),
     ];
@@ -82,8 +84,8 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     return total;
   }
 
-  #job(name: ChargeJobRequest['name'], chargeId: string, bucket: string): ChargeJobRequest {
-    return { name, chargeId, causeEventId: null, eventType: 'charge_sweep', idParts: ['sweep', bucket] };
+  #job(name: ChargeJobRequest['name'], chargeId: string, ...idParts: string[]): ChargeJobRequest {
+    return { name, chargeId, causeEventId: null, eventType: 'charge_sweep', idParts: ['sweep', ...idParts] };
   }
 
   async onModuleDestroy() {

@@ -35,7 +35,11 @@ export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
     switch (job.name) {
       case 'process_charges':
         return this.charges.processCharges(
-          job.data.events.map((event) => ({ chargeId: event.aggregateId, causeEventId: event.eventId })),
+          job.data.events.map((event) => ({
+            chargeId: event.aggregateId,
+            causeEventId: event.eventId,
+            correlationId: event.correlationId,
+          })),
         );
       case 'process_charge':
         return this.charges.processCharge(job.data.aggregateId, job.data.eventId ?? null);

@@ -57,12 +57,30 @@ function payment(
   };
 }
 
-function setup(charge: ChargeToReconcile, found: ProcessorPayment) {
+interface Deadline {
+  /** the store's layer of configuration */
+  storeConfiguration?: unknown;
+  extensionCount?: number;
+  /** what AUTO_EXTEND_CHARGE_EXPIRY answers: the new count, or null when another replica came first */
+  extended?: number | null;
+}
+
+function setup(
+  charge: ChargeToReconcile | null,
+  found: ProcessorPayment,
+  deadline: Deadline = {},
+  ended: { status: string } | null = null,
+) {
   const recordedDeposits: NewChargeDeposit[][] = [];
   const moves: { transition: ChargeTransition; outcome: Omit<ChargeOutcome, 'status'> }[] = [];
+  const extensions: { from: Date; to: Date }[] = [];
+  const voids: string[] = [];
   const processor = {
     status: () => Promise.resolve({ found: true, payment: found }),
-    void: () => Promise.resolve({ outcome: 'voided' }),
+    void: (request: { idempotencyKey: string }) => {
+      voids.push(request.idempotencyKey);
+      return Promise.resolve({ outcome: 'voided' });
+    },
   } as unknown as PaymentProcessor;
   const service = new ChargeProcessingService(
     {
@@ -77,6 +95,22 @@ function setup(charge: ChargeToReconcile, found: ProcessorPayment) {
         recordedDeposits.push(deposits);
         return Promise.resolve(deposits.length);
       },
+      findEnded: (id: string) => Promise.resolve(ended && { id, mode: 'test', ...ended }),
+      findExpiryWithConfiguration: () =>
+        Promise.resolve(
+          charge?.expiresOn && {
+            expirationDate: charge.expiresOn,
+            extensionCount: deadline.extensionCount ?? 0,
+            merchantConfiguration: {},
+            storeConfiguration: deadline.storeConfiguration ?? {},
+          },
+        ),
+      extendAtDeadline: (_id: string, from: Date, to: Date) => {
+        extensions.push({ from, to });
+        return Promise.resolve(
+          deadline.extended === undefined ? (deadline.extensionCount ?? 0) + 1 : deadline.extended,
+        );
+      },
     } as unknown as DeferredPaymentsRepository,
     {
       forMode: () => processor,
@@ -89,7 +123,7 @@ function setup(charge: ChargeToReconcile, found: ProcessorPayment) {
     silent,
     { CHARGE_AWAITING_EXPIRY_SECONDS: 900 } as AppConfig,
   );
-  return { service, recordedDeposits, moves };
+  return { service, recordedDeposits, moves, extensions, voids };
 }
 
 describe('reconciling a bank-transfer charge', () => {
@@ -136,5 +170,99 @@ describe('reconciling a bank-transfer charge', () => {
         outcome: expect.objectContaining({ error: expect.objectContaining({ code: 327 }) }),
       },
     ]);
+  });
+});
+
+describe('a bank-transfer charge at its deadline, in a store with automatic extension', () => {
+  const automatic = {
+    bank_transfer_configuration: {
+      automatic_extension_enabled: true,
+      default_extension_period: 'PT1H',
+      maximum_extension_period: 'P1D',
+    },
+  };
+  const passed = () => new Date(Date.now() - 1_000);
+
+  it('is extended by default_extension_period from the deadline it passed: not voided, not failed', async () => {
+    const charge = bankCharge('exact', passed());
+    const { service, moves, extensions, voids } = setup(charge, payment([10]), {
+      storeConfiguration: automatic,
+    });
+    await service.reconcileCharge('charge-1', null);
+    expect(extensions).toEqual([
+      { from: charge.expiresOn, to: new Date((charge.expiresOn?.getTime() ?? 0) + 3_600_000) },
+    ]);
+    expect(moves).toEqual([]);
+    expect(voids).toEqual([]);
+  });
+
+  it('another replica extended it first: this pass neither voids nor fails it', async () => {
+    const { service, moves, voids } = setup(bankCharge('exact', passed()), payment([]), {
+      storeConfiguration: automatic,
+      extended: null,
+    });
+    await service.reconcileCharge('charge-1', null);
+    expect(moves).toEqual([]);
+    expect(voids).toEqual([]);
+  });
+
+  it('fails (327) once the maximum number of extensions is reached, or when the store has none', async () => {
+    for (const deadline of [
+      { storeConfiguration: automatic, extensionCount: 5 },
+      { storeConfiguration: {} },
+    ]) {
+      const { service, moves, extensions, voids } = setup(
+        bankCharge('exact', passed()),
+        payment([]),
+        deadline,
+      );
+      await service.reconcileCharge('charge-1', null);
+      expect(extensions).toEqual([]);
+      expect(voids).toEqual(['expiry-charge-1']);
+      expect(moves).toEqual([
+        expect.objectContaining({
+          outcome: expect.objectContaining({ error: expect.objectContaining({ code: 327 }) }),
+        }),
+      ]);
+    }
+  });
+
+  it('a deposit that matches at the deadline still pays it: no extension', async () => {
+    const { service, moves, extensions } = setup(bankCharge('exact', passed()), payment([5000]), {
+      storeConfiguration: automatic,
+    });
+    await service.reconcileCharge('charge-1', null);
+    expect(extensions).toEqual([]);
+    expect(moves[0]?.transition).toMatchObject({ to: 'successful' });
+  });
+});
+
+describe('money for a bank-transfer charge that has ended', () => {
+  it('is recorded unmatched and received after the end, the charge left as it is', async () => {
+    for (const status of ['failed', 'successful', 'canceled']) {
+      const { service, recordedDeposits, moves, voids } = setup(
+        null,
+        payment([5000, 1000], 'voided'),
+        {},
+        {
+          status,
+        },
+      );
+      await service.reconcileCharge('charge-1', 'event-1');
+      expect(recordedDeposits).toEqual([
+        [
+          expect.objectContaining({ processorDepositId: 'dep-0', matched: false, receivedAfterEnd: true }),
+          expect.objectContaining({ processorDepositId: 'dep-1', amount: 1000n, receivedAfterEnd: true }),
+        ],
+      ]);
+      expect(moves).toEqual([]);
+      expect(voids).toEqual([]);
+    }
+  });
+
+  it('nothing for a charge that is no bank transfer or konbini, or none at all', async () => {
+    const { service, recordedDeposits } = setup(null, payment([5000]), {}, null);
+    await service.reconcileCharge('charge-1', 'event-1');
+    expect(recordedDeposits).toEqual([]);
   });
 });

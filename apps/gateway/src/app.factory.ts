@@ -2,7 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@kessai/config';
-import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
+import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kessai/observability';
 import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
@@ -18,6 +18,8 @@ import { registerHttpMetrics } from './metrics/http-metrics.hook';
 
 export interface GatewayOptions {
   logger?: Logger;
+  /** where the app's routes are recorded (a test lists them); a new registry otherwise */
+  routes?: RouteRegistry;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -43,15 +45,32 @@ export async function createGatewayApp(
     rawBody: true,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // first of all: every log line written for the request carries its id (X-Request-Id or a new one)
+  fastify.addHook('onRequest', (request, _reply, done) => withCorrelation(request.id, done));
 
   // the API speaks JSON only: any other body is refused with 415 rather than parsed as text
   fastify.removeContentTypeParser('text/plain');
 
-  const routes = new RouteRegistry();
+  const routes = options.routes ?? new RouteRegistry();
   fastify.addHook('onRoute', (route) => routes.add(route.method, route.url));
 
   const metrics = app.get(GatewayMetrics);
   registerHttpMetrics(fastify, metrics);
+  // at debug: one line per answered request, with its correlation id (the request's)
+  fastify.addHook('onResponse', async (request, reply) => {
+    if (!logger.isLevelEnabled('debug')) return;
+    withCorrelation(request.id, () =>
+      logger.debug(
+        {
+          method: request.method,
+          route: request.routeOptions.url ?? null,
+          statusCode: reply.statusCode,
+          ms: Math.round(reply.elapsedTime),
+        },
+        'request answered',
+      ),
+    );
+  });
 
   const authenticator = app.get(AppTokenAuthenticator);
   fastify.addHook('onRequest', async (request) => {

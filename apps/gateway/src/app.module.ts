@@ -22,6 +22,9 @@ import { StoresController } from './stores/stores.controller';
 import { CheckoutInfoController } from './checkout-info/checkout-info.controller';
 import { CheckoutController } from './checkout/checkout.controller';
 import { CheckoutService } from './checkout/checkout.service';
+import { HostedCheckoutController } from './hosted-checkout/hosted-checkout.controller';
+import { HostedPagesService } from './hosted-checkout/hosted-pages.service';
+import { LinkPaymentsService } from './hosted-checkout/link-payments.service';
 import { StoresService } from './stores/stores.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
 import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
@@ -47,6 +50,32 @@ import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WebhooksService } from './webhooks/webhooks.service';
 import { WebhookUrlPolicy } from './webhooks/webhook-url.policy';
+import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
+import { buildOpenApiDocument } from './openapi/openapi-document';
+
+/** Every controller of the gateway: the routes, and what the OpenAPI document describes. */
+export const GATEWAY_CONTROLLERS = [
+  HeartbeatController,
+  MetricsController,
+  OpenApiController,
+  MeController,
+  StoresController,
+  AppJwtsController,
+  LoginController,
+  PasswordResetsController,
+  TransactionTokensController,
+  ChargesController,
+  RefundsController,
+  CancelsController,
+  CheckoutInfoController,
+  CheckoutController,
+  HostedCheckoutController,
+  ProcessorCallbacksController,
+  TransactionHistoryController,
+  SubscriptionsController,
+  TestClocksController,
+  WebhooksController,
+];
 
 @Module({})
 export class GatewayModule {
@@ -54,26 +83,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule],
-      controllers: [
-        HeartbeatController,
-        MetricsController,
-        MeController,
-        StoresController,
-        AppJwtsController,
-        LoginController,
-        PasswordResetsController,
-        TransactionTokensController,
-        ChargesController,
-        RefundsController,
-        CancelsController,
-        CheckoutInfoController,
-        CheckoutController,
-        ProcessorCallbacksController,
-        TransactionHistoryController,
-        SubscriptionsController,
-        TestClocksController,
-        WebhooksController,
-      ],
+      controllers: GATEWAY_CONTROLLERS,
       providers: [
         metricsRegistryProvider,
         GatewayMetrics,
@@ -99,6 +109,12 @@ export class GatewayModule {
         WebhooksService,
         WebhookUrlPolicy,
         CheckoutService,
+        HostedPagesService,
+        LinkPaymentsService,
+        {
+          provide: OPENAPI_DOCUMENT,
+          useValue: new OpenApiDocumentSource(() => buildOpenApiDocument(GATEWAY_CONTROLLERS)),
+        },
         { provide: APP_GUARD, useClass: AuthGuard },
       ],
     };

@@ -1,8 +1,10 @@
 import type { Queue } from 'bullmq';
+import { Registry } from 'prom-client';
 import type { AppConfig } from '@kessai/config';
 import type { DeliveryAttemptRecord, DeliveryToSend, WebhooksRepository } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import { GONE_REASON, WebhookDeliveryService } from './webhook-delivery.service';
+import { WebhookMetrics } from './webhook-metrics';
 import type { SendResult, WebhookSender } from './webhook-sender';
 import { authorizationOf, SNIPPET_BYTES, snippetOf } from './webhook-sender';
 
@@ -67,8 +69,24 @@ function setup(
       return Promise.resolve();
     },
   } as unknown as Queue;
-  const service = new WebhookDeliveryService(repository, sender, queue, config, silent);
-  return { service, recorded, queued, sent, id: row.id };
+  const registry = new Registry();
+  const service = new WebhookDeliveryService(
+    repository,
+    sender,
+    queue,
+    config,
+    silent,
+    new WebhookMetrics(registry),
+  );
+  /** kessai_webhook_tries_total by outcome */
+  const counted = async () =>
+    Object.fromEntries(
+      ((await registry.getSingleMetric('kessai_webhook_tries_total')?.get())?.values ?? []).map((v) => [
+        v.labels.outcome,
+        v.value,
+      ]),
+    );
+  return { service, recorded, queued, sent, id: row.id, counted };
 }
 
 function ok(statusCode: number): SendResult {
@@ -82,12 +100,13 @@ function ok(statusCode: number): SendResult {
 
 describe('a webhook delivery try', () => {
   it('a 2xx delivers it; nothing more is queued', async () => {
-    const { service, recorded, queued, id } = setup({}, ok(204));
+    const { service, recorded, queued, id, counted } = setup({}, ok(204));
     await service.deliver([{ deliveryId: id, attempt: 1 }], postponeNever);
     expect(recorded).toMatchObject([
       { number: 1, statusCode: 204, status: 'delivered', disableReason: null },
     ]);
     expect(queued).toEqual([]);
+    expect(await counted()).toEqual({ delivered: 1 });
   });
 
   it('another answer queues the next try on the schedule, with its own job id, and stays pending', async () => {
@@ -120,10 +139,11 @@ describe('a webhook delivery try', () => {
   });
 
   it('410 Gone ends it and turns the webhook off', async () => {
-    const { service, recorded, queued, id } = setup({}, ok(410));
+    const { service, recorded, queued, id, counted } = setup({}, ok(410));
     await service.deliver([{ deliveryId: id, attempt: 1 }], postponeNever);
     expect(queued).toEqual([]);
     expect(recorded).toMatchObject([{ status: 'failed', disableReason: GONE_REASON }]);
+    expect(await counted()).toEqual({ gone: 1 });
   });
 
   it('does nothing for a try already recorded or a delivery no longer pending; an inactive webhook gets nothing', async () => {

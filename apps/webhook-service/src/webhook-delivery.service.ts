@@ -8,6 +8,7 @@ import { LOGGER, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
 import { DeliveryPool } from './delivery-pool';
 import { nextAttemptDelayMs } from './retry-schedule';
+import { WebhookMetrics, type TryOutcome } from './webhook-metrics';
 import { WebhookSender, type SendResult } from './webhook-sender';
 
 /**
@@ -52,6 +53,7 @@ export class WebhookDeliveryService {
     @InjectQueue(WEBHOOK_EVENTS_QUEUE.name) private readonly queue: Queue,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly metrics: WebhookMetrics,
   ) {
     this.#pool = new DeliveryPool({
       perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
@@ -182,6 +184,7 @@ export class WebhookDeliveryService {
 
   async #record(attempt: DeliveryAttemptRecord): Promise<void> {
     const recorded = await this.#records.submit(attempt);
+    if (recorded) this.metrics.tryRecorded(outcomeOf(attempt), attempt.judged ? attempt.durationMs : null);
     this.logger.debug(
       {
         deliveryId: attempt.deliveryId,
@@ -193,4 +196,11 @@ export class WebhookDeliveryService {
       'webhook delivery try',
     );
   }
+}
+
+function outcomeOf(attempt: DeliveryAttemptRecord): TryOutcome {
+  if (attempt.status === 'delivered') return 'delivered';
+  if (attempt.status === 'pending') return 'retrying';
+  if (!attempt.judged) return 'not_sent';
+  return attempt.disableReason === GONE_REASON ? 'gone' : 'failed';
 }

@@ -3,6 +3,7 @@ import { WebhookData } from './webhook-data';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatchService } from './webhook-dispatch.service';
 import { WebhookEventsProcessor } from './webhook-events.processor';
+import { WebhookMetrics } from './webhook-metrics';
 import { WebhookSender } from './webhook-sender';
 import { WebhookSweeper } from './webhook-sweeper';
 
@@ -18,6 +19,7 @@ import { WebhookSweeper } from './webhook-sweeper';
     WebhookDispatchService,
     WebhookDeliveryService,
     WebhookEventsProcessor,
+    WebhookMetrics,
     WebhookSweeper,
   ],
 })

@@ -6,6 +6,8 @@ import { loadConfig } from '@kessai/config';
 import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
+import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
+import { strayDeposits } from './stray-deposits';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 import {
   createCheckoutForm,
@@ -51,6 +53,13 @@ Commands:
                                               minor units; the code is unique in the store)
   checkout:product:update --id ID --set JSON  e.g. {"active": false}
   checkout:product:list --store ID
+  vault:rotate [--batch N]                    re-encrypt every stored card number still under an
+                                              older key with VAULT_KEYS' first (docs/operations.md)
+  jobs:failed --queue NAME [--limit N]        a queue's dead jobs, newest first (default 20)
+  jobs:retry --queue NAME (--id JOB | --all)  dead jobs back to waiting
+  deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
+                                              charge of ours, and deposits that came after their
+                                              charge ended (of one merchant's charges with --merchant)
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -72,7 +81,11 @@ const options = {
   amount: { type: 'string' },
   currency: { type: 'string' },
   code: { type: 'string' },
+  limit: { type: 'string' },
   json: { type: 'boolean' },
+  queue: { type: 'string' },
+  batch: { type: 'string' },
+  all: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -101,6 +114,13 @@ function objectOf(text: string | undefined): Record<string, unknown> {
 function integer(text: string, flag: string): number {
   if (!/^\d{1,13}$/.test(text)) throw new AdminError(`--${flag} must be a whole number`);
   return Number(text);
+}
+
+function positiveInt(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1 || value > 10_000)
+    throw new AdminError(`--${flag} must be an integer from 1 to 10000`);
+  return value;
 }
 
 function mode(value: string | undefined): 'test' | 'live' {
@@ -236,6 +256,28 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         );
       case 'checkout:product:list':
         return await listCheckoutProducts(database, required(values.store, 'store'));
+      case 'vault:rotate':
+        return await rotateVault(
+          database.cardVault,
+          config,
+          values.batch === undefined ? 500 : Math.max(1, integer(values.batch, 'batch')),
+        );
+      case 'jobs:failed':
+        return await listFailedJobs(
+          config,
+          required(values.queue, 'queue'),
+          values.limit === undefined ? 20 : Math.max(1, integer(values.limit, 'limit')),
+        );
+      case 'jobs:retry':
+        return await retryFailedJobs(config, required(values.queue, 'queue'), {
+          id: values.id,
+          all: values.all,
+        });
+      case 'deposits:stray':
+        return await strayDeposits(database, {
+          merchantId: values.merchant,
+          limit: values.limit === undefined ? 100 : positiveInt(values.limit, 'limit'),
+        });
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:

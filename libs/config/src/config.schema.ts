@@ -40,21 +40,34 @@ const vaultKeys = z
   });
 
 export const configSchema = z.object({
+  /** `production` in deployments; `test` in the test suites. */
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  /** PostgreSQL (`postgres://` or `postgresql://`). */
   DATABASE_URL: z
     .string()
     .url()
     .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL'),
+  /** Connections per process in its pg pool (Prisma and plain SQL share it). */
   DB_POOL_SIZE: positiveInt.default(10),
+  /** Redis (`redis://` or `rediss://`): rate-limit buckets, idempotency, BullMQ queues, pub/sub. */
   REDIS_URL: z
     .string()
     .url()
     .refine((v) => /^rediss?:\/\//.test(v), 'must be a redis:// or rediss:// URL'),
+  /**
+   * true: REDIS_URL is a node of a Redis Cluster, which seeds the connection (docs/operations.md,
+   * "Redis Cluster"); BullMQ's keys are then under `{REDIS_PREFIX}`, one hash slot.
+   */
+  REDIS_CLUSTER: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   /** Prefix of every Redis key and BullMQ queue, so that deployments (and test suites) can share a Redis. */
   REDIS_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_-]{1,40}$/, 'letters, digits, _ and - only')
     .default('kessai'),
+  /** The address the gateway (PORT) and a worker service's health port (HEALTH_PORT) listen on. */
   HOST: z.string().min(1).default('0.0.0.0'),
   /** The gateway's HTTP port. */
   PORT: port.default(3000),
@@ -64,6 +77,10 @@ export const configSchema = z.object({
   PUBLIC_BASE_URL: z.string().url().optional(),
   /** HMAC key for app-token JWTs (HS256, pinned). At least 32 characters. */
   JWT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters'),
+  /**
+   * Card vault keys, `<id>:<base64 of 32 bytes>`, comma-separated: the first encrypts new card numbers, the
+   * others only decrypt (key rotation, docs/operations.md).
+   */
   VAULT_KEYS: vaultKeys,
   /**
    * Key of the card fingerprint (a keyed hash recognising the same card without decrypting it); at
@@ -81,8 +98,11 @@ export const configSchema = z.object({
    * sender exists. Unset: reset tokens are created and recorded as outbox events but not delivered.
    */
   MAIL_DROP_DIR: z.string().min(1).optional(),
+  /** The pino log level of the process. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The largest request body the gateway accepts (larger: 413 in the error envelope). */
   BODY_LIMIT_BYTES: positiveInt.default(1_048_576),
+  /** How long a process may take to stop gracefully on SIGTERM before it exits anyway (exit code 1). */
   SHUTDOWN_TIMEOUT_MS: positiveInt.default(10_000),
   /**
    * When set, GET /metrics (gateway and worker health ports) answers only
@@ -97,18 +117,27 @@ export const configSchema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /** POST /charges: the bucket size per app token. */
   RATE_LIMIT_CHARGE_BURST: positiveInt.default(100),
+  /** POST /charges: requests per app token per minute. */
   RATE_LIMIT_CHARGE_PER_MINUTE: positiveInt.default(3_000),
+  /** POST /charges: refill per millisecond; unset: per minute / 60,000. */
   RATE_LIMIT_CHARGE_REFILL_PER_MS: positiveNumber.optional(),
+  /** Any other route: the bucket size per app token and route. */
   RATE_LIMIT_ROUTE_BURST: positiveInt.default(30),
+  /** Any other route: requests per app token and route per minute. */
   RATE_LIMIT_ROUTE_PER_MINUTE: positiveInt.default(1_200),
+  /** Any other route: refill per millisecond; unset: per minute / 60,000. */
   RATE_LIMIT_ROUTE_REFILL_PER_MS: positiveNumber.optional(),
+  /** The same request repeated (method, path and body): the bucket size. */
   RATE_LIMIT_EXACT_BURST: positiveInt.default(10),
+  /** The same request repeated: requests per minute. */
   RATE_LIMIT_EXACT_PER_MINUTE: positiveInt.default(120),
   /** the spec states 0.02/ms for the exact burst (1,200 / 60,000), not 120 / 60,000 */
   RATE_LIMIT_EXACT_REFILL_PER_MS: positiveNumber.default(0.02),
   /** what the gateway does when Redis does not answer the limiter in time: refuse (503) or let requests through */
   RATE_LIMIT_REDIS_FAILURE: z.enum(['closed', 'open']).default('closed'),
+  /** How long the limiter waits for Redis before RATE_LIMIT_REDIS_FAILURE applies. */
   RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt.default(250),
 
   // Charges (docs/charges.md)
@@ -119,6 +148,7 @@ export const configSchema = z.object({
   PROCESSOR_TEST_URL: z.string().url().default('http://127.0.0.1:3190'),
   /** A real acquirer for live-mode charges; unset: live charges end `error` without reaching anyone. */
   PROCESSOR_LIVE_URL: z.string().url().optional(),
+  /** Sent as `Authorization: Bearer <key>` on processor calls (the simulator then requires it too). */
   PROCESSOR_API_KEY: z.string().min(1).optional(),
   /** HMAC key of the notices the processor posts to POST /processor/callbacks. At least 32 characters. */
   PROCESSOR_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
@@ -177,21 +207,21 @@ export const configSchema = z.object({
 
   /**
    * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process has in flight at once,
-   * all endpoints together: the global cap. A try that has no 2xx answer within WEBHOOK_TIMEOUT_MS
-   * failed.
+   * all endpoints together: the global cap of its delivery pool. A try over it waits in the process
+   * (see WEBHOOK_ENDPOINT_WAIT_MS).
    */
   WEBHOOK_WORKER_CONCURRENCY: positiveInt.max(1_000).default(64),
+  /** How long one try waits for a 2xx answer before it counts as failed. */
   WEBHOOK_TIMEOUT_MS: positiveInt.max(120_000).default(15_000),
   /**
-   * Jobs of the webhook-events queue one process takes at once. A job whose tries wait for their
-   * endpoint's slots holds none of the global ones, so this may be well above the cap.
+   * Jobs of the webhook-events queue one webhook-service process takes at once (its BullMQ worker's
+   * concurrency). Their tries share WEBHOOK_WORKER_CONCURRENCY, and a job whose tries wait for a
+   * slot holds none, so this may be well above that cap.
    */
   WEBHOOK_JOB_CONCURRENCY: positiveInt.max(5_000).default(256),
-  /**
-   * A pending delivery whose try is this overdue is queued again (its job was lost from Redis);
-   * how often webhook-service looks for them.
-   */
+  /** A pending delivery whose try is this overdue is queued again (its job was lost from Redis). */
   WEBHOOK_STALE_SECONDS: positiveInt.default(600),
+  /** How often webhook-service looks for deliveries whose job was lost. */
   WEBHOOK_SWEEP_INTERVAL_MS: positiveInt.default(60_000),
   /** A webhook whose every try has failed for this long is turned off (and says why); 0: never. */
   WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: z.coerce
@@ -208,12 +238,20 @@ export const configSchema = z.object({
     .default(86_400),
   /**
    * Tries in flight at once to one webhook per process: a slow or dead endpoint holds at most this
-   * many of the global slots. A try over it waits, first in the process for at most
-   * WEBHOOK_ENDPOINT_WAIT_MS, then WEBHOOK_ENDPOINT_BUSY_DELAY_MS (± half) as a delayed job, which
-   * is not a failed try.
+   * many of the global slots (WEBHOOK_WORKER_CONCURRENCY). A try over it waits; see
+   * WEBHOOK_ENDPOINT_WAIT_MS.
    */
   WEBHOOK_ENDPOINT_CONCURRENCY: positiveInt.max(1_000).default(8),
+  /**
+   * How long a try waits in the process for a slot (its webhook's, under
+   * WEBHOOK_ENDPOINT_CONCURRENCY, and a global one) before it is put back as a delayed job, which is
+   * not a failed try.
+   */
   WEBHOOK_ENDPOINT_WAIT_MS: positiveInt.max(60_000).default(5_000),
+  /**
+   * The delay, ± half, of the delayed job a try is put back as when it waited
+   * WEBHOOK_ENDPOINT_WAIT_MS without a slot.
+   */
   WEBHOOK_ENDPOINT_BUSY_DELAY_MS: positiveInt.default(1_000),
   /** A webhook-service job whose process died is taken over after this long (BullMQ lock duration). */
   WEBHOOK_JOB_LOCK_MS: positiveInt.min(1_000).default(30_000),
@@ -223,9 +261,13 @@ export const configSchema = z.object({
    * tries in all. The defaults span about three days (docs/webhooks.md has the table).
    */
   WEBHOOK_MAX_ATTEMPTS: positiveInt.max(100).default(12),
+  /** The delay before the second try. */
   WEBHOOK_RETRY_BASE_MS: positiveInt.default(30_000),
+  /** Each further delay is the previous one times this. */
   WEBHOOK_RETRY_FACTOR: z.coerce.number().min(1).max(10).default(4),
+  /** The longest delay between two tries. */
   WEBHOOK_RETRY_MAX_DELAY_MS: positiveInt.default(12 * 3_600_000),
+  /** Each delay varies by ± this fraction of itself. */
   WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.25),
 
   /**

@@ -11,6 +11,8 @@ export const chargeJobSchema = z.object({
   aggregateId: z.string().uuid(),
   eventId: z.string().uuid().optional(),
   eventType: z.string().min(1),
+  /** the request the charge comes from, for the log lines (OutboxJobData) */
+  correlationId: z.string().nullish(),
 });
 export type ChargeJobData = z.infer<typeof chargeJobSchema>;
 

@@ -66,7 +66,8 @@ export const EVENT_CATALOGUE = {
   },
   charge_updated: {
     kind: 'webhook',
-    description: 'a charge moved to a status that does not end it (awaiting, authorized)',
+    description:
+      'a charge moved to a status that does not end it (awaiting, authorized), or an awaiting bank-transfer or konbini charge was extended at its deadline',
     // an authorization-only first charge of a subscription makes the subscription `authorized`
     routes: [route(SUBSCRIPTIONS_QUEUE, 'settle_payments', { maxEvents: SETTLE_PAYMENTS_BATCH })],
   },

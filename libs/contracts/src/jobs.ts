@@ -5,6 +5,11 @@ export const outboxJobSchema = z.object({
   eventId: z.string().uuid(),
   eventType: z.string().min(1),
   aggregateId: z.string().uuid(),
+  /**
+   * the request the event comes from (its X-Request-Id), carried into the worker's log lines;
+   * absent in jobs queued before it was carried, and for events no request caused
+   */
+  correlationId: z.string().nullish(),
 });
 export type OutboxJobData = z.infer<typeof outboxJobSchema>;
 

@@ -10,6 +10,7 @@ export * from './repositories/merchant-users.repository';
 export * from './repositories/login-sessions.repository';
 export * from './repositories/password-resets.repository';
 export * from './repositories/webhooks.repository';
+export * from './repositories/card-vault.repository';
 export * from './repositories/outbox.repository';
 export * from './outbox/outbox-events';
 export {

@@ -1,12 +1,14 @@
 import type { AppConfig } from '@kessai/config';
 import { PrismaService } from './prisma.service';
 import { AppTokensRepository } from './repositories/app-tokens.repository';
+import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
 import { MerchantUsersRepository } from './repositories/merchant-users.repository';
 import { MerchantsRepository } from './repositories/merchants.repository';
 import { StoresRepository } from './repositories/stores.repository';
 import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
 import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
+import { CardVaultRepository } from './repositories/card-vault.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -20,6 +22,8 @@ export class StandaloneDatabase {
   readonly testClocks: TestClocksRepository;
   readonly checkoutForms: CheckoutFormsRepository;
   readonly checkoutProducts: CheckoutProductsRepository;
+  readonly cardVault: CardVaultRepository;
+  readonly deferredPayments: DeferredPaymentsRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -31,6 +35,8 @@ export class StandaloneDatabase {
     this.testClocks = new TestClocksRepository(this.prisma);
     this.checkoutForms = new CheckoutFormsRepository(this.prisma);
     this.checkoutProducts = new CheckoutProductsRepository(this.prisma);
+    this.cardVault = new CardVaultRepository(this.prisma);
+    this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
   }
 
   close(): Promise<void> {

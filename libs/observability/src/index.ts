@@ -1,3 +1,4 @@
 export * from './logger';
 export type { Logger } from 'pino';
 export * from './metrics';
+export * from './correlation';

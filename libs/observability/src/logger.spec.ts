@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { currentCorrelationId, withCorrelation } from './correlation';
 import { createLogger } from './logger';
 
 function capture() {
@@ -44,5 +45,31 @@ describe('createLogger', () => {
     ]) {
       expect(text).not.toContain(leaked);
     }
+  });
+});
+
+describe('correlation ids in log lines', () => {
+  it('every line written within withCorrelation carries its id, awaited work included; others none', async () => {
+    const { lines, destination } = capture();
+    const logger = createLogger({ service: 'test', level: 'info', destination });
+    logger.info('before');
+    await withCorrelation('req-42', async () => {
+      logger.info('inside');
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(currentCorrelationId()).toBe('req-42');
+      logger.info('after an await');
+      withCorrelation('req-43', () => logger.info('nested'));
+    });
+    withCorrelation(null, () => logger.info('no id'));
+    logger.info('outside');
+    const parsed = lines.map((line) => JSON.parse(line) as { msg: string; correlationId?: string });
+    expect(parsed.map((line) => [line.msg, line.correlationId])).toEqual([
+      ['before', undefined],
+      ['inside', 'req-42'],
+      ['after an await', 'req-42'],
+      ['nested', 'req-43'],
+      ['no id', undefined],
+      ['outside', undefined],
+    ]);
   });
 });

@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
+import { currentCorrelationId } from './correlation';
 
 /** Fields never written to a log line, at any depth pino's redaction reaches. */
 export const REDACTED_PATHS = [
@@ -46,6 +47,11 @@ export function createLogger({ service, level, destination }: LoggerOptions): Lo
       base: { service },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // the correlation id of the request or job the line is written for (correlation.ts)
+      mixin: () => {
+        const correlationId = currentCorrelationId();
+        return correlationId === undefined ? {} : { correlationId };
+      },
     },
     destination,
   );

@@ -1,5 +1,5 @@
-import Redis from 'ioredis';
 import { APP_TOKEN_CHANGED, broadcastChannel } from '@kessai/contracts';
+import { createRedisClient, type RedisLocation } from './redis-client';
 
 /** The pub/sub channel on which gateways hear that an app token changed (revoked) and drop their cached copy. */
 export function appTokenChangesChannel(redisPrefix: string): string {
@@ -12,11 +12,11 @@ export function appTokenChangesChannel(redisPrefix: string): string {
  * APP_TOKEN_CACHE_TTL_MS.
  */
 export async function announceAppTokenChange(
-  config: { REDIS_URL: string; REDIS_PREFIX: string },
+  config: RedisLocation & { REDIS_PREFIX: string },
   tokenId: string,
 ): Promise<boolean> {
   APP_TOKEN_CHANGED.message.parse(tokenId);
-  const redis = new Redis(config.REDIS_URL, {
+  const redis = createRedisClient(config, {
     lazyConnect: true,
     connectTimeout: 2_000,
     commandTimeout: 2_000,

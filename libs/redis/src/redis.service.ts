@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { createRedisClient, type RedisClient } from './redis-client';
 
 /**
  * The process's Redis connection for commands (rate-limit scripts, health). Commands fail fast
@@ -8,12 +8,12 @@ import { APP_CONFIG, type AppConfig } from '@kessai/config';
  */
 @Injectable()
 export class RedisService implements OnModuleInit, OnModuleDestroy {
-  readonly client: Redis;
+  readonly client: RedisClient;
   readonly prefix: string;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.prefix = config.REDIS_PREFIX;
-    this.client = new Redis(config.REDIS_URL, {
+    this.client = createRedisClient(config, {
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       connectTimeout: 2_000,

@@ -86,7 +86,12 @@ export class OutboxRelay {
     };
     const batched = new Map<string, { route: OutboxRoute; events: OutboxJobData[] }>();
     for (const event of events) {
-      const data = { eventId: event.id, eventType: event.eventType, aggregateId: event.aggregateId };
+      const data: OutboxJobData = {
+        eventId: event.id,
+        eventType: event.eventType,
+        aggregateId: event.aggregateId,
+        ...(event.correlationId === null ? {} : { correlationId: event.correlationId }),
+      };
       for (const route of eventRoutes(event.eventType, this.options.routes)) {
         if (route.batch) {
           const key = `${route.queue.name}\u0000${route.job}`;

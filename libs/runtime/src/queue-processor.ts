@@ -1,6 +1,7 @@
 import { WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, UnrecoverableError, type Job, type WorkerOptions } from 'bullmq';
 import { InvalidJobError, parseJob, type QueueDefinition, type QueueJob } from '@kessai/contracts';
+import { withCorrelation } from '@kessai/observability';
 
 /** What a processor may tune of its BullMQ worker from the config. */
 export type ProcessorWorkerOptions = Pick<WorkerOptions, 'concurrency' | 'lockDuration' | 'stalledInterval'>;
@@ -29,8 +30,24 @@ export abstract class QueueProcessor<Q extends QueueDefinition> extends WorkerHo
       if (error instanceof InvalidJobError) throw new UnrecoverableError(error.message);
       throw error;
     }
-    return this.handle(job, raw, token);
+    return withCorrelation(correlationOf(raw.data), () => this.handle(job, raw, token));
   }
+}
+
+/**
+ * The correlation id a job's log lines carry: the one its event carries on (OutboxJobData), or, for
+ * a batch of events, theirs when they all share one (a batch's handler may enter each event's own).
+ */
+function correlationOf(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  const { correlationId, events } = data as { correlationId?: unknown; events?: unknown };
+  if (typeof correlationId === 'string') return correlationId;
+  if (!Array.isArray(events) || events.length === 0) return undefined;
+  const first: unknown = (events[0] as { correlationId?: unknown } | undefined)?.correlationId;
+  if (typeof first !== 'string') return undefined;
+  return events.every((event) => (event as { correlationId?: unknown }).correlationId === first)
+    ? first
+    : undefined;
 }
 
 /**

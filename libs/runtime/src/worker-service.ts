@@ -15,7 +15,7 @@ import {
 } from '@kessai/observability';
 import { Registry } from 'prom-client';
 import { RedisModule } from '@kessai/redis';
-import { bullModules } from './bull';
+import { bullModules, closeBullConnections } from './bull';
 import { HealthController } from './health.controller';
 import { JobMetrics } from './job-metrics';
 import { MetricsController } from './metrics.controller';
@@ -157,6 +157,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   } catch (error) {
     await registry.close();
     await app.close();
+    await closeBullConnections();
     throw error;
   }
   await app.listen(options.healthPort, options.config.HOST);
@@ -177,6 +178,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
       // the workers first: their in-flight jobs still need the queues, Postgres and Redis
       await registry.close();
       await app.close();
+      await closeBullConnections();
       logger.info(`${options.name} stopped`);
     })();
     return stopping;

@@ -93,6 +93,11 @@ export interface BankTransferConfiguration {
   default_extension_period: string;
   /** ISO 8601 period: the furthest one extension may move the deadline */
   maximum_extension_period: string;
+  /**
+   * An unpaid bank-transfer or konbini charge is extended by `default_extension_period` at its
+   * deadline (while the extension rules allow it) instead of failing
+   */
+  automatic_extension_enabled: boolean;
 }
 
 /** The keys of convenience_configuration (konbini) Kessai honours. */
@@ -158,6 +163,7 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
     expiration_time_shift: { enabled: false, value: '23:59:59.000+09:00' },
     default_extension_period: 'P7D',
     maximum_extension_period: 'P30D',
+    automatic_extension_enabled: false,
   },
   convenience_configuration: {
     enabled: true,

@@ -95,6 +95,7 @@ const layer = {
       expiration_time_shift: timeShift.nullish(),
       default_extension_period: period.nullish(),
       maximum_extension_period: period.nullish(),
+      automatic_extension_enabled: z.boolean().nullish(),
     })
     .strict()
     .nullish(),

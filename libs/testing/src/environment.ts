@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import Redis from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Writable } from 'node:stream';
 import { loadConfig, type AppConfig } from '@kessai/config';
@@ -12,10 +12,17 @@ import {
 } from '@kessai/db';
 import { AdminService } from '@kessai/admin';
 import { createLogger, type Logger } from '@kessai/observability';
+import { createRedisClient, type RedisLocation } from '@kessai/redis';
+import { closeBullConnections } from '@kessai/runtime';
 import { createTestDatabase, type TestDatabase } from './database';
 
 export function testRedisUrl(): string {
   return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+}
+
+/** TEST_REDIS_CLUSTER=1: TEST_REDIS_URL is a node of a Redis Cluster (scripts/redis-cluster.sh). */
+export function testRedisCluster(): boolean {
+  return process.env.TEST_REDIS_CLUSTER === '1';
 }
 
 /**
@@ -42,6 +49,7 @@ export function testVariables(
     DATABASE_URL: databaseUrl,
     DB_POOL_SIZE: '5',
     REDIS_URL: testRedisUrl(),
+    ...(testRedisCluster() ? { REDIS_CLUSTER: 'true' } : {}),
     REDIS_PREFIX: `t_${randomBytes(5).toString('hex')}`,
     HOST: '127.0.0.1',
     PORT: '0',
@@ -147,7 +155,8 @@ export class TestEnvironment {
     for (const app of apps) await app?.close();
     await this.prisma.onModuleDestroy();
     await this.database.drop();
-    await dropRedisPrefix(this.config.REDIS_URL, this.config.REDIS_PREFIX);
+    await closeBullConnections();
+    await dropRedisPrefix(this.config, this.config.REDIS_PREFIX);
   }
 }
 
@@ -158,17 +167,26 @@ export type SeededMerchant = Awaited<ReturnType<TestEnvironment['seedMerchant']>
  * Removes every key under `<prefix>:` (buckets, queues, jobs, CVVs): a suite or benchmark leaves
  * nothing behind in the shared Redis, which otherwise grows by every run's unconsumed jobs.
  */
-export async function dropRedisPrefix(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+export async function dropRedisPrefix(location: RedisLocation, prefix: string): Promise<void> {
+  const redis = createRedisClient(location, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      if (keys.length > 0) await redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    // on a Cluster, every master's keys; BullMQ's are under `{prefix}` there
+    const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+    for (const node of nodes) {
+      for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) await unlinkMatching(node, pattern);
+    }
   } finally {
     redis.disconnect();
   }
+}
+
+async function unlinkMatching(node: Redis, pattern: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+    // one key per command: keys of one node may lie in different slots of a Cluster
+    if (keys.length > 0) await Promise.all(keys.map((key) => node.unlink(key)));
+    cursor = next;
+  } while (cursor !== '0');
 }

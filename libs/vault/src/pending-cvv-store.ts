@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import type Redis from 'ioredis';
-import { RedisService } from '@kessai/redis';
+import { RedisService, type RedisClient } from '@kessai/redis';
 import { CvvCipher } from './cvv-cipher';
 
 /**
@@ -34,7 +33,7 @@ return 0`;
 type Script = (...keysThenArgs: string[]) => Promise<string | null>;
 
 /** A two-key script defined on the client (ioredis defineCommand), bound to it. */
-function defineScript(client: Redis, name: string, lua: string): Script {
+function defineScript(client: RedisClient, name: string, lua: string): Script {
   client.defineCommand(name, { lua, numberOfKeys: 2 });
   return (client as unknown as Record<string, Script>)[name].bind(client);
 }
@@ -110,10 +109,11 @@ export class PendingCvvStore {
   }
 
   #key(transactionTokenId: string): string {
-    return `${this.redis.prefix}:cvv:${transactionTokenId}`;
+    // the token id as the hash tag: the CVV and its claim in one Cluster slot, for the scripts
+    return `${this.redis.prefix}:cvv:{${transactionTokenId}}`;
   }
 
   #claimKey(transactionTokenId: string): string {
-    return `${this.redis.prefix}:cvv-claim:${transactionTokenId}`;
+    return `${this.redis.prefix}:cvv-claim:{${transactionTokenId}}`;
   }
 }

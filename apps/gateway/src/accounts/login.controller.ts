@@ -5,7 +5,7 @@ import { AcceptsCredentials, CurrentPrincipal, Open } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
 
-const credentials = z
+export const credentials = z
   .object({
     email: z.string().trim().min(1).max(254),
     password: z.string().min(1).max(PASSWORD_MAX_LENGTH),

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import { Open } from '../auth/decorators';
 import { parseInput } from '../http/validation';
 
-const resetRequest = z.object({ email: z.string().trim().email().max(254) }).strict();
-const resetConfirmation = z
+export const resetRequest = z.object({ email: z.string().trim().email().max(254) }).strict();
+export const resetConfirmation = z
   .object({
     token: z.string().min(1).max(200),
     password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),

@@ -12,7 +12,7 @@ import { presentAppJwt, presentIssuedAppJwt } from './app-jwt.presenter';
 const DOMAIN =
   /^(https?:\/\/)?(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i;
 
-const createBody = z
+export const createBody = z
   .object({
     mode: z.enum(['test', 'live']).default('test'),
     domains: z.array(z.string().trim().max(253).regex(DOMAIN)).max(50).default([]),

@@ -2,15 +2,24 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { LoginService } from '@kessai/accounts';
 import {
+  CHECKOUT_LINK_SUBJECT,
+  checkoutLinkSecretMatches,
   InvalidAppTokenError,
   LOGIN_TOKEN_SUBJECT,
+  verifyCheckoutLink,
   parseAuthorizationHeader,
   secretMatches,
   unverifiedSubject,
   verifyAppToken,
   type AppTokenClaims,
 } from '@kessai/auth';
-import { AuthenticationError, PermissionError, UnsupportedAuthorizationSchemeError } from '@kessai/domain';
+import { CheckoutLinksRepository } from '@kessai/db';
+import {
+  AuthenticationError,
+  BusinessRuleError,
+  PermissionError,
+  UnsupportedAuthorizationSchemeError,
+} from '@kessai/domain';
 import { AppTokenCache } from './app-token-cache';
 import type { Principal } from './principal';
 
@@ -30,6 +39,7 @@ export class AppTokenAuthenticator {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly appTokens: AppTokenCache,
     private readonly logins: LoginService,
+    private readonly links: CheckoutLinksRepository,
   ) {}
 
   async authenticate(header: string | undefined): Promise<Principal> {
@@ -44,8 +54,12 @@ export class AppTokenAuthenticator {
       case 'bearer':
         break;
     }
-    if (parsed.secret === null && unverifiedSubject(parsed.jwt) === LOGIN_TOKEN_SUBJECT) {
+    const subject = unverifiedSubject(parsed.jwt);
+    if (parsed.secret === null && subject === LOGIN_TOKEN_SUBJECT) {
       return this.authenticateLogin(parsed.jwt);
+    }
+    if (parsed.secret !== null && subject === CHECKOUT_LINK_SUBJECT) {
+      return this.authenticateCheckoutLink(parsed.secret, parsed.jwt);
     }
 
     const claims = this.#verify(parsed.jwt);
@@ -97,6 +111,43 @@ export class AppTokenAuthenticator {
     if (this.#verified.size >= MAX_VERIFIED) this.#verified.clear();
     this.#verified.set(jwt, claims);
     return claims;
+  }
+
+  /**
+   * A checkout link's own credentials, `Bearer <link secret>.<link jwt>` (the hosted link page): the
+   * jwt verified, the secret matched (constant time) before the database is asked, and the link still
+   * payable: enabled, not expired, its store not deleted. The principal is the link's store, in the
+   * link's mode, and carries the link: only routes that accept `checkout_link` take it.
+   */
+  private async authenticateCheckoutLink(secret: string, jwt: string): Promise<Principal> {
+    const key = this.config.JWT_SIGNING_KEY;
+    const claims = verifyCheckoutLink(jwt, key);
+    if (!claims) throw new AuthenticationError('INVALID_APP_TOKEN');
+    if (!checkoutLinkSecretMatches(claims.jti, secret, key))
+      throw new AuthenticationError('INVALID_CREDENTIALS');
+    const link = await this.links.findActiveIdentity(claims.jti);
+    if (
+      !link ||
+      link.storeDeleted ||
+      link.storeId !== claims.store_id ||
+      link.merchantId !== claims.merchant_id
+    )
+      throw new AuthenticationError('INVALID_APP_TOKEN');
+    if (!link.enabled) throw new BusinessRuleError('NOT_ACTIVE', [{ field: null, reason: 'LINK_DISABLED' }]);
+    if (link.expiry !== null && link.expiry.getTime() <= Date.now())
+      throw new BusinessRuleError('NOT_ACTIVE', [{ field: null, reason: 'LINK_EXPIRED' }]);
+    return {
+      credentialId: `checkout_link_${link.id}`,
+      kind: 'checkout_link',
+      login: null,
+      merchantId: link.merchantId,
+      storeId: link.storeId,
+      scope: 'store',
+      mode: link.mode === 'live' ? 'live' : 'test',
+      domains: [],
+      hasSecret: false,
+      checkoutLink: { id: link.id, tokenType: link.tokenType },
+    };
   }
 
   private async authenticateLogin(jwt: string): Promise<Principal> {

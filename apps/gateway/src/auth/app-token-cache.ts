@@ -1,9 +1,8 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import type Redis from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AppTokensRepository, type AppToken } from '@kessai/db';
 import { APP_TOKEN_CHANGED } from '@kessai/contracts';
-import { RedisService, appTokenChangesChannel } from '@kessai/redis';
+import { RedisService, appTokenChangesChannel, duplicateRedisClient, type RedisClient } from '@kessai/redis';
 
 /** Cached entries at most; beyond it the cache starts over (a bound, not an LRU: misses only cost a read). */
 const MAX_ENTRIES = 10_000;
@@ -24,7 +23,7 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
   readonly #reading = new Map<string, Promise<AppToken | null>>();
   readonly #ttlMs: number;
   readonly #channel: string;
-  #subscriber: Redis | null = null;
+  #subscriber: RedisClient | null = null;
 
   constructor(
     @Inject(APP_CONFIG) config: AppConfig,
@@ -37,7 +36,7 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
 
   async onModuleInit() {
     if (this.#ttlMs === 0) return;
-    const subscriber = this.redis.client.duplicate({
+    const subscriber = duplicateRedisClient(this.redis.client, {
       lazyConnect: true,
       enableOfflineQueue: true,
       enableAutoPipelining: false,

@@ -3,14 +3,18 @@ import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { AuthenticationError, PermissionError } from '@kessai/domain';
 import { ACCEPTED_CREDENTIALS, DEFAULT_CREDENTIALS, ROUTE_ACCESS, type RouteAccess } from './decorators';
-import { originAllowed } from './origin';
+import { EMBEDDER_HEADER, isOwnOrigin, originAllowed } from './origin';
 import type { CredentialKind } from './principal';
 
 /**
  * Enforces each route's access rule on the principal that the authentication hook resolved:
  * open routes need nothing; others need valid credentials of a kind the route accepts (app tokens
  * unless @AcceptsCredentials says otherwise); secret-less (public) tokens are accepted only on
- * browser routes and only from an Origin in the token's domains.
+ * browser routes and only from an Origin in the token's domains — or from the gateway's own inline
+ * frame, whose embedding page (sent in X-Kessai-Embedder) is in them, the frame itself being framable
+ * only by those domains (docs/hosted-checkout.md). A checkout link's credentials are accepted only
+ * by the routes that name them, from the gateway's own pages (Origin the gateway's, required on
+ * writes); elsewhere they are no app token (401 INVALID_APP_TOKEN).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -33,13 +37,32 @@ export class AuthGuard implements CanActivate {
         context.getHandler(),
         context.getClass(),
       ]) ?? DEFAULT_CREDENTIALS;
+    if (principal.kind === 'checkout_link') {
+      if (!accepted.includes('checkout_link')) throw new AuthenticationError('INVALID_APP_TOKEN');
+      const origin = request.headers.origin;
+      const write = request.method !== 'GET' && request.method !== 'HEAD';
+      if ((write || origin !== undefined) && !isOwnOrigin(origin, request.headers.host))
+        throw new AuthenticationError('INVALID_DOMAIN');
+      return true;
+    }
     if (!accepted.includes(principal.kind)) throw new PermissionError('INVALID_PERMISSIONS');
 
     if (!principal.hasSecret) {
-      if (!originAllowed(request.headers.origin, principal.domains))
-        throw new AuthenticationError('INVALID_DOMAIN');
+      if (!browserOriginAllowed(request, principal.domains)) throw new AuthenticationError('INVALID_DOMAIN');
       if (access !== 'browser') throw new PermissionError('INVALID_PERMISSIONS');
     }
     return true;
   }
+}
+
+/** An Origin in the token's domains, or the gateway's own frame embedded by a page in them. */
+function browserOriginAllowed(request: FastifyRequest, domains: string[]): boolean {
+  const origin = request.headers.origin;
+  if (originAllowed(origin, domains)) return true;
+  const embedder = request.headers[EMBEDDER_HEADER];
+  return (
+    typeof embedder === 'string' &&
+    isOwnOrigin(origin, request.headers.host) &&
+    originAllowed(embedder, domains)
+  );
 }

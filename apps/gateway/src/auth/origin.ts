@@ -24,3 +24,22 @@ export function originAllowed(origin: string | undefined, domains: string[]): bo
     return domain === host || domain === hostname;
   });
 }
+
+/**
+ * Whether a browser Origin is the gateway's own (the hosted checkout's pages are served by it): its
+ * host and port are the request's Host. Behind a proxy the proxy must pass Host through.
+ */
+export function isOwnOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (!origin || !host) return false;
+  try {
+    const url = new URL(origin);
+    return (
+      (url.protocol === 'https:' || url.protocol === 'http:') && url.host.toLowerCase() === host.toLowerCase()
+    );
+  } catch {
+    return false;
+  }
+}
+
+/** The header the inline/widget frame (a gateway page) sends with the origin of the page that embeds it. */
+export const EMBEDDER_HEADER = 'x-kessai-embedder';

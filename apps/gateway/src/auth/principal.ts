@@ -1,7 +1,17 @@
 import type { AccessScope } from '@kessai/db';
 
-/** What authenticated: an app token, or a merchant user's login token (POST /authenticate). */
-export type CredentialKind = 'app_token' | 'login';
+/**
+ * What authenticated: an app token, a merchant user's login token (POST /authenticate), or a
+ * checkout link's own credentials (`Bearer <link secret>.<link jwt>`: the hosted link page,
+ * docs/hosted-checkout.md), accepted only by the routes that name it.
+ */
+export type CredentialKind = 'app_token' | 'login' | 'checkout_link';
+
+/** The link behind checkout-link credentials: what the hosted page may pay, and nothing else. */
+export interface CheckoutLinkPrincipal {
+  id: string;
+  tokenType: 'one_time' | 'subscription' | 'recurring';
+}
 
 /**
  * Who is calling: resolved from a verified, unrevoked app token, or from a login token whose session
@@ -19,6 +29,8 @@ export interface Principal extends AccessScope {
   domains: string[];
   /** false for a secret-less app token (`Bearer <jwt>`): public capabilities only, from an allowed Origin */
   hasSecret: boolean;
+  /** set for checkout-link credentials only */
+  checkoutLink?: CheckoutLinkPrincipal;
 }
 
 declare module 'fastify' {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { z } from 'zod';
 import { DeferredPaymentsRepository, StoresRepository, type AccessScope } from '@kessai/db';
 import { BusinessRuleError, ConflictError, NotFoundError, ValidationError } from '@kessai/domain';
-import { presentChargeExpiry } from '@kessai/presenters';
+import { presentBankTransferLedgers, presentChargeExpiry } from '@kessai/presenters';
 import { effectiveConfiguration, extendedDeadline, isExpirationPeriod } from '@kessai/store-configuration';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
@@ -14,7 +14,8 @@ const EXTENSION_TRIES = 3;
 
 /**
  * The payment deadline of bank-transfer and konbini charges (docs/bank-transfer-and-konbini.md,
- * "Expiry"): read it (the SDK's charges.expiry) and extend it within the store's limits.
+ * "Expiry"): read it (the SDK's charges.expiry) and extend it within the store's limits; and a bank
+ * transfer's ledger of the money asked for and received.
  */
 @Injectable()
 export class ChargeExpiryService {
@@ -71,6 +72,19 @@ export class ChargeExpiryService {
       }
     }
     throw new ConflictError('CONFLICTED');
+  }
+
+  /**
+   * GET …/bank_transfer_ledgers: a bank-transfer charge's virtual-account ledger; 404 for any other
+   * charge (konbini has no account), another merchant's, or an unknown one.
+   */
+  async ledgers(principal: Principal, storeId: string, chargeId: string) {
+    const scope = scopeOf(principal, storeId);
+    const found = uuid.safeParse(chargeId).success
+      ? await this.deferredPayments.findLedger(scope, chargeId)
+      : null;
+    if (!found) throw new NotFoundError('charge');
+    return presentBankTransferLedgers(found);
   }
 
   async #find(scope: AccessScope, chargeId: string) {

@@ -111,6 +111,16 @@ export class ChargesController {
     return this.expiries.extend(principal, storeId, id, body);
   }
 
+  /** A bank-transfer charge's virtual-account ledger: the payment asked for, then each transfer. */
+  @Get('stores/:storeId/charges/:id/bank_transfer_ledgers')
+  bankTransferLedgers(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Param('id') id: string,
+  ) {
+    return this.expiries.ledgers(principal, storeId, id);
+  }
+
   @Get('stores/:storeId/charges/:id/three_ds/issuer_token')
   threeDsIssuerToken(
     @CurrentPrincipal() principal: Principal,

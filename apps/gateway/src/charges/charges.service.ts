@@ -34,6 +34,7 @@ import {
   chargeRefusal,
   effectiveConfiguration,
   feeTermsOf,
+  LONGEST_PAYMENT_PERIOD,
   paymentDeadline,
   type StoreConfiguration,
 } from '@kessai/store-configuration';
@@ -111,8 +112,10 @@ export class ChargesService {
     });
   }
 
-  async create(principal: Principal, body: unknown, context: RequestContext) {
+  /** `id`: the new charge's id when the caller chose it (the hosted link page claims it first). */
+  async create(principal: Principal, body: unknown, context: RequestContext, id?: string) {
     const prepared = await this.prepareCreation(principal, body, context);
+    if (id !== undefined) prepared.creation.charge.id = id;
     const settled = await this.#creations.submit(prepared.creation);
     if (settled.status === 'rejected') throw settled.reason;
     return this.answerCreation(principal, prepared.creation.charge.storeId, prepared.token, settled.value);
@@ -144,6 +147,7 @@ export class ChargesService {
     if (!token) throw new NotFoundError('transaction_token');
     const deferred = DEFERRED_PAYMENT_TYPES.includes(token.paymentType);
     checkToken(token, principal, request);
+    checkCaptureAtFor(token.paymentType, request, now);
     const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
     const amount = BigInt(request.amount);
     const refusal = chargeRefusal(configuration, {
@@ -381,14 +385,31 @@ function scopeOf(principal: Principal, storeId: string | null): AccessScope {
   return { merchantId: principal.merchantId, storeId };
 }
 
+/**
+ * capture_at, before the token is read: a time ahead, whatever the payment type (a card
+ * authorization's capture time, or a bank transfer's or konbini's payment deadline).
+ */
 function checkCaptureAt(request: CreateChargeRequest, now: Date): void {
   const at = request.capture_at;
   if (at === undefined || at === null) return;
-  // capture_at schedules the capture of an authorization: it needs capture=false and a time ahead
-  const delay = at.getTime() - now.getTime();
-  if (request.capture || delay <= 0 || delay > MAX_CAPTURE_DELAY_MS) {
+  if (at.getTime() <= now.getTime())
     throw ValidationError.field('capture_at', 'INVALID_SCHEDULED_CAPTURE_DATE');
-  }
+}
+
+/**
+ * capture_at by payment type (api-reference §5.2): a card's scheduled capture needs capture=false
+ * and is at most MAX_CAPTURE_DELAY_MS ahead; for a bank transfer or konbini it is the payment
+ * deadline, at most LONGEST_PAYMENT_PERIOD ahead (deferredPaymentDeadline); online and QR payments
+ * are taken whole, so have nothing to capture later.
+ */
+function checkCaptureAtFor(paymentType: string, request: CreateChargeRequest, now: Date): void {
+  const at = request.capture_at;
+  if (at === undefined || at === null) return;
+  const delay = at.getTime() - now.getTime();
+  const allowed = DEFERRED_PAYMENT_TYPES.includes(paymentType)
+    ? delay <= LONGEST_PAYMENT_PERIOD.as('milliseconds')
+    : paymentType === 'card' && !request.capture && delay <= MAX_CAPTURE_DELAY_MS;
+  if (!allowed) throw ValidationError.field('capture_at', 'INVALID_SCHEDULED_CAPTURE_DATE');
 }
 
 function checkToken(token: ChargeableToken, principal: Principal, request: CreateChargeRequest): void {
@@ -430,10 +451,10 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
 }
 
 /**
- * A bank transfer or konbini charge's payment deadline: the token's and its store's rules
- * (paymentDeadline). Yen only: Japanese banks and convenience stores take nothing else. (The
- * reference also lets `capture_at` name this deadline; not taken yet: `capture_at` stays a card
- * authorization's capture time, checked with the request before the token is read.)
+ * A bank transfer or konbini charge's payment deadline: `capture_at` when the request names one
+ * (the reference's meaning of capture_at for these types; checked by checkCaptureAtFor), else the
+ * token's and its store's rules (paymentDeadline). Yen only: Japanese banks and convenience stores
+ * take nothing else.
  */
 function deferredPaymentDeadline(
   token: ChargeableToken,
@@ -442,6 +463,7 @@ function deferredPaymentDeadline(
   now: Date,
 ): Date {
   if (request.currency !== 'JPY') throw ValidationError.field('currency', 'CURRENCY_NOT_SUPPORTED');
+  if (request.capture_at) return request.capture_at;
   const rules =
     token.paymentType === 'konbini'
       ? configuration.convenience_configuration

@@ -9,7 +9,7 @@ import { parseInput } from '../http/validation';
 import { presentCheckoutInfo } from './checkout-info.presenter';
 
 /** `origin` is the SDK's deprecated parameter: the Origin header is what the guard checks. */
-const checkoutInfoQuery = z.object({ origin: z.string().max(2048).optional() }).passthrough();
+export const checkoutInfoQuery = z.object({ origin: z.string().max(2048).optional() }).passthrough();
 
 /**
  * GET /checkout_info (api-reference §5.9): what the app token's store accepts, for the hosted

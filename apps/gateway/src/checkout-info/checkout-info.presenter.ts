@@ -2,7 +2,11 @@ import { DETECTABLE_CARD_BRANDS } from '@kessai/cards';
 import { KNOWN_CURRENCIES } from '@kessai/domain';
 import type { StoreConfiguration } from '@kessai/store-configuration';
 import { RECOGNISED_QR_BRANDS } from '../transaction-tokens/qr-brand';
-import { ONLINE_BRANDS } from '../transaction-tokens/transaction-token.schemas';
+import {
+  BANK_TRANSFER_BRANDS,
+  CONVENIENCE_STORES,
+  ONLINE_BRANDS,
+} from '../transaction-tokens/transaction-token.schemas';
 
 /** The hosted checkout's colours until stores can set their own. */
 const DEFAULT_THEME_COLORS = {
@@ -21,7 +25,7 @@ const OFF = { enabled: false } as const;
 
 interface SupportedBrand {
   brand: string;
-  payment_type: 'card' | 'qr_scan' | 'online';
+  payment_type: 'card' | 'qr_scan' | 'online' | 'bank_transfer' | 'konbini';
   support_auth_capture: boolean;
   requires_full_name: boolean;
   support_dynamic_descriptor: boolean;
@@ -53,7 +57,8 @@ const brand = (
 /**
  * What the store accepts, by brand: card brands unless forbidden (capture later, descriptor, CVV),
  * the QR operators Kessai recognises a code of unless forbidden (descriptor), and the operators of
- * online payments (whole payments, no descriptor); a payment type switched off offers nothing.
+ * online payments (whole payments, no descriptor), the banks of bank transfers and the convenience
+ * stores of konbini payments (yen only); a payment type switched off offers nothing.
  */
 export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
   const brands: SupportedBrand[] = [];
@@ -94,6 +99,20 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
       });
     }
   }
+  // paid later, outside, in yen (docs/bank-transfer-and-konbini.md): the bank of each brand, the
+  // convenience stores of the konbini network
+  const deferred = (name: string, paymentType: 'bank_transfer' | 'konbini'): SupportedBrand => ({
+    ...brand(name, paymentType, {
+      support_auth_capture: false,
+      support_dynamic_descriptor: false,
+      requires_cvv: false,
+    }),
+    supported_currencies: ['JPY'],
+  });
+  if (config.bank_transfer_configuration.enabled)
+    for (const bank of BANK_TRANSFER_BRANDS) brands.push(deferred(bank, 'bank_transfer'));
+  if (config.convenience_configuration.enabled)
+    for (const store of CONVENIENCE_STORES) brands.push(deferred(store, 'konbini'));
   return brands;
 }
 
@@ -110,8 +129,9 @@ export function presentCheckoutInfo(
     card_configuration: config.card_configuration,
     qr_scan_configuration: config.qr_scan_configuration,
     online_configuration: config.online_configuration,
-    bank_transfer_configuration: OFF,
-    convenience_configuration: OFF,
+    // the store's own: enabled as its configuration says, with its deadline and matching rules
+    bank_transfer_configuration: config.bank_transfer_configuration,
+    convenience_configuration: config.convenience_configuration,
     paidy_configuration: OFF,
     paidy_public_key: null,
     recurring_card_charge_cvv_confirmation: { enabled: false, threshold: [] },

@@ -19,6 +19,11 @@ export class RouteRegistry {
     }
   }
 
+  /** Every route registered, as `METHOD /path/:param` (Fastify's form), HEAD and OPTIONS included. */
+  list(): string[] {
+    return [...this.seen];
+  }
+
   /** Methods under which the path exists; empty when the path is unknown. */
   allowedMethods(path: string): string[] {
     return METHODS.filter((m) => this.router.find(m, path) !== null);

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { RedisService } from '@kessai/redis';
+import { RedisService, type RedisClient } from '@kessai/redis';
 import { TOKEN_BUCKET_SCRIPT } from './token-bucket.script';
 import { rateLimitSettings, type BucketCheck, type RateLimitSettings } from './rate-limit.policy';
 
@@ -29,7 +28,7 @@ const COMMAND = 'kessaiTakeTokens';
 @Injectable()
 export class RateLimiter {
   readonly settings: RateLimitSettings;
-  private readonly client: Redis;
+  private readonly client: RedisClient;
   private readonly keyPrefix: string;
   private readonly timeoutMs: number;
 

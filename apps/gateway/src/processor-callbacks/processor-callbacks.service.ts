@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { ChargesRepository, TokenThreeDsRepository } from '@kessai/db';
+import { ChargesRepository, DeferredPaymentsRepository, TokenThreeDsRepository } from '@kessai/db';
 import { AuthenticationError, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
 import { InvalidProcessorCallbackError, verifyProcessorCallback } from '@kessai/processor';
 import { z } from 'zod';
@@ -13,7 +13,8 @@ const uuid = z.string().uuid();
  * token's: token_three_ds_notice_received). The notice is only a nudge:
  * it is recorded as a processor_notice_received command and charge-service asks the processor
  * itself (`status`) before moving the charge, so a repeated, late or forged-but-valid notice cannot
- * change an outcome on its own.
+ * change an outcome on its own. A deposit notice for no charge of ours is the exception: its money
+ * is recorded as unassigned (the processor's word is all there is of it).
  */
 @Injectable()
 export class ProcessorCallbacksService {
@@ -22,6 +23,7 @@ export class ProcessorCallbacksService {
   constructor(
     private readonly charges: ChargesRepository,
     private readonly tokenThreeDs: TokenThreeDsRepository,
+    private readonly deferredPayments: DeferredPaymentsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -62,6 +64,22 @@ export class ProcessorCallbacksService {
         { noticeId: notice.notificationId, event: notice.event, status: notice.status },
         correlationId,
       ));
-    if (!recorded) throw new NotFoundError('charge');
+    if (recorded) return;
+    // Money for a payment that is no charge of ours (a transfer into an account, a payment of a
+    // code, that Kessai did not give out): kept for the operator (admin CLI deposits:stray) rather
+    // than refused, since the processor holds the money either way (docs/bank-transfer-and-konbini.md)
+    if (notice.event === 'deferred_payment') {
+      const isNew = await this.deferredPayments.recordUnassigned({
+        processorDepositId: notice.depositId,
+        processorReference: notice.processorReference,
+        reference: notice.reference,
+        amount: BigInt(notice.amount),
+        currency: notice.currency,
+        receivedOn: notice.occurredOn,
+      });
+      if (isNew) this.logger.warn(`money for no charge recorded (deposit ${notice.depositId})`);
+      return;
+    }
+    throw new NotFoundError('charge');
   }
 }

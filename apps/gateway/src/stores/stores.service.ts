@@ -21,14 +21,14 @@ import { parseInput } from '../http/validation';
 import { presentStoreListItem, presentStoreWithMerchant } from './store.presenter';
 
 const storeIdParam = z.string().uuid();
-const storeUpdate = z
+export const storeUpdate = z
   .object({
     name: z.string().trim().min(1).max(100).optional(),
     configuration: merchantConfigurationPatchSchema.optional(),
   })
   .strict();
 /** `sdk.stores.create` as JSON; a `logo` (multipart in the SDK) is not taken. */
-const storeCreation = z
+export const storeCreation = z
   .object({
     name: z.string().trim().min(1).max(100),
     configuration: merchantConfigurationPatchSchema.optional(),
@@ -38,9 +38,9 @@ const storeCreation = z
       .refine((logo) => logo === undefined || logo === null, { params: { reason: 'NOT_SUPPORTED' } }),
   })
   .strict();
-const listFilters = z.object({ search: z.string().max(200).optional() }).passthrough();
+export const listFilters = z.object({ search: z.string().max(200).optional() }).passthrough();
 /** A merchant's own id for its customer: any text a merchant's system would use as a key. */
-const customerIdRequest = z.object({ customer_id: z.string().trim().min(1).max(255) }).strict();
+export const customerIdRequest = z.object({ customer_id: z.string().trim().min(1).max(255) }).strict();
 
 /**
  * The store use cases (api-reference §5.7): create, read and list, change the name and the

@@ -21,7 +21,7 @@ import { SubscriptionsService } from './subscriptions.service';
 /** The most subscriptions one batch creates. */
 export const MAX_BATCH_SUBSCRIPTIONS = 10;
 
-const createBatchSchema = z
+export const createBatchSchema = z
   .object({
     subscriptions: z.array(z.unknown()).min(1).max(MAX_BATCH_SUBSCRIPTIONS),
     charges: z.array(z.unknown()).max(1).optional(),

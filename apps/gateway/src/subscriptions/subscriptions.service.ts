@@ -93,8 +93,10 @@ export class SubscriptionsService {
    * POST /subscriptions: the store is the app token's. The schedule is computed as simulate_plan
    * computes it, from the creation instant: now, or the test clock's time.
    */
-  async create(principal: Principal, body: unknown, context: RequestContext) {
+  /** `id`: the new subscription's id when the caller chose it (the hosted link page claims it first). */
+  async create(principal: Principal, body: unknown, context: RequestContext, id?: string) {
     const subscription = await this.prepare(principal, body);
+    if (id !== undefined) subscription.id = id;
     const created = await this.subscriptions.create(subscription, context.correlationId);
     // the clock was deleted between its read and the insert
     if (!created) throw new NotFoundError('test_clock');

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { BrowserAllowed, CurrentPrincipal } from '../auth/decorators';
+import { AcceptsCredentials, BrowserAllowed, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { TokenThreeDsService } from './token-three-ds.service';
 import { TransactionTokensService } from './transaction-tokens.service';
@@ -8,7 +8,8 @@ import { TransactionTokensService } from './transaction-tokens.service';
 /**
  * Transaction tokens (api-reference §5.1). POST /tokens takes its store from the app token and is
  * the one route a secret-less (public) token may call, from an Origin in its domains: the hosted
- * checkout tokenises cards through it. Everything else needs a secret.
+ * checkout tokenises cards through it; so may a checkout link's credentials, for a token of the link's
+ * type. Everything else needs a secret.
  */
 @Controller()
 export class TransactionTokensController {
@@ -19,6 +20,8 @@ export class TransactionTokensController {
 
   @Post('tokens')
   @BrowserAllowed()
+  // the hosted link page tokenises with the link's own credentials (docs/hosted-checkout.md)
+  @AcceptsCredentials('app_token', 'checkout_link')
   create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @Req() request: FastifyRequest) {
     return this.tokens.create(principal, body, { correlationId: request.id });
   }

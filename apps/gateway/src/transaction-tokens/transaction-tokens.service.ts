@@ -31,7 +31,7 @@ import {
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { effectiveConfiguration, type RecurringTokenPrivilege } from '@kessai/store-configuration';
 import { z, type ZodType, type ZodTypeDef } from 'zod';
-import type { Principal } from '../auth/principal';
+import type { CheckoutLinkPrincipal, Principal } from '../auth/principal';
 import { parseInput, toFieldErrors } from '../http/validation';
 import { detectQrBrand } from './qr-brand';
 import {
@@ -92,6 +92,7 @@ export class TransactionTokensService {
     if (!settings) throw new NotFoundError('store');
 
     if (request.payment_type === 'card') checkCardDataAllowed(principal, settings);
+    if (principal.checkoutLink) checkLinkToken(principal.checkoutLink, request);
     checkTypeRules(
       request,
       effectiveConfiguration(settings.merchantConfiguration, settings.storeConfiguration)
@@ -121,7 +122,10 @@ export class TransactionTokensService {
           email: request.email ?? null,
           usageLimit: request.usage_limit ?? null,
           data: prepared.data,
-          metadata: request.metadata ?? {},
+          // a link page's token says which link made it (the merchant finds a token-only link's token so)
+          metadata: principal.checkoutLink
+            ? { ...request.metadata, checkout_link_id: principal.checkoutLink.id }
+            : (request.metadata ?? {}),
           confirmationCodeHash: code === null ? null : confirmationCodeHash(id, code),
         },
         prepared.vault,
@@ -478,6 +482,16 @@ function checkCardDataAllowed(principal: Principal, settings: StoreTokenSettings
   if (principal.hasSecret && !settings?.pciDssCompliant) {
     throw new PermissionError('DIRECT_CARD_TOKEN_CREATION_DISABLED');
   }
+}
+
+/**
+ * A checkout link's credentials make only what its page pays with: a card or online (QR operator)
+ * token of the link's token type.
+ */
+function checkLinkToken(link: CheckoutLinkPrincipal, request: CreateTokenRequest): void {
+  if (request.type !== link.tokenType) throw ValidationError.field('type', 'INVALID_TOKEN_TYPE');
+  if (request.payment_type !== 'card' && request.payment_type !== 'online')
+    throw ValidationError.field('payment_type', 'PAYMENT_TYPE_NOT_SUPPORTED');
 }
 
 function checkTypeRules(request: CreateTokenRequest, recurring: RecurringTokenPrivilege): void {

@@ -303,9 +303,9 @@ export class ChargeOutcomesRepository {
   }
 
   /** Awaiting charges nobody completed in time. */
-  async findExpiredAwaiting(limit: number): Promise<string[]> {
+  async findExpiredAwaiting(limit: number): Promise<{ id: string; expiresOn: Date }[]> {
     const rows = await this.prisma.run(FIND_EXPIRED_AWAITING, { limit });
-    return rows.map((row) => row.id);
+    return rows.map((row) => ({ id: row.id, expiresOn: row.expires_on }));
   }
 
   /** Pending charges untouched for `seconds`: their job was lost or keeps failing. */

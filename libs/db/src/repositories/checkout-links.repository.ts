@@ -7,6 +7,7 @@ import type {
   Prisma,
 } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
+import { CLAIM_CHECKOUT_LINK_PAYMENT, RELEASE_CHECKOUT_LINK_PAYMENT } from '../sql/checkout-links.sql';
 import { checkoutScope } from './checkout-forms.repository';
 import type { AccessScope } from './scope';
 
@@ -71,6 +72,50 @@ export class CheckoutLinksRepository {
     if (!link) return null;
     const { store, ...rest } = link;
     return { ...rest, products: await this.products(id), storeDeleted: store.deletedOn !== null };
+  }
+
+  /** What authenticating a link's own credentials needs: the link's row and whether its store is live. */
+  async findActiveIdentity(id: string): Promise<(CheckoutLink & { storeDeleted: boolean }) | null> {
+    const link = await this.prisma.checkoutLink.findUnique({
+      where: { id },
+      include: { store: { select: { deletedOn: true } } },
+    });
+    if (!link) return null;
+    const { store, ...rest } = link;
+    return { ...rest, storeDeleted: store.deletedOn !== null };
+  }
+
+  /** What a link's form does: `payment`, or `token` (the page makes a token only). */
+  async formCheckout(formId: string): Promise<string | null> {
+    const form = await this.prisma.checkoutForm.findUnique({
+      where: { id: formId },
+      select: { checkout: true },
+    });
+    return form?.checkout ?? null;
+  }
+
+  /**
+   * Claims the link for the payment about to be created under `paymentId` (docs/hosted-checkout.md,
+   * "One payment per link"): false when another payment holds it (in progress or done).
+   */
+  async claimPayment(
+    linkId: string,
+    kind: 'charge' | 'subscription',
+    paymentId: string,
+    staleSeconds: number,
+  ): Promise<boolean> {
+    const rows = await this.prisma.run(CLAIM_CHECKOUT_LINK_PAYMENT, {
+      linkId,
+      kind,
+      paymentId,
+      staleSeconds,
+    });
+    return rows.length > 0;
+  }
+
+  /** Gives the claim back (the payment was refused before anything was created). */
+  async releasePayment(linkId: string, paymentId: string): Promise<void> {
+    await this.prisma.run(RELEASE_CHECKOUT_LINK_PAYMENT, { linkId, paymentId });
   }
 
   /** The products of a link, in the link's order. */

@@ -22,6 +22,8 @@ export interface UnpublishedEvent {
   id: string;
   eventType: string;
   aggregateId: string;
+  /** the request (or cause event's correlation) the event carries on, when it has one */
+  correlationId: string | null;
 }
 
 /**
@@ -41,7 +43,8 @@ export const OUTBOX_TAKE_BATCH = {
                         ORDER BY sequence
                         LIMIT $1
                         FOR UPDATE SKIP LOCKED)
-          RETURNING id::text AS id, event_type, aggregate_id::text AS aggregate_id, sequence::text AS sequence`,
+          RETURNING id::text AS id, event_type, aggregate_id::text AS aggregate_id, sequence::text AS sequence,
+                    correlation_id`,
 } as const;
 
 /**
@@ -80,7 +83,12 @@ export class OutboxRepository {
         if (rows.length === 0) return 0;
         rows.sort((a, b) => (BigInt(a.sequence) < BigInt(b.sequence) ? -1 : 1));
         await publish(
-          rows.map((row) => ({ id: row.id, eventType: row.event_type, aggregateId: row.aggregate_id })),
+          rows.map((row) => ({
+            id: row.id,
+            eventType: row.event_type,
+            aggregateId: row.aggregate_id,
+            correlationId: row.correlation_id,
+          })),
         );
         return rows.length;
       },
@@ -100,4 +108,5 @@ interface TakenRow {
   event_type: string;
   aggregate_id: string;
   sequence: string;
+  correlation_id: string | null;
 }

@@ -301,13 +301,13 @@ export const FIND_DUE_CAPTURES = defineStatement({
      LIMIT ${p.limit}`,
 });
 
-/** Awaiting charges nobody completed in time. */
+/** Awaiting charges nobody completed in time, with the deadline they passed. */
 export const FIND_EXPIRED_AWAITING = defineStatement({
   name: 'charge_outcomes_find_expired_awaiting',
   params: { limit: pg.int4 },
-  columns: { id: pg.text },
+  columns: { id: pg.text, expires_on: pg.timestamptz },
   text: (p) => `
-    SELECT id::text AS id FROM charges
+    SELECT id::text AS id, expires_on FROM charges
      WHERE status = 'awaiting' AND expires_on <= now()
      LIMIT ${p.limit}`,
 });

@@ -4,8 +4,10 @@
  */
 import './app-tokens.sql';
 import './captures.sql';
+import './card-vault.sql';
 import './charge-outcomes.sql';
 import './charges.sql';
+import './checkout-links.sql';
 import './deferred-payments.sql';
 import './idempotency-records.sql';
 import './limits.sql';

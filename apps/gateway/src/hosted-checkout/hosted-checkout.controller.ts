@@ -1,0 +1,85 @@
+import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AcceptsCredentials, CurrentPrincipal, Open } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { HostedPagesService } from './hosted-pages.service';
+import { LinkPaymentsService } from './link-payments.service';
+
+/**
+ * The hosted checkout's pages and the calls its link page makes (docs/hosted-checkout.md):
+ *
+ * - GET /checkout/pay/{linkId}?secret=…: the link page (open: the secret is the credential);
+ * - GET /checkout/frame?app_id=<jwt>: the widget's and inline form's frame (open; framable only by
+ *   the app token's domains);
+ * - GET /checkout/widget.js and /checkout/assets/{name}: the browser code and style;
+ * - POST /checkout/links/{id}/payments and GET /checkout/links/{id}/payments/{kind}/{paymentId}: the
+ *   link page's charge or subscription, with the link's own credentials only.
+ */
+@Controller('checkout')
+export class HostedCheckoutController {
+  constructor(
+    private readonly pages: HostedPagesService,
+    private readonly payments: LinkPaymentsService,
+  ) {}
+
+  @Get('pay/:id')
+  @Open()
+  async linkPage(
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
+  ) {
+    const page = await this.pages.linkPage(id, query, acceptLanguage);
+    return reply.status(page.status).headers(page.headers).send(page.html);
+  }
+
+  @Get('frame')
+  @Open()
+  async framePage(
+    @Query() query: Record<string, unknown>,
+    @Headers('accept-language') acceptLanguage: string | undefined,
+    @Res() reply: FastifyReply,
+  ) {
+    const page = await this.pages.framePage(query, acceptLanguage);
+    return reply.status(page.status).headers(page.headers).send(page.html);
+  }
+
+  @Get('widget.js')
+  @Open()
+  widget(@Res() reply: FastifyReply) {
+    const asset = this.pages.asset('widget.js');
+    return reply.status(200).headers(asset.headers).send(asset.body);
+  }
+
+  @Get('assets/:name')
+  @Open()
+  asset(@Param('name') name: string, @Res() reply: FastifyReply) {
+    const asset = this.pages.asset(name);
+    return reply.status(asset.status).headers(asset.headers).send(asset.body);
+  }
+
+  @Post('links/:id/payments')
+  @AcceptsCredentials('checkout_link')
+  createPayment(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ) {
+    // the guard checked that the Origin is the gateway's own: the page comes back to it
+    const origin = request.headers.origin ?? '';
+    return this.payments.create(principal, id, body, origin, { correlationId: request.id });
+  }
+
+  @Get('links/:id/payments/:kind/:paymentId')
+  @AcceptsCredentials('checkout_link')
+  getPayment(
+    @CurrentPrincipal() principal: Principal,
+    @Param('id') id: string,
+    @Param('kind') kind: string,
+    @Param('paymentId') paymentId: string,
+  ) {
+    return this.payments.get(principal, id, kind, paymentId);
+  }
+}

@@ -1,0 +1,803 @@
+import type { ZodTypeAny } from 'zod';
+import { processorCallbackWireSchema } from '@kessai/processor';
+import type { LoginController } from '../accounts/login.controller';
+import type { PasswordResetsController } from '../accounts/password-resets.controller';
+import { credentials } from '../accounts/login.controller';
+import { resetConfirmation, resetRequest } from '../accounts/password-resets.controller';
+import type { AppJwtsController } from '../app-jwts/app-jwts.controller';
+import { createBody as createAppJwtSchema } from '../app-jwts/app-jwts.controller';
+import type { CancelsController } from '../cancels/cancels.controller';
+import { createCancelSchema, updateCancelSchema } from '../cancels/cancel.schemas';
+import type { ChargesController } from '../charges/charges.controller';
+import {
+  captureSchema,
+  createChargeSchema,
+  extendExpirySchema,
+  getChargeSchema,
+  listChargesSchema,
+  updateChargeSchema,
+} from '../charges/charge.schemas';
+import type { CheckoutInfoController } from '../checkout-info/checkout-info.controller';
+import { checkoutInfoQuery } from '../checkout-info/checkout-info.controller';
+import type { CheckoutController } from '../checkout/checkout.controller';
+import {
+  checkoutInfoQuerySchema,
+  createLinkEmailSchema,
+  createTemporaryLinkSchema,
+} from '../checkout/checkout.schemas';
+import type { HeartbeatController } from '../heartbeat/heartbeat.controller';
+import type { HostedCheckoutController } from '../hosted-checkout/hosted-checkout.controller';
+import { createPaymentSchema as createLinkPaymentSchema } from '../hosted-checkout/link-payments.service';
+import type { MeController } from '../merchants/me.controller';
+import type { MetricsController } from '../metrics/metrics.controller';
+import type { ProcessorCallbacksController } from '../processor-callbacks/processor-callbacks.controller';
+import type { RefundsController } from '../refunds/refunds.controller';
+import { createRefundSchema, updateRefundSchema } from '../refunds/refund.schemas';
+import type { StoresController } from '../stores/stores.controller';
+import { customerIdRequest, listFilters, storeCreation, storeUpdate } from '../stores/stores.service';
+import type { SubscriptionsController } from '../subscriptions/subscriptions.controller';
+import { createBatchSchema } from '../subscriptions/subscription-batches.service';
+import {
+  createSubscriptionSchema,
+  listSubscriptionsSchema,
+  simulatePlanSchema,
+  suspendSchema,
+  updateScheduledPaymentSchema,
+  updateSubscriptionSchema,
+  updateTokenSchema as updateSubscriptionTokenSchema,
+} from '../subscriptions/subscription.schemas';
+import type { TestClocksController } from '../test-clocks/test-clocks.controller';
+import { advanceTestClockSchema, createTestClockSchema } from '../test-clocks/test-clock.schemas';
+import type { TransactionHistoryController } from '../transaction-history/transaction-history.controller';
+import { listTransactionHistorySchema } from '../transaction-history/transaction-history.schemas';
+import type { TransactionTokensController } from '../transaction-tokens/transaction-tokens.controller';
+import {
+  confirmTokenSchema,
+  createTokenSchema,
+  listFiltersSchema,
+  renewTokenSchema,
+  updateTokenSchema,
+} from '../transaction-tokens/transaction-token.schemas';
+import type { WebhooksController } from '../webhooks/webhooks.controller';
+import { createWebhookSchema, updateWebhookSchema } from '../webhooks/webhook.schemas';
+import type { OpenApiController } from './openapi.controller';
+import type { ResponseName } from './response-schemas';
+
+/** What a route answers with on success; the status is the route's own (@HttpCode, or Nest's default). */
+export type Answer =
+  | ResponseName
+  | { page: ResponseName; totalHits?: true }
+  | { array: ResponseName }
+  | { content: string; description: string };
+
+/**
+ * What the code alone does not say of a route: its summary, the zod schemas its handler parses the
+ * query and body with (the very ones it uses), and what it answers. The method, path, status code
+ * and who may call it are read from the controller's own decorators (openapi-document.ts).
+ */
+export interface OperationDoc {
+  summary: string;
+  description?: string;
+  /** the univapay-node SDK call that sends this request, when there is one */
+  sdk?: string;
+  query?: ZodTypeAny;
+  /** limit, cursor and cursor_direction (parsePageRequest) */
+  paged?: true;
+  body?: ZodTypeAny;
+  /** the JSON body is optional (an absent or empty body reads as `{}`) */
+  optionalBody?: true;
+  /** absent: no body (204, 202) */
+  ok?: Answer;
+  /** statuses a page (HTML, script, style) answers with a body of its own instead of the error envelope */
+  refusals?: { statuses: number[]; content: string; description: string };
+}
+
+type Handlers<C> = {
+  [K in keyof C as C[K] extends (...args: never[]) => unknown ? K : never]: OperationDoc;
+};
+
+/** One controller's operations: every handler must have one (the compiler checks it), none more. */
+export interface ControllerDocs<C> {
+  tag: string;
+  operations: Handlers<C>;
+}
+
+const polling = getChargeSchema;
+const page = (name: ResponseName): Answer => ({ page: name, totalHits: true });
+
+const charges: ControllerDocs<ChargesController> = {
+  tag: 'Charges',
+  operations: {
+    create: {
+      summary: 'Create a charge',
+      description:
+        'The store is the app token’s. Answers 201 with the charge, usually `pending`; poll GET ' +
+        '…/charges/{id}?polling=true for its outcome.',
+      sdk: 'charges.create',
+      body: createChargeSchema,
+      ok: 'Charge',
+    },
+    list: {
+      summary: 'List charges',
+      sdk: 'charges.list',
+      query: listChargesSchema,
+      paged: true,
+      ok: { page: 'ChargeListItem', totalHits: true },
+    },
+    listForStore: {
+      summary: 'List a store’s charges',
+      sdk: 'charges.list',
+      query: listChargesSchema,
+      paged: true,
+      ok: { page: 'ChargeListItem', totalHits: true },
+    },
+    get: { summary: 'Get a charge', query: polling, ok: 'Charge' },
+    getInStore: {
+      summary: 'Get a store’s charge',
+      description: '`polling=true` waits (bounded) until the charge leaves `pending`.',
+      sdk: 'charges.get / charges.poll',
+      query: polling,
+      ok: 'Charge',
+    },
+    update: {
+      summary: 'Change a charge’s metadata',
+      sdk: 'charges.update',
+      body: updateChargeSchema,
+      ok: 'Charge',
+    },
+    capture: {
+      summary: 'Capture an authorized charge',
+      sdk: 'charges.capture',
+      body: captureSchema,
+      ok: 'Empty',
+    },
+    issuerToken: {
+      summary: 'Where the customer pays an online or QR charge',
+      sdk: 'charges.issuerToken',
+      ok: 'IssuerToken',
+    },
+    expiry: {
+      summary: 'A bank-transfer or konbini charge’s payment deadline',
+      sdk: 'charges.expiry',
+      ok: 'ChargeExpiry',
+    },
+    extendExpiry: {
+      summary: 'Extend a bank-transfer or konbini charge’s payment deadline',
+      body: extendExpirySchema,
+      optionalBody: true,
+      ok: 'ChargeExpiry',
+    },
+    bankTransferLedgers: {
+      summary: 'A bank-transfer charge’s virtual-account ledger',
+      description:
+        'Oldest first: one `payment` entry (the amount asked for), then one `deposit` per transfer ' +
+        'received, each with the balance after it. The whole list in one page. A charge that is no ' +
+        'bank transfer (konbini included) answers 404.',
+      ok: page('BankTransferLedger'),
+    },
+    threeDsIssuerToken: {
+      summary: 'The issuer page of a charge’s 3-D Secure',
+      sdk: 'charges.threeDsIssuerToken',
+      ok: 'ThreeDsIssuerToken',
+    },
+  },
+};
+
+const refunds: ControllerDocs<RefundsController> = {
+  tag: 'Refunds',
+  operations: {
+    create: { summary: 'Refund a charge', sdk: 'refunds.create', body: createRefundSchema, ok: 'Refund' },
+    list: { summary: 'List a charge’s refunds', sdk: 'refunds.list', paged: true, ok: page('Refund') },
+    get: { summary: 'Get a refund', sdk: 'refunds.get / refunds.poll', query: polling, ok: 'Refund' },
+    update: { summary: 'Change a refund', sdk: 'refunds.update', body: updateRefundSchema, ok: 'Refund' },
+  },
+};
+
+const cancels: ControllerDocs<CancelsController> = {
+  tag: 'Cancels',
+  operations: {
+    create: {
+      summary: 'Cancel (void) a charge',
+      sdk: 'cancels.create',
+      body: createCancelSchema,
+      optionalBody: true,
+      ok: 'Cancel',
+    },
+    list: { summary: 'List a charge’s cancels', sdk: 'cancels.list', paged: true, ok: { page: 'Cancel' } },
+    get: { summary: 'Get a cancel', sdk: 'cancels.get / cancels.poll', query: polling, ok: 'Cancel' },
+    update: {
+      summary: 'Change a cancel’s metadata',
+      sdk: 'cancels.update',
+      body: updateCancelSchema,
+      ok: 'Cancel',
+    },
+  },
+};
+
+const tokens: ControllerDocs<TransactionTokensController> = {
+  tag: 'Transaction tokens',
+  operations: {
+    create: {
+      summary: 'Create a transaction token',
+      description: 'Also callable with a secret-less app token from an Origin in its domains (the checkout).',
+      sdk: 'transactionTokens.create',
+      body: createTokenSchema,
+      ok: 'TransactionToken',
+    },
+    list: {
+      summary: 'List transaction tokens',
+      sdk: 'transactionTokens.list',
+      query: listFiltersSchema,
+      paged: true,
+      ok: page('TransactionTokenListItem'),
+    },
+    listForStore: {
+      summary: 'List a store’s transaction tokens',
+      sdk: 'transactionTokens.list',
+      query: listFiltersSchema,
+      paged: true,
+      ok: page('TransactionTokenListItem'),
+    },
+    get: { summary: 'Get a transaction token', sdk: 'transactionTokens.get', ok: 'TransactionToken' },
+    update: {
+      summary: 'Change a transaction token',
+      sdk: 'transactionTokens.update',
+      body: updateTokenSchema,
+      ok: 'TransactionToken',
+    },
+    confirm: {
+      summary: 'Confirm a transaction token with its confirmation code',
+      sdk: 'transactionTokens.confirm',
+      body: confirmTokenSchema,
+      ok: 'TransactionToken',
+    },
+    renewInStore: {
+      summary: 'Renew a card token (new expiry, cardholder, billing)',
+      sdk: 'transactionTokens.renew',
+      body: renewTokenSchema,
+      ok: 'TransactionToken',
+    },
+    renew: {
+      summary: 'Renew a card token of the app token’s store',
+      sdk: 'transactionTokens.renew',
+      body: renewTokenSchema,
+      ok: 'TransactionToken',
+    },
+    threeDsIssuerToken: {
+      summary: 'The issuer page of a token’s 3-D Secure',
+      sdk: 'transactionTokens.threeDsIssuerToken',
+      ok: 'ThreeDsIssuerToken',
+    },
+    enableThreeDs: {
+      summary: 'Start a token’s 3-D Secure (again)',
+      sdk: 'transactionTokens.enableThreeDs',
+      ok: 'TransactionToken',
+    },
+    disableThreeDs: {
+      summary: 'Switch a token’s 3-D Secure off',
+      sdk: 'transactionTokens.disableThreeDs',
+      ok: 'TransactionToken',
+    },
+    delete: { summary: 'Deactivate a transaction token', sdk: 'transactionTokens.delete' },
+  },
+};
+
+const subscriptions: ControllerDocs<SubscriptionsController> = {
+  tag: 'Subscriptions',
+  operations: {
+    simulatePlan: {
+      summary: 'The payments a subscription would make',
+      sdk: 'subscriptions.simulation',
+      body: simulatePlanSchema,
+      ok: { array: 'PlannedPayment' },
+    },
+    simulatePlanInStore: {
+      summary: 'The payments a subscription of the store would make',
+      sdk: 'subscriptions.simulation',
+      body: simulatePlanSchema,
+      ok: { array: 'PlannedPayment' },
+    },
+    create: {
+      summary: 'Create a subscription',
+      sdk: 'subscriptions.create',
+      body: createSubscriptionSchema,
+      ok: 'Subscription',
+    },
+    createBatch: {
+      summary: 'Create up to ten subscriptions and a charge, all or nothing',
+      description:
+        'Each item of `subscriptions` is a POST /subscriptions body, of `charges` a POST /charges body.',
+      body: createBatchSchema,
+      ok: 'SubscriptionBatch',
+    },
+    getBatch: { summary: 'Get a batch', query: polling, ok: 'SubscriptionBatch' },
+    list: {
+      summary: 'List subscriptions',
+      sdk: 'subscriptions.list',
+      query: listSubscriptionsSchema,
+      paged: true,
+      ok: page('SubscriptionListItem'),
+    },
+    listInStore: {
+      summary: 'List a store’s subscriptions',
+      sdk: 'subscriptions.list',
+      query: listSubscriptionsSchema,
+      paged: true,
+      ok: page('SubscriptionListItem'),
+    },
+    get: {
+      summary: 'Get a subscription',
+      sdk: 'subscriptions.get / subscriptions.poll',
+      query: polling,
+      ok: 'Subscription',
+    },
+    update: {
+      summary: 'Change a subscription',
+      sdk: 'subscriptions.update',
+      body: updateSubscriptionSchema,
+      ok: 'Subscription',
+    },
+    cancel: { summary: 'Cancel a subscription', sdk: 'subscriptions.cancel' },
+    suspend: {
+      summary: 'Suspend a subscription',
+      sdk: 'subscriptions.suspend',
+      body: suspendSchema,
+      optionalBody: true,
+      ok: 'Subscription',
+    },
+    suspendInStore: {
+      summary: 'Suspend a store’s subscription',
+      sdk: 'subscriptions.suspend',
+      body: suspendSchema,
+      optionalBody: true,
+      ok: 'Subscription',
+    },
+    unsuspend: {
+      summary: 'Resume a suspended subscription',
+      sdk: 'subscriptions.unsuspend',
+      body: suspendSchema,
+      optionalBody: true,
+      ok: 'Subscription',
+    },
+    unsuspendInStore: {
+      summary: 'Resume a store’s suspended subscription',
+      sdk: 'subscriptions.unsuspend',
+      body: suspendSchema,
+      optionalBody: true,
+      ok: 'Subscription',
+    },
+    updateToken: {
+      summary: 'Charge a subscription to another transaction token',
+      sdk: 'subscriptions.updateToken',
+      body: updateSubscriptionTokenSchema,
+      ok: 'Subscription',
+    },
+    updateTokenInStore: {
+      summary: 'Charge a store’s subscription to another transaction token',
+      sdk: 'subscriptions.updateToken',
+      body: updateSubscriptionTokenSchema,
+      ok: 'Subscription',
+    },
+    listCharges: {
+      summary: 'List a subscription’s charges',
+      sdk: 'subscriptions.charges',
+      query: listChargesSchema,
+      paged: true,
+      ok: page('ChargeListItem'),
+    },
+    latestCharge: {
+      summary: 'A subscription’s latest charge',
+      sdk: 'subscriptions.latestCharge',
+      ok: 'Charge',
+    },
+    listPayments: {
+      summary: 'List a subscription’s scheduled payments',
+      sdk: 'subscriptions.payments.list',
+      paged: true,
+      ok: page('ScheduledPayment'),
+    },
+    getPayment: {
+      summary: 'Get a scheduled payment',
+      sdk: 'subscriptions.payments.get',
+      ok: 'ScheduledPayment',
+    },
+    updatePayment: {
+      summary: 'Change a pending scheduled payment’s due date or amount',
+      sdk: 'subscriptions.payments.update',
+      body: updateScheduledPaymentSchema,
+      ok: 'ScheduledPayment',
+    },
+    listPaymentCharges: {
+      summary: 'List a scheduled payment’s charges',
+      sdk: 'subscriptions.payments.listCharges',
+      query: listChargesSchema,
+      paged: true,
+      ok: page('ChargeListItem'),
+    },
+  },
+};
+
+const testClocks: ControllerDocs<TestClocksController> = {
+  tag: 'Test clocks',
+  operations: {
+    create: { summary: 'Create a test clock', body: createTestClockSchema, ok: 'TestClock' },
+    list: { summary: 'List test clocks', paged: true, ok: page('TestClock') },
+    get: { summary: 'Get a test clock', ok: 'TestClock' },
+    advance: { summary: 'Move a test clock forward', body: advanceTestClockSchema, ok: 'TestClock' },
+    delete: { summary: 'Delete a test clock and cancel its subscriptions' },
+  },
+};
+
+const history: ControllerDocs<TransactionHistoryController> = {
+  tag: 'Transaction history',
+  operations: {
+    list: {
+      summary: 'List charges and refunds',
+      sdk: 'transactionHistory.list',
+      query: listTransactionHistorySchema,
+      paged: true,
+      ok: { page: 'Transaction' },
+    },
+    listForStore: {
+      summary: 'List a store’s charges and refunds',
+      sdk: 'transactionHistory.list',
+      query: listTransactionHistorySchema,
+      paged: true,
+      ok: { page: 'Transaction' },
+    },
+  },
+};
+
+const webhooks: ControllerDocs<WebhooksController> = {
+  tag: 'Webhooks',
+  operations: {
+    createMerchantWebhook: {
+      summary: 'Create a merchant webhook',
+      sdk: 'webHooks.create',
+      body: createWebhookSchema,
+      ok: 'CreatedWebhook',
+    },
+    listMerchantWebhooks: {
+      summary: 'List the merchant’s webhooks',
+      sdk: 'webHooks.list',
+      paged: true,
+      ok: { page: 'WebhookListItem' },
+    },
+    getMerchantWebhook: { summary: 'Get a merchant webhook', sdk: 'webHooks.get', ok: 'Webhook' },
+    listMerchantWebhookDeliveries: {
+      summary: 'A merchant webhook’s deliveries',
+      paged: true,
+      ok: { page: 'WebhookDelivery' },
+    },
+    replayMerchantWebhookDelivery: {
+      summary: 'Deliver a merchant webhook’s event again',
+      ok: 'WebhookDelivery',
+    },
+    rotateMerchantWebhookSecret: {
+      summary: 'Rotate a merchant webhook’s signing secret',
+      ok: 'CreatedWebhook',
+    },
+    updateMerchantWebhook: {
+      summary: 'Change a merchant webhook',
+      sdk: 'webHooks.update',
+      body: updateWebhookSchema,
+      ok: 'Webhook',
+    },
+    deleteMerchantWebhook: { summary: 'Delete a merchant webhook', sdk: 'webHooks.delete' },
+    createStoreWebhook: {
+      summary: 'Create a store webhook',
+      sdk: 'webHooks.create',
+      body: createWebhookSchema,
+      ok: 'CreatedWebhook',
+    },
+    listStoreWebhooks: {
+      summary: 'List a store’s webhooks',
+      sdk: 'webHooks.list',
+      paged: true,
+      ok: { page: 'WebhookListItem' },
+    },
+    getStoreWebhook: { summary: 'Get a store webhook', sdk: 'webHooks.get', ok: 'Webhook' },
+    listStoreWebhookDeliveries: {
+      summary: 'A store webhook’s deliveries',
+      paged: true,
+      ok: { page: 'WebhookDelivery' },
+    },
+    replayStoreWebhookDelivery: { summary: 'Deliver a store webhook’s event again', ok: 'WebhookDelivery' },
+    rotateStoreWebhookSecret: { summary: 'Rotate a store webhook’s signing secret', ok: 'CreatedWebhook' },
+    updateStoreWebhook: {
+      summary: 'Change a store webhook',
+      sdk: 'webHooks.update',
+      body: updateWebhookSchema,
+      ok: 'Webhook',
+    },
+    deleteStoreWebhook: { summary: 'Delete a store webhook', sdk: 'webHooks.delete' },
+  },
+};
+
+const stores: ControllerDocs<StoresController> = {
+  tag: 'Stores',
+  operations: {
+    create: { summary: 'Create a store', sdk: 'stores.create', body: storeCreation, ok: 'Store' },
+    delete: { summary: 'Deactivate a store and revoke its app tokens', sdk: 'stores.delete' },
+    list: {
+      summary: 'List stores',
+      sdk: 'stores.list',
+      query: listFilters,
+      paged: true,
+      ok: { page: 'StoreListItem' },
+    },
+    get: { summary: 'Get a store', sdk: 'stores.get', ok: 'Store' },
+    update: {
+      summary: 'Change a store’s name or configuration',
+      sdk: 'stores.update',
+      body: storeUpdate,
+      ok: 'Store',
+    },
+    createCustomerId: {
+      summary: 'The customer UUID of a merchant’s own customer id',
+      sdk: 'stores.getCustomerId',
+      body: customerIdRequest,
+      ok: 'CustomerId',
+    },
+  },
+};
+
+const appJwts: ControllerDocs<AppJwtsController> = {
+  tag: 'App tokens',
+  operations: {
+    createMerchantToken: {
+      summary: 'Issue a merchant app token',
+      body: createAppJwtSchema,
+      ok: 'IssuedAppJwt',
+    },
+    listMerchantTokens: { summary: 'List the merchant’s app tokens', paged: true, ok: { page: 'AppJwt' } },
+    getMerchantToken: { summary: 'Get a merchant app token', ok: 'AppJwt' },
+    revokeMerchantToken: { summary: 'Revoke a merchant app token' },
+    createStoreToken: { summary: 'Issue a store app token', body: createAppJwtSchema, ok: 'IssuedAppJwt' },
+    listStoreTokens: { summary: 'List a store’s app tokens', paged: true, ok: { page: 'AppJwt' } },
+    getStoreToken: { summary: 'Get a store app token', ok: 'AppJwt' },
+    revokeStoreToken: { summary: 'Revoke a store app token' },
+  },
+};
+
+const login: ControllerDocs<LoginController> = {
+  tag: 'Merchant users',
+  operations: {
+    authenticate: { summary: 'Sign in for a login token', body: credentials, ok: 'LoginToken' },
+    logout: { summary: 'End the calling login session' },
+  },
+};
+
+const passwordResets: ControllerDocs<PasswordResetsController> = {
+  tag: 'Merchant users',
+  operations: {
+    request: {
+      summary: 'Ask for a password reset',
+      description: '202 whether or not the address has an account; the token is delivered out of band.',
+      body: resetRequest,
+      ok: 'Empty',
+    },
+    confirm: { summary: 'Set a new password with a reset token', body: resetConfirmation },
+  },
+};
+
+const me: ControllerDocs<MeController> = {
+  tag: 'Merchants',
+  operations: { me: { summary: 'The calling merchant', sdk: 'merchants.me', ok: 'Merchant' } },
+};
+
+const checkoutInfo: ControllerDocs<CheckoutInfoController> = {
+  tag: 'Checkout',
+  operations: {
+    get: {
+      summary: 'What the app token’s store accepts',
+      description: 'Also callable with a secret-less app token from an Origin in its domains.',
+      sdk: 'checkoutInfo.get',
+      query: checkoutInfoQuery,
+      ok: 'CheckoutInfo',
+    },
+  },
+};
+
+const browserAllowed =
+  'Also callable with a secret-less store token from an Origin in its domains (the widget).';
+const secretOnly = 'A secret-bearing app token only.';
+
+const checkout: ControllerDocs<CheckoutController> = {
+  tag: 'Checkout',
+  operations: {
+    getForm: {
+      summary: 'Get a checkout form design',
+      description: browserAllowed,
+      sdk: 'ecForms.get',
+      ok: 'CheckoutForm',
+    },
+    createTemporaryLink: {
+      summary: 'Create a checkout link',
+      description:
+        `${secretOnly} The form must be the store’s, of the app token’s mode; \`products\` ` +
+        '(Kessai’s) names what the link sells, and `amount` must then be their total. Answers 201 with the ' +
+        'link, its `jwt` and `secret` included (docs/hosted-checkout.md).',
+      sdk: 'ecFormLinks.createTemporary',
+      body: createTemporaryLinkSchema,
+      ok: 'CheckoutLink',
+    },
+    getLink: {
+      summary: 'Get a checkout link',
+      description: `${secretOnly} The link carries its secret.`,
+      sdk: 'ecFormLinks.get',
+      ok: 'CheckoutLink',
+    },
+    listLinkProducts: {
+      summary: 'What a checkout link sells',
+      description: `${browserAllowed} One page holds them all (a link sells at most 50).`,
+      sdk: 'ecLinksProducts.list',
+      ok: { page: 'CheckoutLinkProduct' },
+    },
+    createEmail: {
+      summary: 'Record a checkout link to be sent to a customer by email',
+      description: `${secretOnly} Kessai’s: nothing sends it yet, it stays \`pending\` (docs/hosted-checkout.md).`,
+      body: createLinkEmailSchema,
+      ok: 'CheckoutEmail',
+    },
+    getInfo: {
+      summary: 'What the hosted form shows for a checkout link',
+      description:
+        'No app token: the link’s `secret` in the query is the credential (a wrong one answers 404, as a ' +
+        'missing link does). A disabled or expired link answers 400 NOT_ACTIVE.',
+      sdk: 'ecInfo.get',
+      query: checkoutInfoQuerySchema,
+      ok: 'CheckoutLinkInfo',
+    },
+    getEmail: {
+      summary: 'Get a checkout email',
+      description: secretOnly,
+      sdk: 'emails.get',
+      ok: 'CheckoutEmail',
+    },
+    getProductByCode: {
+      summary: 'Get a checkout product by its code',
+      description: browserAllowed,
+      sdk: 'products.getByCode',
+      ok: 'CheckoutProduct',
+    },
+    getProduct: {
+      summary: 'Get a checkout product',
+      description: browserAllowed,
+      sdk: 'products.get',
+      ok: 'CheckoutProduct',
+    },
+  },
+};
+
+const hostedPage = (description: string): Answer => ({ content: 'text/html', description });
+const linkCredentials =
+  'The link’s own credentials only (`Bearer <link secret>.<link jwt>`, which the link page carries), ' +
+  'from the gateway’s own Origin; another link’s id answers 404.';
+
+const hostedCheckout: ControllerDocs<HostedCheckoutController> = {
+  tag: 'Hosted checkout',
+  operations: {
+    linkPage: {
+      summary: 'A checkout link’s payment page',
+      description:
+        'Open: the link’s `secret` in the query is the credential. Shows what the link’s row says ' +
+        '(store, amount, currency); `lang` (en, ja) picks the language, else the form’s locale or ' +
+        'Accept-Language. Under a strict Content-Security-Policy (docs/hosted-checkout.md).',
+      ok: hostedPage('the page (HTML)'),
+      refusals: {
+        statuses: [400, 404, 410],
+        content: 'text/html',
+        description:
+          'a page saying why: 404 an unknown link or a wrong secret, 400 a URL carrying a key the link ' +
+          'fixes (amount, currency, …), 410 a disabled or expired link',
+      },
+    },
+    framePage: {
+      summary: 'The widget’s and inline form’s frame',
+      description:
+        'Open: `app_id`, a store app token’s jwt, names the store; framable only by that token’s ' +
+        'domains (frame-ancestors). Query: `app_id`, `token_type` (one_time, recurring, subscription), ' +
+        '`lang`, `display` (inline, overlay); nothing else.',
+      ok: hostedPage('the frame’s page (HTML)'),
+      refusals: {
+        statuses: [400, 401, 403],
+        content: 'text/html',
+        description:
+          'a page saying why: 401 no valid store app token, 400 an unknown query key or token_type, 403 ' +
+          'a token without domains',
+      },
+    },
+    widget: {
+      summary: 'The checkout widget script',
+      description: 'Loaded by merchants’ pages (Cross-Origin-Resource-Policy: cross-origin).',
+      ok: { content: 'text/javascript', description: 'widget.js' },
+    },
+    asset: {
+      summary: 'A script or style sheet of the hosted pages',
+      description: 'checkout.js, checkout.css or widget.js.',
+      ok: { content: 'application/octet-stream', description: 'a script or style sheet' },
+      refusals: { statuses: [404], content: 'text/plain', description: 'no such file' },
+    },
+    createPayment: {
+      summary: 'Pay a checkout link with a token its page made',
+      description:
+        `${linkCredentials} Makes the link’s one charge, or its subscription for a subscription link, ` +
+        'with everything but the token from the link’s row; a second payment answers 400 ' +
+        'TRANSACTION_ALREADY_PROCESSED, a token-only link 403.',
+      body: createLinkPaymentSchema,
+      ok: 'LinkPayment',
+    },
+    getPayment: {
+      summary: 'The link page’s payment: pending, its outcome, or where to go next',
+      description: `${linkCredentials} \`kind\` is charge or subscription; only a payment of this link.`,
+      ok: 'LinkPayment',
+    },
+  },
+};
+
+const heartbeat: ControllerDocs<HeartbeatController> = {
+  tag: 'Operations',
+  operations: { heartbeat: { summary: 'Liveness of the gateway', sdk: 'ping', ok: 'Heartbeat' } },
+};
+
+const metrics: ControllerDocs<MetricsController> = {
+  tag: 'Operations',
+  operations: {
+    metrics: {
+      summary: 'Prometheus metrics',
+      description: '`Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set (docs/operations.md).',
+      ok: { content: 'text/plain', description: 'Prometheus text exposition format' },
+    },
+  },
+};
+
+const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
+  tag: 'Processor',
+  operations: {
+    receive: {
+      summary: 'A signed notice from the payment processor',
+      description: 'The X-Processor-Signature header over the raw body is the credential.',
+      body: processorCallbackWireSchema,
+    },
+  },
+};
+
+const openApi: ControllerDocs<OpenApiController> = {
+  tag: 'Operations',
+  operations: {
+    document: {
+      summary: 'This document',
+      ok: { content: 'application/json', description: 'the OpenAPI 3.1 document of the gateway' },
+    },
+    page: { summary: 'The API reference page', ok: { content: 'text/html', description: 'an HTML page' } },
+    asset: {
+      summary: 'A file of the API reference page',
+      ok: { content: 'application/octet-stream', description: 'a script or style sheet' },
+    },
+  },
+};
+
+/** The documentation of every controller's handlers, by controller class name. */
+export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<string, OperationDoc> }> = {
+  ChargesController: charges,
+  RefundsController: refunds,
+  CancelsController: cancels,
+  TransactionTokensController: tokens,
+  SubscriptionsController: subscriptions,
+  TestClocksController: testClocks,
+  TransactionHistoryController: history,
+  WebhooksController: webhooks,
+  StoresController: stores,
+  AppJwtsController: appJwts,
+  LoginController: login,
+  PasswordResetsController: passwordResets,
+  MeController: me,
+  CheckoutInfoController: checkoutInfo,
+  CheckoutController: checkout,
+  HostedCheckoutController: hostedCheckout,
+  HeartbeatController: heartbeat,
+  MetricsController: metrics,
+  ProcessorCallbacksController: processorCallbacks,
+  OpenApiController: openApi,
+};

@@ -1,0 +1,105 @@
+import { Queue } from 'bullmq';
+import type { AppConfig } from '@kessai/config';
+import { QUEUES } from '@kessai/contracts';
+import type { CardVaultRepository } from '@kessai/db';
+import { bullOptions, closeBullConnections } from '@kessai/runtime';
+import { CardVault } from '@kessai/vault';
+import { AdminError } from './admin.service';
+
+/**
+ * The operator's maintenance commands (docs/operations.md): the card vault moved to its active key
+ * after a rotation, and the dead jobs of a queue listed and retried.
+ */
+
+/**
+ * vault:rotate: every card_vault entry encrypted with another key than VAULT_KEYS' first is
+ * decrypted and encrypted again with it, a page at a time, each entry only while it is as it was
+ * read (safe beside running services, and run again after a crash). Its counts by key before and
+ * after tell when an old key may leave VAULT_KEYS: once it encrypts nothing.
+ */
+export async function rotateVault(
+  repository: CardVaultRepository,
+  config: Pick<AppConfig, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
+  batch: number,
+) {
+  const vault = new CardVault(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET);
+  const before = await repository.countByKey();
+  let rotated = 0;
+  let changedMeanwhile = 0;
+  for (;;) {
+    const page = await repository.findToRotate(vault.activeKeyId, batch);
+    if (page.length === 0) break;
+    for (const entry of page) {
+      // an entry under a key VAULT_KEYS no longer has throws here: add the key back, then rotate
+      const next = vault.reencrypt(entry, { transactionTokenId: entry.transactionTokenId });
+      if (await repository.replace(entry, next)) rotated++;
+      else changedMeanwhile++;
+    }
+  }
+  return {
+    active_key_id: vault.activeKeyId,
+    rotated,
+    changed_meanwhile: changedMeanwhile,
+    entries_by_key_before: before,
+    entries_by_key_after: await repository.countByKey(),
+  };
+}
+
+function queueNamed(config: AppConfig, name: string): Queue {
+  if (!QUEUES.some((queue) => queue.name === name))
+    throw new AdminError(`--queue must be one of ${QUEUES.map((queue) => queue.name).join(', ')}`);
+  return new Queue(name, bullOptions(config));
+}
+
+async function closing<T>(queue: Queue, work: (queue: Queue) => Promise<T>): Promise<T> {
+  try {
+    return await work(queue);
+  } finally {
+    await queue.close();
+    await closeBullConnections();
+  }
+}
+
+/** jobs:failed: the queue's dead jobs (BullMQ's failed set), newest first: what failed, and why. */
+export function listFailedJobs(config: AppConfig, queueName: string, limit: number) {
+  return closing(queueNamed(config, queueName), async (queue) => {
+    const jobs = await queue.getFailed(0, limit - 1);
+    return {
+      queue: queueName,
+      failed: await queue.getFailedCount(),
+      jobs: jobs.map((job) => ({
+        id: job.id ?? null,
+        name: job.name,
+        // jobs carry ids only (libs/contracts), never card data
+        data: job.data as unknown,
+        attempts_made: job.attemptsMade,
+        failed_reason: job.failedReason,
+        failed_on: job.finishedOn ? new Date(job.finishedOn).toISOString() : null,
+      })),
+    };
+  });
+}
+
+/**
+ * jobs:retry: a dead job (`id`), or every dead job of the queue (`all`), back to waiting with its
+ * attempts counted afresh. The workers take it as any job: the rows decide whether work remains, so
+ * a job whose work was done meanwhile changes nothing.
+ */
+export function retryFailedJobs(
+  config: AppConfig,
+  queueName: string,
+  target: { id?: string; all?: boolean },
+) {
+  if (!target.id === !target.all) throw new AdminError('give either --id or --all');
+  return closing(queueNamed(config, queueName), async (queue) => {
+    if (target.all) {
+      const count = await queue.getFailedCount();
+      await queue.retryJobs({ state: 'failed', count: 1_000 });
+      return { queue: queueName, retried: count };
+    }
+    const job = await queue.getJob(target.id as string);
+    if (!job || !(await job.isFailed())) throw new AdminError(`no failed job ${target.id} in ${queueName}`);
+    await job.retry('failed');
+    return { queue: queueName, retried: 1, id: job.id };
+  });
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The suites that exercise every use of Redis — BullMQ queues and workers (charges, refunds,
+# subscriptions, webhooks), rate-limit buckets, idempotency, CVVs, the app-token pub/sub — run
+# again against a three-master Redis Cluster on loopback (scripts/redis-cluster.sh), with
+# REDIS_CLUSTER=true (docs/operations.md, "Redis Cluster"). Part of `npm test`; alone:
+#   npm run test:redis-cluster
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/kessai_test}
+PORTS=(${REDIS_CLUSTER_PORTS:-7001 7002 7003})
+bash scripts/redis-cluster.sh start
+export TEST_REDIS_URL=redis://127.0.0.1:${PORTS[0]} TEST_REDIS_CLUSTER=1
+npx jest --ci --selectProjects e2e \
+  test/charges-create.e2e-spec.ts test/charges-capture.e2e-spec.ts test/charges-sdk.e2e-spec.ts \
+  test/rate-limits.e2e-spec.ts test/idempotency.e2e-spec.ts test/app-jwts.e2e-spec.ts \
+  test/refunds-cancels-sdk.e2e-spec.ts test/subscriptions-engine-sdk.e2e-spec.ts \
+  test/webhooks.e2e-spec.ts "$@"

@@ -1,0 +1,519 @@
+// The hosted checkout in a real browser (docs/hosted-checkout.md): Debian's chromium, headless,
+// driven by playwright-core, against the real gateway, charge-service, subscription-service and
+// webhook-service and the processor simulator (the outside world: issuer and operator pages). A
+// consumer pays links (success, decline then retry, 3-D Secure, a QR operator, a subscription), the
+// merchant's receiver gets the webhook, a tampered link and a foreign Origin are refused, and the
+// widget works on a page of an allowed origin only. axe-core checks every page; each step leaves a
+// screenshot in test-results/checkout/.
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import { WebHookTrigger } from 'univapay-node';
+import { runCli } from '@kessai/admin';
+import {
+  CapturedLog,
+  listenLocally,
+  luhnValidRuns,
+  RELAXED_RATE_LIMITS,
+  requestJson,
+  sdkFor,
+  startWorkerProcess,
+  TestEnvironment,
+  WebhookReceiver,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(__dirname, '..', 'test-results', 'checkout');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const EXPIRY = `12/${String((new Date().getFullYear() + 3) % 100).padStart(2, '0')}`;
+const STEP_MS = 20_000;
+// a few steps each, each awaited; a loaded CI machine gets room
+jest.setTimeout(60_000);
+/** the card numbers the consumer typed, none of which may reach a URL or a log */
+const TYPED_CARDS = [
+  '4242424242424242',
+  '4242424242424241',
+  '378282246310005',
+  '4111111111111111',
+  '5555555555554444',
+  '4000000000003220',
+];
+const log = new CapturedLog();
+/** every URL the browser asked for, over all tests */
+const requested: string[] = [];
+
+let env: TestEnvironment;
+let gateway: NestFastifyApplication;
+let simulator: ProcessorSimulator;
+let receiver: WebhookReceiver;
+let browser: Browser;
+let context: BrowserContext;
+let baseUrl: string;
+let shop: SeededMerchant;
+let form: any;
+const workers: SpawnedApp[] = [];
+/** The merchant's site, on two origins: its own (in the token's domains) and a foreign one. */
+let merchantSite: Server;
+let foreignSite: Server;
+let merchantOrigin: string;
+let foreignOrigin: string;
+
+function shopPage(title: string, body: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head><body><main>${body}</main></body></html>`;
+}
+
+/** The merchant's pages: its return page (showing the outcome it was sent) and its widget pages. */
+function merchantHandler(
+  request: import('node:http').IncomingMessage,
+  response: import('node:http').ServerResponse,
+) {
+  const url = new URL(request.url ?? '/', 'http://merchant');
+  response.setHeader('content-type', 'text/html; charset=utf-8');
+  if (url.pathname === '/return') {
+    const status = url.searchParams.get('status') ?? '';
+    response.end(
+      shopPage('Order', `<h1>Thank you</h1><p id="outcome">Payment ${status.replace(/[^a-z_]/g, '')}</p>`),
+    );
+    return;
+  }
+  if (url.pathname === '/widget' || url.pathname === '/inline') {
+    const jwt = shop.storeToken.jwt;
+    const trigger =
+      url.pathname === '/widget'
+        ? `<button type="button" id="open" data-kessai-checkout data-app-id="${jwt}" data-lang="en">Pay by card</button>`
+        : `<div id="inline" data-kessai-inline data-app-id="${jwt}" data-lang="en"></div>`;
+    response.end(
+      shopPage(
+        'Shop',
+        `<h1>Acme shop</h1>${trigger}<p id="token" aria-live="polite"></p>
+<script src="${baseUrl}/checkout/widget.js"></script>
+<script src="/shop.js"></script>`,
+      ),
+    );
+    return;
+  }
+  if (url.pathname === '/shop.js') {
+    // what the merchant's page does with the token: hands its id to its server (here: shows it)
+    response.setHeader('content-type', 'text/javascript');
+    response.end(
+      `document.addEventListener('kessai:token', function (e) { document.getElementById('token').textContent = 'token ' + e.detail.id; });`,
+    );
+    return;
+  }
+  response.statusCode = 404;
+  response.end('not found');
+}
+
+async function listen(server: Server, host: string): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://${host}:${(server.address() as AddressInfo).port}`;
+}
+
+const cli = (...argv: string[]): Promise<any> =>
+  runCli(argv, {
+    env: env.variables,
+    credentialsFile: join(mkdtempSync(join(tmpdir(), 'kessai-browser-')), 'demo.json'),
+    print: () => undefined,
+  });
+
+function createLink(extra: Record<string, unknown> = {}): Promise<any> {
+  return sdkFor(baseUrl, shop.storeToken).ecFormLinks.createTemporary({
+    formId: form.id,
+    amount: 1500,
+    currency: 'JPY',
+    tokenType: 'one_time',
+    ...extra,
+  } as any);
+}
+const linkUrl = (link: any, extra = '') =>
+  `${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en${extra}`;
+
+async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/** axe-core in the page or frame (evaluated by the browser's debugger: the page's CSP does not apply). */
+async function expectAccessible(target: Page | Frame, exclude: string[] = []): Promise<void> {
+  await target.evaluate(AXE_SOURCE);
+  const violations: { id: string; impact: string; nodes: unknown[] }[] = await target.evaluate(
+    async (excluded) => {
+      const axe = (globalThis as any).axe;
+      const result = await axe.run({ exclude: excluded.map((s: string) => [s]) });
+      return result.violations.map((v: any) => ({
+        id: v.id,
+        impact: v.impact,
+        nodes: v.nodes.map((n: any) => n.target),
+      }));
+    },
+    exclude,
+  );
+  expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+}
+
+async function fillCard(page: Page | Frame, number: string, cvv = '123') {
+  await page.getByLabel('Name on card').fill('HANAKO YAMADA');
+  await page.getByLabel('Card number').fill('');
+  await page.getByLabel('Card number').pressSequentially(number);
+  await page.getByLabel('Expiry date (MM/YY)').fill(EXPIRY);
+  await page.getByLabel('Security code (CVV)').fill(cvv);
+  const email = page.getByLabel('Email');
+  if ((await email.count()) > 0 && !(await email.inputValue())) await email.fill('hanako@example.test');
+}
+
+async function outcomeAtMerchant(page: Page): Promise<URL> {
+  await page.waitForURL(`${merchantOrigin}/return?**`, { timeout: STEP_MS });
+  return new URL(page.url());
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: npm test (scripts/test.sh) installs Debian's chromium with apt`);
+  mkdirSync(SHOTS, { recursive: true });
+  merchantSite = createServer(merchantHandler);
+  foreignSite = createServer(merchantHandler);
+  merchantOrigin = await listen(merchantSite, '127.0.0.1');
+  foreignOrigin = await listen(foreignSite, 'localhost');
+  receiver = new WebhookReceiver();
+  await receiver.start();
+  const callbackSecret = randomBytes(32).toString('hex');
+  simulator = await startProcessorSimulator({ latencyMs: 0, callbackSecret, callbackRetryBaseDelayMs: 50 });
+  env = await TestEnvironment.create({
+    ...RELAXED_RATE_LIMITS,
+    PROCESSOR_CALLBACK_SECRET: callbackSecret,
+    PROCESSOR_TEST_URL: simulator.url,
+    SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
+    CHARGE_SWEEP_INTERVAL_MS: '200',
+  });
+  gateway = await createGatewayApp(env.config, { logger: log.logger('gateway', 'trace') });
+  baseUrl = await listenLocally(gateway);
+  const started = await Promise.all(
+    [
+      'apps/charge-service/src/main.ts',
+      'apps/subscription-service/src/main.ts',
+      'apps/webhook-service/src/main.ts',
+    ].map((main) => startWorkerProcess(main, { ...env.variables, PROCESSOR_CALLBACK_BASE_URL: baseUrl })),
+  );
+  workers.push(...started.map((s) => s.app));
+
+  // not PCI DSS compliant: the hosted checkout is how it takes cards
+  shop = await env.seedMerchant('browser-shop', { domains: [new URL(merchantOrigin).host] });
+  form = await cli(
+    'checkout:form:create',
+    '--store',
+    shop.store.id,
+    '--app-token',
+    shop.storeToken.id,
+    '--name',
+    'Browser',
+    '--set',
+    JSON.stringify({
+      title: 'Acme order',
+      supported_payment_methods: ['card', 'online'],
+      success_redirect_url: `${merchantOrigin}/return`,
+      failure_redirect_url: `${merchantOrigin}/return`,
+    }),
+  );
+  await sdkFor(baseUrl, shop.storeToken).webHooks.create(
+    { triggers: [WebHookTrigger.CHARGE_FINISHED], url: `${receiver.url}/kessai` },
+    undefined,
+    shop.store.id,
+  );
+
+  // launch() gives the browser a new empty profile directory of its own (a --user-data-dir argument
+  // is refused: that is launchPersistentContext's)
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 120_000);
+
+beforeEach(async () => {
+  context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
+  context.setDefaultTimeout(STEP_MS);
+  context.on('request', (request) => requested.push(request.url()));
+});
+
+afterEach(async () => {
+  await context?.close();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const worker of workers) await worker.stop();
+  await receiver?.close();
+  await simulator?.close();
+  await new Promise((resolve) => merchantSite?.close(resolve));
+  await new Promise((resolve) => foreignSite?.close(resolve));
+  await env?.close(gateway);
+});
+
+describe('the link page in a browser', () => {
+  it('pays with a success card and ends on the merchant’s return URL; the merchant’s receiver gets charge_finished', async () => {
+    const page = await context.newPage();
+    const link = await createLink();
+    await page.goto(linkUrl(link));
+    await page.getByRole('heading', { name: 'Acme order' }).waitFor();
+    expect(await page.locator('#amount').textContent()).toBe('¥1,500');
+    await expectAccessible(page);
+    await shot(page, '01-link-page');
+
+    // errors by field as the consumer types: a Luhn failure, a past expiry, a short CVV
+    await page.getByLabel('Card number').pressSequentially('4242424242424241');
+    await page.locator('#card-number-error', { hasText: 'Enter a valid card number.' }).waitFor();
+    expect(await page.getByLabel('Card number').getAttribute('aria-invalid')).toBe('true');
+    await page.getByLabel('Expiry date (MM/YY)').pressSequentially('0120');
+    await page.locator('#expiry-error', { hasText: 'This card has expired.' }).waitFor();
+    await page.getByLabel('Card number').fill('');
+    await page.getByLabel('Card number').pressSequentially('378282246310005');
+    await page.getByLabel('Security code (CVV)').fill('123');
+    await page.getByLabel('Security code (CVV)').blur();
+    await page.locator('#cvv-error', { hasText: 'Enter the 4-digit security code.' }).waitFor();
+    await expectAccessible(page);
+    await shot(page, '02-field-errors');
+
+    await fillCard(page, '4242424242424242');
+    expect(await page.locator('#card-number').inputValue()).toBe('4242 4242 4242 4242');
+    // keyboard only: Enter in a field submits
+    await page.getByLabel('Security code (CVV)').press('Enter');
+    const outcome = await outcomeAtMerchant(page);
+    expect(outcome.searchParams.get('status')).toBe('successful');
+    expect(outcome.searchParams.get('checkout_link_id')).toBe(link.id);
+    const chargeId = outcome.searchParams.get('charge_id') ?? '';
+    await shot(page, '03-paid-at-merchant');
+
+    // the merchant's server learns it from the webhook (and the API), never from the browser alone
+    const [delivery] = await receiver.waitFor('/kessai', 'charge_finished', chargeId);
+    expect(JSON.parse(delivery.body).data).toMatchObject({ status: 'successful', charged_amount: 1500 });
+    // no card number in any URL the browser visited
+    expect(page.url()).not.toContain('4242');
+  });
+
+  it('shows a declined card’s error and lets the consumer retry with another card', async () => {
+    const page = await context.newPage();
+    await page.goto(linkUrl(await createLink()));
+    await fillCard(page, '4111111111111111');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.locator('#form-error:has-text("declined")').waitFor();
+    expect(await page.getByRole('button', { name: /Pay/ }).isEnabled()).toBe(true);
+    await expectAccessible(page);
+    await shot(page, '04-declined');
+
+    await fillCard(page, '5555555555554444');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    expect((await outcomeAtMerchant(page)).searchParams.get('status')).toBe('successful');
+  });
+
+  it('goes through 3-D Secure at the issuer and back', async () => {
+    const page = await context.newPage();
+    await page.goto(linkUrl(await createLink()));
+    await fillCard(page, '4000000000003220');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.waitForURL(`${simulator.url}/3ds/**`);
+    await shot(page, '05-three-ds-issuer');
+    await page.getByRole('button', { name: 'Authenticate' }).click();
+    expect((await outcomeAtMerchant(page)).searchParams.get('status')).toBe('successful');
+    await shot(page, '06-three-ds-done');
+  });
+
+  it('pays with a QR operator on its page and back', async () => {
+    const page = await context.newPage();
+    await page.goto(linkUrl(await createLink()));
+    await page.getByRole('radio', { name: 'PayPay' }).check();
+    expect(await page.getByLabel('Card number').isVisible()).toBe(false);
+    await page.getByLabel('Email').fill('hanako@example.test');
+    await shot(page, '07-qr-operator-chosen');
+    await expectAccessible(page);
+    await page.getByRole('button', { name: /Pay/ }).click();
+    await page.waitForURL(`${simulator.url}/operator/pay/**`);
+    await shot(page, '08-operator-page');
+    await page.getByRole('button', { name: 'Pay' }).click();
+    expect((await outcomeAtMerchant(page)).searchParams.get('status')).toBe('successful');
+  });
+
+  it('starts a subscription from a subscription link', async () => {
+    const page = await context.newPage();
+    const link = await createLink({ tokenType: 'subscription', subscriptionPeriod: 'monthly', amount: 980 });
+    await page.goto(linkUrl(link));
+    // a subscription is paid by card: no operator is offered
+    expect(await page.getByRole('radio').count()).toBe(0);
+    await fillCard(page, '4242424242424242');
+    await page.getByRole('button', { name: /Pay/ }).click();
+    const outcome = await outcomeAtMerchant(page);
+    expect(outcome.searchParams.get('status')).toBe('successful');
+    const subscription: any = await sdkFor(baseUrl, shop.storeToken).subscriptions.get(
+      shop.store.id,
+      outcome.searchParams.get('subscription_id') ?? '',
+    );
+    expect(subscription).toMatchObject({ status: 'current', amount: 980, period: 'monthly' });
+    expect(subscription.metadata).toMatchObject({ checkout_link_id: link.id });
+    await shot(page, '09-subscribed');
+  });
+
+  it('refuses a link whose amount was tampered with, in Japanese too', async () => {
+    const page = await context.newPage();
+    const link = await createLink();
+    const response = await page.goto(linkUrl(link, '&amount=1'));
+    expect(response?.status()).toBe(400);
+    await page.getByText('This payment link was altered').waitFor();
+    expect(await page.locator('#pay-form').count()).toBe(0);
+    await expectAccessible(page);
+    await shot(page, '10-tampered-refused');
+    await page.goto(`${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}x&lang=ja`);
+    await page.getByText('この支払いリンクは無効です').waitFor();
+    await shot(page, '11-wrong-secret-ja');
+
+    // and the page's own calls cannot change what the link pays
+    await page.goto(linkUrl(link));
+    const tampered: any = await page.evaluate(async (id) => {
+      const config = JSON.parse(
+        (globalThis as any).document.getElementById('checkout-config')?.textContent ?? '{}',
+      );
+      const response = await fetch(`/checkout/links/${id}/payments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${config.credential}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ transaction_token_id: '00000000-0000-4000-8000-000000000000', amount: 1 }),
+      });
+      return { status: response.status, body: await response.json() };
+    }, link.id);
+    expect(tampered.status).toBe(400);
+    expect(tampered.body.errors).toContainEqual({ field: 'amount', reason: 'FORBIDDEN_PARAMETER' });
+  });
+
+  it('is Japanese for a Japanese browser, and fits a phone', async () => {
+    const ja = await browser.newContext({ viewport: { width: 360, height: 740 }, locale: 'ja-JP' });
+    try {
+      const page = await ja.newPage();
+      const [link, sibling] = await Promise.all([createLink(), createLink()]);
+      // another link's secret: refused
+      await page.goto(`${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(sibling.secret)}`);
+      await page.getByText('この支払いリンクは無効です').waitFor();
+      await page.goto(`${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}`);
+      await page.getByLabel('カード番号').waitFor();
+      expect(await page.locator('#amount').textContent()).toBe('￥1,500');
+      const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
+      expect(overflow).toBe(false);
+      await expectAccessible(page);
+      await shot(page, '12-link-page-ja-phone');
+    } finally {
+      await ja.close();
+    }
+  });
+});
+
+describe('the widget and the inline form', () => {
+  it('opens over a page of an allowed origin and hands it the token (never the card)', async () => {
+    const page = await context.newPage();
+    await page.goto(`${merchantOrigin}/widget`);
+    await page.getByRole('button', { name: 'Pay by card' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    const frame = page.frameLocator('iframe');
+    await frame.getByLabel('Card number').waitFor();
+    // a modal: the page behind is out of reach while it is open
+    expect(await page.locator('main').getAttribute('inert')).toBe('');
+    await shot(page, '13-widget-open');
+    const inner = page.frames().find((f) => f.url().startsWith(`${baseUrl}/checkout/frame`));
+    if (!inner) throw new Error('no checkout frame');
+    await expectAccessible(inner);
+    await expectAccessible(page, ['iframe']);
+    await fillCard(inner, '4242424242424242');
+    await inner.getByRole('button', { name: 'Save card' }).click();
+    await page.locator('#token:has-text("token ")').waitFor();
+    const tokenId = ((await page.locator('#token').textContent()) ?? '').replace('token ', '');
+    expect(await dialog.count()).toBe(0);
+    expect(await page.locator('main').getAttribute('inert')).toBeNull();
+    // focus is back on the button that opened it
+    expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('open');
+    await shot(page, '14-widget-token');
+    // the merchant's server charges it with its secret
+    const charge: any = await sdkFor(baseUrl, shop.storeToken).charges.create({
+      transactionTokenId: tokenId,
+      amount: 3000,
+      currency: 'JPY',
+    });
+    const done: any = await sdkFor(baseUrl, shop.storeToken).charges.poll(shop.store.id, charge.id);
+    expect(done.status).toBe('successful');
+  });
+
+  it('renders inline in a page of an allowed origin', async () => {
+    const page = await context.newPage();
+    await page.goto(`${merchantOrigin}/inline`);
+    const frame = page.frameLocator('#inline iframe');
+    await frame.getByLabel('Card number').waitFor();
+    const inner = page.frames().find((f) => f.url().startsWith(`${baseUrl}/checkout/frame`));
+    if (!inner) throw new Error('no checkout frame');
+    await fillCard(inner, '4242424242424242');
+    await inner.getByLabel('Security code (CVV)').press('Enter');
+    await page.locator('#token:has-text("token ")').waitFor();
+    await shot(page, '15-inline-token');
+  });
+
+  it('does not load on a page of another origin, whose Origin is refused by POST /tokens', async () => {
+    const page = await context.newPage();
+    await page.goto(`${foreignOrigin}/inline`);
+    // the browser refuses to frame the form (frame-ancestors), and the widget says it could not load
+    await page.getByRole('alert').waitFor({ timeout: STEP_MS });
+    expect(await page.getByRole('alert').textContent()).toBe('The payment form could not be loaded.');
+    const inner = page.frames().find((f) => f.url().startsWith(`${baseUrl}/checkout/frame`));
+    expect(inner ? await inner.locator('#card-number').count() : 0).toBe(0);
+    await shot(page, '16-foreign-origin-refused');
+
+    // the token's own Origin check, as the gateway sees a request from that page, or from our frame on it
+    const card = {
+      payment_type: 'card',
+      type: 'one_time',
+      email: 'x@example.test',
+      data: { cardholder: 'X', card_number: '4242424242424242', exp_month: 12, exp_year: 2030, cvv: '123' },
+    };
+    const fromForeign = await requestJson(baseUrl, '/tokens', {
+      method: 'POST',
+      auth: `Bearer ${shop.storeToken.jwt}`,
+      origin: foreignOrigin,
+      json: card,
+    });
+    expect(fromForeign).toMatchObject({ status: 401, body: { code: 'INVALID_DOMAIN' } });
+    const framedByForeign = await requestJson(baseUrl, '/tokens', {
+      method: 'POST',
+      auth: `Bearer ${shop.storeToken.jwt}`,
+      origin: baseUrl,
+      headers: { 'x-kessai-embedder': foreignOrigin },
+      json: card,
+    });
+    expect(framedByForeign).toMatchObject({ status: 401, body: { code: 'INVALID_DOMAIN' } });
+  });
+});
+
+// last: what the runs above left behind
+describe('card data', () => {
+  it('is in no URL the browser asked for, and in no log line of the gateway or the workers', () => {
+    expect(requested.length).toBeGreaterThan(20);
+    const urls = requested.join('\n');
+    const logs = [log.text, ...workers.map((worker) => worker.lines.join('\n'))].join('\n');
+    expect(log.lines.length).toBeGreaterThan(10);
+    for (const text of [urls, logs]) {
+      expect(luhnValidRuns(text)).toEqual([]);
+      for (const pan of TYPED_CARDS) expect(text).not.toContain(pan);
+    }
+  });
+});
