@@ -10,7 +10,7 @@ export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:54
 PORTS=(${REDIS_CLUSTER_PORTS:-7001 7002 7003})
 bash scripts/redis-cluster.sh start
 export TEST_REDIS_URL=redis://127.0.0.1:${PORTS[0]} TEST_REDIS_CLUSTER=1
-npx jest --ci --selectProjects e2e \
+npx jest --ci \
   test/charges-create.e2e-spec.ts test/charges-capture.e2e-spec.ts test/charges-sdk.e2e-spec.ts \
   test/rate-limits.e2e-spec.ts test/idempotency.e2e-spec.ts test/app-jwts.e2e-spec.ts \
   test/refunds-cancels-sdk.e2e-spec.ts test/subscriptions-engine-sdk.e2e-spec.ts \

@@ -1,6 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { loadConfig } from '@kessai/config';
+import { Cluster } from 'ioredis';
 import { RedisService } from '@kessai/redis';
 import {
   CapturedLog,
@@ -41,12 +42,15 @@ async function emptyExactBucketsSince(token: Token, msAgo: number) {
   const redis = specApp.get(RedisService).client;
   const pattern = `${env.config.REDIS_PREFIX}:rl:{app_token_${token.id}}:exact:*:b`;
   const keys: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
-    keys.push(...found);
-    cursor = next;
-  } while (cursor !== '0');
+  // on a Redis Cluster (npm run test:redis-cluster) the keys are on one of the masters
+  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+    let cursor = '0';
+    do {
+      const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);
+      keys.push(...found);
+      cursor = next;
+    } while (cursor !== '0');
+  }
   expect(keys.length).toBeGreaterThan(0);
   const [seconds, micros] = await redis.time();
   const now = Number(seconds) * 1000 + Number(micros) / 1000;
