@@ -9,6 +9,15 @@ describe('card leak probes', () => {
     // a Luhn-valid fraction of a duration is not a card number
     expect(luhnValidRuns('{"durationMs":12.8416785858234}')).toEqual([]);
     expect(luhnValidRuns(`{"durationMs":12.${pan}}`)).toEqual([]);
+    expect(luhnValidRuns(`card_number=${pan}&x`)).toEqual([pan]);
+  });
+
+  it('does not read the digit groups of a UUID as a card number', () => {
+    // each holds a Luhn-valid run of 13–19 digits across its dashes (CI failed on one like the first)
+    for (const id of ['e3b1daba-4827-1357-4214-8abcdef01234', 'abcdefab-abcd-abcd-8901-234567890122']) {
+      expect(luhnValidRuns(`{"correlationId":"${id}"}`)).toEqual([]);
+    }
+    expect(luhnValidRuns('4827-1357-4214-8')).toEqual(['4827135742148']);
   });
 
   it('finds a CVV standing alone, not inside an id', () => {

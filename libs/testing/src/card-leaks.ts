@@ -7,7 +7,11 @@ import { passesLuhn } from '@kessai/cards';
  * fractions passes Luhn by chance, which made log scans fail at random.
  */
 export function luhnValidRuns(text: string): string[] {
-  const runs = text.match(/(?<![\d.])\d(?:[ -]?\d){12,}/g) ?? [];
+  // a run standing alone: not the fraction of a number, nor digit groups of an id (a UUID's groups
+  // of digits join into Luhn-valid runs by chance: "…-4827-1357-4214-8abc…"), i.e. not touching a
+  // letter or digit, directly or across one dash
+  const runs =
+    text.match(/(?<![\dA-Za-z.])(?<![\dA-Za-z]-)\d(?:[ -]?\d){12,}(?![\dA-Za-z])(?!-[\dA-Za-z])/g) ?? [];
   return runs
     .map((run) => run.replace(/[ -]/g, ''))
     .filter((digits) => digits.length >= 13 && digits.length <= 19 && passesLuhn(digits));
