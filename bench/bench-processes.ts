@@ -7,8 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { cpus } from 'node:os';
 import path from 'node:path';
-import { Cluster } from 'ioredis';
-import type { RedisClient } from '@kessai/redis';
+import { masterNodes, type RedisClient } from '@kessai/redis';
 import type { Client } from 'pg';
 import { sleep } from './db-helpers';
 
@@ -139,7 +138,7 @@ export async function postgresCpu(db: Client): Promise<Map<number, number>> {
 /** Redis's CPU seconds: the server's, or all masters' of a Cluster together. */
 export async function redisCpuSeconds(redis: RedisClient): Promise<number> {
   let seconds = 0;
-  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+  for (const node of masterNodes(redis)) {
     const info = await node.info('cpu');
     const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
     seconds += value('used_cpu_user') + value('used_cpu_sys');

@@ -26,8 +26,7 @@
  * BENCH_NODE_ARGS (extra node flags for every spawned process, e.g. --cpu-prof --cpu-prof-dir=DIR).
  */
 import 'reflect-metadata';
-import { Cluster } from 'ioredis';
-import { createRedisClient, type RedisClient } from '@kessai/redis';
+import { createRedisClient, masterNodes, type RedisClient } from '@kessai/redis';
 import { Client } from 'pg';
 import { TestEnvironment } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
@@ -238,7 +237,7 @@ async function redisFootprint(redis: RedisClient, prefix: string) {
   let keys = 0;
   let bytes = 0;
   // every master of a Cluster; BullMQ's keys are under `{prefix}` there
-  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+  for (const node of masterNodes(redis)) {
     for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) {
       let cursor = '0';
       do {

@@ -1,8 +1,7 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { loadConfig } from '@kessai/config';
-import { Cluster } from 'ioredis';
-import { RedisService } from '@kessai/redis';
+import { masterNodes, RedisService } from '@kessai/redis';
 import {
   CapturedLog,
   TestEnvironment,
@@ -43,7 +42,7 @@ async function emptyExactBucketsSince(token: Token, msAgo: number) {
   const pattern = `${env.config.REDIS_PREFIX}:rl:{app_token_${token.id}}:exact:*:b`;
   const keys: string[] = [];
   // on a Redis Cluster (npm run test:redis-cluster) the keys are on one of the masters
-  for (const node of redis instanceof Cluster ? redis.nodes('master') : [redis]) {
+  for (const node of masterNodes(redis)) {
     let cursor = '0';
     do {
       const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 1000);

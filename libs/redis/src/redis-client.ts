@@ -52,3 +52,8 @@ export function duplicateRedisClient(
 ): RedisClient {
   return client instanceof Cluster ? client.duplicate(undefined, options) : client.duplicate(options);
 }
+
+/** The servers holding the keys: a Cluster's masters, or the one server (to SCAN or INFO each). */
+export function masterNodes(client: RedisClient): Redis[] {
+  return client instanceof Cluster ? client.nodes('master') : [client];
+}

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Cluster, type Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Writable } from 'node:stream';
 import { loadConfig, type AppConfig } from '@kessai/config';
@@ -12,7 +12,7 @@ import {
 } from '@kessai/db';
 import { AdminService } from '@kessai/admin';
 import { createLogger, type Logger } from '@kessai/observability';
-import { createRedisClient, type RedisLocation } from '@kessai/redis';
+import { createRedisClient, masterNodes, type RedisLocation } from '@kessai/redis';
 import { closeBullConnections } from '@kessai/runtime';
 import { createTestDatabase, type TestDatabase } from './database';
 
@@ -172,7 +172,7 @@ export async function dropRedisPrefix(location: RedisLocation, prefix: string): 
   try {
     await redis.connect();
     // on a Cluster, every master's keys; BullMQ's are under `{prefix}` there
-    const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
+    const nodes = masterNodes(redis);
     for (const node of nodes) {
       for (const pattern of [`${prefix}:*`, `{${prefix}}:*`]) await unlinkMatching(node, pattern);
     }
