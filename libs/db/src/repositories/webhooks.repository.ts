@@ -290,11 +290,14 @@ export class WebhooksRepository {
   async createDeliveries(deliveries: readonly NewDelivery[]): Promise<{ id: string; webhookId: string }[]> {
     if (deliveries.length === 0) return [];
     const rows = await this.prisma.run(CREATE_DELIVERIES, {
-      ids: deliveries.map((delivery) => delivery.id),
-      webhookIds: deliveries.map((delivery) => delivery.webhookId),
-      eventIds: deliveries.map((delivery) => delivery.eventId),
-      events: deliveries.map((delivery) => delivery.event),
-      bodies: deliveries.map((delivery) => delivery.body),
+      deliveries: deliveries.map((delivery) => ({
+        id: delivery.id,
+        webhook_id: delivery.webhookId,
+        event_id: delivery.eventId,
+        event: delivery.event,
+        body: delivery.body,
+      })),
+      eventIds: [...new Set(deliveries.map((delivery) => delivery.eventId))],
     });
     return rows.map((row) => ({ id: row.id, webhookId: row.webhook_id }));
   }
@@ -353,16 +356,18 @@ export class WebhooksRepository {
     // in id order: two statements over the same deliveries lock them in the same order
     const sorted = [...attempts].sort((a, b) => (a.deliveryId < b.deliveryId ? -1 : 1));
     const rows = await this.prisma.run(RECORD_DELIVERY_ATTEMPTS, {
-      deliveryIds: sorted.map((a) => a.deliveryId),
-      numbers: sorted.map((a) => a.number),
-      statusCodes: sorted.map((a) => a.statusCode),
-      errorMessages: sorted.map((a) => a.errorMessage),
-      responseSnippets: sorted.map((a) => a.responseSnippet),
-      durationsMs: sorted.map((a) => a.durationMs),
-      statuses: sorted.map((a) => a.status),
-      nextAttemptsOn: sorted.map((a) => a.nextAttemptOn),
-      disableReasons: sorted.map((a) => a.disableReason),
-      judged: sorted.map((a) => a.judged),
+      tries: sorted.map((a) => ({
+        delivery_id: a.deliveryId,
+        number: a.number,
+        status_code: a.statusCode,
+        error_message: a.errorMessage,
+        response_snippet: a.responseSnippet,
+        duration_ms: a.durationMs,
+        status: a.status,
+        next_attempt_on: a.nextAttemptOn,
+        disable_reason: a.disableReason,
+        judged: a.judged,
+      })),
       disableAfterSeconds,
     });
     return new Set(rows.map((row) => row.id));

@@ -45,6 +45,12 @@ export const pg = {
   bytea: pgType<Uint8Array>('bytea'),
   /** sent as its JSON text, read parsed */
   jsonb: <T>() => pgType<T>('jsonb', { encode: (value) => JSON.stringify(value) }),
+  /**
+   * sent as its JSON text, kept as text by Postgres (no jsonb conversion): for a batch's rows read
+   * once by json_to_recordset, where JSON.stringify is far cheaper than pg's array literals
+   * (escaped element by element in JavaScript) for long strings such as webhook bodies
+   */
+  json: <T>() => pgType<T>('json', { encode: (value) => JSON.stringify(value) }),
   /** a Postgres enum, typed as the union of its labels */
   enum: <T extends string>(name: string) => pgType<T>(name),
   array: <T>(item: PgType<T>) => pgType<readonly T[]>(`${item.name}[]`),

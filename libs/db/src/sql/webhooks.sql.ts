@@ -41,6 +41,30 @@ export const FIND_SUBSCRIBED_EVENTS = defineStatement({
      ORDER BY e.sequence`,
 });
 
+/** A delivery row as CREATE_DELIVERIES takes it (one element of its JSON array). */
+export interface NewDeliveryRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  event: string;
+  body: string;
+}
+
+/** A try as RECORD_DELIVERY_ATTEMPTS takes it (one element of its JSON array). */
+export interface DeliveryAttemptRow {
+  delivery_id: string;
+  number: number;
+  status_code: number | null;
+  error_message: string | null;
+  response_snippet: string | null;
+  duration_ms: number;
+  status: DeliveryStatus;
+  next_attempt_on: Date | null;
+  disable_reason: string | null;
+  /** false for a try that sent nothing (its webhook inactive): the webhook's health stays as it is */
+  judged: boolean;
+}
+
 /**
  * The deliveries of a batch of events, one per webhook and event: a pair that has its row already
  * (a dispatch run again) keeps it, with its id and body. Returns every pending delivery of these
@@ -49,19 +73,15 @@ export const FIND_SUBSCRIBED_EVENTS = defineStatement({
 export const CREATE_DELIVERIES = defineStatement({
   name: 'webhooks_create_deliveries',
   params: {
-    ids: pg.array(pg.uuid),
-    webhookIds: pg.array(pg.uuid),
+    deliveries: pg.json<readonly NewDeliveryRow[]>(),
     eventIds: pg.array(pg.uuid),
-    events: pg.array(pg.text),
-    bodies: pg.array(pg.text),
   },
   columns: { id: pg.text, webhook_id: pg.text },
   text: (p) => `
     WITH created AS (
       INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body)
       SELECT d.id, d.webhook_id, d.event_id, d.event, d.body
-        FROM unnest(${p.ids}, ${p.webhookIds}, ${p.eventIds}, ${p.events}, ${p.bodies})
-             AS d (id, webhook_id, event_id, event, body)
+        FROM json_to_recordset(${p.deliveries}) AS d (id uuid, webhook_id uuid, event_id uuid, event text, body text)
       ON CONFLICT (webhook_id, event_id) DO NOTHING
       RETURNING id, webhook_id
     )
@@ -125,11 +145,11 @@ export const FIND_DELIVERIES = defineStatement({
 });
 
 /**
- * Records tries of pending deliveries and their outcomes, in one statement (the arrays are one try
- * per index, at most one per delivery): each try's row (once: a repeated job records nothing), its
+ * Records tries of pending deliveries and their outcomes, in one statement (`tries` holds at most
+ * one try per delivery): each try's row (once: a repeated job records nothing), its
  * delivery's status, count and next try, and each webhook's health, from its judged tries together:
  * `failing_since` cleared when one of them was delivered, else set by their failure (kept while tries
- * keep failing); the webhook turned off with a try's `disableReasons` (its endpoint answered 410
+ * keep failing); the webhook turned off with a try's `disable_reason` (its endpoint answered 410
  * Gone), or when its tries all failed and find it failing for longer than `disableAfterSeconds`. A
  * webhook row is written only when one of these changes it. Returns the deliveries whose try this
  * call recorded.
@@ -137,28 +157,17 @@ export const FIND_DELIVERIES = defineStatement({
 export const RECORD_DELIVERY_ATTEMPTS = defineStatement({
   name: 'webhooks_record_attempts',
   params: {
-    deliveryIds: pg.array(pg.uuid),
-    numbers: pg.array(pg.int4),
-    statusCodes: pg.array(pg.nullable(pg.int4)),
-    errorMessages: pg.array(pg.nullable(pg.text)),
-    responseSnippets: pg.array(pg.nullable(pg.text)),
-    durationsMs: pg.array(pg.int4),
-    statuses: pg.array(pg.enum<DeliveryStatus>('delivery_status')),
-    nextAttemptsOn: pg.array(pg.nullable(pg.timestamptz)),
-    disableReasons: pg.array(pg.nullable(pg.text)),
-    /** false for a try that sent nothing (its webhook inactive): the webhook's health stays as it is */
-    judged: pg.array(pg.bool),
+    tries: pg.json<readonly DeliveryAttemptRow[]>(),
     disableAfterSeconds: pg.int4,
   },
   columns: { id: pg.text },
   text: (p) => `
     WITH tries AS (
       SELECT *
-        FROM unnest(${p.deliveryIds}, ${p.numbers}, ${p.statusCodes}, ${p.errorMessages},
-                    ${p.responseSnippets}, ${p.durationsMs}, ${p.statuses}, ${p.nextAttemptsOn},
-                    ${p.disableReasons}, ${p.judged})
-             AS t (delivery_id, number, status_code, error_message, response_snippet, duration_ms,
-                   status, next_attempt_on, disable_reason, judged)
+        FROM json_to_recordset(${p.tries})
+             AS t (delivery_id uuid, number int4, status_code int4, error_message text,
+                   response_snippet text, duration_ms int4, status delivery_status,
+                   next_attempt_on timestamptz, disable_reason text, judged bool)
     ),
     attempt AS (
       INSERT INTO webhook_attempts (delivery_id, number, status_code, error_message, response_snippet,
