@@ -83,8 +83,14 @@ export async function runRequestLoad(options: {
           const status = res.statusCode ?? 0;
           latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
           statuses[status] = (statuses[status] ?? 0) + 1;
-          options.answered?.(request, { status, body: Buffer.concat(chunks).toString('utf8') });
-          resolve();
+          // a throwing `answered` fails the load (and so the bench, which then stops its processes)
+          // rather than escaping from this event handler and killing the process mid-run
+          try {
+            options.answered?.(request, { status, body: Buffer.concat(chunks).toString('utf8') });
+            resolve();
+          } catch (error) {
+            reject(error instanceof Error ? error : new Error(String(error)));
+          }
         });
       });
       req.on('error', reject);

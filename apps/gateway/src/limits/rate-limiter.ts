@@ -20,7 +20,7 @@ export class RateLimiterUnavailableError extends Error {
   }
 }
 
-type TakeTokens = (numberOfKeys: number, ...keysAndArgs: Array<string | number>) => Promise<number[]>;
+type TakeTokens = (...keysThenArgs: Array<string | number>) => Promise<number[]>;
 
 const COMMAND = 'kessaiTakeTokens';
 
@@ -31,14 +31,32 @@ export class RateLimiter {
   private readonly client: RedisClient;
   private readonly keyPrefix: string;
   private readonly timeoutMs: number;
+  private readonly commands = new Map<number, TakeTokens>();
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, redis: RedisService) {
     this.settings = rateLimitSettings(config);
     this.client = redis.client;
     this.keyPrefix = `${redis.prefix}:rl`;
     this.timeoutMs = config.RATE_LIMIT_REDIS_TIMEOUT_MS;
-    // EVALSHA, falling back to EVAL once when Redis does not have the script cached yet
-    this.client.defineCommand(COMMAND, { lua: TOKEN_BUCKET_SCRIPT });
+  }
+
+  /**
+   * The script as a command taking `keyCount` keys (two per bucket), defined on first use: EVALSHA,
+   * falling back to EVAL once when Redis does not have the script cached yet. Its key count is
+   * fixed, so a call's first argument is its first key: on a Cluster, ioredis's auto-pipelining
+   * routes a call by its first argument, and a leading key count sent calls for different masters
+   * into one pipeline ("All keys in the pipeline should belong to the same slots allocation
+   * group", ioredis#2109), and every such request got a 503.
+   */
+  private command(keyCount: number): TakeTokens {
+    let command = this.commands.get(keyCount);
+    if (!command) {
+      const name = `${COMMAND}${keyCount}`;
+      this.client.defineCommand(name, { lua: TOKEN_BUCKET_SCRIPT, numberOfKeys: keyCount });
+      command = (this.client as unknown as Record<string, TakeTokens>)[name].bind(this.client);
+      this.commands.set(keyCount, command);
+    }
+    return command;
   }
 
   /**
@@ -53,8 +71,7 @@ export class RateLimiter {
       keys.push(`${base}:b`, `${base}:w`);
       args.push(bucket.limits.burst, bucket.limits.refillPerMs, bucket.limits.perMinute);
     }
-    const takeTokens = (this.client as unknown as Record<string, TakeTokens>)[COMMAND];
-    const reply = await this.withTimeout(takeTokens.call(this.client, keys.length, ...keys, ...args));
+    const reply = await this.withTimeout(this.command(keys.length)(...keys, ...args));
     const [allowed, retryAfterMs, ...remaining] = reply;
     return { allowed: allowed === 1, retryAfterMs, remaining };
   }

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   checkCardholder,
@@ -84,6 +84,8 @@ export class TransactionTokensService {
     private readonly pendingCvvs: PendingCvvStore,
     private readonly confirmations: TokenConfirmationDelivery,
   ) {}
+
+  private readonly logger = new Logger(TransactionTokensService.name);
 
   async create(principal: Principal, body: unknown, context: RequestContext) {
     const storeId = storeOf(principal);
@@ -461,8 +463,10 @@ export class TransactionTokensService {
   private async keepCvv(id: string, cvv: string): Promise<void> {
     try {
       await this.pendingCvvs.put(id, cvv);
-    } catch {
+    } catch (error) {
       // without Redis the CVV has nowhere safe to wait; refuse rather than store a token without it
+      // (the error names Redis's trouble, never the CVV)
+      this.logger.warn(`CVV could not be kept in Redis, token refused with 503: ${(error as Error).message}`);
       throw new ServiceUnavailableError();
     }
   }
