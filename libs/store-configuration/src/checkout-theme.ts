@@ -18,14 +18,14 @@ export type CheckoutColorKey = (typeof CHECKOUT_COLOR_KEYS)[number];
 /** Each colour as #rrggbb, lower case. */
 export type CheckoutColors = Record<CheckoutColorKey, string>;
 
-/** Kessai's own look: every pair below passes the contrast rule. */
+/** Kessai's own look (the pages' colours before stores had theirs): every pair below passes the contrast rule. */
 export const DEFAULT_CHECKOUT_COLORS: CheckoutColors = {
-  main_background: '#fafafa',
+  main_background: '#ffffff',
   secondary_background: '#ffffff',
-  main_color: '#1f4fd8',
+  main_color: '#0b57d0',
   main_text: '#ffffff',
   primary_text: '#1a1a1a',
-  secondary_text: '#5f6368',
+  secondary_text: '#4a4f55',
   base_text: '#1a1a1a',
   body_background: '#f1f3f4',
 };
