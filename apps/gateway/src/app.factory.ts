@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@kessai/config';
+import { mayHoldCardNumber } from '@kessai/cards';
 import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kessai/observability';
 import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
@@ -34,7 +35,10 @@ export async function createGatewayApp(
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      // an id that may hold a card number would put it on every log line of the request: replaced
+      return typeof given === 'string' && REQUEST_ID.test(given) && !mayHoldCardNumber(given)
+        ? given
+        : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
