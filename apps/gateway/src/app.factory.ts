@@ -92,6 +92,12 @@ export async function createGatewayApp(
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // off by default (the process refuses to start when it is on without credentials: libs/config),
+  // and loaded only when on: its static-file server needs Node's require(esm), 20.19 and later
+  if (config.QUEUE_DASHBOARD_ENABLED) {
+    const { registerQueueDashboard } = await import('./queue-dashboard/queue-dashboard');
+    await registerQueueDashboard(fastify, config);
+  }
 
   app.useGlobalFilters(new ErrorEnvelopeFilter(logger, routes));
   await app.init();
