@@ -3,7 +3,16 @@ const moduleNameMapper = {
   '^@kessai/(config|contracts|domain|db|auth|observability|runtime|admin|testing|cards|vault|processor|accounts|redis|store-configuration|schedule|presenters)$':
     '<rootDir>/libs/$1/src',
 };
-const transform = { '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }] };
+const transform = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.spec.json' }],
+  // ESM-only dependencies (content-disposition 3, under @fastify/static for the queue dashboard):
+  // Node loads them with require(esm), jest below Node 24.9 does not, so they are compiled to CommonJS
+  '/node_modules/content-disposition/.+\\.js$': [
+    'ts-jest',
+    { tsconfig: { allowJs: true }, isolatedModules: true },
+  ],
+};
+const transformIgnorePatterns = ['/node_modules/(?!content-disposition/)'];
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -18,6 +27,7 @@ module.exports = {
       testMatch: ['**/*.spec.ts'],
       moduleNameMapper,
       transform,
+      transformIgnorePatterns,
     },
     {
       displayName: 'e2e',
@@ -26,6 +36,7 @@ module.exports = {
       testMatch: ['**/*.e2e-spec.ts'],
       moduleNameMapper,
       transform,
+      transformIgnorePatterns,
       globalSetup: '<rootDir>/test/global-setup.ts',
     },
   ],

@@ -6,7 +6,6 @@
  *   npm run bench:limiter            (BENCH_SECONDS=10 BENCH_CONCURRENCY=16 by default)
  */
 import 'reflect-metadata';
-import { readFile } from 'node:fs/promises';
 import { Redis } from 'ioredis';
 import { loadConfig } from '@kessai/config';
 import { RedisService } from '@kessai/redis';
@@ -14,6 +13,7 @@ import { RELAXED_RATE_LIMITS, TestEnvironment, startGatewayProcess } from '@kess
 import globalSetup from '../test/global-setup';
 import { RateLimiter } from '../apps/gateway/src/limits/rate-limiter';
 import { planFor } from '../apps/gateway/src/limits/rate-limit.policy';
+import { pidCpuSeconds, redisCpuSeconds } from './bench-processes';
 import { percentile, runLoad, type LoadResult } from './load';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -32,18 +32,6 @@ async function commandsProcessed(redis: Redis): Promise<number> {
 }
 
 /** CPU seconds (user + system) a process has used, from /proc (Linux). */
-async function processCpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (100/s)
-}
-
-async function redisCpuSeconds(redis: Redis): Promise<number> {
-  const info = await redis.info('cpu');
-  const value = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? NaN);
-  return value('used_cpu_user') + value('used_cpu_sys');
-}
-
 async function limiterCallTimings(env: TestEnvironment, calls: number) {
   const config = loadConfig({ ...env.variables, ...RELAXED_RATE_LIMITS });
   const redis = new RedisService(config);
@@ -73,9 +61,9 @@ async function gatewayRun(env: TestEnvironment, enabled: boolean, auth: string, 
     await runLoad({ ...target, durationMs: 2_000 }); // warm-up: JIT, pools, script cache
     const pid = app.child.pid!;
     const [scriptsBefore, commandsBefore] = [await scriptCalls(redis), await commandsProcessed(redis)];
-    const [gatewayCpuBefore, redisCpuBefore] = [await processCpuSeconds(pid), await redisCpuSeconds(redis)];
+    const [gatewayCpuBefore, redisCpuBefore] = [await pidCpuSeconds(pid), await redisCpuSeconds(redis)];
     const result = await runLoad({ ...target, durationMs: SECONDS * 1_000 });
-    const [gatewayCpuAfter, redisCpuAfter] = [await processCpuSeconds(pid), await redisCpuSeconds(redis)];
+    const [gatewayCpuAfter, redisCpuAfter] = [await pidCpuSeconds(pid), await redisCpuSeconds(redis)];
     const [scriptsAfter, commandsAfter] = [await scriptCalls(redis), await commandsProcessed(redis)];
     return {
       result,

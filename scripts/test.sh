@@ -37,4 +37,9 @@ rm -f "$results"
 if [ "${KESSAI_SKIP_REDIS_CLUSTER:-}" != 1 ] && [ $# -eq 0 ]; then
   bash scripts/test-redis-cluster.sh || status=1
 fi
+# npm run start:cluster as plain processes (2 of everything), on one Redis and on the Cluster,
+# paid through the SDK across both gateways
+if [ "${KESSAI_SKIP_START_CLUSTER:-}" != 1 ] && [ $# -eq 0 ]; then
+  bash scripts/test-start-cluster.sh || status=1
+fi
 exit $status

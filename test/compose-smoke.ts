@@ -4,7 +4,9 @@
  * given:
  *   a card token → a charge → successful; a partial refund → successful; a subscription → its first
  *   charge successful and the subscription current; a signed webhook for each (charge_finished,
- *   refund_finished, subscription_payment) received by a receiver on this machine.
+ *   refund_finished, subscription_payment) received by a receiver on this machine; then
+ *   BURST charges, each sent with one Idempotency-Key to every gateway at once: one charge per key,
+ *   every one successful, with its charge_finished webhook.
  *
  *   [SMOKE_RECEIVER_HOST=<address>] TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register \
  *     -r tsconfig-paths/register test/compose-smoke.ts <credentials.json> <gateway URL>...
@@ -26,6 +28,7 @@ import { sdkCardToken } from '../libs/testing/src/sdk';
 import { verifiedWebhook, WebhookReceiver } from '../libs/testing/src/webhook-receiver';
 
 const WAIT_MS = 60_000;
+const BURST = 20;
 
 async function main() {
   const [credentialsFile, ...gatewayUrls] = process.argv.slice(2);
@@ -120,10 +123,72 @@ async function main() {
     log(
       `webhook subscription_payment ${verifiedWebhook(hook.signingSecret, paymentHook[0]).id} (signature verified)`,
     );
+    await sameKeyOnEveryGateway(sdks, storeId, receiver, log);
     log('passed');
   } finally {
     await receiver.close();
   }
+}
+
+/**
+ * BURST charges at once, each POSTed under one Idempotency-Key to every gateway at the same time:
+ * the replicas race for each key, and exactly one creates the charge — the others answer it again
+ * or, while it runs, 409 REQUEST_IN_PROGRESS (then asked again until they answer it).
+ */
+async function sameKeyOnEveryGateway(
+  sdks: SDK[],
+  storeId: string,
+  receiver: WebhookReceiver,
+  log: (line: string) => void,
+) {
+  const tokens = await Promise.all(
+    Array.from({ length: BURST }, (_, i) => sdkCardToken(sdks[i % sdks.length])),
+  );
+  const inProgress = (error: unknown) =>
+    typeof error === 'object' &&
+    error !== null &&
+    'errorResponse' in error &&
+    JSON.stringify(error.errorResponse).includes('IDEMPOTENCY_KEY_CONFLICT');
+  const created = await Promise.all(
+    tokens.map(async (token, i) => {
+      const key = `smoke-${token.id}`;
+      const answers = await Promise.all(
+        sdks.map(async (client) => {
+          for (let tries = 0; ; tries++) {
+            try {
+              return await client.charges.create(
+                { transactionTokenId: token.id, amount: 100 + i, currency: 'JPY' },
+                { idempotentKey: key },
+              );
+            } catch (error) {
+              if (!inProgress(error) || tries >= 50) throw error;
+              await new Promise((resolve) => setTimeout(resolve, 100));
+            }
+          }
+        }),
+      );
+      const ids = new Set(answers.map((answer) => answer.id));
+      if (ids.size !== 1) throw new Error(`key ${key} made ${ids.size} charges: ${[...ids].join(', ')}`);
+      return answers[0];
+    }),
+  );
+  const distinct = new Set(created.map((charge) => charge.id));
+  if (distinct.size !== BURST) throw new Error(`${BURST} keys made ${distinct.size} charges`);
+  const final = await Promise.all(
+    created.map((charge, i) => sdks[(i + 1) % sdks.length].charges.poll(storeId, charge.id)),
+  );
+  const unsuccessful = final.filter((charge) => charge.status !== ChargeStatus.SUCCESSFUL);
+  if (unsuccessful.length > 0) {
+    throw new Error(
+      `${unsuccessful.length} burst charges ended ${unsuccessful.map((c) => c.status).join(', ')}`,
+    );
+  }
+  await Promise.all(
+    created.map((charge) => receiver.waitFor('/hooks', 'charge_finished', charge.id, 1, WAIT_MS)),
+  );
+  log(
+    `burst   ${BURST} charges, each key sent to ${sdks.length} gateways at once: one charge per key, all successful, each with its charge_finished`,
+  );
 }
 
 main().catch((error: unknown) => {

@@ -113,4 +113,14 @@ describe('correlation ids', () => {
       true,
     );
   });
+
+  it('an X-Request-Id that may be a card number is replaced, and never logged', async () => {
+    const pan = '4000-0566-5566-5556';
+    const res = await api.request('/charges?limit=10', { headers: { 'x-request-id': pan } });
+    expect(res.status).toBe(200);
+    const made = res.headers.get('x-request-id');
+    expect(made).toMatch(/^[0-9a-f-]{36}$/);
+    expect(gatewayLines.some((line) => line.correlationId === made)).toBe(true);
+    expect(gatewayLines.some((line) => JSON.stringify(line).includes(pan))).toBe(false);
+  });
 });

@@ -2,6 +2,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@kessai/config';
+import { mayHoldCardNumber } from '@kessai/cards';
 import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kessai/observability';
 import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
@@ -34,7 +35,10 @@ export async function createGatewayApp(
     bodyLimit: config.BODY_LIMIT_BYTES,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      // an id that may hold a card number would put it on every log line of the request: replaced
+      return typeof given === 'string' && REQUEST_ID.test(given) && !mayHoldCardNumber(given)
+        ? given
+        : randomUUID();
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
@@ -88,6 +92,12 @@ export async function createGatewayApp(
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
   });
+  // off by default (the process refuses to start when it is on without credentials: libs/config),
+  // and loaded only when on: its static-file server needs Node's require(esm), 20.19 and later
+  if (config.QUEUE_DASHBOARD_ENABLED) {
+    const { registerQueueDashboard } = await import('./queue-dashboard/queue-dashboard');
+    await registerQueueDashboard(fastify, config);
+  }
 
   app.useGlobalFilters(new ErrorEnvelopeFilter(logger, routes));
   await app.init();

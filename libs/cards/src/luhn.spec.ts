@@ -1,4 +1,4 @@
-import { luhnCheckDigit, passesLuhn } from './luhn';
+import { mayHoldCardNumber, luhnCheckDigit, passesLuhn } from './luhn';
 
 describe('passesLuhn', () => {
   it.each([
@@ -31,5 +31,20 @@ describe('luhnCheckDigit', () => {
 
   it('refuses non-digits', () => {
     expect(() => luhnCheckDigit('12a')).toThrow(/digits only/);
+  });
+});
+
+describe('mayHoldCardNumber', () => {
+  it('finds a Luhn-valid 13–19 digit run, grouped or not', () => {
+    expect(mayHoldCardNumber('4000056655665556')).toBe(true);
+    expect(mayHoldCardNumber('req-4000-0566-5566-5556')).toBe(true);
+    expect(mayHoldCardNumber('a.4000.0566.5566.5556.b')).toBe(true);
+  });
+
+  it('leaves other ids alone', () => {
+    expect(mayHoldCardNumber('4000056655665557')).toBe(false); // fails Luhn
+    expect(mayHoldCardNumber('38059c0f-6f6d-4d05-8a34-b979119e5e13')).toBe(false);
+    expect(mayHoldCardNumber('order-20261125-000123-456789')).toBe(false); // 20 digits
+    expect(mayHoldCardNumber('123456789012')).toBe(false); // 12 digits
   });
 });

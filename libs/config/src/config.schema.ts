@@ -109,6 +109,22 @@ export const configSchema = z.object({
    * `Authorization: Bearer <METRICS_TOKEN>`; unset, it is open and must not be reachable publicly.
    */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /**
+   * true: the gateway serves a read-only queue dashboard (Bull Board) at /admin/queues, behind HTTP
+   * Basic authentication with QUEUE_DASHBOARD_USERNAME and QUEUE_DASHBOARD_PASSWORD (required then).
+   * Keep it on the operators' network (docs/operations.md, "Queue dashboard").
+   */
+  QUEUE_DASHBOARD_ENABLED: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** The user name the queue dashboard asks for. */
+  QUEUE_DASHBOARD_USERNAME: z
+    .string()
+    .regex(/^[^:\s]{1,64}$/, 'at most 64 characters, no colon or whitespace')
+    .default('admin'),
+  /** The queue dashboard's password, at least 16 characters; required when QUEUE_DASHBOARD_ENABLED=true. */
+  QUEUE_DASHBOARD_PASSWORD: z.string().min(16, 'must be at least 16 characters').optional(),
 
   // Rate limits (spec "Limits"). Burst = bucket size; refill is continuous, per millisecond; the
   // per-minute cap also holds over any rolling 60 s. Unset refill rates derive as per-minute / 60,000.
@@ -282,6 +298,14 @@ export const configSchema = z.object({
 });
 
 export type AppConfig = z.infer<typeof configSchema>;
+
+/** Problems of settings that depend on each other, which the schema's fields cannot see one by one. */
+export function crossFieldProblems(config: AppConfig): string[] {
+  const problems: string[] = [];
+  if (config.QUEUE_DASHBOARD_ENABLED && config.QUEUE_DASHBOARD_PASSWORD === undefined)
+    problems.push('QUEUE_DASHBOARD_PASSWORD is required when QUEUE_DASHBOARD_ENABLED=true');
+  return problems;
+}
 export type VaultKey = AppConfig['VAULT_KEYS'][number];
 
 export { base64Key32 };

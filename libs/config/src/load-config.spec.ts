@@ -65,6 +65,29 @@ describe('loadConfig', () => {
     for (const problem of problems) expect(problem).toMatch(new RegExp(`^${name} `));
   });
 
+  it('keeps the queue dashboard off by default, and on only with a password', () => {
+    expect(loadConfig(valid).QUEUE_DASHBOARD_ENABLED).toBe(false);
+    expect(problemsOf({ ...valid, QUEUE_DASHBOARD_ENABLED: 'true' })).toEqual([
+      'QUEUE_DASHBOARD_PASSWORD is required when QUEUE_DASHBOARD_ENABLED=true',
+    ]);
+    const secret = 'a-long-enough-dashboard-password';
+    const config = loadConfig({
+      ...valid,
+      QUEUE_DASHBOARD_ENABLED: 'true',
+      QUEUE_DASHBOARD_PASSWORD: secret,
+    });
+    expect(config).toMatchObject({ QUEUE_DASHBOARD_ENABLED: true, QUEUE_DASHBOARD_USERNAME: 'admin' });
+    const short = problemsOf({
+      ...valid,
+      QUEUE_DASHBOARD_ENABLED: 'true',
+      QUEUE_DASHBOARD_PASSWORD: 'short-secret',
+    });
+    expect(short).toEqual(['QUEUE_DASHBOARD_PASSWORD must be at least 16 characters']);
+    expect(problemsOf({ ...valid, QUEUE_DASHBOARD_USERNAME: 'ops:team' })[0]).toMatch(
+      /^QUEUE_DASHBOARD_USERNAME /,
+    );
+  });
+
   it('keeps rotation keys in order, the first one active', () => {
     const other = Buffer.alloc(32, 9).toString('base64');
     const config = loadConfig({ ...valid, VAULT_KEYS: `new:${other}, old:${key}` });

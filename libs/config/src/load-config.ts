@@ -1,4 +1,4 @@
-import { configSchema, type AppConfig } from './config.schema';
+import { configSchema, crossFieldProblems, type AppConfig } from './config.schema';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -10,7 +10,11 @@ export class ConfigError extends Error {
 /** Parses the environment into the typed config, or throws a ConfigError naming every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const result = configSchema.safeParse(env);
-  if (result.success) return result.data;
+  if (result.success) {
+    const problems = crossFieldProblems(result.data);
+    if (problems.length > 0) throw new ConfigError(problems);
+    return result.data;
+  }
   const problems = result.error.issues.map((issue) => {
     const name = issue.path.join('.') || '(environment)';
     const message =
