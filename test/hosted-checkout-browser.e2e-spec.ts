@@ -2,13 +2,13 @@
 // driven by playwright-core, against the real gateway, charge-service, subscription-service and
 // webhook-service and the processor simulator (the outside world: issuer and operator pages). A
 // consumer pays links (success, decline then retry, 3-D Secure, a QR operator, a subscription), the
-// merchant's receiver gets the webhook, a tampered link and a foreign Origin are refused, and the
-// widget works on a page of an allowed origin only. axe-core checks every page; each step leaves a
+// merchant's receiver gets the webhook, a tampered link and a foreign Origin are refused, the
+// widget works on a page of an allowed origin only, and a store's own colours and logo are shown. axe-core checks every page; each step leaves a
 // screenshot in test-results/checkout/.
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -22,6 +22,7 @@ import {
   RELAXED_RATE_LIMITS,
   requestJson,
   sdkFor,
+  solidPng,
   startWorkerProcess,
   TestEnvironment,
   WebhookReceiver,
@@ -501,6 +502,68 @@ describe('the widget and the inline form', () => {
       json: card,
     });
     expect(framedByForeign).toMatchObject({ status: 401, body: { code: 'INVALID_DOMAIN' } });
+  });
+});
+
+describe('a store’s own colours and logo', () => {
+  it('are what the link page shows, readable and accessible', async () => {
+    const themed = await env.seedMerchant('browser-themed', { domains: [new URL(merchantOrigin).host] });
+    const themedForm = await cli(
+      'checkout:form:create',
+      '--store',
+      themed.store.id,
+      '--app-token',
+      themed.storeToken.id,
+      '--name',
+      'Themed',
+      '--set',
+      JSON.stringify({ title: 'Green tea, 1 kg' }),
+    );
+    // a Kessai key the SDK's type does not list: it sends it snake_cased like any other
+    const configuration: Record<string, unknown> = {
+      checkoutColors: { mainColor: '#0b6e4f', mainText: '#ffffff', bodyBackground: '#e8f5e9' },
+    };
+    await sdkFor(baseUrl, themed.storeToken).stores.update(themed.store.id, { configuration });
+    const logoFile = join(mkdtempSync(join(tmpdir(), 'kessai-logo-')), 'logo.png');
+    writeFileSync(logoFile, solidPng(160, 48, [11, 110, 79]));
+    await cli('store:logo', '--store', themed.store.id, '--file', logoFile);
+    const link: any = await sdkFor(baseUrl, themed.storeToken).ecFormLinks.createTemporary({
+      formId: themedForm.id,
+      amount: 2400,
+      currency: 'JPY',
+      tokenType: 'one_time',
+    } as any);
+
+    const page = await context.newPage();
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content.Security.Policy/i.test(message.text())) refused.push(message.text());
+    });
+    await page.goto(linkUrl(link));
+    await page.getByRole('heading', { name: 'Green tea, 1 kg' }).waitFor();
+    const logo = page.getByRole('img', { name: themed.store.name });
+    await logo.waitFor();
+    await page.waitForFunction(
+      () => (globalThis as any).document.querySelector('img.logo')?.complete === true,
+    );
+    expect(await logo.evaluate((img: any) => img.naturalWidth)).toBe(160);
+    const computed = await page.evaluate(() => {
+      const { document, getComputedStyle } = globalThis as any;
+      return {
+        page: getComputedStyle(document.documentElement).backgroundColor,
+        button: getComputedStyle(document.getElementById('pay-button')).backgroundColor,
+        buttonText: getComputedStyle(document.getElementById('pay-button')).color,
+      };
+    });
+    expect(computed).toEqual({
+      page: 'rgb(232, 245, 233)',
+      button: 'rgb(11, 110, 79)',
+      buttonText: 'rgb(255, 255, 255)',
+    });
+    // the theme's <style> block ran under the CSP: nothing was refused
+    expect(refused).toEqual([]);
+    await expectAccessible(page);
+    await shot(page, '17-store-colours-and-logo');
   });
 });
 

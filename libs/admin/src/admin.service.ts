@@ -22,7 +22,9 @@ import {
   applyPatch,
   contradictoryLimit,
   effectiveConfiguration,
+  MIN_TEXT_CONTRAST,
   operatorConfigurationPatchSchema,
+  unreadableColorPair,
   type StoreConfiguration,
 } from '@kessai/store-configuration';
 
@@ -203,7 +205,7 @@ export class AdminService {
     const patch = parseConfigurationChange(change);
     const merchant = await this.merchants.updateConfiguration(merchantId, (stored) => {
       const next = applyPatch(stored, patch);
-      requireConsistentLimits(effectiveConfiguration(next));
+      requireCoherent(effectiveConfiguration(next));
       return next as Prisma.InputJsonObject;
     });
     if (!merchant) throw new AdminError(`no merchant ${merchantId}`);
@@ -227,7 +229,7 @@ export class AdminService {
       storeId,
       (stored, merchantConfiguration) => {
         const next = applyPatch(stored, patch);
-        requireConsistentLimits(effectiveConfiguration(merchantConfiguration, next));
+        requireCoherent(effectiveConfiguration(merchantConfiguration, next));
         return next as Prisma.InputJsonObject;
       },
     );
@@ -258,10 +260,17 @@ function parseConfigurationChange(change: unknown) {
   throw new AdminError(`invalid configuration: ${fields.join('; ')}`);
 }
 
-function requireConsistentLimits(configuration: StoreConfiguration) {
+function requireCoherent(configuration: StoreConfiguration) {
   const currency = contradictoryLimit(configuration);
   if (currency !== null) {
     throw new AdminError(`invalid configuration: the minimum charge in ${currency} is above its maximum`);
+  }
+  const unreadable = unreadableColorPair(configuration.checkout_colors);
+  if (unreadable !== null) {
+    throw new AdminError(
+      `invalid configuration: checkout_colors.${unreadable.text} on ${unreadable.background} has a ` +
+        `contrast of ${unreadable.ratio.toFixed(2)}:1, below ${MIN_TEXT_CONTRAST}:1 (docs/hosted-checkout.md)`,
+    );
   }
 }
 

@@ -8,6 +8,7 @@ import { AdminError, AdminService, describeMerchant, describeStore, describeUser
 import { bootstrapDemo } from './bootstrap';
 import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
 import { strayDeposits } from './stray-deposits';
+import { removeStoreLogo, setStoreLogo } from './store-logo';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 import {
   createCheckoutForm,
@@ -29,6 +30,10 @@ Commands:
                                               keys given replace, null removes, others are kept
   store:create --merchant ID --name NAME
   store:configure --store ID --set JSON       the same for a store, over its merchant's settings
+                                              (checkout_colors: the hosted checkout's colours)
+  store:logo --store ID (--file PATH | --remove)
+                                              the store's checkout logo: a PNG, JPEG or WebP of at
+                                              most 256 KiB, served by the gateway
   token:create --merchant ID [--store ID] [--mode test|live] [--domain HOST]...
                                               store-scoped with --store, else merchant-scoped;
                                               the secret is printed once and stored only as a hash
@@ -86,6 +91,8 @@ const options = {
   queue: { type: 'string' },
   batch: { type: 'string' },
   all: { type: 'boolean' },
+  file: { type: 'string' },
+  remove: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -175,6 +182,11 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
           required(values.store, 'store'),
           jsonOf(required(values.set, 'set'), 'set'),
         );
+      case 'store:logo': {
+        const storeId = required(values.store, 'store');
+        if (values.remove) return await removeStoreLogo(database, storeId);
+        return await setStoreLogo(database, storeId, required(values.file, 'file'), baseUrlOf(config));
+      }
       case 'store:create':
         return describeStore(
           await admin.createStore({

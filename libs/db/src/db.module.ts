@@ -25,6 +25,7 @@ import { DeferredPaymentsRepository } from './repositories/deferred-payments.rep
 import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
 import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
 import { CheckoutLinksRepository } from './repositories/checkout-links.repository';
+import { StoreLogosRepository } from './repositories/store-logos.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -55,6 +56,7 @@ const repositories = [
   CheckoutFormsRepository,
   CheckoutProductsRepository,
   CheckoutLinksRepository,
+  StoreLogosRepository,
 ];
 
 @Global()

@@ -5,6 +5,7 @@ export * from './standalone-database';
 export * from './repositories/scope';
 export * from './repositories/merchants.repository';
 export * from './repositories/stores.repository';
+export * from './repositories/store-logos.repository';
 export * from './repositories/app-tokens.repository';
 export * from './repositories/merchant-users.repository';
 export * from './repositories/login-sessions.repository';

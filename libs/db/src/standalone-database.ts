@@ -9,6 +9,7 @@ import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
 import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
 import { CardVaultRepository } from './repositories/card-vault.repository';
+import { StoreLogosRepository } from './repositories/store-logos.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -24,6 +25,7 @@ export class StandaloneDatabase {
   readonly checkoutProducts: CheckoutProductsRepository;
   readonly cardVault: CardVaultRepository;
   readonly deferredPayments: DeferredPaymentsRepository;
+  readonly storeLogos: StoreLogosRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -37,6 +39,7 @@ export class StandaloneDatabase {
     this.checkoutProducts = new CheckoutProductsRepository(this.prisma);
     this.cardVault = new CardVaultRepository(this.prisma);
     this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
+    this.storeLogos = new StoreLogosRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -12,3 +12,4 @@ export * from './token-three-ds';
 export * from './webhook-triggers';
 export * from './webhook-url';
 export * from './amount-match';
+export * from './logo-image';

@@ -1,4 +1,5 @@
 import type { CardBrand } from '@kessai/cards';
+import { DEFAULT_CHECKOUT_COLORS, type CheckoutColors } from './checkout-theme';
 
 /**
  * The store and merchant `configuration` object (api-reference §5.8): the keys Kessai honours, in
@@ -130,6 +131,8 @@ export interface StoreConfiguration {
   /** IANA time zone */
   display_time_zone: string;
   language: string;
+  /** the hosted checkout's colours (GET /checkout_info `theme.colors`), #rrggbb */
+  checkout_colors: CheckoutColors;
 }
 
 /** The nested objects of a configuration: merged key by key, where everything else is replaced whole. */
@@ -142,6 +145,7 @@ export const OBJECT_KEYS = [
   'recurring_token_configuration',
   'subscription_configuration',
   'card_brand_percent_fees',
+  'checkout_colors',
 ] as const satisfies readonly (keyof StoreConfiguration)[];
 
 /** Fees are the operator's terms: set through the admin CLI, never by the merchant's own API calls. */
@@ -186,4 +190,5 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   country: 'JP',
   display_time_zone: 'Asia/Tokyo',
   language: 'JA_JP',
+  checkout_colors: DEFAULT_CHECKOUT_COLORS,
 };

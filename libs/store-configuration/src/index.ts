@@ -3,3 +3,4 @@ export * from './schema';
 export * from './merge';
 export * from './charge-rules';
 export * from './payment-deadline';
+export * from './checkout-theme';

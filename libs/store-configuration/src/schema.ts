@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { CARD_BRANDS } from '@kessai/cards';
 import { isKnownCurrency, percentToPpm } from '@kessai/domain';
+import { CHECKOUT_COLOR_KEYS, HEX_COLOR, normaliseHexColor, type CheckoutColorKey } from './checkout-theme';
 import { isExpirationPeriod, isTimeShift } from './payment-deadline';
 import {
   FEE_CARD_BRANDS,
@@ -70,6 +71,8 @@ const timeShift = z
     value: z.string().trim().refine(isTimeShift, reason('INVALID_FORMAT')),
   })
   .strict();
+
+const hexColor = z.string().regex(HEX_COLOR, 'a colour is #rgb or #rrggbb').transform(normaliseHexColor);
 
 const layer = {
   card_configuration: z
@@ -144,6 +147,15 @@ const layer = {
     .string()
     .regex(/^[A-Za-z]{2}_[A-Za-z]{2}$/)
     .transform((v) => v.toUpperCase())
+    .nullish(),
+  checkout_colors: z
+    .object(
+      Object.fromEntries(CHECKOUT_COLOR_KEYS.map((key) => [key, hexColor.nullish()])) as Record<
+        CheckoutColorKey,
+        z.ZodOptional<z.ZodNullable<typeof hexColor>>
+      >,
+    )
+    .strict()
     .nullish(),
 };
 

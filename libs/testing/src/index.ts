@@ -14,3 +14,4 @@ export * from './slow-network';
 export * from './metrics';
 export * from './subscriptions';
 export * from './webhook-receiver';
+export * from './images';

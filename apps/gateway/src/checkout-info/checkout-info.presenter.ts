@@ -1,24 +1,12 @@
 import { DETECTABLE_CARD_BRANDS } from '@kessai/cards';
 import { KNOWN_CURRENCIES } from '@kessai/domain';
-import type { StoreConfiguration } from '@kessai/store-configuration';
+import { readableCheckoutColors, type StoreConfiguration } from '@kessai/store-configuration';
 import { RECOGNISED_QR_BRANDS } from '../transaction-tokens/qr-brand';
 import {
   BANK_TRANSFER_BRANDS,
   CONVENIENCE_STORES,
   ONLINE_BRANDS,
 } from '../transaction-tokens/transaction-token.schemas';
-
-/** The hosted checkout's colours until stores can set their own. */
-const DEFAULT_THEME_COLORS = {
-  main_background: '#fafafa',
-  secondary_background: '#ffffff',
-  main_color: '#1f4fd8',
-  main_text: '#ffffff',
-  primary_text: '#1a1a1a',
-  secondary_text: '#5f6368',
-  base_text: '#1a1a1a',
-  body_background: '#f1f3f4',
-} as const;
 
 /** Payment types Kessai does not process yet: present, as the SDK's type expects, and off. */
 const OFF = { enabled: false } as const;
@@ -116,11 +104,15 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
   return brands;
 }
 
-/** CheckoutInfo (api-reference §5.9): what the hosted checkout needs to know of a store. */
+/**
+ * CheckoutInfo (api-reference §5.9): what the hosted checkout needs to know of a store. `logoImage`
+ * is the URL the gateway serves the store's logo at, or null without one.
+ */
 export function presentCheckoutInfo(
   store: { name: string },
   mode: 'test' | 'live',
   config: StoreConfiguration,
+  logoImage: string | null,
 ) {
   return {
     mode,
@@ -136,8 +128,9 @@ export function presentCheckoutInfo(
     paidy_public_key: null,
     recurring_card_charge_cvv_confirmation: { enabled: false, threshold: [] },
     installments_configuration: { enabled: false, only_with_processor: false },
-    logo_image: null,
-    theme: { colors: DEFAULT_THEME_COLORS },
+    logo_image: logoImage,
+    // as the hosted pages show them: Kessai's defaults if a pair became unreadable (decision 0021)
+    theme: { colors: readableCheckoutColors(config.checkout_colors) },
     supported_brands: supportedBrands(config),
   };
 }

@@ -12,6 +12,7 @@ import { LinkPaymentsService } from './link-payments.service';
  * - GET /checkout/frame?app_id=<jwt>: the widget's and inline form's frame (open; framable only by
  *   the app token's domains);
  * - GET /checkout/widget.js and /checkout/assets/{name}: the browser code and style;
+ * - GET /checkout/logos/{storeId}/{digest}: a store's logo (open: the pages and SDK users show it);
  * - POST /checkout/links/{id}/payments and GET /checkout/links/{id}/payments/{kind}/{paymentId}: the
  *   link page's charge or subscription, with the link's own credentials only.
  */
@@ -57,6 +58,13 @@ export class HostedCheckoutController {
   asset(@Param('name') name: string, @Res() reply: FastifyReply) {
     const asset = this.pages.asset(name);
     return reply.status(asset.status).headers(asset.headers).send(asset.body);
+  }
+
+  @Get('logos/:storeId/:digest')
+  @Open()
+  async logo(@Param('storeId') storeId: string, @Param('digest') digest: string, @Res() reply: FastifyReply) {
+    const logo = await this.pages.logo(storeId, digest);
+    return reply.status(logo.status).headers(logo.headers).send(logo.body);
   }
 
   @Post('links/:id/payments')

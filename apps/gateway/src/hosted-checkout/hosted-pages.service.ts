@@ -3,8 +3,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { checkoutLinkSecretMatches, signCheckoutLink } from '@kessai/auth';
-import { CheckoutLinksRepository, StoresRepository, type CheckoutLinkInfo } from '@kessai/db';
-import { isUuid } from '@kessai/domain';
+import {
+  CheckoutLinksRepository,
+  StoreLogosRepository,
+  StoresRepository,
+  type CheckoutLinkInfo,
+} from '@kessai/db';
+import { isUuid, logoPath } from '@kessai/domain';
 import { effectiveConfiguration, type StoreConfiguration } from '@kessai/store-configuration';
 import { AppTokenAuthenticator } from '../auth/app-token-authenticator';
 import { supportedBrands } from '../checkout-info/checkout-info.presenter';
@@ -20,6 +25,7 @@ import {
   type Lang,
   type PaymentMethod,
 } from './hosted-pages';
+import { pageTheme } from './page-theme';
 
 export interface RenderedPage {
   status: number;
@@ -57,6 +63,7 @@ export class HostedPagesService {
   constructor(
     private readonly links: CheckoutLinksRepository,
     private readonly stores: StoresRepository,
+    private readonly logos: StoreLogosRepository,
     private readonly authenticator: AppTokenAuthenticator,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -80,6 +87,43 @@ export class HostedPagesService {
       },
       body,
     };
+  }
+
+  /**
+   * A store's logo at the URL naming its digest (decision 0021): served as the type its magic bytes
+   * said, never sniffed, cached for good (a new logo is a new URL); 404 for an older digest or a
+   * deleted store.
+   */
+  async logo(
+    storeId: string,
+    digest: string,
+  ): Promise<{ status: number; headers: Record<string, string>; body: Buffer | string }> {
+    const found =
+      isUuid(storeId) && /^[0-9a-f]{64}$/.test(digest)
+        ? await this.logos.findServable(storeId.toLowerCase(), digest)
+        : null;
+    if (!found)
+      return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'not found' };
+    return {
+      status: 200,
+      headers: {
+        'content-type': found.contentType,
+        'x-content-type-options': 'nosniff',
+        'cache-control': 'public, max-age=31536000, immutable',
+        etag: `"${found.digest}"`,
+        // opened on its own it is an image, never a document that could run anything
+        'content-security-policy': "default-src 'none'; sandbox",
+        // /checkout_info's users show it on their own pages
+        'cross-origin-resource-policy': 'cross-origin',
+      },
+      body: Buffer.from(found.image),
+    };
+  }
+
+  /** The store's logo on its pages, with the store's name as its alt text; null without one. */
+  private async logoOf(store: { id: string; name: string }): Promise<{ src: string; alt: string } | null> {
+    const digest = await this.logos.findDigest(store.id);
+    return digest === null ? null : { src: logoPath(store.id, digest), alt: store.name };
   }
 
   async linkPage(
@@ -113,10 +157,13 @@ export class HostedPagesService {
     if (!store) return refuse(404, lang, (m) => m.linkNotFound);
     const configuration = effectiveConfiguration(store.merchant.configuration, store.configuration);
     const otherLang = lang === 'ja' ? 'en' : 'ja';
+    const theme = pageTheme(configuration.checkout_colors);
     const html = checkoutPage({
       lang,
       kind: 'link',
       storeName: info.form.displayStoreName ? store.name : null,
+      logo: info.form.displayStoreLogo ? await this.logoOf(store) : null,
+      themeCss: theme.css,
       title: info.form.title,
       description: info.description ?? info.form.description,
       amount: { minor: info.amount, currency: info.currency },
@@ -138,7 +185,7 @@ export class HostedPagesService {
         failureUrl: info.form.failureRedirectUrl,
       },
     });
-    return { status: 200, headers: pageHeaders([]), html };
+    return { status: 200, headers: pageHeaders([], [theme.cspSource]), html };
   }
 
   async framePage(query: Record<string, unknown>, acceptLanguage: string | undefined): Promise<RenderedPage> {
@@ -165,6 +212,9 @@ export class HostedPagesService {
     const store = await this.stores.findVisibleWithMerchant(principal, principal.storeId);
     if (!store) return refuse(401);
     const otherLang = lang === 'ja' ? 'en' : 'ja';
+    const theme = pageTheme(
+      effectiveConfiguration(store.merchant.configuration, store.configuration).checkout_colors,
+    );
     const params = new URLSearchParams({ app_id: appId, token_type: tokenType, lang: otherLang });
     if (typeof query.display === 'string')
       params.set('display', query.display === 'overlay' ? 'overlay' : 'inline');
@@ -172,6 +222,8 @@ export class HostedPagesService {
       lang,
       kind: 'frame',
       storeName: store.name,
+      logo: await this.logoOf(store),
+      themeCss: theme.css,
       title: null,
       description: null,
       amount: null,
@@ -183,7 +235,7 @@ export class HostedPagesService {
       otherLangHref: `/checkout/frame?${params.toString()}`,
       config: { appId, tokenType, display: query.display === 'overlay' ? 'overlay' : 'inline' },
     });
-    return { status: 200, headers: pageHeaders(ancestors), html };
+    return { status: 200, headers: pageHeaders(ancestors, [theme.cspSource]), html };
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The hosted checkout's HTML (docs/hosted-checkout.md): the link page, the widget's and inline
- * form's frame, and the refusal page. Server-rendered, no inline script or style: the browser code is
+ * form's frame, and the refusal page. Server-rendered, no inline script and no inline style but the
+ * store's colours (a <style> block the CSP allows by its hash, page-theme.ts): the browser code is
  * /checkout/assets/checkout.js, its settings a JSON data block (not executed, so the CSP allows it),
  * and the inputs carry no `name` so that nothing (no card data) is ever submitted by the browser's
  * own form submission, into a URL or anywhere else.
@@ -146,15 +147,16 @@ export function formatAmount(minor: bigint, currency: string, lang: Lang): strin
 }
 
 /**
- * The Content-Security-Policy of every hosted page: scripts, styles and requests to the gateway
- * itself only, no plugins, no <base>, no form submission (the scripts send JSON), and who may frame
- * the page: nobody for the link page, the token's domains for the widget's frame.
+ * The Content-Security-Policy of every hosted page: scripts, styles, images and requests to the
+ * gateway itself only (and the one theme <style> block, by its hash), no plugins, no <base>, no form
+ * submission (the scripts send JSON), and who may frame the page: nobody for the link page, the
+ * token's domains for the widget's frame.
  */
-export function contentSecurityPolicy(frameAncestors: string[]): string {
+export function contentSecurityPolicy(frameAncestors: string[], styleSources: string[] = []): string {
   return [
     "default-src 'none'",
     "script-src 'self'",
-    "style-src 'self'",
+    ["style-src 'self'", ...styleSources].join(' '),
     "img-src 'self' data:",
     "connect-src 'self'",
     "base-uri 'none'",
@@ -177,10 +179,10 @@ export function frameAncestorSources(domains: string[]): string[] {
 }
 
 /** Headers every hosted page answers with. */
-export function pageHeaders(frameAncestors: string[]): Record<string, string> {
+export function pageHeaders(frameAncestors: string[], styleSources: string[] = []): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': contentSecurityPolicy(frameAncestors),
+    'content-security-policy': contentSecurityPolicy(frameAncestors, styleSources),
     // the link's secret is in the page's URL: it must not leave in a Referer
     'referrer-policy': 'no-referrer',
     'x-content-type-options': 'nosniff',
@@ -193,9 +195,11 @@ interface Shell {
   lang: Lang;
   title: string;
   body: string;
+  /** the theme's CSS (validated colours only), after the stylesheet it overrides */
+  themeCss?: string;
 }
 
-function shell({ lang, title, body }: Shell): string {
+function shell({ lang, title, body, themeCss }: Shell): string {
   return `<!doctype html>
 <html lang="${lang}">
 <head>
@@ -204,7 +208,7 @@ function shell({ lang, title, body }: Shell): string {
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/checkout/assets/checkout.css">
-</head>
+${themeCss === undefined ? '' : `<style>${themeCss}</style>\n`}</head>
 <body>
 ${body}
 </body>
@@ -237,6 +241,10 @@ export interface CheckoutPage {
   /** link: the hosted link page; frame: the widget's or inline form's frame (tokenises only) */
   kind: 'link' | 'frame';
   storeName: string | null;
+  /** the store's logo: its URL on the gateway, shown with the store's name as its alt text */
+  logo: { src: string; alt: string } | null;
+  /** the store's colours (page-theme.ts) */
+  themeCss: string;
   title: string | null;
   description: string | null;
   amount: { minor: bigint; currency: string } | null;
@@ -290,6 +298,7 @@ ${page.methods
 </fieldset>`
       : '';
   const header = `<header class="summary">
+${page.logo ? `<img class="logo" src="${escapeHtml(page.logo.src)}" alt="${escapeHtml(page.logo.alt)}">` : ''}
 ${page.storeName ? `<p class="store">${escapeHtml(page.storeName)}</p>` : ''}
 <h1 id="checkout-title">${escapeHtml(page.title ?? m.pageTitle)}</h1>
 ${page.description ? `<p class="description">${escapeHtml(page.description)}</p>` : ''}
@@ -327,5 +336,6 @@ ${page.requireEmail ? field('email', m.email, 'type="email" autocomplete="email"
     lang: page.lang,
     title: `${page.title ?? m.pageTitle}${page.storeName ? ` – ${page.storeName}` : ''}`,
     body,
+    themeCss: page.themeCss,
   });
 }

@@ -719,6 +719,22 @@ const hostedCheckout: ControllerDocs<HostedCheckoutController> = {
       ok: { content: 'application/octet-stream', description: 'a script or style sheet' },
       refusals: { statuses: [404], content: 'text/plain', description: 'no such file' },
     },
+    logo: {
+      summary: 'A store’s checkout logo',
+      description:
+        'Open: the URL GET /checkout_info gives as `logo_image`, naming the image’s SHA-256 digest, so a ' +
+        'new logo is a new URL. PNG, JPEG or WebP as its magic bytes said, `X-Content-Type-Options: ' +
+        'nosniff`, cached for a year (immutable).',
+      ok: {
+        content: 'application/octet-stream',
+        description: 'the image (image/png, image/jpeg or image/webp)',
+      },
+      refusals: {
+        statuses: [404],
+        content: 'text/plain',
+        description: 'no such store or logo, an older digest, or a deleted store',
+      },
+    },
     createPayment: {
       summary: 'Pay a checkout link with a token its page made',
       description:

@@ -434,8 +434,21 @@ export const CheckoutInfo = resource({
   paidy_public_key: z.null(),
   recurring_card_charge_cvv_confirmation: z.object({ enabled: z.boolean(), threshold: z.array(z.unknown()) }),
   installments_configuration: z.object({ enabled: z.boolean(), only_with_processor: z.boolean() }),
-  logo_image: z.null(),
-  theme: z.object({ colors: z.record(z.string()) }),
+  logo_image: z
+    .string()
+    .url()
+    .nullable()
+    .describe(
+      'the store’s logo as the gateway serves it (GET /checkout/logos/{store_id}/{digest}); null without one',
+    ),
+  theme: z.object({
+    colors: z
+      .record(z.string())
+      .describe(
+        'main_background, secondary_background, main_color, main_text, primary_text, secondary_text, base_text, ' +
+          'body_background as #rrggbb: the store’s checkout_colors, Kessai’s defaults for unset ones',
+      ),
+  }),
   supported_brands: z.array(SupportedBrand),
 });
 

@@ -13,6 +13,8 @@ import {
   contradictoryLimit,
   effectiveConfiguration,
   merchantConfigurationPatchSchema,
+  unreadableColorPair,
+  type StoreConfiguration,
 } from '@kessai/store-configuration';
 import { z } from 'zod';
 import { AppTokenCache } from '../auth/app-token-cache';
@@ -62,9 +64,7 @@ export class StoresService {
     const merchant = await this.merchants.findById(principal.merchantId);
     if (!merchant) throw new NotFoundError('merchant');
     const stored = configuration ? applyPatch({}, configuration) : {};
-    if (contradictoryLimit(effectiveConfiguration(merchant.configuration, stored)) !== null) {
-      throw ValidationError.field('configuration.minimum_charge_amounts', 'NOT_WITHIN_BOUNDS');
-    }
+    requireCoherent(effectiveConfiguration(merchant.configuration, stored));
     const store = await this.stores.create({
       merchantId: principal.merchantId,
       name,
@@ -114,10 +114,7 @@ export class StoresService {
     const store = configuration
       ? await this.stores.updateConfiguration(principal, id, (stored, merchantConfiguration) => {
           const next = applyPatch(stored, configuration);
-          // a minimum above the maximum of a currency would refuse every charge in it
-          if (contradictoryLimit(effectiveConfiguration(merchantConfiguration, next)) !== null) {
-            throw ValidationError.field('configuration.minimum_charge_amounts', 'NOT_WITHIN_BOUNDS');
-          }
+          requireCoherent(effectiveConfiguration(merchantConfiguration, next));
           return next as Prisma.InputJsonObject;
         })
       : await this.stores.findVisibleWithMerchant(principal, id);
@@ -136,6 +133,18 @@ export class StoresService {
     if (!(await this.stores.findVisible(principal, id))) throw new NotFoundError('store');
     return { customer_id: uuidV5(id, customer_id) };
   }
+}
+
+/**
+ * What a store's layers must not combine into: a currency's minimum above its maximum (every charge
+ * in it refused), or checkout text below the contrast rule on its background (decision 0021).
+ */
+function requireCoherent(configuration: StoreConfiguration) {
+  if (contradictoryLimit(configuration) !== null)
+    throw ValidationError.field('configuration.minimum_charge_amounts', 'NOT_WITHIN_BOUNDS');
+  const unreadable = unreadableColorPair(configuration.checkout_colors);
+  if (unreadable !== null)
+    throw ValidationError.field(`configuration.checkout_colors.${unreadable.text}`, 'INSUFFICIENT_CONTRAST');
 }
 
 /** A malformed id cannot name anything the caller may see: it answers 404 like any unknown id. */
