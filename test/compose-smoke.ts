@@ -141,31 +141,43 @@ async function sameKeyOnEveryGateway(
   receiver: WebhookReceiver,
   log: (line: string) => void,
 ) {
-  const tokens = await Promise.all(
-    Array.from({ length: BURST }, (_, i) => sdkCardToken(sdks[i % sdks.length])),
-  );
-  const inProgress = (error: unknown) =>
+  // a 503 SERVICE_UNAVAILABLE_TRY_AGAIN (the rate limiter's Redis slower than its timeout under
+  // this burst on a loaded machine: it fails closed) is asked again, as the error says; under the
+  // same Idempotency-Key that can never make a second charge
+  const answersWith = (code: string) => (error: unknown) =>
     typeof error === 'object' &&
     error !== null &&
     'errorResponse' in error &&
-    JSON.stringify(error.errorResponse).includes('IDEMPOTENCY_KEY_CONFLICT');
+    JSON.stringify(error.errorResponse).includes(code);
+  const tryAgain = answersWith('SERVICE_UNAVAILABLE_TRY_AGAIN');
+  const inProgress = answersWith('IDEMPOTENCY_KEY_CONFLICT');
+  async function askUntil<T>(call: () => Promise<T>, retry: (error: unknown) => boolean): Promise<T> {
+    for (let tries = 0; ; tries++) {
+      try {
+        return await call();
+      } catch (error) {
+        if (!retry(error) || tries >= 50) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+  const tokens = await Promise.all(
+    Array.from({ length: BURST }, (_, i) => askUntil(() => sdkCardToken(sdks[i % sdks.length]), tryAgain)),
+  );
   const created = await Promise.all(
     tokens.map(async (token, i) => {
       const key = `smoke-${token.id}`;
       const answers = await Promise.all(
-        sdks.map(async (client) => {
-          for (let tries = 0; ; tries++) {
-            try {
-              return await client.charges.create(
+        sdks.map((client) =>
+          askUntil(
+            () =>
+              client.charges.create(
                 { transactionTokenId: token.id, amount: 100 + i, currency: 'JPY' },
                 { idempotentKey: key },
-              );
-            } catch (error) {
-              if (!inProgress(error) || tries >= 50) throw error;
-              await new Promise((resolve) => setTimeout(resolve, 100));
-            }
-          }
-        }),
+              ),
+            (error) => inProgress(error) || tryAgain(error),
+          ),
+        ),
       );
       const ids = new Set(answers.map((answer) => answer.id));
       if (ids.size !== 1) throw new Error(`key ${key} made ${ids.size} charges: ${[...ids].join(', ')}`);
@@ -175,7 +187,9 @@ async function sameKeyOnEveryGateway(
   const distinct = new Set(created.map((charge) => charge.id));
   if (distinct.size !== BURST) throw new Error(`${BURST} keys made ${distinct.size} charges`);
   const final = await Promise.all(
-    created.map((charge, i) => sdks[(i + 1) % sdks.length].charges.poll(storeId, charge.id)),
+    created.map((charge, i) =>
+      askUntil(() => sdks[(i + 1) % sdks.length].charges.poll(storeId, charge.id), tryAgain),
+    ),
   );
   const unsuccessful = final.filter((charge) => charge.status !== ChargeStatus.SUCCESSFUL);
   if (unsuccessful.length > 0) {
