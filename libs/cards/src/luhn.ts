@@ -31,8 +31,10 @@ function luhnSum(digits: string, doubleFirst: boolean): number {
 
 /**
  * Whether `text` holds something that may be a card number: a run of 13–19 digits, grouped or not
- * by spaces, dots, dashes or underscores, that passes Luhn (as the tests' log scan finds them). For
- * short strings a client chooses and Kessai would log (X-Request-Id): such a string is not logged.
+ * by spaces, dots, dashes or underscores, that passes Luhn — anywhere, so it finds more than the
+ * tests' log scan (libs/testing card-leaks, which skips runs inside ids and numbers to avoid false
+ * alarms). For short strings a client chooses and Kessai would log (X-Request-Id): such a string is
+ * not logged, and a false positive only costs the client its id.
  */
 export function mayHoldCardNumber(text: string): boolean {
   return (text.match(/\d[\d ._-]*/g) ?? []).some((run) => {
