@@ -16,15 +16,24 @@ describe('simulated online/QR operator', () => {
   let processor: HttpPaymentProcessor;
   let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 
-  beforeEach(async () => {
+  const start = async (operatorPaymentTtlMs: number) => {
     simulator = await startProcessorSimulator({
       latencyMs: 0,
       callbackSecret: CALLBACK_SECRET,
       callbackRetryBaseDelayMs: 10,
-      operatorPaymentTtlMs: 250,
+      operatorPaymentTtlMs,
     });
     processor = new HttpPaymentProcessor({ baseUrl: simulator.url, timeoutMs: 1_000 });
-  });
+  };
+  /** The tests about expiry: a simulator whose payments expire after 250 ms. */
+  const withShortTtl = async () => {
+    await simulator.close();
+    await start(250);
+  };
+
+  // payments that outlast any test's steps on a loaded machine (a 250 ms life once expired a
+  // payment between its page being served and paid, in CI); the expiry tests take a short one
+  beforeEach(() => start(60_000));
   afterEach(async () => {
     await simulator.close();
     await receiver?.close();
@@ -136,6 +145,7 @@ describe('simulated online/QR operator', () => {
   });
 
   it('expires an unpaid payment, says so in a callback, and refuses to take it afterwards', async () => {
+    await withShortTtl();
     receiver = await startCallbackReceiver();
     const create = request();
     const payment = await processor.createOperatorPayment(create);
@@ -152,6 +162,7 @@ describe('simulated online/QR operator', () => {
   });
 
   it('cancels an unpaid payment without a later expiry', async () => {
+    await withShortTtl();
     receiver = await startCallbackReceiver();
     const create = request();
     const payment = await processor.createOperatorPayment(create);
