@@ -163,7 +163,11 @@ export interface CpuSnapshot {
   machineTotal: number;
 }
 
-export async function cpuSnapshot(procs: Proc[], redis: RedisClient, db: Client): Promise<CpuSnapshot> {
+export async function cpuSnapshot(
+  procs: readonly Pick<Proc, 'name' | 'pid'>[],
+  redis: RedisClient,
+  db: Client,
+): Promise<CpuSnapshot> {
   const seconds: Record<string, number> = {};
   for (const proc of procs) seconds[proc.name] = await pidCpuSeconds(proc.pid);
   seconds.postgres = 0; // from postgresPids

@@ -18,8 +18,11 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { Client } from 'pg';
+import { createRedisClient } from '@kessai/redis';
 import { insertCardToken, startWorkerProcess, TestEnvironment, type SpawnedApp } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
+import { cpuSnapshot, cpuTable } from './bench-processes';
 import { percentile } from './load';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -111,6 +114,9 @@ async function main() {
   const receiver = new Receiver();
   await receiver.start();
   const services: SpawnedApp[] = [];
+  const redis = createRedisClient(env.config);
+  const db = new Client({ connectionString: env.database.url });
+  await db.connect();
   try {
     const merchant = await env.admin.createMerchant({
       name: 'Bench',
@@ -166,6 +172,13 @@ async function main() {
       services.push(app);
     }
 
+    // CPU from just before the commit to the last request received; `bench client` is this process:
+    // the receiver (and the polling for its end)
+    const processes = services.map((service, i) => ({
+      name: REPLICAS === 1 ? 'webhook-service' : `webhook-service ${i + 1}`,
+      pid: service.child.pid ?? 0,
+    }));
+    const cpuBefore = await cpuSnapshot(processes, redis, db);
     // the burst: every charge's charge_finished committed in one transaction
     const committed = await env.prisma.$queryRawUnsafe<{ at: Date }[]>(
       `WITH events AS (
@@ -178,6 +191,7 @@ async function main() {
     );
     const commitAt = committed[0].at.getTime();
     await waitFor('every delivery', () => receiver.arrivals.length >= EVENTS, 600_000);
+    const cpuAfter = await cpuSnapshot(processes, redis, db);
     const last = Math.max(...receiver.arrivals);
     const latencies = receiver.arrivals.map((at) => at - commitAt).sort((a, b) => a - b);
     const rate = EVENTS / ((last - commitAt) / 1000);
@@ -198,10 +212,20 @@ async function main() {
     console.log(
       `| floor: bare signed POSTs, same client and concurrency | ${Math.round(floorRate)} | | | ${EVENTS} requests |`,
     );
+    const at = (share: number) =>
+      latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))];
+    console.log(
+      `\nreceived after the commit: first ${latencies[0]} ms, 10 % ${at(0.1)} ms, 90 % ${at(0.9)} ms, last ${latencies.at(-1)} ms ` +
+        `(between 10 % and 90 %: ${Math.round((EVENTS * 0.8) / ((at(0.9) - at(0.1)) / 1000))}/s)`,
+    );
     console.log(`\ndeliveries / floor: ${Math.round((rate / floorRate) * 100)} %`);
+    console.log(`\nCPU from the commit to the last request received (bench client: the receiver):\n`);
+    console.log(cpuTable(cpuBefore, cpuAfter, EVENTS, 'delivery'));
   } finally {
     await Promise.all(services.map((service) => service.stop()));
     await receiver.close();
+    redis.disconnect();
+    await db.end();
     await env.close();
   }
 }

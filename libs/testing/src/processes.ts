@@ -27,7 +27,17 @@ export class SpawnedApp {
   static start(entry: string, variables: Record<string, string>): SpawnedApp {
     const child = spawn(
       process.execPath,
-      ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register', path.join(ROOT, entry)],
+      [
+        // a CPU profile of each app when asked (bench/README): NODE_OPTIONS may not carry --cpu-prof
+        ...(process.env.KESSAI_CPU_PROF_DIR
+          ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KESSAI_CPU_PROF_DIR}`]
+          : []),
+        '-r',
+        'ts-node/register/transpile-only',
+        '-r',
+        'tsconfig-paths/register',
+        path.join(ROOT, entry),
+      ],
       {
         cwd: ROOT,
         env: { ...process.env, ...variables, TS_NODE_PROJECT: path.join(ROOT, 'tsconfig.json') },
