@@ -284,8 +284,7 @@ export class WebhooksRepository {
 
   /**
    * The deliveries, one per webhook and event (a pair that has one keeps it), in one statement;
-   * resolves to the deliveries of these events still to be tried for the first time, with their
-   * webhooks.
+   * resolves to those of these pairs still to be tried for the first time, with their webhooks.
    */
   async createDeliveries(deliveries: readonly NewDelivery[]): Promise<{ id: string; webhookId: string }[]> {
     if (deliveries.length === 0) return [];
@@ -297,7 +296,6 @@ export class WebhooksRepository {
         event: delivery.event,
         body: delivery.body,
       })),
-      eventIds: [...new Set(deliveries.map((delivery) => delivery.eventId))],
     });
     return rows.map((row) => ({ id: row.id, webhookId: row.webhook_id }));
   }

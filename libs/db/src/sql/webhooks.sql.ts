@@ -67,28 +67,39 @@ export interface DeliveryAttemptRow {
 
 /**
  * The deliveries of a batch of events, one per webhook and event: a pair that has its row already
- * (a dispatch run again) keeps it, with its id and body. Returns every pending delivery of these
- * events not tried yet, new or not, with its webhook, for their first tries to be queued.
+ * (a dispatch run again) keeps it, with its id and body. Returns the new rows and those of the same
+ * pairs that an earlier run wrote and nobody tried yet, for their first tries.
+ *
+ * Every lookup goes by key — the earlier rows by the pairs' unique index, read before this
+ * statement's inserts (a data-modifying CTE's rows are invisible to the rest of its statement) and
+ * fenced in a MATERIALIZED CTE — so that the planner never reaches them through the status index:
+ * filtering `status = 'pending'` there visits every pending delivery, a cost that grows with the
+ * retries waiting and, right after a burst on stale statistics, with the burst itself (bench/README).
  */
 export const CREATE_DELIVERIES = defineStatement({
   name: 'webhooks_create_deliveries',
   params: {
     deliveries: pg.json<readonly NewDeliveryRow[]>(),
-    eventIds: pg.array(pg.uuid),
   },
   columns: { id: pg.text, webhook_id: pg.text },
   text: (p) => `
-    WITH created AS (
-      INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body)
-      SELECT d.id, d.webhook_id, d.event_id, d.event, d.body
+    WITH wanted AS MATERIALIZED (
+      SELECT *
         FROM json_to_recordset(${p.deliveries}) AS d (id uuid, webhook_id uuid, event_id uuid, event text, body text)
+    ),
+    earlier AS MATERIALIZED (
+      SELECT d.id, d.webhook_id, d.status, d.attempt_count
+        FROM wanted JOIN webhook_deliveries d ON d.webhook_id = wanted.webhook_id AND d.event_id = wanted.event_id
+    ),
+    created AS (
+      INSERT INTO webhook_deliveries (id, webhook_id, event_id, event, body)
+      SELECT id, webhook_id, event_id, event, body FROM wanted
       ON CONFLICT (webhook_id, event_id) DO NOTHING
       RETURNING id, webhook_id
     )
     SELECT id::text, webhook_id::text FROM created
-    UNION
-    SELECT id::text, webhook_id::text FROM webhook_deliveries
-     WHERE event_id = ANY(${p.eventIds}) AND status = 'pending' AND attempt_count = 0`,
+    UNION ALL
+    SELECT id::text, webhook_id::text FROM earlier WHERE status = 'pending' AND attempt_count = 0`,
 });
 
 /**
@@ -152,7 +163,8 @@ export const FIND_DELIVERIES = defineStatement({
  * keep failing); the webhook turned off with a try's `disable_reason` (its endpoint answered 410
  * Gone), or when its tries all failed and find it failing for longer than `disableAfterSeconds`. A
  * webhook row is written only when one of these changes it. Returns the deliveries whose try this
- * call recorded.
+ * call recorded. The deliveries are read by primary key only (`current`, fenced like
+ * CREATE_DELIVERIES' lookups), never through the status index.
  */
 export const RECORD_DELIVERY_ATTEMPTS = defineStatement({
   name: 'webhooks_record_attempts',
@@ -162,18 +174,23 @@ export const RECORD_DELIVERY_ATTEMPTS = defineStatement({
   },
   columns: { id: pg.text },
   text: (p) => `
-    WITH tries AS (
+    WITH tries AS MATERIALIZED (
       SELECT *
         FROM json_to_recordset(${p.tries})
              AS t (delivery_id uuid, number int4, status_code int4, error_message text,
                    response_snippet text, duration_ms int4, status delivery_status,
                    next_attempt_on timestamptz, disable_reason text, judged bool)
     ),
+    current AS MATERIALIZED (
+      SELECT d.id, d.status, d.attempt_count
+        FROM webhook_deliveries d
+       WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM tries))
+    ),
     attempt AS (
       INSERT INTO webhook_attempts (delivery_id, number, status_code, error_message, response_snippet,
                                     duration_ms)
       SELECT d.id, tries.number, tries.status_code, tries.error_message, tries.response_snippet, tries.duration_ms
-        FROM tries JOIN webhook_deliveries d ON d.id = tries.delivery_id
+        FROM tries JOIN current d ON d.id = tries.delivery_id
        WHERE d.status = 'pending' AND d.attempt_count < tries.number
        ORDER BY d.id
       ON CONFLICT (delivery_id, number) DO NOTHING

@@ -1,0 +1,188 @@
+// webhook-service's batch statements reach deliveries by key, whatever the planner believes of the
+// status index: with thousands of deliveries pending (an endpoint down for a day, or a burst the
+// statistics have not caught up with), creating a batch's deliveries and recording a try read the
+// rows of that batch only, not every pending delivery (bench/README, bench:webhooks).
+import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { registeredStatements, type SqlStatement } from '@kessai/db';
+import { TestEnvironment } from '@kessai/testing';
+
+const PENDING = 5_000;
+
+const statement = (name: string): SqlStatement => {
+  const found = registeredStatements().find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no statement ${name}`);
+  return found;
+};
+const CREATE_DELIVERIES = statement('webhooks_create_deliveries');
+const RECORD_DELIVERY_ATTEMPTS = statement('webhooks_record_attempts');
+
+let env: TestEnvironment;
+let client: Client;
+let webhookId: string;
+let eventIds: string[];
+let pendingIds: string[];
+
+beforeAll(async () => {
+  env = await TestEnvironment.create();
+  const { merchant, store } = await env.seedMerchant('webhook-plan');
+  const webhook = await env.prisma.webhook.create({
+    data: {
+      merchantId: merchant.id,
+      storeId: store.id,
+      url: 'http://127.0.0.1:9/hook',
+      triggers: ['charge_finished'],
+      signingSecret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+    },
+  });
+  webhookId = webhook.id;
+  client = new Client({ connectionString: env.database.url });
+  await client.connect();
+  // statistics that have not caught up: taken when every delivery was delivered (autovacuum kept
+  // from taking newer ones), then PENDING deliveries pending with a retry ahead, as an endpoint down
+  // for hours leaves them; bodies of a realistic size. Then 10 events with no delivery yet.
+  await client.query('ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)');
+  const { rows } = await client.query<{ id: string }>(
+    `INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload)
+     SELECT $1, $2, 'charge', gen_random_uuid(), 'charge_finished', '{}'::jsonb
+       FROM generate_series(1, $3::int)
+     RETURNING id::text`,
+    [merchant.id, store.id, 1_000 + PENDING + 10],
+  );
+  const ids = rows.map((row) => row.id);
+  await client.query(
+    `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, status, attempt_count, delivered_on)
+     SELECT $1, e, 'charge_finished', repeat('x', 1500), 'delivered', 1, now()
+       FROM unnest($2::uuid[]) e`,
+    [webhookId, ids.slice(0, 1_000)],
+  );
+  await client.query('ANALYZE webhook_deliveries');
+  eventIds = ids.slice(1_000);
+  const inserted = await client.query<{ id: string }>(
+    `INSERT INTO webhook_deliveries (webhook_id, event_id, event, body, attempt_count, next_attempt_on)
+     SELECT $1, e, 'charge_finished', repeat('x', 1500), 1, now() + interval '1 hour'
+       FROM unnest($2::uuid[]) e
+     RETURNING id::text`,
+    [webhookId, eventIds.slice(0, PENDING)],
+  );
+  pendingIds = inserted.rows.map((row) => row.id);
+});
+
+afterAll(async () => {
+  await client?.query('ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)');
+  await client?.end();
+  await env?.close();
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+/**
+ * The statement prepared as webhook-service prepares it (a named statement, which Postgres may
+ * settle on a generic plan after a few runs), planned `mode`, run and rolled back under EXPLAIN
+ * ANALYZE: its plan's nodes.
+ */
+async function executedPlan(
+  text: string,
+  values: unknown[],
+  mode: 'custom' | 'generic',
+): Promise<PlanNode[]> {
+  await client.query(`PREPARE probe AS ${text}`);
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL plan_cache_mode = force_${mode}_plan`);
+    // EXECUTE takes its arguments as SQL, not as bound parameters: literals
+    const args = values.map((value) =>
+      typeof value === 'number'
+        ? String(value)
+        : client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
+    );
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE probe(${args.join(', ')})`,
+    );
+    return nodes(rows[0]['QUERY PLAN'][0].Plan);
+  } finally {
+    await client.query('ROLLBACK');
+    await client.query('DEALLOCATE probe');
+  }
+}
+
+/** Index entries and rows of webhook_deliveries the plan visited, and the indexes it used. */
+function deliveriesRead(plan: PlanNode[]) {
+  const reads = plan.filter(
+    (node) =>
+      node['Relation Name'] === 'webhook_deliveries' ||
+      node['Index Name']?.startsWith('webhook_deliveries_') === true,
+  );
+  return {
+    rows: reads.reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'], 0),
+    indexes: [...new Set(reads.flatMap((node) => node['Index Name'] ?? []))].sort(),
+  };
+}
+
+describe('webhook batch statements with thousands of deliveries pending', () => {
+  const modes = ['custom', 'generic'] as const;
+
+  it.each(modes)(
+    'creating a batch of deliveries reads no delivery beyond its own pairs (%s plan)',
+    async (mode) => {
+      const batch = eventIds.slice(PENDING).map((eventId) => ({
+        id: randomUUID(),
+        webhook_id: webhookId,
+        event_id: eventId,
+        event: 'charge_finished',
+        body: '{}',
+      }));
+      // one pair that has its row already (a dispatch run again): found by its key
+      batch.push({ ...batch[0], id: randomUUID(), event_id: eventIds[0] });
+      const plan = await executedPlan(
+        CREATE_DELIVERIES.text,
+        CREATE_DELIVERIES.encode({ deliveries: batch }),
+        mode,
+      );
+      const read = deliveriesRead(plan);
+      expect(read.indexes).not.toContain('webhook_deliveries_status_next_attempt_on_idx');
+      // a few reads per delivery of the batch, nowhere near the PENDING deliveries pending
+      expect(read.rows).toBeLessThan(batch.length * 5);
+    },
+  );
+
+  it.each(modes)('recording tries reads only their deliveries (%s plan)', async (mode) => {
+    const tries = pendingIds.slice(0, 3).map((deliveryId) => ({
+      delivery_id: deliveryId,
+      number: 2,
+      status_code: 200,
+      error_message: null,
+      response_snippet: 'ok',
+      duration_ms: 3,
+      status: 'delivered' as const,
+      next_attempt_on: null,
+      disable_reason: null,
+      judged: true,
+    }));
+    const plan = await executedPlan(
+      RECORD_DELIVERY_ATTEMPTS.text,
+      RECORD_DELIVERY_ATTEMPTS.encode({ tries, disableAfterSeconds: 3_600 }),
+      mode,
+    );
+    const read = deliveriesRead(plan);
+    expect(read.indexes).not.toContain('webhook_deliveries_status_next_attempt_on_idx');
+    // a few reads per try (to check its delivery, and to update it), nowhere near PENDING
+    expect(read.rows).toBeLessThan(tries.length * 10);
+    // and the tries were recorded
+    const inserted = plan.find(
+      (node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === 'webhook_attempts',
+    );
+    expect(inserted).toBeDefined();
+  });
+});
