@@ -29,6 +29,25 @@ describe('loadConfig', () => {
     expect(config.VAULT_KEYS).toEqual([{ id: 'k1', key: Buffer.alloc(32, 7) }]);
   });
 
+  it('takes an empty value as unset: the default applies, an optional setting stays unset, a required one is missing', () => {
+    const config = loadConfig({
+      ...valid,
+      PORT: '',
+      APP_TOKEN_CACHE_TTL_MS: '',
+      METRICS_TOKEN: '',
+      QUEUE_DASHBOARD_PASSWORD: '',
+    });
+    expect(config.PORT).toBe(3000);
+    // not coerced to 0
+    expect(config.APP_TOKEN_CACHE_TTL_MS).toBe(1_000);
+    expect(config.METRICS_TOKEN).toBeUndefined();
+    expect(config.QUEUE_DASHBOARD_PASSWORD).toBeUndefined();
+    expect(problemsOf({ ...valid, JWT_SIGNING_KEY: '' })).toEqual(['JWT_SIGNING_KEY is required']);
+    expect(problemsOf({ ...valid, QUEUE_DASHBOARD_ENABLED: 'true', QUEUE_DASHBOARD_PASSWORD: '' })).toEqual([
+      'QUEUE_DASHBOARD_PASSWORD is required when QUEUE_DASHBOARD_ENABLED=true',
+    ]);
+  });
+
   it('coerces PORT from the environment string', () => {
     expect(loadConfig({ ...valid, PORT: '4123' }).PORT).toBe(4123);
   });

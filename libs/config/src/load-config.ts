@@ -7,9 +7,16 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment into the typed config, or throws a ConfigError naming every bad variable. */
+/**
+ * Parses the environment into the typed config, or throws a ConfigError naming every bad variable.
+ * A variable set to the empty string counts as unset (its default applies, or it is missing), as
+ * `NAME=` in an env file and `${NAME:-}` in docker-compose.yml write it: an empty optional secret is
+ * not a short one, and an empty number is not 0.
+ */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
-  const result = configSchema.safeParse(env);
+  const result = configSchema.safeParse(
+    Object.fromEntries(Object.entries(env).filter(([, value]) => value !== '')),
+  );
   if (result.success) {
     const problems = crossFieldProblems(result.data);
     if (problems.length > 0) throw new ConfigError(problems);
