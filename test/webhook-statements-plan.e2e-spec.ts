@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { registeredStatements, type SqlStatement } from '@kessai/db';
-import { TestEnvironment } from '@kessai/testing';
+import { executedPlan, tableReads, TestEnvironment } from '@kessai/testing';
 
 const PENDING = 5_000;
 
@@ -74,62 +74,6 @@ afterAll(async () => {
   await env?.close();
 });
 
-interface PlanNode {
-  'Node Type': string;
-  'Relation Name'?: string;
-  'Index Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
-  Plans?: PlanNode[];
-}
-
-function nodes(plan: PlanNode): PlanNode[] {
-  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
-}
-
-/**
- * The statement prepared as webhook-service prepares it (a named statement, which Postgres may
- * settle on a generic plan after a few runs), planned `mode`, run and rolled back under EXPLAIN
- * ANALYZE: its plan's nodes.
- */
-async function executedPlan(
-  text: string,
-  values: unknown[],
-  mode: 'custom' | 'generic',
-): Promise<PlanNode[]> {
-  await client.query(`PREPARE probe AS ${text}`);
-  await client.query('BEGIN');
-  try {
-    await client.query(`SET LOCAL plan_cache_mode = force_${mode}_plan`);
-    // EXECUTE takes its arguments as SQL, not as bound parameters: literals
-    const args = values.map((value) =>
-      typeof value === 'number'
-        ? String(value)
-        : client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
-    );
-    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
-      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE probe(${args.join(', ')})`,
-    );
-    return nodes(rows[0]['QUERY PLAN'][0].Plan);
-  } finally {
-    await client.query('ROLLBACK');
-    await client.query('DEALLOCATE probe');
-  }
-}
-
-/** Index entries and rows of webhook_deliveries the plan visited, and the indexes it used. */
-function deliveriesRead(plan: PlanNode[]) {
-  const reads = plan.filter(
-    (node) =>
-      node['Relation Name'] === 'webhook_deliveries' ||
-      node['Index Name']?.startsWith('webhook_deliveries_') === true,
-  );
-  return {
-    rows: reads.reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'], 0),
-    indexes: [...new Set(reads.flatMap((node) => node['Index Name'] ?? []))].sort(),
-  };
-}
-
 describe('webhook batch statements with thousands of deliveries pending', () => {
   const modes = ['custom', 'generic'] as const;
 
@@ -146,11 +90,12 @@ describe('webhook batch statements with thousands of deliveries pending', () => 
       // one pair that has its row already (a dispatch run again): found by its key
       batch.push({ ...batch[0], id: randomUUID(), event_id: eventIds[0] });
       const plan = await executedPlan(
+        client,
         CREATE_DELIVERIES.text,
         CREATE_DELIVERIES.encode({ deliveries: batch }),
         mode,
       );
-      const read = deliveriesRead(plan);
+      const read = tableReads(plan, 'webhook_deliveries');
       expect(read.indexes).not.toContain('webhook_deliveries_status_next_attempt_on_idx');
       // a few reads per delivery of the batch, nowhere near the PENDING deliveries pending
       expect(read.rows).toBeLessThan(batch.length * 5);
@@ -171,11 +116,12 @@ describe('webhook batch statements with thousands of deliveries pending', () => 
       judged: true,
     }));
     const plan = await executedPlan(
+      client,
       RECORD_DELIVERY_ATTEMPTS.text,
       RECORD_DELIVERY_ATTEMPTS.encode({ tries, disableAfterSeconds: 3_600 }),
       mode,
     );
-    const read = deliveriesRead(plan);
+    const read = tableReads(plan, 'webhook_deliveries');
     expect(read.indexes).not.toContain('webhook_deliveries_status_next_attempt_on_idx');
     // a few reads per try (to check its delivery, and to update it), nowhere near PENDING
     expect(read.rows).toBeLessThan(tries.length * 10);

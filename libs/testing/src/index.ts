@@ -15,3 +15,4 @@ export * from './metrics';
 export * from './subscriptions';
 export * from './webhook-receiver';
 export * from './images';
+export * from './plans';

@@ -205,7 +205,9 @@ export const START_PAYMENTS = defineStatement({
       UPDATE scheduled_payments sp
          SET status = 'processing', attempts = i.attempt, next_try_at = NULL, updated_on = now()
         FROM input i
-       WHERE sp.id = i.payment_id AND sp.status = 'pending' AND sp.attempts = i.attempt - 1
+       -- status as text: by primary key, never a full scan of a partial index of pending payments
+       -- (LOCK_SETTLEMENTS says why)
+       WHERE sp.id = i.payment_id AND sp.status::text = 'pending' AND sp.attempts = i.attempt - 1
       RETURNING sp.id
     ),
     inserted AS (
@@ -254,7 +256,8 @@ export const TERMINATE_PAYMENTS = defineStatement({
                   ELSE sp.terminate_with_status END AS new_status
         FROM scheduled_payments sp
         JOIN subscriptions s ON s.id = sp.subscription_id
-       WHERE sp.id = ANY(${p.paymentIds}) AND sp.status = 'pending'
+       -- status as text, as in START_PAYMENTS
+       WHERE sp.id = ANY(${p.paymentIds}) AND sp.status::text = 'pending'
     ),
     payment AS (
       UPDATE scheduled_payments sp

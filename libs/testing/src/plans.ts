@@ -1,0 +1,58 @@
+import type { Client } from 'pg';
+
+/** A node of a Postgres JSON plan (EXPLAIN ANALYZE, FORMAT JSON), as far as the plan tests read it. */
+export interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+/** Every node of a plan. */
+export function planNodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(planNodes)];
+}
+
+/**
+ * A statement prepared as the services prepare theirs (a named statement, which Postgres may settle
+ * on a generic plan after a few runs), planned `mode`, run and rolled back under EXPLAIN ANALYZE:
+ * its plan's nodes. `values` as the statement's `encode` gives them.
+ */
+export async function executedPlan(
+  client: Client,
+  text: string,
+  values: unknown[],
+  mode: 'custom' | 'generic',
+): Promise<PlanNode[]> {
+  await client.query(`PREPARE plan_probe AS ${text}`);
+  await client.query('BEGIN');
+  try {
+    await client.query(`SET LOCAL plan_cache_mode = force_${mode}_plan`);
+    // EXECUTE takes its arguments as SQL, not as bound parameters: literals
+    const args = values.map((value) =>
+      typeof value === 'number'
+        ? String(value)
+        : client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
+    );
+    const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+      `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE plan_probe(${args.join(', ')})`,
+    );
+    return planNodes(rows[0]['QUERY PLAN'][0].Plan);
+  } finally {
+    await client.query('ROLLBACK');
+    await client.query('DEALLOCATE plan_probe');
+  }
+}
+
+/** Index entries and rows of `table` a plan visited, and the indexes it used on it. */
+export function tableReads(plan: PlanNode[], table: string) {
+  const reads = plan.filter(
+    (node) => node['Relation Name'] === table || node['Index Name']?.startsWith(`${table}_`) === true,
+  );
+  return {
+    rows: reads.reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'], 0),
+    indexes: [...new Set(reads.flatMap((node) => node['Index Name'] ?? []))].sort(),
+  };
+}

@@ -1,0 +1,151 @@
+// The workers' batch statements reach their rows by primary key, whatever the planner believes of a
+// status index: with thousands of charges or scheduled payments pending (a processor slow or down, a
+// burst of renewals, statistics that have not caught up), reading or moving a batch visits the rows
+// of that batch only, not every pending one (decision 0002). Webhook deliveries: the same in
+// webhook-statements-plan.e2e-spec.ts.
+import { Client } from 'pg';
+import { registeredStatements, type SqlStatement } from '@kessai/db';
+import {
+  executedPlan,
+  insertCardToken,
+  insertWaitingSubscriptions,
+  tableReads,
+  TestEnvironment,
+} from '@kessai/testing';
+
+const PENDING = 5_000;
+const STATUS_INDEX = 'charges_status_updated_on_idx';
+
+const statement = (name: string): SqlStatement => {
+  const found = registeredStatements().find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no statement ${name}`);
+  return found;
+};
+const FIND_PENDING_CHARGES = statement('charge_outcomes_find_pending');
+const RECORD_CHARGE_OUTCOMES = statement('charge_outcomes_record');
+const TERMINATE_PAYMENTS = statement('subscription_engine_terminate_payments');
+
+let env: TestEnvironment;
+let client: Client;
+let pendingIds: string[];
+let pendingPaymentIds: string[];
+
+beforeAll(async () => {
+  env = await TestEnvironment.create();
+  const { merchant, store } = await env.seedMerchant('charge-plan');
+  const scope = { merchantId: merchant.id, storeId: store.id };
+  const token = await insertCardToken(env, scope, { cardNumber: '4000056655665556' });
+  client = new Client({ connectionString: env.database.url });
+  await client.connect();
+  // statistics that have not caught up: taken when every charge was final (autovacuum kept from
+  // taking newer ones), then PENDING charges pending
+  await client.query('ALTER TABLE charges SET (autovacuum_enabled = false)');
+  await client.query('ALTER TABLE scheduled_payments SET (autovacuum_enabled = false)');
+  const insert = (status: string, count: number) =>
+    client.query<{ id: string }>(
+      `INSERT INTO charges (merchant_id, store_id, transaction_token_id, transaction_token_type, mode,
+                            status, requested_amount, requested_currency)
+       SELECT $1, $2, $3, 'one_time', 'test', $4::charge_status, 1000, 'JPY'
+         FROM generate_series(1, $5::int)
+       RETURNING id::text`,
+      [scope.merchantId, scope.storeId, token, status, count],
+    );
+  await insert('successful', 1_000);
+  await client.query('ANALYZE charges');
+  pendingIds = (await insert('pending', PENDING)).rows.map((row) => row.id);
+  // the same for scheduled payments: paid ones analyzed, then PENDING pending
+  const paid = await insertWaitingSubscriptions(env, scope, [token], 1_000);
+  await client.query(
+    `UPDATE scheduled_payments SET status = 'paid', next_try_at = NULL WHERE subscription_id = ANY($1::uuid[])`,
+    [paid],
+  );
+  await client.query('ANALYZE scheduled_payments');
+  const waiting = await insertWaitingSubscriptions(env, scope, [token], PENDING);
+  const { rows } = await client.query<{ id: string }>(
+    `SELECT id::text FROM scheduled_payments WHERE subscription_id = ANY($1::uuid[]) LIMIT 50`,
+    [waiting],
+  );
+  pendingPaymentIds = rows.map((row) => row.id);
+});
+
+afterAll(async () => {
+  await client?.query('ALTER TABLE charges RESET (autovacuum_enabled)');
+  await client?.query('ALTER TABLE scheduled_payments RESET (autovacuum_enabled)');
+  await client?.end();
+  await env?.close();
+});
+
+describe('charge batch statements with thousands of charges pending', () => {
+  const modes = ['custom', 'generic'] as const;
+
+  it.each(modes)('reading a batch of pending charges reads only them (%s plan)', async (mode) => {
+    const ids = pendingIds.slice(0, 50);
+    const plan = await executedPlan(
+      client,
+      FIND_PENDING_CHARGES.text,
+      FIND_PENDING_CHARGES.encode({ ids }),
+      mode,
+    );
+    const read = tableReads(plan, 'charges');
+    expect(read.indexes).not.toContain(STATUS_INDEX);
+    // a few reads per charge of the batch, nowhere near the PENDING charges pending
+    expect(read.rows).toBeLessThan(ids.length * 5);
+    const found = plan[0]['Actual Rows'];
+    expect(found).toBe(ids.length);
+  });
+
+  it.each(modes)('recording a batch of outcomes reads only its charges (%s plan)', async (mode) => {
+    const ids = pendingIds.slice(100, 150);
+    const outcomes = ids.map((id) => ({
+      id,
+      status: 'successful',
+      event_type: 'charge_finished',
+      error_code: null,
+      error_message: null,
+      error_detail: null,
+      processor_reference: `plan-${id}`,
+      charged_amount: '1000',
+      fee_amount: '0',
+      capture_status: null,
+      issuer_token: null,
+      three_ds_issuer_token: null,
+      expires_on: null,
+      cause_event_id: null,
+    }));
+    const plan = await executedPlan(
+      client,
+      RECORD_CHARGE_OUTCOMES.text,
+      RECORD_CHARGE_OUTCOMES.encode({ outcomes, ids, from: ['pending'] }),
+      mode,
+    );
+    const read = tableReads(plan, 'charges');
+    expect(read.indexes).not.toContain(STATUS_INDEX);
+    expect(read.rows).toBeLessThan(ids.length * 5);
+    // and the charges moved
+    const updated = plan.find(
+      (node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === 'charges',
+    );
+    expect(updated?.['Actual Rows']).toBe(ids.length);
+  });
+});
+
+describe('subscription engine statements with thousands of payments pending', () => {
+  it.each(['custom', 'generic'] as const)(
+    'terminating a batch of payments reads only them (%s plan)',
+    async (mode) => {
+      const plan = await executedPlan(
+        client,
+        TERMINATE_PAYMENTS.text,
+        TERMINATE_PAYMENTS.encode({ paymentIds: pendingPaymentIds }),
+        mode,
+      );
+      const read = tableReads(plan, 'scheduled_payments');
+      expect(read.indexes).not.toContain('scheduled_payments_open_key');
+      expect(read.rows).toBeLessThan(pendingPaymentIds.length * 10);
+      const terminated = plan.find(
+        (node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === 'scheduled_payments',
+      );
+      expect(terminated?.['Actual Rows']).toBe(pendingPaymentIds.length);
+    },
+  );
+});
