@@ -11,10 +11,10 @@ import 'reflect-metadata';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
 import type { AppConfig } from '@kessai/config';
 import type { DeliveryToSend } from '@kessai/db';
 import { WebhookSender } from '../apps/webhook-service/src/webhook-sender';
+import { floorRequester } from './webhook-floor';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const REQUESTS = num('BENCH_REQUESTS', 20_000);
@@ -56,30 +56,8 @@ async function main() {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
   // the floor of bench:webhooks, as it is there
-  const agent = new http.Agent({ keepAlive: true });
-  const signer = new StandardWebhook(secret);
-  const floor = (i: number) =>
-    new Promise<void>((resolve, reject) => {
-      const id = `msg_${i}`;
-      const now = new Date();
-      const request = http.request(url, {
-        method: 'POST',
-        agent,
-        headers: {
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          'webhook-id': id,
-          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-          'webhook-signature': signer.sign(id, now, body),
-        },
-      });
-      request.on('response', (response) => {
-        response.resume();
-        response.on('end', resolve);
-      });
-      request.on('error', reject);
-      request.end(body);
-    });
+  const requester = floorRequester(url, secret);
+  const floor = (i: number) => requester.post(i, body);
 
   const sender = new WebhookSender({ WEBHOOK_TIMEOUT_MS: 15_000 } as AppConfig);
   const delivery: DeliveryToSend = {
@@ -109,7 +87,7 @@ async function main() {
   }
   server.closeAllConnections();
   server.close();
-  agent.destroy();
+  requester.close();
   sender.onModuleDestroy();
 }
 

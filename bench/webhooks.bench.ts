@@ -17,13 +17,13 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Client } from 'pg';
 import { createRedisClient } from '@kessai/redis';
 import { insertCardToken, startWorkerProcess, TestEnvironment, type SpawnedApp } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
 import { cpuSnapshot, cpuTable } from './bench-processes';
 import { percentile } from './load';
+import { floorRequester } from './webhook-floor';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const EVENTS = num('BENCH_EVENTS', 10_000);
@@ -71,40 +71,14 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
 
 /** The floor: `count` signed POSTs of `bodies` (round robin), `concurrency` at a time, one keep-alive Agent. */
 async function floor(url: string, bodies: string[], count: number, concurrency: number, secret: string) {
-  const agent = new http.Agent({ keepAlive: true });
-  const signer = new StandardWebhook(secret);
+  const requester = floorRequester(url, secret);
   let next = 0;
   const started = Date.now();
   const worker = async () => {
-    for (;;) {
-      const i = next++;
-      if (i >= count) return;
-      const body = bodies[i % bodies.length];
-      const id = `msg_${i}`;
-      const now = new Date();
-      await new Promise<void>((resolve, reject) => {
-        const request = http.request(url, {
-          method: 'POST',
-          agent,
-          headers: {
-            'content-type': 'application/json',
-            'content-length': String(Buffer.byteLength(body)),
-            'webhook-id': id,
-            'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
-            'webhook-signature': signer.sign(id, now, body),
-          },
-        });
-        request.on('response', (response) => {
-          response.resume();
-          response.on('end', resolve);
-        });
-        request.on('error', reject);
-        request.end(body);
-      });
-    }
+    for (let i = next++; i < count; i = next++) await requester.post(i, bodies[i % bodies.length]);
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
-  agent.destroy();
+  requester.close();
   return count / ((Date.now() - started) / 1000);
 }
 

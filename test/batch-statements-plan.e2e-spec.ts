@@ -4,11 +4,11 @@
 // of that batch only, not every pending one (decision 0002). Webhook deliveries: the same in
 // webhook-statements-plan.e2e-spec.ts.
 import { Client } from 'pg';
-import { registeredStatements, type SqlStatement } from '@kessai/db';
 import {
   executedPlan,
   insertCardToken,
   insertWaitingSubscriptions,
+  registeredStatement,
   tableReads,
   TestEnvironment,
 } from '@kessai/testing';
@@ -16,14 +16,9 @@ import {
 const PENDING = 5_000;
 const STATUS_INDEX = 'charges_status_updated_on_idx';
 
-const statement = (name: string): SqlStatement => {
-  const found = registeredStatements().find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no statement ${name}`);
-  return found;
-};
-const FIND_PENDING_CHARGES = statement('charge_outcomes_find_pending');
-const RECORD_CHARGE_OUTCOMES = statement('charge_outcomes_record');
-const TERMINATE_PAYMENTS = statement('subscription_engine_terminate_payments');
+const FIND_PENDING_CHARGES = registeredStatement('charge_outcomes_find_pending');
+const RECORD_CHARGE_OUTCOMES = registeredStatement('charge_outcomes_record');
+const TERMINATE_PAYMENTS = registeredStatement('subscription_engine_terminate_payments');
 
 let env: TestEnvironment;
 let client: Client;

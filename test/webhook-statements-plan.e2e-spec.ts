@@ -4,18 +4,12 @@
 // rows of that batch only, not every pending delivery (bench/README, bench:webhooks).
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { registeredStatements, type SqlStatement } from '@kessai/db';
-import { executedPlan, tableReads, TestEnvironment } from '@kessai/testing';
+import { executedPlan, registeredStatement, tableReads, TestEnvironment } from '@kessai/testing';
 
 const PENDING = 5_000;
 
-const statement = (name: string): SqlStatement => {
-  const found = registeredStatements().find((candidate) => candidate.name === name);
-  if (!found) throw new Error(`no statement ${name}`);
-  return found;
-};
-const CREATE_DELIVERIES = statement('webhooks_create_deliveries');
-const RECORD_DELIVERY_ATTEMPTS = statement('webhooks_record_attempts');
+const CREATE_DELIVERIES = registeredStatement('webhooks_create_deliveries');
+const RECORD_DELIVERY_ATTEMPTS = registeredStatement('webhooks_record_attempts');
 
 let env: TestEnvironment;
 let client: Client;

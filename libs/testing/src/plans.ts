@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { registeredStatements, type SqlStatement } from '@kessai/db';
 
 /** A node of a Postgres JSON plan (EXPLAIN ANALYZE, FORMAT JSON), as far as the plan tests read it. */
 export interface PlanNode {
@@ -55,4 +56,11 @@ export function tableReads(plan: PlanNode[], table: string) {
     rows: reads.reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'], 0),
     indexes: [...new Set(reads.flatMap((node) => node['Index Name'] ?? []))].sort(),
   };
+}
+
+/** A statement of libs/db by its name, for a plan test. */
+export function registeredStatement(name: string): SqlStatement {
+  const found = registeredStatements().find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`no statement ${name}`);
+  return found;
 }
