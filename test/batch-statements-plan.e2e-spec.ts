@@ -3,6 +3,7 @@
 // burst of renewals, statistics that have not caught up), reading or moving a batch visits the rows
 // of that batch only, not every pending one (decision 0002). Webhook deliveries: the same in
 // webhook-statements-plan.e2e-spec.ts.
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
   executedPlan,
@@ -19,16 +20,20 @@ const STATUS_INDEX = 'charges_status_updated_on_idx';
 const FIND_PENDING_CHARGES = registeredStatement('charge_outcomes_find_pending');
 const RECORD_CHARGE_OUTCOMES = registeredStatement('charge_outcomes_record');
 const TERMINATE_PAYMENTS = registeredStatement('subscription_engine_terminate_payments');
+const START_PAYMENTS = registeredStatement('subscription_engine_start_payments');
 
 let env: TestEnvironment;
 let client: Client;
 let pendingIds: string[];
 let pendingPaymentIds: string[];
+/** the first 50 payments' rows, as START_PAYMENTS' input needs them */
+let pendingPayments: { id: string; subscription_id: string; token_id: string }[];
+let scope: { merchantId: string; storeId: string };
 
 beforeAll(async () => {
   env = await TestEnvironment.create();
   const { merchant, store } = await env.seedMerchant('charge-plan');
-  const scope = { merchantId: merchant.id, storeId: store.id };
+  scope = { merchantId: merchant.id, storeId: store.id };
   const token = await insertCardToken(env, scope, { cardNumber: '4000056655665556' });
   client = new Client({ connectionString: env.database.url });
   await client.connect();
@@ -48,18 +53,23 @@ beforeAll(async () => {
   await insert('successful', 1_000);
   await client.query('ANALYZE charges');
   pendingIds = (await insert('pending', PENDING)).rows.map((row) => row.id);
-  // the same for scheduled payments: paid ones analyzed, then PENDING pending
-  const paid = await insertWaitingSubscriptions(env, scope, [token], 1_000);
+  // the same for scheduled payments: paid ones analyzed, then PENDING pending; enough paid ones that
+  // a table scan is no cheaper than the keys (START_PAYMENTS joins an input the planner guesses at
+  // 100 rows)
+  const paid = await insertWaitingSubscriptions(env, scope, [token], 40_000);
   await client.query(
     `UPDATE scheduled_payments SET status = 'paid', next_try_at = NULL WHERE subscription_id = ANY($1::uuid[])`,
     [paid],
   );
   await client.query('ANALYZE scheduled_payments');
   const waiting = await insertWaitingSubscriptions(env, scope, [token], PENDING);
-  const { rows } = await client.query<{ id: string }>(
-    `SELECT id::text FROM scheduled_payments WHERE subscription_id = ANY($1::uuid[]) LIMIT 50`,
+  const { rows } = await client.query<{ id: string; subscription_id: string; token_id: string }>(
+    `SELECT sp.id::text, sp.subscription_id::text, s.transaction_token_id::text AS token_id
+       FROM scheduled_payments sp JOIN subscriptions s ON s.id = sp.subscription_id
+      WHERE sp.subscription_id = ANY($1::uuid[]) LIMIT 50`,
     [waiting],
   );
+  pendingPayments = rows;
   pendingPaymentIds = rows.map((row) => row.id);
 });
 
@@ -125,6 +135,44 @@ describe('charge batch statements with thousands of charges pending', () => {
 });
 
 describe('subscription engine statements with thousands of payments pending', () => {
+  it.each(['custom', 'generic'] as const)(
+    'starting a batch of payments reads only them (%s plan)',
+    async (mode) => {
+      const input = pendingPayments.map((payment) => ({
+        payment_id: payment.id,
+        attempt: 1,
+        charge_id: randomUUID(),
+        subscription_id: payment.subscription_id,
+        merchant_id: scope.merchantId,
+        store_id: scope.storeId,
+        transaction_token_id: payment.token_id,
+        transaction_token_type: 'recurring',
+        mode: 'test',
+        amount: '1000',
+        currency: 'JPY',
+        descriptor: null,
+        only_direct_currency: false,
+        capture: true,
+        capture_at: null,
+        fee_rate_ppm: 0,
+        fee_flat_amount: '0',
+        refused: false,
+        error_code: null,
+        error_message: null,
+        error_detail: null,
+      }));
+      const plan = await executedPlan(client, START_PAYMENTS.text, START_PAYMENTS.encode({ input }), mode);
+      const read = tableReads(plan, 'scheduled_payments');
+      expect(read.indexes).not.toContain('scheduled_payments_open_key');
+      expect(read.rows).toBeLessThan(input.length * 10);
+      // every payment started, with its charge
+      const charges = plan.find(
+        (node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === 'charges',
+      );
+      expect(charges?.['Actual Rows']).toBe(input.length);
+    },
+  );
+
   it.each(['custom', 'generic'] as const)(
     'terminating a batch of payments reads only them (%s plan)',
     async (mode) => {
