@@ -17,7 +17,7 @@ import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createRedisClient } from '@kessai/redis';
 import { insertCardToken, startWorkerProcess, TestEnvironment, type SpawnedApp } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
@@ -69,13 +69,27 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ti
   }
 }
 
-/** The floor: `count` signed POSTs of `bodies` (round robin), `concurrency` at a time, one keep-alive Agent. */
-async function floor(url: string, bodies: string[], count: number, concurrency: number, secret: string) {
+/**
+ * The floor: `count` signed POSTs of `bodies` (round robin), `concurrency` at a time, one keep-alive
+ * Agent; with `write`, each request preceded by that write (the durable floor).
+ */
+async function floor(
+  url: string,
+  bodies: string[],
+  count: number,
+  concurrency: number,
+  secret: string,
+  write?: (body: string) => Promise<unknown>,
+) {
   const requester = floorRequester(url, secret);
   let next = 0;
   const started = Date.now();
   const worker = async () => {
-    for (let i = next++; i < count; i = next++) await requester.post(i, bodies[i % bodies.length]);
+    for (let i = next++; i < count; i = next++) {
+      const body = bodies[i % bodies.length];
+      if (write) await write(body);
+      await requester.post(i, body);
+    }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
   requester.close();
@@ -173,6 +187,20 @@ async function main() {
     const extra = receiver.arrivals.length - EVENTS;
 
     const floorRate = await floor(`${receiver.url}/floor`, receiver.bodies, EVENTS, CONCURRENCY, secret);
+    // not the issue's floor: the same loop with one durable write per request (each body inserted into
+    // a table of its own through a pool of the services' size, committed before the POST), a yardstick
+    // for what a delivery cannot skip
+    await db.query('CREATE TABLE bench_floor_writes (id bigserial PRIMARY KEY, body text NOT NULL)');
+    const writes = new Pool({ connectionString: env.database.url, max: env.config.DB_POOL_SIZE });
+    const durableRate = await floor(
+      `${receiver.url}/floor`,
+      receiver.bodies,
+      EVENTS,
+      CONCURRENCY,
+      secret,
+      (body) => writes.query('INSERT INTO bench_floor_writes (body) VALUES ($1)', [body]),
+    );
+    await writes.end();
 
     console.log(
       `\nwebhook deliveries: ${EVENTS} charge_finished events committed at once, ${WEBHOOKS} store webhooks, ` +
@@ -186,13 +214,18 @@ async function main() {
     console.log(
       `| floor: bare signed POSTs, same client and concurrency | ${Math.round(floorRate)} | | | ${EVENTS} requests |`,
     );
+    console.log(
+      `| durable floor (not the issue's): the same, each POST after one INSERT of its body | ${Math.round(durableRate)} | | | ${EVENTS} requests |`,
+    );
     const at = (share: number) =>
       latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * share))];
     console.log(
       `\nreceived after the commit: first ${latencies[0]} ms, 10 % ${at(0.1)} ms, 90 % ${at(0.9)} ms, last ${latencies.at(-1)} ms ` +
         `(between 10 % and 90 %: ${Math.round((EVENTS * 0.8) / ((at(0.9) - at(0.1)) / 1000))}/s)`,
     );
-    console.log(`\ndeliveries / floor: ${Math.round((rate / floorRate) * 100)} %`);
+    console.log(
+      `\ndeliveries / floor: ${Math.round((rate / floorRate) * 100)} % (/ durable floor: ${Math.round((rate / durableRate) * 100)} %)`,
+    );
     console.log(`\nCPU from the commit to the last request received (bench client: the receiver):\n`);
     console.log(cpuTable(cpuBefore, cpuAfter, EVENTS, 'delivery'));
   } finally {
