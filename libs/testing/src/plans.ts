@@ -58,6 +58,13 @@ export function tableReads(plan: PlanNode[], table: string) {
   };
 }
 
+/** Rows the plan inserted into, updated or deleted from `table` (0 when it wrote none). */
+export function rowsWritten(plan: PlanNode[], table: string): number {
+  return plan
+    .filter((node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === table)
+    .reduce((sum, node) => sum + node['Actual Rows'], 0);
+}
+
 /** A statement of libs/db by its name, for a plan test. */
 export function registeredStatement(name: string): SqlStatement {
   const found = registeredStatements().find((candidate) => candidate.name === name);
