@@ -12,10 +12,12 @@ import {
   insertPendingCharge,
   insertRefund,
   listenLocally,
+  planNodes,
   RELAXED_RATE_LIMITS,
   TestEnvironment,
   updateChargeRow,
   type Credentials,
+  type PlanNode,
   type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
@@ -437,12 +439,6 @@ describe('transaction history plan', () => {
     await client?.end();
   });
 
-  /** every node of a JSON plan */
-  function nodes(plan: Record<string, unknown>): Record<string, unknown>[] {
-    const children = (plan.Plans as Record<string, unknown>[] | undefined) ?? [];
-    return [plan, ...children.flatMap(nodes)];
-  }
-
   it.each([
     ['merchant', 'desc'],
     ['merchant', 'asc'],
@@ -474,11 +470,11 @@ describe('transaction history plan', () => {
       // as PrismaService.run sends it: unnamed, planned with its values (the statement is `replan`)
       expect(statement.replan).toBe(true);
       const values = statement.encode(params);
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>({
+      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
         text: `EXPLAIN (FORMAT JSON) ${statement.text}`,
         values,
       });
-      const all = nodes(rows[0]['QUERY PLAN'][0].Plan);
+      const all = planNodes(rows[0]['QUERY PLAN'][0].Plan);
       const merge = all.filter((node) => node['Node Type'] === 'Merge Append');
       expect(merge).toHaveLength(1);
       for (const [table, alias] of [
@@ -486,7 +482,7 @@ describe('transaction history plan', () => {
         ['refunds', 'r'],
       ]) {
         // under the merge: Limit → Index Scan of the scope's index, in the listing's order
-        const branch = nodes(merge[0]).filter((node) => node['Alias'] === alias);
+        const branch = planNodes(merge[0]).filter((node) => node['Alias'] === alias);
         expect([table, branch.map((node) => [node['Node Type'], node['Index Name']])]).toEqual([
           table,
           [['Index Scan', `${table}_${scope}_id_created_on_id_idx`]],
@@ -497,9 +493,7 @@ describe('transaction history plan', () => {
         expect(condition).toContain(`${scope}_id =`);
         expect(condition).toMatch(/ROW\(created_on, id\) > ROW/);
         expect(condition).toMatch(/ROW\(created_on, id\) < ROW/);
-        const parent = nodes(merge[0]).find((node) =>
-          (node.Plans as Record<string, unknown>[] | undefined)?.includes(branch[0]),
-        );
+        const parent = planNodes(merge[0]).find((node) => node.Plans?.includes(branch[0]));
         expect(parent?.['Node Type']).toBe('Limit');
       }
     },

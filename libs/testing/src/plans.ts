@@ -6,9 +6,12 @@ export interface PlanNode {
   'Node Type': string;
   'Relation Name'?: string;
   'Index Name'?: string;
-  'Actual Rows': number;
-  'Actual Loops': number;
+  /** under EXPLAIN ANALYZE only */
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
   Plans?: PlanNode[];
+  /** every other field of the plan node (Alias, Index Cond, Scan Direction…) */
+  [field: string]: unknown;
 }
 
 /** Every node of a plan. */
@@ -53,7 +56,7 @@ export function tableReads(plan: PlanNode[], table: string) {
     (node) => node['Relation Name'] === table || node['Index Name']?.startsWith(`${table}_`) === true,
   );
   return {
-    rows: reads.reduce((sum, node) => sum + node['Actual Rows'] * node['Actual Loops'], 0),
+    rows: reads.reduce((sum, node) => sum + actual(node, 'Actual Rows') * actual(node, 'Actual Loops'), 0),
     indexes: [...new Set(reads.flatMap((node) => node['Index Name'] ?? []))].sort(),
   };
 }
@@ -62,7 +65,7 @@ export function tableReads(plan: PlanNode[], table: string) {
 export function rowsWritten(plan: PlanNode[], table: string): number {
   return plan
     .filter((node) => node['Node Type'] === 'ModifyTable' && node['Relation Name'] === table)
-    .reduce((sum, node) => sum + node['Actual Rows'], 0);
+    .reduce((sum, node) => sum + actual(node, 'Actual Rows'), 0);
 }
 
 /** A statement of libs/db by its name, for a plan test. */
@@ -70,4 +73,11 @@ export function registeredStatement(name: string): SqlStatement {
   const found = registeredStatements().find((candidate) => candidate.name === name);
   if (!found) throw new Error(`no statement ${name}`);
   return found;
+}
+
+/** A node's measured figure; a plan without them (not EXPLAIN ANALYZE) cannot show what was read. */
+function actual(node: PlanNode, field: 'Actual Rows' | 'Actual Loops'): number {
+  const value = node[field];
+  if (value === undefined) throw new Error(`the plan has no ${field}: run it under EXPLAIN ANALYZE`);
+  return value;
 }
