@@ -7,10 +7,12 @@ import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kes
 import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
+import { acceptFormBodies } from './http/form-body';
 import { acceptEmptyJsonBodies } from './http/json-body-parser';
 import { registerNulGuard } from './http/nul-guard';
 import { RouteRegistry } from './http/route-registry';
 import { IdempotencyRecordsRepository } from '@kessai/db';
+import { LOGO_MAX_BYTES } from '@kessai/domain';
 import { registerIdempotency } from './idempotency/idempotency.hooks';
 import { registerRateLimiting } from './limits/rate-limit.hook';
 import { RateLimiter } from './limits/rate-limiter';
@@ -52,7 +54,8 @@ export async function createGatewayApp(
   // first of all: every log line written for the request carries its id (X-Request-Id or a new one)
   fastify.addHook('onRequest', (request, _reply, done) => withCorrelation(request.id, done));
 
-  // the API speaks JSON only: any other body is refused with 415 rather than parsed as text
+  // the API speaks JSON (and, for a store's logo, multipart/form-data: acceptFormBodies below): any
+  // other body is refused with 415 rather than parsed as text
   fastify.removeContentTypeParser('text/plain');
 
   const routes = options.routes ?? new RouteRegistry();
@@ -103,5 +106,7 @@ export async function createGatewayApp(
   await app.init();
   // after init: Nest registers its body parsers there, and only the JSON one is replaced
   acceptEmptyJsonBodies(app, config.BODY_LIMIT_BYTES);
+  // the SDK's multipart bodies (a store's logo): the store routes only, 415 elsewhere as before
+  acceptFormBodies(app, config.BODY_LIMIT_BYTES, LOGO_MAX_BYTES);
   return app;
 }

@@ -1,12 +1,13 @@
 import { Controller, Get, Inject, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { StoreLogosRepository, StoresRepository } from '@kessai/db';
-import { logoPath, NotFoundError, StoreTokenRequiredError } from '@kessai/domain';
+import { StoresRepository } from '@kessai/db';
+import { NotFoundError, StoreTokenRequiredError } from '@kessai/domain';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 import { z } from 'zod';
 import { BrowserAllowed, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
+import { publicBaseUrl, storeLogoUrl } from '../http/public-base-url';
 import { parseInput } from '../http/validation';
 import { presentCheckoutInfo } from './checkout-info.presenter';
 
@@ -21,7 +22,6 @@ export const checkoutInfoQuery = z.object({ origin: z.string().max(2048).optiona
 export class CheckoutInfoController {
   constructor(
     private readonly stores: StoresRepository,
-    private readonly logos: StoreLogosRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -38,18 +38,11 @@ export class CheckoutInfoController {
     const store = await this.stores.findVisibleWithMerchant(principal, principal.storeId);
     if (!store) throw new NotFoundError('store');
     const config = effectiveConfiguration(store.merchant.configuration, store.configuration);
-    const digest = await this.logos.findDigest(store.id);
-    const logoImage = digest === null ? null : `${this.baseUrl(request)}${logoPath(store.id, digest)}`;
-    return presentCheckoutInfo(store, principal.mode, config, logoImage);
-  }
-
-  /**
-   * The gateway as the caller reaches it, for the logo's absolute URL (the SDK's user shows it on
-   * its own page): PUBLIC_BASE_URL, else the request's own scheme and host.
-   */
-  private baseUrl(request: FastifyRequest): string {
-    if (this.config.PUBLIC_BASE_URL) return this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
-    const host = request.headers.host ?? '';
-    return /^[a-z0-9.-]+(:\d{1,5})?$/i.test(host) ? `${request.protocol}://${host}` : '';
+    return presentCheckoutInfo(
+      store,
+      principal.mode,
+      config,
+      storeLogoUrl(publicBaseUrl(this.config, request), store),
+    );
   }
 }

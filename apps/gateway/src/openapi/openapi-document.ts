@@ -274,7 +274,10 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
           body: doc.body
             ? {
                 required: doc.optionalBody !== true,
-                content: { 'application/json': { schema: doc.body } },
+                content: {
+                  'application/json': { schema: doc.body },
+                  ...(doc.form ? { 'multipart/form-data': { schema: FORM_BODY } } : {}),
+                },
               }
             : undefined,
         },
@@ -290,6 +293,22 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
   });
   return withNullInNullableEnums(JSON.parse(JSON.stringify(document))) as Record<string, unknown>;
 }
+
+/** A JSON body as the SDK sends it when it holds a file (http/form-body.ts). */
+const FORM_BODY = z
+  .object({
+    logo: z
+      .string()
+      .openapi({ format: 'binary', description: 'a PNG, JPEG or WebP image of at most 256 KiB' })
+      .optional(),
+  })
+  .catchall(z.string())
+  .openapi({
+    description:
+      'The JSON body’s fields flattened as the SDK sends them (`configuration.card_configuration.enabled`, ' +
+      '`configuration.minimum_charge_amounts[0].amount`), every value text, typed as the JSON body types it; ' +
+      '`logo` a file.',
+  });
 
 /**
  * `z.enum([...]).nullable()` comes out of zod-to-openapi 7 (the last for zod 3) as

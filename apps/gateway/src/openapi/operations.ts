@@ -86,6 +86,8 @@ export interface OperationDoc {
   body?: ZodTypeAny;
   /** the JSON body is optional (an absent or empty body reads as `{}`) */
   optionalBody?: true;
+  /** the body may also come as multipart/form-data, as the SDK sends one holding a file (http/form-body.ts) */
+  form?: true;
   /** absent: no body (204, 202) */
   ok?: Answer;
   /** statuses a page (HTML, script, style) answers with a body of its own instead of the error envelope */
@@ -517,7 +519,7 @@ const webhooks: ControllerDocs<WebhooksController> = {
 const stores: ControllerDocs<StoresController> = {
   tag: 'Stores',
   operations: {
-    create: { summary: 'Create a store', sdk: 'stores.create', body: storeCreation, ok: 'Store' },
+    create: { summary: 'Create a store', sdk: 'stores.create', body: storeCreation, form: true, ok: 'Store' },
     delete: { summary: 'Deactivate a store and revoke its app tokens', sdk: 'stores.delete' },
     list: {
       summary: 'List stores',
@@ -528,9 +530,10 @@ const stores: ControllerDocs<StoresController> = {
     },
     get: { summary: 'Get a store', sdk: 'stores.get', ok: 'Store' },
     update: {
-      summary: 'Change a store’s name or configuration',
+      summary: 'Change a store’s name, configuration or logo',
       sdk: 'stores.update',
       body: storeUpdate,
+      form: true,
       ok: 'Store',
     },
     createCustomerId: {

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { MerchantsRepository, StoresRepository, type Prisma } from '@kessai/db';
 import {
+  LOGO_MAX_BYTES,
+  logoContentType,
   NotFoundError,
   PermissionError,
   ValidationError,
@@ -19,25 +21,34 @@ import {
 import { z } from 'zod';
 import { AppTokenCache } from '../auth/app-token-cache';
 import type { Principal } from '../auth/principal';
+import { FormFile, formInput } from '../http/form-body';
 import { parseInput } from '../http/validation';
 import { presentStoreListItem, presentStoreWithMerchant } from './store.presenter';
 
 const storeIdParam = z.string().uuid();
+/**
+ * A logo as the SDK sends a Blob: a file of a multipart/form-data body (http/form-body.ts). Any other
+ * value (text, JSON) is refused; null removes the store's logo.
+ */
+const logoUpload = z
+  .custom<FormFile | null>((logo) => logo === null || logo instanceof FormFile, {
+    params: { reason: 'INVALID_FORMAT' },
+  })
+  .optional();
+/** `sdk.stores.update`, as JSON or, with a logo, as multipart/form-data. */
 export const storeUpdate = z
   .object({
     name: z.string().trim().min(1).max(100).optional(),
     configuration: merchantConfigurationPatchSchema.optional(),
+    logo: logoUpload,
   })
   .strict();
-/** `sdk.stores.create` as JSON; a `logo` (multipart in the SDK) is not taken. */
+/** `sdk.stores.create`, as JSON or, with a logo, as multipart/form-data. */
 export const storeCreation = z
   .object({
     name: z.string().trim().min(1).max(100),
     configuration: merchantConfigurationPatchSchema.optional(),
-    logo: z
-      .unknown()
-      .optional()
-      .refine((logo) => logo === undefined || logo === null, { params: { reason: 'NOT_SUPPORTED' } }),
+    logo: logoUpload,
   })
   .strict();
 export const listFilters = z.object({ search: z.string().max(200).optional() }).passthrough();
@@ -57,10 +68,14 @@ export class StoresService {
     private readonly appTokens: AppTokenCache,
   ) {}
 
-  /** POST /stores: merchant credentials only (a store token names a store already). */
-  async create(principal: Principal, body: unknown) {
+  /**
+   * POST /stores: merchant credentials only (a store token names a store already). A logo comes
+   * with the store or not at all (one statement).
+   */
+  async create(principal: Principal, body: unknown, baseUrl: string) {
     if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
-    const { name, configuration } = parseInput(storeCreation, body);
+    const { name, configuration, logo } = parseInput(storeCreation, formInput(storeCreation, body));
+    const newLogo = logo ? checkedLogo(logo) : undefined;
     const merchant = await this.merchants.findById(principal.merchantId);
     if (!merchant) throw new NotFoundError('merchant');
     const stored = configuration ? applyPatch({}, configuration) : {};
@@ -69,11 +84,16 @@ export class StoresService {
       merchantId: principal.merchantId,
       name,
       configuration: stored as Prisma.InputJsonObject,
+      logo: newLogo,
     });
-    return presentStoreWithMerchant({
-      ...store,
-      merchant: { name: merchant.name, configuration: merchant.configuration },
-    });
+    return presentStoreWithMerchant(
+      {
+        ...store,
+        merchant: { name: merchant.name, configuration: merchant.configuration },
+        logo: newLogo ? { digest: newLogo.digest } : null,
+      },
+      baseUrl,
+    );
   }
 
   /**
@@ -88,38 +108,41 @@ export class StoresService {
     for (const id of deleted.revokedAppTokenIds) await this.appTokens.invalidate(id);
   }
 
-  async list(principal: Principal, query: Record<string, unknown>) {
+  async list(principal: Principal, query: Record<string, unknown>, baseUrl: string) {
     const page = parsePageRequest(query);
     const { search } = parseInput(listFilters, query);
     const rows = await this.stores.list(principal, page, search);
-    return toPage(rows, page.limit, presentStoreListItem);
+    return toPage(rows, page.limit, (store) => presentStoreListItem(store, baseUrl));
   }
 
-  async get(principal: Principal, storeId: string) {
+  async get(principal: Principal, storeId: string, baseUrl: string) {
     const store = await this.stores.findVisibleWithMerchant(principal, visibleId(storeId));
     if (!store) throw new NotFoundError('store');
-    return presentStoreWithMerchant(store);
+    return presentStoreWithMerchant(store, baseUrl);
   }
 
   /**
-   * `name` and `configuration` as `sdk.stores.update(id, {name, configuration})` sends them: the
-   * configuration's keys change the store's own layer (a value replaces, null returns the key to the
-   * merchant's setting); fees are the operator's and refused here.
+   * `name`, `configuration` and `logo` as `sdk.stores.update(id, {name, configuration, logo})` sends
+   * them: the configuration's keys change the store's own layer (a value replaces, null returns the
+   * key to the merchant's setting; fees are the operator's and refused here); a logo file replaces
+   * the store's logo, `logo: null` removes it. All of it is written or, when a part is refused, none.
    */
-  async update(principal: Principal, storeId: string, body: unknown) {
+  async update(principal: Principal, storeId: string, body: unknown, baseUrl: string) {
     const id = visibleId(storeId);
-    const { name, configuration } = parseInput(storeUpdate, body);
-    if (name !== undefined && !(await this.stores.update(principal, id, { name })))
-      throw new NotFoundError('store');
-    const store = configuration
-      ? await this.stores.updateConfiguration(principal, id, (stored, merchantConfiguration) => {
-          const next = applyPatch(stored, configuration);
-          requireCoherent(effectiveConfiguration(merchantConfiguration, next));
-          return next as Prisma.InputJsonObject;
-        })
-      : await this.stores.findVisibleWithMerchant(principal, id);
+    const { name, configuration, logo } = parseInput(storeUpdate, formInput(storeUpdate, body));
+    const store = await this.stores.change(principal, id, {
+      name,
+      configuration: configuration
+        ? (stored, merchantConfiguration) => {
+            const next = applyPatch(stored, configuration);
+            requireCoherent(effectiveConfiguration(merchantConfiguration, next));
+            return next as Prisma.InputJsonObject;
+          }
+        : undefined,
+      logo: logo === undefined ? undefined : logo === null ? null : checkedLogo(logo),
+    });
     if (!store) throw new NotFoundError('store');
-    return presentStoreWithMerchant(store);
+    return presentStoreWithMerchant(store, baseUrl);
   }
 
   /**
@@ -133,6 +156,18 @@ export class StoresService {
     if (!(await this.stores.findVisible(principal, id))) throw new NotFoundError('store');
     return { customer_id: uuidV5(id, customer_id) };
   }
+}
+
+/**
+ * An uploaded logo as stored (decision 0021): a PNG, JPEG or WebP by its magic bytes (never by the
+ * file name or the declared type), of at most LOGO_MAX_BYTES; VALIDATION_ERROR on `logo` otherwise.
+ */
+function checkedLogo(file: FormFile) {
+  if (file.truncated || file.size > LOGO_MAX_BYTES)
+    throw ValidationError.field('logo', 'INVALID_FORMAT_LENGTH');
+  const contentType = logoContentType(file.bytes);
+  if (contentType === null) throw ValidationError.field('logo', 'INVALID_FORMAT');
+  return { contentType, image: file.bytes, digest: file.sha256 };
 }
 
 /**

@@ -6,7 +6,38 @@ import { PrismaService } from '../prisma.service';
 import { FIND_STORE_TOKEN_SETTINGS } from '../sql/stores.sql';
 import type { AccessScope } from './scope';
 
-export type StoreWithMerchant = Store & { merchant: Pick<Merchant, 'name' | 'configuration'> };
+export type StoreWithMerchant = Store & {
+  merchant: Pick<Merchant, 'name' | 'configuration'>;
+  /** the digest of the store's checkout logo (what its URL names), null without one */
+  logo: { digest: string } | null;
+};
+
+/** A store's new checkout logo, checked already (a PNG, JPEG or WebP of at most LOGO_MAX_BYTES). */
+export interface NewStoreLogo {
+  contentType: string;
+  image: Uint8Array;
+  digest: string;
+}
+
+/** What one PATCH of a store changes; every part optional, all of it written or none. */
+export interface StoreChange {
+  name?: string;
+  /** the new configuration layer from the stored one (may throw to refuse) */
+  configuration?: (
+    stored: Prisma.JsonValue,
+    merchantConfiguration: Prisma.JsonValue,
+  ) => Prisma.InputJsonObject;
+  /** a new logo, or null to remove the store's */
+  logo?: NewStoreLogo | null;
+}
+
+const WITH_MERCHANT = {
+  merchant: { select: { name: true, configuration: true } },
+  logo: { select: { digest: true } },
+} as const;
+
+/** A change that lost the race for the stored configuration: read again and retried. */
+class ConfigurationOvertaken extends Error {}
 
 /** How many times a configuration change is retried when another change overtook its read. */
 const CONFIGURATION_UPDATE_ATTEMPTS = 5;
@@ -45,8 +76,55 @@ export class StoresRepository {
     if (scope.storeId && scope.storeId !== id) return Promise.resolve(null);
     return this.prisma.store.findFirst({
       where: { id, merchantId: scope.merchantId, deletedOn: null },
-      include: { merchant: { select: { name: true, configuration: true } } },
+      include: WITH_MERCHANT,
     });
+  }
+
+  /**
+   * Changes a visible store's name, configuration layer and logo in one transaction: all of them or,
+   * when one is refused (a name in use: 409 STORE_EXISTS; `configuration` throwing), none. The
+   * configuration is replaced only over the one it was computed from (retried on the fresh row, as
+   * updateConfiguration). Null when the scope may not see the store.
+   */
+  async change(scope: AccessScope, id: string, change: StoreChange): Promise<StoreWithMerchant | null> {
+    if (scope.storeId && scope.storeId !== id) return null;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.prisma.$transaction(async (tx) => {
+          const where = { id, merchantId: scope.merchantId, deletedOn: null };
+          const store = await tx.store.findFirst({ where, include: WITH_MERCHANT });
+          if (!store) return null;
+          const configuration = change.configuration?.(store.configuration, store.merchant.configuration);
+          if (change.name !== undefined || configuration !== undefined) {
+            const { count } = await tx.store.updateMany({
+              where: {
+                ...where,
+                ...(configuration === undefined
+                  ? {}
+                  : { configuration: { equals: store.configuration as Prisma.InputJsonValue } }),
+              },
+              data: { name: change.name, configuration },
+            });
+            if (count === 0) throw new ConfigurationOvertaken();
+          }
+          if (change.logo === null) await tx.storeLogo.deleteMany({ where: { storeId: id } });
+          else if (change.logo) {
+            const data = { ...change.logo, image: Buffer.from(change.logo.image) };
+            await tx.storeLogo.upsert({
+              where: { storeId: id },
+              create: { storeId: id, ...data },
+              update: data,
+            });
+          }
+          return tx.store.findFirst({ where, include: WITH_MERCHANT });
+        });
+      } catch (error) {
+        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+          throw new ConflictError('STORE_EXISTS');
+        if (!(error instanceof ConfigurationOvertaken)) throw error;
+        if (attempt >= CONFIGURATION_UPDATE_ATTEMPTS) throw new ConflictError('CONFLICTED');
+      }
+    }
   }
 
   /**
@@ -108,39 +186,28 @@ export class StoresRepository {
     };
     return listPage(page, where, {
       findCursor: (w) => this.prisma.store.findFirst({ where: w, select: { id: true, createdOn: true } }),
-      findMany: (args) =>
-        this.prisma.store.findMany({
-          ...args,
-          include: { merchant: { select: { name: true, configuration: true } } },
-        }),
+      findMany: (args) => this.prisma.store.findMany({ ...args, include: WITH_MERCHANT }),
     });
   }
 
-  /** Updates a store the scope may see; null when it may not (or it does not exist). */
-  async update(scope: AccessScope, id: string, changes: { name?: string }): Promise<Store | null> {
-    if (scope.storeId && scope.storeId !== id) return null;
-    try {
-      const { count } = await this.prisma.store.updateMany({
-        where: { id, merchantId: scope.merchantId, deletedOn: null },
-        data: changes,
-      });
-      return count === 0 ? null : await this.findById(id);
-    } catch (error) {
-      if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-        throw new ConflictError('STORE_EXISTS');
-      }
-      throw error;
-    }
-  }
-
-  /** A new store; 409 STORE_EXISTS when the merchant has a store of that name (not deleted). */
+  /**
+   * A new store, with its logo when given (one statement); 409 STORE_EXISTS when the merchant has a
+   * store of that name (not deleted).
+   */
   async create(input: {
     merchantId: string;
     name: string;
     configuration?: Prisma.InputJsonObject;
+    logo?: NewStoreLogo;
   }): Promise<Store> {
+    const { logo, ...store } = input;
     try {
-      return await this.prisma.store.create({ data: input });
+      return await this.prisma.store.create({
+        data: {
+          ...store,
+          ...(logo ? { logo: { create: { ...logo, image: Buffer.from(logo.image) } } } : {}),
+        },
+      });
     } catch (error) {
       if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
         throw new ConflictError('STORE_EXISTS');
