@@ -167,6 +167,37 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
     });
   });
 
+  it('answers a malformed form with 400 in the envelope, never a 500', async () => {
+    const boundary = 'kessai-test-boundary';
+    const cases: [string, string][] = [
+      // no boundary
+      ['multipart/form-data', '--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nA\r\n--x--\r\n'],
+      // cut off before its end
+      [
+        `multipart/form-data; boundary=${boundary}`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nCut`,
+      ],
+      // two files
+      [
+        `multipart/form-data; boundary=${boundary}`,
+        [1, 2]
+          .map(
+            (i) =>
+              `--${boundary}\r\nContent-Disposition: form-data; name="logo${i}"; filename="a.png"\r\n` +
+              `Content-Type: image/png\r\n\r\npng\r\n`,
+          )
+          .join('') + `--${boundary}--\r\n`,
+      ],
+    ];
+    for (const [type, body] of cases) {
+      const res = await api().request('/stores', { method: 'POST', headers: { 'content-type': type }, body });
+      expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_ERROR']);
+    }
+    expect(
+      await env.prisma.store.count({ where: { merchantId: shop.merchant.id, name: { in: ['A', 'Cut'] } } }),
+    ).toBe(0);
+  });
+
   it('replays a repeated request under one Idempotency-Key: one store', async () => {
     const png = solidPng(8, 8, [200, 10, 10]);
     const send = (logo: Buffer) =>
