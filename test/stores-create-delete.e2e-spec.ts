@@ -130,6 +130,73 @@ describe('DELETE /stores/{id}', () => {
     expect((await sdkError(merchantSdk().stores.get(again.id))).httpCode).toBe(404);
   });
 
+  it('cancels the store’s subscriptions and deactivates its tokens, each with its event', async () => {
+    const store: any = await merchantSdk().stores.create({ name: 'Closing down' });
+    const storeToken = await env.admin.issueAppToken({
+      merchantId: shop.merchant.id,
+      storeId: store.id,
+      mode: 'test',
+      domains: [],
+    });
+    const storeApi = new GatewayClient(baseUrl).as(storeToken);
+    const subscriptionToken = await storeApi.cardToken({ type: 'subscription' });
+    const created = await storeApi.request('/subscriptions', {
+      method: 'POST',
+      json: {
+        transaction_token_id: subscriptionToken,
+        amount: 1000,
+        currency: 'JPY',
+        period: 'monthly',
+        schedule_settings: { zone_id: 'Asia/Tokyo' },
+      },
+    });
+    expect(created.status).toBe(201);
+    const oneTime = await storeApi.cardToken();
+    // another store's token: left alone
+    const other = new GatewayClient(baseUrl).as(shop);
+    const untouched = await other.cardToken({ type: 'recurring' });
+
+    const merchantApi = new GatewayClient(baseUrl).as(merchantToken);
+    const deleted = await merchantApi.request(`/stores/${store.id}`, {
+      method: 'DELETE',
+      headers: { 'x-request-id': 'close-store-1' },
+    });
+    expect(deleted.status).toBe(204);
+
+    const subscription = await env.prisma.subscription.findUniqueOrThrow({ where: { id: created.body.id } });
+    expect(subscription.status).toBe('canceled');
+    const payments = await env.prisma.scheduledPayment.findMany({
+      where: { subscriptionId: subscription.id },
+    });
+    expect(payments.map((payment) => payment.status)).toEqual(['canceled']);
+    const events = await env.prisma.outboxEvent.findMany({
+      where: { correlationId: 'close-store-1' },
+      orderBy: { sequence: 'asc' },
+    });
+    expect(
+      events.map((event) => [event.eventType, event.aggregateId]).sort(([, a], [, b]) => (a < b ? -1 : 1)),
+    ).toEqual(
+      [
+        ['subscription_canceled', subscription.id],
+        ['token_updated', subscriptionToken],
+        ['token_updated', oneTime],
+      ].sort(([, a], [, b]) => (a < b ? -1 : 1)),
+    );
+    expect(events.find((event) => event.eventType === 'token_updated')?.payload).toMatchObject({
+      changed: ['active'],
+      active: false,
+      store_id: store.id,
+    });
+    expect(
+      await env.prisma.transactionToken.count({
+        where: { id: { in: [subscriptionToken, oneTime] }, active: true },
+      }),
+    ).toBe(0);
+    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: untouched } })).active).toBe(
+      true,
+    );
+  });
+
   it('is for the merchant’s credentials only, and only for its own stores', async () => {
     const storeApi = new GatewayClient(baseUrl).as(shop);
     expect((await storeApi.request(`/stores/${shop.store.id}`, { method: 'DELETE' })).status).toBe(403);

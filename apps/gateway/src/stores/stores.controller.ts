@@ -33,8 +33,12 @@ export class StoresController {
 
   @Delete(':storeId')
   @HttpCode(204)
-  async delete(@CurrentPrincipal() principal: Principal, @Param('storeId') storeId: string) {
-    await this.stores.delete(principal, storeId);
+  async delete(
+    @CurrentPrincipal() principal: Principal,
+    @Param('storeId') storeId: string,
+    @Req() request: FastifyRequest,
+  ) {
+    await this.stores.delete(principal, storeId, { correlationId: request.id });
   }
 
   @Get()

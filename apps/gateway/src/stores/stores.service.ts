@@ -98,12 +98,13 @@ export class StoresService {
 
   /**
    * DELETE /stores/{id}: merchant credentials only. The store is deactivated (docs/stores.md): it
-   * and its app tokens stop working at once on every gateway; its charges stay readable and
-   * refundable with the merchant's credentials.
+   * and its app tokens stop working at once on every gateway; its subscriptions are canceled and its
+   * transaction tokens deactivated, with their events; its charges stay readable and refundable with
+   * the merchant's credentials.
    */
-  async delete(principal: Principal, storeId: string): Promise<void> {
+  async delete(principal: Principal, storeId: string, context: { correlationId: string }): Promise<void> {
     if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
-    const deleted = await this.stores.delete(principal.merchantId, visibleId(storeId));
+    const deleted = await this.stores.delete(principal.merchantId, visibleId(storeId), context);
     if (!deleted) throw new NotFoundError('store');
     for (const id of deleted.revokedAppTokenIds) await this.appTokens.invalidate(id);
   }

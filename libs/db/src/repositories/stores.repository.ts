@@ -3,7 +3,7 @@ import { ConflictError, type PageRequest } from '@kessai/domain';
 import { Prisma, type Merchant, type Store } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
-import { FIND_STORE_TOKEN_SETTINGS } from '../sql/stores.sql';
+import { CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS, FIND_STORE_TOKEN_SETTINGS } from '../sql/stores.sql';
 import type { AccessScope } from './scope';
 
 export type StoreWithMerchant = Store & {
@@ -56,9 +56,11 @@ function storeScope(scope: AccessScope) {
     : { merchantId: scope.merchantId, deletedOn: null };
 }
 
-/** What deleting a store changed besides the store: the app tokens it revoked. */
+/** What deleting a store changed besides the store. */
 export interface StoreDeletion {
   revokedAppTokenIds: string[];
+  subscriptionsCanceled: number;
+  tokensDeactivated: number;
 }
 
 @Injectable()
@@ -219,10 +221,16 @@ export class StoresRepository {
   /**
    * Deletes a store the merchant owns: it is deactivated, never removed (its charges, refunds and
    * events are the merchant's records). In one transaction: `deleted_on` set, its app tokens
-   * revoked, its webhooks and active transaction tokens deactivated. Null when the merchant has no
-   * such store (or it is deleted already).
+   * revoked, its webhooks turned off, its subscriptions that are not final canceled and its active
+   * transaction tokens deactivated, each with its event (CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS).
+   * Null when the merchant has no such store (or it is deleted already).
    */
-  async delete(merchantId: string, id: string, at = new Date()): Promise<StoreDeletion | null> {
+  async delete(
+    merchantId: string,
+    id: string,
+    context: { correlationId?: string | null; at?: Date } = {},
+  ): Promise<StoreDeletion | null> {
+    const at = context.at ?? new Date();
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.store.updateMany({
         where: { id, merchantId, deletedOn: null },
@@ -235,8 +243,16 @@ export class StoresRepository {
         select: { id: true },
       });
       await tx.webhook.updateMany({ where: { storeId: id, active: true }, data: { active: false } });
-      await tx.transactionToken.updateMany({ where: { storeId: id, active: true }, data: { active: false } });
-      return { revokedAppTokenIds: revoked.map((token) => token.id) };
+      const [closed] = await this.prisma.run(
+        CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS,
+        { storeId: id, merchantId, correlationId: context.correlationId ?? null },
+        { db: tx },
+      );
+      return {
+        revokedAppTokenIds: revoked.map((token) => token.id),
+        subscriptionsCanceled: closed.subscriptions_canceled,
+        tokensDeactivated: closed.tokens_deactivated,
+      };
     });
   }
 }

@@ -1,5 +1,8 @@
 import type { Prisma } from '../generated/prisma/client';
+import { tokenUpdatedSql } from '../outbox/event-sql';
+import { outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg } from './statement';
+import { cancelSubscriptionsCtes } from './subscriptions.sql';
 
 /**
  * What creating a transaction token needs of its store and merchant; no row when the store is not the
@@ -18,4 +21,38 @@ export const FIND_STORE_TOKEN_SETTINGS = defineStatement({
            m.configuration AS merchant_configuration
       FROM stores s JOIN merchants m ON m.id = s.merchant_id
      WHERE s.id = ${p.storeId} AND m.id = ${p.merchantId} AND s.deleted_on IS NULL`,
+});
+
+/**
+ * What a deleted store leaves running, closed in the transaction that deletes it (docs/stores.md):
+ * its subscriptions that are not final canceled as DELETE of each would (cancelSubscriptionsCtes:
+ * pending payments canceled, subscription_canceled), its active transaction tokens deactivated with
+ * a token_updated event each (`changed: ["active"]`), so that the merchant's own webhooks hear of
+ * both (the store's webhooks are turned off with it).
+ */
+export const CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS = defineStatement({
+  name: 'stores_close_subscriptions_and_tokens',
+  params: { storeId: pg.uuid, merchantId: pg.uuid, correlationId: pg.nullable(pg.text) },
+  columns: { subscriptions_canceled: pg.int4, tokens_deactivated: pg.int4 },
+  text: (p) => `
+    WITH${cancelSubscriptionsCtes(p, {
+      where: `s.store_id = ${p.storeId} AND s.merchant_id = ${p.merchantId}`,
+    })},
+    tokens AS (
+      UPDATE transaction_tokens SET active = false, updated_on = now()
+       WHERE store_id = ${p.storeId} AND merchant_id = ${p.merchantId} AND active
+      RETURNING id, merchant_id, store_id, active
+    ),
+    token_events AS (
+      ${outboxInsertFrom('tokens', {
+        aggregateType: 'transaction_token',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: tokenUpdatedSql(`'["active"]'::jsonb`),
+        correlationId: p.correlationId,
+      })}
+    )
+    SELECT (SELECT count(*) FROM moved)::int4 AS subscriptions_canceled,
+           (SELECT count(*) FROM tokens)::int4 AS tokens_deactivated`,
 });

@@ -61,6 +61,39 @@ const eventSpec = {
 } as const;
 
 /**
+ * The CTEs `moved`, `payment` and `event` that cancel at once every subscription `where` selects
+ * (over `s`, joined with `from` when given) that is not final, as DELETE of each would: → canceled,
+ * its pending payment canceled (never tried again; one whose charge is in flight is left to the
+ * engine, which settles it and creates nothing after), one subscription_canceled event each. For a
+ * WITH list: a deleted test clock's subscriptions, a deleted store's.
+ */
+export function cancelSubscriptionsCtes(
+  p: { correlationId: string },
+  select: { from?: string; where: string },
+): string {
+  return `
+    moved AS (
+      UPDATE subscriptions s SET status = 'canceled', updated_on = now()
+        ${select.from === undefined ? '' : `FROM ${select.from}`}
+       WHERE ${select.where} AND s.status IN (${CANCELABLE})
+      RETURNING s.id, s.merchant_id, s.store_id, s.status
+    ),
+    payment AS (
+      UPDATE scheduled_payments sp SET status = 'canceled', next_try_at = NULL, updated_on = now()
+        FROM moved
+       WHERE sp.subscription_id = moved.id AND sp.status = 'pending'
+      RETURNING sp.id, sp.subscription_id
+    ),
+    event AS (
+      ${outboxInsertFrom(eventRows('moved', 'payment'), {
+        ...eventSpec,
+        event: subscriptionEventSql(SUBSCRIPTION_CANCELED),
+        correlationId: p.correlationId,
+      })}
+    )`;
+}
+
+/**
  * Creates a subscription (unverified), its first scheduled payment (pending, due at `dueAt`, tried
  * then) and its subscription_created event, in one statement. On a test clock, only while the clock
  * exists (not deleted): otherwise nothing is written and no row is returned.

@@ -1,12 +1,7 @@
-import { SUBSCRIPTION_CANCELED } from '@kessai/contracts';
-import { subscriptionEventSql } from '../outbox/event-sql';
-import { outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from './statement';
-import { CANCELABLE_SUBSCRIPTION_STATUSES } from './subscriptions.sql';
+import { defineStatement, pg } from './statement';
+import { cancelSubscriptionsCtes } from './subscriptions.sql';
 
 /** Test clocks (docs/subscriptions.md, "Test clocks"): a test-mode merchant's frozen "now". */
-
-const CANCELABLE = CANCELABLE_SUBSCRIPTION_STATUSES.map(sqlLiteral).join(', ');
 
 /**
  * Whether each clock is advancing: a payment on it is due at its time and not settled (pending
@@ -62,34 +57,7 @@ export const DELETE_TEST_CLOCK = defineStatement({
       UPDATE test_clocks SET deleted_on = now(), updated_on = now()
        WHERE id = ${p.id} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
       RETURNING id
-    ),
-    moved AS (
-      UPDATE subscriptions s SET status = 'canceled', updated_on = now()
-        FROM clock
-       WHERE s.test_clock_id = clock.id AND s.status IN (${CANCELABLE})
-      RETURNING s.id, s.merchant_id, s.store_id, s.status
-    ),
-    payment AS (
-      UPDATE scheduled_payments sp SET status = 'canceled', next_try_at = NULL, updated_on = now()
-        FROM moved
-       WHERE sp.subscription_id = moved.id AND sp.status = 'pending'
-      RETURNING sp.id, sp.subscription_id
-    ),
-    event AS (
-      ${outboxInsertFrom(
-        `(SELECT m.id AS subscription_id, m.merchant_id, m.store_id, m.status,
-                 sp.id AS scheduled_payment_id, NULL::uuid AS charge_id
-            FROM moved m LEFT JOIN payment sp ON sp.subscription_id = m.id) AS changed`,
-        {
-          aggregateType: 'subscription',
-          aggregateId: 'subscription_id',
-          merchantId: 'merchant_id',
-          storeId: 'store_id',
-          event: subscriptionEventSql(SUBSCRIPTION_CANCELED),
-          correlationId: p.correlationId,
-        },
-      )}
-    )
+    ),${cancelSubscriptionsCtes(p, { from: 'clock', where: 's.test_clock_id = clock.id' })}
     SELECT (SELECT count(*) FROM moved)::int4 AS canceled FROM clock`,
 });
 
