@@ -178,6 +178,40 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     expect(operationStats(simulator.stats(), 'authorize', `${token.id}.three_ds.2`).executions).toBe(1);
   });
 
+  it('an authentication nobody completes expires: the hold voided, the token failed (358), once', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    const awaiting = await tokenWithStatus(token.id, 'awaiting');
+    expect(awaiting.data.threeDs).not.toHaveProperty('expiresOn');
+    const stored = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } });
+    const deadline = Date.parse((stored.data as any).three_ds.expires_on);
+    expect(deadline).toBeGreaterThan(Date.now());
+    // the deadline reached: moved into the past rather than waited for (CHARGE_AWAITING_EXPIRY_SECONDS)
+    await env.prisma.$executeRaw`
+      UPDATE transaction_tokens
+         SET data = jsonb_set(data, '{three_ds,expires_on}', to_jsonb(now() - interval '1 second'))
+       WHERE id = ${token.id}::uuid`;
+
+    // charge-service's sweeper finds it and the job voids the authorization nobody finished
+    const failed = await tokenWithStatus(token.id, 'failed');
+    expect(failed.data.threeDs.error).toMatchObject({ code: 358 });
+    const reference = `${token.id}.three_ds.1`;
+    expect(operationStats(simulator.stats(), 'void', `${reference}.expiry`).executions).toBe(1);
+    expect((await sdkError(charge(token.id))).code).toBe('THREE_DS_COULD_NOT_BE_COMPLETED');
+    expect((await updatedEvents(token.id)).map((e) => (e.payload as any).status)).toEqual([
+      'awaiting',
+      'failed',
+    ]);
+
+    // enableThreeDs starts a new attempt, with a deadline of its own, which the cardholder meets
+    await sdk().transactionTokens.enableThreeDs(shop.store.id, token.id);
+    await tokenWithStatus(token.id, 'awaiting');
+    await completeOnIssuerPage(token.id, 'authenticated');
+    await tokenWithStatus(token.id, 'successful');
+    // the expired attempt was voided once, whatever the sweeps did meanwhile; the new one released
+    expect(operationStats(simulator.stats(), 'void', `${reference}.expiry`).executions).toBe(1);
+    expect(operationStats(simulator.stats(), 'void', `${token.id}.three_ds.2.void`).executions).toBe(1);
+  });
+
   it('disableThreeDs answers the token with a body and lets charges through; enable on success changes nothing', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     await tokenWithStatus(token.id, 'awaiting');

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
+import { CapturesRepository, ChargeOutcomesRepository, TokenThreeDsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 
 import { ChargeJobs, type ChargeJobRequest } from './charge-jobs';
@@ -10,7 +10,8 @@ const BATCH = 500;
 /**
  * Every CHARGE_SWEEP_INTERVAL_MS, finds the charges nobody is moving and gives them work: due
  * captures (capture_at) are requested, expired awaiting charges reconciled (once per deadline), stale pending charges
- * and captures processed again. Safe in any number of replicas: a capture request is conditional
+ * and captures processed again; card tokens whose 3-D Secure nobody completed in time get an
+ * authenticate_token job (which voids the hold and fails the token). Safe in any number of replicas: a capture request is conditional
  * and unique per charge, and the jobs have one id per charge and time bucket, so replicas (and
  * consecutive sweeps) add each at most once per bucket; the jobs themselves are repeatable.
  */
@@ -18,6 +19,7 @@ const BATCH = 500;
 export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   readonly #intervalMs: number;
   readonly #staleSeconds: number;
+  readonly #awaitingExpirySeconds: number;
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
 
@@ -25,11 +27,13 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly charges: ChargeOutcomesRepository,
     private readonly captures: CapturesRepository,
     private readonly jobs: ChargeJobs,
+    private readonly tokens: TokenThreeDsRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.#intervalMs = config.CHARGE_SWEEP_INTERVAL_MS;
     this.#staleSeconds = config.CHARGE_STALE_PENDING_SECONDS;
+    this.#awaitingExpirySeconds = config.CHARGE_AWAITING_EXPIRY_SECONDS;
   }
 
   onApplicationBootstrap() {
@@ -55,10 +59,11 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
         });
       if (result?.outcome === 'created') requested++;
     }
-    const [expired, stalePending, staleCaptures] = await Promise.all([
+    const [expired, stalePending, staleCaptures, expiredTokens] = await Promise.all([
       this.charges.findExpiredAwaiting(BATCH),
       this.charges.findStalePending(this.#staleSeconds, BATCH),
       this.charges.findStaleCaptures(this.#staleSeconds, BATCH),
+      this.tokens.findExpiredAwaiting(this.#awaitingExpirySeconds, BATCH),
     ]);
     const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
     const jobs = [
@@ -67,6 +72,10 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
       ...expired.map((due) => this.#job('reconcile_charge', due.id, bucket, String(due.expiresOn.getTime()))),
       ...stalePending.map((id) => this.#job('process_charge', id, bucket)),
       ...staleCaptures.map((id) => this.#job('capture_charge', id, bucket)),
+      // the token's id in the charge's place (the job's aggregate), once per deadline and bucket
+      ...expiredTokens.map((due) =>
+        this.#job('authenticate_token', due.id, bucket, 'three_ds_expiry', String(due.expiresOn.getTime())),
+      ),
     ];
     await this.jobs.add(jobs);
     const total = requested + jobs.length;
@@ -77,6 +86,7 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
           expired: expired.length,
           stalePending: stalePending.length,
           staleCaptures: staleCaptures.length,
+          expiredTokenThreeDs: expiredTokens.length,
         },
         'charge sweep',
       );

@@ -1,3 +1,4 @@
+import type { AppConfig } from '@kessai/config';
 import type { StoredTokenThreeDs, TokenThreeDsRepository, TokenToAuthenticate } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import {
@@ -9,6 +10,7 @@ import {
   type PaymentProcessors,
   type PaymentStatusResult,
   type ProcessorPayment,
+  type VoidResult,
 } from '@kessai/processor';
 import type { CardVault, PendingCvvStore } from '@kessai/vault';
 import { OutcomeUnknownError } from './charge-processing.service';
@@ -24,6 +26,7 @@ function token(threeDs: Partial<StoredTokenThreeDs> = {}): TokenToAuthenticate {
     id: TOKEN_ID,
     mode: 'test',
     active: true,
+    updatedOn: new Date(),
     threeDs: {
       enabled: true,
       status: 'pending',
@@ -59,7 +62,8 @@ function setup(stored: TokenToAuthenticate | null, { applied = true } = {}) {
   const updates: { read: unknown; next: StoredTokenThreeDs }[] = [];
   let authorizeAnswer: () => Promise<AuthorizeResult> = () =>
     Promise.resolve({ outcome: 'approved', processorReference: 'sim_pay_1', captured: false });
-  let statusAnswer: PaymentStatusResult = { found: false };
+  let statusAnswers: PaymentStatusResult[] = [{ found: false }];
+  let voidAnswer: VoidResult = { outcome: 'voided' };
   const processor: Partial<PaymentProcessor> = {
     authorize: (request) => {
       calls.push('authorize');
@@ -68,11 +72,12 @@ function setup(stored: TokenToAuthenticate | null, { applied = true } = {}) {
     },
     status: (reference) => {
       calls.push(`status ${reference}`);
-      return Promise.resolve(statusAnswer);
+      // each lookup the next answer, the last one from then on
+      return Promise.resolve(statusAnswers.length > 1 ? statusAnswers.shift()! : statusAnswers[0]);
     },
     void: (request) => {
       calls.push(`void ${request.idempotencyKey}`);
-      return Promise.resolve({ outcome: 'voided' });
+      return Promise.resolve(request.idempotencyKey.endsWith('.expiry') ? voidAnswer : { outcome: 'voided' });
     },
   };
   const repository = {
@@ -97,14 +102,16 @@ function setup(stored: TokenToAuthenticate | null, { applied = true } = {}) {
     peek: () => Promise.reject(new Error('the authentication must not claim the CVV')),
     discard: () => Promise.reject(new Error('the authentication must not discard the CVV')),
   } as unknown as PendingCvvStore;
-  const service = new TokenAuthenticationService(repository, processors, vault, cvvs, silent);
+  const config = { CHARGE_AWAITING_EXPIRY_SECONDS: 1200 } as AppConfig;
+  const service = new TokenAuthenticationService(repository, processors, vault, cvvs, silent, config);
   return {
     service,
     calls,
     authorized,
     updates,
     answerAuthorize: (answer: () => Promise<AuthorizeResult>) => (authorizeAnswer = answer),
-    answerStatus: (answer: PaymentStatusResult) => (statusAnswer = answer),
+    answerStatus: (...answers: PaymentStatusResult[]) => (statusAnswers = answers),
+    answerExpiryVoid: (answer: VoidResult) => (voidAnswer = answer),
   };
 }
 
@@ -123,7 +130,9 @@ describe('TokenAuthenticationService', () => {
         },
       }),
     );
+    const before = Date.now();
     await t.service.authenticateToken(TOKEN_ID);
+    const after = Date.now();
     expect(t.authorized[0]).toMatchObject({
       reference: `${TOKEN_ID}.three_ds.1`,
       amount: 1,
@@ -136,6 +145,10 @@ describe('TokenAuthenticationService', () => {
       read: { status: 'pending', attempt: 1 },
       next: { status: 'awaiting', issuer_token: { issuer_token: 'https://sim/3ds/1' }, attempt: 1 },
     });
+    // it expires CHARGE_AWAITING_EXPIRY_SECONDS after it became awaiting
+    const expiresOn = Date.parse(t.updates[0]?.next.expires_on ?? '');
+    expect(expiresOn).toBeGreaterThanOrEqual(before + 1_200_000);
+    expect(expiresOn).toBeLessThanOrEqual(after + 1_200_000);
   });
 
   it('voids an approval without a challenge and records successful', async () => {
@@ -181,6 +194,71 @@ describe('TokenAuthenticationService', () => {
     waiting.answerStatus({ found: true, payment: payment('pending_authentication') });
     await waiting.service.authenticateToken(TOKEN_ID);
     expect(waiting.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`]);
+  });
+
+  describe('an awaiting authentication past its deadline', () => {
+    const past = new Date(Date.now() - 1_000).toISOString();
+
+    it('still waiting: the hold is voided (its own key) and the token failed with 358', async () => {
+      const t = setup(token({ status: 'awaiting', expires_on: past }));
+      t.answerStatus({ found: true, payment: payment('pending_authentication') });
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toEqual([
+        `status ${TOKEN_ID}.three_ds.1`,
+        `void ${TOKEN_ID}.three_ds.1.expiry`,
+        'update',
+      ]);
+      expect(t.updates[0]).toMatchObject({
+        read: { status: 'awaiting', attempt: 1 },
+        next: { status: 'failed', error: { code: 358 }, issuer_token: null, expires_on: null },
+      });
+    });
+
+    it('completed meanwhile (the void refused): the processor’s record decides', async () => {
+      const t = setup(token({ status: 'awaiting', expires_on: past }));
+      t.answerStatus(
+        { found: true, payment: payment('pending_authentication') },
+        { found: true, payment: payment('authorized') },
+      );
+      t.answerExpiryVoid({ outcome: 'rejected', error: paymentError('PROCESSING_ERROR') });
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toEqual([
+        `status ${TOKEN_ID}.three_ds.1`,
+        `void ${TOKEN_ID}.three_ds.1.expiry`,
+        `status ${TOKEN_ID}.three_ds.1`,
+        `void ${TOKEN_ID}.three_ds.1.void`,
+        'update',
+      ]);
+      expect(t.updates[0]?.next).toMatchObject({ status: 'successful' });
+    });
+
+    it('authenticated just before: successful, nothing expired', async () => {
+      const t = setup(token({ status: 'awaiting', expires_on: past }));
+      t.answerStatus({ found: true, payment: payment('authorized') });
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).not.toContain(`void ${TOKEN_ID}.three_ds.1.expiry`);
+      expect(t.updates[0]?.next).toMatchObject({ status: 'successful' });
+    });
+
+    it('unknown to the processor: failed, nothing to void', async () => {
+      const t = setup(token({ status: 'awaiting', expires_on: past }));
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, 'update']);
+      expect(t.updates[0]?.next).toMatchObject({ status: 'failed', error: { code: 358 } });
+    });
+
+    it('without expires_on (awaiting before deadlines were kept), counts from the token’s last change', async () => {
+      const old = { ...token({ status: 'awaiting' }), updatedOn: new Date(Date.now() - 1_201_000) };
+      const expired = setup(old);
+      expired.answerStatus({ found: true, payment: payment('pending_authentication') });
+      await expired.service.authenticateToken(TOKEN_ID);
+      expect(expired.updates[0]?.next).toMatchObject({ status: 'failed' });
+
+      const recent = setup({ ...old, updatedOn: new Date(Date.now() - 1_000_000) });
+      recent.answerStatus({ found: true, payment: payment('pending_authentication') });
+      await recent.service.authenticateToken(TOKEN_ID);
+      expect(recent.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`]);
+    });
   });
 
   it('does nothing for a final, disabled or unknown token (a repeated job, a late notice)', async () => {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SensitiveCardData } from '@kessai/cards';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { TokenThreeDsRepository, type StoredTokenThreeDs, type TokenToAuthenticate } from '@kessai/db';
 import { tokenThreeDsReference, type TokenThreeDsStatus } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
@@ -22,7 +23,13 @@ const AUTHENTICATION_AMOUNT = 1;
 const AUTHENTICATION_CURRENCY = 'JPY';
 
 type Outcome =
-  | { status: 'awaiting'; processorReference: string; issuerToken: Record<string, unknown> }
+  | {
+      status: 'awaiting';
+      processorReference: string;
+      issuerToken: Record<string, unknown>;
+      /** when it is voided and failed if the cardholder has not completed it */
+      expiresOn: Date;
+    }
   | { status: 'successful'; processorReference: string }
   | { status: 'failed' | 'error'; processorReference: string | null; error: PaymentErrorDetails };
 
@@ -32,18 +39,25 @@ type Outcome =
  * 3-D Secure mode, keyed by the attempt's reference (token id + attempt); a challenge leaves the
  * token awaiting with the issuer page, an approval is voided and the token successful, a decline
  * fails it. Awaiting: the processor is asked how the authentication ended (after its signed notice)
- * and the hold voided. Every change is conditional on the status and attempt read, so a job run twice
- * writes once; the processor executes each reference (and each void key) once.
+ * and the hold voided; one nobody completed within CHARGE_AWAITING_EXPIRY_SECONDS (the sweeper's job)
+ * is voided and failed, as an awaiting charge is. Every change is conditional on the status and
+ * attempt read, so a job run twice writes once; the processor executes each reference (and each void
+ * key) once.
  */
 @Injectable()
 export class TokenAuthenticationService {
+  readonly #expiryMs: number;
+
   constructor(
     private readonly tokens: TokenThreeDsRepository,
     private readonly processors: PaymentProcessors,
     private readonly vault: CardVault,
     private readonly cvvs: PendingCvvStore,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.#expiryMs = config.CHARGE_AWAITING_EXPIRY_SECONDS * 1000;
+  }
 
   async authenticateToken(tokenId: string, causeEventId: string | null = null): Promise<void> {
     const token = await this.tokens.findToAuthenticate(tokenId);
@@ -127,6 +141,7 @@ export class TokenAuthenticationService {
       case 'three_ds_required':
         return {
           status: 'awaiting',
+          expiresOn: new Date(Date.now() + this.#expiryMs),
           processorReference: answer.processorReference,
           issuerToken: {
             issuer_token: answer.threeDs.issuerToken,
@@ -143,14 +158,46 @@ export class TokenAuthenticationService {
     }
   }
 
+  /**
+   * Awaiting: what the processor's record says; while the cardholder has not acted, nothing — unless
+   * the authentication is past its deadline, when the hold is voided and the token failed (358
+   * THREE_DS_COULD_NOT_BE_COMPLETED). A void refused because the cardholder completed meanwhile
+   * leaves the processor's record to decide, as for an awaiting charge.
+   */
   async #lookUp(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Promise<Outcome | null> {
     const processor = this.processors.forMode(token.mode);
     if (!processor) return null;
     const reference = tokenThreeDsReference(token.id, threeDs.attempt);
     const context = { tokenId: token.id, operation: 'token 3-D Secure lookup' };
     const found = await this.processors.retrying(() => processor.status(reference), this.logger, context);
-    if (!found.found) return null;
-    return this.#ofPayment(processor, reference, found.payment);
+    const expired = this.#deadlineOf(token, threeDs) <= new Date();
+    if (!found.found) {
+      // the processor has no record of it: nothing is held, and the cardholder has no page to finish
+      return expired ? { status: 'failed', processorReference: null, error: expiryError() } : null;
+    }
+    const outcome = await this.#ofPayment(processor, reference, found.payment);
+    if (outcome || !expired) return outcome;
+    const voided = await this.processors.retrying(
+      () =>
+        processor.void({
+          processorReference: found.payment.processorReference,
+          idempotencyKey: `${reference}.expiry`,
+        }),
+      this.logger,
+      { ...context, operation: 'token 3-D Secure expiry void' },
+    );
+    if (voided.outcome === 'voided')
+      return { status: 'failed', processorReference: found.payment.processorReference, error: expiryError() };
+    const again = await this.processors.retrying(() => processor.status(reference), this.logger, context);
+    return again.found ? this.#ofPayment(processor, reference, again.payment) : null;
+  }
+
+  /** When an awaiting authentication expires: as set when it became awaiting, else from the token's last change. */
+  #deadlineOf(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Date {
+    const stored = threeDs.expires_on ? new Date(threeDs.expires_on) : null;
+    return stored && !Number.isNaN(stored.getTime())
+      ? stored
+      : new Date(token.updatedOn.getTime() + this.#expiryMs);
   }
 
   /** What the processor's record of the authentication means; null while the cardholder has not acted. */
@@ -204,8 +251,17 @@ function nextThreeDs(threeDs: StoredTokenThreeDs, outcome: Outcome): StoredToken
     status,
     processor_reference: outcome.processorReference,
     issuer_token: outcome.status === 'awaiting' ? outcome.issuerToken : null,
+    expires_on: outcome.status === 'awaiting' ? outcome.expiresOn.toISOString() : null,
     error: outcome.status === 'failed' || outcome.status === 'error' ? outcome.error : null,
   };
+}
+
+/** An authentication the cardholder did not complete in time (as an expired awaiting 3-D Secure charge). */
+function expiryError(): PaymentErrorDetails {
+  return paymentError(
+    'THREE_DS_COULD_NOT_BE_COMPLETED',
+    'the cardholder did not complete authentication in time',
+  );
 }
 
 function errored(detail: string): Outcome {

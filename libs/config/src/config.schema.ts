@@ -184,7 +184,10 @@ export const configSchema = z.object({
    * queue's 10 attempts), or a charge whose job is still retrying gets a second chain.
    */
   CHARGE_STALE_PENDING_SECONDS: positiveInt.default(1_800),
-  /** An awaiting charge (3-D Secure, online/QR payment) that nobody completed expires after this long. */
+  /**
+   * An awaiting charge (3-D Secure, online/QR payment), or a card token's awaiting 3-D Secure, that
+   * nobody completed expires after this long (voided and failed).
+   */
   CHARGE_AWAITING_EXPIRY_SECONDS: positiveInt.default(1_200),
   /** How often charge-service looks for due captures (capture_at), expired and stale charges. */
   CHARGE_SWEEP_INTERVAL_MS: positiveInt.default(1_000),

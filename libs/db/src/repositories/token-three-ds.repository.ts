@@ -3,6 +3,7 @@ import type { TokenThreeDsStatus } from '@kessai/domain';
 import type { ProcessingMode } from '../generated/prisma/enums';
 import { PrismaService } from '../prisma.service';
 import {
+  FIND_EXPIRED_TOKEN_THREE_DS,
   FIND_TOKEN_THREE_DS,
   RECORD_TOKEN_THREE_DS_NOTICE,
   UPDATE_TOKEN_THREE_DS,
@@ -26,6 +27,8 @@ export interface StoredTokenThreeDs {
   issuer_token?: Record<string, unknown> | null;
   /** the processor's payment id of the attempt */
   processor_reference?: string | null;
+  /** while awaiting: when an authentication nobody completed is voided and failed (ISO 8601) */
+  expires_on?: string | null;
 }
 
 /** What charge-service needs to authenticate a card token. */
@@ -33,6 +36,8 @@ export interface TokenToAuthenticate {
   id: string;
   mode: ProcessingMode;
   active: boolean;
+  /** the token's last change (an awaiting 3-D Secure without expires_on expires from it) */
+  updatedOn: Date;
   threeDs: StoredTokenThreeDs | null;
   card: { cardholder: string; exp_month: number; exp_year: number } | null;
   vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
@@ -72,6 +77,7 @@ export class TokenThreeDsRepository {
       id: row.id,
       mode: row.mode,
       active: row.active,
+      updatedOn: row.updated_on,
       threeDs: storedTokenThreeDs(row.data),
       card:
         typeof card.cardholder === 'string' &&
@@ -106,6 +112,15 @@ export class TokenThreeDsRepository {
       causeEventId: context.causeEventId ?? null,
     });
     return rows.length > 0;
+  }
+
+  /** Tokens whose awaiting 3-D Secure is past its deadline (FIND_EXPIRED_TOKEN_THREE_DS), oldest deadline first. */
+  async findExpiredAwaiting(
+    expirySeconds: number,
+    limit: number,
+  ): Promise<{ id: string; expiresOn: Date }[]> {
+    const rows = await this.prisma.run(FIND_EXPIRED_TOKEN_THREE_DS, { expirySeconds, limit });
+    return rows.map((row) => ({ id: row.id, expiresOn: row.expires_on }));
   }
 
   /** The processor's notice about the token's authentication, as a command; false when the token is not ours. */

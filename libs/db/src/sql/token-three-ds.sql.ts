@@ -22,13 +22,14 @@ export const FIND_TOKEN_THREE_DS = defineStatement({
     mode: pg.textOf<ProcessingMode>(),
     active: pg.bool,
     data: pg.jsonb<Prisma.JsonValue>(),
+    updated_on: pg.timestamptz,
     key_id: pg.nullable(pg.text),
     iv: pg.nullable(pg.bytea),
     ciphertext: pg.nullable(pg.bytea),
     auth_tag: pg.nullable(pg.bytea),
   },
   text: (p) => `
-    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data,
+    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data, t.updated_on,
            v.key_id, v.iv, v.ciphertext, v.auth_tag
       FROM transaction_tokens t
       LEFT JOIN card_vault v ON v.transaction_token_id = t.id
@@ -112,4 +113,25 @@ export const RECORD_TOKEN_THREE_DS_NOTICE = defineStatement({
       where: `id = ${p.id} AND payment_type = 'card' AND data->'three_ds' IS NOT NULL AND data->'three_ds' <> 'null'::jsonb`,
     })}
     RETURNING aggregate_id::text AS id`,
+});
+
+/**
+ * Card tokens whose 3-D Secure nobody completed: awaiting past `three_ds.expires_on` (set when it
+ * became awaiting; a token that became awaiting before expires_on existed counts from its last
+ * change, `updated_on` + `expirySeconds`), at most `limit`, with the deadline passed. Served by the
+ * partial index transaction_tokens_three_ds_awaiting_idx (awaiting tokens only: few at any time).
+ */
+export const FIND_EXPIRED_TOKEN_THREE_DS = defineStatement({
+  name: 'token_three_ds_find_expired',
+  params: { expirySeconds: pg.int4, limit: pg.int4 },
+  columns: { id: pg.text, expires_on: pg.timestamptz },
+  text: (p) => `
+    SELECT id::text AS id, deadline AS expires_on
+      FROM (SELECT id, COALESCE((data->'three_ds'->>'expires_on')::timestamptz,
+                                updated_on + make_interval(secs => ${p.expirySeconds})) AS deadline
+              FROM transaction_tokens
+             WHERE (data->'three_ds'->>'status') = 'awaiting') awaiting
+     WHERE deadline <= now()
+     ORDER BY deadline
+     LIMIT ${p.limit}`,
 });
