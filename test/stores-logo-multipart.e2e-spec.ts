@@ -110,13 +110,21 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
   it('creates nothing when the logo or a field is refused (400 on that field)', async () => {
     const big = Buffer.concat([solidPng(1, 1, [0, 0, 0]), Buffer.alloc(256 * 1024)]);
     const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>');
+    // the logo's own refusals: UnivaPay's codes for an upload
+    const uploads: [FormData, string][] = [
+      [form({ name: 'Refused 1', logo: blob(svg, 'image/png') }), 'FILE_INVALID_TYPE'],
+      [form({ name: 'Refused 2', logo: blob(big) }), 'FILE_MAX_SIZE_EXCEEDED'],
+      [form({ name: 'Refused 3', logo: blob(Buffer.alloc(0)) }), 'FILE_INVALID_TYPE'],
+    ];
+    for (const [body, code] of uploads) {
+      const res = await api().request('/stores', { method: 'POST', body });
+      expect([res.status, res.body.code, res.body.errors]).toEqual([
+        400,
+        code,
+        [{ field: 'logo', reason: code }],
+      ]);
+    }
     const cases: [FormData, { field: string | null; reason: string }][] = [
-      [
-        form({ name: 'Refused 1', logo: blob(svg, 'image/png') }),
-        { field: 'logo', reason: 'INVALID_FORMAT' },
-      ],
-      [form({ name: 'Refused 2', logo: blob(big) }), { field: 'logo', reason: 'INVALID_FORMAT_LENGTH' }],
-      [form({ name: 'Refused 3', logo: blob(Buffer.alloc(0)) }), { field: 'logo', reason: 'INVALID_FORMAT' }],
       // a logo that is text, not a file
       [form({ name: 'Refused 4', logo: 'aGVsbG8=' }), { field: 'logo', reason: 'INVALID_FORMAT' }],
       [
@@ -161,9 +169,9 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     // the SDK surfaces the logo's error on its field
     expect(await sdkError(sdk().stores.create({ name: 'Refused SDK', logo: blob(svg) }))).toMatchObject({
-      code: 'VALIDATION_ERROR',
+      code: 'FILE_INVALID_TYPE',
       httpCode: 400,
-      errors: [{ field: 'logo', reason: 'INVALID_FORMAT' }],
+      errors: [{ field: 'logo', reason: 'FILE_INVALID_TYPE' }],
     });
   });
 
@@ -176,6 +184,16 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
       [
         `multipart/form-data; boundary=${boundary}`,
         `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nCut`,
+      ],
+      // a part without a name
+      [
+        `multipart/form-data; boundary=${boundary}`,
+        `--${boundary}\r\nContent-Disposition: form-data\r\n\r\nNameless\r\n--${boundary}--\r\n`,
+      ],
+      // a name far longer than any the SDK writes
+      [
+        `multipart/form-data; boundary=${boundary}`,
+        `--${boundary}\r\nContent-Disposition: form-data; name="${'a'.repeat(300)}"\r\n\r\nx\r\n--${boundary}--\r\n`,
       ],
       // two files
       [
@@ -287,5 +305,8 @@ describe('multipart/form-data elsewhere', () => {
     });
     expect([webhook.status, webhook.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
     expect(await env.prisma.charge.count({ where: { storeId: shop.store.id } })).toBe(charges);
+    // a path that is no route is a 404, whatever its body
+    const nowhere = await api().request('/no_such_route', { method: 'POST', body: form({ name: 'x' }) });
+    expect([nowhere.status, nowhere.body.code]).toEqual([404, 'NOT_FOUND']);
   });
 });

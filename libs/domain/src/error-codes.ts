@@ -28,6 +28,8 @@ export const ERROR_CODES = {
     'CONVENIENCE_PROCESSING_DISABLED',
     'CURRENCY_MUST_MATCH_CHARGE',
     'DISABLED_PAYMENT_TYPE',
+    'FILE_INVALID_TYPE',
+    'FILE_MAX_SIZE_EXCEEDED',
     'FORBIDDEN_QR_GATEWAY',
     'INVALID_CHARGE_STATUS',
     'INVALID_THREE_DS_STATUS',
@@ -92,6 +94,9 @@ export type ErrorCode = ErrorCodeOf<ErrorStatus>;
 export const CODES_OUTSIDE_THE_SDK: Partial<Record<ErrorCode, string>> = {
   DIRECT_CARD_TOKEN_CREATION_DISABLED:
     "UnivaPay's own code for this refusal (its API catalogue lists it); only the node SDK's enum lacks it",
+  FILE_MAX_SIZE_EXCEEDED:
+    "the reference's (UnivaPay's) spelling, under 400; the SDK's enum misspells it FILE_MAX_SIE_EXCEEDED " +
+    '(its FileMaxSizeExceeded), which no server sends',
   REQUEST_TOO_LARGE:
     'HTTP 413, a status outside the reference and the SDK: no SDK code names a body over the limit, and ' +
     'answering 400 VALIDATION_ERROR instead would hide the status proxies and HTTP clients act on',

@@ -21,6 +21,8 @@ const MAX_FILES = 1;
 const FIELD_NAME = /^[a-z0-9_]+(\[\d{1,3}\])*(\.[a-z0-9_]+(\[\d{1,3}\])*)*$/i;
 const SEGMENT = /([a-z0-9_]+)|\[(\d{1,3})\]/gi;
 const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/** The longest field name: the store's deepest keys are a fraction of it. */
+const MAX_NAME_LENGTH = 200;
 
 /**
  * A file of a form: its bytes and what the sender said of it. Only `size` and `sha256` are
@@ -67,7 +69,12 @@ interface Part {
  */
 export function acceptFormBodies(app: NestFastifyApplication, bodyLimit: number, maxFileBytes: number): void {
   app.useBodyParser<RawServerDefault>('multipart/form-data', { bodyLimit }, (request, body, done) => {
-    if (!FORM_ROUTES.has(`${request.method} ${request.routeOptions.url ?? ''}`)) {
+    // no route: nothing to parse it for (the 404 follows)
+    if (request.routeOptions.url === undefined) {
+      done(null, undefined);
+      return;
+    }
+    if (!FORM_ROUTES.has(`${request.method} ${request.routeOptions.url}`)) {
       done(
         Object.assign(new Error('multipart/form-data is taken by POST and PATCH /stores only'), {
           statusCode: 415,
@@ -97,7 +104,7 @@ function readParts(request: FastifyRequest, body: Buffer, maxFileBytes: number):
       parser = Busboy({
         headers: { 'content-type': request.headers['content-type'] ?? '' },
         limits: {
-          fieldNameSize: 200,
+          // (busboy takes no bound on field names: nest() refuses a long one)
           fieldSize: 10_000,
           fields: MAX_FIELDS,
           files: MAX_FILES,
@@ -115,11 +122,18 @@ function readParts(request: FastifyRequest, body: Buffer, maxFileBytes: number):
     const files: Promise<void>[] = [];
     let refused: FieldError | null = null;
     const refuse = (error: FieldError) => (refused ??= error);
-    parser.on('field', (name, value, nameTruncated, valueTruncated) => {
-      if (nameTruncated || valueTruncated) refuse({ field: name, reason: 'INVALID_FORMAT_LENGTH' });
+    parser.on('field', (name: string | undefined, value, nameTruncated, valueTruncated) => {
+      // a part without a name (Content-Disposition without name=)
+      if (typeof name !== 'string') refuse({ field: null, reason: 'INVALID_FORMAT' });
+      else if (nameTruncated || valueTruncated) refuse({ field: name, reason: 'INVALID_FORMAT_LENGTH' });
       else parts.push({ name, value });
     });
-    parser.on('file', (name, stream) => {
+    parser.on('file', (name: string | undefined, stream) => {
+      if (typeof name !== 'string') {
+        refuse({ field: null, reason: 'INVALID_FORMAT' });
+        stream.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       files.push(
         new Promise((done, fail) => {
@@ -156,7 +170,7 @@ export function nest(parts: readonly Part[]): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const { name, value } of parts) {
     const invalid = () => ValidationError.field(name, 'INVALID_FORMAT');
-    if (!FIELD_NAME.test(name)) throw invalid();
+    if (name.length > MAX_NAME_LENGTH || !FIELD_NAME.test(name)) throw invalid();
     const path: (string | number)[] = [];
     for (const [, key, index] of name.matchAll(SEGMENT)) {
       if (key !== undefined && FORBIDDEN_KEYS.has(key)) throw invalid();

@@ -161,13 +161,18 @@ export class StoresService {
 
 /**
  * An uploaded logo as stored (decision 0021): a PNG, JPEG or WebP by its magic bytes (never by the
- * file name or the declared type), of at most LOGO_MAX_BYTES; VALIDATION_ERROR on `logo` otherwise.
+ * file name or the declared type), of at most LOGO_MAX_BYTES; otherwise 400 with UnivaPay's codes for
+ * an upload, FILE_MAX_SIZE_EXCEEDED or FILE_INVALID_TYPE, on `logo`.
  */
 function checkedLogo(file: FormFile) {
   if (file.truncated || file.size > LOGO_MAX_BYTES)
-    throw ValidationError.field('logo', 'INVALID_FORMAT_LENGTH');
+    throw new ValidationError(
+      [{ field: 'logo', reason: 'FILE_MAX_SIZE_EXCEEDED' }],
+      'FILE_MAX_SIZE_EXCEEDED',
+    );
   const contentType = logoContentType(file.bytes);
-  if (contentType === null) throw ValidationError.field('logo', 'INVALID_FORMAT');
+  if (contentType === null)
+    throw new ValidationError([{ field: 'logo', reason: 'FILE_INVALID_TYPE' }], 'FILE_INVALID_TYPE');
   return { contentType, image: file.bytes, digest: file.sha256 };
 }
 

@@ -36,7 +36,7 @@ const WITH_MERCHANT = {
   logo: { select: { digest: true } },
 } as const;
 
-/** A change that lost the race for the stored configuration: read again and retried. */
+/** A change that lost the race for the store (its configuration changed, or it was deleted): read again. */
 class ConfigurationOvertaken extends Error {}
 
 /** How many times a configuration change is retried when another change overtook its read. */
@@ -97,7 +97,10 @@ export class StoresRepository {
           const store = await tx.store.findFirst({ where, include: WITH_MERCHANT });
           if (!store) return null;
           const configuration = change.configuration?.(store.configuration, store.merchant.configuration);
-          if (change.name !== undefined || configuration !== undefined) {
+          // the store row first, whatever changes (a logo alone too): it is locked until the commit,
+          // so a DELETE of the store or another PATCH waits; none of it is written to a store that
+          // was deleted (or whose configuration changed) since it was read: read again
+          if (change.name !== undefined || configuration !== undefined || change.logo !== undefined) {
             const { count } = await tx.store.updateMany({
               where: {
                 ...where,
@@ -105,7 +108,7 @@ export class StoresRepository {
                   ? {}
                   : { configuration: { equals: store.configuration as Prisma.InputJsonValue } }),
               },
-              data: { name: change.name, configuration },
+              data: { name: change.name, configuration, updatedOn: new Date() },
             });
             if (count === 0) throw new ConfigurationOvertaken();
           }
@@ -121,7 +124,12 @@ export class StoresRepository {
           return tx.store.findFirst({ where, include: WITH_MERCHANT });
         });
       } catch (error) {
-        if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+        // the one unique key a change can break is the name's (the logo's row waits on the store's lock)
+        if (
+          change.name !== undefined &&
+          error instanceof Prisma.PrismaClientKnownRequestError &&
+          error.code === 'P2002'
+        )
           throw new ConflictError('STORE_EXISTS');
         if (!(error instanceof ConfigurationOvertaken)) throw error;
         if (attempt >= CONFIGURATION_UPDATE_ATTEMPTS) throw new ConflictError('CONFLICTED');
