@@ -152,9 +152,20 @@ describe('DELETE /stores/{id}', () => {
     });
     expect(created.status).toBe(201);
     const oneTime = await storeApi.cardToken();
-    // another store's token: left alone
+    // another store's token and subscription: left alone
     const other = new GatewayClient(baseUrl).as(shop);
     const untouched = await other.cardToken({ type: 'recurring' });
+    const otherSubscription = await other.request('/subscriptions', {
+      method: 'POST',
+      json: {
+        transaction_token_id: await other.cardToken({ type: 'subscription' }),
+        amount: 1000,
+        currency: 'JPY',
+        period: 'monthly',
+        schedule_settings: { zone_id: 'Asia/Tokyo' },
+      },
+    });
+    expect(otherSubscription.status).toBe(201);
 
     const merchantApi = new GatewayClient(baseUrl).as(merchantToken);
     const deleted = await merchantApi.request(`/stores/${store.id}`, {
@@ -195,6 +206,10 @@ describe('DELETE /stores/{id}', () => {
     expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: untouched } })).active).toBe(
       true,
     );
+    const kept = await env.prisma.subscription.findUniqueOrThrow({
+      where: { id: otherSubscription.body.id },
+    });
+    expect(kept.status).toBe(otherSubscription.body.status);
   });
 
   it('is for the merchant’s credentials only, and only for its own stores', async () => {
