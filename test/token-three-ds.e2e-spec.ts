@@ -212,6 +212,21 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     expect(operationStats(simulator.stats(), 'void', `${token.id}.three_ds.2.void`).executions).toBe(1);
   });
 
+  it('a disabled token’s authentication still expires (its hold is not left behind)', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    await tokenWithStatus(token.id, 'awaiting');
+    await sdk().transactionTokens.disableThreeDs(shop.store.id, token.id);
+    await env.prisma.$executeRaw`
+      UPDATE transaction_tokens
+         SET data = jsonb_set(data, '{three_ds,expires_on}', to_jsonb(now() - interval '1 second'))
+       WHERE id = ${token.id}::uuid`;
+    const failed = await tokenWithStatus(token.id, 'failed');
+    expect(failed.data.threeDs).toMatchObject({ enabled: false, error: { code: 358 } });
+    expect(operationStats(simulator.stats(), 'void', `${token.id}.three_ds.1.expiry`).executions).toBe(1);
+    // disabled, it gates nothing: the charge is the charge's
+    expect((await charge(token.id)).status).toBe('pending');
+  });
+
   it('disableThreeDs answers the token with a body and lets charges through; enable on success changes nothing', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     await tokenWithStatus(token.id, 'awaiting');

@@ -26,7 +26,7 @@ function token(threeDs: Partial<StoredTokenThreeDs> = {}): TokenToAuthenticate {
     id: TOKEN_ID,
     mode: 'test',
     active: true,
-    updatedOn: new Date(),
+    threeDsExpired: false,
     threeDs: {
       enabled: true,
       status: 'pending',
@@ -56,7 +56,7 @@ function payment(status: ProcessorPayment['status']): ProcessorPayment {
   };
 }
 
-function setup(stored: TokenToAuthenticate | null, { applied = true } = {}) {
+function setup(stored: TokenToAuthenticate | null, { applied = [true] } = {}) {
   const calls: string[] = [];
   const authorized: AuthorizeRequest[] = [];
   const updates: { read: unknown; next: StoredTokenThreeDs }[] = [];
@@ -84,8 +84,10 @@ function setup(stored: TokenToAuthenticate | null, { applied = true } = {}) {
     findToAuthenticate: () => Promise.resolve(stored),
     update: (_id: string, read: unknown, next: StoredTokenThreeDs) => {
       calls.push('update');
-      updates.push({ read, next });
-      return Promise.resolve(applied);
+      // a copy: the service may go on from the same read object
+      updates.push({ read: { ...(read as object) }, next });
+      // each update the next answer, the last one from then on
+      return Promise.resolve(applied.length > 1 ? applied.shift()! : applied[0]);
     },
   } as unknown as TokenThreeDsRepository;
   const processors = {
@@ -197,25 +199,62 @@ describe('TokenAuthenticationService', () => {
   });
 
   describe('an awaiting authentication past its deadline', () => {
-    const past = new Date(Date.now() - 1_000).toISOString();
+    const expired = (threeDs: Partial<StoredTokenThreeDs> = {}): TokenToAuthenticate => ({
+      ...token({ status: 'awaiting', ...threeDs }),
+      threeDsExpired: true,
+    });
 
-    it('still waiting: the hold is voided (its own key) and the token failed with 358', async () => {
-      const t = setup(token({ status: 'awaiting', expires_on: past }));
+    it('still waiting: the decision written first, then the hold voided (its own key) and the token failed', async () => {
+      const t = setup(expired());
       t.answerStatus({ found: true, payment: payment('pending_authentication') });
       await t.service.authenticateToken(TOKEN_ID);
       expect(t.calls).toEqual([
         `status ${TOKEN_ID}.three_ds.1`,
+        'update',
         `void ${TOKEN_ID}.three_ds.1.expiry`,
         'update',
       ]);
       expect(t.updates[0]).toMatchObject({
-        read: { status: 'awaiting', attempt: 1 },
-        next: { status: 'failed', error: { code: 358 }, issuer_token: null, expires_on: null },
+        read: { status: 'awaiting', attempt: 1, expiring: false },
+        next: { status: 'awaiting', expiring: true },
+      });
+      expect(t.updates[1]).toMatchObject({
+        read: { status: 'awaiting', attempt: 1, expiring: true },
+        next: {
+          status: 'failed',
+          error: { code: 358 },
+          issuer_token: null,
+          expires_on: null,
+          expiring: null,
+        },
       });
     });
 
+    it('a run after the void (a crash before the record): the voided payment is expired, not authenticated', async () => {
+      const t = setup(expired({ expiring: true }));
+      t.answerStatus({ found: true, payment: payment('voided') });
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, 'update']);
+      expect(t.updates[0]).toMatchObject({
+        read: { expiring: true },
+        next: { status: 'failed', error: { code: 358 } },
+      });
+      // while a voided payment without the marker is an authentication released
+      const released = setup(token({ status: 'awaiting' }));
+      released.answerStatus({ found: true, payment: payment('voided') });
+      await released.service.authenticateToken(TOKEN_ID);
+      expect(released.updates[0]?.next).toMatchObject({ status: 'successful' });
+    });
+
+    it('the decision not written (the token moved meanwhile): nothing voided', async () => {
+      const t = setup(expired(), { applied: [false] });
+      t.answerStatus({ found: true, payment: payment('pending_authentication') });
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, 'update']);
+    });
+
     it('completed meanwhile (the void refused): the processor’s record decides', async () => {
-      const t = setup(token({ status: 'awaiting', expires_on: past }));
+      const t = setup(expired());
       t.answerStatus(
         { found: true, payment: payment('pending_authentication') },
         { found: true, payment: payment('authorized') },
@@ -224,40 +263,41 @@ describe('TokenAuthenticationService', () => {
       await t.service.authenticateToken(TOKEN_ID);
       expect(t.calls).toEqual([
         `status ${TOKEN_ID}.three_ds.1`,
+        'update',
         `void ${TOKEN_ID}.three_ds.1.expiry`,
         `status ${TOKEN_ID}.three_ds.1`,
         `void ${TOKEN_ID}.three_ds.1.void`,
         'update',
       ]);
-      expect(t.updates[0]?.next).toMatchObject({ status: 'successful' });
+      expect(t.updates[1]?.next).toMatchObject({ status: 'successful' });
     });
 
     it('authenticated just before: successful, nothing expired', async () => {
-      const t = setup(token({ status: 'awaiting', expires_on: past }));
+      const t = setup(expired());
       t.answerStatus({ found: true, payment: payment('authorized') });
       await t.service.authenticateToken(TOKEN_ID);
       expect(t.calls).not.toContain(`void ${TOKEN_ID}.three_ds.1.expiry`);
       expect(t.updates[0]?.next).toMatchObject({ status: 'successful' });
     });
 
-    it('unknown to the processor: failed, nothing to void', async () => {
-      const t = setup(token({ status: 'awaiting', expires_on: past }));
-      await t.service.authenticateToken(TOKEN_ID);
-      expect(t.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, 'update']);
-      expect(t.updates[0]?.next).toMatchObject({ status: 'failed', error: { code: 358 } });
+    it('unknown to the processor, or no processor for its mode: failed, nothing to void', async () => {
+      const unknown = setup(expired());
+      await unknown.service.authenticateToken(TOKEN_ID);
+      expect(unknown.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, 'update']);
+      expect(unknown.updates[0]?.next).toMatchObject({ status: 'failed', error: { code: 358 } });
+
+      const noProcessor = setup({ ...expired(), mode: 'live' });
+      await noProcessor.service.authenticateToken(TOKEN_ID);
+      expect(noProcessor.calls).toEqual(['update']);
+      expect(noProcessor.updates[0]?.next).toMatchObject({ status: 'failed' });
     });
 
-    it('without expires_on (awaiting before deadlines were kept), counts from the token’s last change', async () => {
-      const old = { ...token({ status: 'awaiting' }), updatedOn: new Date(Date.now() - 1_201_000) };
-      const expired = setup(old);
-      expired.answerStatus({ found: true, payment: payment('pending_authentication') });
-      await expired.service.authenticateToken(TOKEN_ID);
-      expect(expired.updates[0]?.next).toMatchObject({ status: 'failed' });
-
-      const recent = setup({ ...old, updatedOn: new Date(Date.now() - 1_000_000) });
-      recent.answerStatus({ found: true, payment: payment('pending_authentication') });
-      await recent.service.authenticateToken(TOKEN_ID);
-      expect(recent.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`]);
+    it('a disabled token’s awaiting authentication expires too (its hold is not left behind)', async () => {
+      const t = setup(expired({ enabled: false }));
+      t.answerStatus({ found: true, payment: payment('pending_authentication') });
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toContain(`void ${TOKEN_ID}.three_ds.1.expiry`);
+      expect(t.updates[1]?.next).toMatchObject({ status: 'failed', enabled: false });
     });
   });
 
@@ -275,7 +315,7 @@ describe('TokenAuthenticationService', () => {
   });
 
   it('a lost race writes nothing more and does not fail the job', async () => {
-    const t = setup(token(), { applied: false });
+    const t = setup(token(), { applied: [false] });
     await expect(t.service.authenticateToken(TOKEN_ID)).resolves.toBeUndefined();
     expect(t.calls.filter((call) => call === 'update')).toHaveLength(1);
   });

@@ -1,7 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { SensitiveCardData } from '@kessai/cards';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { TokenThreeDsRepository, type StoredTokenThreeDs, type TokenToAuthenticate } from '@kessai/db';
+import {
+  threeDsRead,
+  TokenThreeDsRepository,
+  type StoredTokenThreeDs,
+  type TokenThreeDsRead,
+  type TokenToAuthenticate,
+} from '@kessai/db';
 import { tokenThreeDsReference, type TokenThreeDsStatus } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
 import {
@@ -40,13 +46,14 @@ type Outcome =
  * token awaiting with the issuer page, an approval is voided and the token successful, a decline
  * fails it. Awaiting: the processor is asked how the authentication ended (after its signed notice)
  * and the hold voided; one nobody completed within CHARGE_AWAITING_EXPIRY_SECONDS (the sweeper's job)
- * is voided and failed, as an awaiting charge is. Every change is conditional on the status and
- * attempt read, so a job run twice writes once; the processor executes each reference (and each void
- * key) once.
+ * is voided and failed, as an awaiting charge is. A disabled token's authentication is not started,
+ * but one already awaiting is still settled (its hold released, or expired). Every change is
+ * conditional on the status, attempt and expiry marker read, so a job run twice writes once; the
+ * processor executes each reference (and each void key) once.
  */
 @Injectable()
 export class TokenAuthenticationService {
-  readonly #expiryMs: number;
+  readonly #expirySeconds: number;
 
   constructor(
     private readonly tokens: TokenThreeDsRepository,
@@ -56,20 +63,23 @@ export class TokenAuthenticationService {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#expiryMs = config.CHARGE_AWAITING_EXPIRY_SECONDS * 1000;
+    this.#expirySeconds = config.CHARGE_AWAITING_EXPIRY_SECONDS;
   }
 
   async authenticateToken(tokenId: string, causeEventId: string | null = null): Promise<void> {
-    const token = await this.tokens.findToAuthenticate(tokenId);
+    const token = await this.tokens.findToAuthenticate(tokenId, this.#expirySeconds);
     const threeDs = token?.threeDs;
-    if (!token || !threeDs?.enabled) return;
+    if (!token || !threeDs) return;
+    // disabled: nothing is started; an authentication already awaiting is still settled
+    if (!threeDs.enabled && threeDs.status !== 'awaiting') return;
+    const read = threeDsRead(threeDs);
     let outcome: Outcome | null;
     switch (threeDs.status) {
       case 'pending':
         outcome = await this.#start(token, threeDs);
         break;
       case 'awaiting':
-        outcome = await this.#lookUp(token, threeDs);
+        outcome = await this.#lookUp(token, threeDs, read, causeEventId);
         break;
       // final: nothing left to do (a repeated job, a notice after the outcome)
       case 'successful':
@@ -78,12 +88,10 @@ export class TokenAuthenticationService {
         return;
     }
     if (!outcome) return;
-    const recorded = await this.tokens.update(
-      token.id,
-      { status: threeDs.status, attempt: threeDs.attempt },
-      nextThreeDs(threeDs, outcome),
-      { requested: false, causeEventId },
-    );
+    const recorded = await this.tokens.update(token.id, read, nextThreeDs(threeDs, outcome), {
+      requested: false,
+      causeEventId,
+    });
     this.logger.info({ tokenId, status: outcome.status, recorded }, 'token 3-D Secure moved');
   }
 
@@ -141,7 +149,7 @@ export class TokenAuthenticationService {
       case 'three_ds_required':
         return {
           status: 'awaiting',
-          expiresOn: new Date(Date.now() + this.#expiryMs),
+          expiresOn: new Date(Date.now() + this.#expirySeconds * 1000),
           processorReference: answer.processorReference,
           issuerToken: {
             issuer_token: answer.threeDs.issuerToken,
@@ -160,23 +168,42 @@ export class TokenAuthenticationService {
 
   /**
    * Awaiting: what the processor's record says; while the cardholder has not acted, nothing — unless
-   * the authentication is past its deadline, when the hold is voided and the token failed (358
-   * THREE_DS_COULD_NOT_BE_COMPLETED). A void refused because the cardholder completed meanwhile
-   * leaves the processor's record to decide, as for an awaiting charge.
+   * the authentication is past its deadline (Postgres' clock, as the sweeper's), when the hold is
+   * voided and the token failed (358 THREE_DS_COULD_NOT_BE_COMPLETED). The decision is written
+   * before the void (`expiring`, conditional like every change, so that a notice's job which read
+   * the token before it records nothing after it): from then on a voided payment reads as expired,
+   * also for a run after a crash between the void and the record. A void refused (the cardholder
+   * completed, and the processor keeps completed authentications) leaves the processor's record to
+   * decide. `read` becomes what the final record is conditional on.
    */
-  async #lookUp(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Promise<Outcome | null> {
+  async #lookUp(
+    token: TokenToAuthenticate,
+    threeDs: StoredTokenThreeDs,
+    read: TokenThreeDsRead,
+    causeEventId: string | null,
+  ): Promise<Outcome | null> {
+    const expired: Outcome = { status: 'failed', processorReference: null, error: expiryError() };
     const processor = this.processors.forMode(token.mode);
-    if (!processor) return null;
+    // no processor for its mode any more: nothing can be asked or voided, and nothing to wait for
+    if (!processor) return token.threeDsExpired ? expired : null;
     const reference = tokenThreeDsReference(token.id, threeDs.attempt);
     const context = { tokenId: token.id, operation: 'token 3-D Secure lookup' };
     const found = await this.processors.retrying(() => processor.status(reference), this.logger, context);
-    const expired = this.#deadlineOf(token, threeDs) <= new Date();
-    if (!found.found) {
-      // the processor has no record of it: nothing is held, and the cardholder has no page to finish
-      return expired ? { status: 'failed', processorReference: null, error: expiryError() } : null;
+    // unknown to the processor: nothing is held, and the cardholder has no page to finish
+    if (!found.found) return token.threeDsExpired ? expired : null;
+    const outcome = await this.#ofPayment(processor, reference, found.payment, read.expiring);
+    if (outcome || !token.threeDsExpired) return outcome;
+    if (!read.expiring) {
+      const marked = await this.tokens.update(
+        token.id,
+        read,
+        { ...threeDs, expiring: true },
+        { requested: false, causeEventId },
+      );
+      // moved meanwhile (completed, enabled again): not this run's to expire
+      if (!marked) return null;
+      read.expiring = true;
     }
-    const outcome = await this.#ofPayment(processor, reference, found.payment);
-    if (outcome || !expired) return outcome;
     const voided = await this.processors.retrying(
       () =>
         processor.void({
@@ -187,24 +214,20 @@ export class TokenAuthenticationService {
       { ...context, operation: 'token 3-D Secure expiry void' },
     );
     if (voided.outcome === 'voided')
-      return { status: 'failed', processorReference: found.payment.processorReference, error: expiryError() };
+      return { ...expired, processorReference: found.payment.processorReference };
     const again = await this.processors.retrying(() => processor.status(reference), this.logger, context);
-    return again.found ? this.#ofPayment(processor, reference, again.payment) : null;
+    return again.found ? this.#ofPayment(processor, reference, again.payment, true) : null;
   }
 
-  /** When an awaiting authentication expires: as set when it became awaiting, else from the token's last change. */
-  #deadlineOf(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Date {
-    const stored = threeDs.expires_on ? new Date(threeDs.expires_on) : null;
-    return stored && !Number.isNaN(stored.getTime())
-      ? stored
-      : new Date(token.updatedOn.getTime() + this.#expiryMs);
-  }
-
-  /** What the processor's record of the authentication means; null while the cardholder has not acted. */
+  /**
+   * What the processor's record of the authentication means; null while the cardholder has not
+   * acted. `expiring`: this service asked for the expiry's void, so a voided payment is expired.
+   */
   async #ofPayment(
     processor: PaymentProcessor,
     reference: string,
     payment: ProcessorPayment,
+    expiring = false,
   ): Promise<Outcome | null> {
     const processorReference = payment.processorReference;
     switch (payment.status) {
@@ -214,9 +237,11 @@ export class TokenAuthenticationService {
       case 'authorized':
       case 'captured':
         return this.#release(processor, reference, processorReference);
-      // only this service voids a token's authentication, after it succeeded
+      // only this service voids a token's authentication: after it succeeded, or when it expired
       case 'voided':
-        return { status: 'successful', processorReference };
+        return expiring
+          ? { status: 'failed', processorReference, error: expiryError() }
+          : { status: 'successful', processorReference };
       case 'declined':
       case 'expired':
         return {
@@ -252,6 +277,7 @@ function nextThreeDs(threeDs: StoredTokenThreeDs, outcome: Outcome): StoredToken
     processor_reference: outcome.processorReference,
     issuer_token: outcome.status === 'awaiting' ? outcome.issuerToken : null,
     expires_on: outcome.status === 'awaiting' ? outcome.expiresOn.toISOString() : null,
+    expiring: null,
     error: outcome.status === 'failed' || outcome.status === 'error' ? outcome.error : null,
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import {
   storedTokenThreeDs,
+  threeDsRead,
   TokenThreeDsRepository,
   TransactionTokensRepository,
   type StoredTokenThreeDs,
@@ -90,7 +91,7 @@ export class TokenThreeDsService {
   ) {
     // Not applied when charge-service or another request moved it meanwhile: either way the answer
     // is the token as it now is.
-    await this.threeDs.update(token.id, { status: read?.status ?? null, attempt: read?.attempt ?? 0 }, next, {
+    await this.threeDs.update(token.id, threeDsRead(read), next, {
       requested,
       correlationId: context.correlationId,
     });

@@ -29,6 +29,11 @@ export interface StoredTokenThreeDs {
   processor_reference?: string | null;
   /** while awaiting: when an authentication nobody completed is voided and failed (ISO 8601) */
   expires_on?: string | null;
+  /**
+   * while awaiting: its expiry's void was asked for (written before the void), so that a voided
+   * payment reads as expired, not as authenticated and released
+   */
+  expiring?: boolean | null;
 }
 
 /** What charge-service needs to authenticate a card token. */
@@ -36,17 +41,27 @@ export interface TokenToAuthenticate {
   id: string;
   mode: ProcessingMode;
   active: boolean;
-  /** the token's last change (an awaiting 3-D Secure without expires_on expires from it) */
-  updatedOn: Date;
+  /** an awaiting 3-D Secure past its deadline, by Postgres' clock (FIND_TOKEN_THREE_DS) */
+  threeDsExpired: boolean;
   threeDs: StoredTokenThreeDs | null;
   card: { cardholder: string; exp_month: number; exp_year: number } | null;
   vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
 }
 
-/** The status and attempt a change is conditional on (what was read). */
+/** The status, attempt and expiry marker a change is conditional on (what was read). */
 export interface TokenThreeDsRead {
   status: TokenThreeDsStatus | null;
   attempt: number;
+  expiring: boolean;
+}
+
+/** What a change of `threeDs` (as read) is conditional on. */
+export function threeDsRead(threeDs: StoredTokenThreeDs | null): TokenThreeDsRead {
+  return {
+    status: threeDs?.status ?? null,
+    attempt: threeDs?.attempt ?? 0,
+    expiring: threeDs?.expiring === true,
+  };
 }
 
 /** A token's `data.three_ds`, read leniently (tokens made before attempts existed count as attempt 1). */
@@ -69,15 +84,16 @@ export function storedTokenThreeDs(data: unknown): StoredTokenThreeDs | null {
 export class TokenThreeDsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  async findToAuthenticate(id: string): Promise<TokenToAuthenticate | null> {
-    const [row] = await this.prisma.run(FIND_TOKEN_THREE_DS, { id });
+  /** The token as charge-service authenticates it; `expirySeconds` dates an awaiting one without a stored deadline. */
+  async findToAuthenticate(id: string, expirySeconds: number): Promise<TokenToAuthenticate | null> {
+    const [row] = await this.prisma.run(FIND_TOKEN_THREE_DS, { id, expirySeconds });
     if (!row) return null;
     const card = asObject(asObject(row.data).card);
     return {
       id: row.id,
       mode: row.mode,
       active: row.active,
-      updatedOn: row.updated_on,
+      threeDsExpired: row.expired,
       threeDs: storedTokenThreeDs(row.data),
       card:
         typeof card.cardholder === 'string' &&
@@ -106,6 +122,7 @@ export class TokenThreeDsRepository {
       id,
       fromStatus: read.status,
       fromAttempt: read.attempt,
+      fromExpiring: read.expiring,
       threeDs: next,
       requested: context.requested,
       correlationId: context.correlationId ?? null,

@@ -13,23 +13,35 @@ import { defineStatement, pg } from './statement';
  * `data.three_ds` object; every change is conditional on the status and attempt it was read in.
  */
 
-/** What charge-service needs to authenticate a card token: its 3-D Secure, card and vault row. */
+/** When a token's awaiting 3-D Secure expires: as stored, else from its last change. */
+const threeDsDeadline = (alias: string, expirySeconds: string) =>
+  `COALESCE((${alias}.data->'three_ds'->>'expires_on')::timestamptz,
+            ${alias}.updated_on + make_interval(secs => ${expirySeconds}))`;
+
+/**
+ * What charge-service needs to authenticate a card token: its 3-D Secure, card and vault row, and
+ * whether an awaiting authentication is past its deadline by Postgres' clock (the one the sweeper
+ * finds it by): `three_ds.expires_on`, else (awaiting before deadlines were stored) the token's last
+ * change + `expirySeconds`.
+ */
 export const FIND_TOKEN_THREE_DS = defineStatement({
   name: 'token_three_ds_find',
-  params: { id: pg.uuid },
+  params: { id: pg.uuid, expirySeconds: pg.int4 },
   columns: {
     id: pg.text,
     mode: pg.textOf<ProcessingMode>(),
     active: pg.bool,
     data: pg.jsonb<Prisma.JsonValue>(),
-    updated_on: pg.timestamptz,
+    expired: pg.bool,
     key_id: pg.nullable(pg.text),
     iv: pg.nullable(pg.bytea),
     ciphertext: pg.nullable(pg.bytea),
     auth_tag: pg.nullable(pg.bytea),
   },
   text: (p) => `
-    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data, t.updated_on,
+    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data,
+           COALESCE(t.data->'three_ds'->>'status' = 'awaiting'
+                    AND ${threeDsDeadline('t', p.expirySeconds)} <= now(), false) AS expired,
            v.key_id, v.iv, v.ciphertext, v.auth_tag
       FROM transaction_tokens t
       LEFT JOIN card_vault v ON v.transaction_token_id = t.id
@@ -37,8 +49,8 @@ export const FIND_TOKEN_THREE_DS = defineStatement({
 });
 
 /**
- * Replaces the token's `data.three_ds` with `threeDs` while its status and attempt are still the ones
- * read (`fromStatus` null: none), writing token_three_ds_updated when the status or `enabled`
+ * Replaces the token's `data.three_ds` with `threeDs` while its status, attempt and expiry marker are
+ * still the ones read (`fromStatus` null: none), writing token_three_ds_updated when the status or `enabled`
  * changes and, with `requested`, token_three_ds_requested (charge-service authenticates). The
  * correlation is the request's, else the cause event's. No row when the token moved meanwhile.
  */
@@ -48,6 +60,7 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
     id: pg.uuid,
     fromStatus: pg.nullable(pg.text),
     fromAttempt: pg.int4,
+    fromExpiring: pg.bool,
     threeDs: pg.jsonb<unknown>(),
     requested: pg.bool,
     correlationId: pg.nullable(pg.text),
@@ -61,6 +74,7 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
        WHERE id = ${p.id} AND payment_type = 'card'
          AND data->'three_ds'->>'status' IS NOT DISTINCT FROM ${p.fromStatus}
          AND COALESCE((data->'three_ds'->>'attempt')::int, 0) = ${p.fromAttempt}
+         AND COALESCE((data->'three_ds'->>'expiring')::boolean, false) = ${p.fromExpiring}
          FOR UPDATE
     ), token AS (
       UPDATE transaction_tokens t
@@ -127,10 +141,9 @@ export const FIND_EXPIRED_TOKEN_THREE_DS = defineStatement({
   columns: { id: pg.text, expires_on: pg.timestamptz },
   text: (p) => `
     SELECT id::text AS id, deadline AS expires_on
-      FROM (SELECT id, COALESCE((data->'three_ds'->>'expires_on')::timestamptz,
-                                updated_on + make_interval(secs => ${p.expirySeconds})) AS deadline
-              FROM transaction_tokens
-             WHERE (data->'three_ds'->>'status') = 'awaiting') awaiting
+      FROM (SELECT t.id, ${threeDsDeadline('t', p.expirySeconds)} AS deadline
+              FROM transaction_tokens t
+             WHERE (t.data->'three_ds'->>'status') = 'awaiting') awaiting
      WHERE deadline <= now()
      ORDER BY deadline
      LIMIT ${p.limit}`,
