@@ -85,16 +85,21 @@ describe('POST /stores', () => {
   });
 });
 
+/** A new store of the shop (through the SDK), and a client under an app token of its own. */
+async function storeWithClient(name: string) {
+  const store: any = await merchantSdk().stores.create({ name });
+  const storeToken = await env.admin.issueAppToken({
+    merchantId: shop.merchant.id,
+    storeId: store.id,
+    mode: 'test',
+    domains: [],
+  });
+  return { store, storeApi: new GatewayClient(baseUrl).as(storeToken) };
+}
+
 describe('DELETE /stores/{id}', () => {
   it('deactivates the store: 204, gone from the API, its app token refused, its charges kept', async () => {
-    const store: any = await merchantSdk().stores.create({ name: 'Pop-up' });
-    const storeToken = await env.admin.issueAppToken({
-      merchantId: shop.merchant.id,
-      storeId: store.id,
-      mode: 'test',
-      domains: [],
-    });
-    const storeApi = new GatewayClient(baseUrl).as(storeToken);
+    const { store, storeApi } = await storeWithClient('Pop-up');
     const charge = await storeApi.charge(await storeApi.cardToken(), { amount: 700 });
     expect((await storeApi.request(`/stores/${store.id}`)).status).toBe(200);
 
@@ -131,14 +136,7 @@ describe('DELETE /stores/{id}', () => {
   });
 
   it('cancels the store’s subscriptions and deactivates its tokens, each with its event', async () => {
-    const store: any = await merchantSdk().stores.create({ name: 'Closing down' });
-    const storeToken = await env.admin.issueAppToken({
-      merchantId: shop.merchant.id,
-      storeId: store.id,
-      mode: 'test',
-      domains: [],
-    });
-    const storeApi = new GatewayClient(baseUrl).as(storeToken);
+    const { store, storeApi } = await storeWithClient('Closing down');
     const subscriptionToken = await storeApi.cardToken({ type: 'subscription' });
     const created = await storeApi.request('/subscriptions', {
       method: 'POST',

@@ -1,8 +1,7 @@
 import type { Prisma } from '../generated/prisma/client';
-import { tokenUpdatedSql } from '../outbox/event-sql';
-import { outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg } from './statement';
 import { cancelSubscriptionsCtes } from './subscriptions.sql';
+import { tokenDeactivatedEvents } from './transaction-tokens.sql';
 
 /**
  * What creating a transaction token needs of its store and merchant; no row when the store is not the
@@ -44,14 +43,7 @@ export const CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS = defineStatement({
       RETURNING id, merchant_id, store_id, active
     ),
     token_events AS (
-      ${outboxInsertFrom('tokens', {
-        aggregateType: 'transaction_token',
-        aggregateId: 'id',
-        merchantId: 'merchant_id',
-        storeId: 'store_id',
-        event: tokenUpdatedSql(`'["active"]'::jsonb`),
-        correlationId: p.correlationId,
-      })}
+      ${tokenDeactivatedEvents('tokens', p.correlationId)}
     )
     SELECT (SELECT count(*) FROM moved)::int4 AS subscriptions_canceled,
            (SELECT count(*) FROM tokens)::int4 AS tokens_deactivated`,

@@ -150,6 +150,21 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
 });
 
 /**
+ * One token_updated event (`changed: ["active"]`) per row of `source` (transaction_tokens rows, or
+ * a CTE of them with id, merchant_id, store_id, active): tokens just deactivated.
+ */
+export function tokenDeactivatedEvents(source: string, correlationId: string): string {
+  return outboxInsertFrom(source, {
+    aggregateType: 'transaction_token',
+    aggregateId: 'id',
+    merchantId: 'merchant_id',
+    storeId: 'store_id',
+    event: tokenUpdatedSql(`'["active"]'::jsonb`),
+    correlationId,
+  });
+}
+
+/**
  * The token_updated event of a token as it is now (run in the transaction that changed it), naming
  * the fields that changed; no row when the token does not exist.
  */
@@ -216,14 +231,7 @@ export const RENEW_TRANSACTION_TOKEN = defineStatement({
        WHERE subscriptions.transaction_token_id = token.previous_id
       RETURNING subscriptions.id
     ), old_event AS (
-      ${outboxInsertFrom('old', {
-        aggregateType: 'transaction_token',
-        aggregateId: 'id',
-        merchantId: 'merchant_id',
-        storeId: 'store_id',
-        event: tokenUpdatedSql(`'["active"]'::jsonb`),
-        correlationId: p.correlationId,
-      })}
+      ${tokenDeactivatedEvents('old', p.correlationId)}
     ), replaced_event AS (
       ${outboxInsertFrom('token', {
         aggregateType: 'transaction_token',
