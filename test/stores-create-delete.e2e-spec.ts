@@ -3,8 +3,10 @@
 // gone from the API, its app tokens refused at once, its name free again — while its charges stay
 // readable with the merchant's credentials. The gateway runs in-process.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
 import type { Credentials } from '@kessai/testing';
 import {
+  eventually,
   GatewayClient,
   listenLocally,
   RELAXED_RATE_LIMITS,
@@ -208,6 +210,45 @@ describe('DELETE /stores/{id}', () => {
       where: { id: otherSubscription.body.id },
     });
     expect(kept.status).toBe(otherSubscription.body.status);
+  });
+
+  it('a subscription created while the store is being deleted waits for the deletion, then is refused', async () => {
+    const { store, storeApi } = await storeWithClient('Racing');
+    const token = await storeApi.cardToken({ type: 'subscription' });
+    // the deletion under way: its first statement has the store's row, its commit is still to come
+    const deletion = new Client({ connectionString: env.database.url });
+    await deletion.connect();
+    try {
+      await deletion.query('BEGIN');
+      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
+      const creating = storeApi.request('/subscriptions', {
+        method: 'POST',
+        json: {
+          transaction_token_id: token,
+          amount: 1000,
+          currency: 'JPY',
+          period: 'monthly',
+          schedule_settings: { zone_id: 'Asia/Tokyo' },
+        },
+      });
+      // the insert waits for the store's row
+      await eventually(
+        async () => {
+          const { rows } = await deletion.query<{ waiting: number }>(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return rows[0].waiting > 0 ? true : null;
+        },
+        { what: 'the subscription insert waiting for the store row' },
+      );
+      await deletion.query('COMMIT');
+      const created = await creating;
+      expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
+    } finally {
+      await deletion.end();
+    }
+    expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
   });
 
   it('is for the merchant’s credentials only, and only for its own stores', async () => {

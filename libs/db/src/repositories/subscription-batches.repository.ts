@@ -19,7 +19,10 @@ export interface NewSubscriptionBatch {
 
 export type SubscriptionBatchRow = RowOf<(typeof FIND_SUBSCRIPTION_BATCH)['columns']>;
 
-/** A batch whose subscription's test clock was deleted while it was being created: nothing written. */
+/**
+ * A batch whose store, or a subscription's test clock, was deleted while it was being created:
+ * nothing written.
+ */
 export class BatchClockGoneError extends Error {}
 
 /** POST /subscriptions/batches (docs/subscriptions.md, "Batches"). */
@@ -33,7 +36,7 @@ export class SubscriptionBatchesRepository {
   /**
    * The charge (first: its token's claim and quota may refuse it), every subscription with its first
    * payment and subscription_created, and the batch row, in one transaction: all or nothing. A
-   * refused charge is thrown as ChargeRefusedError and a deleted clock as BatchClockGoneError, both
+   * refused charge is thrown as ChargeRefusedError and a deleted clock or store as BatchClockGoneError, both
    * after the rollback. Resolves to the charge's result, if there is a charge.
    */
   async create(batch: NewSubscriptionBatch): Promise<CreateChargeResult | null> {

@@ -95,8 +95,11 @@ export function cancelSubscriptionsCtes(
 
 /**
  * Creates a subscription (unverified), its first scheduled payment (pending, due at `dueAt`, tried
- * then) and its subscription_created event, in one statement. On a test clock, only while the clock
- * exists (not deleted): otherwise nothing is written and no row is returned.
+ * then) and its subscription_created event, in one statement — only while its store (and its test
+ * clock, when it has one) is not deleted: otherwise nothing is written and no row is returned. Both
+ * rows are read FOR SHARE, so a DELETE of either that is under way is waited for and then seen: a
+ * subscription is never created after the cancellation of its store's or clock's subscriptions, where
+ * that cancellation would not see it.
  */
 export const CREATE_SUBSCRIPTION = defineStatement({
   name: 'subscriptions_create',
@@ -154,10 +157,15 @@ export const CREATE_SUBSCRIPTION = defineStatement({
              ${p.paymentsLeft}, ${p.cyclesLeft}, ${p.amountLeft}, ${p.descriptor},
              ${p.onlyDirectCurrency}, ${p.threeDs}, ${p.firstChargeAuthorizationOnly},
              ${p.firstChargeCaptureAfter}, ${p.metadata}, ${p.testClockId}, now(), now()
-       WHERE ${p.testClockId} IS NULL
-          OR EXISTS (SELECT 1 FROM test_clocks c
-                      WHERE c.id = ${p.testClockId} AND c.merchant_id = ${p.merchantId}
-                        AND c.deleted_on IS NULL)
+       WHERE EXISTS (SELECT 1 FROM stores s
+                      WHERE s.id = ${p.storeId} AND s.merchant_id = ${p.merchantId}
+                        AND s.deleted_on IS NULL
+                        FOR SHARE)
+         AND (${p.testClockId} IS NULL
+              OR EXISTS (SELECT 1 FROM test_clocks c
+                          WHERE c.id = ${p.testClockId} AND c.merchant_id = ${p.merchantId}
+                            AND c.deleted_on IS NULL
+                            FOR SHARE))
       RETURNING id, merchant_id, store_id, status, created_on
     ),
     payment AS (
