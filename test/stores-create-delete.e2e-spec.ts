@@ -251,6 +251,55 @@ describe('DELETE /stores/{id}', () => {
     expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
   });
 
+  it('a batch with a charge created during the deletion waits for it and is refused: no deadlock', async () => {
+    const { store, storeApi } = await storeWithClient('Racing batch');
+    const subscriptionToken = await storeApi.cardToken({ type: 'subscription' });
+    const oneShot = await storeApi.cardToken();
+    const deletion = new Client({ connectionString: env.database.url });
+    await deletion.connect();
+    try {
+      await deletion.query('BEGIN');
+      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
+      const creating = storeApi.request('/subscriptions/batches', {
+        method: 'POST',
+        json: {
+          subscriptions: [
+            {
+              transaction_token_id: subscriptionToken,
+              amount: 1000,
+              currency: 'JPY',
+              period: 'monthly',
+              schedule_settings: { zone_id: 'Asia/Tokyo' },
+            },
+          ],
+          charges: [{ transaction_token_id: oneShot, amount: 500, currency: 'JPY' }],
+        },
+      });
+      await eventually(
+        async () => {
+          const { rows } = await deletion.query<{ waiting: number }>(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          return rows[0].waiting > 0 ? true : null;
+        },
+        { what: 'the batch waiting for the store row' },
+      );
+      // the deletion goes on to the store's tokens, as DELETE /stores does: the batch, waiting for
+      // the store, has claimed none of them
+      await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
+        store.id,
+      ]);
+      await deletion.query('COMMIT');
+      const created = await creating;
+      expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
+    } finally {
+      await deletion.end();
+    }
+    expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
+    expect(await env.prisma.charge.count({ where: { storeId: store.id } })).toBe(0);
+  });
+
   it('is for the merchant’s credentials only, and only for its own stores', async () => {
     const storeApi = new GatewayClient(baseUrl).as(shop);
     expect((await storeApi.request(`/stores/${shop.store.id}`, { method: 'DELETE' })).status).toBe(403);

@@ -215,7 +215,7 @@ describe('TokenAuthenticationService', () => {
         'update',
       ]);
       expect(t.updates[0]).toMatchObject({
-        read: { status: 'awaiting', attempt: 1, expiring: false },
+        read: { status: 'awaiting', attempt: 1, expiring: false, enabled: true },
         next: { status: 'awaiting', expiring: true },
       });
       expect(t.updates[1]).toMatchObject({
@@ -270,6 +270,36 @@ describe('TokenAuthenticationService', () => {
         'update',
       ]);
       expect(t.updates[1]?.next).toMatchObject({ status: 'successful' });
+    });
+
+    it('the void refused while still waiting: failed all the same, the sweep not held up', async () => {
+      const t = setup(expired());
+      t.answerStatus({ found: true, payment: payment('pending_authentication') });
+      t.answerExpiryVoid({ outcome: 'rejected', error: paymentError('PROCESSING_ERROR') });
+      await t.service.authenticateToken(TOKEN_ID);
+      expect(t.calls).toEqual([
+        `status ${TOKEN_ID}.three_ds.1`,
+        'update',
+        `void ${TOKEN_ID}.three_ds.1.expiry`,
+        `status ${TOKEN_ID}.three_ds.1`,
+        'update',
+      ]);
+      expect(t.updates[1]?.next).toMatchObject({ status: 'failed', error: { code: 358 } });
+    });
+
+    it('a token awaiting since before deadlines were stored gets one with its decision', async () => {
+      const t = setup(expired());
+      t.answerStatus({ found: true, payment: payment('pending_authentication') });
+      const before = Date.now();
+      await t.service.authenticateToken(TOKEN_ID);
+      const stored = Date.parse(t.updates[0]?.next.expires_on ?? '');
+      expect(stored).toBeGreaterThanOrEqual(before);
+      expect(stored).toBeLessThanOrEqual(Date.now());
+      // one it had is kept
+      const dated = setup(expired({ expires_on: '2026-01-01T00:00:00.000Z' }));
+      dated.answerStatus({ found: true, payment: payment('pending_authentication') });
+      await dated.service.authenticateToken(TOKEN_ID);
+      expect(dated.updates[0]?.next.expires_on).toBe('2026-01-01T00:00:00.000Z');
     });
 
     it('authenticated just before: successful, nothing expired', async () => {

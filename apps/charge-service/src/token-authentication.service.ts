@@ -174,7 +174,8 @@ export class TokenAuthenticationService {
    * the token before it records nothing after it): from then on a voided payment reads as expired,
    * also for a run after a crash between the void and the record. A void refused (the cardholder
    * completed, and the processor keeps completed authentications) leaves the processor's record to
-   * decide. `read` becomes what the final record is conditional on.
+   * decide; refused otherwise, the token fails all the same (warned). `read` becomes what the final
+   * record is conditional on.
    */
   async #lookUp(
     token: TokenToAuthenticate,
@@ -197,7 +198,8 @@ export class TokenAuthenticationService {
       const marked = await this.tokens.update(
         token.id,
         read,
-        { ...threeDs, expiring: true },
+        // a token awaiting since before deadlines were stored keeps its own: the one it expired by
+        { ...threeDs, expiring: true, expires_on: threeDs.expires_on ?? new Date().toISOString() },
         { requested: false, causeEventId },
       );
       // moved meanwhile (completed, enabled again): not this run's to expire
@@ -216,7 +218,15 @@ export class TokenAuthenticationService {
     if (voided.outcome === 'voided')
       return { ...expired, processorReference: found.payment.processorReference };
     const again = await this.processors.retrying(() => processor.status(reference), this.logger, context);
-    return again.found ? this.#ofPayment(processor, reference, again.payment, true) : null;
+    const decided = again.found ? await this.#ofPayment(processor, reference, again.payment, true) : null;
+    if (decided) return decided;
+    // refused, and still not completed: the token fails all the same (nothing can be charged on an
+    // authentication nobody finished), rather than wait for a void that does not come
+    this.logger.warn(
+      { tokenId: token.id, code: voided.error.code },
+      'an expired token 3-D Secure could not be voided',
+    );
+    return { ...expired, processorReference: found.payment.processorReference };
   }
 
   /**

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../prisma.service';
 import { CREATE_SUBSCRIPTION } from '../sql/subscriptions.sql';
-import { FIND_SUBSCRIPTION_BATCH, INSERT_SUBSCRIPTION_BATCH } from '../sql/subscription-batches.sql';
+import {
+  FIND_SUBSCRIPTION_BATCH,
+  INSERT_SUBSCRIPTION_BATCH,
+  LOCK_BATCH_OWNERS,
+} from '../sql/subscription-batches.sql';
 import type { RowOf } from '../sql/statement';
 import { ChargesRepository, type ChargeCreation, type CreateChargeResult } from './charges.repository';
 import type { AccessScope } from './scope';
@@ -41,6 +45,15 @@ export class SubscriptionBatchesRepository {
    */
   async create(batch: NewSubscriptionBatch): Promise<CreateChargeResult | null> {
     return this.prisma.inTransaction(async (db) => {
+      const clockIds = [
+        ...new Set(batch.subscriptions.flatMap((subscription) => subscription.testClockId ?? [])),
+      ];
+      const [owners] = await this.prisma.run(
+        LOCK_BATCH_OWNERS,
+        { storeId: batch.storeId, merchantId: batch.merchantId, clockIds },
+        { db },
+      );
+      if (!owners?.alive) throw new BatchClockGoneError();
       const charge = batch.charge
         ? await this.charges.createInTransaction(db, batch.charge.charge, batch.charge.options)
         : null;

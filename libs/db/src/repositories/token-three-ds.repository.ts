@@ -48,11 +48,12 @@ export interface TokenToAuthenticate {
   vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
 }
 
-/** The status, attempt and expiry marker a change is conditional on (what was read). */
+/** The status, attempt, expiry marker and `enabled` a change is conditional on (what was read). */
 export interface TokenThreeDsRead {
   status: TokenThreeDsStatus | null;
   attempt: number;
   expiring: boolean;
+  enabled: boolean;
 }
 
 /** What a change of `threeDs` (as read) is conditional on. */
@@ -61,6 +62,7 @@ export function threeDsRead(threeDs: StoredTokenThreeDs | null): TokenThreeDsRea
     status: threeDs?.status ?? null,
     attempt: threeDs?.attempt ?? 0,
     expiring: threeDs?.expiring === true,
+    enabled: threeDs?.enabled === true,
   };
 }
 
@@ -77,7 +79,7 @@ export function storedTokenThreeDs(data: unknown): StoredTokenThreeDs | null {
 
 /**
  * Card tokens' 3-D Secure (docs/transaction-tokens.md, "3-D Secure"): every change is one statement,
- * conditional on the status and attempt read, with its events (token_three_ds_updated, and
+ * conditional on what was read (status, attempt, expiry marker, enabled), with its events (token_three_ds_updated, and
  * token_three_ds_requested when authentication is to start).
  */
 @Injectable()
@@ -123,6 +125,7 @@ export class TokenThreeDsRepository {
       fromStatus: read.status,
       fromAttempt: read.attempt,
       fromExpiring: read.expiring,
+      fromEnabled: read.enabled,
       threeDs: next,
       requested: context.requested,
       correlationId: context.correlationId ?? null,

@@ -1,5 +1,30 @@
 import { defineStatement, pg } from './statement';
 
+/**
+ * The first statement of a batch's transaction: its store and its subscriptions' test clocks, read
+ * FOR SHARE while none is deleted (clocks in id order), before the charge claims its token — the
+ * order DELETE /stores takes them in (the store row, then its tokens), so that the two wait for each
+ * other instead of deadlocking. `alive` false: one of them is deleted (nothing is to be written).
+ */
+export const LOCK_BATCH_OWNERS = defineStatement({
+  name: 'subscription_batches_lock_owners',
+  params: { storeId: pg.uuid, merchantId: pg.uuid, clockIds: pg.array(pg.uuid) },
+  columns: { alive: pg.bool },
+  text: (p) => `
+    WITH store AS (
+      SELECT id FROM stores
+       WHERE id = ${p.storeId} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
+         FOR SHARE
+    ), clocks AS (
+      SELECT id FROM test_clocks
+       WHERE id = ANY(${p.clockIds}) AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
+       ORDER BY id
+         FOR SHARE
+    )
+    SELECT EXISTS (SELECT 1 FROM store)
+           AND (SELECT count(*) FROM clocks) = cardinality(${p.clockIds}) AS alive`,
+});
+
 /** Inserts a batch: its subscriptions' ids and its charge (run in the transaction creating them). */
 export const INSERT_SUBSCRIPTION_BATCH = defineStatement({
   name: 'subscription_batches_insert',

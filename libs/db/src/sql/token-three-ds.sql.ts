@@ -10,7 +10,8 @@ import { defineStatement, pg } from './statement';
 
 /**
  * A card token's 3-D Secure (docs/transaction-tokens.md, "3-D Secure"): its state is the token's
- * `data.three_ds` object; every change is conditional on the status and attempt it was read in.
+ * `data.three_ds` object; every change is conditional on what it was read as (status, attempt,
+ * expiry marker, enabled).
  */
 
 /** When a token's awaiting 3-D Secure expires: as stored, else from its last change. */
@@ -49,8 +50,8 @@ export const FIND_TOKEN_THREE_DS = defineStatement({
 });
 
 /**
- * Replaces the token's `data.three_ds` with `threeDs` while its status, attempt and expiry marker are
- * still the ones read (`fromStatus` null: none), writing token_three_ds_updated when the status or `enabled`
+ * Replaces the token's `data.three_ds` with `threeDs` while its status, attempt, expiry marker and
+ * `enabled` are still the ones read (`fromStatus` null: none; a disable in between is never undone), writing token_three_ds_updated when the status or `enabled`
  * changes and, with `requested`, token_three_ds_requested (charge-service authenticates). The
  * correlation is the request's, else the cause event's. No row when the token moved meanwhile.
  */
@@ -61,6 +62,7 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
     fromStatus: pg.nullable(pg.text),
     fromAttempt: pg.int4,
     fromExpiring: pg.bool,
+    fromEnabled: pg.bool,
     threeDs: pg.jsonb<unknown>(),
     requested: pg.bool,
     correlationId: pg.nullable(pg.text),
@@ -75,6 +77,7 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
          AND data->'three_ds'->>'status' IS NOT DISTINCT FROM ${p.fromStatus}
          AND COALESCE((data->'three_ds'->>'attempt')::int, 0) = ${p.fromAttempt}
          AND COALESCE((data->'three_ds'->>'expiring')::boolean, false) = ${p.fromExpiring}
+         AND COALESCE((data->'three_ds'->>'enabled')::boolean, false) = ${p.fromEnabled}
          FOR UPDATE
     ), token AS (
       UPDATE transaction_tokens t
