@@ -11,6 +11,7 @@ import {
   TOKEN_THREE_DS_NOTICE_RECEIVED,
   TOKEN_THREE_DS_UPDATED,
 } from '@kessai/contracts';
+import { threeDsRead, TokenThreeDsRepository } from '@kessai/db';
 import { PROCESSOR_SIGNATURE_HEADER, signProcessorCallback } from '@kessai/processor';
 import { bullOptions } from '@kessai/runtime';
 import {
@@ -225,6 +226,21 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     expect(operationStats(simulator.stats(), 'void', `${token.id}.three_ds.1.expiry`).executions).toBe(1);
     // disabled, it gates nothing: the charge is the charge's
     expect((await charge(token.id)).status).toBe('pending');
+  });
+
+  it('charge-service records its outcome over a disable made during its call, and the disable stays', async () => {
+    const token = await threeDsToken(THREE_DS_CARD);
+    await tokenWithStatus(token.id, 'awaiting');
+    const repository = new TokenThreeDsRepository(env.prisma);
+    const read = (await repository.findToAuthenticate(token.id, 1_200))!.threeDs!;
+    await sdk().transactionTokens.disableThreeDs(shop.store.id, token.id);
+    const next = { ...read, status: 'failed' as const, issuer_token: null, expires_on: null };
+    // as the gateway changes it (enabled compared): refused, the merchant's switch moved
+    expect(await repository.update(token.id, threeDsRead(read), next, { requested: false })).toBe(false);
+    // as charge-service records (enabled not compared): applied, enabled kept as switched
+    const recorded = { ...threeDsRead(read), enabled: null };
+    expect(await repository.update(token.id, recorded, next, { requested: false })).toBe(true);
+    expect((await getToken(token.id)).data.threeDs).toMatchObject({ status: 'failed', enabled: false });
   });
 
   it('disableThreeDs answers the token with a body and lets charges through; enable on success changes nothing', async () => {

@@ -215,7 +215,7 @@ describe('TokenAuthenticationService', () => {
         'update',
       ]);
       expect(t.updates[0]).toMatchObject({
-        read: { status: 'awaiting', attempt: 1, expiring: false, enabled: true },
+        read: { status: 'awaiting', attempt: 1, expiring: false, enabled: null },
         next: { status: 'awaiting', expiring: true },
       });
       expect(t.updates[1]).toMatchObject({
@@ -341,6 +341,27 @@ describe('TokenAuthenticationService', () => {
       const t = setup(stored);
       await t.service.authenticateToken(TOKEN_ID);
       expect(t.calls).toEqual([]);
+    }
+  });
+
+  it('records what the processor did whatever the merchant switched meanwhile (enabled not compared)', async () => {
+    const t = setup(token());
+    await t.service.authenticateToken(TOKEN_ID);
+    expect(t.updates[0]?.read).toEqual({ status: 'pending', attempt: 1, expiring: false, enabled: null });
+  });
+
+  it('a failed token the cardholder completed late (its expiry void refused): the hold voided, the token left failed', async () => {
+    const late = setup(token({ status: 'failed', processor_reference: 'sim_pay_1' }));
+    late.answerStatus({ found: true, payment: payment('authorized') });
+    await late.service.authenticateToken(TOKEN_ID, 'a-notice');
+    expect(late.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, `void ${TOKEN_ID}.three_ds.1.void`]);
+
+    // declined or voided at the processor: nothing held, nothing done
+    for (const status of ['declined', 'voided'] as const) {
+      const held = setup(token({ status: 'failed', processor_reference: 'sim_pay_1' }));
+      held.answerStatus({ found: true, payment: payment(status) });
+      await held.service.authenticateToken(TOKEN_ID);
+      expect(held.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`]);
     }
   });
 

@@ -72,7 +72,9 @@ export class TokenAuthenticationService {
     if (!token || !threeDs) return;
     // disabled: nothing is started; an authentication already awaiting is still settled
     if (!threeDs.enabled && threeDs.status !== 'awaiting') return;
-    const read = threeDsRead(threeDs);
+    // what the processor did is recorded whatever the merchant switched meanwhile (`enabled` is
+    // kept as stored, not compared): a disable during the call must not leave its hold unrecorded
+    const read: TokenThreeDsRead = { ...threeDsRead(threeDs), enabled: null };
     let outcome: Outcome | null;
     switch (threeDs.status) {
       case 'pending':
@@ -81,9 +83,12 @@ export class TokenAuthenticationService {
       case 'awaiting':
         outcome = await this.#lookUp(token, threeDs, read, causeEventId);
         break;
-      // final: nothing left to do (a repeated job, a notice after the outcome)
-      case 'successful':
+      // final: nothing left to do (a repeated job, a notice after the outcome) — but a hold the
+      // cardholder completed after the token failed (its expiry's void refused) is released
       case 'failed':
+        if (threeDs.processor_reference) await this.#releaseLate(token, threeDs);
+        return;
+      case 'successful':
       case 'error':
         return;
     }
@@ -198,7 +203,8 @@ export class TokenAuthenticationService {
       const marked = await this.tokens.update(
         token.id,
         read,
-        // a token awaiting since before deadlines were stored keeps its own: the one it expired by
+        // the deadline is stored with the decision: the one it had, or (awaiting since before
+        // deadlines were stored) now, the moment it was found expired
         { ...threeDs, expiring: true, expires_on: threeDs.expires_on ?? new Date().toISOString() },
         { requested: false, causeEventId },
       );
@@ -260,6 +266,26 @@ export class TokenAuthenticationService {
           error: payment.error ?? paymentError('THREE_DS_COULD_NOT_BE_COMPLETED'),
         };
     }
+  }
+
+  /**
+   * A failed token whose authentication the processor holds authorized after all (the cardholder
+   * finished after the expiry's void was refused): the hold is voided, keyed as a release; the token
+   * stays failed (the merchant was told so).
+   */
+  async #releaseLate(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Promise<void> {
+    const processor = this.processors.forMode(token.mode);
+    if (!processor) return;
+    const reference = tokenThreeDsReference(token.id, threeDs.attempt);
+    const context = { tokenId: token.id, operation: 'token 3-D Secure late lookup' };
+    const found = await this.processors.retrying(() => processor.status(reference), this.logger, context);
+    if (!found.found || (found.payment.status !== 'authorized' && found.payment.status !== 'captured'))
+      return;
+    this.logger.warn(
+      { tokenId: token.id },
+      'a failed token 3-D Secure was completed late: its hold is voided',
+    );
+    await this.#release(processor, reference, found.payment.processorReference);
   }
 
   /** The card is authenticated: the hold is voided (keyed by the reference), the token successful. */

@@ -48,12 +48,16 @@ export interface TokenToAuthenticate {
   vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
 }
 
-/** The status, attempt, expiry marker and `enabled` a change is conditional on (what was read). */
+/**
+ * The status, attempt, expiry marker and `enabled` a change is conditional on (what was read).
+ * `enabled` null: not compared, and the stored one kept (charge-service records what the processor
+ * did whatever the merchant switched meanwhile; UPDATE_TOKEN_THREE_DS).
+ */
 export interface TokenThreeDsRead {
   status: TokenThreeDsStatus | null;
   attempt: number;
   expiring: boolean;
-  enabled: boolean;
+  enabled: boolean | null;
 }
 
 /** What a change of `threeDs` (as read) is conditional on. */

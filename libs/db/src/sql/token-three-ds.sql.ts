@@ -50,10 +50,13 @@ export const FIND_TOKEN_THREE_DS = defineStatement({
 });
 
 /**
- * Replaces the token's `data.three_ds` with `threeDs` while its status, attempt, expiry marker and
- * `enabled` are still the ones read (`fromStatus` null: none; a disable in between is never undone), writing token_three_ds_updated when the status or `enabled`
- * changes and, with `requested`, token_three_ds_requested (charge-service authenticates). The
- * correlation is the request's, else the cause event's. No row when the token moved meanwhile.
+ * Replaces the token's `data.three_ds` with `threeDs` while its status, attempt and expiry marker are
+ * still the ones read (`fromStatus` null: none), writing token_three_ds_updated when the status or
+ * `enabled` changes and, with `requested`, token_three_ds_requested (charge-service authenticates).
+ * `enabled` is the merchant's switch: with `fromEnabled` (the gateway's changes) it must still be as
+ * read; null (charge-service recording what the processor did) it is not compared and the stored
+ * one is kept, so that a disable in between is never undone and never makes an outcome go unrecorded.
+ * The correlation is the request's, else the cause event's. No row when the token moved meanwhile.
  */
 export const UPDATE_TOKEN_THREE_DS = defineStatement({
   name: 'token_three_ds_update',
@@ -62,7 +65,7 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
     fromStatus: pg.nullable(pg.text),
     fromAttempt: pg.int4,
     fromExpiring: pg.bool,
-    fromEnabled: pg.bool,
+    fromEnabled: pg.nullable(pg.bool),
     threeDs: pg.jsonb<unknown>(),
     requested: pg.bool,
     correlationId: pg.nullable(pg.text),
@@ -77,11 +80,17 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
          AND data->'three_ds'->>'status' IS NOT DISTINCT FROM ${p.fromStatus}
          AND COALESCE((data->'three_ds'->>'attempt')::int, 0) = ${p.fromAttempt}
          AND COALESCE((data->'three_ds'->>'expiring')::boolean, false) = ${p.fromExpiring}
-         AND COALESCE((data->'three_ds'->>'enabled')::boolean, false) = ${p.fromEnabled}
+         AND (${p.fromEnabled}::boolean IS NULL
+              OR COALESCE((data->'three_ds'->>'enabled')::boolean, false) = ${p.fromEnabled})
          FOR UPDATE
     ), token AS (
       UPDATE transaction_tokens t
-         SET data = jsonb_set(t.data, '{three_ds}', ${p.threeDs}), updated_on = now()
+         SET data = jsonb_set(t.data, '{three_ds}',
+                      CASE WHEN ${p.fromEnabled}::boolean IS NULL
+                           THEN ${p.threeDs} || jsonb_build_object(
+                                  'enabled', COALESCE(old.three_ds->'enabled', 'false'::jsonb))
+                           ELSE ${p.threeDs} END),
+             updated_on = now()
         FROM old
        WHERE t.id = old.id
       RETURNING t.id, t.merchant_id, t.store_id, t.data,
