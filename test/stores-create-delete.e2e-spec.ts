@@ -6,6 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import type { Credentials } from '@kessai/testing';
 import {
+  APPROVED_TEST_CARD,
   eventually,
   GatewayClient,
   listenLocally,
@@ -97,6 +98,37 @@ async function storeWithClient(name: string) {
     domains: [],
   });
   return { store, storeApi: new GatewayClient(baseUrl).as(storeToken) };
+}
+
+/** Resolves once another backend waits for a lock that `holder` holds (not merely any lock wait). */
+async function blockedBy(holder: Client, what: string): Promise<void> {
+  const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  await eventually(
+    async () => {
+      const blocked = await holder.query<{ waiting: number }>(
+        'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+        [rows[0].pid],
+      );
+      return blocked.rows[0].waiting > 0 ? true : null;
+    },
+    { what },
+  );
+}
+
+/** A monthly subscription of 1,000 JPY on a new subscription token of the store; its id. */
+async function subscriptionOf(storeApi: GatewayClient): Promise<string> {
+  const created = await storeApi.request('/subscriptions', {
+    method: 'POST',
+    json: {
+      transaction_token_id: await storeApi.cardToken({ type: 'subscription' }),
+      amount: 1000,
+      currency: 'JPY',
+      period: 'monthly',
+      schedule_settings: { zone_id: 'Asia/Tokyo' },
+    },
+  });
+  expect(created.status).toBe(201);
+  return created.body.id as string;
 }
 
 describe('DELETE /stores/{id}', () => {
@@ -232,16 +264,7 @@ describe('DELETE /stores/{id}', () => {
         },
       });
       // the insert waits for the store's row
-      await eventually(
-        async () => {
-          const { rows } = await deletion.query<{ waiting: number }>(
-            `SELECT count(*)::int AS waiting FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          return rows[0].waiting > 0 ? true : null;
-        },
-        { what: 'the subscription insert waiting for the store row' },
-      );
+      await blockedBy(deletion, 'the subscription insert waiting for the store row');
       await deletion.query('COMMIT');
       const created = await creating;
       expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
@@ -275,16 +298,7 @@ describe('DELETE /stores/{id}', () => {
           charges: [{ transaction_token_id: oneShot, amount: 500, currency: 'JPY' }],
         },
       });
-      await eventually(
-        async () => {
-          const { rows } = await deletion.query<{ waiting: number }>(
-            `SELECT count(*)::int AS waiting FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-          );
-          return rows[0].waiting > 0 ? true : null;
-        },
-        { what: 'the batch waiting for the store row' },
-      );
+      await blockedBy(deletion, 'the batch waiting for the store row');
       // the deletion goes on to the store's tokens, as DELETE /stores does: the batch, waiting for
       // the store, has claimed none of them
       await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
@@ -298,6 +312,107 @@ describe('DELETE /stores/{id}', () => {
     }
     expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
     expect(await env.prisma.charge.count({ where: { storeId: store.id } })).toBe(0);
+  });
+
+  it('a token created while the store is being deleted waits for the deletion, then is refused', async () => {
+    const { store, storeApi } = await storeWithClient('Racing token');
+    const deletion = new Client({ connectionString: env.database.url });
+    await deletion.connect();
+    try {
+      await deletion.query('BEGIN');
+      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
+      const creating = storeApi.request('/tokens', {
+        method: 'POST',
+        json: {
+          payment_type: 'card',
+          type: 'recurring',
+          email: 'buyer@example.test',
+          data: {
+            cardholder: 'Taro Yamada',
+            card_number: APPROVED_TEST_CARD,
+            exp_month: 12,
+            exp_year: new Date().getUTCFullYear() + 1,
+            cvv: '123',
+          },
+        },
+      });
+      await blockedBy(deletion, 'the token insert waiting for the store row');
+      await deletion.query('COMMIT');
+      const created = await creating;
+      expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
+    } finally {
+      await deletion.end();
+    }
+    // no token left active after the deletion deactivated the store's, none at all here
+    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(0);
+  });
+
+  it('a renewal during the deletion waits for it (the store first, as the deletion), then is refused', async () => {
+    const { store, storeApi } = await storeWithClient('Racing renewal');
+    const old = await storeApi.cardToken({ type: 'recurring' });
+    const deletion = new Client({ connectionString: env.database.url });
+    await deletion.connect();
+    try {
+      await deletion.query('BEGIN');
+      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
+      const renewing = storeApi.request(`/stores/${store.id}/tokens/${old}/renew`, {
+        method: 'POST',
+        json: {
+          data: {
+            cardholder: 'Hanako Yamada',
+            exp_month: 1,
+            exp_year: new Date().getUTCFullYear() + 2,
+            card_number: '5555555555554444',
+            cvv: '321',
+          },
+        },
+      });
+      await blockedBy(deletion, 'the renewal waiting for the store row');
+      // the deletion goes on to the store's tokens: the renewal, waiting for the store, holds none
+      await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
+        store.id,
+      ]);
+      await deletion.query('COMMIT');
+      const renewed = await renewing;
+      expect([renewed.status, renewed.body.code]).toEqual([400, 'CANNOT_UPDATE_TRANSACTION_TOKEN']);
+    } finally {
+      await deletion.end();
+    }
+    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(1);
+    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id, active: true } })).toBe(0);
+  });
+
+  it('locks the store’s subscriptions in id order, as the engine’s settlements do (no deadlock)', async () => {
+    const { store, storeApi } = await storeWithClient('Ordered closing');
+    const [low, high] = [await subscriptionOf(storeApi), await subscriptionOf(storeApi)].sort();
+    // the lower id's row version moves behind the higher one's: a scan meets the higher one first
+    await env.prisma.$executeRaw`UPDATE subscriptions SET updated_on = updated_on WHERE id = ${low}::uuid`;
+    // a settlement holds the lower one, as LOCK_SETTLEMENTS would before it goes on to the higher
+    const settler = new Client({ connectionString: env.database.url });
+    const probe = new Client({ connectionString: env.database.url });
+    await settler.connect();
+    await probe.connect();
+    try {
+      await settler.query('BEGIN');
+      await settler.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', [low]);
+      const deleting = new GatewayClient(baseUrl)
+        .as(merchantToken)
+        .request(`/stores/${store.id}`, { method: 'DELETE' });
+      await blockedBy(settler, 'the deletion waiting for the lower subscription');
+      // the deletion, waiting for the lower id, holds nothing of the higher one: the settlement can
+      // take it (NOWAIT fails at once if anything holds it)
+      await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [high]);
+      await settler.query('COMMIT');
+      expect((await deleting).status).toBe(204);
+    } finally {
+      await settler.end();
+      await probe.end();
+    }
+    const statuses = await env.prisma.subscription.findMany({
+      where: { id: { in: [low, high] } },
+      select: { status: true },
+    });
+    expect(statuses.map((row) => row.status)).toEqual(['canceled', 'canceled']);
   });
 
   it('is for the merchant’s credentials only, and only for its own stores', async () => {

@@ -133,6 +133,8 @@ export class TransactionTokensService {
         prepared.vault,
         { correlationId: context.correlationId },
       );
+      // the store was deleted meanwhile (the insert waited for the deletion, then wrote nothing)
+      if (!token) throw new NotFoundError('store');
       if (code !== null && token.email)
         await this.confirmations.deliver({ tokenId: id, to: token.email, code });
       return presentToken(token);

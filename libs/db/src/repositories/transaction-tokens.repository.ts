@@ -127,13 +127,14 @@ export class TransactionTokensRepository {
   /**
    * Inserts the token, its vault row (card tokens) and its event, all or nothing: one plain
    * prepared statement (POST /tokens' hot path; Prisma's interactive transaction and query
-   * compiler were most of its CPU).
+   * compiler were most of its CPU). Null when its store is deleted (meanwhile: a DELETE /stores
+   * under way is waited for).
    */
   async create(
     token: NewTransactionToken,
     vault: NewCardVaultEntry | null,
     context: TokenEventContext,
-  ): Promise<TransactionToken> {
+  ): Promise<TransactionToken | null> {
     const rows = await this.prisma.run(CREATE_TRANSACTION_TOKEN, {
       id: token.id,
       merchantId: token.merchantId,
@@ -154,7 +155,7 @@ export class TransactionTokensRepository {
       confirmationCodeHash: token.confirmationCodeHash ?? null,
       correlationId: context.correlationId,
     });
-    return transactionTokenOf(rows[0]);
+    return rows[0] ? transactionTokenOf(rows[0]) : null;
   }
 
   /** The token if it belongs to this merchant and store; null for missing and foreign tokens alike. */

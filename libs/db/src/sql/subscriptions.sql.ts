@@ -61,21 +61,30 @@ const eventSpec = {
 } as const;
 
 /**
- * The CTEs `moved`, `payment` and `event` that cancel at once every subscription `where` selects
- * (over `s`, joined with `from` when given) that is not final, as DELETE of each would: → canceled,
- * its pending payment canceled (never tried again; one whose charge is in flight is left to the
- * engine, which settles it and creates nothing after), one subscription_canceled event each. For a
- * WITH list: a deleted test clock's subscriptions, a deleted store's.
+ * The CTEs `locked`, `moved`, `payment` and `event` that cancel at once every subscription `where`
+ * selects (over `s`, joined with `from` when given) that is not final, as DELETE of each would: →
+ * canceled, its pending payment canceled (never tried again; one whose charge is in flight is left
+ * to the engine, which settles it and creates nothing after), one subscription_canceled event each.
+ * The subscriptions are locked first in id order (`locked`: ORDER BY before FOR UPDATE), the order
+ * the engine's settlements lock theirs in (LOCK_SETTLEMENTS), so the two wait for each other instead
+ * of deadlocking; an UPDATE alone would lock them in whatever order its scan met them. For a WITH
+ * list: a deleted test clock's subscriptions, a deleted store's.
  */
 export function cancelSubscriptionsCtes(
   p: { correlationId: string },
   select: { from?: string; where: string },
 ): string {
   return `
+    locked AS MATERIALIZED (
+      SELECT s.id FROM subscriptions s${select.from === undefined ? '' : `, ${select.from}`}
+       WHERE ${select.where} AND s.status IN (${CANCELABLE})
+       ORDER BY s.id
+         FOR UPDATE OF s
+    ),
     moved AS (
       UPDATE subscriptions s SET status = 'canceled', updated_on = now()
-        ${select.from === undefined ? '' : `FROM ${select.from}`}
-       WHERE ${select.where} AND s.status IN (${CANCELABLE})
+        FROM locked
+       WHERE s.id = locked.id AND s.status IN (${CANCELABLE})
       RETURNING s.id, s.merchant_id, s.store_id, s.status
     ),
     payment AS (

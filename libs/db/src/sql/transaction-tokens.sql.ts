@@ -15,9 +15,23 @@ const TOKEN_ROW = `id::text, merchant_id::text, store_id::text, mode::text, type
            previous_id::text, data, metadata, used_count, last_used_on, created_on, updated_on`;
 
 /**
+ * The scope's store, read FOR SHARE while it is not deleted: a token written under it waits for a
+ * DELETE /stores under way and then sees the store deleted (nothing written), so that no token is
+ * left active after the deletion deactivated the store's tokens; and it is taken before any token
+ * row, the order the deletion locks them in (the store, then its subscriptions and tokens).
+ */
+const liveStoreFor = (p: { storeId: string; merchantId: string }) => `
+    live_store AS (
+      SELECT id FROM stores
+       WHERE id = ${p.storeId} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
+         FOR SHARE
+    )`;
+
+/**
  * Inserts the token, its vault row (card tokens: `hasVault`) and its token_created event (and
  * token_three_ds_requested for a card token whose 3-D Secure is to be authenticated), all or
- * nothing (POST /tokens' hot path). Returns the token row.
+ * nothing (POST /tokens' hot path), while its store is not deleted (liveStoreFor). Returns the token
+ * row; none when the store is deleted.
  */
 export const CREATE_TRANSACTION_TOKEN = defineStatement({
   name: 'transaction_tokens_create',
@@ -64,13 +78,15 @@ export const CREATE_TRANSACTION_TOKEN = defineStatement({
     updated_on: pg.timestamptz,
   },
   text: (p) => `
-    WITH token AS (
+    WITH${liveStoreFor(p)},
+    token AS (
       INSERT INTO transaction_tokens
              (id, merchant_id, store_id, mode, type, payment_type, email, usage_limit, data, metadata,
               confirmed, confirmation_code_hash)
-      VALUES (${p.id}, ${p.merchantId}, ${p.storeId}, ${p.mode}, ${p.type}, ${p.paymentType}, ${p.email},
-              ${p.usageLimit}, ${p.data}, ${p.metadata},
-              CASE WHEN ${p.confirmationCodeHash} IS NOT NULL THEN false END, ${p.confirmationCodeHash})
+      SELECT ${p.id}, ${p.merchantId}, ${p.storeId}, ${p.mode}, ${p.type}, ${p.paymentType}, ${p.email},
+             ${p.usageLimit}, ${p.data}, ${p.metadata},
+             CASE WHEN ${p.confirmationCodeHash} IS NOT NULL THEN false END, ${p.confirmationCodeHash}
+        FROM live_store
       RETURNING *
     ), vault AS (
       INSERT INTO card_vault (transaction_token_id, key_id, iv, ciphertext, auth_tag, fingerprint)
@@ -189,7 +205,9 @@ export const RECORD_TOKEN_UPDATED = defineStatement({
  * Renews an active card token of the scope's store, in one statement: the old token is deactivated
  * (token_updated, `active`), the new one inserted with previous_id = the old one, its vault row,
  * the subscriptions that used the old token moved to it, and token_replaced written. No row when
- * the old token is not active (any more) or not the store's.
+ * the old token is not active (any more) or not the store's, or the store is deleted: the store is
+ * read FOR SHARE first (liveStoreFor), so a renewal and a DELETE /stores wait for each other in the
+ * deletion's order instead of deadlocking (the old token, then its subscriptions, here).
  */
 export const RENEW_TRANSACTION_TOKEN = defineStatement({
   name: 'transaction_tokens_renew',
@@ -209,10 +227,11 @@ export const RENEW_TRANSACTION_TOKEN = defineStatement({
   },
   columns: CREATE_TRANSACTION_TOKEN.columns,
   text: (p) => `
-    WITH old AS (
+    WITH${liveStoreFor(p)},
+    old AS (
       UPDATE transaction_tokens SET active = false, updated_on = now()
        WHERE id = ${p.oldId} AND merchant_id = ${p.merchantId} AND store_id = ${p.storeId}
-         AND active AND payment_type = 'card'
+         AND active AND payment_type = 'card' AND EXISTS (SELECT 1 FROM live_store)
       RETURNING id, merchant_id, store_id, mode, type, payment_type, usage_limit, metadata, active
     ), token AS (
       INSERT INTO transaction_tokens
