@@ -74,8 +74,7 @@ export class SubscriptionBatchesService {
       if (prepared && result)
         await this.charges.answerCreation(principal, principal.storeId, prepared.token, result);
     } catch (error) {
-      if (error instanceof BatchClockGoneError)
-        throw new NotFoundError(subscriptions.some((item) => item.testClockId) ? 'test_clock' : 'store');
+      if (error instanceof BatchClockGoneError) throw new NotFoundError(error.gone);
       if (error instanceof ChargeRefusedError && prepared) {
         // nothing was written; say why as POST /charges would
         await naming('charges[0]', () =>

@@ -98,8 +98,13 @@ export class SubscriptionsService {
     const subscription = await this.prepare(principal, body);
     if (id !== undefined) subscription.id = id;
     const created = await this.subscriptions.create(subscription, context.correlationId);
-    // the store or the clock was deleted between its read and the insert
-    if (!created) throw new NotFoundError(subscription.testClockId ? 'test_clock' : 'store');
+    // the store or the clock was deleted between its read and the insert: say which
+    if (!created)
+      throw new NotFoundError(
+        subscription.testClockId && (await this.stores.findVisible(principal, subscription.storeId)) !== null
+          ? 'test_clock'
+          : 'store',
+      );
     return presentSubscription(created);
   }
 

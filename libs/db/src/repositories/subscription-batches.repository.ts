@@ -25,9 +25,13 @@ export type SubscriptionBatchRow = RowOf<(typeof FIND_SUBSCRIPTION_BATCH)['colum
 
 /**
  * A batch whose store, or a subscription's test clock, was deleted while it was being created:
- * nothing written.
+ * nothing written. `gone` says which.
  */
-export class BatchClockGoneError extends Error {}
+export class BatchClockGoneError extends Error {
+  constructor(readonly gone: 'store' | 'test_clock') {
+    super(`the batch's ${gone} was deleted`);
+  }
+}
 
 /** POST /subscriptions/batches (docs/subscriptions.md, "Batches"). */
 @Injectable()
@@ -53,7 +57,8 @@ export class SubscriptionBatchesRepository {
         { storeId: batch.storeId, merchantId: batch.merchantId, clockIds },
         { db },
       );
-      if (!owners?.alive) throw new BatchClockGoneError();
+      if (!owners?.store_alive) throw new BatchClockGoneError('store');
+      if (!owners.clocks_alive) throw new BatchClockGoneError('test_clock');
       const charge = batch.charge
         ? await this.charges.createInTransaction(db, batch.charge.charge, batch.charge.options)
         : null;
@@ -63,7 +68,8 @@ export class SubscriptionBatchesRepository {
           createSubscriptionParams(subscription, batch.correlationId),
           { db },
         );
-        if (rows.length === 0) throw new BatchClockGoneError();
+        // not reached while the owners are locked above; kept as the insert's own guard
+        if (rows.length === 0) throw new BatchClockGoneError('store');
       }
       await this.prisma.run(
         INSERT_SUBSCRIPTION_BATCH,

@@ -4,12 +4,13 @@ import { defineStatement, pg } from './statement';
  * The first statement of a batch's transaction: its store and its subscriptions' test clocks, read
  * FOR SHARE while none is deleted (clocks in id order), before the charge claims its token — the
  * order DELETE /stores takes them in (the store row, then its tokens), so that the two wait for each
- * other instead of deadlocking. `alive` false: one of them is deleted (nothing is to be written).
+ * other instead of deadlocking. `store_alive` / `clocks_alive` false: the store / one of the clocks is
+ * deleted (nothing is to be written).
  */
 export const LOCK_BATCH_OWNERS = defineStatement({
   name: 'subscription_batches_lock_owners',
   params: { storeId: pg.uuid, merchantId: pg.uuid, clockIds: pg.array(pg.uuid) },
-  columns: { alive: pg.bool },
+  columns: { store_alive: pg.bool, clocks_alive: pg.bool },
   text: (p) => `
     WITH store AS (
       SELECT id FROM stores
@@ -21,8 +22,8 @@ export const LOCK_BATCH_OWNERS = defineStatement({
        ORDER BY id
          FOR SHARE
     )
-    SELECT EXISTS (SELECT 1 FROM store)
-           AND (SELECT count(*) FROM clocks) = cardinality(${p.clockIds}) AS alive`,
+    SELECT EXISTS (SELECT 1 FROM store) AS store_alive,
+           (SELECT count(*) FROM clocks) = cardinality(${p.clockIds}) AS clocks_alive`,
 });
 
 /** Inserts a batch: its subscriptions' ids and its charge (run in the transaction creating them). */
