@@ -3,7 +3,7 @@
 // univapay-node SDK sends and receives conforms to it (validated with a JSON Schema validator).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Ajv2020 from 'ajv/dist/2020';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
@@ -16,6 +16,7 @@ import {
   sdkCardToken,
   sdkError,
   sdkFor,
+  solidPng,
   TestEnvironment,
   type SeededMerchant,
 } from '@kessai/testing';
@@ -239,6 +240,14 @@ describe('what the SDK sends and receives is what the document says', () => {
   });
 
   it('merchant, store and webhook calls', async () => {
+    // a store with a logo: its configuration carries logo_url
+    const logoDir = mkdtempSync(join(tmpdir(), 'kessai-openapi-logo-'));
+    writeFileSync(join(logoDir, 'logo.png'), solidPng(40, 20, [11, 110, 79]));
+    await runCli(['store:logo', '--store', shop.store.id, '--file', join(logoDir, 'logo.png')], {
+      env: env.variables,
+      credentialsFile: join(logoDir, 'demo.json'),
+      print: () => undefined,
+    });
     const exchanges = await exchangesOf(async (sdk) => {
       await sdk.merchants.me();
       await sdk.stores.get(shop.store.id);
@@ -256,6 +265,7 @@ describe('what the SDK sends and receives is what the document says', () => {
       await sdk.webHooks.list(undefined, undefined, shop.store.id);
     });
     expect(exchanges.map((e) => e.status)).toEqual([200, 200, 201, 200, 200]);
+    expect((exchanges[1].responseBody as any).configuration.logo_url).toMatch(/^http/);
     for (const exchange of exchanges) expectConforms(exchange);
   });
 

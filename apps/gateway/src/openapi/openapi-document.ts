@@ -275,7 +275,7 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
             ? {
                 required: doc.optionalBody !== true,
                 content: {
-                  'application/json': { schema: doc.body },
+                  'application/json': { schema: doc.form ? jsonBodyOfForm(doc.body) : doc.body },
                   ...(doc.form ? { 'multipart/form-data': { schema: FORM_BODY } } : {}),
                 },
               }
@@ -292,6 +292,20 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
     servers: [{ url: '/' }],
   });
   return withNullInNullableEnums(JSON.parse(JSON.stringify(document))) as Record<string, unknown>;
+}
+
+/**
+ * The JSON body of a route that also takes a form: its `logo` can only be null there (the logo
+ * removed); a file comes as multipart/form-data (FORM_BODY).
+ */
+function jsonBodyOfForm(body: z.ZodTypeAny): z.ZodTypeAny {
+  if (!(body instanceof z.ZodObject)) return body;
+  return body.extend({
+    logo: z
+      .null()
+      .optional()
+      .openapi({ description: 'null removes the store’s logo; a new logo is sent as multipart/form-data' }),
+  });
 }
 
 /** A JSON body as the SDK sends it when it holds a file (http/form-body.ts). */

@@ -338,7 +338,13 @@ export const Store = resource({
   name: z.string(),
   updated_on: instant,
   created_on: instant,
-  configuration: StoreConfiguration,
+  configuration: StoreConfiguration.extend({
+    logo_url: z
+      .string()
+      .url()
+      .optional()
+      .describe('the store’s logo as the gateway serves it (api-reference §5.8); absent without one'),
+  }),
 });
 export const StoreListItem = Store.extend({ merchant_name: z.string() });
 
