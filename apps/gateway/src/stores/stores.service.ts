@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { MerchantsRepository, StoresRepository, type Prisma } from '@kessai/db';
 import {
   LOGO_MAX_BYTES,
@@ -68,6 +68,8 @@ export class StoresService {
     private readonly appTokens: AppTokenCache,
   ) {}
 
+  private readonly logger = new Logger(StoresService.name);
+
   /**
    * POST /stores: merchant credentials only (a store token names a store already). A logo comes
    * with the store or not at all (one statement).
@@ -107,6 +109,10 @@ export class StoresService {
     const deleted = await this.stores.delete(principal.merchantId, visibleId(storeId), context);
     if (!deleted) throw new NotFoundError('store');
     for (const id of deleted.revokedAppTokenIds) await this.appTokens.invalidate(id);
+    this.logger.log(
+      `store ${storeId} deleted: ${deleted.revokedAppTokenIds.length} app tokens revoked, ` +
+        `${deleted.subscriptionsCanceled} subscriptions canceled, ${deleted.tokensDeactivated} tokens deactivated`,
+    );
   }
 
   async list(principal: Principal, query: Record<string, unknown>, baseUrl: string) {

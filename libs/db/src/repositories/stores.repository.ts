@@ -201,7 +201,7 @@ export class StoresRepository {
   }
 
   /**
-   * A new store, with its logo when given (one statement); 409 STORE_EXISTS when the merchant has a
+   * A new store, with its logo when given (one transaction); 409 STORE_EXISTS when the merchant has a
    * store of that name (not deleted).
    */
   async create(input: {
