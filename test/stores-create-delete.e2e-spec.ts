@@ -115,6 +115,36 @@ async function blockedBy(holder: Client, what: string): Promise<void> {
   );
 }
 
+/**
+ * A deletion of the store under way (its first statement holds the store's row, its commit is to
+ * come) while `request` starts: once the request waits for the deletion (blockedBy), the deletion
+ * goes on to the store's tokens (`tokensToo`, as DELETE /stores does) and commits. The request's
+ * answer.
+ */
+async function whileDeleting<T>(
+  storeId: string,
+  what: string,
+  request: () => Promise<T>,
+  { tokensToo = false } = {},
+): Promise<T> {
+  const deletion = new Client({ connectionString: env.database.url });
+  await deletion.connect();
+  try {
+    await deletion.query('BEGIN');
+    await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [storeId]);
+    const answer = request();
+    await blockedBy(deletion, what);
+    if (tokensToo)
+      await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
+        storeId,
+      ]);
+    await deletion.query('COMMIT');
+    return await answer;
+  } finally {
+    await deletion.end();
+  }
+}
+
 /** A monthly subscription of 1,000 JPY on a new subscription token of the store; its id. */
 async function subscriptionOf(storeApi: GatewayClient): Promise<string> {
   const created = await storeApi.request('/subscriptions', {
@@ -247,13 +277,8 @@ describe('DELETE /stores/{id}', () => {
   it('a subscription created while the store is being deleted waits for the deletion, then is refused', async () => {
     const { store, storeApi } = await storeWithClient('Racing');
     const token = await storeApi.cardToken({ type: 'subscription' });
-    // the deletion under way: its first statement has the store's row, its commit is still to come
-    const deletion = new Client({ connectionString: env.database.url });
-    await deletion.connect();
-    try {
-      await deletion.query('BEGIN');
-      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
-      const creating = storeApi.request('/subscriptions', {
+    const created = await whileDeleting(store.id, 'the subscription insert waiting for the store row', () =>
+      storeApi.request('/subscriptions', {
         method: 'POST',
         json: {
           transaction_token_id: token,
@@ -262,15 +287,9 @@ describe('DELETE /stores/{id}', () => {
           period: 'monthly',
           schedule_settings: { zone_id: 'Asia/Tokyo' },
         },
-      });
-      // the insert waits for the store's row
-      await blockedBy(deletion, 'the subscription insert waiting for the store row');
-      await deletion.query('COMMIT');
-      const created = await creating;
-      expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
-    } finally {
-      await deletion.end();
-    }
+      }),
+    );
+    expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
     expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
   });
 
@@ -278,50 +297,37 @@ describe('DELETE /stores/{id}', () => {
     const { store, storeApi } = await storeWithClient('Racing batch');
     const subscriptionToken = await storeApi.cardToken({ type: 'subscription' });
     const oneShot = await storeApi.cardToken();
-    const deletion = new Client({ connectionString: env.database.url });
-    await deletion.connect();
-    try {
-      await deletion.query('BEGIN');
-      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
-      const creating = storeApi.request('/subscriptions/batches', {
-        method: 'POST',
-        json: {
-          subscriptions: [
-            {
-              transaction_token_id: subscriptionToken,
-              amount: 1000,
-              currency: 'JPY',
-              period: 'monthly',
-              schedule_settings: { zone_id: 'Asia/Tokyo' },
-            },
-          ],
-          charges: [{ transaction_token_id: oneShot, amount: 500, currency: 'JPY' }],
-        },
-      });
-      await blockedBy(deletion, 'the batch waiting for the store row');
-      // the deletion goes on to the store's tokens, as DELETE /stores does: the batch, waiting for
-      // the store, has claimed none of them
-      await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
-        store.id,
-      ]);
-      await deletion.query('COMMIT');
-      const created = await creating;
-      expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
-    } finally {
-      await deletion.end();
-    }
+    const created = await whileDeleting(
+      store.id,
+      'the batch waiting for the store row',
+      () =>
+        storeApi.request('/subscriptions/batches', {
+          method: 'POST',
+          json: {
+            subscriptions: [
+              {
+                transaction_token_id: subscriptionToken,
+                amount: 1000,
+                currency: 'JPY',
+                period: 'monthly',
+                schedule_settings: { zone_id: 'Asia/Tokyo' },
+              },
+            ],
+            charges: [{ transaction_token_id: oneShot, amount: 500, currency: 'JPY' }],
+          },
+        }),
+      // the batch, waiting for the store, has claimed none of its tokens
+      { tokensToo: true },
+    );
+    expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
     expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
     expect(await env.prisma.charge.count({ where: { storeId: store.id } })).toBe(0);
   });
 
   it('a token created while the store is being deleted waits for the deletion, then is refused', async () => {
     const { store, storeApi } = await storeWithClient('Racing token');
-    const deletion = new Client({ connectionString: env.database.url });
-    await deletion.connect();
-    try {
-      await deletion.query('BEGIN');
-      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
-      const creating = storeApi.request('/tokens', {
+    const created = await whileDeleting(store.id, 'the token insert waiting for the store row', () =>
+      storeApi.request('/tokens', {
         method: 'POST',
         json: {
           payment_type: 'card',
@@ -335,49 +341,36 @@ describe('DELETE /stores/{id}', () => {
             cvv: '123',
           },
         },
-      });
-      await blockedBy(deletion, 'the token insert waiting for the store row');
-      await deletion.query('COMMIT');
-      const created = await creating;
-      expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
-    } finally {
-      await deletion.end();
-    }
-    // no token left active after the deletion deactivated the store's, none at all here
+      }),
+    );
+    expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
+    // no token left active after the deletion deactivated the store's: none at all here
     expect(await env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(0);
   });
 
   it('a renewal during the deletion waits for it (the store first, as the deletion), then is refused', async () => {
     const { store, storeApi } = await storeWithClient('Racing renewal');
     const old = await storeApi.cardToken({ type: 'recurring' });
-    const deletion = new Client({ connectionString: env.database.url });
-    await deletion.connect();
-    try {
-      await deletion.query('BEGIN');
-      await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [store.id]);
-      const renewing = storeApi.request(`/stores/${store.id}/tokens/${old}/renew`, {
-        method: 'POST',
-        json: {
-          data: {
-            cardholder: 'Hanako Yamada',
-            exp_month: 1,
-            exp_year: new Date().getUTCFullYear() + 2,
-            card_number: '5555555555554444',
-            cvv: '321',
+    const renewed = await whileDeleting(
+      store.id,
+      'the renewal waiting for the store row',
+      () =>
+        storeApi.request(`/stores/${store.id}/tokens/${old}/renew`, {
+          method: 'POST',
+          json: {
+            data: {
+              cardholder: 'Hanako Yamada',
+              exp_month: 1,
+              exp_year: new Date().getUTCFullYear() + 2,
+              card_number: '5555555555554444',
+              cvv: '321',
+            },
           },
-        },
-      });
-      await blockedBy(deletion, 'the renewal waiting for the store row');
-      // the deletion goes on to the store's tokens: the renewal, waiting for the store, holds none
-      await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
-        store.id,
-      ]);
-      await deletion.query('COMMIT');
-      const renewed = await renewing;
-      expect([renewed.status, renewed.body.code]).toEqual([400, 'CANNOT_UPDATE_TRANSACTION_TOKEN']);
-    } finally {
-      await deletion.end();
-    }
+        }),
+      // the renewal, waiting for the store, holds none of its tokens
+      { tokensToo: true },
+    );
+    expect([renewed.status, renewed.body.code]).toEqual([400, 'CANNOT_UPDATE_TRANSACTION_TOKEN']);
     expect(await env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(1);
     expect(await env.prisma.transactionToken.count({ where: { storeId: store.id, active: true } })).toBe(0);
   });
