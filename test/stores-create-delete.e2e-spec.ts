@@ -145,12 +145,12 @@ async function whileDeleting<T>(
   }
 }
 
-/** A monthly subscription of 1,000 JPY on a new subscription token of the store; its id. */
-async function subscriptionOf(storeApi: GatewayClient): Promise<string> {
+/** A monthly subscription of 1,000 JPY on `token` (else a new subscription token of the store). */
+async function subscriptionOf(storeApi: GatewayClient, token?: string): Promise<any> {
   const created = await storeApi.request('/subscriptions', {
     method: 'POST',
     json: {
-      transaction_token_id: await storeApi.cardToken({ type: 'subscription' }),
+      transaction_token_id: token ?? (await storeApi.cardToken({ type: 'subscription' })),
       amount: 1000,
       currency: 'JPY',
       period: 'monthly',
@@ -158,7 +158,7 @@ async function subscriptionOf(storeApi: GatewayClient): Promise<string> {
     },
   });
   expect(created.status).toBe(201);
-  return created.body.id as string;
+  return created.body;
 }
 
 describe('DELETE /stores/{id}', () => {
@@ -202,32 +202,12 @@ describe('DELETE /stores/{id}', () => {
   it('cancels the store’s subscriptions and deactivates its tokens, each with its event', async () => {
     const { store, storeApi } = await storeWithClient('Closing down');
     const subscriptionToken = await storeApi.cardToken({ type: 'subscription' });
-    const created = await storeApi.request('/subscriptions', {
-      method: 'POST',
-      json: {
-        transaction_token_id: subscriptionToken,
-        amount: 1000,
-        currency: 'JPY',
-        period: 'monthly',
-        schedule_settings: { zone_id: 'Asia/Tokyo' },
-      },
-    });
-    expect(created.status).toBe(201);
+    const created = await subscriptionOf(storeApi, subscriptionToken);
     const oneTime = await storeApi.cardToken();
     // another store's token and subscription: left alone
     const other = new GatewayClient(baseUrl).as(shop);
     const untouched = await other.cardToken({ type: 'recurring' });
-    const otherSubscription = await other.request('/subscriptions', {
-      method: 'POST',
-      json: {
-        transaction_token_id: await other.cardToken({ type: 'subscription' }),
-        amount: 1000,
-        currency: 'JPY',
-        period: 'monthly',
-        schedule_settings: { zone_id: 'Asia/Tokyo' },
-      },
-    });
-    expect(otherSubscription.status).toBe(201);
+    const otherSubscription = await subscriptionOf(other);
 
     const merchantApi = new GatewayClient(baseUrl).as(merchantToken);
     const deleted = await merchantApi.request(`/stores/${store.id}`, {
@@ -236,7 +216,7 @@ describe('DELETE /stores/{id}', () => {
     });
     expect(deleted.status).toBe(204);
 
-    const subscription = await env.prisma.subscription.findUniqueOrThrow({ where: { id: created.body.id } });
+    const subscription = await env.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } });
     expect(subscription.status).toBe('canceled');
     const payments = await env.prisma.scheduledPayment.findMany({
       where: { subscriptionId: subscription.id },
@@ -269,9 +249,9 @@ describe('DELETE /stores/{id}', () => {
       true,
     );
     const kept = await env.prisma.subscription.findUniqueOrThrow({
-      where: { id: otherSubscription.body.id },
+      where: { id: otherSubscription.id },
     });
-    expect(kept.status).toBe(otherSubscription.body.status);
+    expect(kept.status).toBe(otherSubscription.status);
   });
 
   it('a subscription created while the store is being deleted waits for the deletion, then is refused', async () => {
@@ -377,7 +357,7 @@ describe('DELETE /stores/{id}', () => {
 
   it('locks the store’s subscriptions in id order, as the engine’s settlements do (no deadlock)', async () => {
     const { store, storeApi } = await storeWithClient('Ordered closing');
-    const [low, high] = [await subscriptionOf(storeApi), await subscriptionOf(storeApi)].sort();
+    const [low, high] = [(await subscriptionOf(storeApi)).id, (await subscriptionOf(storeApi)).id].sort();
     // the lower id's row version moves behind the higher one's: a scan meets the higher one first
     await env.prisma.$executeRaw`UPDATE subscriptions SET updated_on = updated_on WHERE id = ${low}::uuid`;
     // a settlement holds the lower one, as LOCK_SETTLEMENTS would before it goes on to the higher
