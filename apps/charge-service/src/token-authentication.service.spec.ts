@@ -356,6 +356,12 @@ describe('TokenAuthenticationService', () => {
     await late.service.authenticateToken(TOKEN_ID, 'a-notice');
     expect(late.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, `void ${TOKEN_ID}.three_ds.1.void`]);
 
+    // the same when the merchant disabled 3-D Secure after the failure (to charge without it)
+    const disabled = setup(token({ status: 'failed', enabled: false, processor_reference: 'sim_pay_1' }));
+    disabled.answerStatus({ found: true, payment: payment('authorized') });
+    await disabled.service.authenticateToken(TOKEN_ID, 'a-notice');
+    expect(disabled.calls).toEqual([`status ${TOKEN_ID}.three_ds.1`, `void ${TOKEN_ID}.three_ds.1.void`]);
+
     // declined or voided at the processor: nothing held, nothing done
     for (const status of ['declined', 'voided'] as const) {
       const held = setup(token({ status: 'failed', processor_reference: 'sim_pay_1' }));

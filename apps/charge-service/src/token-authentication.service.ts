@@ -70,8 +70,9 @@ export class TokenAuthenticationService {
     const token = await this.tokens.findToAuthenticate(tokenId, this.#expirySeconds);
     const threeDs = token?.threeDs;
     if (!token || !threeDs) return;
-    // disabled: nothing is started; an authentication already awaiting is still settled
-    if (!threeDs.enabled && threeDs.status !== 'awaiting') return;
+    // disabled: nothing is started; an authentication already awaiting is still settled, and a
+    // failed one's late hold still released
+    if (!threeDs.enabled && threeDs.status !== 'awaiting' && threeDs.status !== 'failed') return;
     // what the processor did is recorded whatever the merchant switched meanwhile (`enabled` is
     // kept as stored, not compared): a disable during the call must not leave its hold unrecorded
     const read: TokenThreeDsRead = { ...threeDsRead(threeDs), enabled: null };
