@@ -7,7 +7,7 @@ import { Client } from 'pg';
 import type { Credentials } from '@kessai/testing';
 import {
   APPROVED_TEST_CARD,
-  eventually,
+  blockedBy,
   GatewayClient,
   listenLocally,
   RELAXED_RATE_LIMITS,
@@ -100,21 +100,6 @@ async function storeWithClient(name: string) {
   return { store, storeApi: new GatewayClient(baseUrl).as(storeToken) };
 }
 
-/** Resolves once another backend waits for a lock that `holder` holds (not merely any lock wait). */
-async function blockedBy(holder: Client, what: string): Promise<void> {
-  const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  await eventually(
-    async () => {
-      const blocked = await holder.query<{ waiting: number }>(
-        'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
-        [rows[0].pid],
-      );
-      return blocked.rows[0].waiting > 0 ? true : null;
-    },
-    { what },
-  );
-}
-
 /**
  * A deletion of the store under way (its first statement holds the store's row, its commit is to
  * come) while `request` starts: once the request waits for the deletion (blockedBy), the deletion
@@ -130,7 +115,9 @@ async function whileDeleting<T>(
   const deletion = new Client({ connectionString: env.database.url });
   await deletion.connect();
   try {
+    // as DELETE /stores begins (StoresRepository.delete): the row FOR UPDATE, then deleted_on
     await deletion.query('BEGIN');
+    await deletion.query('SELECT id FROM stores WHERE id = $1 FOR UPDATE', [storeId]);
     await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [storeId]);
     const answer = request();
     await blockedBy(deletion, what);
@@ -357,35 +344,51 @@ describe('DELETE /stores/{id}', () => {
 
   it('locks the store’s subscriptions in id order, as the engine’s settlements do (no deadlock)', async () => {
     const { store, storeApi } = await storeWithClient('Ordered closing');
-    const [low, high] = [(await subscriptionOf(storeApi)).id, (await subscriptionOf(storeApi)).id].sort();
-    // the lower id's row version moves behind the higher one's: a scan meets the higher one first
-    await env.prisma.$executeRaw`UPDATE subscriptions SET updated_on = updated_on WHERE id = ${low}::uuid`;
-    // a settlement holds the lower one, as LOCK_SETTLEMENTS would before it goes on to the higher
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push((await subscriptionOf(storeApi)).id);
+    const [lowest, ...others] = ids.sort();
+    // the lowest id's row version moves behind the others': a scan meets it last
+    await env.prisma.$executeRaw`UPDATE subscriptions SET updated_on = updated_on WHERE id = ${lowest}::uuid`;
+    // a settlement holds the lowest, as LOCK_SETTLEMENTS would before it goes on to the others
     const settler = new Client({ connectionString: env.database.url });
     const probe = new Client({ connectionString: env.database.url });
     await settler.connect();
     await probe.connect();
     try {
       await settler.query('BEGIN');
-      await settler.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', [low]);
+      await settler.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', [lowest]);
       const deleting = new GatewayClient(baseUrl)
         .as(merchantToken)
         .request(`/stores/${store.id}`, { method: 'DELETE' });
-      await blockedBy(settler, 'the deletion waiting for the lower subscription');
-      // the deletion, waiting for the lower id, holds nothing of the higher one: the settlement can
-      // take it (NOWAIT fails at once if anything holds it)
-      await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [high]);
+      await blockedBy(settler, 'the deletion waiting for the lowest subscription');
+      // the deletion, waiting for the lowest id, holds none of the others: the settlement can take
+      // them (NOWAIT fails at once if anything holds one)
+      for (const id of others)
+        await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [id]);
       await settler.query('COMMIT');
       expect((await deleting).status).toBe(204);
     } finally {
       await settler.end();
       await probe.end();
     }
-    const statuses = await env.prisma.subscription.findMany({
-      where: { id: { in: [low, high] } },
-      select: { status: true },
-    });
-    expect(statuses.map((row) => row.status)).toEqual(['canceled', 'canceled']);
+    const statuses = await env.prisma.subscription.findMany({ where: { id: { in: ids } } });
+    expect(statuses.map((row) => row.status)).toEqual(ids.map(() => 'canceled'));
+  });
+
+  it('a PATCH of the store does not hold up a token being created (only a deletion does)', async () => {
+    const { store, storeApi } = await storeWithClient('Patched while tokenizing');
+    const patch = new Client({ connectionString: env.database.url });
+    await patch.connect();
+    try {
+      // a PATCH under way holds the store's row as an UPDATE of its columns does
+      await patch.query('BEGIN');
+      await patch.query("UPDATE stores SET name = 'Patched', updated_on = now() WHERE id = $1", [store.id]);
+      const token = await storeApi.cardToken();
+      expect(await env.prisma.transactionToken.count({ where: { id: token, storeId: store.id } })).toBe(1);
+      await patch.query('COMMIT');
+    } finally {
+      await patch.end();
+    }
   });
 
   it('is for the merchant’s credentials only, and only for its own stores', async () => {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
+import { eventually } from './eventually';
 
 export function testServerUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/kessai_test';
@@ -46,4 +47,22 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       }
     },
   };
+}
+
+/**
+ * Resolves once another backend waits for a lock that `holder` holds (pg_blocking_pids), not merely
+ * once any backend waits for some lock.
+ */
+export async function blockedBy(holder: Pick<Client, 'query'>, what: string): Promise<void> {
+  const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  await eventually(
+    async () => {
+      const blocked = await holder.query<{ waiting: number }>(
+        'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+        [rows[0].pid],
+      );
+      return blocked.rows[0].waiting > 0 ? true : null;
+    },
+    { what },
+  );
 }

@@ -3,7 +3,12 @@ import { ConflictError, type PageRequest } from '@kessai/domain';
 import { Prisma, type Merchant, type Store } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
-import { CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS, FIND_STORE_TOKEN_SETTINGS } from '../sql/stores.sql';
+import {
+  CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS,
+  FIND_STORE_TOKEN_SETTINGS,
+  LOCK_STORE_FOR_DELETION,
+  LOCK_STORE_SUBSCRIPTIONS,
+} from '../sql/stores.sql';
 import type { AccessScope } from './scope';
 
 export type StoreWithMerchant = Store & {
@@ -240,17 +245,23 @@ export class StoresRepository {
   ): Promise<StoreDeletion | null> {
     const at = context.at ?? new Date();
     return this.prisma.$transaction(async (tx) => {
-      const { count } = await tx.store.updateMany({
-        where: { id, merchantId, deletedOn: null },
-        data: { deletedOn: at },
-      });
-      if (count === 0) return null;
+      // the store FOR UPDATE first: what writes under it (tokens, subscriptions) waits from here on
+      const [locked] = await this.prisma.run(
+        LOCK_STORE_FOR_DELETION,
+        { storeId: id, merchantId },
+        { db: tx },
+      );
+      if (!locked) return null;
+      await tx.store.update({ where: { id }, data: { deletedOn: at } });
       const revoked = await tx.appToken.updateManyAndReturn({
         where: { storeId: id, revokedOn: null },
         data: { revokedOn: at },
         select: { id: true },
       });
       await tx.webhook.updateMany({ where: { storeId: id, active: true }, data: { active: false } });
+      // its subscriptions in id order, in a statement of their own: the cancel below then sees
+      // every payment claimed while this waited (LOCK_STORE_SUBSCRIPTIONS)
+      await this.prisma.run(LOCK_STORE_SUBSCRIPTIONS, { storeId: id, merchantId }, { db: tx });
       const [closed] = await this.prisma.run(
         CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS,
         { storeId: id, merchantId, correlationId: context.correlationId ?? null },

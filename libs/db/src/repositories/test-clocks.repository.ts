@@ -8,6 +8,7 @@ import {
   CREATE_TEST_CLOCK,
   DELETE_TEST_CLOCK,
   FIND_TEST_CLOCK_ADVANCING,
+  LOCK_TEST_CLOCK_FOR_DELETION,
 } from '../sql/test-clocks.sql';
 
 export type { TestClock };
@@ -66,16 +67,21 @@ export class TestClocksRepository {
   }
 
   /**
-   * Marks the clock deleted and cancels its subscriptions that are not final, with their events
-   * (DELETE_TEST_CLOCK); null when there is no such clock.
+   * Marks the clock deleted and cancels its subscriptions that are not final, with their events:
+   * the clock and its subscriptions locked first (LOCK_TEST_CLOCK_FOR_DELETION), then
+   * DELETE_TEST_CLOCK, in one transaction; null when there is no such clock.
    */
   async delete(
     merchantId: string,
     id: string,
     correlationId: string | null,
   ): Promise<{ canceled: number } | null> {
-    const row = (await this.prisma.run(DELETE_TEST_CLOCK, { id, merchantId, correlationId }))[0];
-    return row ? { canceled: row.canceled } : null;
+    return this.prisma.inTransaction(async (db) => {
+      const [clock] = await this.prisma.run(LOCK_TEST_CLOCK_FOR_DELETION, { id, merchantId }, { db });
+      if (!clock) return null;
+      const [row] = await this.prisma.run(DELETE_TEST_CLOCK, { id, merchantId, correlationId }, { db });
+      return row ? { canceled: row.canceled } : null;
+    });
   }
 
   private async withStatus(clocks: TestClock[]): Promise<TestClockWithStatus[]> {

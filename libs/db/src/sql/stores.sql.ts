@@ -1,6 +1,6 @@
 import type { Prisma } from '../generated/prisma/client';
 import { defineStatement, pg } from './statement';
-import { cancelSubscriptionsCtes } from './subscriptions.sql';
+import { cancelSubscriptionsCtes, lockCancelableSubscriptionsSql } from './subscriptions.sql';
 import { tokenDeactivatedEvents } from './transaction-tokens.sql';
 
 /**
@@ -23,6 +23,33 @@ export const FIND_STORE_TOKEN_SETTINGS = defineStatement({
 });
 
 /**
+ * The first statement of a store's deletion: its row FOR UPDATE while it is not deleted (none: no
+ * such store). FOR UPDATE is the lock that token and subscription writes' FOR KEY SHARE of their
+ * store waits for (an UPDATE of `deleted_on` alone takes a weaker one, which they would not).
+ */
+export const LOCK_STORE_FOR_DELETION = defineStatement({
+  name: 'stores_lock_for_deletion',
+  params: { storeId: pg.uuid, merchantId: pg.uuid },
+  columns: { id: pg.text },
+  text: (p) => `
+    SELECT id::text AS id FROM stores
+     WHERE id = ${p.storeId} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
+       FOR UPDATE`,
+});
+
+const storeSubscriptions = (p: { storeId: string; merchantId: string }) => ({
+  where: `s.store_id = ${p.storeId} AND s.merchant_id = ${p.merchantId}`,
+});
+
+/** The deleted store's subscriptions that are not final, locked in id order (before CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS). */
+export const LOCK_STORE_SUBSCRIPTIONS = defineStatement({
+  name: 'stores_lock_subscriptions',
+  params: { storeId: pg.uuid, merchantId: pg.uuid },
+  columns: { id: pg.uuid },
+  text: (p) => lockCancelableSubscriptionsSql(storeSubscriptions(p)),
+});
+
+/**
  * What a deleted store leaves running, closed in the transaction that deletes it (docs/stores.md):
  * its subscriptions that are not final canceled as DELETE of each would (cancelSubscriptionsCtes:
  * pending payments canceled, subscription_canceled), its active transaction tokens deactivated with
@@ -34,9 +61,7 @@ export const CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS = defineStatement({
   params: { storeId: pg.uuid, merchantId: pg.uuid, correlationId: pg.nullable(pg.text) },
   columns: { subscriptions_canceled: pg.int4, tokens_deactivated: pg.int4 },
   text: (p) => `
-    WITH${cancelSubscriptionsCtes(p, {
-      where: `s.store_id = ${p.storeId} AND s.merchant_id = ${p.merchantId}`,
-    })},
+    WITH${cancelSubscriptionsCtes(p, storeSubscriptions(p))},
     tokens AS (
       UPDATE transaction_tokens SET active = false, updated_on = now()
        WHERE store_id = ${p.storeId} AND merchant_id = ${p.merchantId} AND active

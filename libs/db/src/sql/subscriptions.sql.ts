@@ -60,26 +60,39 @@ const eventSpec = {
   storeId: 'store_id',
 } as const;
 
+/** Which subscriptions: those `where` selects over `s`, joined with `from` when given. */
+export interface SubscriptionSelection {
+  from?: string;
+  where: string;
+}
+
 /**
- * The CTEs `locked`, `moved`, `payment` and `event` that cancel at once every subscription `where`
- * selects (over `s`, joined with `from` when given) that is not final, as DELETE of each would: →
- * canceled, its pending payment canceled (never tried again; one whose charge is in flight is left
- * to the engine, which settles it and creates nothing after), one subscription_canceled event each.
- * The subscriptions are locked first in id order (`locked`: ORDER BY before FOR UPDATE), the order
- * the engine's settlements lock theirs in (LOCK_SETTLEMENTS), so the two wait for each other instead
- * of deadlocking; an UPDATE alone would lock them in whatever order its scan met them. For a WITH
- * list: a deleted test clock's subscriptions, a deleted store's.
+ * The selected subscriptions that are not final, locked in id order (ORDER BY comes before the
+ * lock), the order the engine's settlements lock theirs in (LOCK_SETTLEMENTS): a cancellation of
+ * many and a settlement wait for each other instead of deadlocking, where an UPDATE alone would lock
+ * them in whatever order its scan met them. Run as a statement of its own before the one that
+ * cancels them (a store's or a clock's deletion), so that the cancel's snapshot is taken once every
+ * lock is held: a payment claimed while the lock waited is then seen processing, not pending.
  */
-export function cancelSubscriptionsCtes(
-  p: { correlationId: string },
-  select: { from?: string; where: string },
-): string {
+export function lockCancelableSubscriptionsSql(select: SubscriptionSelection): string {
   return `
-    locked AS MATERIALIZED (
       SELECT s.id FROM subscriptions s${select.from === undefined ? '' : `, ${select.from}`}
        WHERE ${select.where} AND s.status IN (${CANCELABLE})
        ORDER BY s.id
-         FOR UPDATE OF s
+         FOR NO KEY UPDATE OF s`;
+}
+
+/**
+ * The CTEs `locked`, `moved`, `payment` and `event` that cancel at once every subscription `select`
+ * names that is not final, as DELETE of each would: → canceled, its pending payment canceled (never
+ * tried again; one whose charge is in flight is left to the engine, which settles it and creates
+ * nothing after), one subscription_canceled event each. `locked` takes them in id order
+ * (lockCancelableSubscriptionsSql; already held when that statement ran first). For a WITH list: a
+ * deleted test clock's subscriptions, a deleted store's.
+ */
+export function cancelSubscriptionsCtes(p: { correlationId: string }, select: SubscriptionSelection): string {
+  return `
+    locked AS MATERIALIZED (${lockCancelableSubscriptionsSql(select)}
     ),
     moved AS (
       UPDATE subscriptions s SET status = 'canceled', updated_on = now()
@@ -105,8 +118,9 @@ export function cancelSubscriptionsCtes(
 /**
  * Creates a subscription (unverified), its first scheduled payment (pending, due at `dueAt`, tried
  * then) and its subscription_created event, in one statement — only while its store (and its test
- * clock, when it has one) is not deleted: otherwise nothing is written and no row is returned. Both
- * rows are read FOR SHARE, so a DELETE of either that is under way is waited for and then seen: a
+ * clock, when it has one) is not deleted: otherwise nothing is written and no row is returned. The
+ * store is read FOR KEY SHARE (which a store deletion's FOR UPDATE blocks, a PATCH of the store does
+ * not), the clock FOR SHARE, so a DELETE of either that is under way is waited for and then seen: a
  * subscription is never created after the cancellation of its store's or clock's subscriptions, where
  * that cancellation would not see it.
  */
@@ -169,7 +183,7 @@ export const CREATE_SUBSCRIPTION = defineStatement({
        WHERE EXISTS (SELECT 1 FROM stores s
                       WHERE s.id = ${p.storeId} AND s.merchant_id = ${p.merchantId}
                         AND s.deleted_on IS NULL
-                        FOR SHARE)
+                        FOR KEY SHARE)
          AND (${p.testClockId} IS NULL
               OR EXISTS (SELECT 1 FROM test_clocks c
                           WHERE c.id = ${p.testClockId} AND c.merchant_id = ${p.merchantId}
@@ -443,7 +457,9 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
 /**
  * PATCH of a pending scheduled payment: its due date (due_at and, unless it is paused, next_try_at
  * at `dueAt`) and/or its amount (amount_left of a finite plan follows). With subscription_updated
- * naming `changed`. `status` null: no such payment of that subscription in the scope.
+ * naming `changed`. `status` null: no such payment of that subscription in the scope. The
+ * subscription is locked before its payment (`owner`, then `target`), the order of every other
+ * subscription write and of a store's or clock's deletion, so none of them deadlocks with it.
  */
 export const UPDATE_SCHEDULED_PAYMENT = defineStatement({
   name: 'subscriptions_update_scheduled_payment',
@@ -460,10 +476,16 @@ export const UPDATE_SCHEDULED_PAYMENT = defineStatement({
   },
   columns: { payment_status: pg.text, moved: pg.bool },
   text: (p) => `
-    WITH target AS (
-      SELECT sp.id, sp.status, sp.amount FROM scheduled_payments sp
-        JOIN subscriptions s ON s.id = sp.subscription_id
+    WITH owner AS MATERIALIZED (
+      SELECT s.id FROM subscriptions s
+        JOIN scheduled_payments sp ON sp.subscription_id = s.id
        WHERE sp.id = ${p.paymentId} AND ${inScope(p, 's.')}
+         FOR UPDATE OF s
+    ),
+    target AS (
+      SELECT sp.id, sp.status, sp.amount FROM scheduled_payments sp
+        JOIN owner ON owner.id = sp.subscription_id
+       WHERE sp.id = ${p.paymentId}
          FOR UPDATE OF sp
     ),
     moved AS (

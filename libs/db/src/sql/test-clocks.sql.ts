@@ -1,5 +1,5 @@
 import { defineStatement, pg } from './statement';
-import { cancelSubscriptionsCtes } from './subscriptions.sql';
+import { cancelSubscriptionsCtes, lockCancelableSubscriptionsSql } from './subscriptions.sql';
 
 /** Test clocks (docs/subscriptions.md, "Test clocks"): a test-mode merchant's frozen "now". */
 
@@ -45,8 +45,31 @@ export const ADVANCE_TEST_CLOCK = defineStatement({
 });
 
 /**
+ * The first statement of a clock's deletion: the clock FOR UPDATE while it is not deleted, then its
+ * subscriptions that are not final in id order (lockCancelableSubscriptionsSql); no row when there
+ * is no such clock.
+ */
+export const LOCK_TEST_CLOCK_FOR_DELETION = defineStatement({
+  name: 'test_clocks_lock_for_deletion',
+  params: { id: pg.uuid, merchantId: pg.uuid },
+  columns: { subscriptions: pg.int4 },
+  text: (p) => `
+    WITH clock AS MATERIALIZED (
+      SELECT id FROM test_clocks
+       WHERE id = ${p.id} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
+         FOR UPDATE
+    ), locked AS MATERIALIZED (${lockCancelableSubscriptionsSql({
+      from: 'clock',
+      where: 's.test_clock_id = clock.id',
+    })}
+    )
+    SELECT (SELECT count(*) FROM locked)::int4 AS subscriptions FROM clock`,
+});
+
+/**
  * Deletes a clock (deleted_on) and cancels its subscriptions that are not final, as DELETE of each
- * would (pending payments canceled, subscription_canceled events), in one statement.
+ * would (pending payments canceled, subscription_canceled events), in one statement, after
+ * LOCK_TEST_CLOCK_FOR_DELETION in the same transaction.
  */
 export const DELETE_TEST_CLOCK = defineStatement({
   name: 'test_clocks_delete',
