@@ -246,10 +246,16 @@ export const RENEW_TRANSACTION_TOKEN = defineStatement({
     ), vault AS (
       INSERT INTO card_vault (transaction_token_id, key_id, iv, ciphertext, auth_tag, fingerprint)
       SELECT id, ${p.keyId}, ${p.iv}, ${p.ciphertext}, ${p.authTag}, ${p.fingerprint} FROM token
+    ), users AS MATERIALIZED (
+      -- its subscriptions in id order, as the engine's settlements lock theirs (decision 0023)
+      SELECT s.id FROM subscriptions s, token
+       WHERE s.transaction_token_id = token.previous_id
+       ORDER BY s.id
+         FOR NO KEY UPDATE OF s
     ), moved AS (
       UPDATE subscriptions SET transaction_token_id = token.id, updated_on = now()
-        FROM token
-       WHERE subscriptions.transaction_token_id = token.previous_id
+        FROM token, users
+       WHERE subscriptions.id = users.id AND subscriptions.transaction_token_id = token.previous_id
       RETURNING subscriptions.id
     ), old_event AS (
       ${tokenDeactivatedEvents('old', p.correlationId)}
