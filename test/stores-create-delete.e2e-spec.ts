@@ -3,6 +3,7 @@
 // gone from the API, its app tokens refused at once, its name free again — while its charges stay
 // readable with the merchant's credentials. The gateway runs in-process.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import type { Credentials } from '@kessai/testing';
 import {
@@ -115,9 +116,8 @@ async function whileDeleting<T>(
   const deletion = new Client({ connectionString: env.database.url });
   await deletion.connect();
   try {
-    // as DELETE /stores begins (StoresRepository.delete): the row FOR UPDATE, then deleted_on
+    // as DELETE /stores begins (StoresRepository.delete): deleted_on set on the store's row
     await deletion.query('BEGIN');
-    await deletion.query('SELECT id FROM stores WHERE id = $1 FOR UPDATE', [storeId]);
     await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [storeId]);
     const answer = request();
     await blockedBy(deletion, what);
@@ -375,20 +375,62 @@ describe('DELETE /stores/{id}', () => {
     expect(statuses.map((row) => row.status)).toEqual(ids.map(() => 'canceled'));
   });
 
-  it('a PATCH of the store does not hold up a token being created (only a deletion does)', async () => {
-    const { store, storeApi } = await storeWithClient('Patched while tokenizing');
-    const patch = new Client({ connectionString: env.database.url });
-    await patch.connect();
+  it('takes the store’s row before anything else: a token insert under way holds it up, holding nothing', async () => {
+    const { store, storeApi } = await storeWithClient('Store first');
+    const subscription = (await subscriptionOf(storeApi)).id;
+    const token = await storeApi.cardToken({ type: 'recurring' });
+    // a token insert under way has read the store FOR SHARE (liveStoreFor)
+    const writer = new Client({ connectionString: env.database.url });
+    const probe = new Client({ connectionString: env.database.url });
+    await writer.connect();
+    await probe.connect();
     try {
-      // a PATCH under way holds the store's row as an UPDATE of its columns does
-      await patch.query('BEGIN');
-      await patch.query("UPDATE stores SET name = 'Patched', updated_on = now() WHERE id = $1", [store.id]);
-      const token = await storeApi.cardToken();
-      expect(await env.prisma.transactionToken.count({ where: { id: token, storeId: store.id } })).toBe(1);
-      await patch.query('COMMIT');
+      await writer.query('BEGIN');
+      await writer.query('SELECT id FROM stores WHERE id = $1 FOR SHARE', [store.id]);
+      const deleting = new GatewayClient(baseUrl)
+        .as(merchantToken)
+        .request(`/stores/${store.id}`, { method: 'DELETE' });
+      await blockedBy(writer, 'the deletion waiting for the store row');
+      // waiting for the store, the deletion holds none of the store's subscriptions and tokens
+      await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [subscription]);
+      await probe.query('SELECT id FROM transaction_tokens WHERE id = $1 FOR UPDATE NOWAIT', [token]);
+      await writer.query('COMMIT');
+      expect((await deleting).status).toBe(204);
     } finally {
-      await patch.end();
+      await writer.end();
+      await probe.end();
     }
+  });
+
+  it('a charge created during the deletion is not held up by it (its foreign key’s check does not wait)', async () => {
+    const { store, storeApi } = await storeWithClient('Charging while closing');
+    const subscription = (await subscriptionOf(storeApi)).id;
+    const token = await storeApi.cardToken();
+    // the deletion under way: past the store's row, waiting for a subscription a settlement holds
+    const settler = new Client({ connectionString: env.database.url });
+    await settler.connect();
+    try {
+      await settler.query('BEGIN');
+      await settler.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', [subscription]);
+      const deleting = new GatewayClient(baseUrl)
+        .as(merchantToken)
+        .request(`/stores/${store.id}`, { method: 'DELETE' });
+      await blockedBy(settler, 'the deletion waiting for the subscription');
+      // were the deletion's lock on the store one that the charge's foreign key check waits for, the
+      // charge would wait holding its token, which the deletion goes on to lock: a deadlock
+      const charged = await Promise.race([
+        storeApi.postCharge({ transaction_token_id: token, amount: 1200, currency: 'JPY' }),
+        sleep(10_000).then(() => null),
+      ]);
+      expect(charged?.status).toBe(201);
+      await settler.query('COMMIT');
+      expect((await deleting).status).toBe(204);
+    } finally {
+      await settler.end();
+    }
+    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token } })).active).toBe(
+      false,
+    );
   });
 
   it('is for the merchant’s credentials only, and only for its own stores', async () => {

@@ -669,6 +669,7 @@ describe('scheduled payments and charges', () => {
     } finally {
       await holder.end();
       await probe.end();
+      await env.prisma.store.update({ where: { id: storeId() }, data: { configuration: {} } });
     }
   });
 

@@ -6,7 +6,6 @@ import { PrismaService } from '../prisma.service';
 import {
   CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS,
   FIND_STORE_TOKEN_SETTINGS,
-  LOCK_STORE_FOR_DELETION,
   LOCK_STORE_SUBSCRIPTIONS,
 } from '../sql/stores.sql';
 import type { AccessScope } from './scope';
@@ -245,14 +244,14 @@ export class StoresRepository {
   ): Promise<StoreDeletion | null> {
     const at = context.at ?? new Date();
     return this.prisma.$transaction(async (tx) => {
-      // the store FOR UPDATE first: what writes under it (tokens, subscriptions) waits from here on
-      const [locked] = await this.prisma.run(
-        LOCK_STORE_FOR_DELETION,
-        { storeId: id, merchantId },
-        { db: tx },
-      );
-      if (!locked) return null;
-      await tx.store.update({ where: { id }, data: { deletedOn: at } });
+      // the store's row first (decision 0023): token and subscription writes, which read it FOR
+      // SHARE, wait from here on; an UPDATE of deleted_on takes FOR NO KEY UPDATE, which the foreign
+      // keys' checks (FOR KEY SHARE: a charge's insert, say) never wait for
+      const { count } = await tx.store.updateMany({
+        where: { id, merchantId, deletedOn: null },
+        data: { deletedOn: at },
+      });
+      if (count === 0) return null;
       const revoked = await tx.appToken.updateManyAndReturn({
         where: { storeId: id, revokedOn: null },
         data: { revokedOn: at },

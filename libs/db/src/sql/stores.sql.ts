@@ -22,31 +22,22 @@ export const FIND_STORE_TOKEN_SETTINGS = defineStatement({
      WHERE s.id = ${p.storeId} AND m.id = ${p.merchantId} AND s.deleted_on IS NULL`,
 });
 
-/**
- * The first statement of a store's deletion: its row FOR UPDATE while it is not deleted (none: no
- * such store). FOR UPDATE is the lock that token and subscription writes' FOR KEY SHARE of their
- * store waits for (an UPDATE of `deleted_on` alone takes a weaker one, which they would not).
- */
-export const LOCK_STORE_FOR_DELETION = defineStatement({
-  name: 'stores_lock_for_deletion',
-  params: { storeId: pg.uuid, merchantId: pg.uuid },
-  columns: { id: pg.text },
-  text: (p) => `
-    SELECT id::text AS id FROM stores
-     WHERE id = ${p.storeId} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
-       FOR UPDATE`,
-});
-
 const storeSubscriptions = (p: { storeId: string; merchantId: string }) => ({
   where: `s.store_id = ${p.storeId} AND s.merchant_id = ${p.merchantId}`,
 });
 
-/** The deleted store's subscriptions that are not final, locked in id order (before CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS). */
+/**
+ * The deleted store's subscriptions that are not final, locked in id order, in a statement of its
+ * own before CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS (lockCancelableSubscriptionsSql); how many.
+ */
 export const LOCK_STORE_SUBSCRIPTIONS = defineStatement({
   name: 'stores_lock_subscriptions',
   params: { storeId: pg.uuid, merchantId: pg.uuid },
-  columns: { id: pg.uuid },
-  text: (p) => lockCancelableSubscriptionsSql(storeSubscriptions(p)),
+  columns: { locked: pg.int4 },
+  text: (p) => `
+    WITH locked AS MATERIALIZED (${lockCancelableSubscriptionsSql(storeSubscriptions(p))}
+    )
+    SELECT count(*)::int4 AS locked FROM locked`,
 });
 
 /**

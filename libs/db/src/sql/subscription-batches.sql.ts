@@ -1,9 +1,8 @@
 import { defineStatement, pg } from './statement';
 
 /**
- * The first statement of a batch's transaction: its store (FOR KEY SHARE, which a store deletion's
- * FOR UPDATE blocks) and its subscriptions' test clocks (FOR SHARE, in id order), read while none is
- * deleted, before the charge claims its token — the
+ * The first statement of a batch's transaction: its store and its subscriptions' test clocks, read
+ * FOR SHARE while none is deleted (clocks in id order), before the charge claims its token — the
  * order DELETE /stores takes them in (the store row, then its tokens), so that the two wait for each
  * other instead of deadlocking. `store_alive` / `clocks_alive` false: the store / one of the clocks is
  * deleted (nothing is to be written).
@@ -16,7 +15,7 @@ export const LOCK_BATCH_OWNERS = defineStatement({
     WITH store AS (
       SELECT id FROM stores
        WHERE id = ${p.storeId} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
-         FOR KEY SHARE
+         FOR SHARE
     ), clocks AS (
       SELECT id FROM test_clocks
        WHERE id = ANY(${p.clockIds}) AND merchant_id = ${p.merchantId} AND deleted_on IS NULL

@@ -118,9 +118,8 @@ export function cancelSubscriptionsCtes(p: { correlationId: string }, select: Su
 /**
  * Creates a subscription (unverified), its first scheduled payment (pending, due at `dueAt`, tried
  * then) and its subscription_created event, in one statement — only while its store (and its test
- * clock, when it has one) is not deleted: otherwise nothing is written and no row is returned. The
- * store is read FOR KEY SHARE (which a store deletion's FOR UPDATE blocks, a PATCH of the store does
- * not), the clock FOR SHARE, so a DELETE of either that is under way is waited for and then seen: a
+ * clock, when it has one) is not deleted: otherwise nothing is written and no row is returned. Both
+ * rows are read FOR SHARE, so a DELETE of either that is under way is waited for and then seen: a
  * subscription is never created after the cancellation of its store's or clock's subscriptions, where
  * that cancellation would not see it.
  */
@@ -183,7 +182,7 @@ export const CREATE_SUBSCRIPTION = defineStatement({
        WHERE EXISTS (SELECT 1 FROM stores s
                       WHERE s.id = ${p.storeId} AND s.merchant_id = ${p.merchantId}
                         AND s.deleted_on IS NULL
-                        FOR KEY SHARE)
+                        FOR SHARE)
          AND (${p.testClockId} IS NULL
               OR EXISTS (SELECT 1 FROM test_clocks c
                           WHERE c.id = ${p.testClockId} AND c.merchant_id = ${p.merchantId}

@@ -45,9 +45,10 @@ export const ADVANCE_TEST_CLOCK = defineStatement({
 });
 
 /**
- * The first statement of a clock's deletion: the clock FOR UPDATE while it is not deleted, then its
- * subscriptions that are not final in id order (lockCancelableSubscriptionsSql); no row when there
- * is no such clock.
+ * The first statement of a clock's deletion: the clock FOR NO KEY UPDATE (the lock of the update to
+ * come: a subscription insert's FOR SHARE waits for it, a foreign key's check does not) while it is
+ * not deleted, then its subscriptions that are not final in id order (lockCancelableSubscriptionsSql);
+ * no row when there is no such clock.
  */
 export const LOCK_TEST_CLOCK_FOR_DELETION = defineStatement({
   name: 'test_clocks_lock_for_deletion',
@@ -57,7 +58,7 @@ export const LOCK_TEST_CLOCK_FOR_DELETION = defineStatement({
     WITH clock AS MATERIALIZED (
       SELECT id FROM test_clocks
        WHERE id = ${p.id} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
-         FOR UPDATE
+         FOR NO KEY UPDATE
     ), locked AS MATERIALIZED (${lockCancelableSubscriptionsSql({
       from: 'clock',
       where: 's.test_clock_id = clock.id',

@@ -15,18 +15,18 @@ const TOKEN_ROW = `id::text, merchant_id::text, store_id::text, mode::text, type
            previous_id::text, data, metadata, used_count, last_used_on, created_on, updated_on`;
 
 /**
- * The scope's store, read FOR KEY SHARE while it is not deleted: a token written under it waits for
- * a DELETE /stores under way (whose first statement locks the store FOR UPDATE; a PATCH of the store
- * takes a weaker lock and is not waited for) and then sees the store deleted (nothing written), so
- * that no token is left active after the deletion deactivated the store's tokens; and it is taken
- * before any token row, the order the deletion locks them in (the store, then its subscriptions and
- * tokens).
+ * The scope's store, read FOR SHARE while it is not deleted: a token written under it waits for a
+ * DELETE /stores under way (whose first statement updates the store's row) and then sees the store
+ * deleted (nothing written), so that no token is left active after the deletion deactivated the
+ * store's tokens; and it is taken before any token row, so that the two are ordered by the store's
+ * row and never deadlock (decision 0023). A PATCH of the store under way is waited for too (its
+ * transaction only).
  */
 const liveStoreFor = (p: { storeId: string; merchantId: string }) => `
     live_store AS (
       SELECT id FROM stores
        WHERE id = ${p.storeId} AND merchant_id = ${p.merchantId} AND deleted_on IS NULL
-         FOR KEY SHARE
+         FOR SHARE
     )`;
 
 /**
@@ -208,8 +208,9 @@ export const RECORD_TOKEN_UPDATED = defineStatement({
  * (token_updated, `active`), the new one inserted with previous_id = the old one, its vault row,
  * the subscriptions that used the old token moved to it, and token_replaced written. No row when
  * the old token is not active (any more) or not the store's, or the store is deleted: the store is
- * read FOR KEY SHARE first (liveStoreFor), so a renewal and a DELETE /stores wait for each other in the
- * deletion's order instead of deadlocking (the old token, then its subscriptions, here).
+ * read FOR SHARE first (liveStoreFor), so a renewal and a DELETE /stores are ordered by the store's
+ * row (whichever has it first, the other waits) instead of deadlocking over the token and its
+ * subscriptions, which they lock in opposite orders.
  */
 export const RENEW_TRANSACTION_TOKEN = defineStatement({
   name: 'transaction_tokens_renew',
