@@ -18,13 +18,15 @@ import {
 import { operationStats } from './simulator-state';
 import { type ProcessorSimulator, startProcessorSimulator } from './start-simulator';
 
-const CLIENT_TIMEOUT_MS = 150;
+// well above a loaded machine's answer time (150 ms once timed out an ordinary first request in CI),
+// well below the timeout card's hold
+const CLIENT_TIMEOUT_MS = 1_000;
 
 let simulator: ProcessorSimulator;
 let processor: HttpPaymentProcessor;
 
 beforeAll(async () => {
-  simulator = await startProcessorSimulator({ latencyMs: 0, timeoutHoldMs: 400, unavailableAttempts: 2 });
+  simulator = await startProcessorSimulator({ latencyMs: 0, timeoutHoldMs: 4_000, unavailableAttempts: 2 });
   processor = new HttpPaymentProcessor({ baseUrl: simulator.url, timeoutMs: CLIENT_TIMEOUT_MS });
 });
 afterAll(() => simulator.close());
@@ -221,11 +223,10 @@ describe('idempotency', () => {
 describe('processor timeout card', () => {
   it('times out the first attempt although the payment went through; status and retry say approved', async () => {
     const request = cardAuthorization(testCardFor('processor_timeout').number);
-    const started = Date.now();
     const attempt = processor.authorize(request);
+    // the client's timeout, not an answer: the simulator holds this one far longer
     await expect(attempt).rejects.toBeInstanceOf(TransientProcessorError);
     await expect(attempt).rejects.toMatchObject({ kind: 'timeout', operation: 'authorize', retryable: true });
-    expect(Date.now() - started).toBeLessThan(400);
 
     expect(await processor.status(request.reference)).toMatchObject({
       found: true,
