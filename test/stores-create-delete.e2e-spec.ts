@@ -4,17 +4,16 @@
 // readable with the merchant's credentials. The gateway runs in-process.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client } from 'pg';
 import type { Credentials } from '@kessai/testing';
 import {
   APPROVED_TEST_CARD,
-  blockedBy,
   GatewayClient,
   listenLocally,
   RELAXED_RATE_LIMITS,
   sdkError,
   sdkFor,
   TestEnvironment,
+  whileHolding,
   type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
@@ -102,35 +101,40 @@ async function storeWithClient(name: string) {
 }
 
 /**
- * A deletion of the store under way (its first statement holds the store's row, its commit is to
- * come) while `request` starts: once the request waits for the deletion (blockedBy), the deletion
- * goes on to the store's tokens (`tokensToo`, as DELETE /stores does) and commits. The request's
- * answer.
+ * A deletion of the store under way (its first statement, as StoresRepository.delete's, has updated
+ * the store's row; its commit is to come) while `request` starts: once the request waits for it, the
+ * deletion goes on to the store's tokens (`tokensToo`, as DELETE /stores does) and commits. The
+ * request's answer.
  */
-async function whileDeleting<T>(
+function whileDeleting<T>(
   storeId: string,
   what: string,
   request: () => Promise<T>,
   { tokensToo = false } = {},
 ): Promise<T> {
-  const deletion = new Client({ connectionString: env.database.url });
-  await deletion.connect();
-  try {
-    // as DELETE /stores begins (StoresRepository.delete): deleted_on set on the store's row
-    await deletion.query('BEGIN');
-    await deletion.query('UPDATE stores SET deleted_on = now() WHERE id = $1', [storeId]);
-    const answer = request();
-    await blockedBy(deletion, what);
-    if (tokensToo)
-      await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
-        storeId,
-      ]);
-    await deletion.query('COMMIT');
-    return await answer;
-  } finally {
-    await deletion.end();
-  }
+  return whileHolding(
+    env.database.url,
+    { sql: 'UPDATE stores SET deleted_on = now() WHERE id = $1', params: [storeId] },
+    request,
+    what,
+    async (_probe, deletion) => {
+      if (tokensToo)
+        await deletion.query('UPDATE transaction_tokens SET active = false WHERE store_id = $1 AND active', [
+          storeId,
+        ]);
+    },
+  );
 }
+
+/** DELETE /stores/{id} with the merchant's credentials. */
+const deleteStore = (storeId: string) =>
+  new GatewayClient(baseUrl).as(merchantToken).request(`/stores/${storeId}`, { method: 'DELETE' });
+
+/** A transaction holding the row `id` of `table` FOR UPDATE (or `mode`), as a concurrent writer would. */
+const rowLock = (table: string, id: string, mode = 'FOR UPDATE') => ({
+  sql: `SELECT id FROM ${table} WHERE id = $1 ${mode}`,
+  params: [id],
+});
 
 /** A monthly subscription of 1,000 JPY on `token` (else a new subscription token of the store). */
 async function subscriptionOf(storeApi: GatewayClient, token?: string): Promise<any> {
@@ -350,27 +354,19 @@ describe('DELETE /stores/{id}', () => {
     // the lowest id's row version moves behind the others': a scan meets it last
     await env.prisma.$executeRaw`UPDATE subscriptions SET updated_on = updated_on WHERE id = ${lowest}::uuid`;
     // a settlement holds the lowest, as LOCK_SETTLEMENTS would before it goes on to the others
-    const settler = new Client({ connectionString: env.database.url });
-    const probe = new Client({ connectionString: env.database.url });
-    await settler.connect();
-    await probe.connect();
-    try {
-      await settler.query('BEGIN');
-      await settler.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', [lowest]);
-      const deleting = new GatewayClient(baseUrl)
-        .as(merchantToken)
-        .request(`/stores/${store.id}`, { method: 'DELETE' });
-      await blockedBy(settler, 'the deletion waiting for the lowest subscription');
-      // the deletion, waiting for the lowest id, holds none of the others: the settlement can take
-      // them (NOWAIT fails at once if anything holds one)
-      for (const id of others)
-        await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [id]);
-      await settler.query('COMMIT');
-      expect((await deleting).status).toBe(204);
-    } finally {
-      await settler.end();
-      await probe.end();
-    }
+    const deleted = await whileHolding(
+      env.database.url,
+      rowLock('subscriptions', lowest),
+      () => deleteStore(store.id),
+      'the deletion waiting for the lowest subscription',
+      async (probe) => {
+        // the deletion, waiting for the lowest id, holds none of the others: the settlement can
+        // take them (NOWAIT fails at once if anything holds one)
+        for (const id of others)
+          await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [id]);
+      },
+    );
+    expect(deleted.status).toBe(204);
     const statuses = await env.prisma.subscription.findMany({ where: { id: { in: ids } } });
     expect(statuses.map((row) => row.status)).toEqual(ids.map(() => 'canceled'));
   });
@@ -380,26 +376,18 @@ describe('DELETE /stores/{id}', () => {
     const subscription = (await subscriptionOf(storeApi)).id;
     const token = await storeApi.cardToken({ type: 'recurring' });
     // a token insert under way has read the store FOR SHARE (liveStoreFor)
-    const writer = new Client({ connectionString: env.database.url });
-    const probe = new Client({ connectionString: env.database.url });
-    await writer.connect();
-    await probe.connect();
-    try {
-      await writer.query('BEGIN');
-      await writer.query('SELECT id FROM stores WHERE id = $1 FOR SHARE', [store.id]);
-      const deleting = new GatewayClient(baseUrl)
-        .as(merchantToken)
-        .request(`/stores/${store.id}`, { method: 'DELETE' });
-      await blockedBy(writer, 'the deletion waiting for the store row');
-      // waiting for the store, the deletion holds none of the store's subscriptions and tokens
-      await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [subscription]);
-      await probe.query('SELECT id FROM transaction_tokens WHERE id = $1 FOR UPDATE NOWAIT', [token]);
-      await writer.query('COMMIT');
-      expect((await deleting).status).toBe(204);
-    } finally {
-      await writer.end();
-      await probe.end();
-    }
+    const deleted = await whileHolding(
+      env.database.url,
+      rowLock('stores', store.id, 'FOR SHARE'),
+      () => deleteStore(store.id),
+      'the deletion waiting for the store row',
+      async (probe) => {
+        // waiting for the store, the deletion holds none of the store's subscriptions and tokens
+        await probe.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE NOWAIT', [subscription]);
+        await probe.query('SELECT id FROM transaction_tokens WHERE id = $1 FOR UPDATE NOWAIT', [token]);
+      },
+    );
+    expect(deleted.status).toBe(204);
   });
 
   it('a charge created during the deletion is not held up by it (its foreign key’s check does not wait)', async () => {
@@ -407,27 +395,22 @@ describe('DELETE /stores/{id}', () => {
     const subscription = (await subscriptionOf(storeApi)).id;
     const token = await storeApi.cardToken();
     // the deletion under way: past the store's row, waiting for a subscription a settlement holds
-    const settler = new Client({ connectionString: env.database.url });
-    await settler.connect();
-    try {
-      await settler.query('BEGIN');
-      await settler.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', [subscription]);
-      const deleting = new GatewayClient(baseUrl)
-        .as(merchantToken)
-        .request(`/stores/${store.id}`, { method: 'DELETE' });
-      await blockedBy(settler, 'the deletion waiting for the subscription');
-      // were the deletion's lock on the store one that the charge's foreign key check waits for, the
-      // charge would wait holding its token, which the deletion goes on to lock: a deadlock
-      const charged = await Promise.race([
-        storeApi.postCharge({ transaction_token_id: token, amount: 1200, currency: 'JPY' }),
-        sleep(10_000).then(() => null),
-      ]);
-      expect(charged?.status).toBe(201);
-      await settler.query('COMMIT');
-      expect((await deleting).status).toBe(204);
-    } finally {
-      await settler.end();
-    }
+    const deleted = await whileHolding(
+      env.database.url,
+      rowLock('subscriptions', subscription),
+      () => deleteStore(store.id),
+      'the deletion waiting for the subscription',
+      async () => {
+        // were the deletion's lock on the store one that the charge's foreign key check waits for,
+        // the charge would wait holding its token, which the deletion goes on to lock: a deadlock
+        const charged = await Promise.race([
+          storeApi.postCharge({ transaction_token_id: token, amount: 1200, currency: 'JPY' }),
+          sleep(10_000).then(() => null),
+        ]);
+        expect(charged?.status).toBe(201);
+      },
+    );
+    expect(deleted.status).toBe(204);
     expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token } })).active).toBe(
       false,
     );

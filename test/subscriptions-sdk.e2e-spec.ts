@@ -5,13 +5,11 @@
 // pending (nothing here charges).
 import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { Client } from 'pg';
 import type SDK from 'univapay-node';
 import { PaymentType, SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
 import { computeSchedule, NAMED_PERIODS } from '@kessai/schedule';
 import {
   APPROVED_TEST_CARD,
-  blockedBy,
   GatewayClient,
   insertPendingCharge,
   listenLocally,
@@ -21,6 +19,7 @@ import {
   sdkError,
   sdkFor,
   TestEnvironment,
+  whileHolding,
   type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
@@ -652,23 +651,20 @@ describe('scheduled payments and charges', () => {
       data: { configuration: { subscription_configuration: { allow_merchant_amount_patch: true } } },
     });
     const paymentId = created.nextPayment.id;
-    // a cancel (or a store's deletion) holds the subscription and will go on to its payment
-    const holder = new Client({ connectionString: env.database.url });
-    const probe = new Client({ connectionString: env.database.url });
-    await holder.connect();
-    await probe.connect();
     try {
-      await holder.query('BEGIN');
-      await holder.query('SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', [created.id]);
-      const patching = sdk().subscriptions.payments.update(storeId(), created.id, paymentId, { amount: 800 });
-      await blockedBy(holder, 'the PATCH waiting for the subscription');
-      // the PATCH, waiting for the subscription, holds nothing of the payment
-      await probe.query('SELECT id FROM scheduled_payments WHERE id = $1 FOR UPDATE NOWAIT', [paymentId]);
-      await holder.query('COMMIT');
-      expect(await patching).toMatchObject({ amount: 800 });
+      // a cancel (or a store's deletion) holds the subscription and will go on to its payment
+      const patched = await whileHolding(
+        env.database.url,
+        { sql: 'SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', params: [created.id] },
+        () => sdk().subscriptions.payments.update(storeId(), created.id, paymentId, { amount: 800 }),
+        'the PATCH waiting for the subscription',
+        async (probe) => {
+          // the PATCH, waiting for the subscription, holds nothing of the payment
+          await probe.query('SELECT id FROM scheduled_payments WHERE id = $1 FOR UPDATE NOWAIT', [paymentId]);
+        },
+      );
+      expect(patched).toMatchObject({ amount: 800 });
     } finally {
-      await holder.end();
-      await probe.end();
       await env.prisma.store.update({ where: { id: storeId() }, data: { configuration: {} } });
     }
   });

@@ -66,3 +66,40 @@ export async function blockedBy(holder: Pick<Client, 'query'>, what: string): Pr
     { what },
   );
 }
+
+/** What `whileHolding` holds: one statement run in a transaction of its own, left open. */
+export interface HeldLock {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * Starts `start` while another connection holds a lock (`hold`, in a transaction it leaves open);
+ * once what started waits for that connection (blockedBy), `during` runs — with a probe connection
+ * of its own, and the holder's, to go on as the holder — then the holder commits. What `start`
+ * answered. Both connections are closed whatever happens (closing rolls an open transaction back).
+ */
+export async function whileHolding<T>(
+  url: string,
+  hold: HeldLock,
+  start: () => Promise<T>,
+  what: string,
+  during: (probe: Client, holder: Client) => Promise<void> = () => Promise.resolve(),
+): Promise<T> {
+  const holder = new Client({ connectionString: url });
+  const probe = new Client({ connectionString: url });
+  await holder.connect();
+  await probe.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(hold.sql, hold.params);
+    const answer = start();
+    await blockedBy(holder, what);
+    await during(probe, holder);
+    await holder.query('COMMIT');
+    return await answer;
+  } finally {
+    await holder.end();
+    await probe.end();
+  }
+}

@@ -72,7 +72,7 @@ export class StoresService {
 
   /**
    * POST /stores: merchant credentials only (a store token names a store already). A logo comes
-   * with the store or not at all (one statement).
+   * with the store or not at all (one transaction).
    */
   async create(principal: Principal, body: unknown, baseUrl: string) {
     if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
