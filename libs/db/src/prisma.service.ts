@@ -23,9 +23,14 @@ export class PrismaService extends PrismaClient implements OnModuleInit, OnModul
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     const pool = new Pool({ connectionString: config.DATABASE_URL, max: config.DB_POOL_SIZE });
-    // an idle connection dropped by the server is discarded by the pool; without a listener the
-    // 'error' event would crash the process
+    // A connection the server drops (a restart, an administrator's termination, a network cut)
+    // emits 'error' on its client. The pool listens on idle clients only (and re-emits here); a
+    // client checked out by `write` or `inTransaction` has no listener of pg's, and an 'error' with
+    // no listener crashes the process. So every client gets one of its own for its whole life: the
+    // statement in flight, if any, fails with the error anyway, the client is no longer queryable
+    // and the pool discards it on release, and the next checkout opens a new connection.
     pool.on('error', () => undefined);
+    pool.on('connect', (client) => client.on('error', () => undefined));
     super({ adapter: new PrismaPg(pool) });
     this.pool = pool;
   }

@@ -16,3 +16,4 @@ export * from './subscriptions';
 export * from './webhook-receiver';
 export * from './images';
 export * from './plans';
+export * from './own-postgres';
