@@ -60,3 +60,4 @@ export * from './repositories/deferred-payments.repository';
 export * from './repositories/checkout-forms.repository';
 export * from './repositories/checkout-products.repository';
 export * from './repositories/checkout-links.repository';
+export * from './unavailable';

@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { eventually } from './eventually';
@@ -102,4 +103,43 @@ export async function whileHolding<T>(
     await holder.end();
     await probe.end();
   }
+}
+
+/**
+ * A new database on `serverUrl` (another server than TEST_DATABASE_URL's, e.g. a cluster of the
+ * test's own: startOwnPostgres) with the real migrations applied (`prisma migrate deploy`).
+ */
+export async function createMigratedDatabase(serverUrl: string): Promise<TestDatabase> {
+  const name = `kessai_t_${randomBytes(6).toString('hex')}`;
+  const adminUrl = withDatabase(serverUrl, 'postgres');
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = withDatabase(serverUrl, name);
+  await new Promise<void>((resolve, reject) => {
+    execFile(
+      'npx',
+      ['prisma', 'migrate', 'deploy'],
+      { env: { ...process.env, DATABASE_URL: url } },
+      (error, _out, stderr) =>
+        error ? reject(new Error(`prisma migrate deploy failed: ${stderr}`)) : resolve(),
+    );
+  });
+  return {
+    name,
+    url,
+    async drop() {
+      const client = new Client({ connectionString: adminUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
 }

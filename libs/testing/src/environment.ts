@@ -97,8 +97,12 @@ export class TestEnvironment {
     readonly admin: AdminService,
   ) {}
 
-  static async create(overrides: Record<string, string> = {}): Promise<TestEnvironment> {
-    const database = await createTestDatabase();
+  /** `options.database`: a database made elsewhere (createMigratedDatabase), dropped on close. */
+  static async create(
+    overrides: Record<string, string> = {},
+    options: { database?: TestDatabase } = {},
+  ): Promise<TestEnvironment> {
+    const database = options.database ?? (await createTestDatabase());
     const variables = testVariables(database.url, overrides);
     const config = loadConfig(variables);
     const prisma = new PrismaService(config);

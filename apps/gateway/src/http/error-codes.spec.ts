@@ -17,6 +17,7 @@ import {
   type DomainError,
   type ErrorCode,
   type ErrorCodeOf,
+  WriteOutcomeUnknownError,
 } from '@kessai/domain';
 import { toErrorResponse } from './error-response';
 
@@ -147,5 +148,19 @@ describe('the statuses the domain errors are answered with', () => {
     // a 4xx with no code of its own (431: request headers too large)
     expect(toErrorResponse({ statusCode: 431 }, id).body.code).toBe('BAD_REQUEST');
     expect(toErrorResponse(new Error('boom'), id).body.code).toBe('INTERNAL_SERVER_ERROR');
+  });
+
+  it("answer a dependency's unavailability 503 with Retry-After, a lost write's outcome 500", () => {
+    const id = () => 'error-id';
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const unavailable = toErrorResponse(refused, id);
+    expect(unavailable.statusCode).toBe(503);
+    expect(unavailable.body).toEqual({ status: 'error', code: 'SERVICE_UNAVAILABLE_TRY_AGAIN', errors: [] });
+    expect(unavailable.headers['retry-after']).toBe('1');
+    expect(toErrorResponse(new Error('Connection is closed.'), id).statusCode).toBe(503);
+    // it may have committed, and its Idempotency-Key stays claimed: not "try again"
+    const lost = toErrorResponse(new WriteOutcomeUnknownError('charge create', refused), id);
+    expect(lost.statusCode).toBe(500);
+    expect(lost.body.code).toBe('INTERNAL_SERVER_ERROR');
   });
 });

@@ -12,9 +12,12 @@ import {
   ServiceUnavailableError,
   UnsupportedAuthorizationSchemeError,
   ValidationError,
+  WriteOutcomeUnknownError,
   type ErrorCode,
   type FieldError,
 } from '@kessai/domain';
+import { isDatabaseUnavailable } from '@kessai/db';
+import { isRedisUnavailable } from '@kessai/redis';
 
 /** The API's error envelope (api-reference §2.1). `errors` is always present. */
 export interface ErrorEnvelope {
@@ -99,10 +102,28 @@ function clientStatusOf(error: unknown): number | null {
   return typeof status === 'number' ? status : null;
 }
 
+/** How long a client is told to wait before it tries again after a 503 (seconds). */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Whether `error` is a dependency's unavailability (Postgres or Redis unreachable, restarting, out
+ * of connections, a pool or transaction that could not start in time): answered 503
+ * SERVICE_UNAVAILABLE_TRY_AGAIN with Retry-After, not 500 (docs/decisions/0025). A write whose
+ * outcome is unknown is not: it may have committed, and its Idempotency-Key stays claimed (0006),
+ * so "try again" would be the wrong advice; it stays a 500.
+ */
+export function isUnavailable(error: unknown): boolean {
+  if (error instanceof WriteOutcomeUnknownError) return false;
+  return isDatabaseUnavailable(error) || isRedisUnavailable(error);
+}
+
 export function toErrorResponse(error: unknown, newErrorId: () => string): ErrorResponse {
+  if (!(error instanceof DomainError) && isUnavailable(error)) error = new ServiceUnavailableError();
   if (error instanceof DomainError) {
     const headers: Record<string, string> = {};
     if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds);
+    if (error instanceof ServiceUnavailableError)
+      headers['retry-after'] = String(UNAVAILABLE_RETRY_AFTER_SECONDS);
     if (error instanceof AuthenticationError) {
       headers['www-authenticate'] =
         error instanceof UnsupportedAuthorizationSchemeError ? BEARER_REQUIRED_CHALLENGE : BEARER_CHALLENGE;
