@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Redis } from 'ioredis';
 import SDK from 'univapay-node';
 import { loadConfig } from '@kessai/config';
 import { masterNodes, RedisService } from '@kessai/redis';
@@ -6,6 +7,7 @@ import {
   CapturedLog,
   TestEnvironment,
   bearer,
+  testRedisCluster,
   listenLocally,
   requestJson as call,
   startGatewayProcess,
@@ -319,6 +321,29 @@ describe('when Redis does not answer', () => {
     expect(res.body).toEqual({ status: 'error', code: 'SERVICE_UNAVAILABLE_TRY_AGAIN', errors: [] });
     expect(res.headers.get('retry-after')).toBe('1');
     expect(res.headers.get('x-requests-per-minute-exact')).toBe('120');
+    await app.close();
+  });
+
+  it('lets a request through when Redis is connected but slow: a healthy Redis never refuses', async () => {
+    // the limiter's own connection stops reading Redis's answers for a while: connected, ready, late
+    // (a loaded machine); on a Cluster the client has no single socket to hold
+    if (testRedisCluster()) return;
+    const app = await createGatewayApp(loadConfig({ ...env.variables, RATE_LIMIT_REDIS_TIMEOUT_MS: '100' }), {
+      logger: log.logger('gateway'),
+    });
+    const url = await listenLocally(app);
+    const token = await freshToken();
+    const client = app.get(RedisService).client as Redis;
+    expect((await call(url, '/me', { auth: bearer(token) })).status).toBe(200);
+    client.stream.pause();
+    try {
+      const res = await call(url, '/me', { auth: bearer(token) });
+      expect(client.status).toBe('ready');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-remaining-requests-exact')).toBeNull();
+    } finally {
+      client.stream.resume();
+    }
     await app.close();
   });
 

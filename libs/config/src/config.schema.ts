@@ -151,9 +151,9 @@ export const configSchema = z.object({
   RATE_LIMIT_EXACT_PER_MINUTE: positiveInt.default(120),
   /** the spec states 0.02/ms for the exact burst (1,200 / 60,000), not 120 / 60,000 */
   RATE_LIMIT_EXACT_REFILL_PER_MS: positiveNumber.default(0.02),
-  /** what the gateway does when Redis does not answer the limiter in time: refuse (503) or let requests through */
+  /** what the gateway does when Redis is unreachable for the limiter: refuse (503) or let requests through */
   RATE_LIMIT_REDIS_FAILURE: z.enum(['closed', 'open']).default('closed'),
-  /** How long the limiter waits for Redis before RATE_LIMIT_REDIS_FAILURE applies. */
+  /** How long the limiter waits for Redis; a connected Redis slower than this lets the request through uncounted. */
   RATE_LIMIT_REDIS_TIMEOUT_MS: positiveInt.default(250),
 
   // Charges (docs/charges.md)

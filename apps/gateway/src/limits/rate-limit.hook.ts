@@ -5,7 +5,7 @@ import type { Logger } from '@kessai/observability';
 import { sendError } from '../http/error-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { planFor } from './rate-limit.policy';
-import type { RateLimiter } from './rate-limiter';
+import { RateLimiterUnavailableError, type RateLimiter } from './rate-limiter';
 
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
@@ -19,9 +19,11 @@ function subjectOf(request: FastifyRequest): string {
  * request it is and before anything else runs, and reports the balances in headers on whatever the
  * response turns out to be (success, error or 429).
  *
- * When Redis does not answer, RATE_LIMIT_REDIS_FAILURE decides: `closed` (default) refuses with 503
+ * When Redis is unreachable, RATE_LIMIT_REDIS_FAILURE decides: `closed` (default) refuses with 503
  * and Retry-After, because unlimited traffic would then reach Postgres and the payment processor
- * unchecked; `open` lets the request through without remaining-balance headers.
+ * unchecked; `open` lets the request through without remaining-balance headers. A Redis that is
+ * connected but slower than RATE_LIMIT_REDIS_TIMEOUT_MS (a loaded machine) lets the request through
+ * uncounted in either mode: a healthy Redis never refuses a request (docs/decisions/0025).
  */
 export function registerRateLimiting(
   fastify: FastifyInstance,
@@ -47,13 +49,17 @@ export function registerRateLimiting(
     try {
       outcome = await limiter.take(subjectOf(request), plan.buckets);
     } catch (error) {
-      metrics.rateLimiterFailed();
+      const slow = error instanceof RateLimiterUnavailableError && error.slow;
+      metrics.rateLimiterFailed(slow ? 'slow' : 'unavailable');
       const now = Date.now();
       if (now - lastFailureLog > FAILURE_LOG_INTERVAL_MS) {
         lastFailureLog = now;
-        logger.warn({ err: error, mode: config.RATE_LIMIT_REDIS_FAILURE }, 'rate limiter unavailable');
+        logger.warn(
+          { err: error, mode: slow ? 'let through (slow)' : config.RATE_LIMIT_REDIS_FAILURE },
+          slow ? 'rate limiter slow' : 'rate limiter unavailable',
+        );
       }
-      if (config.RATE_LIMIT_REDIS_FAILURE === 'open') return;
+      if (slow || config.RATE_LIMIT_REDIS_FAILURE === 'open') return;
       for (const bucket of plan.buckets) void reply.header(bucket.remainingHeader, 0);
       void reply.header('retry-after', 1);
       return sendError(reply, new ServiceUnavailableError());

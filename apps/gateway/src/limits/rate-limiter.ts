@@ -13,10 +13,16 @@ export interface RateLimitOutcome {
   remaining: number[];
 }
 
-/** The Redis limiter could not answer (unreachable, or slower than RATE_LIMIT_REDIS_TIMEOUT_MS). */
+/**
+ * The Redis limiter could not answer: Redis unreachable (`slow` false), or connected and ready but
+ * slower than RATE_LIMIT_REDIS_TIMEOUT_MS (`slow` true: on a loaded machine, not a Redis that is down).
+ */
 export class RateLimiterUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('rate limiter unavailable', { cause });
+  constructor(
+    cause: unknown,
+    readonly slow: boolean,
+  ) {
+    super(slow ? 'rate limiter slow' : 'rate limiter unavailable', { cause });
   }
 }
 
@@ -78,15 +84,19 @@ export class RateLimiter {
 
   private async withTimeout<T>(promise: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
+    let timedOut = false;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)), this.timeoutMs);
+      timer = setTimeout(() => {
+        timedOut = true;
+        reject(new Error(`no answer within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
     });
     try {
       return await Promise.race([promise, timeout]);
     } catch (error) {
       // a late answer or failure of the abandoned call must not surface as an unhandled rejection
       promise.catch(() => undefined);
-      throw new RateLimiterUnavailableError(error);
+      throw new RateLimiterUnavailableError(error, timedOut && this.client.status === 'ready');
     } finally {
       clearTimeout(timer);
     }

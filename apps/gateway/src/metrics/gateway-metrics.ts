@@ -48,7 +48,10 @@ export class GatewayMetrics {
     });
     this.#rateLimiterFailures = new Counter({
       name: 'kessai_rate_limiter_failures_total',
-      help: 'Requests the rate limiter could not count (Redis did not answer); RATE_LIMIT_REDIS_FAILURE decided',
+      help:
+        'Requests the rate limiter could not count, by reason: unavailable (Redis unreachable; ' +
+        'RATE_LIMIT_REDIS_FAILURE decided) or slow (connected, no answer in RATE_LIMIT_REDIS_TIMEOUT_MS; let through)',
+      labelNames: ['reason'],
       registers,
     });
     this.#idempotencyReplays = new Counter({
@@ -79,8 +82,8 @@ export class GatewayMetrics {
     this.#rateLimitRefusals.inc({ family });
   }
 
-  rateLimiterFailed(): void {
-    this.#rateLimiterFailures.inc();
+  rateLimiterFailed(reason: 'unavailable' | 'slow'): void {
+    this.#rateLimiterFailures.inc({ reason });
   }
 
   idempotentReplay(): void {
