@@ -7,6 +7,7 @@ import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kes
 import { GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
+import { registerDrain } from './http/graceful-shutdown';
 import { acceptFormBodies } from './http/form-body';
 import { acceptEmptyJsonBodies } from './http/json-body-parser';
 import { registerNulGuard } from './http/nul-guard';
@@ -53,6 +54,8 @@ export async function createGatewayApp(
   const fastify = app.getHttpAdapter().getInstance();
   // first of all: every log line written for the request carries its id (X-Request-Id or a new one)
   fastify.addHook('onRequest', (request, _reply, done) => withCorrelation(request.id, done));
+  // after SIGTERM: /heartbeat answers 503 and connections close after their request (main.ts)
+  registerDrain(fastify);
 
   // the API speaks JSON (and, for a store's logo, multipart/form-data: acceptFormBodies below): any
   // other body is refused with 415 rather than parsed as text

@@ -3,6 +3,7 @@ import { loadConfigOrExit } from '@kessai/config';
 import { createLogger } from '@kessai/observability';
 import { stopOnSignals } from '@kessai/runtime';
 import { createGatewayApp } from './app.factory';
+import { drainAndClose } from './http/graceful-shutdown';
 
 async function main() {
   const config = loadConfigOrExit();
@@ -10,9 +11,12 @@ async function main() {
   const app = await createGatewayApp(config, { logger });
   await app.listen(config.PORT, config.HOST);
   logger.info({ url: await app.getUrl() }, 'gateway listening');
-  // SIGTERM: stop accepting connections, let in-flight requests finish, close DB and Redis,
-  // all within SHUTDOWN_TIMEOUT_MS
-  stopOnSignals({ logger, stop: () => app.close() }, config.SHUTDOWN_TIMEOUT_MS);
+  // SIGTERM: readiness fails, stop accepting connections, let in-flight requests finish, then close
+  // Postgres and Redis, all within SHUTDOWN_TIMEOUT_MS
+  stopOnSignals(
+    { logger, stop: () => drainAndClose(app, logger, config.SHUTDOWN_TIMEOUT_MS) },
+    config.SHUTDOWN_TIMEOUT_MS,
+  );
 }
 
 main().catch((error: unknown) => {

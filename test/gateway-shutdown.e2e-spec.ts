@@ -1,0 +1,82 @@
+import { request as httpRequest } from 'node:http';
+import {
+  GatewayClient,
+  RELAXED_RATE_LIMITS,
+  startGatewayProcess,
+  TestEnvironment,
+  whileHolding,
+  type Credentials,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+
+/**
+ * The gateway's SIGTERM (issue 28, item 2): it stops accepting connections and fails readiness
+ * first, lets the request in flight finish with Postgres and Redis still open, then closes them and
+ * exits 0. Before, Nest closed the pools first and HTTP last: the request in flight and the ones
+ * still arriving met closed pools (500, the limiter's 503, resets).
+ */
+let env: TestEnvironment;
+let gateway: SpawnedApp;
+let url: string;
+let seeded: SeededMerchant;
+let merchant: Credentials;
+
+beforeAll(async () => {
+  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, SHUTDOWN_TIMEOUT_MS: '30000' });
+  seeded = await env.seedMerchant('shutdown');
+  merchant = await env.merchantToken(seeded);
+  ({ app: gateway, url } = await startGatewayProcess(env.variables));
+}, 120_000);
+
+afterAll(async () => {
+  await gateway?.stop('SIGKILL');
+  await env?.close();
+});
+
+/** A GET on a connection of its own; resolves with the status, or the socket error's code. */
+function freshConnectionGet(path: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    const req = httpRequest(`${url}${path}`, { agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    req.end();
+  });
+}
+
+describe('the gateway on SIGTERM', () => {
+  it('refuses new connections, finishes the request in flight, then exits 0', async () => {
+    expect(await freshConnectionGet('/heartbeat')).toBe(200);
+    const api = new GatewayClient(url, merchant);
+    let duringShutdown: Array<number | string> = [];
+
+    // PATCH /stores/{id} waits on the store's row, held by another transaction, while SIGTERM arrives
+    const patched = await whileHolding(
+      env.database.url,
+      { sql: 'SELECT id FROM stores WHERE id = $1 FOR UPDATE', params: [seeded.store.id] },
+      () =>
+        api.request(`/stores/${seeded.store.id}`, { method: 'PATCH', json: { name: 'Renamed in flight' } }),
+      'PATCH /stores waiting on the store row',
+      async () => {
+        gateway.child.kill('SIGTERM');
+        await gateway.waitForLog((line) => line.msg === 'shutdown requested');
+        // the listening socket is closed: a new connection is refused, not served with closed pools
+        duringShutdown = await Promise.all([
+          freshConnectionGet('/heartbeat'),
+          freshConnectionGet('/charges'),
+        ]);
+      },
+    );
+
+    expect(duringShutdown).toEqual(['ECONNREFUSED', 'ECONNREFUSED']);
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ name: 'Renamed in flight' });
+    expect(patched.headers.get('connection')).toBe('close');
+    expect(await gateway.stop()).toBe(0);
+    expect(
+      gateway.lines.some((line) => line.includes('"gateway drained"') && line.includes('"drained":true')),
+    ).toBe(true);
+  }, 120_000);
+});
