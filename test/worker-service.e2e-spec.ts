@@ -8,6 +8,7 @@ import {
   ProcessorMismatchError,
   QueueProcessor,
   startWorkerService,
+  stalledCheckOptions,
   unhandledJob,
   WorkerRegistry,
   type RunningWorkerService,
@@ -26,6 +27,9 @@ const LIFECYCLE_QUEUE = defineQueue({
   jobOptions: { attempts: 5, removeOnComplete: { count: 100 }, removeOnFail: { count: 100 } },
 });
 
+/** the test processor's job lock, as the services' *_JOB_LOCK_MS */
+const LOCK_MS = 15_000;
+
 function deferred() {
   let resolve!: () => void;
   const promise = new Promise<void>((res) => (resolve = res));
@@ -39,7 +43,7 @@ const probe = { handled: [] as string[], started: deferred(), gate: deferred() }
 class LifecycleProcessor extends QueueProcessor<typeof LIFECYCLE_QUEUE> {
   readonly queue = LIFECYCLE_QUEUE;
   workerOptions() {
-    return { concurrency: 1 };
+    return { concurrency: 1, lockDuration: LOCK_MS };
   }
   protected async handle(job: QueueJob<typeof LIFECYCLE_QUEUE>, raw: Job) {
     switch (job.name) {
@@ -210,6 +214,23 @@ describe('worker service', () => {
     expect(scrape.sum('kessai_job_duration_seconds_count', labels)).toBe(4);
     // a queue outside libs/contracts is not registered with the container: no depth for it
     expect(scrape.find('kessai_queue_jobs')).toEqual([]);
+  });
+
+  it("checks for a dead worker's jobs every JOB_STALLED_CHECK_MS, not once per lock (takeover: lock + check)", async () => {
+    service = await startWorkerService({
+      name: 'lifecycle',
+      config: { ...env.config, JOB_STALLED_CHECK_MS: 1_500 },
+      healthPort: 0,
+      imports: [LifecycleModule],
+      processors: [LifecycleProcessor],
+    });
+    const worker = service.app.get(WorkerRegistry).workers[0];
+    // BullMQ moves a job whose lock is gone at the first check after a check that marked it: with
+    // the check as long as the lock, a killed worker's job waited up to twice the lock (issue 28)
+    expect(worker.opts.lockDuration).toBe(LOCK_MS);
+    expect(worker.opts.stalledInterval).toBe(1_500);
+    // never longer than the lock itself
+    expect(stalledCheckOptions({ lockDuration: 1_000 }, 2_000).stalledInterval).toBe(1_000);
   });
 
   it('on stop, takes no new job and finishes the one in flight', async () => {

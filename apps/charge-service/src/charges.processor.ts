@@ -25,9 +25,8 @@ export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
   workerOptions(): ProcessorWorkerOptions {
     return {
       concurrency: this.config.CHARGE_WORKER_CONCURRENCY,
-      // a killed worker's jobs are found stalled within about this long and handed to another
+      // a killed worker's jobs are handed to another once this lock expires (plus one stalled check)
       lockDuration: this.config.CHARGE_JOB_LOCK_MS,
-      stalledInterval: this.config.CHARGE_JOB_LOCK_MS,
     };
   }
 

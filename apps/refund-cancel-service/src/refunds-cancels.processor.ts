@@ -24,9 +24,8 @@ export class RefundsCancelsProcessor extends QueueProcessor<typeof REFUNDS_CANCE
   workerOptions(): ProcessorWorkerOptions {
     return {
       concurrency: this.config.REFUND_CANCEL_WORKER_CONCURRENCY,
-      // a killed worker's jobs are found stalled within about this long and handed to another
+      // a killed worker's jobs are handed to another once this lock expires (plus one stalled check)
       lockDuration: this.config.REFUND_CANCEL_JOB_LOCK_MS,
-      stalledInterval: this.config.REFUND_CANCEL_JOB_LOCK_MS,
     };
   }
 

@@ -21,7 +21,6 @@ export class SubscriptionsProcessor extends QueueProcessor<typeof SUBSCRIPTIONS_
     return {
       concurrency: this.config.SUBSCRIPTION_WORKER_CONCURRENCY,
       lockDuration: this.config.SUBSCRIPTION_JOB_LOCK_MS,
-      stalledInterval: this.config.SUBSCRIPTION_JOB_LOCK_MS,
     };
   }
 

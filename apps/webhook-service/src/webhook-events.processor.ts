@@ -25,7 +25,6 @@ export class WebhookEventsProcessor extends QueueProcessor<typeof WEBHOOK_EVENTS
       // jobs taken at once; their tries share the DeliveryPool's global cap (WEBHOOK_WORKER_CONCURRENCY)
       concurrency: this.config.WEBHOOK_JOB_CONCURRENCY,
       lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
-      stalledInterval: this.config.WEBHOOK_JOB_LOCK_MS,
     };
   }
 

@@ -191,7 +191,12 @@ export const configSchema = z.object({
   CHARGE_AWAITING_EXPIRY_SECONDS: positiveInt.default(1_200),
   /** How often charge-service looks for due captures (capture_at), expired and stale charges. */
   CHARGE_SWEEP_INTERVAL_MS: positiveInt.default(1_000),
-  /** A charge-service job whose process died is taken over after this long (BullMQ lock duration). */
+  /**
+   * How often BullMQ looks for jobs whose worker died (its stalled check, at most the job lock): a
+   * killed worker's job is taken over within its *_JOB_LOCK_MS plus this.
+   */
+  JOB_STALLED_CHECK_MS: positiveInt.min(100).default(2_000),
+  /** A charge-service job whose process died is taken over after this long plus JOB_STALLED_CHECK_MS (BullMQ lock duration). */
   CHARGE_JOB_LOCK_MS: positiveInt.min(1_000).default(15_000),
   /** Refunds and cancels refund-cancel-service carries out at once per process (processor calls are I/O). */
   REFUND_CANCEL_WORKER_CONCURRENCY: positiveInt.max(1_000).default(32),

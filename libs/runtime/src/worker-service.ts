@@ -20,7 +20,7 @@ import { HealthController } from './health.controller';
 import { JobMetrics } from './job-metrics';
 import { MetricsController } from './metrics.controller';
 import { OutboxRelay } from './outbox-relay';
-import type { QueueProcessor } from './queue-processor';
+import type { ProcessorWorkerOptions, QueueProcessor } from './queue-processor';
 import { registerOutboxLag, registerQueueDepth } from './scrape-metrics';
 import { WorkerRegistry } from './worker-registry';
 
@@ -99,6 +99,22 @@ function checkProcessors(name: string, processors: ReadonlyArray<QueueProcessor<
 }
 
 /**
+ * A processor's worker options with BullMQ's stalled check every `checkMs` (at most its lock
+ * duration). BullMQ takes a job over when a check finds it marked by the check before and its lock
+ * gone: a killed worker's job is taken over at most one check interval after its lock expires. With
+ * the check as long as the lock (as before), that was up to twice the lock (15-30 s at 15 s, issue
+ * 28); with a short check it is the lock plus a few seconds. Each check is one Lua script over the
+ * queue's active list, run by one worker of the queue per interval (its stalled-check key).
+ */
+export function stalledCheckOptions(
+  options: ProcessorWorkerOptions,
+  checkMs: number,
+): ProcessorWorkerOptions {
+  const lockDuration = options.lockDuration ?? 30_000;
+  return { ...options, lockDuration, stalledInterval: Math.min(checkMs, lockDuration) };
+}
+
+/**
  * Starts a worker service: the Nest container (config, Postgres, Redis, BullMQ, the service's
  * modules), then its queue workers with the options their processors take from the config, the
  * health endpoint, and the outbox relay when asked for.
@@ -121,7 +137,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     (options.processors ?? []).forEach((type, i) => {
       const processor = processors[i];
       Processor(processor.queue.name, {
-        ...processor.workerOptions(),
+        ...stalledCheckOptions(processor.workerOptions(), options.config.JOB_STALLED_CHECK_MS),
         maxStalledCount: MAX_STALLED_COUNT,
       })(type);
     });
