@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 export TEST_DATABASE_URL=${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/kessai_test}
 PORTS=(${REDIS_CLUSTER_PORTS:-7001 7002 7003})
 bash scripts/redis-cluster.sh start
+# the cluster is this run's own: nothing of it is left running afterwards, on failure too
+trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
 export TEST_REDIS_URL=redis://127.0.0.1:${PORTS[0]} TEST_REDIS_CLUSTER=1
 npx jest --ci \
   test/charges-create.e2e-spec.ts test/charges-capture.e2e-spec.ts test/charges-sdk.e2e-spec.ts \

@@ -88,12 +88,22 @@ function parseJson(line: string): Record<string, unknown> | null {
   }
 }
 
+/**
+ * How long a process may take to announce itself: a bound for a hung start, not an expectation. A
+ * start fails at once when the process exits; on a loaded 2-core machine (load 15-23 in CI) a
+ * ts-node start took longer than 30 s (gateways) and 60 s (workers), so the bound is generous.
+ */
+export const PROCESS_START_TIMEOUT_MS = 180_000;
+
 /** Starts a gateway process and resolves its base URL once it listens. */
 export async function startGatewayProcess(variables: Record<string, string>) {
   // info level: the line announcing the URL is an info line
   const app = SpawnedApp.start('apps/gateway/src/main.ts', { ...variables, LOG_LEVEL: 'info' });
   try {
-    const listening = await app.waitForLog((line) => line.msg === 'gateway listening');
+    const listening = await app.waitForLog(
+      (line) => line.msg === 'gateway listening',
+      PROCESS_START_TIMEOUT_MS,
+    );
     return { app, url: String(listening.url) };
   } catch (error) {
     await app.stop('SIGKILL');
@@ -112,7 +122,7 @@ const AT_LEAST_INFO = new Set(['trace', 'debug', 'info']);
 export async function startWorkerProcess(
   entry: string,
   variables: Record<string, string>,
-  { timeoutMs = 60_000 }: { timeoutMs?: number } = {},
+  { timeoutMs = PROCESS_START_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ) {
   const name = entry.split('/').at(-3);
   if (!name || !entry.startsWith('apps/')) throw new Error(`not an app entry point: ${entry}`);
