@@ -282,6 +282,23 @@ describe('many credentials at once', () => {
   });
 });
 
+describe("an app token's secret-less calls", () => {
+  it("have a balance of their own: draining it from a forged Origin leaves the secret's calls alone", async () => {
+    const token = await freshToken();
+    // the public half alone, from an Origin the token does not allow: counted, then refused
+    const publicCalls = [];
+    for (let i = 0; i < 12; i++) {
+      publicCalls.push(
+        await call(exactUrl, '/me', { auth: `Bearer ${token.jwt}`, origin: 'https://forged.example' }),
+      );
+    }
+    expect(publicCalls.slice(-2).map((r) => r.status)).toEqual([429, 429]);
+    const own = await call(exactUrl, '/me', { auth: bearer(token) });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('x-remaining-requests-exact')).toBe('9');
+  });
+});
+
 describe('two gateway processes sharing one Redis', () => {
   let first: SpawnedApp | undefined;
   let second: SpawnedApp | undefined;

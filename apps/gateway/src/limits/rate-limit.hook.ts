@@ -9,9 +9,16 @@ import { RateLimiterUnavailableError, type RateLimiter } from './rate-limiter';
 
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
-/** Who a request's buckets belong to: its credential, or its client IP when it has none. */
-function subjectOf(request: FastifyRequest): string {
-  return request.principal ? request.principal.credentialId : `ip_${request.ip}`;
+/**
+ * Who a request's buckets belong to: its credential, or its client IP when it has none. A
+ * credential's secret-less (browser) calls have a balance of their own: the public half of an app
+ * token is in every page that embeds it, and anyone may send it with a forged Origin; draining it
+ * must not refuse the merchant's own secret-bearing calls (issue 27).
+ */
+export function subjectOf(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (!principal) return `ip_${request.ip}`;
+  return principal.hasSecret ? principal.credentialId : `${principal.credentialId}_public`;
 }
 
 /**
