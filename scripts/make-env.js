@@ -9,6 +9,7 @@ const generated = {
   VAULT_KEYS: () => `k1:${randomBytes(32).toString('base64')}`,
   VAULT_FINGERPRINT_SECRET: () => randomBytes(32).toString('hex'),
   PROCESSOR_CALLBACK_SECRET: () => randomBytes(32).toString('hex'),
+  METRICS_TOKEN: () => randomBytes(24).toString('hex'),
 };
 
 const args = process.argv.slice(2);

@@ -307,11 +307,40 @@ export const configSchema = z.object({
 
 export type AppConfig = z.infer<typeof configSchema>;
 
+/** The placeholder values .env.example ships (scripts/make-env.js replaces them with fresh keys). */
+export const PLACEHOLDER_SECRET = /change-me|replace[_-]with/i;
+
+/** The secrets a deployment must never run with a published placeholder of. */
+const SECRETS = [
+  'JWT_SIGNING_KEY',
+  'VAULT_FINGERPRINT_SECRET',
+  'PROCESSOR_CALLBACK_SECRET',
+  'METRICS_TOKEN',
+] as const;
+
+/** An address only this machine reaches (where /metrics may stay open). */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
+}
+
 /** Problems of settings that depend on each other, which the schema's fields cannot see one by one. */
 export function crossFieldProblems(config: AppConfig): string[] {
   const problems: string[] = [];
   if (config.QUEUE_DASHBOARD_ENABLED && config.QUEUE_DASHBOARD_PASSWORD === undefined)
     problems.push('QUEUE_DASHBOARD_PASSWORD is required when QUEUE_DASHBOARD_ENABLED=true');
+  // anyone can read .env.example: its placeholders are no secret outside one's own machine
+  if (config.NODE_ENV !== 'development') {
+    for (const name of SECRETS) {
+      if (PLACEHOLDER_SECRET.test(config[name] ?? ''))
+        problems.push(`${name} is .env.example's placeholder: set a random value (node scripts/make-env.js)`);
+    }
+  }
+  // /metrics takes no app token: in production it is open only where nothing else reaches it
+  if (config.NODE_ENV === 'production' && config.METRICS_TOKEN === undefined && !isLoopbackHost(config.HOST))
+    problems.push(
+      `METRICS_TOKEN is required in production when HOST (${config.HOST}) is not a loopback address: /metrics would be open`,
+    );
   return problems;
 }
 export type VaultKey = AppConfig['VAULT_KEYS'][number];

@@ -107,6 +107,36 @@ describe('loadConfig', () => {
     );
   });
 
+  it(".env.example's placeholder secrets pass in development only", () => {
+    const placeholder = 'change-me-to-at-least-32-random-characters';
+    const withPlaceholders = {
+      ...valid,
+      JWT_SIGNING_KEY: placeholder,
+      VAULT_FINGERPRINT_SECRET: placeholder,
+      PROCESSOR_CALLBACK_SECRET: placeholder,
+    };
+    expect(loadConfig({ ...withPlaceholders, NODE_ENV: 'development' }).JWT_SIGNING_KEY).toBe(placeholder);
+    for (const NODE_ENV of ['test', 'production']) {
+      expect(problemsOf({ ...withPlaceholders, NODE_ENV, HOST: '127.0.0.1' })).toEqual([
+        "JWT_SIGNING_KEY is .env.example's placeholder: set a random value (node scripts/make-env.js)",
+        "VAULT_FINGERPRINT_SECRET is .env.example's placeholder: set a random value (node scripts/make-env.js)",
+        "PROCESSOR_CALLBACK_SECRET is .env.example's placeholder: set a random value (node scripts/make-env.js)",
+      ]);
+    }
+  });
+
+  it('refuses an open /metrics on a non-loopback address in production', () => {
+    expect(problemsOf({ ...valid, NODE_ENV: 'production', HOST: '0.0.0.0' })).toEqual([
+      'METRICS_TOKEN is required in production when HOST (0.0.0.0) is not a loopback address: /metrics would be open',
+    ]);
+    expect(
+      loadConfig({ ...valid, NODE_ENV: 'production', HOST: '0.0.0.0', METRICS_TOKEN: 'm'.repeat(16) }).HOST,
+    ).toBe('0.0.0.0');
+    for (const HOST of ['127.0.0.1', '::1', 'localhost'])
+      expect(loadConfig({ ...valid, NODE_ENV: 'production', HOST }).HOST).toBe(HOST);
+    expect(loadConfig({ ...valid, NODE_ENV: 'development', HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+  });
+
   it('keeps rotation keys in order, the first one active', () => {
     const other = Buffer.alloc(32, 9).toString('base64');
     const config = loadConfig({ ...valid, VAULT_KEYS: `new:${other}, old:${key}` });
