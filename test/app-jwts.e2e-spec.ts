@@ -157,6 +157,10 @@ describe('creating app tokens', () => {
     [{ domains: 'shop.test' }, [{ field: 'domains', reason: 'INVALID_FORMAT' }]],
     [{ domains: ['ok.test', 'not a domain'] }, [{ field: 'domains.1', reason: 'INVALID_FORMAT' }]],
     [{ domains: [''] }, [{ field: 'domains.0', reason: 'INVALID_FORMAT' }]],
+    // a wildcard over a public suffix would let every site under it use the token (frame-ancestors *.com)
+    [{ domains: ['*.com'] }, [{ field: 'domains.0', reason: 'INVALID_FORMAT' }]],
+    [{ domains: ['ok.test', 'https://*.co.jp'] }, [{ field: 'domains.1', reason: 'INVALID_FORMAT' }]],
+    [{ domains: ['*.github.io:443'] }, [{ field: 'domains.0', reason: 'INVALID_FORMAT' }]],
     [{ scope: 'store' }, [{ field: 'scope', reason: 'FORBIDDEN_PARAMETER' }]],
   ])('refuses %j with a validation error naming the field', async (body, errors) => {
     const res = await http('/app_jwts', { method: 'POST', auth: bearer(alphaMerchant), body });

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { AppTokenService, type TokenManager } from '@kessai/accounts';
 import { NotFoundError, parsePageRequest, toPage } from '@kessai/domain';
+import { getDomain } from 'tldts';
 import { z } from 'zod';
 import { AppTokenCache } from '../auth/app-token-cache';
 import { AcceptsCredentials, CurrentPrincipal } from '../auth/decorators';
@@ -12,10 +13,31 @@ import { presentAppJwt, presentIssuedAppJwt } from './app-jwt.presenter';
 const DOMAIN =
   /^(https?:\/\/)?(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i;
 
+/**
+ * Whether `domain` is a wildcard over a public suffix (`*.com`, `*.co.jp`, `*.github.io`): it would
+ * allow every site under it to use the token from a browser, and would become `frame-ancestors
+ * *.com` on the widget's frame. The Public Suffix List (ICANN and private sections) is tldts's.
+ */
+export function isWildcardOverPublicSuffix(domain: string): boolean {
+  const host = domain.replace(/^https?:\/\//i, '').replace(/:\d+$/, '');
+  if (!host.startsWith('*.')) return false;
+  return getDomain(host.slice(2), { allowPrivateDomains: true }) === null;
+}
+
 export const createBody = z
   .object({
     mode: z.enum(['test', 'live']).default('test'),
-    domains: z.array(z.string().trim().max(253).regex(DOMAIN)).max(50).default([]),
+    domains: z
+      .array(
+        z
+          .string()
+          .trim()
+          .max(253)
+          .regex(DOMAIN)
+          .refine((domain) => !isWildcardOverPublicSuffix(domain), { params: { reason: 'INVALID_FORMAT' } }),
+      )
+      .max(50)
+      .default([]),
   })
   .strict();
 
