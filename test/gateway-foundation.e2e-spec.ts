@@ -240,6 +240,16 @@ describe('pagination', () => {
     expect(foreign.body).toEqual(unknown.body);
   });
 
+  it("rejects a sibling store's id as a store credential's cursor like an unknown one", async () => {
+    // alpha's store token sees its own store only; the merchant's other store is no cursor of its
+    const sibling = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'Alpha sibling' });
+    const unknown = await http(`/stores?cursor=${randomUUID()}`, { auth: bearer(alpha.storeToken) });
+    const siblingCursor = await http(`/stores?cursor=${sibling.id}`, { auth: bearer(alpha.storeToken) });
+    expectEnvelope(unknown, 400, 'VALIDATION_ERROR');
+    expect(unknown.body.errors).toEqual([{ field: 'cursor', reason: 'NOT_FOUND' }]);
+    expect(siblingCursor.body).toEqual(unknown.body);
+  });
+
   it('serves the SDK list with limit and cursor', async () => {
     const sdk = sdkAs(merchantToken);
     const page = await sdk.stores.list({ limit: 20 });

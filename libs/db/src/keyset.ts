@@ -29,13 +29,15 @@ export async function listPage<W extends object, R extends KeysetRow>(
   page: PageRequest,
   scope: W,
   queries: {
-    findCursor(where: W & { id: string }): Promise<KeysetRow | null>;
+    findCursor(where: { AND: [W, { id: string }] }): Promise<KeysetRow | null>;
     findMany(args: { where: object; orderBy: ReturnType<typeof keysetOrder>; take: number }): Promise<R[]>;
   },
 ): Promise<R[]> {
   let cursor: KeysetRow | null = null;
   if (page.cursor) {
-    cursor = await queries.findCursor({ ...scope, id: page.cursor });
+    // AND, not a spread: a scope naming its own id (a store credential's stores) must not be
+    // overridden by the cursor's, or a sibling's id would be found (an oracle of its existence)
+    cursor = await queries.findCursor({ AND: [scope, { id: page.cursor }] });
     if (!cursor) throw unknownCursor();
   }
   return queries.findMany({

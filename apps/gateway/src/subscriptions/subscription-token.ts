@@ -11,14 +11,17 @@ const refuse = (code: ErrorCodeOf<400>, reason: string = code) =>
 /**
  * The token a subscription charges (POST /subscriptions, PATCH …/token): a `subscription` or
  * `recurring` card token of the subscription's store and mode, active (and confirmed, when it uses
- * confirmation). Another merchant's token is 404 as an unknown one; anything else is a 400 naming
- * transaction_token_id.
+ * confirmation). Another merchant's token is 404 as an unknown one, and so is a sibling store's for
+ * a caller scoped to one store (`callerStoreId`): it must not learn that the id exists (issue 27).
+ * Anything else is a 400 naming transaction_token_id.
  */
 export function checkSubscriptionToken(
   token: TransactionToken | null,
   expected: { storeId: string; mode: string },
+  callerStoreId: string | null,
 ): TransactionToken {
   if (!token) throw new NotFoundError('transaction_token');
+  if (callerStoreId !== null && token.storeId !== callerStoreId) throw new NotFoundError('transaction_token');
   if (token.storeId !== expected.storeId) throw refuse('TOKEN_FOR_WRONG_STORE');
   if (token.mode !== expected.mode) throw refuse('PROCESSING_MODE_MISMATCH');
   if (token.type !== 'subscription' && token.type !== 'recurring') throw refuse('NOT_SUBSCRIPTION_TOKEN');

@@ -122,6 +122,7 @@ export class SubscriptionsService {
     const token = checkSubscriptionToken(
       await this.tokens.findInMerchant(principal.merchantId, request.transaction_token_id),
       { storeId, mode: principal.mode },
+      principal.storeId,
     );
     await this.refuseWhenDisabled(principal, storeId);
 
@@ -245,7 +246,7 @@ export class SubscriptionsService {
       changed.push('subscription_plan');
     }
     if (request.transaction_token_id !== undefined) {
-      const token = await this.subscriptionToken(subscription, request.transaction_token_id);
+      const token = await this.subscriptionToken(subscription, request.transaction_token_id, principal);
       if (token !== subscription.transactionTokenId)
         change('transactionTokenId', 'transaction_token_id', token);
     }
@@ -269,7 +270,7 @@ export class SubscriptionsService {
     const request = parseInput(updateTokenSchema, body);
     const scope = subscriptionScope(principal, storeId, id);
     const subscription = await this.findVisible(scope, id);
-    const token = await this.subscriptionToken(subscription, request.transaction_token_id);
+    const token = await this.subscriptionToken(subscription, request.transaction_token_id, principal);
     if (subscriptionIsFinal(subscription)) throw subscriptionRefusal(subscription.status);
     if (token === subscription.transactionTokenId) return presentSubscription(subscription);
     const result = await this.subscriptions.update(
@@ -417,9 +418,11 @@ export class SubscriptionsService {
   private async subscriptionToken(
     subscription: SubscriptionWithNextPayment,
     tokenId: string,
+    principal: Principal,
   ): Promise<string> {
     const token = await this.tokens.findInMerchant(subscription.merchantId, tokenId);
-    return checkSubscriptionToken(token, { storeId: subscription.storeId, mode: subscription.mode }).id;
+    const expected = { storeId: subscription.storeId, mode: subscription.mode };
+    return checkSubscriptionToken(token, expected, principal.storeId).id;
   }
 }
 
