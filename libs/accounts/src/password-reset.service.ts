@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { generateSecret, hashPassword, hashSecret } from '@kessai/auth';
 import { MerchantUsersRepository, PasswordResetsRepository } from '@kessai/db';
-import { DAILY_QUOTAS, ValidationError } from '@kessai/domain';
+import { DAILY_QUOTAS, ResourceLimitError, ValidationError } from '@kessai/domain';
 import { PasswordResetDelivery } from './password-reset-delivery';
 import { normalizeEmail } from './passwords';
 
@@ -19,8 +19,10 @@ export const PASSWORD_RESET_COMPLETED = 'password_reset_completed';
  * and ends every login session of the user.
  */
 @Injectable()
-export class PasswordResetService {
+export class PasswordResetService implements OnModuleDestroy {
   private readonly logger = new Logger(PasswordResetService.name);
+  /** requests accepted and still being carried out (`accept`) */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(
     private readonly users: MerchantUsersRepository,
@@ -29,8 +31,38 @@ export class PasswordResetService {
   ) {}
 
   /**
-   * Requests a reset for an email. An unknown address answers exactly like a known one; only a
-   * merchant whose daily quota is used up gets ResourceLimitError.
+   * POST /password_resets: starts `request` and returns at once, so that the answer is the same, in
+   * the same time, whether the address has an account, the merchant's quota is used up, or neither
+   * (issue 27: a known address over its quota answered 400, an unknown one 202, and the timings
+   * differed). What happened is logged, never answered. A request lost with its process is one the
+   * user makes again; shutdown waits for those under way (onModuleDestroy).
+   */
+  accept(email: string, context: { correlationId?: string } = {}): void {
+    const work = this.request(email, context).catch((error: unknown) => {
+      if (error instanceof ResourceLimitError) {
+        this.logger.warn("password reset refused: the merchant's daily quota is used up");
+      } else {
+        this.logger.error(
+          `password reset request failed: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+    });
+    this.pending.add(work);
+    void work.finally(() => this.pending.delete(work));
+  }
+
+  /** Resolves once every accepted request has been carried out (or failed). */
+  async settled(): Promise<void> {
+    while (this.pending.size > 0) await Promise.all([...this.pending]);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.settled();
+  }
+
+  /**
+   * Requests a reset for an email. An unknown address does nothing; a merchant whose daily quota is
+   * used up gets ResourceLimitError (`accept` answers both alike).
    */
   async request(email: string, context: { correlationId?: string } = {}, now = new Date()): Promise<void> {
     const user = await this.users.findByEmail(normalizeEmail(email));

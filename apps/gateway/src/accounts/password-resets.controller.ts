@@ -21,13 +21,16 @@ export const resetConfirmation = z
 export class PasswordResetsController {
   constructor(private readonly resets: PasswordResetService) {}
 
-  /** 202 whether or not the address has an account; the token is delivered out of band. */
+  /**
+   * 202 whether or not the address has an account and whatever its merchant's quota, answered
+   * before the request is carried out (alike in time too); the token is delivered out of band.
+   */
   @Open()
   @Post()
   @HttpCode(202)
-  async request(@Body() body: unknown, @Req() request: FastifyRequest) {
+  request(@Body() body: unknown, @Req() request: FastifyRequest) {
     const { email } = parseInput(resetRequest, body);
-    await this.resets.request(email, { correlationId: request.id });
+    this.resets.accept(email, { correlationId: request.id });
     return {};
   }
 

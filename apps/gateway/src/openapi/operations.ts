@@ -576,7 +576,9 @@ const passwordResets: ControllerDocs<PasswordResetsController> = {
   operations: {
     request: {
       summary: 'Ask for a password reset',
-      description: '202 whether or not the address has an account; the token is delivered out of band.',
+      description:
+        "202 whether or not the address has an account and whatever its merchant's daily quota, " +
+        'answered before the request is carried out; the token is delivered out of band.',
       body: resetRequest,
       ok: 'Empty',
     },
