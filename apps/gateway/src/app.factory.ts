@@ -17,6 +17,7 @@ import { LOGO_MAX_BYTES } from '@kessai/domain';
 import { registerIdempotency } from './idempotency/idempotency.hooks';
 import { registerRateLimiting } from './limits/rate-limit.hook';
 import { RateLimiter } from './limits/rate-limiter';
+import { registerTenantWriteLimit } from './limits/tenant-writes';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { registerHttpMetrics } from './metrics/http-metrics.hook';
 
@@ -94,6 +95,8 @@ export async function createGatewayApp(
   });
   registerRateLimiting(fastify, app.get(RateLimiter), config, logger, metrics);
   registerNulGuard(fastify);
+  // before the idempotency claim: a merchant's writes beyond its share of the pool wait here
+  registerTenantWriteLimit(fastify, config);
   registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger, metrics);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);

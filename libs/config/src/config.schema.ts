@@ -49,6 +49,13 @@ export const configSchema = z.object({
     .refine((v) => /^postgres(ql)?:\/\//.test(v), 'must be a postgres:// or postgresql:// URL'),
   /** Connections per process in its pg pool (Prisma and plain SQL share it). */
   DB_POOL_SIZE: positiveInt.default(10),
+  /**
+   * Write requests of one merchant a gateway process runs at once (its share of DB_POOL_SIZE); unset:
+   * the pool less a quarter of it (at least 2), which no one merchant can take from the others.
+   */
+  TENANT_WRITE_CONCURRENCY: positiveInt.optional(),
+  /** How long a merchant's write beyond its share waits for a slot before it answers 503. */
+  TENANT_WRITE_WAIT_MS: positiveInt.default(10_000),
   /** Redis (`redis://` or `rediss://`): rate-limit buckets, idempotency, BullMQ queues, pub/sub. */
   REDIS_URL: z
     .string()
