@@ -78,7 +78,13 @@ export class WebhookSender implements OnModuleDestroy {
   readonly #signers = new BoundedCache<StandardWebhook>(10_000);
   readonly #urls = new BoundedCache<WebhookUrlTarget | null>(10_000);
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG)
+    config: Pick<
+      AppConfig,
+      'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_ALLOWED_PRIVATE_TARGETS'
+    >,
+  ) {
     this.#timeoutMs = config.WEBHOOK_TIMEOUT_MS;
     this.#targets = webhookTargetPolicy(
       config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
