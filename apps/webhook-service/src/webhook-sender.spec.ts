@@ -18,7 +18,7 @@ describe('WebhookSender', () => {
       WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
       WEBHOOK_ALLOWED_PRIVATE_TARGETS: [],
       ...settings,
-    } as AppConfig);
+    });
     senders.push(made);
     return made;
   };
