@@ -11,7 +11,6 @@ import 'reflect-metadata';
 import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AppConfig } from '@kessai/config';
 import type { DeliveryToSend } from '@kessai/db';
 import { WebhookSender } from '../apps/webhook-service/src/webhook-sender';
 import { floorRequester } from './webhook-floor';
@@ -59,7 +58,12 @@ async function main() {
   const requester = floorRequester(url, secret);
   const floor = (i: number) => requester.post(i, body);
 
-  const sender = new WebhookSender({ WEBHOOK_TIMEOUT_MS: 15_000 } as AppConfig);
+  // the receiver is on loopback: a development setting (decision 0024)
+  const sender = new WebhookSender({
+    WEBHOOK_TIMEOUT_MS: 15_000,
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: true,
+    WEBHOOK_ALLOWED_PRIVATE_TARGETS: [],
+  });
   const delivery: DeliveryToSend = {
     id: randomUUID(),
     webhookId: randomUUID(),

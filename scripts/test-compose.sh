@@ -41,12 +41,12 @@ esac
 if [[ $MODE == host ]]; then
   FILES=(-f docker-compose.yml -f docker-compose.host-network.yml)
   GATEWAYS=(http://127.0.0.1:23000 http://127.0.0.1:23010)
-  PORTS=(25432 26379 23000 23010 23190 23101 23111 23102 23112 23103 23113 23104 23114)
+  PORTS=(25432 26379 23000 23010 23190 23101 23111 23102 23112 23103 23113 23104 23114 23199)
   CONTAINERS=15
 else
   FILES=(-f docker-compose.yml)
   GATEWAYS=(http://127.0.0.1:23000)
-  PORTS=(25432 26379 23000 23190)
+  PORTS=(25432 26379 23000 23190 23199)
   CONTAINERS=14
 fi
 
@@ -86,6 +86,12 @@ node scripts/make-env.js .env.example "$work/compose.env"
 # (exported: the environment wins over the env file)
 export POSTGRES_IMAGE=$KESSAI_POSTGRES_IMAGE REDIS_IMAGE=$KESSAI_REDIS_IMAGE PORT=23000 \
   SIMULATOR_HOST_PORT=23190 POSTGRES_HOST_PORT=25432 REDIS_HOST_PORT=26379
+# The smoke test's webhook receiver listens on this machine, a private address: production settings
+# let webhooks reach it only as an exact address:port the operator lists (decision 0024). Under
+# host networking that is loopback; on a bridge network the network's gateway address, known once
+# the network exists (listed below, before the smoke test).
+RECEIVER_PORT=23199
+export WEBHOOK_ALLOWED_PRIVATE_TARGETS=127.0.0.1:$RECEIVER_PORT
 # The deployment as compose resolves it. Under host networking the published ports are dropped:
 # host networking ignores them, but Compose v1 refuses them beside network_mode: host, and an
 # override file cannot remove them (v2's `!reset` is unknown to v1).
@@ -171,39 +177,42 @@ size=$(docker image inspect --format '{{.Size}}' "kessai:$KESSAI_TAG" | awk '{ p
 lap "image build"
 say "kessai:$KESSAI_TAG is $size"
 
-compose up -d --no-build
 # every long-running container healthy, migrate and bootstrap exited 0; an unhealthy mark is waited
 # through (a container slow to answer while the others start recovers), the deadline is not
 declare -A reported=()
-deadline=$((SECONDS + HEALTH_TIMEOUT_S))
-while :; do
-  mapfile -t ids < <(compose ps -q)
-  waiting=()
-  for id in "${ids[@]}"; do
-    read -r name state health code < <(docker inspect --format \
-      '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.State.ExitCode}}' "$id")
-    name=${name#/}
-    case "$state/$health" in
-      running/healthy | exited/none) ;;
-      *) waiting+=("$name($state/$health)") ;;
-    esac
-    if [[ $health == unhealthy && -z ${reported[$name]:-} ]]; then
-      reported[$name]=1
-      say "$name is marked unhealthy after $((SECONDS + HEALTH_TIMEOUT_S - deadline))s; waiting for it until the deadline"
-    fi
-    # a one-shot service (no restart policy) that failed will not recover
-    if [[ $state == exited || $state == dead ]] && [[ $code != 0 ]] && [[ $health == none ]]; then
-      say "$name exited with $code"
+wait_healthy() {
+  deadline=$((SECONDS + HEALTH_TIMEOUT_S))
+  while :; do
+    mapfile -t ids < <(compose ps -q)
+    waiting=()
+    for id in "${ids[@]}"; do
+      read -r name state health code < <(docker inspect --format \
+        '{{.Name}} {{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.State.ExitCode}}' "$id")
+      name=${name#/}
+      case "$state/$health" in
+        running/healthy | exited/none) ;;
+        *) waiting+=("$name($state/$health)") ;;
+      esac
+      if [[ $health == unhealthy && -z ${reported[$name]:-} ]]; then
+        reported[$name]=1
+        say "$name is marked unhealthy after $((SECONDS + HEALTH_TIMEOUT_S - deadline))s; waiting for it until the deadline"
+      fi
+      # a one-shot service (no health check) that failed will not recover
+      if [[ $state == exited || $state == dead ]] && [[ $code != 0 ]] && [[ $health == none ]]; then
+        say "$name exited with $code"
+        exit 1
+      fi
+    done
+    [[ ${#ids[@]} -ge $CONTAINERS && ${#waiting[@]} -eq 0 ]] && break
+    if ((SECONDS > deadline)); then
+      say "not healthy after ${HEALTH_TIMEOUT_S}s: ${waiting[*]}"
       exit 1
     fi
+    sleep 2
   done
-  [[ ${#ids[@]} -ge $CONTAINERS && ${#waiting[@]} -eq 0 ]] && break
-  if ((SECONDS > deadline)); then
-    say "not healthy after ${HEALTH_TIMEOUT_S}s: ${waiting[*]}"
-    exit 1
-  fi
-  sleep 2
-done
+}
+compose up -d --no-build
+wait_healthy
 compose ps
 lap "up until healthy"
 
@@ -214,10 +223,22 @@ docker logs "$bootstrap" 2>/dev/null | node -e '
 ' >"$work/credentials.json"
 receiver_host=127.0.0.1
 if [[ $MODE == bridge ]]; then
-  # the host as the containers reach it: the gateway address of the deployment's network
+  # the host as the containers reach it: the gateway address of the deployment's network, which
+  # exists only now; the services that check webhook targets are recreated with it listed
   receiver_host=$(docker network inspect --format '{{range .IPAM.Config}}{{.Gateway}}{{end}}' "${PROJECT}_default")
+  python3 - "$work/deploy.yml" "$receiver_host:$RECEIVER_PORT" <<'EOF'
+import sys, yaml
+config = yaml.safe_load(open(sys.argv[1]))
+for service in config["services"].values():
+    environment = service.get("environment", {})
+    if "WEBHOOK_ALLOWED_PRIVATE_TARGETS" in environment:
+        environment["WEBHOOK_ALLOWED_PRIVATE_TARGETS"] = sys.argv[2]
+yaml.safe_dump(config, open(sys.argv[1], "w"), default_flow_style=False, sort_keys=False)
+EOF
+  compose up -d --no-build
+  wait_healthy
 fi
-SMOKE_RECEIVER_HOST=$receiver_host TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts "$work/credentials.json" "${GATEWAYS[@]}"
+SMOKE_RECEIVER_PORT=$RECEIVER_PORT SMOKE_RECEIVER_HOST=$receiver_host TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts "$work/credentials.json" "${GATEWAYS[@]}"
 lap "SDK smoke test"
 
 trap - EXIT

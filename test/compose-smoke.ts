@@ -51,7 +51,12 @@ async function main() {
   // the merchant's webhook endpoint, on this machine where the deployment reaches it (loopback
   // under host networking; the compose network's gateway address on a bridge network)
   const receiver = new WebhookReceiver();
-  await receiver.start(process.env.SMOKE_RECEIVER_HOST ?? '127.0.0.1');
+  // on the port the deployment's WEBHOOK_ALLOWED_PRIVATE_TARGETS names (scripts/test-compose.sh):
+  // a private address is no webhook target otherwise
+  await receiver.start(
+    process.env.SMOKE_RECEIVER_HOST ?? '127.0.0.1',
+    Number(process.env.SMOKE_RECEIVER_PORT ?? 0),
+  );
   try {
     // Kessai answers a webhook's signing secret beside the SDK's fields (docs/webhooks.md)
     const hook = (await sdk(0).webHooks.create(

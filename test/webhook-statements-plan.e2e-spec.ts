@@ -4,18 +4,30 @@
 // rows of that batch only, not every pending delivery (bench/README, bench:webhooks).
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { executedPlan, registeredStatement, rowsWritten, tableReads, TestEnvironment } from '@kessai/testing';
+import {
+  APPROVED_TEST_CARD,
+  executedPlan,
+  insertCardToken,
+  registeredStatement,
+  rowsWritten,
+  tableReads,
+  TestEnvironment,
+} from '@kessai/testing';
 
 const PENDING = 5_000;
 
 const CREATE_DELIVERIES = registeredStatement('webhooks_create_deliveries');
 const RECORD_DELIVERY_ATTEMPTS = registeredStatement('webhooks_record_attempts');
+const FIND_SUBSCRIBED_EVENTS = registeredStatement('webhooks_find_subscribed_events');
+const CHARGES = 2_000;
 
 let env: TestEnvironment;
 let client: Client;
 let webhookId: string;
 let eventIds: string[];
 let pendingIds: string[];
+/** the last 10 events, about charges of their own among CHARGES test charges */
+let chargeEventIds: string[];
 
 beforeAll(async () => {
   env = await TestEnvironment.create();
@@ -60,6 +72,30 @@ beforeAll(async () => {
     [webhookId, eventIds.slice(0, PENDING)],
   );
   pendingIds = inserted.rows.map((row) => row.id);
+  // the events' mode is their charge's: CHARGES test charges, the last 10 events about 10 of them
+  const tokenId = await insertCardToken(
+    env,
+    { merchantId: merchant.id, storeId: store.id },
+    {
+      cardNumber: APPROVED_TEST_CARD,
+    },
+  );
+  const charges = await client.query<{ id: string }>(
+    `INSERT INTO charges (merchant_id, store_id, transaction_token_id, transaction_token_type, mode,
+                          requested_amount, requested_currency, capture)
+     SELECT $1, $2, $3, 'one_time', 'test', 1000, 'JPY', true FROM generate_series(1, $4::int)
+     RETURNING id::text`,
+    [merchant.id, store.id, tokenId, CHARGES],
+  );
+  chargeEventIds = eventIds.slice(PENDING);
+  await client.query(
+    `UPDATE outbox_events e SET aggregate_id = c.charge_id::uuid
+       FROM unnest($1::uuid[], $2::text[]) AS c (event_id, charge_id)
+      WHERE e.id = c.event_id`,
+    [chargeEventIds, charges.rows.slice(0, chargeEventIds.length).map((row) => row.id)],
+  );
+  await client.query('ANALYZE charges');
+  await client.query('ANALYZE outbox_events');
 });
 
 afterAll(async () => {
@@ -93,6 +129,32 @@ describe('webhook batch statements with thousands of deliveries pending', () => 
       expect(read.indexes).not.toContain('webhook_deliveries_status_next_attempt_on_idx');
       // a few reads per delivery of the batch, nowhere near the PENDING deliveries pending
       expect(read.rows).toBeLessThan(batch.length * 5);
+    },
+  );
+
+  it.each(modes)(
+    "finding a batch's subscribed events reads the events and their charges by key, for the mode (%s plan)",
+    async (mode) => {
+      const plan = await executedPlan(
+        client,
+        FIND_SUBSCRIBED_EVENTS.text,
+        FIND_SUBSCRIBED_EVENTS.encode({ ids: chargeEventIds }),
+        mode,
+      );
+      const events = tableReads(plan, 'outbox_events');
+      expect(events.indexes).toEqual(['outbox_events_pkey']);
+      // a few reads per event of the batch, nowhere near the thousands of events stored
+      expect(events.rows).toBeLessThan(chargeEventIds.length * 5);
+      // each event's mode: its charge by primary key, not a scan of the CHARGES
+      const charges = tableReads(plan, 'charges');
+      expect(charges.indexes).toEqual(['charges_pkey']);
+      expect(charges.rows).toBeLessThan(chargeEventIds.length * 5);
+      // and the test webhook gets them: the events are test events
+      const { rows } = await client.query<{ id: string; webhook_ids: string[] }>(
+        FIND_SUBSCRIBED_EVENTS.text,
+        FIND_SUBSCRIBED_EVENTS.encode({ ids: chargeEventIds }),
+      );
+      expect(rows.map((row) => row.webhook_ids)).toEqual(chargeEventIds.map(() => [webhookId]));
     },
   );
 

@@ -242,34 +242,20 @@ describe('the webhook resource through the SDK', () => {
     });
   });
 
-  it('live mode: https only, and no private, loopback, link-local or metadata address (by IP or by name)', async () => {
+  it("live mode: https only (the address rule, the same in both modes, is test/webhooks-ssrf.e2e-spec.ts's)", async () => {
     const live = sdkFor(baseUrl, await env.liveStoreToken(shop));
-    const reasons: Record<string, string> = {
-      'http://hooks.example.com/kessai': 'HTTPS_REQUIRED',
-      'https://127.0.0.1/hook': 'FORBIDDEN_ADDRESS',
-      'https://10.1.2.3/hook': 'FORBIDDEN_ADDRESS',
-      'https://192.168.0.10/hook': 'FORBIDDEN_ADDRESS',
-      'https://100.64.0.1/hook': 'FORBIDDEN_ADDRESS',
-      'https://169.254.169.254/latest/meta-data': 'FORBIDDEN_ADDRESS',
-      'https://[::1]/hook': 'FORBIDDEN_ADDRESS',
-      'https://[::ffff:127.0.0.1]/hook': 'FORBIDDEN_ADDRESS',
-      'https://2130706433/hook': 'FORBIDDEN_ADDRESS',
-      'https://localhost/hook': 'FORBIDDEN_ADDRESS',
-      'https://localhost./hook': 'FORBIDDEN_ADDRESS',
-    };
-    for (const [url, reason] of Object.entries(reasons)) {
-      const refusal = await sdkError(
-        live.webHooks.create({ triggers: [WebHookTrigger.CHARGE_FINISHED], url }, undefined, storeId()),
-      );
-      expect({ url, refusal }).toMatchObject({
-        url,
-        refusal: { httpCode: 400, code: 'VALIDATION_ERROR', errors: [{ field: 'url', reason }] },
-      });
-    }
-    expect(
-      await env.prisma.webhook.count({ where: { storeId: storeId(), url: { in: Object.keys(reasons) } } }),
-    ).toBe(0);
-    // test mode takes a local receiver: that is how merchants develop
+    const url = 'http://hooks.example.com/kessai';
+    const refusal = await sdkError(
+      live.webHooks.create({ triggers: [WebHookTrigger.CHARGE_FINISHED], url }, undefined, storeId()),
+    );
+    expect(refusal).toMatchObject({
+      httpCode: 400,
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'url', reason: 'HTTPS_REQUIRED' }],
+    });
+    expect(await env.prisma.webhook.count({ where: { storeId: storeId(), url } })).toBe(0);
+    // with WEBHOOK_ALLOW_PRIVATE_TARGETS (this suite's, as `npm start`'s) test mode takes a local
+    // receiver: that is how merchants develop
     const local = await storeWebhook('/local', [WebHookTrigger.CHARGE_FINISHED]);
     expect(local.url).toBe(`${receiver.url}/local`);
     await sdk().webHooks.delete(local.id, undefined, undefined, storeId());
@@ -580,42 +566,6 @@ describe('deliveries', () => {
     await sdk().webHooks.delete(prompt.id, undefined, undefined, storeId());
     await foreignSdk.webHooks.delete(hanging.id, undefined, undefined, foreign.store.id);
   }, 60_000);
-
-  it('a live webhook whose name now resolves to 127.0.0.1 is refused at connect time: nothing is sent', async () => {
-    // as if DNS changed after creation (rebinding): the row as creation would never have let it be
-    const port = new URL(receiver.url).port;
-    const rebound = await env.prisma.webhook.create({
-      data: {
-        merchantId: shop.merchant.id,
-        storeId: storeId(),
-        url: `http://localhost:${port}/rebound`,
-        triggers: ['charge_finished'],
-        signingSecret: `whsec_${Buffer.alloc(32, 7).toString('base64')}`,
-        mode: 'live',
-      },
-    });
-    const literal = await env.prisma.webhook.create({
-      data: {
-        merchantId: shop.merchant.id,
-        storeId: storeId(),
-        url: `http://127.0.0.1:${port}/literal`,
-        triggers: ['charge_finished'],
-        signingSecret: `whsec_${Buffer.alloc(32, 8).toString('base64')}`,
-        mode: 'live',
-      },
-    });
-    await successfulCharge();
-    for (const hook of [rebound, literal]) {
-      const attempt = await eventually(() =>
-        env.prisma.webhookAttempt.findFirst({ where: { delivery: { webhookId: hook.id } } }),
-      );
-      expect(attempt).toMatchObject({ number: 1, statusCode: null });
-      expect(attempt.errorMessage).toMatch(/^FORBIDDEN_ADDRESS: .*127\.0\.0\.1/);
-    }
-    expect(receiver.of('/rebound')).toEqual([]);
-    expect(receiver.of('/literal')).toEqual([]);
-    await env.prisma.webhook.deleteMany({ where: { id: { in: [rebound.id, literal.id] } } });
-  }, 30_000);
 
   it('a redirect is not followed: one request, the try failed', async () => {
     receiver.plan('/moved', [302, 302, 302, 302]);

@@ -1,4 +1,5 @@
 import type { lookup } from 'node:dns';
+import { PUBLIC_TARGETS_ONLY, webhookTargetPolicy } from '@kessai/domain';
 import { ForbiddenAddressError, guardedLookup } from './guarded-lookup';
 
 /** The connect-time address check with a fake resolver: what DNS answers now decides. */
@@ -14,9 +15,17 @@ describe('guardedLookup', () => {
         );
       callback(null, addresses[0], 4);
     }) as unknown as typeof lookup;
-  const run = (host: string, all: boolean, answers: Record<string, string[]>) =>
+  const run = (
+    host: string,
+    all: boolean,
+    answers: Record<string, string[]>,
+    policy = PUBLIC_TARGETS_ONLY,
+    port = 443,
+  ) =>
     new Promise<{ error: Error | null; address: unknown }>((resolve) =>
-      guardedLookup(resolver(answers))(host, { all }, (error, address) => resolve({ error, address })),
+      guardedLookup(policy, port, resolver(answers))(host, { all }, (error, address) =>
+        resolve({ error, address }),
+      ),
     );
 
   it('refuses a name resolving to a forbidden address, alone or among public ones', async () => {
@@ -40,5 +49,17 @@ describe('guardedLookup', () => {
     ]);
     const missing = await run('gone.example.com', true, {});
     expect(missing.error).toMatchObject({ code: 'ENOTFOUND' });
+  });
+
+  it('lets through what the operator allows: any address, or an exact address and port', async () => {
+    const answers = { 'receiver.example.com': ['127.0.0.1'], 'v6.example.com': ['::1'] };
+    const anything = webhookTargetPolicy(true, []);
+    expect((await run('receiver.example.com', true, answers, anything)).error).toBeNull();
+    const listed = webhookTargetPolicy(false, ['127.0.0.1:8080', '[0:0::1]:8443']);
+    expect((await run('receiver.example.com', true, answers, listed, 8080)).error).toBeNull();
+    expect((await run('receiver.example.com', false, answers, listed, 8081)).error).toBeInstanceOf(
+      ForbiddenAddressError,
+    );
+    expect((await run('v6.example.com', true, answers, listed, 8443)).error).toBeNull();
   });
 });

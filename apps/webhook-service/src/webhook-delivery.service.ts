@@ -138,6 +138,12 @@ export class WebhookDeliveryService {
     const sent = await this.#pool.run(delivery.webhookId, () => this.sender.send(delivery));
     if (!sent.ran) return false;
     const result: SendResult = sent.value;
+    // what Node said goes to the operator's log; the delivery log gets the generic reason only
+    if (result.cause !== undefined)
+      this.logger.debug(
+        { deliveryId, webhookId: delivery.webhookId, attempt, reason: result.error, cause: result.cause },
+        'webhook try got no answer',
+      );
     const tried = {
       deliveryId,
       number: attempt,

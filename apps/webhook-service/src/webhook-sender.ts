@@ -1,27 +1,53 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP } from 'node:net';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import type { DeliveryToSend } from '@kessai/db';
-import { isForbiddenWebhookAddress } from '@kessai/domain';
+import {
+  isAllowedWebhookTarget,
+  webhookTargetPolicy,
+  webhookUrlTarget,
+  type WebhookTargetPolicy,
+  type WebhookUrlTarget,
+} from '@kessai/domain';
 import { ForbiddenAddressError, guardedLookup } from './guarded-lookup';
 
 /** What one try got: the HTTP status (null: no answer), how long it took, and the failure's text. */
 export interface SendResult {
   statusCode: number | null;
   durationMs: number;
+  /** null on a 2xx; `HTTP <status>` for another answer; else one of TRY_FAILURES, never a socket's text */
   error: string | null;
   /** the answer's first bytes (at most SNIPPET_BYTES, control characters as spaces), for the log */
   responseSnippet: string | null;
+  /** for the operator's log only, never the merchant's: what Node said of a try without an answer */
+  cause?: string;
 }
+
+/**
+ * The delivery log's reasons for a try without an answer (docs/webhooks.md): generic, so that the
+ * log tells a merchant nothing of Kessai's network (no socket error, no resolved address, no bytes of
+ * a target that was refused).
+ */
+export const TRY_FAILURES = {
+  /** the host is, or resolved to, an address the rule refuses: nothing was sent */
+  targetNotAllowed: 'target address not allowed',
+  /** DNS, connection, TLS or socket failure before a status line */
+  connectionFailed: 'connection failed',
+  /** no status line within WEBHOOK_TIMEOUT_MS */
+  timedOut: 'timed out',
+  /** the request could not be made from the webhook's settings (its URL or auth_token): nothing was sent */
+  notSent: 'request could not be made',
+} as const;
 
 /** How much of an answer the delivery log keeps. */
 export const SNIPPET_BYTES = 200;
 
 /** How long, after the status line, a try waits for the answer's first bytes. */
 const SNIPPET_WAIT_MS = 1_000;
+
+class TryTimeoutError extends Error {}
 
 /**
  * Sends one try of a delivery (docs/webhooks.md): POST of the stored body with Standard Webhooks
@@ -30,45 +56,62 @@ const SNIPPET_WAIT_MS = 1_000;
  * auth_token, `Authorization` as UnivaPay sends it (api-reference §6: as given, `Bearer ` put in
  * front when it has no scheme). No status line within WEBHOOK_TIMEOUT_MS is a failure; redirects are
  * not followed (a 3xx is a failure); the answer's first bytes are kept for the log, the rest
- * drained. A live webhook's connections resolve through guardedLookup, on keep-alive sockets of
- * their own (never one a test webhook opened), so a forbidden address is refused at connect time
- * with nothing sent.
+ * drained. Every webhook, test or live, is held to the address rule (decision 0024) against the
+ * address its connection goes to: an IP host before connecting, a name through guardedLookup, so a
+ * refused address gets nothing. A try never throws: whatever goes wrong is its failed result.
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
   readonly #timeoutMs: number;
+  readonly #targets: WebhookTargetPolicy;
+  /**
+   * One pair for every webhook: the rule is the same for all, and a kept-alive socket (pooled by
+   * host and port) was checked when it connected. The lookup is the request's (it knows the port),
+   * which these agents leave alone.
+   */
   readonly #agents = {
-    test: { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) },
-    live: {
-      http: new http.Agent({ keepAlive: true, lookup: guardedLookup() }),
-      https: new https.Agent({ keepAlive: true, lookup: guardedLookup() }),
-    },
+    http: new http.Agent({ keepAlive: true }),
+    https: new https.Agent({ keepAlive: true }),
   };
 
   /** signers by secret and parsed URLs by text, kept while in use (a few per webhook; bounded) */
   readonly #signers = new BoundedCache<StandardWebhook>(10_000);
-  readonly #urls = new BoundedCache<URL>(10_000);
+  readonly #urls = new BoundedCache<WebhookUrlTarget | null>(10_000);
 
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG)
+    config: Pick<
+      AppConfig,
+      'WEBHOOK_TIMEOUT_MS' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS' | 'WEBHOOK_ALLOWED_PRIVATE_TARGETS'
+    >,
+  ) {
     this.#timeoutMs = config.WEBHOOK_TIMEOUT_MS;
+    this.#targets = webhookTargetPolicy(
+      config.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      config.WEBHOOK_ALLOWED_PRIVATE_TARGETS,
+    );
   }
 
   onModuleDestroy() {
-    for (const agents of Object.values(this.#agents))
-      for (const agent of Object.values(agents)) agent.destroy();
+    for (const agent of Object.values(this.#agents)) agent.destroy();
   }
 
-  send(delivery: DeliveryToSend, now = new Date()): Promise<SendResult> {
-    const url = this.#urls.get(delivery.url, () => new URL(delivery.url));
-    const live = delivery.mode === 'live';
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (live && isIP(host) !== 0 && isForbiddenWebhookAddress(host))
-      return Promise.resolve({
-        statusCode: null,
-        durationMs: 0,
-        error: failureOf(new ForbiddenAddressError(host, host)),
-        responseSnippet: null,
-      });
+  async send(delivery: DeliveryToSend, now = new Date()): Promise<SendResult> {
+    try {
+      return await this.#send(delivery, now);
+    } catch (error) {
+      // e.g. a header value Node refuses (an auth_token stored before the rule): this try fails,
+      // no other
+      return { ...notSent(TRY_FAILURES.notSent), cause: causeOf(error) };
+    }
+  }
+
+  #send(delivery: DeliveryToSend, now: Date): Promise<SendResult> {
+    const target = this.#urls.get(delivery.url, () => webhookUrlTarget(delivery.url));
+    if (target === null) return Promise.resolve(notSent(TRY_FAILURES.notSent));
+    const { url, host, hostIsIp, port } = target;
+    if (hostIsIp && !isAllowedWebhookTarget(host, port, this.#targets))
+      return Promise.resolve(notSent(TRY_FAILURES.targetNotAllowed));
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'content-length': String(Buffer.byteLength(delivery.body)),
@@ -90,17 +133,17 @@ export class WebhookSender implements OnModuleDestroy {
     };
     if (delivery.authToken !== null) headers.authorization = authorizationOf(delivery.authToken);
     const secure = url.protocol === 'https:';
-    const agents = this.#agents[live ? 'live' : 'test'];
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise<SendResult>((resolve) => {
       const request = (secure ? https : http).request(url, {
         method: 'POST',
         headers,
-        agent: secure ? agents.https : agents.http,
+        agent: secure ? this.#agents.https : this.#agents.http,
+        lookup: guardedLookup(this.#targets, port),
       });
       const timer = setTimeout(
-        () => request.destroy(new Error(`no answer within ${this.#timeoutMs} ms`)),
+        () => request.destroy(new TryTimeoutError(`no answer within ${this.#timeoutMs} ms`)),
         this.#timeoutMs,
       );
       request.on('response', (response) => {
@@ -141,7 +184,13 @@ export class WebhookSender implements OnModuleDestroy {
       });
       request.on('error', (error) => {
         clearTimeout(timer);
-        resolve({ statusCode: null, durationMs: elapsed(), error: failureOf(error), responseSnippet: null });
+        resolve({
+          statusCode: null,
+          durationMs: elapsed(),
+          error: reasonOf(error),
+          responseSnippet: null,
+          cause: causeOf(error),
+        });
       });
       request.end(delivery.body);
     });
@@ -178,7 +227,19 @@ export function snippetOf(bytes: Buffer): string | null {
   return bytes.subarray(0, SNIPPET_BYTES).toString('utf8').replace(CONTROL_CHARACTERS, ' ');
 }
 
-function failureOf(error: unknown): string {
+/** A try that sent nothing. */
+function notSent(reason: string): SendResult {
+  return { statusCode: null, durationMs: 0, error: reason, responseSnippet: null };
+}
+
+/** The delivery log's reason for a try that got no answer. */
+function reasonOf(error: Error): string {
+  if (error instanceof ForbiddenAddressError) return TRY_FAILURES.targetNotAllowed;
+  if (error instanceof TryTimeoutError) return TRY_FAILURES.timedOut;
+  return TRY_FAILURES.connectionFailed;
+}
+
+function causeOf(error: unknown): string {
   const text =
     error instanceof Error
       ? `${(error as NodeJS.ErrnoException).code ?? error.name}: ${error.message}`

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 const port = z.coerce.number().int().min(0).max(65535);
@@ -300,6 +301,39 @@ export const configSchema = z.object({
   WEBHOOK_RETRY_MAX_DELAY_MS: positiveInt.default(12 * 3_600_000),
   /** Each delay varies by ± this fraction of itself. */
   WEBHOOK_RETRY_JITTER: z.coerce.number().min(0).max(1).default(0.25),
+  /**
+   * true: webhooks may reach any address, loopback and private networks included (a receiver on the
+   * developer's machine). Development and tests only: a production deployment (NODE_ENV=production)
+   * refuses to start with it (docs/security.md, "Webhook targets (SSRF)"; decision 0024). Off, a
+   * webhook reaches global unicast addresses only, plus WEBHOOK_ALLOWED_PRIVATE_TARGETS.
+   */
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  /**
+   * Exact non-public targets webhooks may reach all the same, production included: comma-separated
+   * `address:port` (IPv6 as `[address]:port`), IP addresses only, checked against the address each
+   * try connects to (e.g. `10.0.4.7:8443` for a receiver on the operator's own network).
+   */
+  WEBHOOK_ALLOWED_PRIVATE_TARGETS: z
+    .string()
+    .optional()
+    .transform((raw, ctx) => {
+      const entries = (raw ?? '')
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter(Boolean);
+      for (const entry of entries)
+        if (!isAddressAndPort(entry)) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            message: `each entry must be <IPv4>:<port> or [<IPv6>]:<port> (${JSON.stringify(entry)} is not)`,
+          });
+          return z.NEVER;
+        }
+      return entries;
+    }),
 
   /**
    * How long a gateway keeps an app-token row in memory instead of reading it per request. A
@@ -348,8 +382,22 @@ export function crossFieldProblems(config: AppConfig): string[] {
     problems.push(
       `METRICS_TOKEN is required in production when HOST (${config.HOST}) is not a loopback address: /metrics would be open`,
     );
+  if (config.NODE_ENV === 'production' && config.WEBHOOK_ALLOW_PRIVATE_TARGETS)
+    problems.push(
+      'WEBHOOK_ALLOW_PRIVATE_TARGETS=true is refused when NODE_ENV=production (it lets webhooks reach ' +
+        'internal addresses); list exact receivers in WEBHOOK_ALLOWED_PRIVATE_TARGETS instead',
+    );
   return problems;
 }
 export type VaultKey = AppConfig['VAULT_KEYS'][number];
 
 export { base64Key32 };
+
+/** `a.b.c.d:port` or `[v6]:port`, the port 1-65535. */
+function isAddressAndPort(entry: string): boolean {
+  const match = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(entry);
+  if (!match) return false;
+  const port = Number(match[3]);
+  const family = match[1] !== undefined ? (isIP(match[1]) === 6 ? 6 : 0) : isIP(match[2] ?? '') === 4 ? 4 : 0;
+  return family !== 0 && port >= 1 && port <= 65_535;
+}

@@ -84,6 +84,44 @@ describe('loadConfig', () => {
     for (const problem of problems) expect(problem).toMatch(new RegExp(`^${name} `));
   });
 
+  it('keeps webhooks off private targets by default; production refuses the blanket setting, not the list', () => {
+    expect(loadConfig(valid)).toMatchObject({
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: false,
+      WEBHOOK_ALLOWED_PRIVATE_TARGETS: [],
+    });
+    expect(
+      loadConfig({ ...valid, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }).WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    ).toBe(true);
+    expect(
+      problemsOf({
+        ...valid,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      }),
+    ).toEqual([
+      expect.stringMatching(/^WEBHOOK_ALLOW_PRIVATE_TARGETS=true is refused when NODE_ENV=production/),
+    ]);
+    const listed = loadConfig({
+      ...valid,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      WEBHOOK_ALLOWED_PRIVATE_TARGETS: '127.0.0.1:23199, [::1]:8443',
+    });
+    expect(listed.WEBHOOK_ALLOWED_PRIVATE_TARGETS).toEqual(['127.0.0.1:23199', '[::1]:8443']);
+    for (const bad of [
+      'localhost:80',
+      '127.0.0.1',
+      '::1:80',
+      '127.0.0.1:0',
+      '127.0.0.1:65536',
+      '10.0.0.1:80/x',
+    ])
+      expect(problemsOf({ ...valid, WEBHOOK_ALLOWED_PRIVATE_TARGETS: bad })).toEqual([
+        expect.stringMatching(/^WEBHOOK_ALLOWED_PRIVATE_TARGETS each entry must be/),
+      ]);
+  });
+
   it('keeps the queue dashboard off by default, and on only with a password', () => {
     expect(loadConfig(valid).QUEUE_DASHBOARD_ENABLED).toBe(false);
     expect(problemsOf({ ...valid, QUEUE_DASHBOARD_ENABLED: 'true' })).toEqual([

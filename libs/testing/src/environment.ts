@@ -61,6 +61,9 @@ export function testVariables(
     // a CI machine running suites in parallel can be slower than production's 250 ms; a refused
     // request there would be a flaky test, not a finding
     RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
+    // the suites' webhook receivers are on loopback, as a developer's are (`npm start` turns it on
+    // too); the SSRF suite turns it off (test/webhooks-ssrf.e2e-spec.ts)
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
     ...overrides,
   };
 }

@@ -25,8 +25,11 @@ export class WebhookReceiver {
   #server: Server | undefined;
   url = '';
 
-  /** Listens on `host` (loopback unless told: a deployment in containers may reach the host elsewhere). */
-  async start(host = '127.0.0.1'): Promise<void> {
+  /**
+   * Listens on `host` (loopback unless told: a deployment in containers may reach the host elsewhere)
+   * and `port` (any free one unless told: an operator's allow-list names exact ports).
+   */
+  async start(host = '127.0.0.1', port = 0): Promise<void> {
     this.#server = createServer((request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -47,7 +50,7 @@ export class WebhookReceiver {
         response.end('ok');
       });
     });
-    await new Promise<void>((resolve) => this.#server?.listen(0, host, resolve));
+    await new Promise<void>((resolve) => this.#server?.listen(port, host, resolve));
     this.url = `http://${host}:${(this.#server.address() as AddressInfo).port}`;
   }
 

@@ -14,12 +14,17 @@ const triggers = z
 /** The URL's rules (scheme, addresses) are the service's; here only its length. */
 const url = z.string().trim().min(1).max(2_048);
 
-/** Sent as the receiver's Authorization header: no line breaks. */
+/**
+ * Sent as the receiver's Authorization header value, so visible ASCII only (0x21-0x7E), with single
+ * spaces inside (`Bearer mytoken`): a control character or a character beyond ASCII cannot be sent
+ * in a header, and would fail every try. A refusal is VALIDATION_ERROR on `auth_token`, reason
+ * INVALID_FORMAT.
+ */
 const authToken = z
   .string()
   .min(1)
   .max(1_024)
-  .regex(/^[^\r\n]*$/);
+  .regex(/^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/);
 
 export const createWebhookSchema = z.object({ triggers, url, auth_token: authToken.nullish() }).strict();
 

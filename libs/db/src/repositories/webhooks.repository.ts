@@ -75,7 +75,7 @@ export interface DeliveryTarget {
   signingSecret: string;
   /** the secret before the last rotation while it still signs (its overlap), else null */
   previousSigningSecret: string | null;
-  /** a live webhook's URL rules hold on every try */
+  /** the events it receives; a live webhook must be https (the address rule is the same for all) */
   mode: ProcessingMode;
   webhookActive: boolean;
 }

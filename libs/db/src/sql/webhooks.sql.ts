@@ -1,4 +1,5 @@
 import type { DeliveryStatus, ProcessingMode } from '../generated/prisma/enums';
+import type { OutboxAggregateType } from '../outbox/outbox-events';
 import { defineStatement, pg } from './statement';
 
 /**
@@ -18,10 +19,36 @@ const EVENT_COLUMNS = {
 };
 
 /**
- * The events of a batch (ids as an array: reached by primary key) that some active webhook is
- * subscribed to — its store's, or its merchant's own (store_id null) — each with those webhooks'
- * ids, in the events' order: a batch of events no webhook wants costs this one statement and
- * returns nothing.
+ * Where an event's mode is: the mode of the row it is about (outbox_events has no mode column), by
+ * aggregate type. A new aggregate type does not compile until it is named here; one without a mode
+ * (null) never reaches a webhook.
+ */
+const MODE_OF_AGGREGATE: Record<OutboxAggregateType, string | null> = {
+  charge: 'charges',
+  refund: 'refunds',
+  cancel: 'cancels',
+  transaction_token: 'transaction_tokens',
+  subscription: 'subscriptions',
+  merchant_user: null,
+  webhook_delivery: null,
+};
+
+/** The event `e`'s mode: one lookup by primary key in its aggregate's table (null when unknown). */
+const EVENT_MODE = `CASE e.aggregate_type${Object.entries(MODE_OF_AGGREGATE)
+  .flatMap(([type, table]) =>
+    table === null
+      ? []
+      : [`\n             WHEN '${type}' THEN (SELECT a.mode FROM ${table} a WHERE a.id = e.aggregate_id)`],
+  )
+  .join('')}
+           END`;
+
+/**
+ * The events of a batch (ids as an array: reached by primary key) that some active webhook of the
+ * event's own mode is subscribed to — its store's, or its merchant's own (store_id null) — each with
+ * those webhooks' ids, in the events' order: a batch of events no webhook wants costs this one
+ * statement and returns nothing. The mode is the event's resource's (EVENT_MODE): a live token's
+ * event never reaches a test webhook, nor a test charge's a live one.
  */
 export const FIND_SUBSCRIBED_EVENTS = defineStatement({
   name: 'webhooks_find_subscribed_events',
@@ -31,10 +58,12 @@ export const FIND_SUBSCRIBED_EVENTS = defineStatement({
     SELECT e.id::text, e.event_type, e.merchant_id::text, e.store_id::text, e.aggregate_id::text,
            e.payload, e.created_on, array_agg(w.id::text ORDER BY w.id) AS webhook_ids
       FROM outbox_events e
+     CROSS JOIN LATERAL (SELECT ${EVENT_MODE} AS mode) m
       JOIN webhooks w
         ON w.merchant_id = e.merchant_id
        AND (w.store_id = e.store_id OR w.store_id IS NULL)
        AND w.active
+       AND w.mode = m.mode
        AND e.event_type = ANY (w.triggers)
      WHERE e.id = ANY(${p.ids})
      GROUP BY e.id
