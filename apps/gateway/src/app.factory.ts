@@ -104,8 +104,10 @@ export async function createGatewayApp(
 
   app.useGlobalFilters(new ErrorEnvelopeFilter(logger, routes));
   await app.init();
-  // after init: Nest registers its body parsers there, and only the JSON one is replaced
+  // after init: Nest registers its body parsers there. The JSON one is replaced; the urlencoded one
+  // goes, as text/plain did: no client of the API sends it, and its values escaped the string rules
   acceptEmptyJsonBodies(app, config.BODY_LIMIT_BYTES);
+  fastify.removeContentTypeParser('application/x-www-form-urlencoded');
   // the SDK's multipart bodies (a store's logo): the store routes only, 415 elsewhere as before
   acceptFormBodies(app, config.BODY_LIMIT_BYTES, LOGO_MAX_BYTES);
   return app;

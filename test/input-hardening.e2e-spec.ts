@@ -1,0 +1,241 @@
+// Crafted request bodies (issue 27, docs/security.md "Request bodies and
+// headers"): each reproduction answered 500 (or took a body it should not have) before the JSON
+// parser held bodies to JSON_LIMITS, to UTF-8 and to the string rules.
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { randomUUID } from 'node:crypto';
+import {
+  bearer,
+  listenLocally,
+  RELAXED_RATE_LIMITS,
+  requestJson,
+  TestEnvironment,
+  type JsonRequest,
+  type SeededMerchant,
+} from '@kessai/testing';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { JSON_LIMITS } from '../apps/gateway/src/http/json-text';
+
+let env: TestEnvironment;
+let app: NestFastifyApplication;
+let baseUrl: string;
+let shop: SeededMerchant;
+let auth: string;
+
+const http = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
+const JSON_TYPE = { 'content-type': 'application/json' };
+const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+/** Deep enough to overflow any recursive walk of the parsed value, well inside the body limit. */
+const DEEP = nested(200_000);
+
+function expectEnvelope(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
+  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  expect(res.body).toMatchObject({ status: 'error', errors: expect.any(Array) });
+}
+
+beforeAll(async () => {
+  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
+  app = await createGatewayApp(env.config);
+  baseUrl = await listenLocally(app);
+  shop = await env.seedMerchant('input');
+  auth = bearer(shop.storeToken);
+}, 60_000);
+
+afterAll(async () => {
+  await env?.close(app);
+});
+
+describe('JSON bodies are held to JSON_LIMITS while they are parsed', () => {
+  it('deep JSON with an Idempotency-Key answers 400, not a stack overflow in the fingerprint', async () => {
+    for (const [method, path] of [
+      ['PATCH', `/stores/${shop.store.id}`],
+      ['POST', '/charges'],
+      ['POST', '/webhooks'],
+      ['POST', '/app_jwts'],
+    ]) {
+      const res = await http(path, {
+        method,
+        auth,
+        key: randomUUID(),
+        headers: JSON_TYPE,
+        body: `{"name":${DEEP}}`,
+      });
+      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.errors).toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
+    }
+  });
+
+  it('takes nesting up to the limit, refuses one level more', async () => {
+    const body = (depth: number) => `{"name":"n","x":${nested(depth - 1)}}`;
+    const at = await http(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      auth,
+      headers: JSON_TYPE,
+      body: body(JSON_LIMITS.maxDepth),
+    });
+    // parsed: the store's schema refuses the unknown field
+    expect(at.body.errors).not.toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
+    const beyond = await http(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      auth,
+      headers: JSON_TYPE,
+      body: body(JSON_LIMITS.maxDepth + 1),
+    });
+    expect(beyond.body.errors).toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
+  });
+
+  it('refuses an object or an array wider than the limits', async () => {
+    const wideObject = JSON.stringify(
+      Object.fromEntries(Array.from({ length: JSON_LIMITS.maxMembers + 1 }, (_, i) => [`k${i}`, 1])),
+    );
+    const longArray = JSON.stringify({ triggers: Array.from({ length: JSON_LIMITS.maxItems + 1 }, () => 0) });
+    for (const body of [wideObject, longArray]) {
+      const res = await http('/webhooks', { method: 'POST', auth, headers: JSON_TYPE, body });
+      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT_LENGTH' }]);
+    }
+  });
+});
+
+describe('metadata nested deeper than its own rule', () => {
+  const charge = (metadata: unknown) => ({
+    transaction_token_id: randomUUID(),
+    amount: 1000,
+    currency: 'JPY',
+    metadata,
+  });
+
+  it('as a JSON-encoded string answers 400 on charges and subscriptions, not a stack overflow', async () => {
+    const metadata = `{"a":${DEEP}}`;
+    for (const path of ['/charges', '/subscriptions']) {
+      const res = await http(path, {
+        method: 'POST',
+        auth,
+        json: { ...charge(metadata), period: 'monthly' },
+      });
+      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expect(res.body.errors).toContainEqual({ field: 'metadata', reason: 'NESTED_JSON_NOT_ALLOWED' });
+    }
+  });
+
+  it('as an object answers 400 where the body is parsed, not a stack overflow in its length check', async () => {
+    const res = await http('/charges', {
+      method: 'POST',
+      auth,
+      headers: JSON_TYPE,
+      body: `{"transaction_token_id":"${randomUUID()}","amount":1000,"currency":"JPY","metadata":{"a":${DEEP}}}`,
+    });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
+  });
+});
+
+describe('strings: no U+0000, no lone surrogate', () => {
+  it.each([
+    ['a store name', 'PATCH', () => `/stores/${shop.store.id}`, '{"name":"a\\ud800b"}', 'name'],
+    ['metadata', 'POST', () => '/charges', '{"metadata":{"k":["ok","\\udc00"]}}', 'metadata.k.1'],
+    ['a metadata key', 'POST', () => '/charges', '{"metadata":{"\\ud83d":1}}', 'metadata.\ud83d'],
+    [
+      'a billing field',
+      'POST',
+      () => '/tokens',
+      '{"payment_type":"card","type":"one_time","data":{"line1":"\\ud800"}}',
+      'data.line1',
+    ],
+    [
+      'a webhook auth_token',
+      'POST',
+      () => '/webhooks',
+      '{"triggers":["charge_finished"],"url":"https://example.test/h","auth_token":"x\\udbff"}',
+      'auth_token',
+    ],
+    [
+      'the unauthenticated POST /authenticate',
+      'POST',
+      () => '/authenticate',
+      '{"email":"a\\ud800@x.test","password":"p"}',
+      'email',
+    ],
+    [
+      'metadata sent JSON-encoded',
+      'POST',
+      () => '/charges',
+      JSON.stringify({ metadata: '{"k":"\\ud800"}' }),
+      'metadata.k',
+    ],
+  ])('%s with a lone surrogate answers 400 naming the field', async (_, method, path, body, field) => {
+    const res = await http(path(), { method, auth, headers: JSON_TYPE, body });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toContainEqual({ field, reason: 'INVALID_FORMAT' });
+  });
+
+  it('a surrogate pair and other text above U+FFFF are taken', async () => {
+    const res = await http(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      auth,
+      headers: JSON_TYPE,
+      body: '{"name":"\\ud83d\\ude00 店舗"}',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('😀 店舗');
+  });
+
+  it('a form field (the logo form) holding U+0000 answers 400, not 500', async () => {
+    const form = new FormData();
+    form.set('name', 'a\u0000b');
+    const res = await http(`/stores/${shop.store.id}`, { method: 'PATCH', auth, body: form });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual([{ field: 'name', reason: 'INVALID_FORMAT' }]);
+  });
+});
+
+describe('encodings', () => {
+  it('a charset other than UTF-8 answers 415, as other media types do', async () => {
+    for (const type of ['application/json; charset=utf-16', 'application/json; charset="ISO-8859-1"']) {
+      const res = await http(`/stores/${shop.store.id}`, {
+        method: 'PATCH',
+        auth,
+        headers: { 'content-type': type },
+        body: '{"name":"not read"}',
+      });
+      expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT' }]);
+    }
+    const store = await http(`/stores/${shop.store.id}`, { auth });
+    expect(store.body.name).not.toBe('not read');
+  });
+
+  it('UTF-8 named in any spelling is read', async () => {
+    for (const type of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"']) {
+      const res = await http(`/stores/${shop.store.id}`, {
+        method: 'PATCH',
+        auth,
+        headers: { 'content-type': type },
+        body: '{"name":"utf-8 café"}',
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.name).toBe('utf-8 café');
+    }
+  });
+
+  it('bytes that are not UTF-8 (latin1) answer 400 rather than being stored with U+FFFD', async () => {
+    const res = await http(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      auth,
+      headers: JSON_TYPE,
+      body: Buffer.from('{"name":"caf\xe9"}', 'latin1'),
+    });
+    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT_OBJECT' }]);
+  });
+
+  it('application/x-www-form-urlencoded answers 415 (its values escaped the string rules: 500)', async () => {
+    const res = await http(`/stores/${shop.store.id}`, {
+      method: 'PATCH',
+      auth,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=a%00b',
+    });
+    expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+});
