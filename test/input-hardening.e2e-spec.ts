@@ -1,4 +1,4 @@
-// Crafted request bodies (issue 27, docs/security.md "Request bodies and
+// Crafted request bodies and the answers' headers (issue 27, docs/security.md "Request bodies and
 // headers"): each reproduction answered 500 (or took a body it should not have) before the JSON
 // parser held bodies to JSON_LIMITS, to UTF-8 and to the string rules.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -20,6 +20,8 @@ let app: NestFastifyApplication;
 let baseUrl: string;
 let shop: SeededMerchant;
 let auth: string;
+let merchantAuth: string;
+const USER = { email: 'owner@input.test', password: 'correct-horse-1' };
 
 const http = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -39,6 +41,8 @@ beforeAll(async () => {
   baseUrl = await listenLocally(app);
   shop = await env.seedMerchant('input');
   auth = bearer(shop.storeToken);
+  merchantAuth = bearer(await env.merchantToken(shop));
+  await env.admin.createUser({ merchantId: shop.merchant.id, ...USER, name: 'Owner' });
 }, 60_000);
 
 afterAll(async () => {
@@ -237,5 +241,39 @@ describe('encodings', () => {
       body: 'name=a%00b',
     });
     expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+});
+
+describe('headers of every answer', () => {
+  it('nosniff everywhere; no-store on API answers, secrets-bearing ones included', async () => {
+    const answers = [
+      await http('/heartbeat'),
+      await http('/me', { auth }),
+      await http('/me'),
+      await http('/nowhere'),
+      await http(`/stores/${shop.store.id}`, {
+        method: 'PATCH',
+        auth,
+        headers: { 'content-type': 'text/plain' },
+        body: 'x',
+      }),
+      await http('/app_jwts', { method: 'POST', auth: merchantAuth, json: {} }),
+      await http('/authenticate', { method: 'POST', json: USER }),
+      await http('/authenticate', { method: 'POST', json: { email: 'nobody@x.test', password: 'p' } }),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 401, 404, 415, 201, 200, 401]);
+    expect(answers[5].body.secret).toEqual(expect.any(String));
+    expect(answers[6].body.token).toEqual(expect.any(String));
+    for (const res of answers) {
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(res.headers.get('cache-control')).toBe('no-store');
+    }
+  });
+
+  it('keeps the caching of what sets its own (the API page’s assets)', async () => {
+    const res = await fetch(`${baseUrl}/docs/page.js`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });

@@ -94,6 +94,11 @@ export async function createGatewayApp(
   registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger, metrics);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // every answer: no content sniffing (a JSON error echoing input is never read as HTML)
+    void reply.header('x-content-type-options', 'nosniff');
+    // API answers (app tokens' secrets, login tokens, webhook auth tokens, card data) are not kept
+    // by a browser or a proxy; pages and assets that may be cached say so themselves
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
   });
   // off by default (the process refuses to start when it is on without credentials: libs/config),
   // and loaded only when on: its static-file server needs Node's require(esm), 20.19 and later
