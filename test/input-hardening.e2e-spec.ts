@@ -3,6 +3,8 @@
 // parser held bodies to JSON_LIMITS, to UTF-8 and to the string rules.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import {
   bearer,
   listenLocally,
@@ -13,12 +15,16 @@ import {
   type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { GATEWAY_CONTROLLERS } from '../apps/gateway/src/app.module';
+import { credentialRoutes } from '../apps/gateway/src/auth/credential-check';
+import { RouteRegistry } from '../apps/gateway/src/http/route-registry';
 import { JSON_LIMITS } from '../apps/gateway/src/http/json-text';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
 let baseUrl: string;
 let shop: SeededMerchant;
+const routes = new RouteRegistry();
 let auth: string;
 let merchantAuth: string;
 const USER = { email: 'owner@input.test', password: 'correct-horse-1' };
@@ -37,9 +43,9 @@ function expectEnvelope(res: { status: number; headers: Headers; body: any }, st
 
 beforeAll(async () => {
   env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
+  app = await createGatewayApp(env.config, { routes });
   baseUrl = await listenLocally(app);
-  shop = await env.seedMerchant('input');
+  shop = await env.seedMerchant('input', { domains: ['shop.input.test'] });
   auth = bearer(shop.storeToken);
   merchantAuth = bearer(await env.merchantToken(shop));
   await env.admin.createUser({ merchantId: shop.merchant.id, ...USER, name: 'Owner' });
@@ -275,5 +281,97 @@ describe('headers of every answer', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+});
+
+/**
+ * Sends headers and the first bytes of a body it never finishes, and resolves with the answer:
+ * only a request refused before its body is read is answered at all.
+ */
+function answerToUnfinishedBody(path: string, headers: Record<string, string>) {
+  const url = new URL(path, baseUrl);
+  return new Promise<{ status: number; body: any; headers: Record<string, unknown> }>((resolve, reject) => {
+    const req = httpRequest(url, {
+      method: 'PATCH',
+      headers: { ...headers, 'content-type': 'application/json', 'content-length': '1048576' },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        req.destroy();
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), headers: res.headers });
+      });
+    });
+    req.write(`{"name":${'['.repeat(1000)}`);
+  });
+}
+
+describe('credentials are checked before the body is read', () => {
+  it('no Authorization: 401 AUTH_HEADER_MISSING without waiting for the body', async () => {
+    const res = await answerToUnfinishedBody(`/stores/${shop.store.id}`, {});
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 401,
+      body: { status: 'error', code: 'AUTH_HEADER_MISSING', errors: [] },
+    });
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="kessai"');
+  });
+
+  it('a malformed or unknown credential: the guard’s answer, without waiting for the body', async () => {
+    const revoked = await env.merchantToken(shop);
+    await env.prisma.appToken.update({ where: { id: revoked.id }, data: { revokedOn: new Date() } });
+    for (const [authorization, code] of [
+      ['Bearer not-a-token', 'INVALID_APP_TOKEN'],
+      [`Bearer ${shop.storeToken.jwt.slice(0, -4)}abcd`, 'INVALID_APP_TOKEN'],
+      [`Bearer wrong-secret.${shop.storeToken.jwt}`, 'INVALID_CREDENTIALS'],
+      [bearer(revoked), 'INVALID_APP_TOKEN'],
+      ['Token legacy', 'INVALID_APP_TOKEN'],
+    ]) {
+      const res = await answerToUnfinishedBody(`/stores/${shop.store.id}`, { authorization });
+      expect({ authorization, status: res.status, code: res.body.code }).toEqual({
+        authorization,
+        status: 401,
+        code,
+      });
+    }
+  });
+
+  it('a body that would have been refused is not looked at: the credential answers first', async () => {
+    for (const body of ['{"name":', `{"name":${DEEP}}`, '{"name":"\\ud800"}']) {
+      const res = await http(`/stores/${shop.store.id}`, { method: 'PATCH', headers: JSON_TYPE, body });
+      expectEnvelope(res, 401, 'AUTH_HEADER_MISSING');
+    }
+  });
+
+  it('open routes and public tokens from their Origin still have their bodies read', async () => {
+    const login = await http('/authenticate', { method: 'POST', headers: JSON_TYPE, body: '{"email":' });
+    expectEnvelope(login, 400, 'VALIDATION_ERROR');
+    const publicToken = await http('/tokens', {
+      method: 'POST',
+      auth: `Bearer ${shop.storeToken.jwt}`,
+      origin: 'https://shop.input.test',
+      headers: JSON_TYPE,
+      body: '{"payment_type":',
+    });
+    expectEnvelope(publicToken, 400, 'VALIDATION_ERROR');
+  });
+
+  it('knows every route the router has; the open ones are those the API document says need nothing', () => {
+    const table = credentialRoutes(GATEWAY_CONTROLLERS);
+    const registered = routes.list().filter((route) => !/^(HEAD|OPTIONS) /.test(route));
+    expect(registered.filter((route) => !table.has(route))).toEqual([]);
+    const document = JSON.parse(readFileSync('docs/openapi.json', 'utf8')) as {
+      paths: Record<string, Record<string, { security?: unknown[] }>>;
+    };
+    const openInDocument = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => operation.security?.length === 0)
+        .map(([method]) => `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ':$1')}`),
+    );
+    const openInTable = [...table].filter(([, needs]) => !needs).map(([route]) => route);
+    expect(openInTable.sort()).toEqual(openInDocument.sort());
+    expect(openInTable).toEqual(expect.arrayContaining(['POST /authenticate', 'POST /processor/callbacks']));
   });
 });

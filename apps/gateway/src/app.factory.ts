@@ -4,8 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@kessai/config';
 import { mayHoldCardNumber } from '@kessai/cards';
 import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kessai/observability';
-import { GatewayModule } from './app.module';
+import { GATEWAY_CONTROLLERS, GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
+import { credentialRoutes, registerCredentialCheck } from './auth/credential-check';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { acceptFormBodies } from './http/form-body';
 import { acceptEmptyJsonBodies } from './http/json-body-parser';
@@ -90,6 +91,8 @@ export async function createGatewayApp(
     }
   });
   registerRateLimiting(fastify, app.get(RateLimiter), config, logger, metrics);
+  // a route that needs credentials refuses a request without valid ones before its body is read
+  registerCredentialCheck(fastify, credentialRoutes(GATEWAY_CONTROLLERS));
   registerNulGuard(fastify);
   registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger, metrics);
   fastify.addHook('onSend', async (request, reply) => {
