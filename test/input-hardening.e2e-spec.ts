@@ -14,6 +14,7 @@ import {
   type JsonRequest,
   type SeededMerchant,
 } from '@kessai/testing';
+import { signProcessorCallback } from '@kessai/processor';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 import { GATEWAY_CONTROLLERS } from '../apps/gateway/src/app.module';
 import { credentialRoutes } from '../apps/gateway/src/auth/credential-check';
@@ -373,5 +374,47 @@ describe('credentials are checked before the body is read', () => {
     const openInTable = [...table].filter(([, needs]) => !needs).map(([route]) => route);
     expect(openInTable.sort()).toEqual(openInDocument.sort());
     expect(openInTable).toEqual(expect.arrayContaining(['POST /authenticate', 'POST /processor/callbacks']));
+  });
+});
+
+describe('POST /processor/callbacks verifies the signature over the raw bytes before parsing', () => {
+  const notice = () =>
+    JSON.stringify({
+      id: randomUUID(),
+      event: 'operator_payment',
+      operator_payment_id: 'op_1',
+      payment_id: 'pay_1',
+      reference: randomUUID(),
+      status: 'paid',
+      amount: 1000,
+      currency: 'JPY',
+      occurred_on: new Date().toISOString(),
+    });
+
+  it('an unsigned or wrongly signed body that is not even JSON answers 401, not 400', async () => {
+    for (const signature of [
+      undefined,
+      signProcessorCallback('{"other":1}', env.config.PROCESSOR_CALLBACK_SECRET),
+    ]) {
+      const res = await http('/processor/callbacks', {
+        method: 'POST',
+        headers: { ...JSON_TYPE, ...(signature ? { 'x-processor-signature': signature } : {}) },
+        body: `{"id":${DEEP}`,
+      });
+      expectEnvelope(res, 401, 'INVALID_CREDENTIALS');
+    }
+  });
+
+  it('a signed notice is still parsed and judged (a reference that is no charge of ours: 404)', async () => {
+    const body = notice();
+    const res = await http('/processor/callbacks', {
+      method: 'POST',
+      headers: {
+        ...JSON_TYPE,
+        'x-processor-signature': signProcessorCallback(body, env.config.PROCESSOR_CALLBACK_SECRET),
+      },
+      body,
+    });
+    expectEnvelope(res, 404, 'NOT_FOUND');
   });
 });
