@@ -106,6 +106,21 @@ describe('JSON bodies are held to JSON_LIMITS while they are parsed', () => {
       expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT_LENGTH' }]);
     }
   });
+
+  it('let the largest metadata the API takes through to its own rules (16 KiB: ~1,500 keys, ~8,000 items)', async () => {
+    const keys = Object.fromEntries(Array.from({ length: 1_500 }, (_, i) => [`k${i}`, i % 10]));
+    const items = { list: Array.from({ length: 8_000 }, () => 0) };
+    for (const metadata of [keys, items]) {
+      expect(JSON.stringify(metadata).length).toBeLessThanOrEqual(16_384);
+      const res = await http('/charges', {
+        method: 'POST',
+        auth,
+        json: { transaction_token_id: randomUUID(), amount: 1000, currency: 'JPY', metadata },
+      });
+      // parsed and validated: only the unknown token is refused
+      expectEnvelope(res, 404, 'NOT_FOUND');
+    }
+  });
 });
 
 describe('metadata nested deeper than its own rule', () => {
