@@ -13,6 +13,7 @@ import {
   type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { JSON_LIMITS } from '../apps/gateway/src/http/json-text';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
@@ -185,8 +186,10 @@ describe('POST /charges', () => {
         body: { status: 'error', code: 'VALIDATION_ERROR', errors: [{ field, reason: 'INVALID_FORMAT' }] },
       });
     }
-    // any depth: 5,000 nested arrays, with and without the character at the bottom
-    const deep = (inner: string) => `{"metadata":${'['.repeat(5000)}${inner}${']'.repeat(5000)}}`;
+    // down to the depth bodies may have (JSON_LIMITS), with and without the character at the bottom;
+    // deeper is refused before anything is looked at (test/input-hardening.e2e-spec.ts)
+    const depth = JSON_LIMITS.maxDepth - 1;
+    const deep = (inner: string) => `{"metadata":${'['.repeat(depth - 1)}${inner}${']'.repeat(depth - 1)}}`;
     const post = (body: string) =>
       shopApi.request('/charges', {
         method: 'POST',
@@ -196,11 +199,13 @@ describe('POST /charges', () => {
     const withNul = await post(deep('"x\\u0000"'));
     expect(withNul.status).toBe(400);
     expect(withNul.body.errors).toEqual([
-      { field: `metadata${'.0'.repeat(5000)}`, reason: 'INVALID_FORMAT' },
+      { field: `metadata${'.0'.repeat(depth - 1)}`, reason: 'INVALID_FORMAT' },
     ]);
     const clean = await post(deep('"x"')); // not a metadata object: the schema's answer
     expect(clean.status).toBe(400);
     expect(clean.body.code).toBe('VALIDATION_ERROR');
+    const deeper = await post(deep(`[[${'"x\\u0000"'}]]`));
+    expect(deeper.body.errors).toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
     expect(await env.prisma.charge.count()).toBe(chargesBefore);
     expect(await env.prisma.transactionToken.count()).toBe(tokensBefore);
     // the token is still unused: the refused charges claimed nothing

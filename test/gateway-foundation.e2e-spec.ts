@@ -522,10 +522,10 @@ describe('an empty JSON body', () => {
     );
   });
 
-  it('replaces only the JSON parser: the others stay as Nest and app.factory set them', () => {
+  it('keeps the JSON and form parsers only: text and urlencoded bodies answer 415', () => {
     const fastify = app.getHttpAdapter().getInstance();
     expect(fastify.hasContentTypeParser('application/json')).toBe(true);
-    expect(fastify.hasContentTypeParser('application/x-www-form-urlencoded')).toBe(true);
+    expect(fastify.hasContentTypeParser('application/x-www-form-urlencoded')).toBe(false);
     expect(fastify.hasContentTypeParser('text/plain')).toBe(false);
   });
 

@@ -4,8 +4,9 @@ import { randomUUID } from 'node:crypto';
 import type { AppConfig } from '@kessai/config';
 import { mayHoldCardNumber } from '@kessai/cards';
 import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kessai/observability';
-import { GatewayModule } from './app.module';
+import { GATEWAY_CONTROLLERS, GatewayModule } from './app.module';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
+import { credentialRoutes, registerCredentialCheck } from './auth/credential-check';
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { registerDrain } from './http/graceful-shutdown';
 import { acceptFormBodies } from './http/form-body';
@@ -94,12 +95,19 @@ export async function createGatewayApp(
     }
   });
   registerRateLimiting(fastify, app.get(RateLimiter), config, logger, metrics);
+  // a route that needs credentials refuses a request without valid ones before its body is read
+  registerCredentialCheck(fastify, credentialRoutes(GATEWAY_CONTROLLERS));
   registerNulGuard(fastify);
   // before the idempotency claim: a merchant's writes beyond its share of the pool wait here
   registerTenantWriteLimit(fastify, config);
   registerIdempotency(fastify, app.get(IdempotencyRecordsRepository), config, logger, metrics);
   fastify.addHook('onSend', async (request, reply) => {
     void reply.header('x-request-id', request.id);
+    // every answer: no content sniffing (a JSON error echoing input is never read as HTML)
+    void reply.header('x-content-type-options', 'nosniff');
+    // API answers (app tokens' secrets, login tokens, webhook auth tokens, card data) are not kept
+    // by a browser or a proxy; pages and assets that may be cached say so themselves
+    if (!reply.hasHeader('cache-control')) void reply.header('cache-control', 'no-store');
   });
   // off by default (the process refuses to start when it is on without credentials: libs/config),
   // and loaded only when on: its static-file server needs Node's require(esm), 20.19 and later
@@ -110,8 +118,10 @@ export async function createGatewayApp(
 
   app.useGlobalFilters(new ErrorEnvelopeFilter(logger, routes));
   await app.init();
-  // after init: Nest registers its body parsers there, and only the JSON one is replaced
+  // after init: Nest registers its body parsers there. The JSON one is replaced; the urlencoded one
+  // goes, as text/plain did: no client of the API sends it, and its values escaped the string rules
   acceptEmptyJsonBodies(app, config.BODY_LIMIT_BYTES);
+  fastify.removeContentTypeParser('application/x-www-form-urlencoded');
   // the SDK's multipart bodies (a store's logo): the store routes only, 415 elsewhere as before
   acceptFormBodies(app, config.BODY_LIMIT_BYTES, LOGO_MAX_BYTES);
   return app;

@@ -4,6 +4,7 @@ import type { FastifyRequest, RawServerDefault } from 'fastify';
 import { createHash } from 'node:crypto';
 import { z, type ZodTypeAny } from 'zod';
 import { ValidationError, type FieldError } from '@kessai/domain';
+import { findInvalidText } from './nul-guard';
 
 /**
  * multipart/form-data bodies, as the official SDK sends a payload holding a Blob (api-reference §1:
@@ -86,6 +87,10 @@ export function acceptFormBodies(app: NestFastifyApplication, bodyLimit: number,
       (parts) => {
         try {
           const form = nest(parts);
+          // the string rules of JSON bodies (json-body-parser.ts): a field may hold a NUL byte, or
+          // declare another charset (busboy decodes UTF-16 as it comes, lone surrogates included)
+          const invalid = findInvalidText(form);
+          if (invalid) throw ValidationError.field(invalid.join('.'), 'INVALID_FORMAT');
           formBodies.add(form);
           done(null, form);
         } catch (error) {

@@ -1,16 +1,23 @@
-import type { RawBodyRequest } from '@nestjs/common';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { ValidationError } from '@kessai/domain';
 import { sendError } from './error-response';
 
 type Path = (string | number)[];
 
+/** String.prototype.isWellFormed (Node 20; the compiler's lib stops at ES2023). */
+const isWellFormed = (text: string): boolean =>
+  (text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/** Whether a string breaks the API's string rules: U+0000, or a surrogate without its pair. */
+export const isInvalidText = (text: string): boolean => text.includes('\u0000') || !isWellFormed(text);
+
 /**
- * The path of the first string or object key in `value` that holds U+0000, or null when none does.
- * Postgres can keep that character neither in `text` nor in `jsonb`, and no field of the API has a
- * use for it. Iterative (any depth), in document order; a path is built only for what it finds.
+ * The path of the first string or object key in `value` that holds U+0000 or a lone surrogate
+ * (JSON can spell both: `\u0000`, `\ud800`), or null when none does. Postgres can keep neither in
+ * `text` nor in `jsonb` (a 500 where it is written), and no field of the API has a use for them.
+ * Iterative (any depth), in document order; a path is built only for what it finds.
  */
-export function findNul(value: unknown): Path | null {
+export function findInvalidText(value: unknown): Path | null {
   interface Entry {
     value: unknown;
     parent: Entry | null;
@@ -25,7 +32,7 @@ export function findNul(value: unknown): Path | null {
   for (let entry = stack.pop(); entry !== undefined; entry = stack.pop()) {
     const current = entry.value;
     if (typeof current === 'string') {
-      if (current.includes('\u0000')) return pathOf(entry);
+      if (isInvalidText(current)) return pathOf(entry);
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
@@ -33,7 +40,7 @@ export function findNul(value: unknown): Path | null {
       ? current.map((item, i) => [i, item])
       : Object.entries(current);
     for (const [key] of children) {
-      if (typeof key === 'string' && key.includes('\u0000')) return pathOf(entry, key);
+      if (typeof key === 'string' && isInvalidText(key)) return pathOf(entry, key);
     }
     for (let i = children.length - 1; i >= 0; i--) {
       const [key, child] = children[i];
@@ -43,25 +50,17 @@ export function findNul(value: unknown): Path | null {
   return null;
 }
 
-/** Whether the request's text can hold U+0000 at all: JSON spells it \u0000, a URL %00. */
-function mayHoldNul(request: RawBodyRequest<FastifyRequest>): boolean {
-  if (request.url.includes('%00')) return true;
-  if (request.body === undefined || request.body === null) return false;
-  const raw = request.rawBody;
-  return raw === undefined || raw.includes('\\u0000');
-}
-
 /**
- * Refuses a request whose JSON body or query string holds U+0000 anywhere with 400
- * VALIDATION_ERROR naming the field (INVALID_FORMAT), before idempotency or any handler sees it: it
- * would otherwise fail in Postgres as a 500. The parsed values are walked only when the raw text
- * can hold one. (Metadata given as a JSON-encoded string is checked again once decoded, in its
- * schema.)
+ * Refuses a request whose query string holds U+0000 (`%00`) anywhere with 400 VALIDATION_ERROR
+ * naming the parameter (INVALID_FORMAT), before idempotency or any handler sees it: it would
+ * otherwise fail in Postgres as a 500. (A percent-encoded lone surrogate does not decode: it stays
+ * as its text.) Bodies are held to the same rules by their parsers (`json-body-parser.ts`,
+ * `form-body.ts`), and metadata given as a JSON-encoded string once decoded, in its schema.
  */
 export function registerNulGuard(fastify: FastifyInstance): void {
   fastify.addHook('preValidation', async (request, reply) => {
-    if (!mayHoldNul(request)) return;
-    const found = findNul(request.body) ?? findNul(request.query);
+    if (!request.url.includes('%00')) return;
+    const found = findInvalidText(request.query);
     if (found) return sendError(reply, ValidationError.field(found.join('.') || null, 'INVALID_FORMAT'));
   });
 }

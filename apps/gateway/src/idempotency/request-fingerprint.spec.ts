@@ -1,4 +1,5 @@
-import { fingerprintKey, requestFingerprint } from './request-fingerprint';
+import fc from 'fast-check';
+import { canonicalJson, fingerprintKey, requestFingerprint } from './request-fingerprint';
 
 describe('requestFingerprint', () => {
   const key = fingerprintKey('a'.repeat(32));
@@ -23,5 +24,38 @@ describe('requestFingerprint', () => {
   it('is keyed: another server key gives another fingerprint, so stored values reveal nothing', () => {
     const other = fingerprintKey('b'.repeat(32));
     expect(requestFingerprint(other, 'POST', '/charges', { amount: 100, list: [1, 2] })).not.toBe(base);
+  });
+});
+
+describe('canonicalJson', () => {
+  /** The recursive form it replaced: stored fingerprints must not change. */
+  function recursive(value: unknown): string {
+    if (Array.isArray(value)) return `[${value.map(recursive).join(',')}]`;
+    if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${recursive(v)}`).join(',')}}`;
+    }
+    return JSON.stringify(value) ?? 'null';
+  }
+
+  it('writes what the recursive form wrote (fixed seed)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), fc.constantFrom(undefined, 'x'), (value, extra) => {
+        const withUndefined = { value, list: [extra, 1], skipped: undefined };
+        expect(canonicalJson(value)).toBe(recursive(value));
+        expect(canonicalJson(withUndefined)).toBe(recursive(withUndefined));
+      }),
+      { seed: 27, numRuns: 300 },
+    );
+    expect(canonicalJson({ b: [1, { d: 2, c: [] }], a: 'x' })).toBe('{"a":"x","b":[1,{"c":[],"d":2}]}');
+  });
+
+  it('takes any depth without recursion', () => {
+    let deep: unknown = { end: true };
+    for (let i = 0; i < 200_000; i++) deep = i % 2 ? [deep] : { k: deep };
+    // 100,000 objects {"k":…} (6 characters each) and 100,000 arrays […] (2 each) around the end
+    expect(canonicalJson(deep)).toHaveLength(100_000 * 6 + 100_000 * 2 + '{"end":true}'.length);
   });
 });

@@ -1,15 +1,46 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 
-/** JSON with object keys sorted, so that two encodings of the same body compare equal. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+/** Text written as it is, among the values still to serialise. */
+class Literal {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * JSON with object keys sorted, so that two encodings of the same body compare equal (members
+ * whose value is undefined left out, an undefined item written null). Iterative: a body's depth
+ * is bounded where it is parsed (JSON_LIMITS), but this does not rely on it.
+ */
+export function canonicalJson(root: unknown): string {
+  const out: string[] = [];
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (value instanceof Literal) {
+      out.push(value.text);
+    } else if (Array.isArray(value)) {
+      // pushed in reverse: popped as [ item0 , item1 ... ]
+      stack.push(new Literal(']'));
+      for (let i = value.length - 1; i >= 0; i--) {
+        stack.push(value[i]);
+        if (i > 0) stack.push(new Literal(','));
+      }
+      stack.push(new Literal('['));
+    } else if (value !== null && typeof value === 'object') {
+      const entries = Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      stack.push(new Literal('}'));
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, member] = entries[i];
+        stack.push(member, new Literal(`${JSON.stringify(key)}:`));
+        if (i > 0) stack.push(new Literal(','));
+      }
+      stack.push(new Literal('{'));
+    } else {
+      out.push(JSON.stringify(value) ?? 'null');
+    }
   }
-  return JSON.stringify(value) ?? 'null';
+  return out.join('');
 }
 
 /**
@@ -27,6 +58,6 @@ export function fingerprintKey(signingKey: string): Buffer {
  */
 export function requestFingerprint(key: Buffer, method: string, url: string, body: unknown): string {
   return createHmac('sha256', key)
-    .update(`${method}\n${url}\n${canonical(body ?? null)}`)
+    .update(`${method}\n${url}\n${canonicalJson(body ?? null)}`)
     .digest('hex');
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isExpirationPeriod, isTimeShift } from '@kessai/store-configuration';
-import { findNul } from '../http/nul-guard';
+import { ValidationError } from '@kessai/domain';
+import { parseJsonText } from '../http/json-text';
 
 /**
  * Request schemas of the transaction token routes (api-reference §5.1), in wire (snake_case) form.
@@ -73,35 +74,40 @@ const isScalar = (v: unknown): v is MetadataScalar =>
 export const metadataSchema = z.union([z.record(z.unknown()), z.string()]).transform((raw, ctx): Metadata => {
   let value: unknown = raw;
   if (typeof raw === 'string') {
+    // held to the body's limits and string rules (a decoded string may spell U+0000 or a lone
+    // surrogate, which the request body's parser could not see)
     try {
-      value = JSON.parse(raw);
-    } catch {
-      value = undefined;
+      value = parseJsonText(raw);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) value = undefined;
+      else {
+        for (const { field, reason } of error.errors)
+          ctx.addIssue({ code: z.ZodIssueCode.custom, path: field ? [field] : [], params: { reason } });
+        return z.NEVER;
+      }
     }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_OBJECT' } });
     return z.NEVER;
   }
-  if (JSON.stringify(value).length > METADATA_MAX_JSON_LENGTH) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_LENGTH' } });
-    return z.NEVER;
-  }
-  // a JSON-encoded string may decode to U+0000, which the request body's guard could not see
-  const nul = typeof raw === 'string' ? findNul(value) : null;
-  if (nul) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, path: nul, params: { reason: 'INVALID_FORMAT' } });
-    return z.NEVER;
-  }
+  // flat first: only then is its length measured (stringifying a deep value could overflow the stack)
+  let flat = true;
   for (const [key, entry] of Object.entries(value)) {
     const ok = isScalar(entry) || (Array.isArray(entry) && entry.every(isScalar));
     if (!ok) {
+      flat = false;
       ctx.addIssue({
         code: z.ZodIssueCode.custom,
         path: [key],
         params: { reason: 'NESTED_JSON_NOT_ALLOWED' },
       });
     }
+  }
+  if (!flat) return z.NEVER;
+  if (JSON.stringify(value).length > METADATA_MAX_JSON_LENGTH) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_LENGTH' } });
+    return z.NEVER;
   }
   return value as Metadata;
 });
