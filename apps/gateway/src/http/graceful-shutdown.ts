@@ -45,7 +45,7 @@ export async function drainAndClose(
   timeoutMs: number,
 ): Promise<void> {
   const fastify = app.getHttpAdapter().getInstance();
-  const server = app.getHttpServer() as Server;
+  const server: Server = app.getHttpServer();
   draining.add(fastify);
   const budgetMs = Math.max(timeoutMs - CLOSE_RESERVE_MS, Math.floor(timeoutMs / 2));
   const started = Date.now();

@@ -115,7 +115,13 @@ export function registerTenantWriteLimit(fastify: FastifyInstance, config: AppCo
     }
     request.tenantWriteSlot = tenant;
   });
-  fastify.addHook('onResponse', async (request) => release(request));
-  fastify.addHook('onRequestAbort', async (request) => release(request));
+  fastify.addHook('onResponse', (request, _reply, done) => {
+    release(request);
+    done();
+  });
+  fastify.addHook('onRequestAbort', (request, done) => {
+    release(request);
+    done();
+  });
   return limiter;
 }
