@@ -126,3 +126,29 @@ export async function startWorkerProcess(
     throw error;
   }
 }
+
+/** What a start of processes resolves to: something that holds a process to stop. */
+export interface Started {
+  app: Pick<SpawnedApp, 'stop'>;
+}
+
+/**
+ * Starts processes side by side (`Promise.all` would leave the ones already started running when
+ * another fails: they would go on loading the suites after it). When any start fails, every start
+ * that succeeded is stopped (SIGKILL) before the first failure is thrown; otherwise resolves to
+ * what each start resolved to, in order.
+ */
+export async function startTogether<T extends readonly (() => Promise<Started>)[] | []>(
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  const settled = await Promise.allSettled(starts.map((start) => start()));
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure) {
+    const started = settled.filter((result) => result.status === 'fulfilled');
+    await Promise.all(started.map((result) => result.value.app.stop('SIGKILL')));
+    throw failure.reason;
+  }
+  return settled.map((result) => (result as PromiseFulfilledResult<Started>).value) as {
+    -readonly [K in keyof T]: Awaited<ReturnType<T[K]>>;
+  };
+}
