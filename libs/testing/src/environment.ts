@@ -97,8 +97,15 @@ export class TestEnvironment {
     readonly admin: AdminService,
   ) {}
 
-  static async create(overrides: Record<string, string> = {}): Promise<TestEnvironment> {
-    const database = await createTestDatabase();
+  /**
+   * `database`: one the caller made (e.g. on a Postgres cluster of its own, startOwnPostgres);
+   * a copy of the suites' template on TEST_DATABASE_URL's server unless given.
+   */
+  static async create(
+    overrides: Record<string, string> = {},
+    database?: TestDatabase,
+  ): Promise<TestEnvironment> {
+    database ??= await createTestDatabase();
     const variables = testVariables(database.url, overrides);
     const config = loadConfig(variables);
     const prisma = new PrismaService(config);
