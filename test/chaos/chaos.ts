@@ -134,9 +134,9 @@ function availabilityFindings(system: ChaosSystem, faults: FaultResult[], answer
   return findings;
 }
 
-/** The fault whose window (from it until recovered) holds `at`. */
+/** The fault whose window (from just before it, for a request it cut off, until recovered) holds `at`. */
 function during(faults: FaultResult[], at: number): string {
-  return faults.find((fault) => at >= fault.startedAt && at <= fault.recoveredAt)?.name ?? 'no fault';
+  return faults.find((fault) => at >= fault.startedAt - 2_000 && at <= fault.recoveredAt)?.name ?? 'no fault';
 }
 
 function printReport(
@@ -188,7 +188,9 @@ function printReport(
     );
   const unresolved = [...clients.flatMap((client) => client.unresolved)];
   if (unresolved.length > 0)
-    out(`  keys left in progress by a crash: ${unresolved.map((u) => `${u.method} ${u.path}`).join(', ')}`);
+    out(
+      `  keys left in progress by a crash: ${unresolved.map((u) => `${u.method} ${u.path} sent during ${during(faults, u.sentAt)}`).join('; ')}`,
+    );
   out();
   out('Reconciliation');
   for (const [what, n] of Object.entries(counts)) out(`  ${what}: ${n}`);

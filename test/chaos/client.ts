@@ -33,6 +33,8 @@ export class UnresolvedKeyError extends Error {
     readonly method: string,
     readonly path: string,
     readonly key: string,
+    /** Date.now() when the key's first request was sent */
+    readonly sentAt: number,
   ) {
     super(`${method} ${path}: key ${key} still in progress after ${IN_PROGRESS_PATIENCE_MS / 1000} s`);
   }
@@ -69,12 +71,13 @@ export class ChaosClient {
     let delay = 100;
     let last = '';
     let inProgressSince: number | undefined;
+    const sentAt = Date.now();
     for (;;) {
       const answer = await this.once(method, path, body, method === 'GET' ? undefined : key);
       if (inProgress(answer.status, answer.body)) {
         inProgressSince ??= Date.now();
         if (Date.now() - inProgressSince > IN_PROGRESS_PATIENCE_MS) {
-          const unresolved = new UnresolvedKeyError(method, route(path), key);
+          const unresolved = new UnresolvedKeyError(method, route(path), key, sentAt);
           this.unresolved.push(unresolved);
           throw unresolved;
         }
