@@ -27,7 +27,7 @@ beforeAll(async () => {
   postgres = await startOwnPostgres();
   const database = await createMigratedDatabase(postgres.url);
   // app tokens are not cached, so that authentication itself meets the outage too
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, APP_TOKEN_CACHE_TTL_MS: '0' }, { database });
+  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, APP_TOKEN_CACHE_TTL_MS: '0' }, database);
   seeded = await env.seedPciMerchant('outage');
   const started = await startGatewayProcess(env.variables);
   gateway = started.app;

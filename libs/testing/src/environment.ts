@@ -100,12 +100,15 @@ export class TestEnvironment {
     readonly admin: AdminService,
   ) {}
 
-  /** `options.database`: a database made elsewhere (createMigratedDatabase), dropped on close. */
+  /**
+   * `database`: one the caller made (e.g. on a Postgres cluster of its own, startOwnPostgres);
+   * a copy of the suites' template on TEST_DATABASE_URL's server unless given.
+   */
   static async create(
     overrides: Record<string, string> = {},
-    options: { database?: TestDatabase } = {},
+    database?: TestDatabase,
   ): Promise<TestEnvironment> {
-    const database = options.database ?? (await createTestDatabase());
+    database ??= await createTestDatabase();
     const variables = testVariables(database.url, overrides);
     const config = loadConfig(variables);
     const prisma = new PrismaService(config);

@@ -17,3 +17,4 @@ export * from './webhook-receiver';
 export * from './images';
 export * from './plans';
 export * from './own-postgres';
+export * from './own-redis';

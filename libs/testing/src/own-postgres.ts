@@ -48,7 +48,9 @@ export async function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject()));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port given')),
+      );
     });
   });
 }
@@ -106,7 +108,12 @@ export async function startOwnPostgres(settings: Record<string, string> = {}): P
     run('pg_ctl', ['-D', data, '-l', path.join(dir, 'server.log'), '-o', options, '-w', '-t', '60', 'start']);
     await ready();
   };
-  const stop = async () => run('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
+  // a failing pg_ctl rejects (the executor's throw) rather than throwing at the call
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      run('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']);
+      resolve();
+    });
   await start();
   return {
     url,

@@ -23,8 +23,13 @@ export class SpawnedApp {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  /** Starts `entry` (e.g. apps/gateway/src/main.ts) under ts-node with the suite's variables. */
+  /**
+   * Starts `entry` with the suite's variables: a TypeScript entry point (e.g.
+   * apps/gateway/src/main.ts) under ts-node, or one of the build's (dist/…/main.js) as it is, which
+   * starts several times faster on a loaded machine.
+   */
   static start(entry: string, variables: Record<string, string>): SpawnedApp {
+    const built = entry.endsWith('.js');
     const child = spawn(
       process.execPath,
       [
@@ -32,10 +37,7 @@ export class SpawnedApp {
         ...(process.env.KESSAI_CPU_PROF_DIR
           ? ['--cpu-prof', `--cpu-prof-dir=${process.env.KESSAI_CPU_PROF_DIR}`]
           : []),
-        '-r',
-        'ts-node/register/transpile-only',
-        '-r',
-        'tsconfig-paths/register',
+        ...(built ? [] : ['-r', 'ts-node/register/transpile-only', '-r', 'tsconfig-paths/register']),
         path.join(ROOT, entry),
       ],
       {
@@ -95,15 +97,21 @@ function parseJson(line: string): Record<string, unknown> | null {
  */
 export const PROCESS_START_TIMEOUT_MS = 180_000;
 
-/** Starts a gateway process and resolves its base URL once it listens. */
-export async function startGatewayProcess(variables: Record<string, string>) {
+/**
+ * Starts a gateway process and resolves its base URL once it listens; from its TypeScript entry
+ * point unless `entry` names the build's (dist/apps/gateway/src/main.js).
+ */
+export async function startGatewayProcess(
+  variables: Record<string, string>,
+  {
+    entry = 'apps/gateway/src/main.ts',
+    timeoutMs = PROCESS_START_TIMEOUT_MS,
+  }: { entry?: string; timeoutMs?: number } = {},
+) {
   // info level: the line announcing the URL is an info line
-  const app = SpawnedApp.start('apps/gateway/src/main.ts', { ...variables, LOG_LEVEL: 'info' });
+  const app = SpawnedApp.start(entry, { ...variables, LOG_LEVEL: 'info' });
   try {
-    const listening = await app.waitForLog(
-      (line) => line.msg === 'gateway listening',
-      PROCESS_START_TIMEOUT_MS,
-    );
+    const listening = await app.waitForLog((line) => line.msg === 'gateway listening', timeoutMs);
     return { app, url: String(listening.url) };
   } catch (error) {
     await app.stop('SIGKILL');
@@ -115,8 +123,9 @@ export async function startGatewayProcess(variables: Record<string, string>) {
 const AT_LEAST_INFO = new Set(['trace', 'debug', 'info']);
 
 /**
- * Starts a worker service process (e.g. apps/charge-service/src/main.ts) and resolves once it
- * announces `<name> started`, the name being the app's folder; with its health URL. Its log level
+ * Starts a worker service process (e.g. apps/charge-service/src/main.ts, or the build's
+ * dist/apps/charge-service/src/main.js) and resolves once it announces `<name> started`, the name
+ * being the app's folder; with its health URL. Its log level
  * is the suite's, raised to info at least so that the announcement is printed.
  */
 export async function startWorkerProcess(
@@ -125,7 +134,7 @@ export async function startWorkerProcess(
   { timeoutMs = PROCESS_START_TIMEOUT_MS }: { timeoutMs?: number } = {},
 ) {
   const name = entry.split('/').at(-3);
-  if (!name || !entry.startsWith('apps/')) throw new Error(`not an app entry point: ${entry}`);
+  if (!name || !/^(dist\/)?apps\//.test(entry)) throw new Error(`not an app entry point: ${entry}`);
   const level = variables.LOG_LEVEL && AT_LEAST_INFO.has(variables.LOG_LEVEL) ? variables.LOG_LEVEL : 'info';
   const app = SpawnedApp.start(entry, { HEALTH_PORT: '0', ...variables, LOG_LEVEL: level });
   try {
@@ -135,4 +144,30 @@ export async function startWorkerProcess(
     await app.stop('SIGKILL');
     throw error;
   }
+}
+
+/** What a start of processes resolves to: something that holds a process to stop. */
+export interface Started {
+  app: Pick<SpawnedApp, 'stop'>;
+}
+
+/**
+ * Starts processes side by side (`Promise.all` would leave the ones already started running when
+ * another fails: they would go on loading the suites after it). When any start fails, every start
+ * that succeeded is stopped (SIGKILL) before the first failure is thrown; otherwise resolves to
+ * what each start resolved to, in order.
+ */
+export async function startTogether<T extends readonly (() => Promise<Started>)[] | []>(
+  starts: T,
+): Promise<{ -readonly [K in keyof T]: Awaited<ReturnType<T[K]>> }> {
+  const settled = await Promise.allSettled(starts.map((start) => start()));
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure) {
+    const started = settled.filter((result) => result.status === 'fulfilled');
+    await Promise.all(started.map((result) => result.value.app.stop('SIGKILL')));
+    throw failure.reason;
+  }
+  return settled.map((result) => (result as PromiseFulfilledResult<Started>).value) as {
+    -readonly [K in keyof T]: Awaited<ReturnType<T[K]>>;
+  };
 }
