@@ -16,6 +16,8 @@ import {
   type SpawnedApp,
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { planFor } from '../apps/gateway/src/limits/rate-limit.policy';
+import { RateLimiter } from '../apps/gateway/src/limits/rate-limiter';
 
 type Token = Credentials & { id: string };
 
@@ -279,6 +281,26 @@ describe('many credentials at once', () => {
     // each from a fresh balance of its own
     for (const answer of answers)
       expect(standardHeaders(answer.headers)).toMatchObject({ exact: '9', route: '29' });
+  });
+});
+
+describe('a fresh limiter', () => {
+  it('answers its first calls of both shapes, made in one tick (no crash of the auto-pipeline)', async () => {
+    const redis = new RedisService(env.config);
+    await redis.onModuleInit();
+    try {
+      const limiter = new RateLimiter(env.config, redis);
+      const charge = planFor(limiter.settings, { method: 'POST', url: '/charges', routePattern: '/charges' });
+      const standard = planFor(limiter.settings, { method: 'GET', url: '/me', routePattern: '/me' });
+      expect([charge.buckets.length, standard.buckets.length]).toEqual([1, 2]);
+      const outcomes = await Promise.all([
+        limiter.take('fresh_a', charge.buckets),
+        limiter.take('fresh_b', standard.buckets),
+      ]);
+      expect(outcomes.map((outcome) => outcome.allowed)).toEqual([true, true]);
+    } finally {
+      await redis.onModuleDestroy();
+    }
   });
 });
 
