@@ -7,10 +7,11 @@ import { eventually } from './eventually';
 import { freePort } from './own-postgres';
 
 /**
- * A Redis server of a test's own (`redis-server` on a free loopback port, no persistence, its
- * directory temporary), for tests that restart or kill Redis: doing that to the machine's shared
- * server would disturb every other suite. A restart loses every key, as a Redis without persistence
- * does.
+ * A Redis server of a test's own (`redis-server` on a free loopback port, its directory temporary),
+ * for tests that restart or kill Redis: doing that to the machine's shared server would disturb
+ * every other suite. Without persistence (the default) a restart loses every key; with
+ * `{ persistence: true }` it keeps an append-only file, as docker-compose.yml's Redis does
+ * (`--appendonly yes`), and a restart keeps what was written before it.
  */
 export interface OwnRedis {
   /** redis://127.0.0.1:<port> */
@@ -47,7 +48,9 @@ function pong(port: number): Promise<boolean> {
   });
 }
 
-export async function startOwnRedis(): Promise<OwnRedis> {
+export async function startOwnRedis({
+  persistence = false,
+}: { persistence?: boolean } = {}): Promise<OwnRedis> {
   const dir = mkdtempSync(path.join(tmpdir(), 'kessai-redis-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
@@ -58,7 +61,10 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     output = '';
     const server = spawn(
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+      [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir],
+        ...['--appendonly', persistence ? 'yes' : 'no'],
+      ],
       { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     server.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
