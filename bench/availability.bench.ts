@@ -60,16 +60,26 @@ async function loop(
         ...request.headers,
         ...(request.body ? { 'content-length': String(request.body.length) } : {}),
       };
-      const req = http.request(
-        `${base}${request.path}`,
-        { agent, method: request.method, headers },
-        (res) => {
-          res.resume();
-          res.on('end', () => count(String(res.statusCode)));
-          res.on('error', () => count('reset'));
-        },
-      );
-      req.on('error', () => count('reset'));
+      let counted = false;
+      const once = (status: string) => {
+        if (counted) return;
+        counted = true;
+        count(status);
+      };
+      // a flood's body goes on a connection of its own: the gateway may answer before reading it
+      const options = request.body
+        ? { agent: false as const, headers: { ...headers, connection: 'close' } }
+        : { agent, headers };
+      const req = http.request(`${base}${request.path}`, { ...options, method: request.method }, (res) => {
+        res.resume();
+        res.on('end', () => once(String(res.statusCode)));
+        res.on('error', () => once('reset'));
+      });
+      req.setTimeout(15_000, () => {
+        once('timeout');
+        req.destroy();
+      });
+      req.on('error', () => once('reset'));
       req.end(request.body);
     });
   await Promise.all(

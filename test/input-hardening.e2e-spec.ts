@@ -19,6 +19,7 @@ import { createGatewayApp } from '../apps/gateway/src/app.factory';
 import { GATEWAY_CONTROLLERS } from '../apps/gateway/src/app.module';
 import { credentialRoutes } from '../apps/gateway/src/auth/credential-check';
 import { RouteRegistry } from '../apps/gateway/src/http/route-registry';
+import { RAW_JSON_BODY_LIMIT_BYTES } from '../apps/gateway/src/http/json-body-parser';
 import { JSON_LIMITS } from '../apps/gateway/src/http/json-text';
 
 let env: TestEnvironment;
@@ -414,10 +415,20 @@ describe('POST /processor/callbacks verifies the signature over the raw bytes be
       const res = await http('/processor/callbacks', {
         method: 'POST',
         headers: { ...JSON_TYPE, ...(signature ? { 'x-processor-signature': signature } : {}) },
-        body: `{"id":${DEEP}`,
+        // deep, unterminated, and within the notices' size limit (a larger one is a 413, below)
+        body: `{"id":${nested(20_000)}`,
       });
       expectEnvelope(res, 401, 'INVALID_CREDENTIALS');
     }
+  });
+
+  it('a body larger than a notice can be is refused with 413 before it is read', async () => {
+    const res = await http('/processor/callbacks', {
+      method: 'POST',
+      headers: { ...JSON_TYPE, 'x-processor-signature': 't=1,v1=' + '0'.repeat(64) },
+      body: JSON.stringify({ padding: 'x'.repeat(RAW_JSON_BODY_LIMIT_BYTES) }),
+    });
+    expectEnvelope(res, 413, 'REQUEST_TOO_LARGE');
   });
 
   it('a signed notice is still parsed and judged (a reference that is no charge of ours: 404)', async () => {

@@ -10,7 +10,7 @@ import { credentialRoutes, registerCredentialCheck } from './auth/credential-che
 import { ErrorEnvelopeFilter } from './http/error-envelope.filter';
 import { registerDrain } from './http/graceful-shutdown';
 import { acceptFormBodies } from './http/form-body';
-import { acceptEmptyJsonBodies } from './http/json-body-parser';
+import { acceptEmptyJsonBodies, registerRawJsonBodyLimit } from './http/json-body-parser';
 import { registerNulGuard } from './http/nul-guard';
 import { RouteRegistry } from './http/route-registry';
 import { IdempotencyRecordsRepository } from '@kessai/db';
@@ -58,6 +58,8 @@ export async function createGatewayApp(
   fastify.addHook('onRequest', (request, _reply, done) => withCorrelation(request.id, done));
   // after SIGTERM: /heartbeat answers 503 and connections close after their request (main.ts)
   registerDrain(fastify);
+  // an open route that verifies its bytes before parsing them (processor callbacks) reads few of them
+  registerRawJsonBodyLimit(fastify);
 
   // the API speaks JSON (and, for a store's logo, multipart/form-data: acceptFormBodies below): any
   // other body is refused with 415 rather than parsed as text
