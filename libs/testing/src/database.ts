@@ -25,19 +25,24 @@ export interface TestDatabase {
 }
 
 /** A fresh, migrated database for one suite, copied from the template that global setup built. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export function createTestDatabase(): Promise<TestDatabase> {
+  return newDatabase(testServerUrl(), templateDatabase());
+}
+
+/** A new database on `serverUrl` (a copy of `template`, or empty), which `drop` removes. */
+async function newDatabase(serverUrl: string, template?: string): Promise<TestDatabase> {
   const name = `kessai_t_${randomBytes(6).toString('hex')}`;
-  const adminUrl = withDatabase(testServerUrl(), 'postgres');
+  const adminUrl = withDatabase(serverUrl, 'postgres');
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE "${name}" TEMPLATE "${templateDatabase()}"`);
+    await admin.query(`CREATE DATABASE "${name}"${template ? ` TEMPLATE "${template}"` : ''}`);
   } finally {
     await admin.end();
   }
   return {
     name,
-    url: withDatabase(testServerUrl(), name),
+    url: withDatabase(serverUrl, name),
     async drop() {
       const client = new Client({ connectionString: adminUrl });
       await client.connect();
@@ -110,36 +115,15 @@ export async function whileHolding<T>(
  * test's own: startOwnPostgres) with the real migrations applied (`prisma migrate deploy`).
  */
 export async function createMigratedDatabase(serverUrl: string): Promise<TestDatabase> {
-  const name = `kessai_t_${randomBytes(6).toString('hex')}`;
-  const adminUrl = withDatabase(serverUrl, 'postgres');
-  const admin = new Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = withDatabase(serverUrl, name);
+  const database = await newDatabase(serverUrl);
   await new Promise<void>((resolve, reject) => {
     execFile(
       'npx',
       ['prisma', 'migrate', 'deploy'],
-      { env: { ...process.env, DATABASE_URL: url } },
+      { env: { ...process.env, DATABASE_URL: database.url } },
       (error, _out, stderr) =>
         error ? reject(new Error(`prisma migrate deploy failed: ${stderr}`)) : resolve(),
     );
   });
-  return {
-    name,
-    url,
-    async drop() {
-      const client = new Client({ connectionString: adminUrl });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
-  };
+  return database;
 }

@@ -6,27 +6,30 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { eventually } from './eventually';
 
-/**
- * A PostgreSQL cluster of a test's own (`initdb` into a temporary directory), for tests that stop,
- * restart or kill the database: doing that to the machine's shared server would disturb every other
- * suite. Trust authentication, loopback only, its socket in its own directory. As root, the server
- * runs as the `postgres` user (initdb refuses root).
- */
-export interface OwnPostgres {
-  /** postgresql://postgres@127.0.0.1:<port>/postgres */
+/** A server of a test's own (own-postgres, own-redis), which the test stops, kills and restarts. */
+export interface OwnServer {
+  /** where to connect: the server's URL on 127.0.0.1:<port> */
   readonly url: string;
   readonly port: number;
-  /** `pg_ctl stop -m fast`: every backend is told to terminate (57P01), the server exits. */
+  /** A graceful stop (Postgres: `pg_ctl stop -m fast`, its backends told 57P01; Redis: SIGTERM). */
   stop(): Promise<void>;
-  /** Starts the stopped server again on the same port and waits until it accepts connections. */
+  /** Starts the stopped server again on the same port and waits until it answers. */
   start(): Promise<void>;
   /** stop, then start. */
   restart(): Promise<void>;
-  /** SIGKILL of the postmaster (a crash: its backends exit too); start() recovers it. */
+  /** SIGKILL (a crash); start() recovers it. */
   kill(): Promise<void>;
   /** Stops the server and removes its directory. */
   destroy(): Promise<void>;
 }
+
+/**
+ * A PostgreSQL cluster of a test's own (`initdb` into a temporary directory), for tests that stop,
+ * restart or kill the database: doing that to the machine's shared server would disturb every other
+ * suite. Trust authentication, loopback only, its socket in its own directory. As root, the server
+ * runs as the `postgres` user (initdb refuses root). Its URL: postgresql://postgres@127.0.0.1:<port>/postgres.
+ */
+export type OwnPostgres = OwnServer;
 
 function binDir(): string {
   try {

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually } from './eventually';
-import { freePort } from './own-postgres';
+import { freePort, type OwnServer } from './own-postgres';
 
 /**
  * A Redis server of a test's own (`redis-server` on a free loopback port, its directory temporary),
@@ -13,21 +13,7 @@ import { freePort } from './own-postgres';
  * `{ persistence: true }` it keeps an append-only file, as docker-compose.yml's Redis does
  * (`--appendonly yes`), and a restart keeps what was written before it.
  */
-export interface OwnRedis {
-  /** redis://127.0.0.1:<port> */
-  readonly url: string;
-  readonly port: number;
-  /** SIGTERM (a shutdown without saving), waits for the exit. */
-  stop(): Promise<void>;
-  /** Starts the stopped server again on the same port and waits until it answers PING. */
-  start(): Promise<void>;
-  /** stop, then start. */
-  restart(): Promise<void>;
-  /** SIGKILL; start() brings it back. */
-  kill(): Promise<void>;
-  /** Stops the server and removes its directory. */
-  destroy(): Promise<void>;
-}
+export type OwnRedis = OwnServer;
 
 /** Resolves once a raw PING on `port` is answered +PONG. */
 function pong(port: number): Promise<boolean> {
