@@ -94,6 +94,17 @@ async function seedStores(env: TestEnvironment, count: number): Promise<BenchSto
 }
 
 /** Creates `perStore` one_time card tokens in every store through POST /tokens, round robin. */
+/** kessai_rate_limiter_failures_total of every gateway, by reason (slow: let through; unavailable: refused). */
+async function limiterFailures(gateways: string[]): Promise<string> {
+  const totals: Record<string, number> = { slow: 0, unavailable: 0 };
+  for (const gateway of gateways) {
+    const text = await (await fetch(`${gateway}/metrics`)).text();
+    for (const match of text.matchAll(/^kessai_rate_limiter_failures_total\{reason="(\w+)"\} (\d+)/gm))
+      totals[match[1]] = (totals[match[1]] ?? 0) + Number(match[2]);
+  }
+  return `${totals.slow} calls slower than RATE_LIMIT_REDIS_TIMEOUT_MS with Redis connected (let through), ${totals.unavailable} with Redis unreachable (refused)`;
+}
+
 async function createCardTokens(gateways: string[], stores: BenchStore[], perStore: number) {
   const wanted = stores.length * perStore;
   let issued = 0;
@@ -541,6 +552,8 @@ async function main() {
     console.log(
       `\nfinal statuses reached per second (from the window's start): ${stats.perSecond.join(' ')}`,
     );
+    // decision 0025: how often the limiter's call outran RATE_LIMIT_REDIS_TIMEOUT_MS with Redis healthy
+    console.log(`\nrate limiter, warm-up included: ${await limiterFailures(gateways)}`);
     console.log(
       `\nRedis after ${allCharges} charges in all (warm-up included), once drained: ${footprint.keys} keys, ` +
         `${fmt(footprint.bytes / 1_048_576, 1)} MiB (MEMORY USAGE); by group: ` +
