@@ -130,11 +130,14 @@ describe('POST /charges', () => {
       expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
     });
 
-    it('a connection that could not be opened: 500, the key released, and a retry under it charges once', async () => {
+    it('a connection that could not be opened: 503 with Retry-After, the key released, and a retry under it charges once', async () => {
       const tokenId = await recurringOnlineToken();
       const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
       const refused = await failingCreate('before', () => shopApi.postCharge(json, 'refused-1'));
-      expect(refused.status).toBe(500);
+      // nothing was sent: Postgres is unavailable, not the write's outcome unknown (decision 0025)
+      expect(refused.status).toBe(503);
+      expect(refused.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE_TRY_AGAIN' });
+      expect(refused.headers.get('retry-after')).toBe('1');
       expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(0);
 
       const retry = await shopApi.postCharge(json, 'refused-1');
