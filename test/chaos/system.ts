@@ -7,8 +7,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { Client } from 'pg';
 import {
+  createMigratedDatabase,
   freePort,
   eventually,
   RELAXED_RATE_LIMITS,
@@ -20,7 +20,6 @@ import {
   startWorkerProcess,
   TestEnvironment,
   WebhookReceiver,
-  withDatabase,
   type OwnPostgres,
   type OwnRedis,
 } from '@kessai/testing';
@@ -191,14 +190,7 @@ export class ChaosSystem {
     this.postgres = postgres;
     this.redis = redis;
     log(`postgres ${postgres.url}, redis ${redis.url}`);
-    const admin = new Client({ connectionString: postgres.url });
-    await admin.connect();
-    await admin.query('CREATE DATABASE kessai_chaos');
-    await admin.end();
-    const databaseUrl = withDatabase(postgres.url, 'kessai_chaos');
-    await run(process.execPath, ['node_modules/prisma/build/index.js', 'migrate', 'deploy'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-    });
+    const { url: databaseUrl } = await createMigratedDatabase(postgres.url);
     log('migrations applied');
     return databaseUrl;
   }

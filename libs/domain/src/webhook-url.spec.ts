@@ -1,8 +1,8 @@
 import {
   addressClassOf,
+  isPublicAddress,
   checkWebhookUrl,
   isAllowedWebhookTarget,
-  isForbiddenWebhookAddress,
   PUBLIC_TARGETS_ONLY,
   webhookTargetPolicy,
 } from './webhook-url';
@@ -66,7 +66,7 @@ describe('webhook address classification (ipaddr.js)', () => {
     ['', 'invalid'],
   ])('refuses %s (%s)', (address, kind) => {
     expect(addressClassOf(address)).toBe(kind);
-    expect(isForbiddenWebhookAddress(address)).toBe(true);
+    expect(isPublicAddress(address)).toBe(false);
   });
 
   it.each([
@@ -81,7 +81,7 @@ describe('webhook address classification (ipaddr.js)', () => {
     '64:ff9b::808:808', // DNS64's answer for 8.8.8.8
   ])('accepts %s', (address) => {
     expect(addressClassOf(address)).toBe('public');
-    expect(isForbiddenWebhookAddress(address)).toBe(false);
+    expect(isPublicAddress(address)).toBe(true);
   });
 });
 

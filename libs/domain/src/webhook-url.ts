@@ -74,11 +74,6 @@ export function isPublicAddress(address: string): boolean {
   return addressClassOf(address) === 'public';
 }
 
-/** True when an IP address (v4 or v6 text) is not one a webhook may reach by default. */
-export function isForbiddenWebhookAddress(address: string): boolean {
-  return !isPublicAddress(address);
-}
-
 /**
  * The operator's exceptions to the address rule (libs/config: WEBHOOK_ALLOW_PRIVATE_TARGETS for any
  * address, development only; WEBHOOK_ALLOWED_PRIVATE_TARGETS for exact address:port targets).
