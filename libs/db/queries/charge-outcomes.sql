@@ -1,0 +1,162 @@
+-- Generated from libs/db/src/sql/charge-outcomes.sql.ts by npm run sql:generate: do not edit.
+
+-- charge_outcomes_find_pending
+-- params: $1 ids uuid[]
+-- columns: id text, mode text, amount int8, currency bpchar, capture bool, descriptor text, three_ds jsonb, redirect_endpoint text, token_three_ds_authenticated bool, token_id text, payment_type text, cardholder text, exp_month int4, exp_year int4, brand text, call_method text, scanned_qr text, convenience_store text, customer_name text, phone_number text, expires_on timestamptz, key_id text, iv bytea, ciphertext bytea, auth_tag bytea, fee_rate_ppm int4, fee_flat_amount int8
+SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
+       c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
+       c.redirect->>'endpoint' AS redirect_endpoint,
+       COALESCE((t.data->'three_ds'->>'enabled')::boolean
+                AND t.data->'three_ds'->>'status' = 'successful', false) AS token_three_ds_authenticated,
+       t.id::text AS token_id, t.payment_type::text AS payment_type,
+       t.data->'card'->>'cardholder' AS cardholder,
+       (t.data->'card'->>'exp_month')::int AS exp_month,
+       (t.data->'card'->>'exp_year')::int AS exp_year,
+       t.data->>'brand' AS brand, t.data->>'call_method' AS call_method,
+       t.data->>'scanned_qr' AS scanned_qr,
+       t.data->>'convenience_store' AS convenience_store, t.data->>'customer_name' AS customer_name,
+       NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
+                        t.data->'phone_number'->>'local_number'), '') AS phone_number,
+       c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag, c.fee_rate_ppm, c.fee_flat_amount
+  FROM charges c
+  JOIN transaction_tokens t ON t.id = c.transaction_token_id
+  LEFT JOIN card_vault v ON v.transaction_token_id = t.id
+ -- status as text: the (status, updated_on) index cannot serve it, so the rows are reached by
+ -- primary key even when statistics taken before a burst call 'pending' rare (decision 0002;
+ -- test/charge-statements-plan.e2e-spec.ts)
+ WHERE c.id = ANY($1::uuid[]) AND c.status::text = 'pending';
+
+-- charge_outcomes_record
+-- params: $1 outcomes jsonb, $2 ids uuid[], $3 from charge_status[]
+-- columns: id text
+  WITH outcome AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
+      id uuid, status charge_status, event_type text, error_code int, error_message text,
+      error_detail text, processor_reference text, charged_amount bigint, fee_amount bigint,
+      capture_status capture_status, issuer_token jsonb, three_ds_issuer_token jsonb,
+      expires_on timestamptz, cause_event_id uuid)
+  ), changed AS (
+    UPDATE charges c
+       SET status = o.status,
+           error_code = o.error_code,
+           error_message = o.error_message,
+           error_detail = o.error_detail,
+           processor_reference = COALESCE(o.processor_reference, c.processor_reference),
+           charged_amount = COALESCE(o.charged_amount, c.charged_amount),
+           charged_currency = CASE WHEN o.charged_amount IS NULL
+                                   THEN c.charged_currency ELSE c.requested_currency END,
+           fee_amount = COALESCE(o.fee_amount, c.fee_amount),
+           capture_status = COALESCE(o.capture_status, c.capture_status),
+           issuer_token = COALESCE(o.issuer_token, c.issuer_token),
+           three_ds_issuer_token = COALESCE(o.three_ds_issuer_token, c.three_ds_issuer_token),
+           expires_on = COALESCE(o.expires_on, c.expires_on),
+           updated_on = now()
+      FROM outcome o
+     -- the ids again as an array, and the status as text (no index serves it): the planner then
+     -- reaches the rows by primary key, never through the status index, whose entries of pending
+     -- charges (and of their old versions, between vacuums) it would read every one of when its
+     -- statistics call them rare (test/charge-statements-plan.e2e-spec.ts)
+     WHERE c.id = ANY($2::uuid[])
+       AND c.id = o.id AND c.status::text = ANY($3::charge_status[]::text[])
+    RETURNING c.id, c.merchant_id, c.store_id, c.status, o.event_type, o.cause_event_id
+  ), event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'charge', id,
+       event_type, jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', status::text), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = changed.cause_event_id)
+  FROM changed
+  )
+  SELECT id::text AS id FROM changed;
+
+-- charge_outcomes_find_to_reconcile
+-- params: $1 chargeId uuid, $2 statuses charge_status[]
+-- columns: id text, status text, mode text, payment_type text, token_id text, processor_reference text, expires_on timestamptz, cancel_pending bool, amount int8, match_amount text, fee_rate_ppm int4, fee_flat_amount int8
+SELECT c.id::text AS id, c.status::text AS status, c.mode::text AS mode,
+       t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
+       c.expires_on, c.pending_operation IS NOT DISTINCT FROM 'cancel' AS cancel_pending,
+       c.requested_amount AS amount, c.match_amount::text AS match_amount,
+       c.fee_rate_ppm, c.fee_flat_amount
+  FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
+ WHERE c.id = $1::uuid AND c.status = ANY($2::charge_status[]);
+
+-- charge_outcomes_find_pending_capture
+-- params: $1 chargeId uuid
+-- columns: id text, charge_id text, amount int8, currency bpchar, charge_status text, mode text, processor_reference text, fee_rate_ppm int4, fee_flat_amount int8
+SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.amount, k.currency,
+       c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference,
+       c.fee_rate_ppm, c.fee_flat_amount
+  FROM captures k JOIN charges c ON c.id = k.charge_id
+ WHERE k.charge_id = $1::uuid AND k.status = 'pending';
+
+-- charge_outcomes_record_captured
+-- params: $1 captureId uuid, $2 capturedAmount int8, $3 feeAmount int8, $4 captureFrom operation_status, $5 captureTo operation_status, $6 chargeFrom charge_status, $7 chargeTo charge_status, $8 event text, $9 causeEventId uuid
+-- columns: captured bool
+  WITH capture AS (
+    UPDATE captures SET status = $5::operation_status, updated_on = now()
+     WHERE id = $1::uuid AND status = $4::operation_status
+    RETURNING charge_id, currency
+  ), changed AS (
+    UPDATE charges c
+       SET status = $7::charge_status, capture_status = 'captured',
+           charged_amount = $2::int8, charged_currency = capture.currency,
+           fee_amount = $3::int8,
+           pending_operation = NULL, updated_on = now()
+      FROM capture
+     WHERE c.id = capture.charge_id AND c.status = $6::charge_status
+    RETURNING c.id, c.merchant_id, c.store_id, c.status
+  ), event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'charge', id,
+       $8::text, jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', status::text), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = $9::uuid)
+  FROM changed
+  )
+  SELECT EXISTS (SELECT 1 FROM capture) AS captured;
+
+-- charge_outcomes_record_capture_failed
+-- params: $1 captureId uuid, $2 from operation_status, $3 to operation_status, $4 errorCode int4, $5 errorMessage text, $6 errorDetail text
+-- columns: id text
+WITH moved AS (
+  UPDATE captures
+     SET status = $3::operation_status, error_code = $4::int4, error_message = $5::text,
+         error_detail = $6::text, updated_on = now()
+   WHERE id = $1::uuid AND status = $2::operation_status
+  RETURNING id, charge_id
+), freed AS (
+  UPDATE charges c SET pending_operation = NULL
+    FROM moved
+   WHERE c.id = moved.charge_id AND c.pending_operation = 'capture'
+  RETURNING c.id
+)
+SELECT id::text AS id FROM moved;
+
+-- charge_outcomes_find_due_captures
+-- params: $1 limit int4
+-- columns: id text, amount int8, currency bpchar
+SELECT c.id::text AS id, c.requested_amount AS amount, c.requested_currency AS currency
+  FROM charges c
+ WHERE c.status = 'authorized' AND c.capture_at <= now()
+   AND c.pending_operation IS NULL
+   AND NOT EXISTS (SELECT 1 FROM captures k WHERE k.charge_id = c.id)
+ LIMIT $1::int4;
+
+-- charge_outcomes_find_expired_awaiting
+-- params: $1 limit int4
+-- columns: id text, expires_on timestamptz
+SELECT id::text AS id, expires_on FROM charges
+ WHERE status = 'awaiting' AND expires_on <= now()
+ LIMIT $1::int4;
+
+-- charge_outcomes_find_stale_pending
+-- params: $1 seconds int4, $2 limit int4
+-- columns: id text
+SELECT id::text AS id FROM charges
+ WHERE status = 'pending' AND updated_on < now() - make_interval(secs => $1::int4)
+ LIMIT $2::int4;
+
+-- charge_outcomes_find_stale_captures
+-- params: $1 seconds int4, $2 limit int4
+-- columns: charge_id text
+SELECT charge_id::text AS charge_id FROM captures
+ WHERE status = 'pending' AND updated_on < now() - make_interval(secs => $1::int4)
+ LIMIT $2::int4;

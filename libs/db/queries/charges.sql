@@ -1,0 +1,220 @@
+-- Generated from libs/db/src/sql/charges.sql.ts by npm run sql:generate: do not edit.
+
+-- charges_create
+-- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 transactionTokenType token_type, $6 mode processing_mode, $7 requestedAmount int8, $8 requestedCurrency text, $9 capture bool, $10 captureAt timestamptz, $11 descriptor text, $12 onlyDirectCurrency bool, $13 feeRatePpm int4, $14 feeFlatAmount int8, $15 expiresOn timestamptz, $16 matchAmount match_amount, $17 threeDs jsonb, $18 redirect jsonb, $19 metadata jsonb, $20 correlationId text, $21 now timestamptz, $22 quotaResource text, $23 quotaScopeKey text, $24 quotaDay date, $25 quotaMax int4, $26 duplicateWindowSeconds int4, $27 duplicateErrorCode int4, $28 duplicateErrorMessage text, $29 duplicateErrorDetail text
+-- columns: id text, created_on timestamptz, status text
+  WITH dup AS (
+    SELECT $26::int4 IS NOT NULL
+           AND EXISTS (
+             SELECT 1 FROM charges
+              WHERE transaction_token_id = $4::uuid
+                AND requested_amount = $7::int8
+                AND requested_currency = $8::text
+                AND created_on > now() - make_interval(secs => $26::int4)
+                AND error_code IS DISTINCT FROM $27::int4)
+           AND EXISTS (SELECT 1 FROM transaction_tokens WHERE id = $4::uuid AND active)
+             AS duplicate
+  ),
+  input AS (
+    SELECT $1::uuid AS id, $2::uuid AS merchant_id, $3::uuid AS store_id,
+           $4::uuid AS transaction_token_id,
+           $5::token_type AS transaction_token_type, $6::processing_mode AS mode,
+           $7::int8 AS requested_amount, $8::text AS requested_currency,
+           $9::bool AS capture, $10::timestamptz AS capture_at, $11::text AS descriptor,
+           $12::bool AS only_direct_currency, $13::int4 AS fee_rate_ppm,
+           $14::int8 AS fee_flat_amount, $15::timestamptz AS expires_on,
+           $16::match_amount AS match_amount, $17::jsonb AS three_ds,
+           $18::jsonb AS redirect, $19::jsonb AS metadata, $20::text AS correlation_id,
+           $21::timestamptz AS now, $22::text AS quota_resource, $23::text AS quota_scope_key,
+           $24::date AS quota_day, duplicate,
+           (CASE WHEN duplicate THEN 'failed'
+                 ELSE 'pending' END)::charge_status AS status,
+           CASE WHEN duplicate THEN $27::int4 END AS error_code,
+           CASE WHEN duplicate THEN $28::text END AS error_message,
+           CASE WHEN duplicate THEN $29::text END AS error_detail
+      FROM dup
+  ),
+  claimed AS (
+    UPDATE transaction_tokens t
+       SET used_count = t.used_count + 1, last_used_on = $21::timestamptz, active = (t.type <> 'one_time'), updated_on = $21::timestamptz
+     WHERE t.id = $4::uuid
+       AND NOT (SELECT duplicate FROM dup)
+       AND t.active AND (t.type <> 'one_time' OR t.used_count = 0)
+    RETURNING t.id
+  ),
+  quota AS (
+    INSERT INTO daily_quota_usage (resource, scope_key, day, count)
+    SELECT $22::text, $23::text, $24::date, 1
+     WHERE $22::text IS NOT NULL AND 1 <= $25::int4 AND NOT (SELECT duplicate FROM dup)
+
+    ON CONFLICT (resource, scope_key, day)
+    DO UPDATE SET count = daily_quota_usage.count + excluded.count, updated_on = now()
+    WHERE daily_quota_usage.count + excluded.count <= $25::int4
+    RETURNING 1
+  ),
+  outcome AS (
+    SELECT claimed, quota_ok, claimed AND quota_ok AS ok
+      FROM (SELECT duplicate OR EXISTS (SELECT 1 FROM claimed) AS claimed,
+                   duplicate OR $22::text IS NULL OR EXISTS (SELECT 1 FROM quota) AS quota_ok
+              FROM dup) o
+  ),
+
+  -- a refused claim or quota raises here, undoing the claims, the quotas and the inserts
+  guard AS (
+    SELECT CASE WHEN ok THEN true
+                ELSE kessai_refuse(CASE WHEN NOT claimed THEN 'token_not_claimable'
+                                        ELSE 'quota_exhausted' END)
+           END AS ok
+      FROM outcome
+  ),
+  inserted AS (
+    INSERT INTO charges (
+      id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
+      requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
+      fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
+      metadata, expires_on, match_amount)
+    SELECT id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
+           requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
+           fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
+           metadata, expires_on, match_amount
+      FROM input
+     WHERE (SELECT ok FROM guard)
+    RETURNING id, created_on, status
+  ),
+  expiry AS (
+    INSERT INTO charge_expiries (charge_id, expiration_date, created_on, updated_on)
+    SELECT id, expires_on, now, now
+      FROM input
+     WHERE expires_on IS NOT NULL AND NOT duplicate AND (SELECT ok FROM guard)
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'charge', id,
+       CASE WHEN duplicate THEN 'charge_finished' ELSE 'charge_requested' END, CASE WHEN duplicate THEN jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', status::text) ELSE jsonb_build_object('charge_id', id::text, 'store_id', store_id::text) END, correlation_id
+  FROM input
+ WHERE (SELECT ok FROM guard)
+  )
+  SELECT id::text AS id, created_on, status::text AS status FROM inserted;
+
+-- charges_create_many
+-- params: $1 input jsonb, $2 tokenIds uuid[], $3 quotaMax int4
+-- columns: id text, created_on timestamptz, status text
+  WITH input AS MATERIALIZED (
+    SELECT r.*, false AS duplicate, 'pending'::charge_status AS status,
+           NULL::int AS error_code, NULL::text AS error_message, NULL::text AS error_detail
+      FROM jsonb_to_recordset($1::jsonb) AS r(
+        id uuid, merchant_id uuid, store_id uuid, transaction_token_id uuid,
+        transaction_token_type token_type, mode processing_mode, requested_amount bigint,
+        requested_currency text, capture boolean, capture_at timestamptz, descriptor text,
+        only_direct_currency boolean, fee_rate_ppm int, fee_flat_amount bigint,
+        expires_on timestamptz, match_amount match_amount, three_ds jsonb,
+        redirect jsonb, metadata jsonb,
+        correlation_id text, now timestamptz, quota_resource text, quota_scope_key text,
+        quota_day date)
+  ),
+  locked AS MATERIALIZED (
+    SELECT t.id FROM transaction_tokens t
+     WHERE t.id = ANY($2::uuid[])
+     ORDER BY t.id
+       FOR UPDATE
+  ),
+  claimed AS (
+    UPDATE transaction_tokens t
+       SET used_count = t.used_count + 1, last_used_on = i.now, active = (t.type <> 'one_time'), updated_on = i.now
+      FROM input i
+     WHERE t.id = ANY($2::uuid[])
+       AND t.id = i.transaction_token_id
+       AND t.id IN (SELECT id FROM locked)
+       AND t.active AND (t.type <> 'one_time' OR t.used_count = 0)
+    RETURNING t.id
+  ),
+  all_claimed AS MATERIALIZED (
+    SELECT count(*) = (SELECT count(*) FROM input) AS ok FROM claimed
+  ),
+  wanted AS (
+    SELECT quota_resource AS resource, quota_scope_key AS scope_key, quota_day AS day, count(*)::int AS n
+      FROM input
+     WHERE quota_resource IS NOT NULL
+     GROUP BY 1, 2, 3
+  ),
+  -- taken after the claims (it reads all_claimed), each (scope, day) once, in key order
+  quota AS (
+    INSERT INTO daily_quota_usage (resource, scope_key, day, count)
+    SELECT resource, scope_key, day, n FROM wanted
+     WHERE n <= $3::int4 AND (SELECT ok FROM all_claimed)
+     ORDER BY resource, scope_key, day
+
+    ON CONFLICT (resource, scope_key, day)
+    DO UPDATE SET count = daily_quota_usage.count + excluded.count, updated_on = now()
+    WHERE daily_quota_usage.count + excluded.count <= $3::int4
+    RETURNING 1
+  ),
+  outcome AS MATERIALIZED (
+    SELECT claimed, quota_ok, claimed AND quota_ok AS ok
+      FROM (SELECT (SELECT ok FROM all_claimed) AS claimed,
+                   (SELECT count(*) FROM quota) = (SELECT count(*) FROM wanted) AS quota_ok) o
+  ),
+
+  -- a refused claim or quota raises here, undoing the claims, the quotas and the inserts
+  guard AS (
+    SELECT CASE WHEN ok THEN true
+                ELSE kessai_refuse(CASE WHEN NOT claimed THEN 'token_not_claimable'
+                                        ELSE 'quota_exhausted' END)
+           END AS ok
+      FROM outcome
+  ),
+  inserted AS (
+    INSERT INTO charges (
+      id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
+      requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
+      fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
+      metadata, expires_on, match_amount)
+    SELECT id, merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
+           requested_amount, requested_currency, capture, capture_at, descriptor, only_direct_currency,
+           fee_rate_ppm, fee_flat_amount, error_code, error_message, error_detail, three_ds, redirect,
+           metadata, expires_on, match_amount
+      FROM input
+     WHERE (SELECT ok FROM guard)
+    RETURNING id, created_on, status
+  ),
+  expiry AS (
+    INSERT INTO charge_expiries (charge_id, expiration_date, created_on, updated_on)
+    SELECT id, expires_on, now, now
+      FROM input
+     WHERE expires_on IS NOT NULL AND NOT duplicate AND (SELECT ok FROM guard)
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'charge', id,
+       CASE WHEN duplicate THEN 'charge_finished' ELSE 'charge_requested' END, CASE WHEN duplicate THEN jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', status::text) ELSE jsonb_build_object('charge_id', id::text, 'store_id', store_id::text) END, correlation_id
+  FROM input
+ WHERE (SELECT ok FROM guard)
+  )
+  SELECT id::text AS id, created_on, status::text AS status FROM inserted;
+
+-- charges_record_processor_notice
+-- params: $1 chargeId uuid, $2 noticeId text, $3 event text, $4 status text, $5 correlationId text
+-- columns: id text
+  INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'charge', id,
+       'processor_notice_received', jsonb_build_object('charge_id', id::text, 'notice_id', $2::text, 'event', $3::text, 'status', $4::text), $5::text
+  FROM charges
+ WHERE id = $1::uuid
+  RETURNING id::text AS id;
+
+-- charges_find_by_ids
+-- params: $1 ids uuid[]
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, metadata jsonb, created_on timestamptz, updated_on timestamptz
+SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
+       transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
+       payment_attempt, mode::text, status::text, requested_amount, requested_currency,
+       charged_amount, charged_currency, fee_rate_ppm, fee_flat_amount, fee_amount, capture,
+       capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
+       refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
+       processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
+       match_amount::text, metadata, created_on, updated_on
+  FROM charges
+ WHERE id = ANY($1::uuid[]);

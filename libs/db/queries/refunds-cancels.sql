@@ -1,0 +1,175 @@
+-- Generated from libs/db/src/sql/refunds-cancels.sql.ts by npm run sql:generate: do not edit.
+
+-- refunds_request
+-- params: $1 refundId uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 amount int8, $6 currency text, $7 reason refund_reason, $8 message text, $9 metadata jsonb, $10 correlationId text
+-- columns: status charge_status, charged_currency bpchar, created bool, mode text, created_on timestamptz
+  WITH target AS (
+    SELECT id, status, charged_currency FROM charges
+     WHERE id = $4::uuid AND merchant_id = $2::uuid AND store_id = $3::uuid
+  ),
+  reserved AS (
+    UPDATE charges c
+       SET refund_reserved_amount = c.refund_reserved_amount + $5::int8
+      FROM target
+     WHERE c.id = target.id AND c.status = 'successful'
+       AND c.charged_currency = $6::text
+       AND c.refund_reserved_amount + $5::int8 <= c.charged_amount
+    RETURNING c.id, c.merchant_id, c.store_id, c.mode
+  ),
+  created AS (
+    INSERT INTO refunds (id, merchant_id, store_id, charge_id, mode, status, amount, currency,
+                         reason, message, metadata)
+    SELECT $1::uuid, merchant_id, store_id, id, mode, 'pending',
+           $5::int8, $6::text, $7::refund_reason, $8::text, $9::jsonb
+      FROM reserved
+    RETURNING id, charge_id, merchant_id, store_id, amount, currency, mode, created_on
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'refund', id,
+       'refund_requested', jsonb_build_object('refund_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'amount', amount::text, 'currency', currency::text), $10::text
+  FROM created
+  )
+  SELECT target.status, target.charged_currency, created.id IS NOT NULL AS created,
+         created.mode::text AS mode, created.created_on
+    FROM target LEFT JOIN created ON true;
+
+-- refunds_find_pending
+-- params: $1 refundId uuid
+-- columns: id text, charge_id text, mode text, amount int8, currency bpchar, processor_reference text
+SELECT r.id::text AS id, r.charge_id::text AS charge_id, r.mode::text AS mode, r.amount,
+       r.currency, c.processor_reference
+  FROM refunds r JOIN charges c ON c.id = r.charge_id
+ WHERE r.id = $1::uuid AND r.status = 'pending';
+
+-- refunds_record_outcome
+-- params: $1 refundId uuid, $2 from operation_status, $3 to operation_status, $4 releases bool, $5 processorReference text, $6 errorCode int4, $7 errorMessage text, $8 errorDetail text, $9 causeEventId uuid
+-- columns: recorded bool
+  WITH moved AS (
+    UPDATE refunds
+       SET status = $3::operation_status, processor_reference = $5::text,
+           error_code = $6::int4, error_message = $7::text,
+           error_detail = $8::text, updated_on = now()
+     WHERE id = $1::uuid AND status = $2::operation_status
+    RETURNING id, charge_id, merchant_id, store_id, status, amount, currency
+  ),
+  settled AS (
+    UPDATE charges c
+       SET refund_reserved_amount =
+             c.refund_reserved_amount - CASE WHEN $4::bool THEN moved.amount ELSE 0 END,
+           refunded_amount =
+             c.refunded_amount + CASE WHEN moved.status = 'successful' THEN moved.amount ELSE 0 END,
+           updated_on = CASE WHEN moved.status = 'successful' THEN now() ELSE c.updated_on END
+      FROM moved
+     WHERE c.id = moved.charge_id
+    RETURNING c.id
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'refund', id,
+       'refund_finished', jsonb_build_object('refund_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'status', status::text, 'amount', amount::text, 'currency', currency::text), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = $9::uuid)
+  FROM moved
+  )
+  SELECT EXISTS (SELECT 1 FROM moved) AS recorded;
+
+-- cancels_request
+-- params: $1 cancelId uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 metadata jsonb, $6 correlationId text
+-- columns: status charge_status, created bool
+  WITH target AS (
+    SELECT id, status FROM charges
+     WHERE id = $4::uuid AND merchant_id = $2::uuid AND store_id = $3::uuid
+  ),
+  marked AS (
+    UPDATE charges c SET pending_operation = 'cancel', updated_on = now()
+      FROM target
+     WHERE c.id = target.id AND c.status IN ('authorized', 'awaiting') AND c.pending_operation IS NULL
+       AND c.processor_reference IS NOT NULL
+    RETURNING c.id, c.merchant_id, c.store_id, c.mode
+  ),
+  created AS (
+    INSERT INTO cancels (id, merchant_id, store_id, charge_id, mode, status, metadata)
+    SELECT $1::uuid, merchant_id, store_id, id, mode, 'pending',
+           $5::jsonb
+      FROM marked
+    RETURNING id, charge_id, merchant_id, store_id
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'cancel', id,
+       'cancel_requested', jsonb_build_object('cancel_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text), $6::text
+  FROM created
+  )
+  SELECT status, EXISTS (SELECT 1 FROM created) AS created FROM target;
+
+-- cancels_find_pending
+-- params: $1 cancelId uuid
+-- columns: id text, charge_id text, mode text, charge_status charge_status, processor_reference text
+SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.mode::text AS mode,
+       c.status AS charge_status, c.processor_reference
+  FROM cancels k JOIN charges c ON c.id = k.charge_id
+ WHERE k.id = $1::uuid AND k.status = 'pending';
+
+-- cancels_record_outcome
+-- params: $1 cancelId uuid, $2 from operation_status, $3 to operation_status, $4 chargeTo charge_status, $5 chargeEvent text, $6 errorCode int4, $7 errorMessage text, $8 errorDetail text, $9 causeEventId uuid
+-- columns: recorded bool, charge_moved bool
+  WITH moved AS (
+    UPDATE cancels
+       SET status = $3::operation_status, error_code = $6::int4, error_message = $7::text,
+           error_detail = $8::text, updated_on = now()
+     WHERE id = $1::uuid AND status = $2::operation_status
+    RETURNING id, charge_id, merchant_id, store_id, status
+  ),
+  charge AS (
+    UPDATE charges c
+       SET pending_operation = NULL,
+           status = CASE WHEN $4::charge_status IS NOT NULL AND c.status IN ('authorized', 'awaiting')
+                         THEN $4::charge_status ELSE c.status END,
+           capture_status = CASE WHEN $4::charge_status IS NOT NULL AND c.status IN ('authorized', 'awaiting')
+                                 THEN NULL ELSE c.capture_status END,
+           updated_on = now()
+      FROM moved
+     WHERE c.id = moved.charge_id AND c.pending_operation = 'cancel'
+    RETURNING c.id, c.merchant_id, c.store_id, c.status
+  ),
+  charge_event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'charge', id,
+       $5::text, jsonb_build_object('charge_id', id::text, 'store_id', store_id::text, 'status', status::text), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = $9::uuid)
+  FROM charge
+ WHERE $4::charge_status IS NOT NULL AND status = $4::charge_status
+  ),
+  reconcile_event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'charge', id,
+       'charge_reconcile_requested', jsonb_build_object('charge_id', id::text, 'cause', 'cancel_not_voided'), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = $9::uuid)
+  FROM charge
+ WHERE status = 'awaiting'
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'cancel', id,
+       'cancel_finished', jsonb_build_object('cancel_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'status', status::text), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = $9::uuid)
+  FROM moved
+  )
+  SELECT EXISTS (SELECT 1 FROM moved) AS recorded,
+         EXISTS (SELECT 1 FROM charge WHERE $4::charge_status IS NOT NULL
+                                        AND status = $4::charge_status) AS charge_moved;
+
+-- refunds_cancels_find_stale
+-- params: $1 seconds int4, $2 limit int4
+-- columns: kind text, id text
+(SELECT 'refund' AS kind, id::text AS id FROM refunds
+  WHERE status = 'pending'
+    AND updated_on < now() - make_interval(secs => $1::int4)
+  ORDER BY updated_on LIMIT $2::int4)
+UNION ALL
+(SELECT 'cancel' AS kind, id::text AS id FROM cancels
+  WHERE status = 'pending'
+    AND updated_on < now() - make_interval(secs => $1::int4)
+  ORDER BY updated_on LIMIT $2::int4);
