@@ -150,6 +150,10 @@ describe('login tokens', () => {
     expect(me.body.id).toBe(acme.merchant.id);
     expect((await new SDK({ endpoint: baseUrl, jwt: token }).merchants.me()).id).toBe(acme.merchant.id);
 
+    // live credentials only once the operator has verified the merchant (docs/decisions/0028)
+    const unverified = await http('/app_jwts', { auth: `Bearer ${token}`, body: { mode: 'live' } });
+    expectError(unverified, 400, 'LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
+    await env.admin.setVerified(acme.merchant.id, true);
     const created = await http('/app_jwts', { auth: `Bearer ${token}`, body: { mode: 'live' } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ merchant_id: acme.merchant.id, store_id: null, mode: 'live' });

@@ -139,14 +139,22 @@ describe('creating app tokens', () => {
     expect(verifyAppToken(byMerchant.body.jwt, env.config.JWT_SIGNING_KEY).store_id).toBe(alpha.store.id);
   });
 
-  it('a test credential cannot issue a live token; a live credential can', async () => {
+  it('a test credential cannot issue a live token; a live credential can, for a verified merchant only', async () => {
     const refused = await http('/app_jwts', {
       method: 'POST',
       auth: bearer(alphaMerchant),
       body: { mode: 'live' },
     });
     expectError(refused, 403, 'INVALID_PERMISSIONS');
+    // the operator issued this one before verifying the merchant (docs/decisions/0028)
     const live = await env.merchantToken(beta, 'live');
+    const unverified = await http('/app_jwts', {
+      method: 'POST',
+      auth: bearer(live),
+      body: { mode: 'live' },
+    });
+    expectError(unverified, 400, 'LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
+    await env.admin.setVerified(beta.merchant.id, true);
     const issued = await http('/app_jwts', { method: 'POST', auth: bearer(live), body: { mode: 'live' } });
     expect(issued.status).toBe(201);
     expect(issued.body.mode).toBe('live');
@@ -294,6 +302,56 @@ describe('the limit of 20 active tokens per scope', () => {
     } finally {
       reads.mockRestore();
     }
+  });
+
+  it('revoking a token revokes every token it issued, transitively; tokens a user or the operator issued stand alone', async () => {
+    const root = await env.admin.issueAppToken({
+      merchantId: alpha.merchant.id,
+      storeId: alpha.store.id,
+      mode: 'test',
+    });
+    const sibling = await env.admin.issueAppToken({
+      merchantId: alpha.merchant.id,
+      storeId: alpha.store.id,
+      mode: 'test',
+    });
+    const issue = async (by: Credentials) => {
+      const res = await http(`/stores/${alpha.store.id}/app_jwts`, {
+        method: 'POST',
+        auth: bearer(by),
+        body: {},
+      });
+      expect(res.status).toBe(201);
+      return { id: res.body.id as string, secret: res.body.secret as string, jwt: res.body.jwt as string };
+    };
+    // a leaked token issuing more, and those issuing more again
+    const child = await issue(root);
+    const grandchild = await issue(child);
+    const ofSibling = await issue(sibling);
+    for (const token of [root, child, grandchild, sibling, ofSibling])
+      expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(token) })).status).toBe(200);
+
+    // the merchant revokes the leaked one: its whole issue stops authenticating at once
+    const revoked = await http(`/stores/${alpha.store.id}/app_jwts/${root.id}`, {
+      method: 'DELETE',
+      auth: bearer(alphaMerchant),
+    });
+    expect(revoked.status).toBe(204);
+    for (const token of [root, child, grandchild])
+      expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(token) })).status).toBe(401);
+    for (const token of [sibling, ofSibling])
+      expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(token) })).status).toBe(200);
+    const listed = await http(`/stores/${alpha.store.id}/app_jwts?limit=100`, {
+      auth: bearer(alphaMerchant),
+    });
+    const active = listed.body.items.map((t: { id: string }) => t.id);
+    expect(active).toEqual(expect.arrayContaining([sibling.id, ofSibling.id]));
+    for (const id of [root.id, child.id, grandchild.id]) expect(active).not.toContain(id);
+
+    // the operator's revocation does the same
+    const cli = await env.admin.revokeAppToken(sibling.id);
+    expect(cli.revoked_with_it).toEqual([ofSibling.id]);
+    expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(ofSibling) })).status).toBe(401);
   });
 
   it('a token may revoke itself, and is refused from the next request on', async () => {

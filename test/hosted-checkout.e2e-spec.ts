@@ -464,6 +464,49 @@ describe("the link's own credentials", () => {
   });
 });
 
+describe('behind PUBLIC_BASE_URL (a TLS proxy in front of the gateway)', () => {
+  // production requires PUBLIC_BASE_URL (libs/config): the pages' own Origin and the URL a 3-D
+  // Secure page sends the consumer back to come from it, never from the request's Host or Origin
+  const PUBLIC = 'https://pay.example.com';
+  let proxied: NestFastifyApplication;
+  let proxiedUrl: string;
+  beforeAll(async () => {
+    proxied = await createGatewayApp({ ...env.config, PUBLIC_BASE_URL: PUBLIC });
+    proxiedUrl = await listenLocally(proxied);
+  });
+  afterAll(() => proxied?.close());
+
+  it("accept the link's credentials only from the configured origin, and send the consumer back there", async () => {
+    const link = await createLink();
+    const tokenFrom = (origin: string) =>
+      requestJson(proxiedUrl, '/tokens', { method: 'POST', auth: linkAuth(link), origin, json: CARD });
+    // an Origin equal to the Host the request came in on is no longer the gateway's own: a client
+    // (or a proxy passing Host through) could name any host there
+    expect((await tokenFrom(proxiedUrl)).body.code).toBe('INVALID_DOMAIN');
+    const token = await tokenFrom(PUBLIC);
+    expect(token.status).toBe(201);
+    const forged = await requestJson(proxiedUrl, `/checkout/links/${link.id}/payments`, {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: proxiedUrl,
+      json: { transaction_token_id: token.body.id },
+    });
+    expect(forged.body.code).toBe('INVALID_DOMAIN');
+    const paid = await requestJson(proxiedUrl, `/checkout/links/${link.id}/payments`, {
+      method: 'POST',
+      auth: linkAuth(link),
+      origin: PUBLIC,
+      json: { transaction_token_id: token.body.id },
+    });
+    expect(paid.status).toBe(201);
+    const charge = await requestJson(proxiedUrl, `/stores/${shop.store.id}/charges/${paid.body.id}`, {
+      auth: bearer(shop.storeToken),
+    });
+    for (const endpoint of [charge.body.three_ds.redirect_endpoint, charge.body.redirect.endpoint])
+      expect(endpoint).toMatch(new RegExp(`^${PUBLIC}/checkout/pay/${link.id}\\?secret=.+&resume=charge$`));
+  });
+});
+
 describe("the widget's frame", () => {
   it("is framable by the token's domains only (a malformed domain left out)", async () => {
     const res = await page(`/checkout/frame?app_id=${shop.storeToken.jwt}&lang=en`);

@@ -105,3 +105,62 @@ describe('POST /processor/callbacks', () => {
     }
   });
 });
+
+describe('POST /processor/callbacks from a client sending refused signatures', () => {
+  // a gateway behind a proxy it trusts (TRUST_PROXY), with a small refused-signature bucket: three
+  // refused signatures, then the fourth empties it and blocks the IP (issue 27: open routes get a
+  // per-IP limit, but a processor that signs right is never refused)
+  let limited: NestFastifyApplication;
+  let client: GatewayClient;
+  beforeAll(async () => {
+    limited = await createGatewayApp({
+      ...env.config,
+      TRUST_PROXY: ['127.0.0.1', '::1'],
+      RATE_LIMIT_CALLBACK_FAILURE_BURST: 3,
+      RATE_LIMIT_CALLBACK_FAILURES_PER_MINUTE: 3,
+    });
+    client = new GatewayClient(await listenLocally(limited));
+  });
+  afterAll(() => limited?.close());
+
+  const post = (from: string, body: string, signature: string) =>
+    client.request('/processor/callbacks', {
+      method: 'POST',
+      body,
+      headers: {
+        'content-type': 'application/json',
+        'x-forwarded-for': from,
+        [PROCESSOR_SIGNATURE_HEADER]: signature,
+      },
+    });
+  const signed = (body: string) => signProcessorCallback(body, env.config.PROCESSOR_CALLBACK_SECRET);
+
+  it('refuses an IP whose refused signatures emptied its bucket, before its body is read; others go on', async () => {
+    const c = await shopApi.charge(await shopApi.onlineToken());
+    const body = JSON.stringify({
+      id: randomUUID(),
+      event: 'operator_payment',
+      operator_payment_id: 'sim_op_1',
+      payment_id: 'sim_pay_1',
+      reference: c.id,
+      status: 'paid',
+      amount: 1200,
+      currency: 'JPY',
+      occurred_on: new Date().toISOString(),
+    });
+    const attacker = '203.0.113.7';
+    const processor = '198.51.100.20';
+    // the processor's good notices are never counted, however many
+    for (let i = 0; i < 5; i++) expect((await post(processor, body, signed(body))).status).toBe(204);
+    for (let i = 0; i < 4; i++) expect((await post(attacker, body, 'garbage')).status).toBe(401);
+    // blocked now: even a rightly signed notice from that IP waits, with Retry-After, in the envelope
+    const blocked = await post(attacker, body, signed(body));
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toMatchObject({ status: 'error', code: 'TOO_MANY_REQUESTS' });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // refused before the handler: a body that is no JSON gets 429 too, not the 401 of its signature
+    expect((await post(attacker, '{not json', 'garbage')).status).toBe(429);
+    // the processor, from its own address, is not affected
+    expect((await post(processor, body, signed(body))).status).toBe(204);
+  });
+});

@@ -38,6 +38,8 @@ export async function createGatewayApp(
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const adapter = new FastifyAdapter({
     bodyLimit: config.BODY_LIMIT_BYTES,
+    // only the operator's own proxies may say who the client is (per-IP limits): docs/security.md
+    ...(config.TRUST_PROXY ? { trustProxy: config.TRUST_PROXY } : {}),
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => {
       const given = req.headers['x-request-id'];
       // an id that may hold a card number would put it on every log line of the request: replaced

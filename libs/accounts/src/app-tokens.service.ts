@@ -2,14 +2,32 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { APP_TOKEN_VERSION, generateSecret, hashSecret, signAppToken } from '@kessai/auth';
-import { AppTokensRepository, StoresRepository, type AccessScope, type AppToken } from '@kessai/db';
-import { ACTIVE_LIMITS, NotFoundError, PermissionError, type PageRequest } from '@kessai/domain';
+import {
+  AppTokensRepository,
+  MerchantsRepository,
+  StoresRepository,
+  type AccessScope,
+  type AppToken,
+  type AppTokenRevocation,
+} from '@kessai/db';
+import {
+  ACTIVE_LIMITS,
+  BusinessRuleError,
+  NotFoundError,
+  PermissionError,
+  type PageRequest,
+} from '@kessai/domain';
 
-/** Who manages app tokens: an app token's principal, a merchant user, or the operator (CLI). */
-export interface TokenManager extends AccessScope {
-  /** the processing mode the caller is bound to; null when it may issue either (users, operators) */
-  mode: 'test' | 'live' | null;
-}
+/**
+ * Who manages app tokens (docs/decisions/0028): an app token (`tokenId`, bound to its mode), a
+ * merchant user (login), or the operator (CLI), who also decides which merchant is verified.
+ */
+export type TokenManager = AccessScope &
+  (
+    | { kind: 'app_token'; tokenId: string; mode: 'test' | 'live' }
+    | { kind: 'user'; mode: null }
+    | { kind: 'operator'; mode: null }
+  );
 
 export interface NewAppTokenRequest {
   mode: 'test' | 'live';
@@ -33,6 +51,7 @@ export class AppTokenService {
   constructor(
     private readonly appTokens: AppTokensRepository,
     private readonly stores: StoresRepository,
+    private readonly merchants: MerchantsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -44,6 +63,12 @@ export class AppTokenService {
     const owner = await this.ownerFor(manager, storeId);
     // a test credential (often handled loosely: CI, sandboxes) must not mint live credentials
     if (manager.mode === 'test' && request.mode === 'live') throw new PermissionError('INVALID_PERMISSIONS');
+    // live credentials move real money: only for a merchant the operator has verified (the
+    // operator itself may issue them before, e.g. for its own checks)
+    if (request.mode === 'live' && manager.kind !== 'operator') {
+      const merchant = await this.merchants.findById(owner.merchantId);
+      if (!merchant?.verified) throw new BusinessRuleError('LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
+    }
     const secret = generateSecret();
     const token = await this.appTokens.createWithinLimit(
       {
@@ -55,6 +80,8 @@ export class AppTokenService {
         domains: request.domains,
         secretHash: hashSecret(secret),
         version: APP_TOKEN_VERSION,
+        // an app token's issue dies with it (revokeActive): a leaked token leaves nothing behind
+        issuedBy: manager.kind === 'app_token' ? manager.tokenId : null,
       },
       ACTIVE_LIMITS.app_token,
     );
@@ -83,16 +110,20 @@ export class AppTokenService {
     return token;
   }
 
-  /** Revokes the token: it stops authenticating at once and no longer counts against the limit. */
+  /**
+   * Revokes the token and every token it issued, transitively: they stop authenticating at once
+   * (the caller tells the gateways' caches every id of `revokedIds`) and no longer count against
+   * the limit.
+   */
   async revoke(
     manager: TokenManager,
     storeId: string | null,
     id: string,
     now = new Date(),
-  ): Promise<AppToken> {
-    const token = await this.appTokens.revokeActive(await this.ownerFor(manager, storeId), id, now);
-    if (!token) throw new NotFoundError('app_token');
-    return token;
+  ): Promise<AppTokenRevocation> {
+    const revocation = await this.appTokens.revokeActive(await this.ownerFor(manager, storeId), id, now);
+    if (!revocation) throw new NotFoundError('app_token');
+    return revocation;
   }
 
   /**

@@ -110,7 +110,7 @@ export class AdminService {
     this.stores = repositories.stores;
     this.appTokens = repositories.appTokens;
     this.users = new MerchantUsersService(repositories.merchantUsers);
-    this.tokens = new AppTokenService(this.appTokens, this.stores, config);
+    this.tokens = new AppTokenService(this.appTokens, this.stores, this.merchants, config);
   }
 
   async createMerchant(input: { name: string; email: string; verified?: boolean }): Promise<Merchant> {
@@ -132,6 +132,16 @@ export class AdminService {
     return this.merchants.setPciDssCompliant(merchantId, compliant);
   }
 
+  /**
+   * Marks a merchant verified (or not): only a verified merchant's users and app tokens may issue
+   * live app tokens (docs/decisions/0028). Live tokens issued before an unverification stay valid
+   * until revoked.
+   */
+  async setVerified(merchantId: string, verified: boolean): Promise<Merchant> {
+    await this.requireMerchant(merchantId);
+    return this.merchants.setVerified(merchantId, verified);
+  }
+
   /** Issues through the same use case as the API (POST /app_jwts), so the active-token limit holds. */
   async issueAppToken(input: {
     merchantId: string;
@@ -144,7 +154,7 @@ export class AdminService {
     try {
       // the operator acts as the merchant, and may issue either mode
       const { token, secret, jwt } = await this.tokens.issue(
-        { merchantId: input.merchantId, storeId: null, mode: null },
+        { kind: 'operator', merchantId: input.merchantId, storeId: null, mode: null },
         storeId,
         { mode: input.mode, domains: input.domains ?? [] },
       );
@@ -168,12 +178,13 @@ export class AdminService {
     return (await this.appTokens.listForMerchant(merchantId, storeId)).map(describeAppToken);
   }
 
+  /** Revokes the token and every token it issued, transitively (docs/decisions/0028). */
   async revokeAppToken(id: string) {
-    const token = await this.appTokens.revoke(id);
-    if (!token) throw new AdminError(`no app token ${id}`);
+    const revocation = await this.appTokens.revoke(id);
+    if (!revocation) throw new AdminError(`no app token ${id}`);
     // gateways cache token rows briefly: tell them now (otherwise they notice within APP_TOKEN_CACHE_TTL_MS)
-    await announceAppTokenChange(this.config, token.id);
-    return describeAppToken(token);
+    for (const revokedId of revocation.revokedIds) await announceAppTokenChange(this.config, revokedId);
+    return { ...describeAppToken(revocation.token), revoked_with_it: revocation.revokedIds.slice(1) };
   }
 
   async createUser(input: {

@@ -25,6 +25,7 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 Commands:
   merchant:create --name NAME --email EMAIL [--verified]
   merchant:pci --merchant ID [--off]          mark a merchant PCI DSS compliant (or not, with --off)
+  merchant:verify --merchant ID [--off]       mark a merchant verified: its users may issue live tokens
   merchant:configure --merchant ID --set JSON
                                               change the merchant's configuration (docs/configuration.md):
                                               keys given replace, null removes, others are kept
@@ -38,7 +39,7 @@ Commands:
                                               store-scoped with --store, else merchant-scoped;
                                               the secret is printed once and stored only as a hash
   token:list --merchant ID [--store ID]
-  token:revoke --id ID
+  token:revoke --id ID                        also revokes every token it issued, transitively
   user:create --merchant ID --email EMAIL --password PASSWORD [--name NAME]
                                               a merchant user, who signs in with POST /authenticate
   clock:create --merchant ID --time ISO [--name NAME]
@@ -172,6 +173,8 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         return describeMerchant(
           await admin.setPciDssCompliant(required(values.merchant, 'merchant'), !values.off),
         );
+      case 'merchant:verify':
+        return describeMerchant(await admin.setVerified(required(values.merchant, 'merchant'), !values.off));
       case 'merchant:configure':
         return await admin.configureMerchant(
           required(values.merchant, 'merchant'),

@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 
@@ -77,12 +78,36 @@ export const configSchema = z.object({
     .default('kessai'),
   /** The address the gateway (PORT) and a worker service's health port (HEALTH_PORT) listen on. */
   HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * The reverse proxies in front of the gateway whose X-Forwarded-For and X-Forwarded-Proto it
+   * believes: comma-separated addresses or CIDR ranges (e.g. `10.0.0.0/8`). Unset, the client IP is
+   * the connection's own address, so behind a proxy every per-IP limit (unauthenticated requests,
+   * sign-ins, refused callback signatures) would count the proxy as one client.
+   */
+  TRUST_PROXY: z
+    .string()
+    .transform((value) =>
+      value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== ''),
+    )
+    .refine((entries) => entries.every(isAddressOrRange), 'comma-separated IP addresses or CIDR ranges')
+    .optional(),
   /** The gateway's HTTP port. */
   PORT: port.default(3000),
   /** The health port of a worker service (each worker needs its own when they share a host). */
   HEALTH_PORT: port.optional(),
-  /** Base URL printed for humans and used in links the API hands out. */
-  PUBLIC_BASE_URL: z.string().url().optional(),
+  /**
+   * The gateway as its callers and consumers' browsers reach it (scheme, host, port; e.g. the TLS
+   * proxy's https://pay.example.com): the absolute URLs the API hands out (a store's logo, the link
+   * page a 3-D Secure page returns to) and the Origin the hosted pages call from. Required in
+   * production; in development and tests it defaults to the request's own Host.
+   */
+  PUBLIC_BASE_URL: z
+    .string()
+    .refine(isBaseUrl, 'an http(s) URL without a query or fragment, e.g. https://pay.example.com')
+    .optional(),
   /** HMAC key for app-token JWTs (HS256, pinned). At least 32 characters. */
   JWT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters'),
   /**
@@ -159,6 +184,14 @@ export const configSchema = z.object({
   RATE_LIMIT_EXACT_PER_MINUTE: positiveInt.default(120),
   /** the spec states 0.02/ms for the exact burst (1,200 / 60,000), not 120 / 60,000 */
   RATE_LIMIT_EXACT_REFILL_PER_MS: positiveNumber.default(0.02),
+  /**
+   * POST /processor/callbacks from one client IP: how many refused signatures it may send in a
+   * burst before the IP is refused (429, before its body is read) until the bucket refills. Only
+   * refused signatures count: a processor that signs right is never limited.
+   */
+  RATE_LIMIT_CALLBACK_FAILURE_BURST: positiveInt.default(20),
+  /** POST /processor/callbacks from one client IP: refused signatures per minute. */
+  RATE_LIMIT_CALLBACK_FAILURES_PER_MINUTE: positiveInt.default(60),
   /** what the gateway does when Redis is unreachable for the limiter: refuse (503) or let requests through */
   RATE_LIMIT_REDIS_FAILURE: z.enum(['closed', 'open']).default('closed'),
   /** How long the limiter waits for Redis; a connected Redis slower than this lets the request through uncounted. */
@@ -359,6 +392,21 @@ const SECRETS = [
   'METRICS_TOKEN',
 ] as const;
 
+/** `10.0.0.1`, `::1`, `10.0.0.0/8` or `fd00::/8`. */
+function isAddressOrRange(entry: string): boolean {
+  return entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+}
+
+/** An absolute http(s) URL that paths can be appended to: no query, no fragment. */
+function isBaseUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && !/[?#]/.test(value);
+  } catch {
+    return false;
+  }
+}
+
 /** An address only this machine reaches (where /metrics may stay open). */
 export function isLoopbackHost(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
@@ -381,6 +429,12 @@ export function crossFieldProblems(config: AppConfig): string[] {
   if (config.NODE_ENV === 'production' && config.METRICS_TOKEN === undefined && !isLoopbackHost(config.HOST))
     problems.push(
       `METRICS_TOKEN is required in production when HOST (${config.HOST}) is not a loopback address: /metrics would be open`,
+    );
+  // absolute URLs and the hosted pages' own Origin come from configuration, never from the
+  // request's Host header, which a client or a misconfigured proxy controls
+  if (config.NODE_ENV === 'production' && config.PUBLIC_BASE_URL === undefined)
+    problems.push(
+      'PUBLIC_BASE_URL is required in production (e.g. https://pay.example.com): the URLs the API hands out are built from it',
     );
   if (config.NODE_ENV === 'production' && config.WEBHOOK_ALLOW_PRIVATE_TARGETS)
     problems.push(

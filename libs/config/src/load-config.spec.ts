@@ -10,6 +10,9 @@ const valid = {
   PROCESSOR_CALLBACK_SECRET: 'p'.repeat(32),
 };
 
+/** Production's address, which production requires. */
+const PUBLIC_BASE_URL = 'https://pay.example.com';
+
 function problemsOf(env: NodeJS.ProcessEnv): string[] {
   try {
     loadConfig(env);
@@ -96,6 +99,7 @@ describe('loadConfig', () => {
       problemsOf({
         ...valid,
         NODE_ENV: 'production',
+        PUBLIC_BASE_URL,
         HOST: '127.0.0.1',
         WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
       }),
@@ -105,6 +109,7 @@ describe('loadConfig', () => {
     const listed = loadConfig({
       ...valid,
       NODE_ENV: 'production',
+      PUBLIC_BASE_URL,
       HOST: '127.0.0.1',
       WEBHOOK_ALLOWED_PRIVATE_TARGETS: '127.0.0.1:23199, [::1]:8443',
     });
@@ -155,7 +160,7 @@ describe('loadConfig', () => {
     };
     expect(loadConfig({ ...withPlaceholders, NODE_ENV: 'development' }).JWT_SIGNING_KEY).toBe(placeholder);
     for (const NODE_ENV of ['test', 'production']) {
-      expect(problemsOf({ ...withPlaceholders, NODE_ENV, HOST: '127.0.0.1' })).toEqual([
+      expect(problemsOf({ ...withPlaceholders, NODE_ENV, HOST: '127.0.0.1', PUBLIC_BASE_URL })).toEqual([
         "JWT_SIGNING_KEY is .env.example's placeholder: set a random value (node scripts/make-env.js)",
         "VAULT_FINGERPRINT_SECRET is .env.example's placeholder: set a random value (node scripts/make-env.js)",
         "PROCESSOR_CALLBACK_SECRET is .env.example's placeholder: set a random value (node scripts/make-env.js)",
@@ -164,15 +169,51 @@ describe('loadConfig', () => {
   });
 
   it('refuses an open /metrics on a non-loopback address in production', () => {
-    expect(problemsOf({ ...valid, NODE_ENV: 'production', HOST: '0.0.0.0' })).toEqual([
+    expect(problemsOf({ ...valid, NODE_ENV: 'production', HOST: '0.0.0.0', PUBLIC_BASE_URL })).toEqual([
       'METRICS_TOKEN is required in production when HOST (0.0.0.0) is not a loopback address: /metrics would be open',
     ]);
     expect(
-      loadConfig({ ...valid, NODE_ENV: 'production', HOST: '0.0.0.0', METRICS_TOKEN: 'm'.repeat(16) }).HOST,
+      loadConfig({
+        ...valid,
+        NODE_ENV: 'production',
+        HOST: '0.0.0.0',
+        METRICS_TOKEN: 'm'.repeat(16),
+        PUBLIC_BASE_URL,
+      }).HOST,
     ).toBe('0.0.0.0');
     for (const HOST of ['127.0.0.1', '::1', 'localhost'])
-      expect(loadConfig({ ...valid, NODE_ENV: 'production', HOST }).HOST).toBe(HOST);
+      expect(loadConfig({ ...valid, NODE_ENV: 'production', HOST, PUBLIC_BASE_URL }).HOST).toBe(HOST);
     expect(loadConfig({ ...valid, NODE_ENV: 'development', HOST: '0.0.0.0' }).HOST).toBe('0.0.0.0');
+  });
+
+  it('requires PUBLIC_BASE_URL in production: absolute URLs never come from a request header', () => {
+    expect(problemsOf({ ...valid, NODE_ENV: 'production', HOST: '127.0.0.1' })).toEqual([
+      'PUBLIC_BASE_URL is required in production (e.g. https://pay.example.com): the URLs the API hands out are built from it',
+    ]);
+    expect(loadConfig({ ...valid, NODE_ENV: 'development' }).PUBLIC_BASE_URL).toBeUndefined();
+    expect(loadConfig({ ...valid, PUBLIC_BASE_URL: 'https://pay.example.com/kessai' }).PUBLIC_BASE_URL).toBe(
+      'https://pay.example.com/kessai',
+    );
+    for (const bad of [
+      'ftp://pay.example.com',
+      'https://pay.example.com/?a=b',
+      'https://pay.example.com/#x',
+      'pay.example.com',
+    ])
+      expect(problemsOf({ ...valid, PUBLIC_BASE_URL: bad })).toEqual([
+        expect.stringMatching(/^PUBLIC_BASE_URL /),
+      ]);
+  });
+
+  it('reads TRUST_PROXY as a list of addresses and ranges, refusing anything else', () => {
+    expect(loadConfig(valid).TRUST_PROXY).toBeUndefined();
+    expect(loadConfig({ ...valid, TRUST_PROXY: '10.0.0.0/8, ::1,127.0.0.1' }).TRUST_PROXY).toEqual([
+      '10.0.0.0/8',
+      '::1',
+      '127.0.0.1',
+    ]);
+    for (const bad of ['true', '10.0.0.0/33', 'proxy.example', '10.0.0.1,*'])
+      expect(problemsOf({ ...valid, TRUST_PROXY: bad })).toEqual([expect.stringMatching(/^TRUST_PROXY /)]);
   });
 
   it('keeps rotation keys in order, the first one active', () => {

@@ -37,6 +37,8 @@ export const RELAXED_RATE_LIMITS: Record<string, string> = {
   RATE_LIMIT_EXACT_BURST: '100000',
   RATE_LIMIT_EXACT_PER_MINUTE: '1000000',
   RATE_LIMIT_EXACT_REFILL_PER_MS: '100',
+  RATE_LIMIT_CALLBACK_FAILURE_BURST: '100000',
+  RATE_LIMIT_CALLBACK_FAILURES_PER_MINUTE: '1000000',
 };
 
 /** The environment variables of a suite's processes (in-process apps parse them, spawned ones inherit them). */
@@ -65,6 +67,8 @@ export function testVariables(
     // too); the SSRF suite turns it off (test/webhooks-ssrf.e2e-spec.ts). Production refuses it: the
     // benchmarks that run as production (NODE_ENV) register no webhook
     ...(overrides.NODE_ENV === 'production' ? {} : { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }),
+    // production requires it; the benchmarks that run as production hand out no URL a test follows
+    ...(overrides.NODE_ENV === 'production' ? { PUBLIC_BASE_URL: 'http://127.0.0.1' } : {}),
     ...overrides,
   };
 }

@@ -79,7 +79,8 @@ export class AppJwtsController {
   @Delete('app_jwts/:id')
   @HttpCode(204)
   async revokeMerchantToken(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    await this.cache.invalidate((await this.tokens.revoke(managerOf(principal), null, tokenId(id))).id);
+    const revoked = await this.tokens.revoke(managerOf(principal), null, tokenId(id));
+    for (const revokedId of revoked.revokedIds) await this.cache.invalidate(revokedId);
   }
 
   @Post('stores/:storeId/app_jwts')
@@ -120,17 +121,22 @@ export class AppJwtsController {
     @Param('id') id: string,
   ) {
     const revoked = await this.tokens.revoke(managerOf(principal), storeIdOf(storeId), tokenId(id));
-    await this.cache.invalidate(revoked.id);
+    for (const revokedId of revoked.revokedIds) await this.cache.invalidate(revokedId);
   }
 }
 
+/** The caller as a token manager: a user, bound to no mode; an app token, to its own (0028). */
 function managerOf(principal: Principal): TokenManager {
-  return {
-    merchantId: principal.merchantId,
-    storeId: principal.storeId,
-    // a user is bound to no processing mode; an app token may not issue a mode above its own
-    mode: principal.kind === 'login' ? null : principal.mode,
-  };
+  const scope = { merchantId: principal.merchantId, storeId: principal.storeId };
+  return principal.kind === 'login'
+    ? { ...scope, kind: 'user', mode: null }
+    : { ...scope, kind: 'app_token', tokenId: appTokenIdOf(principal), mode: principal.mode };
+}
+
+function appTokenIdOf(principal: Principal): string {
+  // the guard lets only app tokens and logins in here, and the authenticator names every app token
+  if (principal.appTokenId === undefined) throw new Error(`no app token id on a ${principal.kind} principal`);
+  return principal.appTokenId;
 }
 
 /** A malformed id cannot name anything the caller may see: 404 like any unknown id, never 400. */

@@ -81,6 +81,7 @@ export class AppTokenAuthenticator {
 
     return {
       credentialId: `app_token_${token.id}`,
+      appTokenId: token.id,
       kind: 'app_token',
       login: null,
       merchantId: token.merchantId,

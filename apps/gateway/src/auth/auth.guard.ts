@@ -1,6 +1,7 @@
-import { Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
+import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AuthenticationError, PermissionError } from '@kessai/domain';
 import { ACCEPTED_CREDENTIALS, DEFAULT_CREDENTIALS, ROUTE_ACCESS, type RouteAccess } from './decorators';
 import { EMBEDDER_HEADER, isOwnOrigin, originAllowed } from './origin';
@@ -18,7 +19,10 @@ import type { CredentialKind } from './principal';
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
-  constructor(private readonly reflector: Reflector) {}
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const access = this.reflector.getAllAndOverride<RouteAccess | undefined>(ROUTE_ACCESS, [
@@ -41,14 +45,15 @@ export class AuthGuard implements CanActivate {
       if (!accepted.includes('checkout_link')) throw new AuthenticationError('INVALID_APP_TOKEN');
       const origin = request.headers.origin;
       const write = request.method !== 'GET' && request.method !== 'HEAD';
-      if ((write || origin !== undefined) && !isOwnOrigin(origin, request.headers.host))
+      if ((write || origin !== undefined) && !isOwnOrigin(this.config, origin, request.headers.host))
         throw new AuthenticationError('INVALID_DOMAIN');
       return true;
     }
     if (!accepted.includes(principal.kind)) throw new PermissionError('INVALID_PERMISSIONS');
 
     if (!principal.hasSecret) {
-      if (!browserOriginAllowed(request, principal.domains)) throw new AuthenticationError('INVALID_DOMAIN');
+      if (!browserOriginAllowed(this.config, request, principal.domains))
+        throw new AuthenticationError('INVALID_DOMAIN');
       if (access !== 'browser') throw new PermissionError('INVALID_PERMISSIONS');
     }
     return true;
@@ -56,13 +61,13 @@ export class AuthGuard implements CanActivate {
 }
 
 /** An Origin in the token's domains, or the gateway's own frame embedded by a page in them. */
-function browserOriginAllowed(request: FastifyRequest, domains: string[]): boolean {
+function browserOriginAllowed(config: AppConfig, request: FastifyRequest, domains: string[]): boolean {
   const origin = request.headers.origin;
   if (originAllowed(origin, domains)) return true;
   const embedder = request.headers[EMBEDDER_HEADER];
   return (
     typeof embedder === 'string' &&
-    isOwnOrigin(origin, request.headers.host) &&
+    isOwnOrigin(config, origin, request.headers.host) &&
     originAllowed(embedder, domains)
   );
 }

@@ -1,4 +1,4 @@
-import { originAllowed } from './origin';
+import { isOwnOrigin, originAllowed } from './origin';
 
 describe('originAllowed', () => {
   it.each([
@@ -19,5 +19,37 @@ describe('originAllowed', () => {
     ['https://shop.example', [], false],
   ])('%s with %j → %s', (origin, domains, expected) => {
     expect(originAllowed(origin, domains)).toBe(expected);
+  });
+});
+
+describe('isOwnOrigin', () => {
+  const configured = { NODE_ENV: 'production' as const, PUBLIC_BASE_URL: 'https://pay.example.com/' };
+  it("is PUBLIC_BASE_URL's origin, scheme and port included, whatever the Host says", () => {
+    expect(isOwnOrigin(configured, 'https://pay.example.com', 'evil.example')).toBe(true);
+    expect(isOwnOrigin(configured, 'https://PAY.example.com:443', undefined)).toBe(true);
+    for (const origin of [
+      'http://pay.example.com',
+      'https://pay.example.com:8443',
+      'https://evil.example',
+      'null',
+      undefined,
+    ])
+      expect([origin, isOwnOrigin(configured, origin, 'evil.example')]).toEqual([origin, false]);
+  });
+  it('falls back to the Host header in development and tests only', () => {
+    for (const NODE_ENV of ['development', 'test'] as const)
+      expect(
+        isOwnOrigin({ NODE_ENV, PUBLIC_BASE_URL: undefined }, 'http://127.0.0.1:3000', '127.0.0.1:3000'),
+      ).toBe(true);
+    expect(
+      isOwnOrigin({ NODE_ENV: 'test', PUBLIC_BASE_URL: undefined }, 'http://127.0.0.1:3000', 'other:3000'),
+    ).toBe(false);
+    expect(
+      isOwnOrigin(
+        { NODE_ENV: 'production', PUBLIC_BASE_URL: undefined },
+        'http://127.0.0.1:3000',
+        '127.0.0.1:3000',
+      ),
+    ).toBe(false);
   });
 });

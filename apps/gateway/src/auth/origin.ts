@@ -1,3 +1,5 @@
+import type { BaseUrlConfig } from '../http/public-base-url';
+
 /**
  * Whether a browser Origin is one of an app token's domains. A domain may be a host
  * ("shop.example"), a host with a port, a full origin ("https://shop.example"), or a wildcard
@@ -26,19 +28,26 @@ export function originAllowed(origin: string | undefined, domains: string[]): bo
 }
 
 /**
- * Whether a browser Origin is the gateway's own (the hosted checkout's pages are served by it): its
- * host and port are the request's Host. Behind a proxy the proxy must pass Host through.
+ * Whether a browser Origin is the gateway's own (the hosted checkout's pages are served by it):
+ * PUBLIC_BASE_URL's origin, scheme included, when it is set (production requires it); otherwise
+ * (development and tests) the request's Host.
  */
-export function isOwnOrigin(origin: string | undefined, host: string | undefined): boolean {
-  if (!origin || !host) return false;
+export function isOwnOrigin(
+  config: BaseUrlConfig,
+  origin: string | undefined,
+  host: string | undefined,
+): boolean {
+  if (!origin) return false;
+  let url: URL;
   try {
-    const url = new URL(origin);
-    return (
-      (url.protocol === 'https:' || url.protocol === 'http:') && url.host.toLowerCase() === host.toLowerCase()
-    );
+    url = new URL(origin);
   } catch {
     return false;
   }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  if (config.PUBLIC_BASE_URL) return url.origin === new URL(config.PUBLIC_BASE_URL).origin;
+  if (config.NODE_ENV === 'production' || host === undefined) return false;
+  return url.host.toLowerCase() === host.toLowerCase();
 }
 
 /** The header the inline/widget frame (a gateway page) sends with the origin of the page that embeds it. */

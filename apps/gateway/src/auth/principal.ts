@@ -21,6 +21,8 @@ export interface Principal extends AccessScope {
   /** the credential that rate-limit buckets and Idempotency-Key records belong to */
   credentialId: string;
   kind: CredentialKind;
+  /** the app token's id, for app tokens only (the issuer of the tokens it issues) */
+  appTokenId?: string;
   /** the user and session behind a login token; null for app tokens */
   login: { userId: string; sessionId: string } | null;
   scope: 'merchant' | 'store';

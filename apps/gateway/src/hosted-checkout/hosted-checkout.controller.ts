@@ -1,7 +1,9 @@
-import { Body, Controller, Get, Headers, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Headers, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AcceptsCredentials, CurrentPrincipal, Open } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
+import { publicBaseUrl } from '../http/public-base-url';
 import { HostedPagesService } from './hosted-pages.service';
 import { LinkPaymentsService } from './link-payments.service';
 
@@ -21,6 +23,7 @@ export class HostedCheckoutController {
   constructor(
     private readonly pages: HostedPagesService,
     private readonly payments: LinkPaymentsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Get('pay/:id')
@@ -75,9 +78,10 @@ export class HostedCheckoutController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    // the guard checked that the Origin is the gateway's own: the page comes back to it
-    const origin = request.headers.origin ?? '';
-    return this.payments.create(principal, id, body, origin, { correlationId: request.id });
+    // the consumer comes back to this link's page, at the gateway's configured address (never one
+    // taken from the request's Host or Origin in production)
+    const baseUrl = publicBaseUrl(this.config, request);
+    return this.payments.create(principal, id, body, baseUrl, { correlationId: request.id });
   }
 
   @Get('links/:id/payments/:kind/:paymentId')

@@ -54,7 +54,7 @@ export class LinkPaymentsService {
     principal: Principal,
     linkId: string,
     body: unknown,
-    origin: string,
+    baseUrl: string,
     context: RequestContext,
   ): Promise<LinkPaymentView> {
     const link = await this.linkOf(principal, linkId);
@@ -66,7 +66,7 @@ export class LinkPaymentsService {
     const secret = checkoutLinkSecret(link.id, this.config.JWT_SIGNING_KEY);
     // where the issuer's or operator's page sends the consumer back: this link's page, resuming
     const back = (kind: string) =>
-      `${origin}/checkout/pay/${link.id}?secret=${encodeURIComponent(secret)}&resume=${kind}`;
+      `${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(secret)}&resume=${kind}`;
     const kind = link.tokenType === 'subscription' ? 'subscription' : 'charge';
     const paymentId = randomUUID();
     // one payment per link: claimed before it is created, under the id it will have

@@ -2,12 +2,17 @@ import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '@kessai/config';
 import { logoPath } from '@kessai/domain';
 
+export type BaseUrlConfig = Pick<AppConfig, 'PUBLIC_BASE_URL' | 'NODE_ENV'>;
+
 /**
- * The gateway as the caller reaches it, for the absolute URLs it answers (a store's logo, which the
- * SDK's user shows on its own page): PUBLIC_BASE_URL, else the request's own scheme and host.
+ * The gateway as its callers and the consumer's browser reach it, for the absolute URLs it hands
+ * out (a store's logo, the link page a 3-D Secure or operator page sends the consumer back to):
+ * PUBLIC_BASE_URL. Production requires it (libs/config), so a forged Host header can never aim
+ * those URLs elsewhere; in development and tests, without it, the request's own scheme and host.
  */
-export function publicBaseUrl(config: Pick<AppConfig, 'PUBLIC_BASE_URL'>, request: FastifyRequest): string {
+export function publicBaseUrl(config: BaseUrlConfig, request: FastifyRequest): string {
   if (config.PUBLIC_BASE_URL) return config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+  if (config.NODE_ENV === 'production') return '';
   const host = request.headers.host ?? '';
   return /^[a-z0-9.-]+(:\d{1,5})?$/i.test(host) ? `${request.protocol}://${host}` : '';
 }

@@ -4,10 +4,15 @@ import { RateLimitedError, ServiceUnavailableError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
 import { sendError } from '../http/error-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import { planFor } from './rate-limit.policy';
+import { callbackFailureBucket, planFor } from './rate-limit.policy';
 import { RateLimiterUnavailableError, type RateLimiter } from './rate-limiter';
 
 const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/** A route's `rateLimit` setting (route config): off, or only the callbacks' refused-signature limit. */
+export interface RateLimitRouteConfig {
+  rateLimit?: false | 'signature_failures';
+}
 
 /**
  * Who a request's buckets belong to: its credential, or its client IP when it has none. A
@@ -42,9 +47,21 @@ export function registerRateLimiting(
   if (!config.RATE_LIMIT_ENABLED) return;
   let lastFailureLog = 0;
 
+  const callbackFailures = callbackFailureBucket(limiter.settings);
+
   fastify.addHook('onRequest', async (request, reply) => {
-    // routes outside the merchant API (processor callbacks) opt out with route config rateLimit: false
-    if ((request.routeOptions.config as { rateLimit?: boolean } | undefined)?.rateLimit === false) return;
+    // routes outside the merchant API opt out with route config rateLimit: false; the processor's
+    // callbacks (rateLimit: 'signature_failures') are refused only to an IP whose refused
+    // signatures emptied its bucket, before their body is read
+    const routeLimit = (request.routeOptions.config as RateLimitRouteConfig | undefined)?.rateLimit;
+    if (routeLimit === false) return;
+    if (routeLimit === 'signature_failures') {
+      // a Redis that cannot answer lets notices through: their signature is still checked
+      const blockedMs = await limiter.blockedFor(subjectOf(request), callbackFailures).catch(() => 0);
+      if (blockedMs === 0) return;
+      metrics.rateLimited('callback');
+      return sendError(reply, new RateLimitedError(Math.max(1, Math.ceil(blockedMs / 1000))));
+    }
     const plan = planFor(limiter.settings, {
       method: request.method,
       url: request.url,

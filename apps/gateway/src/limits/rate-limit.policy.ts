@@ -30,6 +30,8 @@ export interface RateLimitSettings {
   charge: BucketLimits;
   route: BucketLimits;
   exact: BucketLimits;
+  /** refused processor-callback signatures of one client IP */
+  callbackFailures: BucketLimits;
 }
 
 const MS_PER_MINUTE = 60_000;
@@ -56,6 +58,24 @@ export function rateLimitSettings(config: AppConfig): RateLimitSettings {
       config.RATE_LIMIT_EXACT_PER_MINUTE,
       config.RATE_LIMIT_EXACT_REFILL_PER_MS,
     ),
+    callbackFailures: limits(
+      config.RATE_LIMIT_CALLBACK_FAILURE_BURST,
+      config.RATE_LIMIT_CALLBACK_FAILURES_PER_MINUTE,
+      undefined,
+    ),
+  };
+}
+
+/**
+ * The bucket of a client IP's refused processor-callback signatures: once it is empty the IP is
+ * refused until it refills (RateLimiter.penalize, the callbacks route's onRequest check).
+ */
+export function callbackFailureBucket(settings: RateLimitSettings): BucketCheck {
+  return {
+    name: 'callback_failures',
+    limits: settings.callbackFailures,
+    remainingHeader: 'x-ratelimit-remaining-callback-failures',
+    perMinuteHeader: 'x-ratelimit-limit-callback-failures',
   };
 }
 

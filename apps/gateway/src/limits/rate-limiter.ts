@@ -87,6 +87,28 @@ export class RateLimiter {
     return { allowed: allowed === 1, retryAfterMs, remaining };
   }
 
+  /**
+   * Takes one failure from `bucket` of `subject` (a client IP's refused callback signature); the
+   * failure that finds it empty blocks the subject for as long as the bucket needs to refill.
+   */
+  async penalize(subject: string, bucket: BucketCheck): Promise<void> {
+    const outcome = await this.take(subject, [bucket]);
+    if (!outcome.allowed)
+      await this.withTimeout(
+        this.client.set(this.blockKey(subject, bucket), '1', 'PX', Math.max(1_000, outcome.retryAfterMs)),
+      );
+  }
+
+  /** How long `subject` is still blocked for `bucket` (penalize), in ms; 0 when it is not. */
+  async blockedFor(subject: string, bucket: BucketCheck): Promise<number> {
+    const ttl = await this.withTimeout(this.client.pttl(this.blockKey(subject, bucket)));
+    return ttl > 0 ? ttl : 0;
+  }
+
+  private blockKey(subject: string, bucket: BucketCheck): string {
+    return `${this.keyPrefix}:{${subject}}:${bucket.name}:blocked`;
+  }
+
   private async withTimeout<T>(promise: Promise<T>): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     let timedOut = false;

@@ -42,7 +42,7 @@ export class GatewayMetrics {
     });
     this.#rateLimitRefusals = new Counter({
       name: 'kessai_rate_limit_refusals_total',
-      help: 'Requests refused with 429 by the rate limiter, by bucket family (charge, standard)',
+      help: 'Requests refused with 429 by the rate limiter, by bucket family (charge, standard; callback: an IP blocked for refused processor-callback signatures)',
       labelNames: ['family'],
       registers,
     });
@@ -78,7 +78,7 @@ export class GatewayMetrics {
     this.#duration.observe(labels, durationMs / 1000);
   }
 
-  rateLimited(family: RateLimitFamily): void {
+  rateLimited(family: RateLimitFamily | 'callback'): void {
     this.#rateLimitRefusals.inc({ family });
   }
 

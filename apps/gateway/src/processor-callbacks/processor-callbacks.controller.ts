@@ -1,28 +1,51 @@
-import { Controller, HttpCode, Post, Req, type RawBodyRequest } from '@nestjs/common';
+import { Controller, HttpCode, Inject, Post, Req, type RawBodyRequest } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { AuthenticationError } from '@kessai/domain';
 import { PROCESSOR_SIGNATURE_HEADER } from '@kessai/processor';
 import { Open } from '../auth/decorators';
 import type { RawJsonRouteConfig } from '../http/json-body-parser';
+import { subjectOf, type RateLimitRouteConfig } from '../limits/rate-limit.hook';
+import { callbackFailureBucket } from '../limits/rate-limit.policy';
+import { RateLimiter } from '../limits/rate-limiter';
 import { ProcessorCallbacksService } from './processor-callbacks.service';
 
 /**
  * POST /processor/callbacks: where the processor posts its signed notices. No app token: the
  * X-Processor-Signature over the raw body is the credential. The app's JSON parser keeps the bytes
  * only (`rawBody`, `rawJsonBody` below): nothing of a notice is parsed before its signature is
- * verified. Not rate limited: the processor's retries must not be refused for volume, and a
- * refused signature costs one HMAC. Answers 204 once recorded, 401 for a bad or stale signature,
- * 404 for a reference that is no charge of ours.
+ * verified. Not limited by volume: the processor's notices and retries must not be refused for
+ * it. A client IP whose refused signatures empty its bucket (RATE_LIMIT_CALLBACK_FAILURE_BURST,
+ * …_PER_MINUTE) is refused with 429 before its body is read until the bucket refills, so a
+ * processor that signs right is never refused. Answers 204 once recorded, 401 for a bad or stale
+ * signature, 404 for a reference that is no charge of ours, 429 to a blocked IP.
  */
 @Controller('processor')
 export class ProcessorCallbacksController {
-  constructor(private readonly callbacks: ProcessorCallbacksService) {}
+  constructor(
+    private readonly callbacks: ProcessorCallbacksService,
+    private readonly limiter: RateLimiter,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post('callbacks')
   @Open()
-  @RouteConfig({ rateLimit: false, rawJsonBody: true } satisfies RawJsonRouteConfig & { rateLimit: boolean })
+  @RouteConfig({
+    rateLimit: 'signature_failures',
+    rawJsonBody: true,
+  } satisfies RawJsonRouteConfig & RateLimitRouteConfig)
   @HttpCode(204)
   async receive(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
-    await this.callbacks.receive(request.rawBody, request.headers[PROCESSOR_SIGNATURE_HEADER], request.id);
+    try {
+      await this.callbacks.receive(request.rawBody, request.headers[PROCESSOR_SIGNATURE_HEADER], request.id);
+    } catch (error) {
+      if (error instanceof AuthenticationError && this.config.RATE_LIMIT_ENABLED)
+        // counted, never in the way of the answer: an unreachable Redis only skips the count
+        await this.limiter
+          .penalize(subjectOf(request), callbackFailureBucket(this.limiter.settings))
+          .catch(() => undefined);
+      throw error;
+    }
   }
 }

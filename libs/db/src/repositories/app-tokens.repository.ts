@@ -4,7 +4,7 @@ import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prism
 import { listPage } from '../keyset';
 import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
-import { FIND_APP_TOKEN } from '../sql/app-tokens.sql';
+import { FIND_APP_TOKEN, REVOKE_APP_TOKEN_TREE } from '../sql/app-tokens.sql';
 import type { AccessScope } from './scope';
 
 export interface NewAppToken {
@@ -16,6 +16,14 @@ export interface NewAppToken {
   domains: string[];
   secretHash: string;
   version: number;
+  /** the app token issuing it; null when a merchant user or the operator does */
+  issuedBy: string | null;
+}
+
+/** A revocation: the named token, and every id it revoked (the token's own first, then those it issued). */
+export interface AppTokenRevocation {
+  token: AppToken;
+  revokedIds: string[];
 }
 
 @Injectable()
@@ -39,6 +47,7 @@ export class AppTokensRepository {
       domains: [...row.domains],
       secretHash: row.secret_hash,
       version: row.version,
+      issuedBy: row.issued_by,
       revokedOn: row.revoked_on,
       createdOn: row.created_on,
       updatedOn: row.updated_on,
@@ -69,13 +78,12 @@ export class AppTokensRepository {
     return this.prisma.appToken.findFirst({ where: { id, ...activeOf(owner) } });
   }
 
-  /** Revokes an active token of the owner; null when the owner has no such active token. */
-  async revokeActive(owner: AccessScope, id: string, at = new Date()): Promise<AppToken | null> {
-    const { count } = await this.prisma.appToken.updateMany({
-      where: { id, ...activeOf(owner) },
-      data: { revokedOn: at },
-    });
-    return count === 0 ? null : this.findById(id);
+  /**
+   * Revokes an active token of the owner and the tokens it issued, transitively; null when the
+   * owner has no such active token.
+   */
+  async revokeActive(owner: AccessScope, id: string, at = new Date()): Promise<AppTokenRevocation | null> {
+    return this.revokeTree(id, owner, at);
   }
 
   listForMerchant(merchantId: string, storeId?: string | null): Promise<AppToken[]> {
@@ -85,10 +93,35 @@ export class AppTokensRepository {
     });
   }
 
-  /** Revokes once; revoking again keeps the first revocation time. */
-  async revoke(id: string, at = new Date()): Promise<AppToken | null> {
-    await this.prisma.appToken.updateMany({ where: { id, revokedOn: null }, data: { revokedOn: at } });
-    return this.findById(id);
+  /**
+   * The operator's revocation, of any token, with the tokens it issued. Revoking again keeps the
+   * first revocation time (and revokes what the token issued since, which it no longer can); null
+   * for an unknown id.
+   */
+  async revoke(id: string, at = new Date()): Promise<AppTokenRevocation | null> {
+    if (!isUuid(id)) return null;
+    const revocation = await this.revokeTree(id, null, at);
+    if (revocation) return revocation;
+    const token = await this.findById(id);
+    return token && { token, revokedIds: [] };
+  }
+
+  private async revokeTree(
+    id: string,
+    owner: AccessScope | null,
+    at: Date,
+  ): Promise<AppTokenRevocation | null> {
+    if (!isUuid(id)) return null;
+    const rows = await this.prisma.run(REVOKE_APP_TOKEN_TREE, {
+      id,
+      owned: owner !== null,
+      merchantId: owner?.merchantId ?? null,
+      storeId: owner?.storeId ?? null,
+      at,
+    });
+    if (rows.length === 0) return null;
+    const token = await this.findById(id);
+    return token && { token, revokedIds: rows.map((row) => row.id) };
   }
 }
 

@@ -46,4 +46,8 @@ export class MerchantsRepository {
   setPciDssCompliant(id: string, compliant: boolean): Promise<Merchant> {
     return this.prisma.merchant.update({ where: { id }, data: { pciDssCompliant: compliant } });
   }
+
+  setVerified(id: string, verified: boolean): Promise<Merchant> {
+    return this.prisma.merchant.update({ where: { id }, data: { verified } });
+  }
 }

@@ -14,13 +14,58 @@ export const FIND_APP_TOKEN = defineStatement({
     domains: pg.array(pg.text),
     secret_hash: pg.text,
     version: pg.int4,
+    issued_by: pg.nullable(pg.text),
     revoked_on: pg.nullable(pg.timestamptz),
     created_on: pg.timestamptz,
     updated_on: pg.timestamptz,
   },
   text: (p) => `
     SELECT id::text, merchant_id::text, store_id::text, scope::text, mode::text, domains, secret_hash,
-           version, revoked_on, created_on, updated_on
+           version, issued_by::text, revoked_on, created_on, updated_on
       FROM app_tokens
      WHERE id = ${p.id}`,
+});
+
+/**
+ * Revokes an active token and every token it issued, transitively (docs/decisions/0028), in one
+ * statement: a leaked token's offspring die with it. `owned` limits the token to one owner (the
+ * store, or the merchant itself when storeId is null: an API caller's own scope); the operator
+ * passes false. Tokens revoked before keep their first revocation time but are walked through,
+ * so a token issued by a revoked one is revoked too. Answers the ids it revoked, the named token
+ * first; none when the named token is not an active one of the owner.
+ */
+export const REVOKE_APP_TOKEN_TREE = defineStatement({
+  name: 'app_tokens_revoke_tree',
+  params: {
+    id: pg.uuid,
+    owned: pg.bool,
+    merchantId: pg.nullable(pg.uuid),
+    storeId: pg.nullable(pg.uuid),
+    at: pg.timestamptz,
+  },
+  columns: { id: pg.text },
+  text: (p) => `
+    WITH RECURSIVE root AS (
+      SELECT id
+        FROM app_tokens
+       WHERE id = ${p.id}
+         AND revoked_on IS NULL
+         AND (NOT ${p.owned} OR (merchant_id = ${p.merchantId} AND store_id IS NOT DISTINCT FROM ${p.storeId}))
+    ), tree AS (
+      SELECT id, 0 AS depth FROM root
+      UNION
+      SELECT child.id, tree.depth + 1
+        FROM app_tokens child
+        JOIN tree ON child.issued_by = tree.id
+    ), revoked AS (
+      UPDATE app_tokens
+         SET revoked_on = ${p.at}, updated_on = ${p.at}
+       WHERE id IN (SELECT id FROM tree)
+         AND revoked_on IS NULL
+      RETURNING id
+    )
+    SELECT revoked.id::text
+      FROM revoked
+      JOIN tree USING (id)
+     ORDER BY tree.depth, revoked.id`,
 });
