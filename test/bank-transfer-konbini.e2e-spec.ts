@@ -43,6 +43,9 @@ let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 
 const sdk = () => sdkFor(baseUrl, shop.storeToken);
 const api = () => new GatewayClient(baseUrl).as(shop);
+/** the gateway as a merchant-wide token of `who` */
+const merchantApi = async (who: SeededMerchant) =>
+  new GatewayClient(baseUrl).as(await env.merchantToken(who));
 
 type Any = any;
 
@@ -261,10 +264,13 @@ describe('bank transfer through the SDK', () => {
     expect(events.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED)).toHaveLength(2);
     expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
 
-    // the virtual account's ledger: the payment asked for, then each transfer, with the balance
-    const ledgers = await api().request(
-      `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`,
-    );
+    // the virtual account's ledger: the payment asked for, then each transfer, with the balance;
+    // a merchant token's, as the reference says ([A]), a store token's refused
+    const ledgersPath = `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`;
+    const byStore = await api().request(ledgersPath);
+    expect(byStore.status).toBe(403);
+    expect(byStore.body.code).toBe('INVALID_PERMISSIONS');
+    const ledgers = await (await merchantApi(shop)).request(ledgersPath);
     expect(ledgers.status).toBe(200);
     const account = {
       virtual_bank_account_number: payload.account_number,
@@ -616,9 +622,9 @@ describe('konbini through the SDK', () => {
       });
       expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5500 });
       // a payment code has no virtual account: no bank-transfer ledger
-      const ledgers = await api().request(
-        `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`,
-      );
+      const ledgers = await (
+        await merchantApi(shop)
+      ).request(`/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`);
       expect(ledgers.status).toBe(404);
       // konbini money is recorded, but bank_transfer_status_updated is the bank's event only
       expect(await eventTypes(created.id)).not.toContain(BANK_TRANSFER_STATUS_UPDATED);
@@ -639,6 +645,11 @@ describe('konbini through the SDK', () => {
     try {
       const refused = await sdkError(charge(token.id));
       expect(refused).toMatchObject({ code: 'CONVENIENCE_PROCESSING_DISABLED' });
+      // a new konbini token is refused when it is made, with the same code
+      expect(await sdkError(konbiniToken())).toMatchObject({
+        code: 'CONVENIENCE_PROCESSING_DISABLED',
+        errors: [{ field: 'payment_type', reason: 'CONVENIENCE_PROCESSING_DISABLED' }],
+      });
     } finally {
       await api().request(`/stores/${shop.store.id}`, {
         method: 'PATCH',
@@ -659,8 +670,15 @@ describe('another merchant', () => {
       code: 'NOT_FOUND',
     });
     const otherApi = new GatewayClient(baseUrl).as(foreign);
-    for (const path of ['expiry/latest', 'issuer_token', 'bank_transfer_ledgers']) {
+    for (const path of ['expiry/latest', 'issuer_token']) {
       const res = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/${path}`);
+      expect(res.status).toBe(404);
+    }
+    const otherMerchant = await merchantApi(foreign);
+    for (const storeId of [foreign.store.id, shop.store.id]) {
+      const res = await otherMerchant.request(
+        `/stores/${storeId}/charges/${created.id}/bank_transfer_ledgers`,
+      );
       expect(res.status).toBe(404);
     }
     const extend = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/expiry`, {

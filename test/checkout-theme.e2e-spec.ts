@@ -268,9 +268,16 @@ describe('the store’s logo', () => {
       cli('store:logo', '--store', '00000000-0000-4000-8000-000000000000', '--file', svg),
     ).rejects.toThrow('no store');
     expect(await env.prisma.storeLogo.count({ where: { storeId: shop.store.id } })).toBe(0);
-    // and a URL that names nothing is 404
-    expect((await get(`/checkout/logos/${shop.store.id}/${'0'.repeat(64)}`)).status).toBe(404);
-    expect((await get(`/checkout/logos/not-a-uuid/x`)).status).toBe(404);
+    // and a URL that names nothing is 404, in the API's error envelope
+    for (const path of [
+      `/checkout/logos/${shop.store.id}/${'0'.repeat(64)}`,
+      '/checkout/logos/not-a-uuid/x',
+    ]) {
+      const missing = await get(path);
+      expect(missing.status).toBe(404);
+      expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(JSON.parse(missing.body.toString())).toEqual({ status: 'error', code: 'NOT_FOUND', errors: [] });
+    }
   });
 });
 

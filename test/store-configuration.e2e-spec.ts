@@ -6,6 +6,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK, { CardBrand, PaymentType, TransactionTokenType } from 'univapay-node';
 import {
   bearer,
+  cardData,
   GatewayClient,
   listenLocally,
   RELAXED_RATE_LIMITS,
@@ -200,6 +201,14 @@ describe('POST /charges obeys the configuration', () => {
     code,
     errors: [{ field, reason: code }],
   });
+  /** POST /tokens refused for a payment type the store switched off: the charge's code, on payment_type */
+  const typeRefusal = (code: string) => refusal(code, 'payment_type');
+  const CARD_DATA = cardData();
+  const tokenRefusal = async (json: unknown) => {
+    const res = await api.request('/tokens', { method: 'POST', json });
+    expect(res.status).toBe(400);
+    return res.body;
+  };
 
   it('refuses a charge below the minimum or above the maximum of its currency, and takes one within', async () => {
     await configure({
@@ -238,13 +247,15 @@ describe('POST /charges obeys the configuration', () => {
       refusal('CARD_BRAND_NOT_SUPPORTED'),
     );
     expect((await api.charge(await api.cardToken())).status).toBe('pending'); // visa still taken
+    // a token made while cards were on, charged after they were switched off
+    const visaToken = await api.cardToken();
     await configure({ cardConfiguration: { enabled: false } });
-    const visa = await api.postCharge({
-      transaction_token_id: await api.cardToken(),
-      amount: 1200,
-      currency: 'JPY',
-    });
+    const visa = await api.postCharge({ transaction_token_id: visaToken, amount: 1200, currency: 'JPY' });
     expect(visa.body).toEqual(refusal('CARD_PROCESSING_DISABLED'));
+    // and a new card token is refused when it is made, with the same code
+    expect(await tokenRefusal({ payment_type: 'card', type: 'one_time', data: CARD_DATA })).toEqual(
+      typeRefusal('CARD_PROCESSING_DISABLED'),
+    );
     // the brand's token is still good once the store allows it again
     await configure({ cardConfiguration: { enabled: true, forbiddenCardBrands: [] } });
     expect((await api.charge(jcb)).status).toBe('pending');
@@ -261,6 +272,7 @@ describe('POST /charges obeys the configuration', () => {
     expect(
       (await api.postCharge({ transaction_token_id: qrToken, amount: 1200, currency: 'JPY' })).body,
     ).toEqual(refusal('QR_PROCESSING_DISABLED'));
+    expect((await qr()).body).toEqual(typeRefusal('QR_PROCESSING_DISABLED'));
     await configure({ qrScanConfiguration: { enabled: true, forbiddenQrScanGateways: ['alipay'] } });
     expect(
       (await api.postCharge({ transaction_token_id: qrToken, amount: 1200, currency: 'JPY' })).body,
@@ -273,6 +285,9 @@ describe('POST /charges obeys the configuration', () => {
     expect(
       (await api.postCharge({ transaction_token_id: online, amount: 1200, currency: 'JPY' })).body,
     ).toEqual(refusal('ONLINE_PROCESSING_DISABLED'));
+    expect(
+      await tokenRefusal({ payment_type: 'online', type: 'one_time', data: { brand: 'pay_pay_online' } }),
+    ).toEqual(typeRefusal('ONLINE_PROCESSING_DISABLED'));
   });
 
   it('refuses a recurring token when the store takes none, and an unbounded one when bounded', async () => {

@@ -159,6 +159,51 @@ describe('POST /tokens with card data', () => {
     expect(await redis.client.exists(key)).toBe(0);
   });
 
+  it('still uses a CVV kept under the names before the Redis Cluster change, for one charge only', async () => {
+    const redis = app.get(RedisService);
+    const cvvs = app.get(PendingCvvStore);
+    // a gateway of the version before kept it without a hash tag (and a charge may have claimed it)
+    const keptBefore = async (claimedBy?: string) => {
+      const res = await createToken(bearer(pci.storeToken), {
+        payment_type: 'card',
+        type: 'one_time',
+        data: card(),
+      });
+      expect(res.status).toBe(201);
+      const id = res.body.id as string;
+      const sealed = await redis.client.get(`${env.config.REDIS_PREFIX}:cvv:{${id}}`);
+      await cvvs.discard(id);
+      await redis.client.set(`${env.config.REDIS_PREFIX}:cvv:${id}`, sealed!, 'EX', 600);
+      if (claimedBy)
+        await redis.client.set(`${env.config.REDIS_PREFIX}:cvv-claim:${id}`, claimedBy, 'EX', 600);
+      return id;
+    };
+    const id = await keptBefore();
+    const [first, second] = [randomUUID(), randomUUID()];
+    expect(await cvvs.peek(id, first)).toBe(CVV);
+    expect(await cvvs.peek(id, second)).toBeNull();
+    expect(await cvvs.peek(id, first)).toBe(CVV);
+    // moved under today's name with its remaining time; the old name is gone
+    expect(await redis.client.exists(`${env.config.REDIS_PREFIX}:cvv:${id}`)).toBe(0);
+    const ttl = await redis.client.ttl(`${env.config.REDIS_PREFIX}:cvv:{${id}}`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(600);
+    await cvvs.discard(id, first);
+    expect(await cvvs.peek(id, first)).toBeNull();
+
+    // a claim made under the old names holds: only that charge gets the CVV
+    const claimed = await keptBefore(first);
+    expect(await cvvs.peek(claimed, second)).toBeNull();
+    expect(await cvvs.peek(claimed, first)).toBe(CVV);
+    // take and read find it too, and a discard without a charge forgets both names
+    expect(await cvvs.take(await keptBefore())).toBe(CVV);
+    const read = await keptBefore();
+    expect(await cvvs.read(read)).toBe(CVV);
+    const forgotten = await keptBefore();
+    await cvvs.discard(forgotten);
+    expect(await cvvs.read(forgotten)).toBeNull();
+  });
+
   it('writes token, vault row and token_created event in one transaction', async () => {
     const res = await createToken(bearer(pci.storeToken), {
       payment_type: 'card',

@@ -41,9 +41,10 @@ const TOKEN = 'transaction_token_id';
  * currency's minimum and maximum.
  */
 export function chargeRefusal(config: StoreConfiguration, charge: ChargeUnderRules): ChargeRefusal | null {
+  const disabled = disabledPaymentType(config, charge.paymentType);
+  if (disabled) return { code: disabled, field: TOKEN };
   switch (charge.paymentType) {
     case 'card':
-      if (!config.card_configuration.enabled) return { code: 'CARD_PROCESSING_DISABLED', field: TOKEN };
       if (
         charge.cardBrand !== null &&
         (config.card_configuration.forbidden_card_brands as readonly string[]).includes(charge.cardBrand)
@@ -51,7 +52,6 @@ export function chargeRefusal(config: StoreConfiguration, charge: ChargeUnderRul
         return { code: 'CARD_BRAND_NOT_SUPPORTED', field: TOKEN };
       break;
     case 'qr_scan':
-      if (!config.qr_scan_configuration.enabled) return { code: 'QR_PROCESSING_DISABLED', field: TOKEN };
       if (
         charge.qrGateway !== null &&
         (config.qr_scan_configuration.forbidden_qr_scan_gateways as readonly string[]).includes(
@@ -59,17 +59,6 @@ export function chargeRefusal(config: StoreConfiguration, charge: ChargeUnderRul
         )
       )
         return { code: 'FORBIDDEN_QR_GATEWAY', field: TOKEN };
-      break;
-    case 'online':
-      if (!config.online_configuration.enabled) return { code: 'ONLINE_PROCESSING_DISABLED', field: TOKEN };
-      break;
-    case 'konbini':
-      if (!config.convenience_configuration.enabled)
-        return { code: 'CONVENIENCE_PROCESSING_DISABLED', field: TOKEN };
-      break;
-    case 'bank_transfer':
-      // the reference has no BANK_TRANSFER_PROCESSING_DISABLED: its generic code for a switched-off type
-      if (!config.bank_transfer_configuration.enabled) return { code: 'DISABLED_PAYMENT_TYPE', field: TOKEN };
       break;
   }
   if (charge.tokenType === 'recurring') {
@@ -85,6 +74,39 @@ export function chargeRefusal(config: StoreConfiguration, charge: ChargeUnderRul
   if (maximum && charge.amount > BigInt(maximum.amount))
     return { code: 'CHARGE_AMOUNT_TOO_HIGH', field: 'amount' };
   return null;
+}
+
+/**
+ * The code refusing a payment type the store has switched off, or null: a charge of it (chargeRefusal)
+ * and, with the same code, a transaction token of it at creation (POST /tokens), so a token the store
+ * cannot charge is never made.
+ */
+export function disabledPaymentType(
+  config: StoreConfiguration,
+  paymentType: string,
+): Extract<
+  ChargeRefusal['code'],
+  | 'CARD_PROCESSING_DISABLED'
+  | 'QR_PROCESSING_DISABLED'
+  | 'ONLINE_PROCESSING_DISABLED'
+  | 'CONVENIENCE_PROCESSING_DISABLED'
+  | 'DISABLED_PAYMENT_TYPE'
+> | null {
+  switch (paymentType) {
+    case 'card':
+      return config.card_configuration.enabled ? null : 'CARD_PROCESSING_DISABLED';
+    case 'qr_scan':
+      return config.qr_scan_configuration.enabled ? null : 'QR_PROCESSING_DISABLED';
+    case 'online':
+      return config.online_configuration.enabled ? null : 'ONLINE_PROCESSING_DISABLED';
+    case 'konbini':
+      return config.convenience_configuration.enabled ? null : 'CONVENIENCE_PROCESSING_DISABLED';
+    case 'bank_transfer':
+      // the reference has no BANK_TRANSFER_PROCESSING_DISABLED: its generic code for a switched-off type
+      return config.bank_transfer_configuration.enabled ? null : 'DISABLED_PAYMENT_TYPE';
+    default:
+      return null;
+  }
 }
 
 /**

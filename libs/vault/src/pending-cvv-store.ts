@@ -13,6 +13,13 @@ import { CvvCipher } from './cvv-cipher';
  * null), and `discard(token.id, charge.id)` forgets it once the charge's outcome is recorded. Null
  * means there is none any more (expired, already used, or never given), and the charge goes on
  * without a CVV. `take` (GETDEL) is for a caller that cannot crash between reading and using it.
+ *
+ * Keys written before the Redis Cluster change (1b56178) had no hash tag: `<prefix>:cvv:<token id>`
+ * and `<prefix>:cvv-claim:<token id>`. A gateway of that version may still write them during a
+ * rolling deploy, and they live CVV_TTL_SECONDS. When today's key finds nothing, such a key is
+ * adopted once (taken with GETDEL, and its claim with it, then written under today's names with
+ * its remaining time), so a charge of a token made just before the deploy keeps its CVV, and still
+ * at most one charge ever gets it. A miss costs one PTTL more.
  */
 // KEYS: the sealed CVV, its claim; ARGV: the charge id. The claim lives exactly as long as the CVV.
 const PEEK_SCRIPT = `
@@ -71,7 +78,9 @@ export class PendingCvvStore {
 
   /** The CVV, removed in the same atomic step; null when there is none. */
   async take(transactionTokenId: string): Promise<string | null> {
-    const sealed = await this.redis.client.getdel(this.#key(transactionTokenId));
+    let sealed = await this.redis.client.getdel(this.#key(transactionTokenId));
+    if (sealed === null && (await this.#adoptLegacy(transactionTokenId)))
+      sealed = await this.redis.client.getdel(this.#key(transactionTokenId));
     return sealed === null ? null : this.#cipher.open(sealed, { transactionTokenId });
   }
 
@@ -81,11 +90,10 @@ export class PendingCvvStore {
    * other charges get null. So at most one charge is ever authorized with it.
    */
   async peek(transactionTokenId: string, chargeId: string): Promise<string | null> {
-    const sealed = await this.#peek(
-      this.#key(transactionTokenId),
-      this.#claimKey(transactionTokenId),
-      chargeId,
-    );
+    const keys = [this.#key(transactionTokenId), this.#claimKey(transactionTokenId)] as const;
+    let sealed = await this.#peek(...keys, chargeId);
+    if (sealed === null && (await this.#adoptLegacy(transactionTokenId)))
+      sealed = await this.#peek(...keys, chargeId);
     return sealed === null ? null : this.#cipher.open(sealed, { transactionTokenId });
   }
 
@@ -94,7 +102,9 @@ export class PendingCvvStore {
    * is voided, not a charge): it stays there, unclaimed, for the token's first charge.
    */
   async read(transactionTokenId: string): Promise<string | null> {
-    const sealed = await this.redis.client.get(this.#key(transactionTokenId));
+    let sealed = await this.redis.client.get(this.#key(transactionTokenId));
+    if (sealed === null && (await this.#adoptLegacy(transactionTokenId)))
+      sealed = await this.redis.client.get(this.#key(transactionTokenId));
     return sealed === null ? null : this.#cipher.open(sealed, { transactionTokenId });
   }
 
@@ -104,8 +114,37 @@ export class PendingCvvStore {
    */
   async discard(transactionTokenId: string, chargeId?: string): Promise<void> {
     const keys = [this.#key(transactionTokenId), this.#claimKey(transactionTokenId)];
-    if (chargeId === undefined) await this.redis.client.del(...keys);
-    else await this.#discard(...keys, chargeId);
+    if (chargeId === undefined) {
+      await this.redis.client.del(...keys);
+      // the legacy names are in other Cluster slots than today's, and than each other
+      for (const key of this.#legacyKeys(transactionTokenId)) await this.redis.client.del(key);
+    } else await this.#discard(...keys, chargeId);
+  }
+
+  /**
+   * Moves a CVV kept under the legacy names to today's, once: true when one was moved. GETDEL makes
+   * one caller the mover; today's names are written together (one slot, one MULTI) and only where
+   * nothing is, so a claim never arrives after another charge could have claimed the CVV.
+   */
+  async #adoptLegacy(transactionTokenId: string): Promise<boolean> {
+    const client = this.redis.client;
+    const [legacyKey, legacyClaimKey] = this.#legacyKeys(transactionTokenId);
+    const ttlMs = await client.pttl(legacyKey);
+    if (ttlMs <= 0) return false;
+    const sealed = await client.getdel(legacyKey);
+    if (sealed === null) return false;
+    const owner = await client.getdel(legacyClaimKey);
+    const multi = client.multi().set(this.#key(transactionTokenId), sealed, 'PX', ttlMs, 'NX');
+    if (owner !== null) multi.set(this.#claimKey(transactionTokenId), owner, 'PX', ttlMs, 'NX');
+    await multi.exec();
+    return true;
+  }
+
+  #legacyKeys(transactionTokenId: string): [string, string] {
+    return [
+      `${this.redis.prefix}:cvv:${transactionTokenId}`,
+      `${this.redis.prefix}:cvv-claim:${transactionTokenId}`,
+    ];
   }
 
   #key(transactionTokenId: string): string {

@@ -1,5 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { PermissionError } from '@kessai/domain';
 import { CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { ChargeExpiryService } from './charge-expiry.service';
@@ -111,13 +112,18 @@ export class ChargesController {
     return this.expiries.extend(principal, storeId, id, body);
   }
 
-  /** A bank-transfer charge's virtual-account ledger: the payment asked for, then each transfer. */
+  /**
+   * A bank-transfer charge's virtual-account ledger: the payment asked for, then each transfer. A
+   * merchant token's, as the reference says ([A]: bank-transfer ledgers need a merchant token); a
+   * store token gets 403.
+   */
   @Get('stores/:storeId/charges/:id/bank_transfer_ledgers')
   bankTransferLedgers(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
+    if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
     return this.expiries.ledgers(principal, storeId, id);
   }
 

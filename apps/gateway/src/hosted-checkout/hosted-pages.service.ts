@@ -9,7 +9,7 @@ import {
   StoresRepository,
   type CheckoutLinkInfo,
 } from '@kessai/db';
-import { isUuid, logoPath } from '@kessai/domain';
+import { isUuid, logoPath, NotFoundError } from '@kessai/domain';
 import { effectiveConfiguration, type StoreConfiguration } from '@kessai/store-configuration';
 import { AppTokenAuthenticator } from '../auth/app-token-authenticator';
 import { supportedBrands } from '../checkout-info/checkout-info.presenter';
@@ -91,8 +91,8 @@ export class HostedPagesService {
 
   /**
    * A store's logo at the URL naming its digest (decision 0021): served as the type its magic bytes
-   * said, never sniffed, cached for good (a new logo is a new URL); 404 for an older digest or a
-   * deleted store.
+   * said, never sniffed, cached for good (a new logo is a new URL); 404 NOT_FOUND in the error
+   * envelope for an older digest or a deleted store.
    */
   async logo(
     storeId: string,
@@ -102,8 +102,7 @@ export class HostedPagesService {
       isUuid(storeId) && /^[0-9a-f]{64}$/.test(digest)
         ? await this.logos.findServable(storeId.toLowerCase(), digest)
         : null;
-    if (!found)
-      return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'not found' };
+    if (!found) throw new NotFoundError('logo');
     return {
       status: 200,
       headers: {
@@ -120,10 +119,16 @@ export class HostedPagesService {
     };
   }
 
-  /** The store's logo on its pages, with the store's name as its alt text; null without one. */
-  private async logoOf(store: { id: string; name: string }): Promise<{ src: string; alt: string } | null> {
-    const digest = await this.logos.findDigest(store.id);
-    return digest === null ? null : { src: logoPath(store.id, digest), alt: store.name };
+  /**
+   * The store's logo on its pages, with the store's name as its alt text; null without one. The
+   * store's row was read with its logo's digest: no query of its own.
+   */
+  private logoOf(store: {
+    id: string;
+    name: string;
+    logo: { digest: string } | null;
+  }): { src: string; alt: string } | null {
+    return store.logo === null ? null : { src: logoPath(store.id, store.logo.digest), alt: store.name };
   }
 
   async linkPage(
@@ -162,7 +167,7 @@ export class HostedPagesService {
       lang,
       kind: 'link',
       storeName: info.form.displayStoreName ? store.name : null,
-      logo: info.form.displayStoreLogo ? await this.logoOf(store) : null,
+      logo: info.form.displayStoreLogo ? this.logoOf(store) : null,
       themeCss: theme.css,
       title: info.form.title,
       description: info.description ?? info.form.description,
@@ -222,7 +227,7 @@ export class HostedPagesService {
       lang,
       kind: 'frame',
       storeName: store.name,
-      logo: await this.logoOf(store),
+      logo: this.logoOf(store),
       themeCss: theme.css,
       title: null,
       description: null,

@@ -29,7 +29,11 @@ import {
   type FieldError,
 } from '@kessai/domain';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
-import { effectiveConfiguration, type RecurringTokenPrivilege } from '@kessai/store-configuration';
+import {
+  disabledPaymentType,
+  effectiveConfiguration,
+  type RecurringTokenPrivilege,
+} from '@kessai/store-configuration';
 import { z, type ZodType, type ZodTypeDef } from 'zod';
 import type { CheckoutLinkPrincipal, Principal } from '../auth/principal';
 import { parseInput, toFieldErrors } from '../http/validation';
@@ -95,11 +99,11 @@ export class TransactionTokensService {
 
     if (request.payment_type === 'card') checkCardDataAllowed(principal, settings);
     if (principal.checkoutLink) checkLinkToken(principal.checkoutLink, request);
-    checkTypeRules(
-      request,
-      effectiveConfiguration(settings.merchantConfiguration, settings.storeConfiguration)
-        .recurring_token_configuration.recurring_type,
-    );
+    const configuration = effectiveConfiguration(settings.merchantConfiguration, settings.storeConfiguration);
+    // a payment type the store has switched off: refused now, with the code its charge would get
+    const disabled = disabledPaymentType(configuration, request.payment_type);
+    if (disabled) throw new BusinessRuleError(disabled, [{ field: 'payment_type', reason: disabled }]);
+    checkTypeRules(request, configuration.recurring_token_configuration.recurring_type);
 
     const id = randomUUID();
     const prepared = this.prepare(id, request, principal.mode);

@@ -20,12 +20,6 @@ export class StoreLogosRepository {
     return count > 0;
   }
 
-  /** The digest of a store's logo (what its URL names), without the image. */
-  async findDigest(storeId: string): Promise<string | null> {
-    const row = await this.prisma.storeLogo.findUnique({ where: { storeId }, select: { digest: true } });
-    return row?.digest ?? null;
-  }
-
   /** The logo of a store that is not deleted, if its digest is `digest` (an older URL finds nothing). */
   findServable(storeId: string, digest: string): Promise<StoreLogo | null> {
     return this.prisma.storeLogo.findFirst({ where: { storeId, digest, store: { deletedOn: null } } });
