@@ -13,3 +13,5 @@ export * from './webhook-triggers';
 export * from './webhook-url';
 export * from './amount-match';
 export * from './logo-image';
+export * from './subscription-status';
+export * from './scheduled-payment-status';
