@@ -9,6 +9,7 @@ import type {
   SettlementDecisions,
   SettlementEventInput,
 } from '@kessai/db';
+import { isEndedSubscriptionStatus } from '@kessai/domain';
 import { paymentError, type PaymentErrorDetails } from '@kessai/processor';
 import {
   computeSchedule,
@@ -27,15 +28,12 @@ import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store
 
 type SubscriptionStatus = DuePayment['subscription_status'];
 
-/** Statuses after which a subscription is never charged again. */
-const ENDED: ReadonlySet<SubscriptionStatus> = new Set(['canceled', 'completed', 'unconfirmed']);
-
 /** What to do with each claimed payment: charge it, or end it without a charge. */
 export function decideClaims(due: readonly DuePayment[]): ClaimDecisions {
   const charges: PaymentChargeInput[] = [];
   const terminations: string[] = [];
   for (const payment of due) {
-    if (ENDED.has(payment.subscription_status) || payment.terminate_with_status !== null) {
+    if (isEndedSubscriptionStatus(payment.subscription_status) || payment.terminate_with_status !== null) {
       terminations.push(payment.payment_id);
       continue;
     }
@@ -149,7 +147,7 @@ export function decideSettlements(rows: readonly PaymentToSettle[]): SettlementD
 
 function settle(row: PaymentToSettle, out: SettlementDecisions): void {
   const now = row.clock_now;
-  const ended = ENDED.has(row.subscription_status);
+  const ended = isEndedSubscriptionStatus(row.subscription_status);
   const event = (eventType: SettlementEventInput['event_type'], status: SubscriptionStatus) =>
     out.events.push({
       subscription_id: row.subscription_id,

@@ -41,10 +41,7 @@ export const SUBSCRIPTION_ENTRY = { status: 'unverified', event: SUBSCRIPTION_CR
 };
 
 /** Statuses no move leaves: a change of any kind is refused. */
-export const FINAL_SUBSCRIPTION_STATUSES = [
-  'canceled',
-  'completed',
-] as const satisfies readonly SubscriptionStatus[];
+export const FINAL_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'completed'];
 
 /**
  * Statuses after which a subscription is never charged again: the final ones, and `unconfirmed`
@@ -52,11 +49,11 @@ export const FINAL_SUBSCRIPTION_STATUSES = [
  * subscription is only settled, never charged nor terminated into another status. An unconfirmed
  * subscription is not final: it may still be canceled, and its fields changed.
  */
-export const ENDED_SUBSCRIPTION_STATUSES = [
+export const ENDED_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
   'canceled',
   'completed',
   'unconfirmed',
-] as const satisfies readonly SubscriptionStatus[];
+];
 
 /** Statuses whose fields (PATCH, PATCH …/token) may change, and that a cancel (DELETE) may leave. */
 export const CHANGEABLE_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = SUBSCRIPTION_STATUSES.filter(
@@ -64,10 +61,7 @@ export const CHANGEABLE_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = S
 );
 
 /** Statuses a suspend may leave (api-reference §5.3). */
-export const SUSPENDABLE_SUBSCRIPTION_STATUSES = [
-  'current',
-  'unpaid',
-] as const satisfies readonly SubscriptionStatus[];
+export const SUSPENDABLE_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['current', 'unpaid'];
 
 /**
  * Statuses whose pending payment falls due: neither ended nor suspended (a suspended subscription's
@@ -79,17 +73,17 @@ export const CHARGING_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = SUB
 );
 
 /** Statuses that ended without completing: a checkout link's subscription in one may be replaced. */
-export const UNCOMPLETED_ENDED_SUBSCRIPTION_STATUSES = [
+export const UNCOMPLETED_ENDED_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
   'canceled',
   'unconfirmed',
-] as const satisfies readonly SubscriptionStatus[];
+];
 
 export function isFinalSubscriptionStatus(status: SubscriptionStatus): boolean {
-  return (FINAL_SUBSCRIPTION_STATUSES as readonly SubscriptionStatus[]).includes(status);
+  return FINAL_SUBSCRIPTION_STATUSES.includes(status);
 }
 
 export function isEndedSubscriptionStatus(status: SubscriptionStatus): boolean {
-  return (ENDED_SUBSCRIPTION_STATUSES as readonly SubscriptionStatus[]).includes(status);
+  return ENDED_SUBSCRIPTION_STATUSES.includes(status);
 }
 
 /** A named move: from which statuses, to which one, and the events it announces, in order. */

@@ -27,11 +27,6 @@ import {
 import type { AccessScope } from './scope';
 
 export type { Subscription, ScheduledPayment, SubscriptionStatus, TerminationMode };
-export {
-  CANCELABLE_SUBSCRIPTION_STATUSES,
-  FINAL_SUBSCRIPTION_STATUSES,
-  SUSPENDABLE_SUBSCRIPTION_STATUSES,
-} from '../sql/subscriptions.sql';
 
 /** A subscription with its open scheduled payment (pending or processing), if any. */
 export type SubscriptionWithNextPayment = Subscription & { nextPayment: ScheduledPayment | null };

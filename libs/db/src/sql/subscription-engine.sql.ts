@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client';
-import type { ChargeStatus } from '@kessai/domain';
+import { ENDED_SUBSCRIPTION_STATUSES, type ChargeStatus } from '@kessai/domain';
 import type {
   PaymentType,
   ProcessingMode,
@@ -9,7 +9,7 @@ import type {
 } from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, subscriptionEventSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg, sqlList } from './statement';
 
 /**
  * The subscription engine's statements (docs/subscriptions.md, "The engine"). subscription-service
@@ -237,12 +237,15 @@ export const START_PAYMENTS = defineStatement({
     SELECT scheduled_payment_id AS payment_id, id AS charge_id FROM inserted`,
 });
 
+/** A subscription that is never charged again: its due payment only ends, without moving it. */
+const ENDED_SUBSCRIPTION = sqlList(ENDED_SUBSCRIPTION_STATUSES);
+
 /**
  * Payments due with `terminate_with_status` (a cancel or suspend "on the next payment"), and
  * payments of subscriptions that ended meanwhile: charged never. A `canceled` termination cancels
  * the payment and the subscription (subscription_canceled); a `suspended` one suspends the
  * subscription (subscription_suspended) and keeps the payment pending, paused (next_try_at NULL) for
- * an unsuspension. A subscription already final only loses its payment. Run in the claim's
+ * an unsuspension. A subscription that has ended (ENDED_SUBSCRIPTION_STATUSES) only loses its payment. Run in the claim's
  * transaction; the conditional UPDATEs make a repeat a no-op.
  */
 export const TERMINATE_PAYMENTS = defineStatement({
@@ -252,7 +255,7 @@ export const TERMINATE_PAYMENTS = defineStatement({
   text: (p) => `
     WITH target AS MATERIALIZED (
       SELECT sp.id AS payment_id, sp.subscription_id, s.store_id, s.merchant_id,
-             CASE WHEN s.status IN ('canceled', 'completed', 'unconfirmed') THEN NULL
+             CASE WHEN s.status IN ${ENDED_SUBSCRIPTION} THEN NULL
                   ELSE sp.terminate_with_status END AS new_status
         FROM scheduled_payments sp
         JOIN subscriptions s ON s.id = sp.subscription_id
