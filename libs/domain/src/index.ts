@@ -15,3 +15,4 @@ export * from './amount-match';
 export * from './logo-image';
 export * from './subscription-status';
 export * from './scheduled-payment-status';
+export * from './payment-types';
