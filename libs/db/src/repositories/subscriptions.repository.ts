@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { unknownCursor, type PageRequest } from '@kessai/domain';
+import { OPEN_SCHEDULED_PAYMENT_STATUSES, unknownCursor, type PageRequest } from '@kessai/domain';
 import type {
   Merchant,
   Prisma,
@@ -117,7 +117,7 @@ export interface ScheduledPaymentChanges {
 }
 
 const OPEN_PAYMENT = {
-  status: { in: ['pending', 'processing'] },
+  status: { in: [...OPEN_SCHEDULED_PAYMENT_STATUSES] },
 } satisfies Prisma.ScheduledPaymentWhereInput;
 const withNextPayment = {
   scheduledPayments: { where: OPEN_PAYMENT, orderBy: { sequence: 'desc' }, take: 1 },

@@ -1,5 +1,10 @@
 import type { Prisma } from '../generated/prisma/client';
-import { ENDED_SUBSCRIPTION_STATUSES, type ChargeStatus } from '@kessai/domain';
+import {
+  CAPTURABLE_CHARGE_STATUS,
+  ENDED_SUBSCRIPTION_STATUSES,
+  FINAL_CHARGE_STATUSES,
+  type ChargeStatus,
+} from '@kessai/domain';
 import type {
   PaymentType,
   ProcessingMode,
@@ -298,9 +303,9 @@ export const TERMINATE_PAYMENTS = defineStatement({
 });
 
 /** The final statuses of a charge: the try it made is over. */
-const FINAL_CHARGE_STATUSES = `('successful', 'failed', 'error', 'canceled')`;
+const FINAL_CHARGE = sqlList(FINAL_CHARGE_STATUSES);
 /** What a settlement reads: a final charge, or an authorization-only first charge (not final). */
-const SETTLING_CHARGE_STATUSES = `('successful', 'failed', 'error', 'canceled', 'authorized')`;
+const SETTLING_CHARGE = sqlList([...FINAL_CHARGE_STATUSES, CAPTURABLE_CHARGE_STATUS]);
 
 /**
  * The payments that the given charges settle: each charge of a scheduled payment's current try
@@ -332,7 +337,7 @@ export const LOCK_SETTLEMENTS = defineStatement({
         FROM charges c
         JOIN scheduled_payments sp ON sp.id = c.scheduled_payment_id
         JOIN subscriptions s ON s.id = sp.subscription_id
-       WHERE c.id = ANY(${p.chargeIds}) AND c.status IN ${SETTLING_CHARGE_STATUSES}
+       WHERE c.id = ANY(${p.chargeIds}) AND c.status IN ${SETTLING_CHARGE}
          AND sp.status::text = 'processing' AND sp.attempts = c.payment_attempt
        ORDER BY s.id
          FOR UPDATE OF sp, s
@@ -488,7 +493,7 @@ export const FIND_UNSETTLED_CHARGES = defineStatement({
     SELECT c.id AS charge_id
       FROM scheduled_payments sp
       JOIN charges c ON c.scheduled_payment_id = sp.id AND c.payment_attempt = sp.attempts
-     WHERE sp.status = 'processing' AND c.status IN ${FINAL_CHARGE_STATUSES}
+     WHERE sp.status = 'processing' AND c.status IN ${FINAL_CHARGE}
        AND c.updated_on < now() - make_interval(secs => ${p.staleSeconds})
      ORDER BY sp.updated_on
      LIMIT ${p.limit}`,
