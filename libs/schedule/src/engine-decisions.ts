@@ -11,13 +11,8 @@ import type {
 } from '@kessai/db';
 import { isEndedSubscriptionStatus } from '@kessai/domain';
 import { paymentError, type PaymentErrorDetails } from '@kessai/processor';
-import {
-  computeSchedule,
-  retryDueAt,
-  storedRetryInterval,
-  storedScheduleInput,
-  type StoredSchedule,
-} from '@kessai/schedule';
+import { computeSchedule, retryDueAt } from './schedule';
+import { storedRetryInterval, storedScheduleInput, type StoredSchedule } from './stored';
 import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store-configuration';
 
 /**
