@@ -538,6 +538,23 @@ describe('cancel, suspend, unsuspend', () => {
     expect(got.nextPayment.terminateWithStatus).toBe('canceled');
   });
 
+  it('with termination_mode on_next_payment, DELETE cancels at once a subscription that has ended unconfirmed', async () => {
+    const created: any = await createSubscription({
+      scheduleSettings: { zoneId: 'Asia/Tokyo', terminationMode: 'on_next_payment' },
+    });
+    // as the engine leaves a subscription whose first payment failed: no payment will ever fall due
+    await env.prisma.scheduledPayment.updateMany({
+      where: { subscriptionId: created.id },
+      data: { status: 'failed', attempts: 1, nextTryAt: null },
+    });
+    await env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'unconfirmed' } });
+
+    await sdk().subscriptions.delete(storeId(), created.id);
+    expect((await rowOf(created.id)).status).toBe('canceled');
+    expect((await paymentsOf(created.id))[0].status).toBe('failed');
+    expect(await eventsOf(created.id, 'subscription_canceled')).toHaveLength(1);
+  });
+
   it('suspends a current subscription (payment paused), unsuspends it to unpaid (payment due again)', async () => {
     const created: any = await createSubscription();
     expect(await sdkError(sdk().subscriptions.suspend(storeId(), created.id))).toMatchObject({

@@ -16,6 +16,7 @@ import {
   captureTransition,
   chargeFee,
   chargeTransition,
+  isDeferredPaymentType,
   type ChargeStatus,
   type FeeTerms,
 } from '@kessai/domain';
@@ -597,7 +598,7 @@ export class ChargeProcessingService {
 type ProcessorAnswer = AuthorizeResult | OperatorPaymentResult | DeferredPaymentResult;
 
 function isDeferredKind(kind: ProcessorPayment['kind']): boolean {
-  return kind === 'bank_transfer' || kind === 'konbini';
+  return isDeferredPaymentType(kind);
 }
 
 /**

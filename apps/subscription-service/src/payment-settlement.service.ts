@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { SubscriptionEngineRepository } from '@kessai/db';
-import { decideSettlements } from './engine-decisions';
+import { decideSettlements } from '@kessai/schedule';
 import { SubscriptionMetrics } from './subscription-metrics';
 
 /**

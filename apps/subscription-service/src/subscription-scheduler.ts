@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { SubscriptionEngineRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { decideClaims } from './engine-decisions';
+import { decideClaims } from '@kessai/schedule';
 import { SubscriptionMetrics } from './subscription-metrics';
 
 /**

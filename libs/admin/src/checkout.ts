@@ -9,7 +9,7 @@ import {
   type CheckoutProductsRepository,
   type StoresRepository,
 } from '@kessai/db';
-import { isKnownCurrency, isUuid } from '@kessai/domain';
+import { isKnownCurrency, isUuid, PAYMENT_TYPES } from '@kessai/domain';
 import { presentCheckoutForm, presentCheckoutProduct } from '@kessai/presenters';
 import { AdminError } from './admin.service';
 
@@ -58,9 +58,7 @@ export const checkoutFormDesignSchema = z
   .object({
     name: z.string().trim().min(1).max(200),
     checkout: z.enum(['payment', 'token']),
-    payment_type: z
-      .enum(['card', 'qr_scan', 'konbini', 'apple_pay', 'paidy', 'qr_merchant', 'online', 'bank_transfer'])
-      .nullable(),
+    payment_type: z.enum(PAYMENT_TYPES).nullable(),
     token_type: z.enum(['one_time', 'subscription', 'recurring']),
     usage_limit: z.enum(['daily', 'weekly', 'monthly', 'annually']).nullable(),
     capture: z.boolean(),

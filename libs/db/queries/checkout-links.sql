@@ -12,7 +12,7 @@ UPDATE checkout_links l
                WHERE c.id = l.payment_id AND c.status IN ('failed', 'error', 'canceled')))
         OR (l.payment_kind = 'subscription' AND EXISTS (
               SELECT 1 FROM subscriptions s
-               WHERE s.id = l.payment_id AND s.status IN ('unconfirmed', 'canceled')))
+               WHERE s.id = l.payment_id AND s.status IN ('canceled', 'unconfirmed')))
         OR (l.payment_claimed_on < now() - make_interval(secs => $4::int4)
             AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.id = l.payment_id)
             AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = l.payment_id)))

@@ -1,8 +1,10 @@
 import { CHARGE_FINISHED, CHARGE_REQUESTED, CHARGE_UPDATED } from '@kessai/contracts';
 import {
+  AWAITING_PAYMENT_CHARGE_STATUSES,
   CHARGE_ENTRY,
   CHARGE_STATUSES,
   IllegalChargeTransitionError,
+  UNSUCCESSFUL_CHARGE_STATUSES,
   canMoveCharge,
   chargeEventOf,
   chargeTransition,
@@ -73,5 +75,17 @@ describe('the charge state machine', () => {
     expect(CHARGE_ENTRY.accepted).toEqual({ status: 'pending', event: CHARGE_REQUESTED });
     expect(CHARGE_ENTRY.duplicate).toEqual({ status: 'failed', event: CHARGE_FINISHED });
     expect(chargeEventOf(CHARGE_ENTRY.duplicate.status)).toBe(CHARGE_ENTRY.duplicate.event);
+  });
+});
+
+describe('the charge statuses the SQL reads', () => {
+  it('counts failed, error and canceled as final without money', () => {
+    expect(UNSUCCESSFUL_CHARGE_STATUSES).toEqual(['failed', 'error', 'canceled']);
+    expect(UNSUCCESSFUL_CHARGE_STATUSES.every(isFinalChargeStatus)).toBe(true);
+  });
+
+  it('has a deferred charge wait for its money while pending or awaiting, neither of them final', () => {
+    expect(AWAITING_PAYMENT_CHARGE_STATUSES).toEqual(['pending', 'awaiting']);
+    expect(AWAITING_PAYMENT_CHARGE_STATUSES.some(isFinalChargeStatus)).toBe(false);
   });
 });

@@ -100,3 +100,14 @@ export const CANCELLABLE_CHARGE_STATUSES = [
 
 /** Statuses whose outcome the processor may know better than we do: reconciliation looks them up. */
 export const RECONCILABLE_CHARGE_STATUSES: readonly ChargeStatus[] = ['pending', 'awaiting'];
+
+/** Final statuses of a charge that took no money: its try is over, unpaid. */
+export const UNSUCCESSFUL_CHARGE_STATUSES: readonly ChargeStatus[] = FINAL_CHARGE_STATUSES.filter(
+  (status) => status !== 'successful',
+);
+
+/**
+ * Statuses in which a bank-transfer or konbini charge still waits for the customer's money: its
+ * deadline may move; out of them the charge has ended, and money that arrives is late.
+ */
+export const AWAITING_PAYMENT_CHARGE_STATUSES: readonly ChargeStatus[] = ['pending', 'awaiting'];

@@ -13,3 +13,6 @@ export * from './webhook-triggers';
 export * from './webhook-url';
 export * from './amount-match';
 export * from './logo-image';
+export * from './subscription-status';
+export * from './scheduled-payment-status';
+export * from './payment-types';

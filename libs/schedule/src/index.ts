@@ -1,3 +1,4 @@
 export * from './period';
 export * from './schedule';
 export * from './stored';
+export * from './engine-decisions';

@@ -19,7 +19,10 @@ import {
 import {
   BusinessRuleError,
   CAPTURABLE_CHARGE_STATUS,
+  carriesDescriptor,
   DAILY_QUOTAS,
+  isChargeablePaymentType,
+  isDeferredPaymentType,
   NotFoundError,
   StoreTokenRequiredError,
   ResourceLimitError,
@@ -73,11 +76,6 @@ const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
 };
 /** How often a polling GET re-reads a pending charge's status. */
 const POLLING_INTERVAL_MS = 100;
-const CHARGEABLE_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'qr_scan', 'bank_transfer', 'konbini'];
-/** paid later by the customer, outside (docs/bank-transfer-and-konbini.md): a deadline, in yen */
-const DEFERRED_PAYMENT_TYPES: readonly string[] = ['bank_transfer', 'konbini'];
-/** payment types whose processor request carries a descriptor (PaymentProcessor.authorize) */
-const DESCRIPTOR_PAYMENT_TYPES: readonly string[] = ['card', 'qr_scan'];
 
 const uuid = z.string().uuid();
 const TOKEN_FIELD = 'transaction_token_id';
@@ -145,7 +143,7 @@ export class ChargesService {
       id: request.transaction_token_id,
     });
     if (!token) throw new NotFoundError('transaction_token');
-    const deferred = DEFERRED_PAYMENT_TYPES.includes(token.paymentType);
+    const deferred = isDeferredPaymentType(token.paymentType);
     checkToken(token, principal, request);
     checkCaptureAtFor(token.paymentType, request, now);
     const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
@@ -406,7 +404,7 @@ function checkCaptureAtFor(paymentType: string, request: CreateChargeRequest, no
   const at = request.capture_at;
   if (at === undefined || at === null) return;
   const delay = at.getTime() - now.getTime();
-  const allowed = DEFERRED_PAYMENT_TYPES.includes(paymentType)
+  const allowed = isDeferredPaymentType(paymentType)
     ? delay <= LONGEST_PAYMENT_PERIOD.as('milliseconds')
     : paymentType === 'card' && !request.capture && delay <= MAX_CAPTURE_DELAY_MS;
   if (!allowed) throw ValidationError.field('capture_at', 'INVALID_SCHEDULED_CAPTURE_DATE');
@@ -418,7 +416,7 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
       { field: TOKEN_FIELD, reason: 'PROCESSING_MODE_MISMATCH' },
     ]);
   }
-  if (!CHARGEABLE_PAYMENT_TYPES.includes(token.paymentType)) {
+  if (!isChargeablePaymentType(token.paymentType)) {
     throw new BusinessRuleError('PAYMENT_TYPE_NOT_ALLOWED', [
       { field: TOKEN_FIELD, reason: 'PAYMENT_TYPE_NOT_ALLOWED' },
     ]);
@@ -483,7 +481,7 @@ function deferredPaymentDeadline(
  */
 function descriptorFor(token: ChargeableToken, request: CreateChargeRequest): string | null {
   const descriptor = request.descriptor ?? null;
-  if (descriptor === null || DESCRIPTOR_PAYMENT_TYPES.includes(token.paymentType)) return descriptor;
+  if (descriptor === null || carriesDescriptor(token.paymentType)) return descriptor;
   if (request.ignore_descriptor_on_error) return null;
   throw ValidationError.field('descriptor', 'NOT_SUPPORTED_BY_PROCESSOR');
 }

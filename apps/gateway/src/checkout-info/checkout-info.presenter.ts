@@ -1,5 +1,10 @@
 import { DETECTABLE_CARD_BRANDS } from '@kessai/cards';
-import { KNOWN_CURRENCIES } from '@kessai/domain';
+import {
+  KNOWN_CURRENCIES,
+  PAYMENT_TYPE_DESCRIPTORS,
+  type ChargeablePaymentType,
+  type DeferredPaymentType,
+} from '@kessai/domain';
 import { readableCheckoutColors, type StoreConfiguration } from '@kessai/store-configuration';
 import { RECOGNISED_QR_BRANDS } from '../transaction-tokens/qr-brand';
 import {
@@ -13,7 +18,7 @@ const OFF = { enabled: false } as const;
 
 interface SupportedBrand {
   brand: string;
-  payment_type: 'card' | 'qr_scan' | 'online' | 'bank_transfer' | 'konbini';
+  payment_type: ChargeablePaymentType;
   support_auth_capture: boolean;
   requires_full_name: boolean;
   support_dynamic_descriptor: boolean;
@@ -26,13 +31,16 @@ interface SupportedBrand {
   online_brand?: string;
 }
 
+/** A brand of `paymentType`: a later capture and a descriptor as its payment type allows. */
 const brand = (
   name: string,
   paymentType: SupportedBrand['payment_type'],
-  traits: Pick<SupportedBrand, 'support_auth_capture' | 'support_dynamic_descriptor' | 'requires_cvv'>,
+  traits: Pick<SupportedBrand, 'requires_cvv'>,
 ): SupportedBrand => ({
   brand: name,
   payment_type: paymentType,
+  support_auth_capture: PAYMENT_TYPE_DESCRIPTORS[paymentType].authCapture,
+  support_dynamic_descriptor: PAYMENT_TYPE_DESCRIPTORS[paymentType].dynamicDescriptor,
   requires_full_name: false,
   countries_allowed: null,
   // Kessai takes every active ISO 4217 currency for every brand
@@ -54,11 +62,7 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
     const forbidden: readonly string[] = config.card_configuration.forbidden_card_brands;
     for (const card of DETECTABLE_CARD_BRANDS.filter((b) => !forbidden.includes(b))) {
       brands.push({
-        ...brand(card, 'card', {
-          support_auth_capture: true,
-          support_dynamic_descriptor: true,
-          requires_cvv: true,
-        }),
+        ...brand(card, 'card', { requires_cvv: true }),
         card_brand: card,
       });
     }
@@ -66,35 +70,21 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
   if (config.qr_scan_configuration.enabled) {
     const forbidden: readonly string[] = config.qr_scan_configuration.forbidden_qr_scan_gateways;
     for (const qr of RECOGNISED_QR_BRANDS.filter((b) => !forbidden.includes(b))) {
-      brands.push(
-        brand(qr, 'qr_scan', {
-          support_auth_capture: false,
-          support_dynamic_descriptor: true,
-          requires_cvv: false,
-        }),
-      );
+      brands.push(brand(qr, 'qr_scan', { requires_cvv: false }));
     }
   }
   if (config.online_configuration.enabled) {
     for (const online of ONLINE_BRANDS.filter((b) => b !== 'alipay_connect_online')) {
       brands.push({
-        ...brand(online, 'online', {
-          support_auth_capture: false,
-          support_dynamic_descriptor: false,
-          requires_cvv: false,
-        }),
+        ...brand(online, 'online', { requires_cvv: false }),
         online_brand: online,
       });
     }
   }
   // paid later, outside, in yen (docs/bank-transfer-and-konbini.md): the bank of each brand, the
   // convenience stores of the konbini network
-  const deferred = (name: string, paymentType: 'bank_transfer' | 'konbini'): SupportedBrand => ({
-    ...brand(name, paymentType, {
-      support_auth_capture: false,
-      support_dynamic_descriptor: false,
-      requires_cvv: false,
-    }),
+  const deferred = (name: string, paymentType: DeferredPaymentType): SupportedBrand => ({
+    ...brand(name, paymentType, { requires_cvv: false }),
     supported_currencies: ['JPY'],
   });
   if (config.bank_transfer_configuration.enabled)

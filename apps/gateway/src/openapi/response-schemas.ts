@@ -21,7 +21,14 @@ import {
   type presentTokenListItem,
   type presentRefund,
 } from '@kessai/presenters';
-import { CAPTURE_STATUSES, CHARGE_STATUSES, OPERATION_STATUSES } from '@kessai/domain';
+import {
+  CAPTURE_STATUSES,
+  CHARGE_STATUSES,
+  CHARGEABLE_PAYMENT_TYPES,
+  OPERATION_STATUSES,
+  PAYMENT_TYPES,
+  SUBSCRIPTION_STATUSES,
+} from '@kessai/domain';
 import { SUBSCRIPTION_PERIODS } from '@kessai/schedule';
 import {
   type BankTransferConfiguration,
@@ -35,15 +42,9 @@ import { type CheckoutService } from '../checkout/checkout.service';
 import { type LinkPaymentView } from '../hosted-checkout/link-payments.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
 import { type presentStoreListItem, type presentStoreWithMerchant } from '../stores/store.presenter';
-import { SUBSCRIPTION_STATUSES } from '../subscriptions/subscription.schemas';
 import { type presentTransaction } from '../transaction-history/transaction.presenter';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
-import {
-  PAYMENT_TYPES,
-  PROCESSING_MODES,
-  TOKEN_TYPES,
-  USAGE_LIMITS,
-} from '../transaction-tokens/transaction-token.schemas';
+import { PROCESSING_MODES, TOKEN_TYPES, USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
@@ -412,7 +413,7 @@ const checkoutConvenienceConfiguration = resource({
 /** A brand the store accepts, by payment type (none of a payment type that is switched off). */
 const SupportedBrand = resource({
   brand: z.string().describe('a card brand, QR operator, online operator, bank or convenience store'),
-  payment_type: z.enum(['card', 'qr_scan', 'online', 'bank_transfer', 'konbini']),
+  payment_type: z.enum(CHARGEABLE_PAYMENT_TYPES),
   support_auth_capture: z.boolean(),
   requires_full_name: z.boolean(),
   support_dynamic_descriptor: z.boolean(),

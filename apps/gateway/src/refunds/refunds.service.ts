@@ -2,7 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { ChargesRepository, RefundsRepository, type AccessScope, type Refund } from '@kessai/db';
-import { BusinessRuleError, NotFoundError, ValidationError, parsePageRequest, toPage } from '@kessai/domain';
+import {
+  BusinessRuleError,
+  isRefundablePaymentType,
+  NotFoundError,
+  ValidationError,
+  parsePageRequest,
+  toPage,
+} from '@kessai/domain';
 import { z } from 'zod';
 import type { Principal } from '../auth/principal';
 import { getChargeSchema } from '../charges/charge.schemas';
@@ -13,7 +20,6 @@ import { presentRefund } from '@kessai/presenters';
 import { createRefundSchema, updateRefundSchema } from './refund.schemas';
 
 const uuid = z.string().uuid();
-const NOT_REFUNDABLE_PAYMENT_TYPES: readonly string[] = ['bank_transfer', 'konbini'];
 
 /**
  * Refunds of successful charges (api-reference §5.4, docs/refunds-and-cancels.md): accept one
@@ -41,7 +47,7 @@ export class RefundsService {
     // money received by bank transfer or at a konbini is not returned through the processor
     // (api-reference §5.4): the merchant returns it to the consumer directly
     const charge = await this.charges.findIssuerTokens(scope, chargeId);
-    if (charge && NOT_REFUNDABLE_PAYMENT_TYPES.includes(charge.paymentType)) {
+    if (charge && !isRefundablePaymentType(charge.paymentType)) {
       throw new BusinessRuleError('REFUND_NOT_ALLOWED', [
         { field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' },
       ]);

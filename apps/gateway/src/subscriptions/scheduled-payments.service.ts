@@ -11,6 +11,7 @@ import {
 } from '@kessai/db';
 import {
   BusinessRuleError,
+  isFinalSubscriptionStatus,
   isUuid,
   NotFoundError,
   parsePageRequest,
@@ -119,8 +120,7 @@ export class ScheduledPaymentsService {
     if (!result.moved) {
       if (result.paymentStatus === null) throw new NotFoundError('scheduled_payment');
       if (result.paymentStatus === 'processing') throw paymentInFlight();
-      if (subscription.status === 'canceled' || subscription.status === 'completed')
-        throw subscriptionRefusal(subscription.status);
+      if (isFinalSubscriptionStatus(subscription.status)) throw subscriptionRefusal(subscription.status);
       throw new BusinessRuleError('INVALID_CHARGE_STATUS', [{ field: 'status', reason: 'NOT_ALLOWED' }]);
     }
     return presentScheduledPayment(

@@ -7,11 +7,8 @@ import {
   currencySchema,
   MAX_CHARGE_AMOUNT,
 } from '../charges/charge.schemas';
-import {
-  metadataSchema,
-  PAYMENT_TYPES,
-  PROCESSING_MODES,
-} from '../transaction-tokens/transaction-token.schemas';
+import { PAYMENT_TYPES, SUBSCRIPTION_STATUSES } from '@kessai/domain';
+import { metadataSchema, PROCESSING_MODES } from '../transaction-tokens/transaction-token.schemas';
 
 /**
  * Request schemas of the subscription routes (api-reference §5.3), in wire (snake_case) form: the
@@ -191,17 +188,6 @@ export const createSubscriptionSchema = z
       issue(ctx, ['first_charge_authorization_only'], 'REQUIRED_VALUE');
   });
 export type CreateSubscriptionRequest = z.infer<typeof createSubscriptionSchema>;
-
-export const SUBSCRIPTION_STATUSES = [
-  'unverified',
-  'current',
-  'suspended',
-  'unpaid',
-  'canceled',
-  'unconfirmed',
-  'completed',
-  'authorized',
-] as const;
 
 /**
  * PATCH /stores/{storeId}/subscriptions/{id}: the SDK's SubscriptionUpdateParams that Kessai

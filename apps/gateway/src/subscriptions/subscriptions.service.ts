@@ -2,26 +2,26 @@ import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import {
-  CANCELABLE_SUBSCRIPTION_STATUSES,
   ChargesRepository,
   StoresRepository,
   SubscriptionsRepository,
-  SUSPENDABLE_SUBSCRIPTION_STATUSES,
   TestClocksRepository,
   TransactionTokensRepository,
   type AccessScope,
   type ChargeFilters,
   type SubscriptionChanges,
-  type SubscriptionStatus,
   type SubscriptionWithNextPayment,
   type NewSubscription,
 } from '@kessai/db';
 import {
   BusinessRuleError,
+  CHARGING_SUBSCRIPTION_STATUSES,
+  isFinalSubscriptionStatus,
   isUuid,
   NotFoundError,
   parsePageRequest,
   StoreTokenRequiredError,
+  SUSPENDABLE_SUBSCRIPTION_STATUSES,
   toPage,
   ValidationError,
 } from '@kessai/domain';
@@ -287,17 +287,17 @@ export class SubscriptionsService {
   /**
    * DELETE: cancels. A canceled subscription answers 204 again (idempotent); a completed one is
    * SUBSCRIPTION_ALREADY_ENDED. With the subscription's termination_mode on_next_payment (and a
-   * status that still charges), its pending payment is marked instead and the engine cancels it
-   * when the payment falls due; while that payment's charge is in flight: SUBSCRIPTION_PROCESSING.
+   * status whose payment still falls due), its pending payment is marked instead and the engine
+   * cancels it when the payment falls due; while that payment's charge is in flight:
+   * SUBSCRIPTION_PROCESSING. A suspended or unconfirmed one has no payment that will fall due: it is
+   * canceled at once.
    */
   async cancel(principal: Principal, storeId: string, id: string, context: RequestContext): Promise<void> {
     const scope = subscriptionScope(principal, storeId, id);
     const subscription = await this.findVisible(scope, id);
     if (subscription.status === 'canceled') return;
-    if (subscription.terminationMode === 'on_next_payment' && subscription.status !== 'suspended') {
-      const from: readonly SubscriptionStatus[] = CANCELABLE_SUBSCRIPTION_STATUSES.filter(
-        (status) => status !== 'suspended',
-      );
+    const from = CHARGING_SUBSCRIPTION_STATUSES;
+    if (subscription.terminationMode === 'on_next_payment' && from.includes(subscription.status)) {
       const result = await this.subscriptions.markTermination(
         scope,
         id,
@@ -308,8 +308,9 @@ export class SubscriptionsService {
       if (result.marked || result.status === 'canceled') return;
       if (result.status !== null && from.includes(result.status) && !result.hasPending)
         throw paymentInFlight();
-      if (result.status !== 'suspended') throw subscriptionRefusal(result.status);
-      // suspended meanwhile: nothing falls due any more, so it is canceled at once
+      if (result.status === null || isFinalSubscriptionStatus(result.status))
+        throw subscriptionRefusal(result.status);
+      // suspended or ended meanwhile: nothing falls due any more, so it is canceled at once
     }
     const result = await this.subscriptions.cancel(scope, id, context.correlationId);
     if (result.moved || result.status === 'canceled') return;
@@ -427,7 +428,7 @@ export class SubscriptionsService {
 }
 
 function subscriptionIsFinal(subscription: SubscriptionWithNextPayment): boolean {
-  return subscription.status === 'canceled' || subscription.status === 'completed';
+  return isFinalSubscriptionStatus(subscription.status);
 }
 
 /**

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { isExpirationPeriod, isTimeShift } from '@kessai/store-configuration';
-import { ValidationError } from '@kessai/domain';
+import {
+  CHARGEABLE_PAYMENT_TYPES,
+  PAYMENT_TYPES,
+  ValidationError,
+  type ChargeablePaymentType,
+} from '@kessai/domain';
 import { parseJsonText } from '../http/json-text';
 
 /**
@@ -9,20 +14,6 @@ import { parseJsonText } from '../http/json-text';
  * that their reasons (INVALID_CARD_NUMBER, INVALID_CVV, …) are the same everywhere. No schema ever
  * puts a submitted value into an error: field errors name the field and a reason only.
  */
-
-export const PAYMENT_TYPES = [
-  'card',
-  'qr_scan',
-  'konbini',
-  'apple_pay',
-  'paidy',
-  'qr_merchant',
-  'online',
-  'bank_transfer',
-] as const;
-/** Payment types that can be tokenised today; the others answer PAYMENT_TYPE_NOT_SUPPORTED. */
-export const SUPPORTED_PAYMENT_TYPES = ['card', 'online', 'qr_scan', 'bank_transfer', 'konbini'] as const;
-export type SupportedPaymentType = (typeof SUPPORTED_PAYMENT_TYPES)[number];
 
 export const TOKEN_TYPES = ['one_time', 'subscription', 'recurring'] as const;
 export const USAGE_LIMITS = ['daily', 'weekly', 'monthly', 'annually'] as const;
@@ -235,10 +226,10 @@ export const createTokenSchema = z
   .object({
     payment_type: z
       .enum(PAYMENT_TYPES)
-      .refine((v) => (SUPPORTED_PAYMENT_TYPES as readonly string[]).includes(v), {
+      .refine((v) => (CHARGEABLE_PAYMENT_TYPES as readonly string[]).includes(v), {
         params: { reason: 'PAYMENT_TYPE_NOT_SUPPORTED' },
       })
-      .transform((v) => v as SupportedPaymentType),
+      .transform((v) => v as ChargeablePaymentType),
     type: z.enum(TOKEN_TYPES),
     email: z.string().trim().max(254).email().nullish(),
     usage_limit: z.enum(USAGE_LIMITS).nullish(),

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { unknownCursor, type PageRequest } from '@kessai/domain';
+import { OPEN_SCHEDULED_PAYMENT_STATUSES, unknownCursor, type PageRequest } from '@kessai/domain';
 import type {
   Merchant,
   Prisma,
@@ -27,11 +27,6 @@ import {
 import type { AccessScope } from './scope';
 
 export type { Subscription, ScheduledPayment, SubscriptionStatus, TerminationMode };
-export {
-  CANCELABLE_SUBSCRIPTION_STATUSES,
-  FINAL_SUBSCRIPTION_STATUSES,
-  SUSPENDABLE_SUBSCRIPTION_STATUSES,
-} from '../sql/subscriptions.sql';
 
 /** A subscription with its open scheduled payment (pending or processing), if any. */
 export type SubscriptionWithNextPayment = Subscription & { nextPayment: ScheduledPayment | null };
@@ -122,7 +117,7 @@ export interface ScheduledPaymentChanges {
 }
 
 const OPEN_PAYMENT = {
-  status: { in: ['pending', 'processing'] },
+  status: { in: [...OPEN_SCHEDULED_PAYMENT_STATUSES] },
 } satisfies Prisma.ScheduledPaymentWhereInput;
 const withNextPayment = {
   scheduledPayments: { where: OPEN_PAYMENT, orderBy: { sequence: 'desc' }, take: 1 },

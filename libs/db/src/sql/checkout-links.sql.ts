@@ -1,4 +1,9 @@
-import { defineStatement, pg } from './statement';
+import { UNCOMPLETED_ENDED_SUBSCRIPTION_STATUSES, UNSUCCESSFUL_CHARGE_STATUSES } from '@kessai/domain';
+import { defineStatement, pg, sqlList } from './statement';
+
+/** A link's payment that failed: its charge ended without money, its subscription without completing. */
+const FAILED_CHARGE = sqlList(UNSUCCESSFUL_CHARGE_STATUSES);
+const FAILED_SUBSCRIPTION = sqlList(UNCOMPLETED_ENDED_SUBSCRIPTION_STATUSES);
 
 /**
  * A checkout link's one payment (docs/hosted-checkout.md, "One payment per link"): the link page
@@ -18,10 +23,10 @@ export const CLAIM_CHECKOUT_LINK_PAYMENT = defineStatement({
        AND (l.payment_id IS NULL
             OR (l.payment_kind = 'charge' AND EXISTS (
                   SELECT 1 FROM charges c
-                   WHERE c.id = l.payment_id AND c.status IN ('failed', 'error', 'canceled')))
+                   WHERE c.id = l.payment_id AND c.status IN ${FAILED_CHARGE}))
             OR (l.payment_kind = 'subscription' AND EXISTS (
                   SELECT 1 FROM subscriptions s
-                   WHERE s.id = l.payment_id AND s.status IN ('unconfirmed', 'canceled')))
+                   WHERE s.id = l.payment_id AND s.status IN ${FAILED_SUBSCRIPTION}))
             OR (l.payment_claimed_on < now() - make_interval(secs => ${p.staleSeconds})
                 AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.id = l.payment_id)
                 AND NOT EXISTS (SELECT 1 FROM subscriptions s WHERE s.id = l.payment_id)))

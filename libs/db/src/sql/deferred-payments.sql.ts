@@ -1,14 +1,18 @@
 import { CHARGE_UPDATED } from '@kessai/contracts';
 import { bankTransferStatusUpdatedSql, chargeStatusSql } from '../outbox/event-sql';
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
-import type { ChargeStatus } from '@kessai/domain';
+import { AWAITING_PAYMENT_CHARGE_STATUSES, DEFERRED_PAYMENT_TYPES, type ChargeStatus } from '@kessai/domain';
 import type { ProcessingMode } from '../generated/prisma/enums';
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg, sqlList } from './statement';
 
 /**
  * Bank-transfer and konbini charges (docs/bank-transfer-and-konbini.md): the money received for
  * them, and their payment deadline.
  */
+
+/** A charge that still waits for its money: its deadline may move. */
+const AWAITING_PAYMENT = sqlList(AWAITING_PAYMENT_CHARGE_STATUSES);
+const DEFERRED_PAYMENT_TYPE = sqlList(DEFERRED_PAYMENT_TYPES);
 
 /** One deposit as RECORD_CHARGE_DEPOSITS reads it from its jsonb input. */
 export interface ChargeDepositInput {
@@ -93,7 +97,7 @@ export const EXTEND_CHARGE_EXPIRY = defineStatement({
   text: (p) => `
     WITH charge AS (
       UPDATE charges c SET expires_on = ${p.expirationDate}, updated_on = now()
-       WHERE c.id = ${p.chargeId} AND c.status IN ('pending', 'awaiting')
+       WHERE c.id = ${p.chargeId} AND c.status IN ${AWAITING_PAYMENT}
          AND c.expires_on = ${p.readExpirationDate} AND c.expires_on > now()
       RETURNING c.id
     ),
@@ -182,8 +186,8 @@ export const FIND_ENDED_DEFERRED_CHARGE = defineStatement({
   text: (p) => `
     SELECT c.id::text AS id, c.mode::text AS mode, c.status::text AS status
       FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
-     WHERE c.id = ${p.chargeId} AND t.payment_type IN ('bank_transfer', 'konbini')
-       AND c.status NOT IN ('pending', 'awaiting')`,
+     WHERE c.id = ${p.chargeId} AND t.payment_type IN ${DEFERRED_PAYMENT_TYPE}
+       AND c.status NOT IN ${AWAITING_PAYMENT}`,
 });
 
 /**

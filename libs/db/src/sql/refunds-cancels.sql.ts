@@ -15,9 +15,9 @@ import {
   refundRequestedSql,
 } from '../outbox/event-sql';
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlList, sqlLiteral } from './statement';
 
-const CANCELLABLE = CANCELLABLE_CHARGE_STATUSES.map(sqlLiteral).join(', ');
+const CANCELLABLE = sqlList(CANCELLABLE_CHARGE_STATUSES);
 const CANCEL: ChargeOperation = 'cancel';
 
 /**
@@ -189,7 +189,7 @@ export const REQUEST_CANCEL = defineStatement({
     marked AS (
       UPDATE charges c SET pending_operation = ${sqlLiteral(CANCEL)}, updated_on = now()
         FROM target
-       WHERE c.id = target.id AND c.status IN (${CANCELLABLE}) AND c.pending_operation IS NULL
+       WHERE c.id = target.id AND c.status IN ${CANCELLABLE} AND c.pending_operation IS NULL
          AND c.processor_reference IS NOT NULL
       RETURNING c.id, c.merchant_id, c.store_id, c.mode
     ),
@@ -264,9 +264,9 @@ export const RECORD_CANCEL_OUTCOME = defineStatement({
     charge AS (
       UPDATE charges c
          SET pending_operation = NULL,
-             status = CASE WHEN ${p.chargeTo} IS NOT NULL AND c.status IN (${CANCELLABLE})
+             status = CASE WHEN ${p.chargeTo} IS NOT NULL AND c.status IN ${CANCELLABLE}
                            THEN ${p.chargeTo} ELSE c.status END,
-             capture_status = CASE WHEN ${p.chargeTo} IS NOT NULL AND c.status IN (${CANCELLABLE})
+             capture_status = CASE WHEN ${p.chargeTo} IS NOT NULL AND c.status IN ${CANCELLABLE}
                                    THEN NULL ELSE c.capture_status END,
              updated_on = now()
         FROM moved

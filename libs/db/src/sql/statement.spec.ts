@@ -1,4 +1,4 @@
-import { defineStatement, pg, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlList, sqlLiteral } from './statement';
 
 describe('defineStatement', () => {
   const statement = defineStatement({
@@ -47,5 +47,18 @@ describe('sqlLiteral', () => {
 
   it('refuses anything that is not a plain constant', () => {
     expect(() => sqlLiteral("x'; DROP TABLE charges; --")).toThrow('not a plain constant');
+  });
+});
+
+describe('sqlList', () => {
+  it('writes constants of the code as a parenthesized list for IN', () => {
+    expect(sqlList(['canceled', 'completed', 'unconfirmed'])).toBe(
+      "('canceled', 'completed', 'unconfirmed')",
+    );
+  });
+
+  it('refuses an empty list, which SQL cannot write, and anything that is not a plain constant', () => {
+    expect(() => sqlList([])).toThrow('at least one value');
+    expect(() => sqlList(['pending', "x') OR (1=1"])).toThrow('not a plain constant');
   });
 });

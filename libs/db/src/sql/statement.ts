@@ -145,3 +145,12 @@ export function sqlLiteral(value: string): string {
   if (!/^[a-z0-9_.]*$/.test(value)) throw new Error(`not a plain constant: ${value}`);
   return `'${value}'`;
 }
+
+/**
+ * Constants of the code (statuses, payment types: libs/domain's sets) as a parenthesized SQL list
+ * for `IN …`, written into a statement's text once, when its module loads.
+ */
+export function sqlList(values: readonly string[]): string {
+  if (values.length === 0) throw new Error('an SQL list needs at least one value');
+  return `(${values.map(sqlLiteral).join(', ')})`;
+}

@@ -1,5 +1,10 @@
 import type { Prisma } from '../generated/prisma/client';
-import type { ChargeStatus } from '@kessai/domain';
+import {
+  CAPTURABLE_CHARGE_STATUS,
+  ENDED_SUBSCRIPTION_STATUSES,
+  FINAL_CHARGE_STATUSES,
+  type ChargeStatus,
+} from '@kessai/domain';
 import type {
   PaymentType,
   ProcessingMode,
@@ -9,7 +14,7 @@ import type {
 } from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, subscriptionEventSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg, sqlList } from './statement';
 
 /**
  * The subscription engine's statements (docs/subscriptions.md, "The engine"). subscription-service
@@ -237,12 +242,15 @@ export const START_PAYMENTS = defineStatement({
     SELECT scheduled_payment_id AS payment_id, id AS charge_id FROM inserted`,
 });
 
+/** A subscription that is never charged again: its due payment only ends, without moving it. */
+const ENDED_SUBSCRIPTION = sqlList(ENDED_SUBSCRIPTION_STATUSES);
+
 /**
  * Payments due with `terminate_with_status` (a cancel or suspend "on the next payment"), and
  * payments of subscriptions that ended meanwhile: charged never. A `canceled` termination cancels
  * the payment and the subscription (subscription_canceled); a `suspended` one suspends the
  * subscription (subscription_suspended) and keeps the payment pending, paused (next_try_at NULL) for
- * an unsuspension. A subscription already final only loses its payment. Run in the claim's
+ * an unsuspension. A subscription that has ended (ENDED_SUBSCRIPTION_STATUSES) only loses its payment. Run in the claim's
  * transaction; the conditional UPDATEs make a repeat a no-op.
  */
 export const TERMINATE_PAYMENTS = defineStatement({
@@ -252,7 +260,7 @@ export const TERMINATE_PAYMENTS = defineStatement({
   text: (p) => `
     WITH target AS MATERIALIZED (
       SELECT sp.id AS payment_id, sp.subscription_id, s.store_id, s.merchant_id,
-             CASE WHEN s.status IN ('canceled', 'completed', 'unconfirmed') THEN NULL
+             CASE WHEN s.status IN ${ENDED_SUBSCRIPTION} THEN NULL
                   ELSE sp.terminate_with_status END AS new_status
         FROM scheduled_payments sp
         JOIN subscriptions s ON s.id = sp.subscription_id
@@ -295,9 +303,9 @@ export const TERMINATE_PAYMENTS = defineStatement({
 });
 
 /** The final statuses of a charge: the try it made is over. */
-const FINAL_CHARGE_STATUSES = `('successful', 'failed', 'error', 'canceled')`;
+const FINAL_CHARGE = sqlList(FINAL_CHARGE_STATUSES);
 /** What a settlement reads: a final charge, or an authorization-only first charge (not final). */
-const SETTLING_CHARGE_STATUSES = `('successful', 'failed', 'error', 'canceled', 'authorized')`;
+const SETTLING_CHARGE = sqlList([...FINAL_CHARGE_STATUSES, CAPTURABLE_CHARGE_STATUS]);
 
 /**
  * The payments that the given charges settle: each charge of a scheduled payment's current try
@@ -329,7 +337,7 @@ export const LOCK_SETTLEMENTS = defineStatement({
         FROM charges c
         JOIN scheduled_payments sp ON sp.id = c.scheduled_payment_id
         JOIN subscriptions s ON s.id = sp.subscription_id
-       WHERE c.id = ANY(${p.chargeIds}) AND c.status IN ${SETTLING_CHARGE_STATUSES}
+       WHERE c.id = ANY(${p.chargeIds}) AND c.status IN ${SETTLING_CHARGE}
          AND sp.status::text = 'processing' AND sp.attempts = c.payment_attempt
        ORDER BY s.id
          FOR UPDATE OF sp, s
@@ -485,7 +493,7 @@ export const FIND_UNSETTLED_CHARGES = defineStatement({
     SELECT c.id AS charge_id
       FROM scheduled_payments sp
       JOIN charges c ON c.scheduled_payment_id = sp.id AND c.payment_attempt = sp.attempts
-     WHERE sp.status = 'processing' AND c.status IN ${FINAL_CHARGE_STATUSES}
+     WHERE sp.status = 'processing' AND c.status IN ${FINAL_CHARGE}
        AND c.updated_on < now() - make_interval(secs => ${p.staleSeconds})
      ORDER BY sp.updated_on
      LIMIT ${p.limit}`,

@@ -1,4 +1,5 @@
 import { SUBSCRIPTION_CANCELED, SUBSCRIPTION_CREATED, SUBSCRIPTION_SUSPENDED } from '@kessai/contracts';
+import { FINAL_SUBSCRIPTION_STATUSES, SUBSCRIPTION_MOVES } from '@kessai/domain';
 import type {
   ProcessingMode,
   SubscriptionPeriod,
@@ -8,7 +9,7 @@ import type {
 import { subscriptionEventSql, subscriptionUpdatedSql } from '../outbox/event-sql';
 import type { OutboxEventType } from '../outbox/outbox-events';
 import { outboxInsertFrom, type OutboxEventSql } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlList, sqlLiteral } from './statement';
 
 /**
  * The subscription API's writes (docs/subscriptions.md, "The API"): each status change is one
@@ -18,25 +19,10 @@ import { defineStatement, pg, sqlLiteral } from './statement';
  * the row as the last concurrent change left it, so a refusal names the status that refused it.
  */
 
-const list = (statuses: readonly SubscriptionStatus[]) => statuses.map(sqlLiteral).join(', ');
-
-/** Statuses a subscription ends in: nothing moves it any more. */
-export const FINAL_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'completed'];
-/** Statuses a cancel (DELETE) may leave: every one that is not final. */
-export const CANCELABLE_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
-  'unverified',
-  'current',
-  'suspended',
-  'unpaid',
-  'unconfirmed',
-  'authorized',
-];
-/** Statuses a suspend may leave (api-reference §5.3). */
-export const SUSPENDABLE_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['current', 'unpaid'];
-
-const FINAL = list(FINAL_SUBSCRIPTION_STATUSES);
-const CANCELABLE = list(CANCELABLE_SUBSCRIPTION_STATUSES);
-const SUSPENDABLE = list(SUSPENDABLE_SUBSCRIPTION_STATUSES);
+const FINAL = sqlList(FINAL_SUBSCRIPTION_STATUSES);
+const CANCELABLE = sqlList(SUBSCRIPTION_MOVES.cancel.from);
+const SUSPENDABLE = sqlList(SUBSCRIPTION_MOVES.suspend.from);
+const UNSUSPENDABLE = sqlList(SUBSCRIPTION_MOVES.unsuspend.from);
 
 /** The subscription in the caller's scope (a null store: every store of the merchant). */
 const inScope = (p: { id: string; merchantId: string; storeId: string }, alias = '') =>
@@ -77,7 +63,7 @@ export interface SubscriptionSelection {
 export function lockCancelableSubscriptionsSql(select: SubscriptionSelection): string {
   return `
       SELECT s.id FROM subscriptions s${select.from === undefined ? '' : `, ${select.from}`}
-       WHERE ${select.where} AND s.status IN (${CANCELABLE})
+       WHERE ${select.where} AND s.status IN ${CANCELABLE}
        ORDER BY s.id
          FOR NO KEY UPDATE OF s`;
 }
@@ -97,7 +83,7 @@ export function cancelSubscriptionsCtes(p: { correlationId: string }, select: Su
     moved AS (
       UPDATE subscriptions s SET status = 'canceled', updated_on = now()
         FROM locked
-       WHERE s.id = locked.id AND s.status IN (${CANCELABLE})
+       WHERE s.id = locked.id AND s.status IN ${CANCELABLE}
       RETURNING s.id, s.merchant_id, s.store_id, s.status
     ),
     payment AS (
@@ -220,7 +206,7 @@ function statusTransition(
   p: { id: string; merchantId: string; storeId: string; correlationId: string },
   change: {
     to: SubscriptionStatus;
-    /** the statuses it moves from, an SQL list */
+    /** the statuses it moves from, a parenthesized SQL list */
     from: string;
     paymentSet: string;
     event: OutboxEventSql<OutboxEventType>;
@@ -232,7 +218,7 @@ function statusTransition(
     moved AS (
       UPDATE subscriptions s SET status = ${sqlLiteral(change.to)}, updated_on = now()
         FROM target
-       WHERE s.id = target.id AND s.status IN (${change.from})
+       WHERE s.id = target.id AND s.status IN ${change.from}
       RETURNING s.id, s.merchant_id, s.store_id, s.status, s.test_clock_id
     ),
     payment AS (
@@ -263,7 +249,7 @@ export const CANCEL_SUBSCRIPTION = defineStatement({
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
   text: (p) =>
     statusTransition(p, {
-      to: 'canceled',
+      to: SUBSCRIPTION_MOVES.cancel.to,
       from: CANCELABLE,
       paymentSet: `status = 'canceled', next_try_at = NULL`,
       event: subscriptionEventSql(SUBSCRIPTION_CANCELED),
@@ -281,7 +267,7 @@ export const SUSPEND_SUBSCRIPTION = defineStatement({
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
   text: (p) =>
     statusTransition(p, {
-      to: 'suspended',
+      to: SUBSCRIPTION_MOVES.suspend.to,
       from: SUSPENDABLE,
       paymentSet: `next_try_at = NULL`,
       event: subscriptionEventSql(SUBSCRIPTION_SUSPENDED),
@@ -300,8 +286,8 @@ export const UNSUSPEND_SUBSCRIPTION = defineStatement({
   columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
   text: (p) =>
     statusTransition(p, {
-      to: 'unpaid',
-      from: `'suspended'`,
+      to: SUBSCRIPTION_MOVES.unsuspend.to,
+      from: UNSUSPENDABLE,
       paymentSet: `next_try_at = GREATEST(sp.due_at, COALESCE(
                (SELECT c.frozen_time FROM test_clocks c WHERE c.id = moved.test_clock_id), now())),
              terminate_with_status = CASE WHEN sp.terminate_with_status = 'suspended' THEN NULL
@@ -420,7 +406,7 @@ export const UPDATE_SUBSCRIPTION = defineStatement({
                CASE WHEN ${p.setOnlyDirectCurrency} THEN ${p.onlyDirectCurrency} ELSE s.only_direct_currency END,
              updated_on = now()
         FROM target
-       WHERE s.id = target.id AND s.status NOT IN (${FINAL})
+       WHERE s.id = target.id AND s.status NOT IN ${FINAL}
          -- a new plan was computed from the open payment as read: it must still be the pending one
          AND (NOT ${p.setPlan} OR EXISTS (SELECT 1 FROM scheduled_payments sp
                                           WHERE sp.id = ${p.openPaymentId} AND sp.subscription_id = s.id

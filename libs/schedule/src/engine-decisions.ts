@@ -9,33 +9,47 @@ import type {
   SettlementDecisions,
   SettlementEventInput,
 } from '@kessai/db';
-import { paymentError, type PaymentErrorDetails } from '@kessai/processor';
 import {
-  computeSchedule,
-  retryDueAt,
-  storedRetryInterval,
-  storedScheduleInput,
-  type StoredSchedule,
-} from '@kessai/schedule';
+  canMoveSubscription,
+  isEndedSubscriptionStatus,
+  SUBSCRIPTION_MOVES,
+  subscriptionTransition,
+  type SubscriptionMoveName,
+} from '@kessai/domain';
+import { paymentError, type PaymentErrorDetails } from '@kessai/processor';
+import { computeSchedule, retryDueAt } from './schedule';
+import { storedRetryInterval, storedScheduleInput, type StoredSchedule } from './stored';
 import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store-configuration';
 
 /**
  * The engine's decisions (docs/subscriptions.md, "The engine"), pure: what to do with the payments
  * the scheduler claimed, and what follows a payment's charge. The repository locks the rows and
- * applies these decisions in the same transaction.
+ * applies these decisions in the same transaction. A subscription's new status and its events are
+ * the moves of libs/domain's machine (SUBSCRIPTION_MOVES), never written here.
  */
 
 type SubscriptionStatus = DuePayment['subscription_status'];
 
-/** Statuses after which a subscription is never charged again. */
-const ENDED: ReadonlySet<SubscriptionStatus> = new Set(['canceled', 'completed', 'unconfirmed']);
+/** The subscription's moves a settlement makes (docs/subscriptions.md, "Settlement"). */
+type SettlementMove = Extract<
+  SubscriptionMoveName,
+  | 'first_authorized'
+  | 'paid'
+  | 'paid_while_suspended'
+  | 'paid_last'
+  | 'first_failed'
+  | 'retry'
+  | 'failed_while_suspended'
+  | 'dunning_suspended'
+  | 'dunning_canceled'
+>;
 
 /** What to do with each claimed payment: charge it, or end it without a charge. */
 export function decideClaims(due: readonly DuePayment[]): ClaimDecisions {
   const charges: PaymentChargeInput[] = [];
   const terminations: string[] = [];
   for (const payment of due) {
-    if (ENDED.has(payment.subscription_status) || payment.terminate_with_status !== null) {
+    if (isEndedSubscriptionStatus(payment.subscription_status) || payment.terminate_with_status !== null) {
       terminations.push(payment.payment_id);
       continue;
     }
@@ -149,7 +163,7 @@ export function decideSettlements(rows: readonly PaymentToSettle[]): SettlementD
 
 function settle(row: PaymentToSettle, out: SettlementDecisions): void {
   const now = row.clock_now;
-  const ended = ENDED.has(row.subscription_status);
+  const ended = isEndedSubscriptionStatus(row.subscription_status);
   const event = (eventType: SettlementEventInput['event_type'], status: SubscriptionStatus) =>
     out.events.push({
       subscription_id: row.subscription_id,
@@ -160,6 +174,12 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
       scheduled_payment_id: row.payment_id,
       charge_id: row.charge_id,
     });
+  /** The subscription's move (libs/domain's machine: an illegal one throws), its events written. */
+  const move = (name: SettlementMove) => {
+    const { to } = subscriptionTransition(name, row.subscription_status);
+    for (const eventType of SUBSCRIPTION_MOVES[name].events) event(eventType, to);
+    return to;
+  };
   const base = {
     payment_id: row.payment_id,
     attempt: row.attempts,
@@ -178,7 +198,9 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
       payment_status: 'processing',
       next_try_at: null,
       successful_payment_date: null,
-      subscription_status: row.subscription_status === 'unverified' ? 'authorized' : row.subscription_status,
+      subscription_status: canMoveSubscription('first_authorized', row.subscription_status)
+        ? move('first_authorized')
+        : row.subscription_status,
     });
     return;
   }
@@ -201,14 +223,11 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
       return;
     }
     if (row.is_last_payment) {
-      out.settlements.push({ ...paid, subscription_status: 'completed' });
-      event('subscription_payment', 'completed');
-      event('subscription_completed', 'completed');
+      out.settlements.push({ ...paid, subscription_status: move('paid_last') });
       return;
     }
-    const status: SubscriptionStatus = row.subscription_status === 'suspended' ? 'suspended' : 'current';
+    const status = move(row.subscription_status === 'suspended' ? 'paid_while_suspended' : 'paid');
     out.settlements.push({ ...paid, subscription_status: status });
-    event('subscription_payment', status);
     const next = nextPaymentOf(row, amountLeft, status === 'suspended');
     if (next) out.next.push(next);
     return;
@@ -225,21 +244,20 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
     });
     return;
   }
-  if (row.subscription_status === 'unverified' || row.subscription_status === 'authorized') {
+  if (canMoveSubscription('first_failed', row.subscription_status)) {
     out.settlements.push({
       ...base,
       payment_status: 'failed',
       next_try_at: null,
       successful_payment_date: null,
-      subscription_status: 'unconfirmed',
+      subscription_status: move('first_failed'),
     });
-    event('subscription_failure', 'unconfirmed');
     return;
   }
   const configuration = effectiveConfiguration(row.merchant_configuration, row.store_configuration);
   const rules = configuration.subscription_configuration;
   if (row.attempts >= rules.failed_charges_to_cancel) {
-    const status: SubscriptionStatus = rules.suspend_on_cancel ? 'suspended' : 'canceled';
+    const status = move(rules.suspend_on_cancel ? 'dunning_suspended' : 'dunning_canceled');
     out.settlements.push({
       ...base,
       // a suspended subscription keeps its payment, paused, for an unsuspension
@@ -248,8 +266,6 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
       successful_payment_date: null,
       subscription_status: status,
     });
-    event('subscription_failure', status);
-    event(status === 'suspended' ? 'subscription_suspended' : 'subscription_canceled', status);
     return;
   }
   const suspended = row.subscription_status === 'suspended';
@@ -258,7 +274,7 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
     row.attempts,
     storedRetryInterval(storedScheduleOf(row)),
   );
-  const status: SubscriptionStatus = suspended ? 'suspended' : 'unpaid';
+  const status = move(suspended ? 'failed_while_suspended' : 'retry');
   out.settlements.push({
     ...base,
     payment_status: 'pending',
@@ -266,7 +282,6 @@ function settle(row: PaymentToSettle, out: SettlementDecisions): void {
     successful_payment_date: null,
     subscription_status: status,
   });
-  event('subscription_failure', status);
 }
 
 /**
