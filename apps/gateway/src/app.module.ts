@@ -3,6 +3,7 @@ import { APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
+import { PaymentsModule } from '@kessai/payments';
 import { RedisModule } from '@kessai/redis';
 import { metricsRegistryProvider } from '@kessai/observability';
 import { vaultProviders } from '@kessai/vault';
@@ -32,11 +33,8 @@ import { TransactionTokensService } from './transaction-tokens/transaction-token
 import { TokenConfirmationDelivery } from './transaction-tokens/token-confirmation';
 import { ChargesController } from './charges/charges.controller';
 import { ChargeExpiryService } from './charges/charge-expiry.service';
-import { ChargesService } from './charges/charges.service';
 import { RefundsController } from './refunds/refunds.controller';
-import { RefundsService } from './refunds/refunds.service';
 import { CancelsController } from './cancels/cancels.controller';
-import { CancelsService } from './cancels/cancels.service';
 import { ProcessorCallbacksController } from './processor-callbacks/processor-callbacks.controller';
 import { ProcessorCallbacksService } from './processor-callbacks/processor-callbacks.service';
 import { TransactionHistoryController } from './transaction-history/transaction-history.controller';
@@ -82,7 +80,7 @@ export class GatewayModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule],
+      imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule, PaymentsModule],
       controllers: GATEWAY_CONTROLLERS,
       providers: [
         metricsRegistryProvider,
@@ -96,10 +94,7 @@ export class GatewayModule {
         TransactionTokensService,
         TokenThreeDsService,
         TokenConfirmationDelivery,
-        ChargesService,
         ChargeExpiryService,
-        RefundsService,
-        CancelsService,
         ProcessorCallbacksService,
         TransactionHistoryService,
         SubscriptionsService,

@@ -21,7 +21,7 @@ import { presentScheduledPayment } from '@kessai/presenters';
 import { localDateOf, paymentDueAt } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 import type { Principal } from '../auth/principal';
-import type { RequestContext } from '../charges/charges.service';
+import type { Correlation } from '@kessai/observability';
 import { parseInput } from '../http/validation';
 import { paymentInFlight, subscriptionRefusal, subscriptionScope } from './subscription-scope';
 import { updateScheduledPaymentSchema } from './subscription.schemas';
@@ -82,7 +82,7 @@ export class ScheduledPaymentsService {
     subscriptionId: string,
     id: string,
     body: unknown,
-    context: RequestContext,
+    context: Correlation,
   ) {
     const scope = subscriptionScope(principal, storeId);
     const subscription = await this.findSubscription(principal, storeId, subscriptionId);

@@ -35,7 +35,7 @@ import {
 import { computeSchedule, formatCalendarPeriod, storedScheduleInput } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 import type { Principal } from '../auth/principal';
-import type { RequestContext } from '../charges/charges.service';
+import type { Correlation } from '@kessai/observability';
 import { getChargeSchema, listChargesSchema } from '../charges/charge.schemas';
 import { readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
@@ -94,7 +94,7 @@ export class SubscriptionsService {
    * computes it, from the creation instant: now, or the test clock's time.
    */
   /** `id`: the new subscription's id when the caller chose it (the hosted link page claims it first). */
-  async create(principal: Principal, body: unknown, context: RequestContext, id?: string) {
+  async create(principal: Principal, body: unknown, context: Correlation, id?: string) {
     const subscription = await this.prepare(principal, body);
     if (id !== undefined) subscription.id = id;
     const created = await this.subscriptions.create(subscription, context.correlationId);
@@ -211,7 +211,7 @@ export class SubscriptionsService {
    * PATCH: metadata, descriptor, amount (the payments not charged yet), the token, termination_mode
    * and only_direct_currency, on a subscription that is not final; `status` only as it is.
    */
-  async update(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
+  async update(principal: Principal, storeId: string, id: string, body: unknown, context: Correlation) {
     const scope = subscriptionScope(principal, storeId, id);
     const subscription = await this.findVisible(scope, id);
     const request = parseInput(updateSubscriptionSchema, body);
@@ -265,7 +265,7 @@ export class SubscriptionsService {
     storeId: string | null,
     id: string,
     body: unknown,
-    context: RequestContext,
+    context: Correlation,
   ) {
     const request = parseInput(updateTokenSchema, body);
     const scope = subscriptionScope(principal, storeId, id);
@@ -290,7 +290,7 @@ export class SubscriptionsService {
    * status that still charges), its pending payment is marked instead and the engine cancels it
    * when the payment falls due; while that payment's charge is in flight: SUBSCRIPTION_PROCESSING.
    */
-  async cancel(principal: Principal, storeId: string, id: string, context: RequestContext): Promise<void> {
+  async cancel(principal: Principal, storeId: string, id: string, context: Correlation): Promise<void> {
     const scope = subscriptionScope(principal, storeId, id);
     const subscription = await this.findVisible(scope, id);
     if (subscription.status === 'canceled') return;
@@ -325,7 +325,7 @@ export class SubscriptionsService {
     storeId: string | null,
     id: string,
     body: unknown,
-    context: RequestContext,
+    context: Correlation,
   ) {
     const request = parseInput(suspendSchema, body);
     const scope = subscriptionScope(principal, storeId, id);
@@ -355,7 +355,7 @@ export class SubscriptionsService {
     storeId: string | null,
     id: string,
     body: unknown,
-    context: RequestContext,
+    context: Correlation,
   ) {
     parseInput(suspendSchema, body);
     const scope = subscriptionScope(principal, storeId, id);

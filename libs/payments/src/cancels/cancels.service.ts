@@ -1,17 +1,10 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CancelsRepository, ChargesRepository, type AccessScope, type Cancel } from '@kessai/db';
-import { BusinessRuleError, NotFoundError, parsePageRequest, toPage } from '@kessai/domain';
+import { BusinessRuleError, NotFoundError, type PageRequest } from '@kessai/domain';
+import type { Correlation } from '@kessai/observability';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
-import { getChargeSchema } from '../charges/charge.schemas';
-import type { RequestContext } from '../charges/charges.service';
-import { readPolling } from '../http/polling';
-import { parseInput } from '../http/validation';
-import { scopeOf } from '../refunds/refunds.service';
-import { presentCancel } from '@kessai/presenters';
-import { createCancelSchema, updateCancelSchema } from './cancel.schemas';
+import type { ChargeScope, Metadata } from '../actor';
 
 const uuid = z.string().uuid();
 
@@ -19,36 +12,34 @@ const uuid = z.string().uuid();
  * Cancels of authorized or awaiting charges (api-reference §5.5, docs/refunds-and-cancels.md):
  * accept one (pending, the charge reserved against a capture and the cancel_requested command, in
  * one statement) or refuse it at once with CANCEL_NOT_ALLOWED; read, list, update metadata.
- * refund-cancel-service voids the payment at the processor.
+ * refund-cancel-service voids the payment at the processor. Answers are rows, which each front end
+ * presents.
  */
 @Injectable()
 export class CancelsService {
   constructor(
     private readonly cancels: CancelsRepository,
     private readonly charges: ChargesRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Accepts a cancel of the scope's charge `chargeId`, or refuses it at once. */
   async create(
-    principal: Principal,
-    storeId: string,
+    scope: ChargeScope,
     chargeId: string,
-    body: unknown,
-    context: RequestContext,
-  ) {
-    const scope = scopeOf(principal, storeId, chargeId);
-    const request = parseInput(createCancelSchema, body);
+    request: { metadata?: Metadata },
+    correlation: Correlation,
+  ): Promise<Cancel> {
     const result = await this.cancels.request({
       id: randomUUID(),
       merchantId: scope.merchantId,
-      storeId,
+      storeId: scope.storeId,
       chargeId,
       metadata: request.metadata ?? {},
-      correlationId: context.correlationId,
+      correlationId: correlation.correlationId,
     });
     switch (result.outcome) {
       case 'created':
-        return presentCancel(result.cancel);
+        return result.cancel;
       case 'charge_not_found':
         throw new NotFoundError('charge');
       case 'not_cancellable':
@@ -56,40 +47,33 @@ export class CancelsService {
     }
   }
 
-  async get(
-    principal: Principal,
-    storeId: string,
-    chargeId: string,
-    id: string,
-    query: Record<string, unknown>,
-    signal?: AbortSignal,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
-    const scope = scopeOf(principal, storeId, chargeId);
-    const cancel = await readPolling(
-      () => this.findVisible(scope, chargeId, id),
-      () => this.cancels.findStatus(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal },
-    );
-    return presentCancel(cancel);
+  /** A cancel of the scope's charge; a malformed id is the same 404 as an unknown one. */
+  async find(scope: AccessScope, chargeId: string, id: string): Promise<Cancel> {
+    return this.findVisible(scope, chargeId, id);
   }
 
-  async list(principal: Principal, storeId: string, chargeId: string, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const scope = scopeOf(principal, storeId, chargeId);
+  /** A cancel's status alone (a polling read), or null when there is no such cancel. */
+  status(id: string): Promise<string | null> {
+    return this.cancels.findStatus(id);
+  }
+
+  /** A page of the charge's cancels. */
+  async list(scope: AccessScope, chargeId: string, page: PageRequest): Promise<Cancel[]> {
     if (!(await this.charges.findInScope(scope, chargeId))) throw new NotFoundError('charge');
-    return toPage(await this.cancels.list(scope, chargeId, page), page.limit, presentCancel);
+    return this.cancels.list(scope, chargeId, page);
   }
 
-  /** PATCH: metadata only, replaced whole. */
-  async update(principal: Principal, storeId: string, chargeId: string, id: string, body: unknown) {
-    const scope = scopeOf(principal, storeId, chargeId);
-    const cancel = await this.findVisible(scope, chargeId, id);
-    const request = parseInput(updateCancelSchema, body);
-    if (request.metadata === undefined) return presentCancel(cancel);
-    const updated = await this.cancels.updateMetadata(scope, chargeId, id, request.metadata);
+  /** Metadata only, replaced whole; `cancel` as find() read it. */
+  async updateMetadata(
+    scope: AccessScope,
+    chargeId: string,
+    cancel: Cancel,
+    metadata: Metadata | undefined,
+  ): Promise<Cancel> {
+    if (metadata === undefined) return cancel;
+    const updated = await this.cancels.updateMetadata(scope, chargeId, cancel.id, metadata);
     if (!updated) throw new NotFoundError('cancel');
-    return presentCancel(updated);
+    return updated;
   }
 
   private async findVisible(scope: AccessScope, chargeId: string, id: string): Promise<Cancel> {
