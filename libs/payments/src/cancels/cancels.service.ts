@@ -12,8 +12,7 @@ const uuid = z.string().uuid();
  * Cancels of authorized or awaiting charges (api-reference §5.5, docs/refunds-and-cancels.md):
  * accept one (pending, the charge reserved against a capture and the cancel_requested command, in
  * one statement) or refuse it at once with CANCEL_NOT_ALLOWED; read, list, update metadata.
- * refund-cancel-service voids the payment at the processor. Answers are rows, which each front end
- * presents.
+ * refund-cancel-service voids the payment at the processor.
  */
 @Injectable()
 export class CancelsService {
@@ -63,7 +62,7 @@ export class CancelsService {
     return this.cancels.list(scope, chargeId, page);
   }
 
-  /** Metadata only, replaced whole; `cancel` as find() read it. */
+  /** PATCH: metadata only, replaced whole. */
   async updateMetadata(
     scope: AccessScope,
     chargeId: string,

@@ -13,8 +13,8 @@ const NOT_REFUNDABLE_PAYMENT_TYPES: readonly string[] = ['bank_transfer', 'konbi
 /**
  * Refunds of successful charges (api-reference §5.4, docs/refunds-and-cancels.md): accept one
  * (pending, its amount reserved on the charge and its refund_requested command in one statement),
- * read it, list, update. refund-cancel-service carries it out at the processor. Inputs are parsed
- * already; answers are rows, which each front end presents.
+ * read it (optionally holding the answer while it is pending), list, update. refund-cancel-service
+ * carries it out at the processor.
  */
 @Injectable()
 export class RefundsService {
@@ -91,7 +91,7 @@ export class RefundsService {
     return { rows, totalHits: await this.refunds.count(scope, chargeId) };
   }
 
-  /** Reason, message and metadata; `status` is accepted only unchanged. `refund` as find() read it. */
+  /** PATCH: reason, message and metadata; `status` is accepted only unchanged. */
   async update(
     scope: AccessScope,
     chargeId: string,
