@@ -4,6 +4,7 @@ import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { PaymentsModule } from '@kessai/payments';
+import { SubscriptionsModule } from '@kessai/subscriptions';
 import { RedisModule } from '@kessai/redis';
 import { metricsRegistryProvider } from '@kessai/observability';
 import { vaultProviders } from '@kessai/vault';
@@ -40,7 +41,6 @@ import { ProcessorCallbacksService } from './processor-callbacks/processor-callb
 import { TransactionHistoryController } from './transaction-history/transaction-history.controller';
 import { TransactionHistoryService } from './transaction-history/transaction-history.service';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
-import { SubscriptionsService } from './subscriptions/subscriptions.service';
 import { SubscriptionBatchesService } from './subscriptions/subscription-batches.service';
 import { ScheduledPaymentsService } from './subscriptions/scheduled-payments.service';
 import { TestClocksController } from './test-clocks/test-clocks.controller';
@@ -80,7 +80,14 @@ export class GatewayModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule, PaymentsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DbModule,
+        RedisModule,
+        AccountsModule,
+        PaymentsModule,
+        SubscriptionsModule,
+      ],
       controllers: GATEWAY_CONTROLLERS,
       providers: [
         metricsRegistryProvider,
@@ -97,7 +104,6 @@ export class GatewayModule {
         ChargeExpiryService,
         ProcessorCallbacksService,
         TransactionHistoryService,
-        SubscriptionsService,
         SubscriptionBatchesService,
         ScheduledPaymentsService,
         TestClocksService,

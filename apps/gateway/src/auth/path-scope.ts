@@ -29,3 +29,13 @@ export function tokenStoreOf(principal: Principal): StoreActor {
   if (principal.storeId === null) throw new StoreTokenRequiredError();
   return { merchantId: principal.merchantId, storeId: principal.storeId, mode: principal.mode };
 }
+
+/**
+ * The scope a subscription route reads in: the path's store (which a store token must own), or the
+ * caller's own scope for the routes whose store prefix is optional. A malformed or foreign store
+ * id, or a malformed subscription id, is the same 404 as an unknown subscription.
+ */
+export function subscriptionScopeOf(principal: Principal, storeId: string | null, id?: string): AccessScope {
+  if (id !== undefined && !isUuid(id)) throw new NotFoundError('subscription');
+  return storeScopeOf(principal, storeId, 'subscription');
+}

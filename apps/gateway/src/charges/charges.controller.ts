@@ -1,27 +1,16 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { parsePageRequest, toPage } from '@kessai/domain';
 import { ChargesService } from '@kessai/payments';
-import {
-  presentCharge,
-  presentChargeListItem,
-  presentIssuerToken,
-  presentThreeDsIssuerToken,
-} from '@kessai/presenters';
+import { presentCharge, presentIssuerToken, presentThreeDsIssuerToken } from '@kessai/presenters';
 import { CurrentPrincipal } from '../auth/decorators';
 import { storeScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { closeSignal, readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
 import { ChargeExpiryService } from './charge-expiry.service';
-import {
-  captureSchema,
-  createChargeSchema,
-  getChargeSchema,
-  listChargesSchema,
-  updateChargeSchema,
-} from './charge.schemas';
+import { listChargesFor } from './charge-list';
+import { captureSchema, createChargeSchema, getChargeSchema, updateChargeSchema } from './charge.schemas';
 
 /**
  * Charges (api-reference §5.2). POST /charges takes its store from the app token; the other routes
@@ -188,27 +177,7 @@ export class ChargesController {
   }
 
   /** `storeId` from the path, or null for GET /charges (a store token's own store, a merchant's all). */
-  async #list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const filters = parseInput(listChargesSchema, query);
-    const { rows, totalHits } = await this.charges.list(
-      storeScopeOf(principal, storeId, 'charge'),
-      storeId,
-      {
-        status: filters.status,
-        mode: filters.mode,
-        transactionTokenId: filters.transaction_token_id,
-        subscriptionId: filters.subscription_id,
-        currency: filters.currency,
-        amountFrom: filters.amount_from,
-        amountTo: filters.amount_to,
-        from: filters.from,
-        to: filters.to,
-        metadata: filters.metadata,
-      },
-      page,
-    );
-    const result = toPage(rows, page.limit, presentChargeListItem);
-    return totalHits === null ? result : { ...result, total_hits: totalHits };
+  #list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
+    return listChargesFor(this.charges, storeScopeOf(principal, storeId, 'charge'), storeId, query);
   }
 }

@@ -7,13 +7,14 @@ import { DateTime, Duration } from 'luxon';
 import { BusinessRuleError, DomainError, NotFoundError, PermissionError } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import { ChargesService } from '@kessai/payments';
+import { SubscriptionsService } from '@kessai/subscriptions';
 import { presentCharge, presentIssuerToken, presentThreeDsIssuerToken } from '@kessai/presenters';
 import { z } from 'zod';
-import { storeScopeOf, tokenStoreOf } from '../auth/path-scope';
+import { storeScopeOf, subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { createChargeSchema } from '../charges/charge.schemas';
 import { parseInput } from '../http/validation';
-import { SubscriptionsService } from '../subscriptions/subscriptions.service';
+import { createSubscriptionSchema } from '../subscriptions/subscription.schemas';
 
 /** The metadata key that ties a charge or subscription to the link that paid it. */
 export const CHECKOUT_LINK_METADATA_KEY = 'checkout_link_id';
@@ -109,26 +110,23 @@ export class LinkPaymentsService {
     context: Correlation,
   ): Promise<void> {
     if (link.tokenType === 'subscription') {
-      await this.subscriptions.create(
-        principal,
-        {
-          transaction_token_id: tokenId,
-          amount: Number(link.amount),
-          currency: link.currency,
-          period: link.subscriptionPeriod ?? undefined,
-          cyclical_period: link.subscriptionCyclicalPeriod ?? undefined,
-          initial_amount:
-            link.subscriptionInitialAmount === null ? undefined : Number(link.subscriptionInitialAmount),
-          subscription_plan:
-            link.subscriptionCycles === null
-              ? undefined
-              : { plan_type: 'fixed_cycles', fixed_cycles: link.subscriptionCycles },
-          schedule_settings: scheduleSettingsOf(link),
-          metadata,
-        },
-        context,
-        paymentId,
-      );
+      const actor = tokenStoreOf(principal);
+      const request = parseInput(createSubscriptionSchema, {
+        transaction_token_id: tokenId,
+        amount: Number(link.amount),
+        currency: link.currency,
+        period: link.subscriptionPeriod ?? undefined,
+        cyclical_period: link.subscriptionCyclicalPeriod ?? undefined,
+        initial_amount:
+          link.subscriptionInitialAmount === null ? undefined : Number(link.subscriptionInitialAmount),
+        subscription_plan:
+          link.subscriptionCycles === null
+            ? undefined
+            : { plan_type: 'fixed_cycles', fixed_cycles: link.subscriptionCycles },
+        schedule_settings: scheduleSettingsOf(link),
+        metadata,
+      });
+      await this.subscriptions.create(actor, request, context, paymentId);
       return;
     }
     const token = await this.tokens.findInStore(principal.merchantId, link.storeId, tokenId);
@@ -198,7 +196,8 @@ export class LinkPaymentsService {
   private async viewSubscription(principal: Principal, id: string): Promise<LinkPaymentView> {
     const link = principal.checkoutLink;
     if (!link || principal.storeId === null) throw new NotFoundError('subscription');
-    const subscription = await this.subscriptions.get(principal, principal.storeId, id, {});
+    const scope = subscriptionScopeOf(principal, principal.storeId, id);
+    const subscription = await this.subscriptions.find(scope, id);
     if ((subscription.metadata as Record<string, unknown>)[CHECKOUT_LINK_METADATA_KEY] !== link.id)
       throw new NotFoundError('subscription');
     return { kind: 'subscription', id, status: subscription.status, error: null, next_action: null };

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ChargesRepository,
   StoresRepository,
   SubscriptionsRepository,
   TestClocksRepository,
@@ -17,15 +16,17 @@ import {
   toPage,
   ValidationError,
 } from '@kessai/domain';
+import { ChargesService } from '@kessai/payments';
 import { presentScheduledPayment } from '@kessai/presenters';
 import { localDateOf, paymentDueAt } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
-import type { Principal } from '../auth/principal';
 import type { Correlation } from '@kessai/observability';
+import { paymentInFlight, subscriptionRefusal } from '@kessai/subscriptions';
+import { subscriptionScopeOf as subscriptionScope } from '../auth/path-scope';
+import type { Principal } from '../auth/principal';
+import { listChargesFor } from '../charges/charge-list';
 import { parseInput } from '../http/validation';
-import { paymentInFlight, subscriptionRefusal, subscriptionScope } from './subscription-scope';
 import { updateScheduledPaymentSchema } from './subscription.schemas';
-import { listChargesOf } from './subscriptions.service';
 
 /**
  * A subscription's scheduled payments (api-reference §5.3, the SDK's subscriptions.payments): list,
@@ -36,7 +37,7 @@ import { listChargesOf } from './subscriptions.service';
 export class ScheduledPaymentsService {
   constructor(
     private readonly subscriptions: SubscriptionsRepository,
-    private readonly charges: ChargesRepository,
+    private readonly charges: ChargesService,
     private readonly stores: StoresRepository,
     private readonly clocks: TestClocksRepository,
   ) {}
@@ -68,7 +69,8 @@ export class ScheduledPaymentsService {
   ) {
     const subscription = await this.findSubscription(principal, storeId, subscriptionId);
     const payment = await this.findPayment(subscriptionScope(principal, storeId), subscription.id, id);
-    return listChargesOf(this.charges, principal.merchantId, { scheduledPaymentId: payment.id }, query);
+    const merchant = { merchantId: principal.merchantId, storeId: null };
+    return listChargesFor(this.charges, merchant, null, query, { scheduledPaymentId: payment.id });
   }
 
   /**

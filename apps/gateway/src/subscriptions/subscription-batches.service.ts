@@ -12,13 +12,14 @@ import {
 import { DomainError, isUuid, NotFoundError } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import { ChargesService } from '@kessai/payments';
+import { SubscriptionsService } from '@kessai/subscriptions';
 import { tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { createChargeSchema, getChargeSchema } from '../charges/charge.schemas';
 import { readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
 import { metadataSchema } from '../transaction-tokens/transaction-token.schemas';
-import { SubscriptionsService } from './subscriptions.service';
+import { createSubscriptionSchema } from './subscription.schemas';
 
 /** The most subscriptions one batch creates. */
 export const MAX_BATCH_SUBSCRIPTIONS = 10;
@@ -53,7 +54,9 @@ export class SubscriptionBatchesService {
     const subscriptions: NewSubscription[] = [];
     for (const [index, item] of request.subscriptions.entries())
       subscriptions.push(
-        await naming(`subscriptions[${index}]`, () => this.subscriptions.prepare(principal, item)),
+        await naming(`subscriptions[${index}]`, () =>
+          this.subscriptions.prepare(actor, parseInput(createSubscriptionSchema, item)),
+        ),
       );
     const charge = request.charges?.[0];
     const prepared =

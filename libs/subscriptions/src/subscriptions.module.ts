@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { SubscriptionsService } from './subscriptions.service';
+
+const services = [SubscriptionsService];
+
+/**
+ * The subscription use cases every front end shares (docs/decisions/0026-use-cases-in-libs.md):
+ * simulate a plan, create, read, list, change, cancel, suspend, unsuspend. Needs the (global)
+ * DbModule.
+ */
+@Module({ providers: services, exports: services })
+export class SubscriptionsModule {}
