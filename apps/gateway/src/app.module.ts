@@ -5,6 +5,7 @@ import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { PaymentsModule } from '@kessai/payments';
 import { SubscriptionsModule } from '@kessai/subscriptions';
+import { WebhooksModule } from '@kessai/webhooks';
 import { RedisModule } from '@kessai/redis';
 import { metricsRegistryProvider } from '@kessai/observability';
 import { vaultProviders } from '@kessai/vault';
@@ -46,8 +47,6 @@ import { ScheduledPaymentsService } from './subscriptions/scheduled-payments.ser
 import { TestClocksController } from './test-clocks/test-clocks.controller';
 import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
-import { WebhooksService } from './webhooks/webhooks.service';
-import { WebhookUrlPolicy } from './webhooks/webhook-url.policy';
 import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 
@@ -87,6 +86,7 @@ export class GatewayModule {
         AccountsModule,
         PaymentsModule,
         SubscriptionsModule,
+        WebhooksModule,
       ],
       controllers: GATEWAY_CONTROLLERS,
       providers: [
@@ -107,8 +107,6 @@ export class GatewayModule {
         SubscriptionBatchesService,
         ScheduledPaymentsService,
         TestClocksService,
-        WebhooksService,
-        WebhookUrlPolicy,
         CheckoutService,
         HostedPagesService,
         LinkPaymentsService,
