@@ -1,9 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { APP_TOKEN_VERSION, generateSecret, hashSecret, signAppToken } from '@kessai/auth';
 import { AppTokensRepository, StoresRepository, type AccessScope, type AppToken } from '@kessai/db';
-import { ACTIVE_LIMITS, NotFoundError, PermissionError, type PageRequest } from '@kessai/domain';
+import {
+  ACTIVE_LIMITS,
+  NotFoundError,
+  PermissionError,
+  ValidationError,
+  type PageRequest,
+} from '@kessai/domain';
+import { isAllowedTokenDomain } from './app-token-domains';
+import { AppTokenChanges } from './app-token-changes';
 
 /** Who manages app tokens: an app token's principal, a merchant user, or the operator (CLI). */
 export interface TokenManager extends AccessScope {
@@ -25,8 +33,9 @@ export interface IssuedCredentials {
 
 /**
  * App tokens (the API's `app_jwts`): issued, listed and revoked for one owner, either the merchant
- * itself (`storeId` null) or one of its stores. The gateway and the admin CLI both go through here,
- * so the active-token limit holds whichever way a token is made.
+ * itself (`storeId` null) or one of its stores. The gateway, the admin CLI and any other front end
+ * go through here, so the active-token limit and the domain rule hold whichever way a token is made,
+ * and a revocation reaches every gateway's cache (AppTokenChanges; the CLI announces its own).
  */
 @Injectable()
 export class AppTokenService {
@@ -34,6 +43,8 @@ export class AppTokenService {
     private readonly appTokens: AppTokensRepository,
     private readonly stores: StoresRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    // absent where no Redis is wired (the admin CLI announces its own revocations)
+    @Optional() @Inject(AppTokenChanges) private readonly changes: AppTokenChanges | null = null,
   ) {}
 
   async issue(
@@ -44,6 +55,11 @@ export class AppTokenService {
     const owner = await this.ownerFor(manager, storeId);
     // a test credential (often handled loosely: CI, sandboxes) must not mint live credentials
     if (manager.mode === 'test' && request.mode === 'live') throw new PermissionError('INVALID_PERMISSIONS');
+    // the origins its public use may come from: hosts or origins, never a wildcard over a public suffix
+    const refused = request.domains.flatMap((domain, i) =>
+      isAllowedTokenDomain(domain) ? [] : [{ field: `domains.${i}`, reason: 'INVALID_FORMAT' }],
+    );
+    if (refused.length > 0) throw new ValidationError(refused);
     const secret = generateSecret();
     const token = await this.appTokens.createWithinLimit(
       {
@@ -92,6 +108,7 @@ export class AppTokenService {
   ): Promise<AppToken> {
     const token = await this.appTokens.revokeActive(await this.ownerFor(manager, storeId), id, now);
     if (!token) throw new NotFoundError('app_token');
+    await this.changes?.announce(token.id);
     return token;
   }
 
