@@ -22,7 +22,7 @@ import { localDateOf, paymentDueAt } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 import type { Correlation } from '@kessai/observability';
 import { paymentInFlight, subscriptionRefusal } from '@kessai/subscriptions';
-import { subscriptionScopeOf as subscriptionScope } from '../auth/path-scope';
+import { subscriptionScopeOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { listChargesFor } from '../charges/charge-list';
 import { parseInput } from '../http/validation';
@@ -55,7 +55,7 @@ export class ScheduledPaymentsService {
 
   async get(principal: Principal, storeId: string, subscriptionId: string, id: string) {
     const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(subscriptionScope(principal, storeId), subscription.id, id);
+    const payment = await this.findPayment(subscriptionScopeOf(principal, storeId), subscription.id, id);
     return presentScheduledPayment(payment, subscription.retryInterval);
   }
 
@@ -68,7 +68,7 @@ export class ScheduledPaymentsService {
     query: Record<string, unknown>,
   ) {
     const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(subscriptionScope(principal, storeId), subscription.id, id);
+    const payment = await this.findPayment(subscriptionScopeOf(principal, storeId), subscription.id, id);
     const merchant = { merchantId: principal.merchantId, storeId: null };
     return listChargesFor(this.charges, merchant, null, query, { scheduledPaymentId: payment.id });
   }
@@ -86,7 +86,7 @@ export class ScheduledPaymentsService {
     body: unknown,
     context: Correlation,
   ) {
-    const scope = subscriptionScope(principal, storeId);
+    const scope = subscriptionScopeOf(principal, storeId);
     const subscription = await this.findSubscription(principal, storeId, subscriptionId);
     const payment = await this.findPayment(scope, subscription.id, id);
     const request = parseInput(updateScheduledPaymentSchema, body);
@@ -136,7 +136,7 @@ export class ScheduledPaymentsService {
     storeId: string,
     id: string,
   ): Promise<SubscriptionWithNextPayment> {
-    const scope = subscriptionScope(principal, storeId, id);
+    const scope = subscriptionScopeOf(principal, storeId, id);
     const subscription = await this.subscriptions.findInScope(scope, id);
     if (!subscription) throw new NotFoundError('subscription');
     return subscription;
