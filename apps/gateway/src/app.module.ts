@@ -43,7 +43,6 @@ import { TransactionHistoryController } from './transaction-history/transaction-
 import { TransactionHistoryService } from './transaction-history/transaction-history.service';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { SubscriptionBatchesService } from './subscriptions/subscription-batches.service';
-import { ScheduledPaymentsService } from './subscriptions/scheduled-payments.service';
 import { TestClocksController } from './test-clocks/test-clocks.controller';
 import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
@@ -105,7 +104,6 @@ export class GatewayModule {
         ProcessorCallbacksService,
         TransactionHistoryService,
         SubscriptionBatchesService,
-        ScheduledPaymentsService,
         TestClocksService,
         CheckoutService,
         HostedPagesService,

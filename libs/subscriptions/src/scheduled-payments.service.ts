@@ -8,69 +8,37 @@ import {
   type ScheduledPaymentChanges,
   type SubscriptionWithNextPayment,
 } from '@kessai/db';
-import {
-  BusinessRuleError,
-  isUuid,
-  NotFoundError,
-  parsePageRequest,
-  toPage,
-  ValidationError,
-} from '@kessai/domain';
-import { ChargesService } from '@kessai/payments';
-import { presentScheduledPayment } from '@kessai/presenters';
+import { BusinessRuleError, isUuid, NotFoundError, ValidationError, type PageRequest } from '@kessai/domain';
 import { localDateOf, paymentDueAt } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 import type { Correlation } from '@kessai/observability';
-import { paymentInFlight, subscriptionRefusal } from '@kessai/subscriptions';
-import { subscriptionScopeOf } from '../auth/path-scope';
-import type { Principal } from '../auth/principal';
-import { listChargesFor } from '../charges/charge-list';
-import { parseInput } from '../http/validation';
-import { updateScheduledPaymentSchema } from './subscription.schemas';
+import type { ScheduledPaymentChangesInput } from './subscription-inputs';
+import { paymentInFlight, subscriptionRefusal } from './subscription-refusals';
 
 /**
  * A subscription's scheduled payments (api-reference §5.3, the SDK's subscriptions.payments): list,
- * read, their charges, and a merchant's change of a pending payment's due date or amount, as the
- * store's subscription_configuration allows.
+ * read, and a merchant's change of a pending payment's due date or amount, as the store's
+ * subscription_configuration allows. `subscription` as SubscriptionsService.find read it; answers
+ * are rows, which each front end presents (with the subscription's retry interval).
  */
 @Injectable()
 export class ScheduledPaymentsService {
   constructor(
     private readonly subscriptions: SubscriptionsRepository,
-    private readonly charges: ChargesService,
     private readonly stores: StoresRepository,
     private readonly clocks: TestClocksRepository,
   ) {}
 
-  async list(principal: Principal, storeId: string, subscriptionId: string, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
+  /** A page of the subscription's payments, with the total count on a first page. */
+  async list(subscription: SubscriptionWithNextPayment, page: PageRequest) {
     const rows = await this.subscriptions.listPayments(subscription.id, page);
-    const present = (payment: ScheduledPayment) =>
-      presentScheduledPayment(payment, subscription.retryInterval);
-    const result = toPage(rows, page.limit, present);
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.subscriptions.countPayments(subscription.id) };
+    if (page.cursor !== null) return { rows, totalHits: null };
+    return { rows, totalHits: await this.subscriptions.countPayments(subscription.id) };
   }
 
-  async get(principal: Principal, storeId: string, subscriptionId: string, id: string) {
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(subscriptionScopeOf(principal, storeId), subscription.id, id);
-    return presentScheduledPayment(payment, subscription.retryInterval);
-  }
-
-  /** GET …/payments/{id}/charges: the charges made for the payment (one per try). */
-  async listCharges(
-    principal: Principal,
-    storeId: string,
-    subscriptionId: string,
-    id: string,
-    query: Record<string, unknown>,
-  ) {
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(subscriptionScopeOf(principal, storeId), subscription.id, id);
-    const merchant = { merchantId: principal.merchantId, storeId: null };
-    return listChargesFor(this.charges, merchant, null, query, { scheduledPaymentId: payment.id });
+  /** A payment of the subscription; a malformed id is the same 404 as an unknown one. */
+  find(scope: AccessScope, subscription: SubscriptionWithNextPayment, id: string): Promise<ScheduledPayment> {
+    return this.findPayment(scope, subscription.id, id);
   }
 
   /**
@@ -79,17 +47,13 @@ export class ScheduledPaymentsService {
    * payment's zone), `amount` when allow_merchant_amount_patch says so; a pending payment only.
    */
   async update(
-    principal: Principal,
-    storeId: string,
-    subscriptionId: string,
-    id: string,
-    body: unknown,
-    context: Correlation,
-  ) {
-    const scope = subscriptionScopeOf(principal, storeId);
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(scope, subscription.id, id);
-    const request = parseInput(updateScheduledPaymentSchema, body);
+    scope: AccessScope,
+    subscription: SubscriptionWithNextPayment,
+    payment: ScheduledPayment,
+    request: ScheduledPaymentChangesInput,
+    correlation: Correlation,
+  ): Promise<ScheduledPayment> {
+    const id = payment.id;
     const allowed = await this.patchPermissions(subscription);
 
     const changes: ScheduledPaymentChanges = {};
@@ -108,7 +72,7 @@ export class ScheduledPaymentsService {
       changes.amount = BigInt(request.amount);
       changed.push('next_payment.amount');
     }
-    if (changed.length === 0) return presentScheduledPayment(payment, subscription.retryInterval);
+    if (changed.length === 0) return payment;
 
     const result = await this.subscriptions.updatePayment(
       scope,
@@ -116,7 +80,7 @@ export class ScheduledPaymentsService {
       id,
       changes,
       changed,
-      context.correlationId,
+      correlation.correlationId,
     );
     if (!result.moved) {
       if (result.paymentStatus === null) throw new NotFoundError('scheduled_payment');
@@ -125,21 +89,7 @@ export class ScheduledPaymentsService {
         throw subscriptionRefusal(subscription.status);
       throw new BusinessRuleError('INVALID_CHARGE_STATUS', [{ field: 'status', reason: 'NOT_ALLOWED' }]);
     }
-    return presentScheduledPayment(
-      await this.findPayment(scope, subscription.id, id),
-      subscription.retryInterval,
-    );
-  }
-
-  private async findSubscription(
-    principal: Principal,
-    storeId: string,
-    id: string,
-  ): Promise<SubscriptionWithNextPayment> {
-    const scope = subscriptionScopeOf(principal, storeId, id);
-    const subscription = await this.subscriptions.findInScope(scope, id);
-    if (!subscription) throw new NotFoundError('subscription');
-    return subscription;
+    return this.findPayment(scope, subscription.id, id);
   }
 
   private async findPayment(

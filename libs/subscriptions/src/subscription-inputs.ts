@@ -66,3 +66,11 @@ export interface SubscriptionChangesInput {
   /** a new plan, or null: open-ended */
   subscription_plan?: SubscriptionPlanInput | null;
 }
+
+/** A pending scheduled payment's changes, as the store allows them. */
+export interface ScheduledPaymentChangesInput {
+  /** YYYY-MM-DD in the payment's zone */
+  due_date?: string;
+  /** minor units, at least 1 */
+  amount?: number;
+}

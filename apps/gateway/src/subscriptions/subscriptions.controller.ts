@@ -19,10 +19,11 @@ import { ChargesService } from '@kessai/payments';
 import {
   presentCharge,
   presentPlannedPayment,
+  presentScheduledPayment,
   presentSubscription,
   presentSubscriptionListItem,
 } from '@kessai/presenters';
-import { SubscriptionsService } from '@kessai/subscriptions';
+import { ScheduledPaymentsService, SubscriptionsService } from '@kessai/subscriptions';
 import { CurrentPrincipal } from '../auth/decorators';
 import { subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
@@ -30,7 +31,6 @@ import { listChargesFor } from '../charges/charge-list';
 import { getChargeSchema } from '../charges/charge.schemas';
 import { closeSignal, readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
-import { ScheduledPaymentsService } from './scheduled-payments.service';
 import { SubscriptionBatchesService } from './subscription-batches.service';
 import {
   createSubscriptionSchema,
@@ -38,6 +38,7 @@ import {
   simulatePlanSchema,
   suspendSchema,
   updateSubscriptionSchema,
+  updateScheduledPaymentSchema,
   updateTokenSchema,
 } from './subscription.schemas';
 
@@ -261,27 +262,43 @@ export class SubscriptionsController {
   }
 
   @Get('stores/:storeId/subscriptions/:id/payments')
-  listPayments(
+  async listPayments(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Query() query: Query,
   ) {
-    return this.payments.list(principal, storeId, id, query);
+    const page = parsePageRequest(query);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const { rows, totalHits } = await this.payments.list(subscription, page);
+    const result = toPage(rows, page.limit, (payment) =>
+      presentScheduledPayment(payment, subscription.retryInterval),
+    );
+    return totalHits === null ? result : { ...result, total_hits: totalHits };
   }
 
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId')
-  getPayment(
+  async getPayment(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Param('paymentId') paymentId: string,
   ) {
-    return this.payments.get(principal, storeId, id, paymentId);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const payment = await this.payments.find(
+      subscriptionScopeOf(principal, storeId),
+      subscription,
+      paymentId,
+    );
+    return presentScheduledPayment(payment, subscription.retryInterval);
   }
 
+  /**
+   * PATCH …/payments/{id}: a pending payment's due date or amount, as the store's
+   * subscription_configuration allows.
+   */
   @Patch('stores/:storeId/subscriptions/:id/payments/:paymentId')
-  updatePayment(
+  async updatePayment(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
@@ -289,18 +306,31 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.payments.update(principal, storeId, id, paymentId, body, context(request));
+    const scope = subscriptionScopeOf(principal, storeId);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const payment = await this.payments.find(scope, subscription, paymentId);
+    const input = parseInput(updateScheduledPaymentSchema, body);
+    const updated = await this.payments.update(scope, subscription, payment, input, context(request));
+    return presentScheduledPayment(updated, subscription.retryInterval);
   }
 
+  /** GET …/payments/{id}/charges: the charges made for the payment (one per try). */
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId/charges')
-  listPaymentCharges(
+  async listPaymentCharges(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Param('paymentId') paymentId: string,
     @Query() query: Query,
   ) {
-    return this.payments.listCharges(principal, storeId, id, paymentId, query);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const payment = await this.payments.find(
+      subscriptionScopeOf(principal, storeId),
+      subscription,
+      paymentId,
+    );
+    const merchant = { merchantId: principal.merchantId, storeId: null };
+    return listChargesFor(this.charges, merchant, null, query, { scheduledPaymentId: payment.id });
   }
 
   #simulatePlan(body: unknown) {
