@@ -56,6 +56,16 @@ const appZones = readdirSync(`${import.meta.dirname}/apps`, { withFileTypes: tru
     except: [`./${app}`],
     message: 'an app does not import another app: move what both need into a lib',
   }));
+// A lib never imports an app: the use cases the gateway and other front ends share live in libs
+// (docs/decisions/0026-use-cases-in-libs.md), so nothing outside apps/gateway may reach into it, and
+// no lib into any other app. test/, bench/ and scripts/ (tooling that starts or describes an app) may.
+const libZones = [
+  {
+    target: './libs',
+    from: './apps',
+    message: 'a lib does not import an app (apps/gateway included): what both need belongs in a lib',
+  },
+];
 
 export default tseslint.config(
   {
@@ -106,7 +116,10 @@ export default tseslint.config(
     },
     rules: {
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
-      'import-x/no-restricted-paths': ['error', { basePath: import.meta.dirname, zones: appZones }],
+      'import-x/no-restricted-paths': [
+        'error',
+        { basePath: import.meta.dirname, zones: [...appZones, ...libZones] },
+      ],
     },
   },
   {

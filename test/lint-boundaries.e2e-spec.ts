@@ -5,10 +5,11 @@ import { promisify } from 'node:util';
 
 // The boundaries of docs/decisions/0001-enforced-boundaries.md are lint rules. Each is shown failing
 // on a planted violation, and a clean file passes. The planted files form a throwaway app,
-// apps/lint-probe, that exists only while this suite runs.
+// apps/lint-probe, and a throwaway lib, libs/lint-probe, that exist only while this suite runs.
 
 const root = join(__dirname, '..');
 const probe = join(root, 'apps', 'lint-probe');
+const libProbe = join(root, 'libs', 'lint-probe');
 
 const planted: Record<string, string> = {
   'cycle-a.ts': `import { b } from './cycle-b';\nexport const a = (n: number): number => (n > 0 ? b(n - 1) : 0);\n`,
@@ -32,11 +33,16 @@ const planted: Record<string, string> = {
     `export const known = (id: string): boolean => isUuid(id);\n`,
 };
 
+/** Planted in libs/lint-probe: a lib reaching into the gateway (decision 0026). */
+const plantedInLib: Record<string, string> = {
+  'lib-imports-gateway.ts': `export { ChargesController } from '../../../apps/gateway/src/charges/charges.controller';\n`,
+};
+
 // ESLint loads its flat config with import(), which jest's module sandbox refuses: it runs in a
 // process of its own, through its Node API, and prints what it found as JSON.
 const LINT = `
   import { ESLint } from 'eslint';
-  const results = await new ESLint({ cwd: process.cwd() }).lintFiles([process.argv[1]]);
+  const results = await new ESLint({ cwd: process.cwd() }).lintFiles(process.argv.slice(1));
   process.stdout.write(JSON.stringify(results.map(({ filePath, messages }) => ({ filePath, messages }))));
 `;
 
@@ -56,17 +62,23 @@ beforeAll(async () => {
   rmSync(probe, { recursive: true, force: true });
   mkdirSync(join(probe, 'src'), { recursive: true });
   for (const [name, text] of Object.entries(planted)) writeFileSync(join(probe, 'src', name), text);
+  rmSync(libProbe, { recursive: true, force: true });
+  mkdirSync(join(libProbe, 'src'), { recursive: true });
+  for (const [name, text] of Object.entries(plantedInLib)) writeFileSync(join(libProbe, 'src', name), text);
 
   const { stdout } = await promisify(execFile)(
     process.execPath,
-    ['--input-type=module', '-e', LINT, join(probe, 'src')],
+    ['--input-type=module', '-e', LINT, join(probe, 'src'), join(libProbe, 'src')],
     { cwd: root, maxBuffer: 16 * 1024 * 1024 },
   );
   const results = JSON.parse(stdout) as { filePath: string; messages: Reported[] }[];
   reports = new Map(results.map((result) => [basename(result.filePath), result.messages]));
 }, 120_000);
 
-afterAll(() => rmSync(probe, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(probe, { recursive: true, force: true });
+  rmSync(libProbe, { recursive: true, force: true });
+});
 
 const databaseRule = expect.stringContaining('the database is reached through libs/db repositories only');
 
@@ -96,6 +108,13 @@ it('reports an app importing another app', () => {
   expect(reportedFor('imports-another-app.ts')).toContainEqual({
     ruleId: 'import-x/no-restricted-paths',
     message: expect.stringContaining('an app does not import another app'),
+  });
+});
+
+it('reports a lib importing the gateway', () => {
+  expect(reportedFor('lib-imports-gateway.ts')).toContainEqual({
+    ruleId: 'import-x/no-restricted-paths',
+    message: expect.stringContaining('a lib does not import an app'),
   });
 });
 

@@ -3,6 +3,9 @@ import { APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
+import { PaymentsModule } from '@kessai/payments';
+import { SubscriptionsModule } from '@kessai/subscriptions';
+import { WebhooksModule } from '@kessai/webhooks';
 import { RedisModule } from '@kessai/redis';
 import { metricsRegistryProvider } from '@kessai/observability';
 import { vaultProviders } from '@kessai/vault';
@@ -32,24 +35,17 @@ import { TransactionTokensService } from './transaction-tokens/transaction-token
 import { TokenConfirmationDelivery } from './transaction-tokens/token-confirmation';
 import { ChargesController } from './charges/charges.controller';
 import { ChargeExpiryService } from './charges/charge-expiry.service';
-import { ChargesService } from './charges/charges.service';
 import { RefundsController } from './refunds/refunds.controller';
-import { RefundsService } from './refunds/refunds.service';
 import { CancelsController } from './cancels/cancels.controller';
-import { CancelsService } from './cancels/cancels.service';
 import { ProcessorCallbacksController } from './processor-callbacks/processor-callbacks.controller';
 import { ProcessorCallbacksService } from './processor-callbacks/processor-callbacks.service';
 import { TransactionHistoryController } from './transaction-history/transaction-history.controller';
 import { TransactionHistoryService } from './transaction-history/transaction-history.service';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
-import { SubscriptionsService } from './subscriptions/subscriptions.service';
 import { SubscriptionBatchesService } from './subscriptions/subscription-batches.service';
-import { ScheduledPaymentsService } from './subscriptions/scheduled-payments.service';
 import { TestClocksController } from './test-clocks/test-clocks.controller';
 import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
-import { WebhooksService } from './webhooks/webhooks.service';
-import { WebhookUrlPolicy } from './webhooks/webhook-url.policy';
 import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 
@@ -82,7 +78,15 @@ export class GatewayModule {
   static register(config: AppConfig): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        DbModule,
+        RedisModule,
+        AccountsModule,
+        PaymentsModule,
+        SubscriptionsModule,
+        WebhooksModule,
+      ],
       controllers: GATEWAY_CONTROLLERS,
       providers: [
         metricsRegistryProvider,
@@ -96,18 +100,11 @@ export class GatewayModule {
         TransactionTokensService,
         TokenThreeDsService,
         TokenConfirmationDelivery,
-        ChargesService,
         ChargeExpiryService,
-        RefundsService,
-        CancelsService,
         ProcessorCallbacksService,
         TransactionHistoryService,
-        SubscriptionsService,
         SubscriptionBatchesService,
-        ScheduledPaymentsService,
         TestClocksService,
-        WebhooksService,
-        WebhookUrlPolicy,
         CheckoutService,
         HostedPagesService,
         LinkPaymentsService,

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { APP_TOKEN_VERSION, generateSecret, hashSecret, signAppToken } from '@kessai/auth';
@@ -15,8 +15,11 @@ import {
   BusinessRuleError,
   NotFoundError,
   PermissionError,
+  ValidationError,
   type PageRequest,
 } from '@kessai/domain';
+import { isAllowedTokenDomain } from './app-token-domains';
+import { AppTokenChanges } from './app-token-changes';
 
 /**
  * Who manages app tokens (docs/decisions/0028): an app token (`tokenId`, bound to its mode), a
@@ -43,8 +46,9 @@ export interface IssuedCredentials {
 
 /**
  * App tokens (the API's `app_jwts`): issued, listed and revoked for one owner, either the merchant
- * itself (`storeId` null) or one of its stores. The gateway and the admin CLI both go through here,
- * so the active-token limit holds whichever way a token is made.
+ * itself (`storeId` null) or one of its stores. The gateway, the admin CLI and any other front end
+ * go through here, so the active-token limit and the domain rule hold whichever way a token is made,
+ * and a revocation reaches every gateway's cache (AppTokenChanges; the CLI announces its own).
  */
 @Injectable()
 export class AppTokenService {
@@ -53,6 +57,8 @@ export class AppTokenService {
     private readonly stores: StoresRepository,
     private readonly merchants: MerchantsRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    // absent where no Redis is wired (the admin CLI announces its own revocations)
+    @Optional() @Inject(AppTokenChanges) private readonly changes: AppTokenChanges | null = null,
   ) {}
 
   async issue(
@@ -63,6 +69,11 @@ export class AppTokenService {
     const owner = await this.ownerFor(manager, storeId);
     // a test credential (often handled loosely: CI, sandboxes) must not mint live credentials
     if (manager.mode === 'test' && request.mode === 'live') throw new PermissionError('INVALID_PERMISSIONS');
+    // the origins its public use may come from: hosts or origins, never a wildcard over a public suffix
+    const refused = request.domains.flatMap((domain, i) =>
+      isAllowedTokenDomain(domain) ? [] : [{ field: `domains.${i}`, reason: 'INVALID_FORMAT' }],
+    );
+    if (refused.length > 0) throw new ValidationError(refused);
     // live credentials move real money: only for a merchant the operator has verified (the
     // operator itself may issue them before, e.g. for its own checks)
     if (request.mode === 'live' && manager.kind !== 'operator') {
@@ -123,6 +134,8 @@ export class AppTokenService {
   ): Promise<AppTokenRevocation> {
     const revocation = await this.appTokens.revokeActive(await this.ownerFor(manager, storeId), id, now);
     if (!revocation) throw new NotFoundError('app_token');
+    // every gateway forgets each of them at once (the token and what it issued)
+    for (const revokedId of revocation.revokedIds) await this.changes?.announce(revokedId);
     return revocation;
   }
 

@@ -1,5 +1,7 @@
 export * from './accounts.module';
 export * from './app-tokens.service';
+export * from './app-token-changes';
+export * from './app-token-domains';
 export * from './merchant-users.service';
 export * from './login.service';
 export * from './password-reset.service';

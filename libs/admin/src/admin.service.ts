@@ -16,7 +16,13 @@ import type {
   MerchantUser,
   Store,
 } from '@kessai/db';
-import { ACTIVE_LIMITS, ConflictError, NotFoundError, ResourceLimitError } from '@kessai/domain';
+import {
+  ACTIVE_LIMITS,
+  ConflictError,
+  NotFoundError,
+  ResourceLimitError,
+  ValidationError,
+} from '@kessai/domain';
 import { announceAppTokenChange } from '@kessai/redis';
 import {
   applyPatch,
@@ -162,6 +168,11 @@ export class AdminService {
     } catch (error) {
       if (error instanceof NotFoundError) {
         throw new AdminError(`store ${storeId} does not belong to merchant ${input.merchantId}`);
+      }
+      if (error instanceof ValidationError) {
+        // the domain rule of every app token (libs/accounts' isAllowedTokenDomain)
+        const named = error.errors.map((e) => input.domains?.[Number(e.field?.split('.')[1])]);
+        throw new AdminError(`not an allowed app-token domain: ${named.join(', ')}`);
       }
       if (error instanceof ResourceLimitError) {
         throw new AdminError(

@@ -16,3 +16,12 @@ export function withCorrelation<T>(correlationId: string | null | undefined, fn:
 export function currentCorrelationId(): string | undefined {
   return current.getStore();
 }
+
+/**
+ * Where a write came from, carried into the outbox events it records (their `correlation_id`): the
+ * gateway passes the request's id, another front end its own request's. The use cases take it
+ * explicitly rather than from withCorrelation, so that an event's correlation is never implicit.
+ */
+export interface Correlation {
+  correlationId: string;
+}

@@ -1,28 +1,17 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { AppTokenService, type TokenManager } from '@kessai/accounts';
+import {
+  APP_TOKEN_DOMAIN,
+  AppTokenService,
+  isWildcardOverPublicSuffix,
+  type TokenManager,
+} from '@kessai/accounts';
 import { NotFoundError, parsePageRequest, toPage } from '@kessai/domain';
-import { getDomain } from 'tldts';
 import { z } from 'zod';
 import { AppTokenCache } from '../auth/app-token-cache';
 import { AcceptsCredentials, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
 import { presentAppJwt, presentIssuedAppJwt } from './app-jwt.presenter';
-
-/** A host, host:port, *.host (subdomains) or an http(s) origin, as the browser Origin check reads them. */
-const DOMAIN =
-  /^(https?:\/\/)?(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i;
-
-/**
- * Whether `domain` is a wildcard over a public suffix (`*.com`, `*.co.jp`, `*.github.io`): it would
- * allow every site under it to use the token from a browser, and would become `frame-ancestors
- * *.com` on the widget's frame. The Public Suffix List (ICANN and private sections) is tldts's.
- */
-export function isWildcardOverPublicSuffix(domain: string): boolean {
-  const host = domain.replace(/^https?:\/\//i, '').replace(/:\d+$/, '');
-  if (!host.startsWith('*.')) return false;
-  return getDomain(host.slice(2), { allowPrivateDomains: true }) === null;
-}
 
 export const createBody = z
   .object({
@@ -33,7 +22,7 @@ export const createBody = z
           .string()
           .trim()
           .max(253)
-          .regex(DOMAIN)
+          .regex(APP_TOKEN_DOMAIN)
           .refine((domain) => !isWildcardOverPublicSuffix(domain), { params: { reason: 'INVALID_FORMAT' } }),
       )
       .max(50)
@@ -80,7 +69,7 @@ export class AppJwtsController {
   @HttpCode(204)
   async revokeMerchantToken(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
     const revoked = await this.tokens.revoke(managerOf(principal), null, tokenId(id));
-    for (const revokedId of revoked.revokedIds) await this.cache.invalidate(revokedId);
+    for (const revokedId of revoked.revokedIds) this.cache.forget(revokedId);
   }
 
   @Post('stores/:storeId/app_jwts')
@@ -121,7 +110,7 @@ export class AppJwtsController {
     @Param('id') id: string,
   ) {
     const revoked = await this.tokens.revoke(managerOf(principal), storeIdOf(storeId), tokenId(id));
-    for (const revokedId of revoked.revokedIds) await this.cache.invalidate(revokedId);
+    for (const revokedId of revoked.revokedIds) this.cache.forget(revokedId);
   }
 }
 

@@ -83,6 +83,14 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
     return reading;
   }
 
+  /**
+   * After a revocation the use case announced itself (AppTokenService.revoke): forget it here at
+   * once, before this gateway's answer, without waiting for the broadcast to come back.
+   */
+  forget(id: string): void {
+    this.#forget(id);
+  }
+
   /** After a token changed (revoked): forget it here and tell every other gateway. */
   async invalidate(id: string): Promise<void> {
     this.#forget(id);

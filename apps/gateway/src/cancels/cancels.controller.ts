@@ -1,38 +1,57 @@
-import { Body, Controller, Get, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { parsePageRequest, toPage } from '@kessai/domain';
+import { CancelsService } from '@kessai/payments';
+import { presentCancel } from '@kessai/presenters';
 import { CurrentPrincipal } from '../auth/decorators';
+import { chargeScopeOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { closeSignal } from '../http/polling';
-import { CancelsService } from './cancels.service';
+import { getChargeSchema } from '../charges/charge.schemas';
+import { closeSignal, readPolling } from '../http/polling';
+import { parseInput } from '../http/validation';
+import { createCancelSchema, updateCancelSchema } from './cancel.schemas';
 
-/** Cancels of a charge (api-reference §5.5): the SDK's cancels.create/get/list/poll, and PATCH. */
+/**
+ * Cancels of a charge (api-reference §5.5): the SDK's cancels.create/get/list/poll, and PATCH. The
+ * use cases are libs/payments' CancelsService.
+ */
 @Controller('stores/:storeId/charges/:chargeId/cancels')
 export class CancelsController {
-  constructor(private readonly cancels: CancelsService) {}
+  constructor(
+    private readonly cancels: CancelsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post()
-  create(
+  async create(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.cancels.create(principal, storeId, chargeId, body, { correlationId: request.id });
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    const cancel = await this.cancels.create(scope, chargeId, parseInput(createCancelSchema, body), {
+      correlationId: request.id,
+    });
+    return presentCancel(cancel);
   }
 
   @Get()
-  list(
+  async list(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    return this.cancels.list(principal, storeId, chargeId, query);
+    const page = parsePageRequest(query);
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    return toPage(await this.cancels.list(scope, chargeId, page), page.limit, presentCancel);
   }
 
   @Get(':id')
-  get(
+  async get(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
@@ -40,17 +59,28 @@ export class CancelsController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.cancels.get(principal, storeId, chargeId, id, query, closeSignal(reply));
+    const { polling } = parseInput(getChargeSchema, query);
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    const cancel = await readPolling(
+      () => this.cancels.find(scope, chargeId, id),
+      () => this.cancels.status(id),
+      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal: closeSignal(reply) },
+    );
+    return presentCancel(cancel);
   }
 
+  /** PATCH: metadata only, replaced whole. */
   @Patch(':id')
-  update(
+  async update(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
     @Param('id') id: string,
     @Body() body: unknown,
   ) {
-    return this.cancels.update(principal, storeId, chargeId, id, body);
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    const cancel = await this.cancels.find(scope, chargeId, id);
+    const { metadata } = parseInput(updateCancelSchema, body);
+    return presentCancel(await this.cancels.updateMetadata(scope, chargeId, cancel, metadata));
   }
 }

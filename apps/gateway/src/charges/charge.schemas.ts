@@ -18,8 +18,6 @@ export const CHARGE_THREE_DS_MODES = [
 
 /** The largest amount accepted, in minor units (well inside a JSON number's exact range). */
 export const MAX_CHARGE_AMOUNT = 9_999_999_999;
-/** How far ahead capture_at may be: card authorizations do not outlive a week. */
-export const MAX_CAPTURE_DELAY_MS = 7 * 24 * 3_600_000;
 
 const reason = (name: string) => ({ params: { reason: name } });
 

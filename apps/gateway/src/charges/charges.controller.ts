@@ -1,31 +1,47 @@
-import { Body, Controller, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { PermissionError } from '@kessai/domain';
+import { ChargesService } from '@kessai/payments';
+import { presentCharge, presentIssuerToken, presentThreeDsIssuerToken } from '@kessai/presenters';
 import { CurrentPrincipal } from '../auth/decorators';
+import { storeScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
+import { closeSignal, readPolling } from '../http/polling';
+import { parseInput } from '../http/validation';
 import { ChargeExpiryService } from './charge-expiry.service';
-import { ChargesService } from './charges.service';
+import { listChargesFor } from './charge-list';
+import { captureSchema, createChargeSchema, getChargeSchema, updateChargeSchema } from './charge.schemas';
 
 /**
  * Charges (api-reference §5.2). POST /charges takes its store from the app token; the other routes
  * read within the path's store, or the caller's scope for /charges and /charges/{id}. All need a
- * secret-bearing app token.
+ * secret-bearing app token. The use cases are libs/payments' ChargesService.
  */
 @Controller()
 export class ChargesController {
   constructor(
     private readonly charges: ChargesService,
     private readonly expiries: ChargeExpiryService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Post('charges')
-  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return this.charges.create(principal, body, { correlationId: request.id });
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ) {
+    const actor = tokenStoreOf(principal);
+    const charge = await this.charges.create(actor, parseInput(createChargeSchema, body), {
+      correlationId: request.id,
+    });
+    return presentCharge(charge);
   }
 
   @Get('charges')
   list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.charges.list(principal, null, query);
+    return this.#list(principal, null, query);
   }
 
   @Get('stores/:storeId/charges')
@@ -34,7 +50,7 @@ export class ChargesController {
     @Param('storeId') storeId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    return this.charges.list(principal, storeId, query);
+    return this.#list(principal, storeId, query);
   }
 
   @Get('charges/:id')
@@ -44,7 +60,7 @@ export class ChargesController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.charges.get(principal, null, id, query, closeSignal(reply));
+    return this.#get(principal, null, id, query, closeSignal(reply));
   }
 
   @Get('stores/:storeId/charges/:id')
@@ -55,39 +71,46 @@ export class ChargesController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.charges.get(principal, storeId, id, query, closeSignal(reply));
+    return this.#get(principal, storeId, id, query, closeSignal(reply));
   }
 
+  /** PATCH: metadata only, replaced whole. */
   @Patch('stores/:storeId/charges/:id')
-  update(
+  async update(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Body() body: unknown,
   ) {
-    return this.charges.update(principal, storeId, id, body);
+    const scope = storeScopeOf(principal, storeId, 'charge');
+    const charge = await this.charges.find(scope, id);
+    const { metadata } = parseInput(updateChargeSchema, body);
+    return presentCharge(await this.charges.updateMetadata(scope, charge, metadata));
   }
 
-  /** The SDK's captures.create: answers 200 `{}` (api-reference §5.2). */
+  /** The SDK's captures.create: answers 200 `{}` as UnivaPay's (api-reference §5.2). */
   @Post('stores/:storeId/charges/:id/capture')
   @HttpCode(200)
-  capture(
+  async capture(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.charges.capture(principal, storeId, id, body, { correlationId: request.id });
+    const charge = await this.charges.find(storeScopeOf(principal, storeId, 'charge'), id);
+    await this.charges.capture(charge, parseInput(captureSchema, body), { correlationId: request.id });
+    return {};
   }
 
   @Get('stores/:storeId/charges/:id/issuer_token')
-  issuerToken(
+  async issuerToken(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return this.charges.issuerToken(principal, storeId, id);
+    const charge = await this.charges.issuerToken(storeScopeOf(principal, storeId, 'charge'), id);
+    return presentIssuerToken(charge, charge.issuerToken);
   }
 
   /** The SDK's charges.expiry: a bank-transfer or konbini charge's payment deadline. */
@@ -128,18 +151,39 @@ export class ChargesController {
   }
 
   @Get('stores/:storeId/charges/:id/three_ds/issuer_token')
-  threeDsIssuerToken(
+  async threeDsIssuerToken(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return this.charges.threeDsIssuerToken(principal, storeId, id);
+    const charge = await this.charges.threeDsIssuerToken(storeScopeOf(principal, storeId, 'charge'), id);
+    return presentThreeDsIssuerToken(charge, charge.threeDsIssuerToken);
   }
-}
 
-/** Aborted when the connection closes before the answer is sent (a polling client that gave up). */
-function closeSignal(reply: FastifyReply): AbortSignal {
-  const controller = new AbortController();
-  reply.raw.once('close', () => controller.abort());
-  return controller.signal;
+  /**
+   * `storeId` from the path, or null for GET /charges/{id}. With `polling=true` a pending charge is
+   * re-read until its status changes, at most CHARGE_POLLING_MAX_WAIT_MS (or until the client goes
+   * away); the answer is then the charge as it is, pending or not.
+   */
+  async #get(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    query: Record<string, unknown>,
+    signal: AbortSignal,
+  ) {
+    const { polling } = parseInput(getChargeSchema, query);
+    const scope = storeScopeOf(principal, storeId, 'charge');
+    const charge = await readPolling(
+      () => this.charges.find(scope, id),
+      () => this.charges.status(id),
+      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal },
+    );
+    return presentCharge(charge);
+  }
+
+  /** `storeId` from the path, or null for GET /charges (a store token's own store, a merchant's all). */
+  #list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
+    return listChargesFor(this.charges, storeScopeOf(principal, storeId, 'charge'), storeId, query);
+  }
 }

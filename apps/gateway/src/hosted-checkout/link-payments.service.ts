@@ -5,11 +5,16 @@ import { CheckoutLinksRepository, TransactionTokensRepository, type CheckoutLink
 import { randomUUID } from 'node:crypto';
 import { DateTime, Duration } from 'luxon';
 import { BusinessRuleError, DomainError, NotFoundError, PermissionError } from '@kessai/domain';
+import type { Correlation } from '@kessai/observability';
+import { ChargesService } from '@kessai/payments';
+import { SubscriptionsService } from '@kessai/subscriptions';
+import { presentCharge, presentIssuerToken, presentThreeDsIssuerToken } from '@kessai/presenters';
 import { z } from 'zod';
+import { storeScopeOf, subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { ChargesService, type RequestContext } from '../charges/charges.service';
+import { createChargeSchema } from '../charges/charge.schemas';
 import { parseInput } from '../http/validation';
-import { SubscriptionsService } from '../subscriptions/subscriptions.service';
+import { createSubscriptionSchema } from '../subscriptions/subscription.schemas';
 
 /** The metadata key that ties a charge or subscription to the link that paid it. */
 export const CHECKOUT_LINK_METADATA_KEY = 'checkout_link_id';
@@ -55,7 +60,7 @@ export class LinkPaymentsService {
     linkId: string,
     body: unknown,
     baseUrl: string,
-    context: RequestContext,
+    context: Correlation,
   ): Promise<LinkPaymentView> {
     const link = await this.linkOf(principal, linkId);
     const request = parseInput(createPaymentSchema, body);
@@ -102,54 +107,48 @@ export class LinkPaymentsService {
     paymentId: string,
     metadata: Record<string, unknown>,
     back: (kind: string) => string,
-    context: RequestContext,
+    context: Correlation,
   ): Promise<void> {
     if (link.tokenType === 'subscription') {
-      await this.subscriptions.create(
-        principal,
-        {
-          transaction_token_id: tokenId,
-          amount: Number(link.amount),
-          currency: link.currency,
-          period: link.subscriptionPeriod ?? undefined,
-          cyclical_period: link.subscriptionCyclicalPeriod ?? undefined,
-          initial_amount:
-            link.subscriptionInitialAmount === null ? undefined : Number(link.subscriptionInitialAmount),
-          subscription_plan:
-            link.subscriptionCycles === null
-              ? undefined
-              : { plan_type: 'fixed_cycles', fixed_cycles: link.subscriptionCycles },
-          schedule_settings: scheduleSettingsOf(link),
-          metadata,
-        },
-        context,
-        paymentId,
-      );
+      const actor = tokenStoreOf(principal);
+      const request = parseInput(createSubscriptionSchema, {
+        transaction_token_id: tokenId,
+        amount: Number(link.amount),
+        currency: link.currency,
+        period: link.subscriptionPeriod ?? undefined,
+        cyclical_period: link.subscriptionCyclicalPeriod ?? undefined,
+        initial_amount:
+          link.subscriptionInitialAmount === null ? undefined : Number(link.subscriptionInitialAmount),
+        subscription_plan:
+          link.subscriptionCycles === null
+            ? undefined
+            : { plan_type: 'fixed_cycles', fixed_cycles: link.subscriptionCycles },
+        schedule_settings: scheduleSettingsOf(link),
+        metadata,
+      });
+      await this.subscriptions.create(actor, request, context, paymentId);
       return;
     }
     const token = await this.tokens.findInStore(principal.merchantId, link.storeId, tokenId);
     if (!token) throw new NotFoundError('transaction_token');
     const card = token.paymentType === 'card';
-    await this.charges.create(
-      principal,
-      {
-        transaction_token_id: token.id,
-        amount: Number(link.amount),
-        currency: link.currency,
-        // a card is authenticated when its issuer asks (3-D Secure); an operator pays on its page
-        ...(card
-          ? {
-              capture: link.chargeAuth !== true,
-              ...captureAtOf(link),
-              three_ds: { redirect_endpoint: back('charge') },
-            }
-          : {}),
-        redirect: { endpoint: back('charge') },
-        metadata,
-      },
-      context,
-      paymentId,
-    );
+    const actor = tokenStoreOf(principal);
+    const request = parseInput(createChargeSchema, {
+      transaction_token_id: token.id,
+      amount: Number(link.amount),
+      currency: link.currency,
+      // a card is authenticated when its issuer asks (3-D Secure); an operator pays on its page
+      ...(card
+        ? {
+            capture: link.chargeAuth !== true,
+            ...captureAtOf(link),
+            three_ds: { redirect_endpoint: back('charge') },
+          }
+        : {}),
+      redirect: { endpoint: back('charge') },
+      metadata,
+    });
+    await this.charges.create(actor, request, context, paymentId);
   }
 
   async get(principal: Principal, linkId: string, kind: string, id: string): Promise<LinkPaymentView> {
@@ -163,15 +162,19 @@ export class LinkPaymentsService {
 
   private async viewCharge(principal: Principal, id: string): Promise<LinkPaymentView> {
     const link = principal.checkoutLink;
-    const charge = await this.charges.get(principal, null, id, {});
+    const charge = presentCharge(await this.charges.find(storeScopeOf(principal, null, 'charge'), id));
     if (!link || (charge.metadata as Record<string, unknown>)[CHECKOUT_LINK_METADATA_KEY] !== link.id)
       throw new NotFoundError('charge');
     let next: LinkPaymentView['next_action'] = null;
     if (charge.status === 'awaiting') {
       const storeId = charge.store_id;
+      const scope = { merchantId: principal.merchantId, storeId };
       const issuer = await this.charges
-        .threeDsIssuerToken(principal, storeId, id)
-        .catch(() => this.charges.issuerToken(principal, storeId, id))
+        .threeDsIssuerToken(scope, id)
+        .then((found) => presentThreeDsIssuerToken(found, found.threeDsIssuerToken))
+        .catch(() =>
+          this.charges.issuerToken(scope, id).then((found) => presentIssuerToken(found, found.issuerToken)),
+        )
         .catch(() => null);
       if (issuer?.issuer_token)
         next = {
@@ -193,7 +196,8 @@ export class LinkPaymentsService {
   private async viewSubscription(principal: Principal, id: string): Promise<LinkPaymentView> {
     const link = principal.checkoutLink;
     if (!link || principal.storeId === null) throw new NotFoundError('subscription');
-    const subscription = await this.subscriptions.get(principal, principal.storeId, id, {});
+    const scope = subscriptionScopeOf(principal, principal.storeId, id);
+    const subscription = await this.subscriptions.find(scope, id);
     if ((subscription.metadata as Record<string, unknown>)[CHECKOUT_LINK_METADATA_KEY] !== link.id)
       throw new NotFoundError('subscription');
     return { kind: 'subscription', id, status: subscription.status, error: null, next_action: null };

@@ -1,19 +1,9 @@
 import { z } from 'zod';
+import { REFUND_REASONS } from '@kessai/payments';
 import { currencySchema, MAX_CHARGE_AMOUNT } from '../charges/charge.schemas';
 import { metadataSchema } from '../transaction-tokens/transaction-token.schemas';
 
 /** Request schemas of the refund routes (api-reference §5.4), in wire (snake_case) form. */
-
-/** RefundReason (api-reference §5.12). */
-export const REFUND_REASONS = [
-  'duplicate',
-  'fraud',
-  'customer_request',
-  'chargeback',
-  'chargeback_fee_exempt',
-  'chargeback_reverse',
-  'system_failure',
-] as const;
 
 /** A positive integer amount in minor units: at least 1, at most what a charge may be. */
 const amount = z

@@ -1,38 +1,60 @@
-import { Body, Controller, Get, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { parsePageRequest, toPage } from '@kessai/domain';
+import { RefundsService } from '@kessai/payments';
+import { presentRefund } from '@kessai/presenters';
 import { CurrentPrincipal } from '../auth/decorators';
+import { chargeScopeOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { closeSignal } from '../http/polling';
-import { RefundsService } from './refunds.service';
+import { getChargeSchema } from '../charges/charge.schemas';
+import { closeSignal, readPolling } from '../http/polling';
+import { parseInput } from '../http/validation';
+import { createRefundSchema, updateRefundSchema } from './refund.schemas';
 
-/** Refunds of a charge (api-reference §5.4): the SDK's refunds.create/get/list/update/poll. */
+/**
+ * Refunds of a charge (api-reference §5.4): the SDK's refunds.create/get/list/update/poll. The use
+ * cases are libs/payments' RefundsService.
+ */
 @Controller('stores/:storeId/charges/:chargeId/refunds')
 export class RefundsController {
-  constructor(private readonly refunds: RefundsService) {}
+  constructor(
+    private readonly refunds: RefundsService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post()
-  create(
+  async create(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.refunds.create(principal, storeId, chargeId, body, { correlationId: request.id });
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    const refund = await this.refunds.create(scope, chargeId, parseInput(createRefundSchema, body), {
+      correlationId: request.id,
+    });
+    return presentRefund(refund);
   }
 
   @Get()
-  list(
+  async list(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    return this.refunds.list(principal, storeId, chargeId, query);
+    const page = parsePageRequest(query);
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    const { rows, totalHits } = await this.refunds.list(scope, chargeId, page);
+    const result = toPage(rows, page.limit, presentRefund);
+    return totalHits === null ? result : { ...result, total_hits: totalHits };
   }
 
+  /** With `polling=true` a pending refund is re-read until it ends, at most CHARGE_POLLING_MAX_WAIT_MS. */
   @Get(':id')
-  get(
+  async get(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
@@ -40,17 +62,28 @@ export class RefundsController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.refunds.get(principal, storeId, chargeId, id, query, closeSignal(reply));
+    const { polling } = parseInput(getChargeSchema, query);
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    const refund = await readPolling(
+      () => this.refunds.find(scope, chargeId, id),
+      () => this.refunds.status(id),
+      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal: closeSignal(reply) },
+    );
+    return presentRefund(refund);
   }
 
+  /** PATCH: reason, message and metadata; `status` is accepted only unchanged. */
   @Patch(':id')
-  update(
+  async update(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('chargeId') chargeId: string,
     @Param('id') id: string,
     @Body() body: unknown,
   ) {
-    return this.refunds.update(principal, storeId, chargeId, id, body);
+    const scope = chargeScopeOf(principal, storeId, chargeId);
+    const refund = await this.refunds.find(scope, chargeId, id);
+    const changes = parseInput(updateRefundSchema, body);
+    return presentRefund(await this.refunds.update(scope, chargeId, refund, changes));
   }
 }

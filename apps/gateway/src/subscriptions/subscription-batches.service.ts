@@ -9,14 +9,17 @@ import {
   type NewSubscription,
   type SubscriptionBatchRow,
 } from '@kessai/db';
-import { DomainError, isUuid, NotFoundError, StoreTokenRequiredError } from '@kessai/domain';
+import { DomainError, isUuid, NotFoundError } from '@kessai/domain';
+import type { Correlation } from '@kessai/observability';
+import { ChargesService } from '@kessai/payments';
+import { SubscriptionsService } from '@kessai/subscriptions';
+import { tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { ChargesService, type RequestContext } from '../charges/charges.service';
-import { getChargeSchema } from '../charges/charge.schemas';
+import { createChargeSchema, getChargeSchema } from '../charges/charge.schemas';
 import { readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
 import { metadataSchema } from '../transaction-tokens/transaction-token.schemas';
-import { SubscriptionsService } from './subscriptions.service';
+import { createSubscriptionSchema } from './subscription.schemas';
 
 /** The most subscriptions one batch creates. */
 export const MAX_BATCH_SUBSCRIPTIONS = 10;
@@ -45,50 +48,53 @@ export class SubscriptionBatchesService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(principal: Principal, body: unknown, context: RequestContext) {
-    if (principal.storeId === null) throw new StoreTokenRequiredError();
+  async create(principal: Principal, body: unknown, context: Correlation) {
+    const actor = tokenStoreOf(principal);
     const request = parseInput(createBatchSchema, body);
     const subscriptions: NewSubscription[] = [];
     for (const [index, item] of request.subscriptions.entries())
       subscriptions.push(
-        await naming(`subscriptions[${index}]`, () => this.subscriptions.prepare(principal, item)),
+        await naming(`subscriptions[${index}]`, () =>
+          this.subscriptions.prepare(actor, parseInput(createSubscriptionSchema, item)),
+        ),
       );
     const charge = request.charges?.[0];
     const prepared =
       charge === undefined
         ? null
         : await naming('charges[0]', () =>
-            this.charges.prepareCreation(principal, charge, context, request.initial_charge_metadata ?? null),
+            this.charges.prepareCreation(
+              actor,
+              parseInput(createChargeSchema, charge),
+              context,
+              request.initial_charge_metadata ?? null,
+            ),
           );
     const id = randomUUID();
     try {
       const result = await this.batches.create({
         id,
-        merchantId: principal.merchantId,
-        storeId: principal.storeId,
+        merchantId: actor.merchantId,
+        storeId: actor.storeId,
         subscriptions,
         charge: prepared?.creation ?? null,
         correlationId: context.correlationId,
       });
       // a charge refused by the duplicate rule is created failed: the batch is then failed too
-      if (prepared && result)
-        await this.charges.answerCreation(principal, principal.storeId, prepared.token, result);
+      if (prepared && result) await this.charges.answerCreation(actor, actor.storeId, prepared.token, result);
     } catch (error) {
       if (error instanceof BatchClockGoneError) throw new NotFoundError(error.gone);
       if (error instanceof ChargeRefusedError && prepared) {
         // nothing was written; say why as POST /charges would
         await naming('charges[0]', () =>
-          this.charges.answerCreation(principal, principal.storeId!, prepared.token, {
+          this.charges.answerCreation(actor, actor.storeId, prepared.token, {
             outcome: error.outcome,
           }),
         );
       }
       throw error;
     }
-    const batch = await this.batches.find(
-      { merchantId: principal.merchantId, storeId: principal.storeId },
-      id,
-    );
+    const batch = await this.batches.find({ merchantId: actor.merchantId, storeId: actor.storeId }, id);
     if (!batch) throw new Error(`batch ${id} not found after its creation`);
     return presentBatch(batch);
   }

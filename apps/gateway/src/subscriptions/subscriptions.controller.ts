@@ -1,11 +1,46 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Inject,
+  Param,
+  Patch,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { parsePageRequest, toPage } from '@kessai/domain';
+import { ChargesService } from '@kessai/payments';
+import {
+  presentCharge,
+  presentPlannedPayment,
+  presentScheduledPayment,
+  presentSubscription,
+  presentSubscriptionListItem,
+} from '@kessai/presenters';
+import { ScheduledPaymentsService, SubscriptionsService } from '@kessai/subscriptions';
 import { CurrentPrincipal } from '../auth/decorators';
+import { subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { closeSignal } from '../http/polling';
-import { ScheduledPaymentsService } from './scheduled-payments.service';
+import { listChargesFor } from '../charges/charge-list';
+import { getChargeSchema } from '../charges/charge.schemas';
+import { closeSignal, readPolling } from '../http/polling';
+import { parseInput } from '../http/validation';
 import { SubscriptionBatchesService } from './subscription-batches.service';
-import { SubscriptionsService } from './subscriptions.service';
+import {
+  createSubscriptionSchema,
+  listSubscriptionsSchema,
+  simulatePlanSchema,
+  suspendSchema,
+  updateSubscriptionSchema,
+  updateScheduledPaymentSchema,
+  updateTokenSchema,
+} from './subscription.schemas';
 
 type Query = Record<string, unknown>;
 const context = (request: FastifyRequest) => ({ correlationId: request.id });
@@ -13,7 +48,8 @@ const context = (request: FastifyRequest) => ({ correlationId: request.id });
 /**
  * Subscriptions (api-reference §5.3): the SDK's subscriptions.* and subscriptions.payments.*. POST
  * /subscriptions takes its store from the app token; suspend, unsuspend and token take the store
- * prefix optionally, as the SDK's routes do. All need a secret-bearing app token.
+ * prefix optionally, as the SDK's routes do. All need a secret-bearing app token. The use cases are
+ * libs/subscriptions' SubscriptionsService.
  */
 @Controller()
 export class SubscriptionsController {
@@ -21,27 +57,36 @@ export class SubscriptionsController {
     private readonly subscriptions: SubscriptionsService,
     private readonly payments: ScheduledPaymentsService,
     private readonly batches: SubscriptionBatchesService,
+    private readonly charges: ChargesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   @Post('subscriptions/simulate_plan')
   @HttpCode(200)
-  simulatePlan(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.subscriptions.simulatePlan(principal, null, body);
+  simulatePlan(@Body() body: unknown) {
+    return this.#simulatePlan(body);
   }
 
   @Post('stores/:storeId/subscriptions/simulate_plan')
   @HttpCode(200)
-  simulatePlanInStore(
+  async simulatePlanInStore(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Body() body: unknown,
   ) {
-    return this.subscriptions.simulatePlan(principal, storeId, body);
+    await this.subscriptions.checkStoreVisible(principal, storeId);
+    return this.#simulatePlan(body);
   }
 
   @Post('subscriptions')
-  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return this.subscriptions.create(principal, body, context(request));
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ) {
+    const actor = tokenStoreOf(principal);
+    const input = parseInput(createSubscriptionSchema, body);
+    return presentSubscription(await this.subscriptions.create(actor, input, context(request)));
   }
 
   @Post('subscriptions/batches')
@@ -65,7 +110,7 @@ export class SubscriptionsController {
 
   @Get('subscriptions')
   list(@CurrentPrincipal() principal: Principal, @Query() query: Query) {
-    return this.subscriptions.list(principal, null, query);
+    return this.#list(principal, null, query);
   }
 
   @Get('stores/:storeId/subscriptions')
@@ -74,29 +119,47 @@ export class SubscriptionsController {
     @Param('storeId') storeId: string,
     @Query() query: Query,
   ) {
-    return this.subscriptions.list(principal, storeId, query);
+    return this.#list(principal, storeId, query);
   }
 
+  /** With `polling=true` an unverified subscription is re-read until its status changes (bounded). */
   @Get('stores/:storeId/subscriptions/:id')
-  get(
+  async get(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Query() query: Query,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.subscriptions.get(principal, storeId, id, query, closeSignal(reply));
+    const { polling } = parseInput(getChargeSchema, query);
+    const scope = subscriptionScopeOf(principal, storeId, id);
+    const subscription = await readPolling(
+      () => this.subscriptions.find(scope, id),
+      () => this.subscriptions.status(id),
+      {
+        polling,
+        maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS,
+        signal: closeSignal(reply),
+        waitingStatus: 'unverified',
+      },
+    );
+    return presentSubscription(subscription);
   }
 
   @Patch('stores/:storeId/subscriptions/:id')
-  update(
+  async update(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.subscriptions.update(principal, storeId, id, body, context(request));
+    const scope = subscriptionScopeOf(principal, storeId, id);
+    const subscription = await this.subscriptions.find(scope, id);
+    const changes = parseInput(updateSubscriptionSchema, body);
+    return presentSubscription(
+      await this.subscriptions.update(principal, scope, subscription, changes, context(request)),
+    );
   }
 
   /** Cancel (api-reference §5.3): 204, `canceled` is final. */
@@ -108,7 +171,7 @@ export class SubscriptionsController {
     @Param('id') id: string,
     @Req() request: FastifyRequest,
   ): Promise<void> {
-    await this.subscriptions.cancel(principal, storeId, id, context(request));
+    await this.subscriptions.cancel(subscriptionScopeOf(principal, storeId, id), id, context(request));
   }
 
   @Patch('subscriptions/:id/suspend')
@@ -118,7 +181,7 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.subscriptions.suspend(principal, null, id, body, context(request));
+    return this.#suspend(principal, null, id, body, request);
   }
 
   @Patch('stores/:storeId/subscriptions/:id/suspend')
@@ -129,7 +192,7 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.subscriptions.suspend(principal, storeId, id, body, context(request));
+    return this.#suspend(principal, storeId, id, body, request);
   }
 
   @Patch('subscriptions/:id/unsuspend')
@@ -139,7 +202,7 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.subscriptions.unsuspend(principal, null, id, body, context(request));
+    return this.#unsuspend(principal, null, id, body, request);
   }
 
   @Patch('stores/:storeId/subscriptions/:id/unsuspend')
@@ -150,7 +213,7 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.subscriptions.unsuspend(principal, storeId, id, body, context(request));
+    return this.#unsuspend(principal, storeId, id, body, request);
   }
 
   @Patch('subscriptions/:id/token')
@@ -160,7 +223,7 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.subscriptions.updateToken(principal, null, id, body, context(request));
+    return this.#updateToken(principal, null, id, body, request);
   }
 
   @Patch('stores/:storeId/subscriptions/:id/token')
@@ -171,50 +234,71 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.subscriptions.updateToken(principal, storeId, id, body, context(request));
+    return this.#updateToken(principal, storeId, id, body, request);
   }
 
+  /** GET …/charges: the subscription's charges, with the charge list's filters and pagination. */
   @Get('stores/:storeId/subscriptions/:id/charges')
-  listCharges(
+  async listCharges(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Query() query: Query,
   ) {
-    return this.subscriptions.listCharges(principal, storeId, id, query);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const merchant = { merchantId: principal.merchantId, storeId: null };
+    return listChargesFor(this.charges, merchant, null, query, { subscriptionId: subscription.id });
   }
 
+  /** GET …/charges/latest: its newest charge; 404 when it has none yet. */
   @Get('stores/:storeId/subscriptions/:id/charges/latest')
-  latestCharge(
+  async latestCharge(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return this.subscriptions.latestCharge(principal, storeId, id);
+    const scope = subscriptionScopeOf(principal, storeId, id);
+    return presentCharge(await this.subscriptions.latestCharge(scope, id));
   }
 
   @Get('stores/:storeId/subscriptions/:id/payments')
-  listPayments(
+  async listPayments(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Query() query: Query,
   ) {
-    return this.payments.list(principal, storeId, id, query);
+    const page = parsePageRequest(query);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const { rows, totalHits } = await this.payments.list(subscription, page);
+    const result = toPage(rows, page.limit, (payment) =>
+      presentScheduledPayment(payment, subscription.retryInterval),
+    );
+    return totalHits === null ? result : { ...result, total_hits: totalHits };
   }
 
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId')
-  getPayment(
+  async getPayment(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Param('paymentId') paymentId: string,
   ) {
-    return this.payments.get(principal, storeId, id, paymentId);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const payment = await this.payments.find(
+      subscriptionScopeOf(principal, storeId),
+      subscription,
+      paymentId,
+    );
+    return presentScheduledPayment(payment, subscription.retryInterval);
   }
 
+  /**
+   * PATCH …/payments/{id}: a pending payment's due date or amount, as the store's
+   * subscription_configuration allows.
+   */
   @Patch('stores/:storeId/subscriptions/:id/payments/:paymentId')
-  updatePayment(
+  async updatePayment(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
@@ -222,17 +306,92 @@ export class SubscriptionsController {
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.payments.update(principal, storeId, id, paymentId, body, context(request));
+    const scope = subscriptionScopeOf(principal, storeId);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const payment = await this.payments.find(scope, subscription, paymentId);
+    const input = parseInput(updateScheduledPaymentSchema, body);
+    const updated = await this.payments.update(scope, subscription, payment, input, context(request));
+    return presentScheduledPayment(updated, subscription.retryInterval);
   }
 
+  /** GET …/payments/{id}/charges: the charges made for the payment (one per try). */
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId/charges')
-  listPaymentCharges(
+  async listPaymentCharges(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Param('paymentId') paymentId: string,
     @Query() query: Query,
   ) {
-    return this.payments.listCharges(principal, storeId, id, paymentId, query);
+    const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
+    const payment = await this.payments.find(
+      subscriptionScopeOf(principal, storeId),
+      subscription,
+      paymentId,
+    );
+    const merchant = { merchantId: principal.merchantId, storeId: null };
+    return listChargesFor(this.charges, merchant, null, query, { scheduledPaymentId: payment.id });
+  }
+
+  #simulatePlan(body: unknown) {
+    const request = parseInput(simulatePlanSchema, body);
+    const { payments, retryInterval } = this.subscriptions.simulatePlan(request);
+    return payments.map((payment) => presentPlannedPayment(payment, request.currency, retryInterval));
+  }
+
+  /** `storeId` from the path, or null for GET /subscriptions (a store token's store, a merchant's all). */
+  async #list(principal: Principal, storeId: string | null, query: Query) {
+    const page = parsePageRequest(query);
+    const filters = parseInput(listSubscriptionsSchema, query);
+    const scope = subscriptionScopeOf(principal, storeId);
+    const statuses = [
+      ...(filters.status ? [filters.status] : []),
+      ...(filters.statuses ?? []),
+      ...(filters['statuses[]'] ?? []),
+    ];
+    const where = { statuses, mode: filters.mode, search: filters.search || undefined };
+    const { rows, totalHits } = await this.subscriptions.list(scope, storeId, where, page);
+    const result = toPage(rows, page.limit, presentSubscriptionListItem);
+    return totalHits === null ? result : { ...result, total_hits: totalHits };
+  }
+
+  async #suspend(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    body: unknown,
+    request: FastifyRequest,
+  ) {
+    const input = parseInput(suspendSchema, body);
+    const scope = subscriptionScopeOf(principal, storeId, id);
+    return presentSubscription(await this.subscriptions.suspend(scope, id, input, context(request)));
+  }
+
+  async #unsuspend(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    body: unknown,
+    request: FastifyRequest,
+  ) {
+    parseInput(suspendSchema, body);
+    const scope = subscriptionScopeOf(principal, storeId, id);
+    return presentSubscription(await this.subscriptions.unsuspend(scope, id, context(request)));
+  }
+
+  /** PATCH …/token: the token part of PATCH. */
+  async #updateToken(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    body: unknown,
+    request: FastifyRequest,
+  ) {
+    const { transaction_token_id: tokenId } = parseInput(updateTokenSchema, body);
+    const scope = subscriptionScopeOf(principal, storeId, id);
+    const subscription = await this.subscriptions.find(scope, id);
+    return presentSubscription(
+      await this.subscriptions.updateToken(principal, scope, subscription, tokenId, context(request)),
+    );
   }
 }

@@ -12,7 +12,7 @@ import {
 } from '@kessai/domain';
 import { presentTestClock } from '@kessai/presenters';
 import type { Principal } from '../auth/principal';
-import type { RequestContext } from '../charges/charges.service';
+import type { Correlation } from '@kessai/observability';
 import { parseInput } from '../http/validation';
 import { advanceTestClockSchema, createTestClockSchema } from './test-clock.schemas';
 
@@ -72,7 +72,7 @@ export class TestClocksService {
   }
 
   /** Deletes the clock and cancels its subscriptions that are not final. */
-  async delete(principal: Principal, id: string, context: RequestContext): Promise<void> {
+  async delete(principal: Principal, id: string, context: Correlation): Promise<void> {
     testModeOnly(principal);
     if (!isUuid(id)) throw new NotFoundError('test_clock');
     const deleted = await this.clocks.delete(principal.merchantId, id, context.correlationId);

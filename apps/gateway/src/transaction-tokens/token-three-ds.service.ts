@@ -10,7 +10,8 @@ import {
 import { BusinessRuleError, ValidationError } from '@kessai/domain';
 import type { Principal } from '../auth/principal';
 import { presentToken } from '@kessai/presenters';
-import { TransactionTokensService, type RequestContext } from './transaction-tokens.service';
+import type { Correlation } from '@kessai/observability';
+import { TransactionTokensService } from './transaction-tokens.service';
 
 /**
  * A card token's 3-D Secure over the API (docs/transaction-tokens.md, "3-D Secure"): the issuer page
@@ -46,7 +47,7 @@ export class TokenThreeDsService {
    * token_three_ds_requested) unless it succeeded already, in which case it is only switched on.
    * Answers the token.
    */
-  async enable(principal: Principal, storeId: string, id: string, context: RequestContext) {
+  async enable(principal: Principal, storeId: string, id: string, context: Correlation) {
     const token = await this.#changeable(principal, storeId, id);
     const threeDs = storedTokenThreeDs(token.data);
     if (threeDs?.status === 'successful') {
@@ -68,7 +69,7 @@ export class TokenThreeDsService {
   }
 
   /** DELETE …/tokens/{id}/three_ds: charges no longer need it; answers the token (with a body). */
-  async disable(principal: Principal, storeId: string, id: string, context: RequestContext) {
+  async disable(principal: Principal, storeId: string, id: string, context: Correlation) {
     const token = await this.#changeable(principal, storeId, id);
     const threeDs = storedTokenThreeDs(token.data);
     if (!threeDs?.enabled) return presentToken(token);
@@ -87,7 +88,7 @@ export class TokenThreeDsService {
     read: StoredTokenThreeDs | null,
     next: StoredTokenThreeDs,
     requested: boolean,
-    context: RequestContext,
+    context: Correlation,
   ) {
     // Not applied when charge-service or another request moved it meanwhile: either way the answer
     // is the token as it now is.

@@ -7,6 +7,7 @@ import {
   type CardBrand,
   type SensitiveCardData,
 } from '@kessai/cards';
+import type { Correlation } from '@kessai/observability';
 import {
   StoresRepository,
   TransactionTokensRepository,
@@ -60,11 +61,6 @@ import {
   TokenConfirmationDelivery,
 } from './token-confirmation';
 
-export interface RequestContext {
-  /** the request id, carried into the outbox event */
-  correlationId: string;
-}
-
 interface PreparedToken {
   data: Prisma.InputJsonObject;
   vault: NewCardVaultEntry | null;
@@ -91,7 +87,7 @@ export class TransactionTokensService {
 
   private readonly logger = new Logger(TransactionTokensService.name);
 
-  async create(principal: Principal, body: unknown, context: RequestContext) {
+  async create(principal: Principal, body: unknown, context: Correlation) {
     const storeId = storeOf(principal);
     const request = parseInput(createTokenSchema, body);
     const settings = await this.stores.findTokenSettings(principal.merchantId, storeId);
@@ -154,7 +150,7 @@ export class TransactionTokensService {
    * TOKEN_CONFIRMATION_ATTEMPTS the code is spent. A token not waiting for a code is 400
    * CANNOT_UPDATE_TRANSACTION_TOKEN, or the token as it is when it is confirmed already.
    */
-  async confirm(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
+  async confirm(principal: Principal, storeId: string, id: string, body: unknown, context: Correlation) {
     const token = await this.findVisible(principal, storeId, id);
     const { confirmation_code } = parseInput(confirmTokenSchema, body);
     const result = await this.tokens.confirm(
@@ -182,13 +178,7 @@ export class TransactionTokensService {
    * deactivated and its subscriptions move to the new one, with token_replaced, in one statement.
    * Without a new number the card's is taken from the vault and sealed again under the new token.
    */
-  async renew(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    body: unknown,
-    context: RequestContext,
-  ) {
+  async renew(principal: Principal, storeId: string | null, id: string, body: unknown, context: Correlation) {
     const token = await this.findVisible(principal, storeId ?? storeOf(principal), id);
     const { data } = parseInput(renewTokenSchema, body);
     if (token.paymentType !== 'card' || token.type === 'one_time') {
@@ -278,7 +268,7 @@ export class TransactionTokensService {
     return { ...result, total_hits: await this.tokens.count(principal.merchantId, where) };
   }
 
-  async update(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
+  async update(principal: Principal, storeId: string, id: string, body: unknown, context: Correlation) {
     const token = await this.findVisible(principal, storeId, id);
     const request = parseInput(updateTokenSchema, body);
     if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
@@ -316,7 +306,7 @@ export class TransactionTokensService {
   }
 
   /** Deactivates the token (it stays readable, inactive) and forgets its pending CVV. */
-  async delete(principal: Principal, storeId: string, id: string, context: RequestContext): Promise<void> {
+  async delete(principal: Principal, storeId: string, id: string, context: Correlation): Promise<void> {
     const token = await this.findVisible(principal, storeId, id);
     await this.tokens.deactivate(token.id, { correlationId: context.correlationId });
     await this.pendingCvvs.discard(token.id).catch(() => undefined);

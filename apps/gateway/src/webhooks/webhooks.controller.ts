@@ -1,12 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { parsePageRequest, toPage } from '@kessai/domain';
+import { WebhooksService } from '@kessai/webhooks';
 import { CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
-import { WebhooksService } from './webhooks.service';
+import { parseInput } from '../http/validation';
+import {
+  presentCreatedWebhook,
+  presentDelivery,
+  presentWebhook,
+  presentWebhookListItem,
+} from './webhook.presenter';
+import { createWebhookSchema, updateWebhookSchema } from './webhook.schemas';
 
 /**
  * Webhooks (api-reference §5.10), the SDK's webHooks.create/get/list/update/delete: a store's with
- * the store prefix, the merchant's own without.
+ * the store prefix, the merchant's own without. The use cases are libs/webhooks' WebhooksService;
+ * each route resolves whose webhooks it addresses (WebhooksService.ownerOf) before its body.
  */
 @Controller()
 export class WebhooksController {
@@ -14,17 +24,17 @@ export class WebhooksController {
 
   @Post('webhooks')
   createMerchantWebhook(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    return this.webhooks.create(principal, null, body);
+    return this.#create(principal, null, body);
   }
 
   @Get('webhooks')
   listMerchantWebhooks(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.webhooks.list(principal, null, query);
+    return this.#list(principal, null, query);
   }
 
   @Get('webhooks/:id')
   getMerchantWebhook(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.webhooks.get(principal, null, id);
+    return this.#get(principal, null, id);
   }
 
   @Get('webhooks/:id/events')
@@ -33,7 +43,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ) {
-    return this.webhooks.listDeliveries(principal, null, id, query);
+    return this.#listDeliveries(principal, null, id, query);
   }
 
   @Post('webhooks/:id/events/:deliveryId/replay')
@@ -44,13 +54,13 @@ export class WebhooksController {
     @Param('deliveryId') deliveryId: string,
     @Req() request: FastifyRequest,
   ) {
-    return this.webhooks.replayDelivery(principal, null, id, deliveryId, { correlationId: request.id });
+    return this.#replayDelivery(principal, null, id, deliveryId, { correlationId: request.id });
   }
 
   @Post('webhooks/:id/rotate_secret')
   @HttpCode(200)
   rotateMerchantWebhookSecret(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.webhooks.rotateSecret(principal, null, id);
+    return this.#rotateSecret(principal, null, id);
   }
 
   @Patch('webhooks/:id')
@@ -59,13 +69,13 @@ export class WebhooksController {
     @Param('id') id: string,
     @Body() body: unknown,
   ) {
-    return this.webhooks.update(principal, null, id, body);
+    return this.#update(principal, null, id, body);
   }
 
   @Delete('webhooks/:id')
   @HttpCode(204)
   deleteMerchantWebhook(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return this.webhooks.delete(principal, null, id);
+    return this.#delete(principal, null, id);
   }
 
   @Post('stores/:storeId/webhooks')
@@ -74,7 +84,7 @@ export class WebhooksController {
     @Param('storeId') storeId: string,
     @Body() body: unknown,
   ) {
-    return this.webhooks.create(principal, storeId, body);
+    return this.#create(principal, storeId, body);
   }
 
   @Get('stores/:storeId/webhooks')
@@ -83,7 +93,7 @@ export class WebhooksController {
     @Param('storeId') storeId: string,
     @Query() query: Record<string, unknown>,
   ) {
-    return this.webhooks.list(principal, storeId, query);
+    return this.#list(principal, storeId, query);
   }
 
   @Get('stores/:storeId/webhooks/:id')
@@ -92,7 +102,7 @@ export class WebhooksController {
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return this.webhooks.get(principal, storeId, id);
+    return this.#get(principal, storeId, id);
   }
 
   @Get('stores/:storeId/webhooks/:id/events')
@@ -102,7 +112,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Query() query: Record<string, unknown>,
   ) {
-    return this.webhooks.listDeliveries(principal, storeId, id, query);
+    return this.#listDeliveries(principal, storeId, id, query);
   }
 
   @Post('stores/:storeId/webhooks/:id/events/:deliveryId/replay')
@@ -114,7 +124,7 @@ export class WebhooksController {
     @Param('deliveryId') deliveryId: string,
     @Req() request: FastifyRequest,
   ) {
-    return this.webhooks.replayDelivery(principal, storeId, id, deliveryId, { correlationId: request.id });
+    return this.#replayDelivery(principal, storeId, id, deliveryId, { correlationId: request.id });
   }
 
   @Post('stores/:storeId/webhooks/:id/rotate_secret')
@@ -124,7 +134,7 @@ export class WebhooksController {
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return this.webhooks.rotateSecret(principal, storeId, id);
+    return this.#rotateSecret(principal, storeId, id);
   }
 
   @Patch('stores/:storeId/webhooks/:id')
@@ -134,7 +144,7 @@ export class WebhooksController {
     @Param('id') id: string,
     @Body() body: unknown,
   ) {
-    return this.webhooks.update(principal, storeId, id, body);
+    return this.#update(principal, storeId, id, body);
   }
 
   @Delete('stores/:storeId/webhooks/:id')
@@ -144,6 +154,70 @@ export class WebhooksController {
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return this.webhooks.delete(principal, storeId, id);
+    return this.#delete(principal, storeId, id);
+  }
+
+  async #create(principal: Principal, storeId: string | null, body: unknown) {
+    const owner = await this.webhooks.ownerOf(principal, storeId);
+    const input = parseInput(createWebhookSchema, body);
+    return presentCreatedWebhook(await this.webhooks.create(owner, principal.mode, input));
+  }
+
+  async #list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
+    const page = parsePageRequest(query);
+    const owner = await this.webhooks.ownerOf(principal, storeId);
+    return toPage(await this.webhooks.list(owner, page), page.limit, presentWebhookListItem);
+  }
+
+  async #get(principal: Principal, storeId: string | null, id: string) {
+    const owner = await this.webhooks.ownerOf(principal, storeId);
+    return presentWebhook(await this.webhooks.find(owner, id));
+  }
+
+  /** The webhook's delivery log: its deliveries, newest first, each with its tries. */
+  async #listDeliveries(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    query: Record<string, unknown>,
+  ) {
+    const page = parsePageRequest(query);
+    const owner = await this.webhooks.ownerOf(principal, storeId);
+    return toPage(await this.webhooks.listDeliveries(owner, id, page), page.limit, presentDelivery);
+  }
+
+  /**
+   * One more try of a delivery, now (same delivery, same webhook-id, a new try): 202 with the
+   * delivery, pending. An inactive webhook's delivery is refused (409): it would not be sent.
+   */
+  async #replayDelivery(
+    principal: Principal,
+    storeId: string | null,
+    id: string,
+    deliveryId: string,
+    correlation: { correlationId: string },
+  ) {
+    const owner = await this.webhooks.ownerOf(principal, storeId);
+    return presentDelivery(await this.webhooks.replayDelivery(owner, id, deliveryId, correlation));
+  }
+
+  /**
+   * A new signing secret, in this answer only (`signing_secret`); the old one keeps signing
+   * deliveries for WEBHOOK_SECRET_OVERLAP_SECONDS, so a receiver switches without missing one.
+   */
+  async #rotateSecret(principal: Principal, storeId: string | null, id: string) {
+    const owner = await this.webhooks.ownerOf(principal, storeId);
+    return presentCreatedWebhook(await this.webhooks.rotateSecret(owner, id));
+  }
+
+  async #update(principal: Principal, storeId: string | null, id: string, body: unknown) {
+    const owner = await this.webhooks.ownerOf(principal, storeId);
+    const current = await this.webhooks.find(owner, id);
+    const input = parseInput(updateWebhookSchema, body);
+    return presentWebhook(await this.webhooks.update(owner, principal.mode, current, input));
+  }
+
+  async #delete(principal: Principal, storeId: string | null, id: string): Promise<void> {
+    await this.webhooks.delete(await this.webhooks.ownerOf(principal, storeId), id);
   }
 }

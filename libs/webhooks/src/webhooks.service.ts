@@ -1,35 +1,36 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { randomBytes } from 'node:crypto';
-import { StoresRepository, WebhooksRepository, type AccessScope, type Webhook } from '@kessai/db';
+import {
+  StoresRepository,
+  WebhooksRepository,
+  type AccessScope,
+  type LoggedDelivery,
+  type Webhook,
+  type WebhookListItem,
+} from '@kessai/db';
 import {
   ACTIVE_LIMITS,
   ConflictError,
   NotFoundError,
   PermissionError,
   ValidationError,
-  parsePageRequest,
-  toPage,
   webhookTriggerRefusal,
+  type PageRequest,
 } from '@kessai/domain';
+import type { Correlation } from '@kessai/observability';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
-import { parseInput } from '../http/validation';
-import {
-  presentCreatedWebhook,
-  presentDelivery,
-  presentWebhook,
-  presentWebhookListItem,
-} from './webhook.presenter';
-import { createWebhookSchema, updateWebhookSchema } from './webhook.schemas';
+import type { WebhookChangesInput, WebhookInput } from './webhook-inputs';
 import { WebhookUrlPolicy } from './webhook-url.policy';
 
 const uuid = z.string().uuid();
 
 /**
- * Webhooks (api-reference §5.10, docs/webhooks.md): a store's under /stores/{storeId}/webhooks, the
- * merchant's own (store_id null) under /webhooks. Triggers are checked for the scope, the URL by
- * WebhookUrlPolicy in the caller's mode; at most 20 active per scope and one per URL.
+ * Webhook management (api-reference §5.10, docs/webhooks.md), for the gateway and any other front
+ * end: a store's webhooks, or the merchant's own (store_id null). Triggers are checked for the
+ * owner, the URL by WebhookUrlPolicy in the caller's mode; at most 20 active per owner and one per
+ * URL. Every method but ownerOf takes the owner ownerOf resolved; answers are rows, which each
+ * front end presents. Delivery is webhook-service's.
  */
 @Injectable()
 export class WebhooksService {
@@ -40,11 +41,10 @@ export class WebhooksService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  async create(principal: Principal, storeId: string | null, body: unknown) {
-    const scope = await this.scopeOf(principal, storeId);
-    const request = parseInput(createWebhookSchema, body);
+  /** `mode`: the caller's processing mode, the new webhook's. */
+  async create(scope: AccessScope, mode: 'test' | 'live', request: WebhookInput): Promise<Webhook> {
     checkTriggers(request.triggers, scope);
-    const url = await this.urls.check(request.url, principal.mode);
+    const url = await this.urls.check(request.url, mode);
     const webhook = await this.webhooks.createWithinLimit(
       {
         merchantId: scope.merchantId,
@@ -54,33 +54,26 @@ export class WebhooksService {
         authToken: request.auth_token ?? null,
         // Standard Webhooks: "whsec_" and the base64 of the key (here 32 random bytes)
         signingSecret: newSigningSecret(),
-        mode: principal.mode,
+        mode,
       },
       ACTIVE_LIMITS.webhook,
     );
-    return presentCreatedWebhook(webhook);
+    return webhook;
   }
 
-  async list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const scope = await this.scopeOf(principal, storeId);
-    return toPage(await this.webhooks.list(scope, page), page.limit, presentWebhookListItem);
+  list(scope: AccessScope, page: PageRequest): Promise<WebhookListItem[]> {
+    return this.webhooks.list(scope, page);
   }
 
-  async get(principal: Principal, storeId: string | null, id: string) {
-    return presentWebhook(await this.findVisible(await this.scopeOf(principal, storeId), id));
+  /** A webhook of the owner; a malformed id is the same 404 as an unknown one. */
+  async find(scope: AccessScope, id: string): Promise<Webhook> {
+    return this.findVisible(scope, id);
   }
 
   /** The webhook's delivery log: its deliveries, newest first, each with its tries. */
-  async listDeliveries(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    query: Record<string, unknown>,
-  ) {
-    const page = parsePageRequest(query);
-    const webhook = await this.findVisible(await this.scopeOf(principal, storeId), id);
-    return toPage(await this.webhooks.listDeliveries(webhook.id, page), page.limit, presentDelivery);
+  async listDeliveries(scope: AccessScope, id: string, page: PageRequest): Promise<LoggedDelivery[]> {
+    const webhook = await this.findVisible(scope, id);
+    return this.webhooks.listDeliveries(webhook.id, page);
   }
 
   /**
@@ -88,36 +81,41 @@ export class WebhooksService {
    * delivery, pending. An inactive webhook's delivery is refused (409): it would not be sent.
    */
   async replayDelivery(
-    principal: Principal,
-    storeId: string | null,
+    scope: AccessScope,
     id: string,
     deliveryId: string,
-    context: { correlationId: string },
-  ) {
-    const webhook = await this.findVisible(await this.scopeOf(principal, storeId), id);
+    correlation: Correlation,
+  ): Promise<LoggedDelivery> {
+    const webhook = await this.findVisible(scope, id);
     if (!uuid.safeParse(deliveryId).success) throw new NotFoundError('webhook_delivery');
     const delivery = deliveryId.toLowerCase();
     if (!webhook.active && (await this.webhooks.findLoggedDelivery(webhook.id, delivery)))
       throw new ConflictError('CONFLICTED', [{ field: null, reason: 'WEBHOOK_INACTIVE' }]);
-    if (!(await this.webhooks.requestReplay(webhook, delivery, context.correlationId)))
+    if (!(await this.webhooks.requestReplay(webhook, delivery, correlation.correlationId)))
       throw new NotFoundError('webhook_delivery');
     const replayed = await this.webhooks.findLoggedDelivery(webhook.id, delivery);
     if (!replayed) throw new NotFoundError('webhook_delivery');
-    return presentDelivery(replayed);
+    return replayed;
   }
 
-  async update(principal: Principal, storeId: string | null, id: string, body: unknown) {
-    const scope = await this.scopeOf(principal, storeId);
-    const current = await this.findVisible(scope, id);
-    const request = parseInput(updateWebhookSchema, body);
+  /**
+   * `current` as find() read it; `mode` the caller's (a new URL is checked in it, or in live mode
+   * for a live webhook).
+   */
+  async update(
+    scope: AccessScope,
+    mode: 'test' | 'live',
+    current: Webhook,
+    request: WebhookChangesInput,
+  ): Promise<Webhook> {
     if (request.triggers !== undefined) checkTriggers(request.triggers, scope);
     const url =
       request.url !== undefined && request.url !== current.url
-        ? await this.urls.check(request.url, current.mode === 'live' ? 'live' : principal.mode)
+        ? await this.urls.check(request.url, current.mode === 'live' ? 'live' : mode)
         : undefined;
     const updated = await this.webhooks.update(
       scope,
-      id,
+      current.id,
       {
         ...(url !== undefined ? { url } : {}),
         ...(request.triggers !== undefined ? { triggers: request.triggers } : {}),
@@ -127,23 +125,22 @@ export class WebhooksService {
       ACTIVE_LIMITS.webhook,
     );
     if (!updated) throw new NotFoundError('webhook');
-    return presentWebhook(updated);
+    return updated;
   }
 
   /**
    * A new signing secret, in this answer only (`signing_secret`); the old one keeps signing
    * deliveries for WEBHOOK_SECRET_OVERLAP_SECONDS, so a receiver switches without missing one.
    */
-  async rotateSecret(principal: Principal, storeId: string | null, id: string) {
-    const webhook = await this.findVisible(await this.scopeOf(principal, storeId), id);
+  async rotateSecret(scope: AccessScope, id: string): Promise<Webhook> {
+    const webhook = await this.findVisible(scope, id);
     const overlapEnds = new Date(Date.now() + this.config.WEBHOOK_SECRET_OVERLAP_SECONDS * 1_000);
     const rotated = await this.webhooks.rotateSecret(webhook, webhook.id, newSigningSecret(), overlapEnds);
     if (!rotated) throw new NotFoundError('webhook');
-    return presentCreatedWebhook(rotated);
+    return rotated;
   }
 
-  async delete(principal: Principal, storeId: string | null, id: string): Promise<void> {
-    const scope = await this.scopeOf(principal, storeId);
+  async delete(scope: AccessScope, id: string): Promise<void> {
     if (!uuid.safeParse(id).success || !(await this.webhooks.delete(scope, id.toLowerCase())))
       throw new NotFoundError('webhook');
   }
@@ -157,17 +154,17 @@ export class WebhooksService {
   }
 
   /**
-   * Whose webhooks the path names: the merchant's own (no store; merchant credentials only, a store
-   * token gets 403 as on /app_jwts), or a store the caller may see (404 otherwise, a malformed id
-   * included).
+   * Whose webhooks a caller (`actor`: its own scope) addresses: the merchant's own (`storeId` null;
+   * merchant credentials only, a store-scoped caller gets 403 as on /app_jwts), or a store the caller
+   * may see (404 otherwise, a malformed id included).
    */
-  private async scopeOf(principal: Principal, storeId: string | null): Promise<AccessScope> {
+  async ownerOf(actor: AccessScope, storeId: string | null): Promise<AccessScope> {
     if (storeId === null) {
-      if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
-      return { merchantId: principal.merchantId, storeId: null };
+      if (actor.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
+      return { merchantId: actor.merchantId, storeId: null };
     }
     if (!uuid.safeParse(storeId).success) throw new NotFoundError('store');
-    const store = await this.stores.findVisible(principal, storeId.toLowerCase());
+    const store = await this.stores.findVisible(actor, storeId.toLowerCase());
     if (!store) throw new NotFoundError('store');
     return { merchantId: store.merchantId, storeId: store.id };
   }

@@ -1,6 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import {
   ChargesRepository,
   StoresRepository,
@@ -8,10 +7,12 @@ import {
   TestClocksRepository,
   TransactionTokensRepository,
   type AccessScope,
-  type ChargeFilters,
+  type Charge,
   type SubscriptionChanges,
+  type SubscriptionFilters,
   type SubscriptionWithNextPayment,
   type NewSubscription,
+  type TerminationMode,
 } from '@kessai/db';
 import {
   BusinessRuleError,
@@ -19,47 +20,34 @@ import {
   isFinalSubscriptionStatus,
   isUuid,
   NotFoundError,
-  parsePageRequest,
-  StoreTokenRequiredError,
   SUSPENDABLE_SUBSCRIPTION_STATUSES,
-  toPage,
   ValidationError,
+  type PageRequest,
 } from '@kessai/domain';
+import type { Correlation } from '@kessai/observability';
+import type { PaymentsActor, StoreActor } from '@kessai/payments';
 import {
-  presentCharge,
-  presentChargeListItem,
-  presentPlannedPayment,
-  presentSubscription,
-  presentSubscriptionListItem,
-} from '@kessai/presenters';
-import { computeSchedule, formatCalendarPeriod, storedScheduleInput } from '@kessai/schedule';
+  computeSchedule,
+  formatCalendarPeriod,
+  storedScheduleInput,
+  type CalendarPeriod,
+  type PlannedPayment,
+} from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
-import type { Principal } from '../auth/principal';
-import type { RequestContext } from '../charges/charges.service';
-import { getChargeSchema, listChargesSchema } from '../charges/charge.schemas';
-import { readPolling } from '../http/polling';
-import { parseInput } from '../http/validation';
+import type { ScheduleFieldsInput, SubscriptionChangesInput, SubscriptionInput } from './subscription-inputs';
 import { retryIntervalOf, scheduleInputOf } from './subscription-schedule';
-import { paymentInFlight, subscriptionRefusal, subscriptionScope } from './subscription-scope';
+import { paymentInFlight, subscriptionRefusal } from './subscription-refusals';
 import { checkSubscriptionToken } from './subscription-token';
-import {
-  createSubscriptionSchema,
-  listSubscriptionsSchema,
-  simulatePlanSchema,
-  suspendSchema,
-  updateSubscriptionSchema,
-  updateTokenSchema,
-  type CreateSubscriptionRequest,
-} from './subscription.schemas';
 
 /** Drops the null members of a request object (stored as given, without the SDK's explicit nulls). */
 const compact = (value: object): Record<string, unknown> =>
   Object.fromEntries(Object.entries(value).filter(([, member]) => member !== null && member !== undefined));
 
 /**
- * The subscription use cases of the gateway (api-reference §5.3, docs/subscriptions.md "The API"):
- * simulate a plan, create a subscription (with its first scheduled payment and event, in one
- * statement), read and list, change it, and move its status (cancel, suspend, unsuspend). Charging
+ * The subscription use cases (api-reference §5.3, docs/subscriptions.md "The API"), for the gateway
+ * and any other front end: simulate a plan, create a subscription (with its first scheduled payment
+ * and event, in one statement), read and list, change it, and move its status (cancel, suspend,
+ * unsuspend). Inputs are parsed already; answers are rows, which each front end presents. Charging
  * the scheduled payments is subscription-service's.
  */
 @Injectable()
@@ -70,68 +58,64 @@ export class SubscriptionsService {
     private readonly clocks: TestClocksRepository,
     private readonly charges: ChargesRepository,
     private readonly stores: StoresRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
   /**
-   * `storeId` from the path, or null for POST /subscriptions/simulate_plan, which needs no store.
-   * Another merchant's store, or another store than a store token's, is 404 as an unknown one.
+   * A store `scope` may see, for a route that names one (simulate_plan under a store). Another
+   * merchant's store, or another store than a store token's, is 404 as an unknown one.
    */
-  async simulatePlan(principal: Principal, storeId: string | null, body: unknown) {
-    if (storeId !== null && (!isUuid(storeId) || !(await this.stores.findVisible(principal, storeId)))) {
+  async checkStoreVisible(scope: AccessScope, storeId: string): Promise<void> {
+    if (!isUuid(storeId) || !(await this.stores.findVisible(scope, storeId))) {
       throw new NotFoundError('store');
     }
-    const request = parseInput(simulatePlanSchema, body);
+  }
+
+  /** The payments a plan would make, from now, and the interval between tries of a failed one. */
+  simulatePlan(request: ScheduleFieldsInput): { payments: PlannedPayment[]; retryInterval: CalendarPeriod } {
     const schedule = computeSchedule(scheduleInputOf(request, new Date()));
-    const retryInterval = retryIntervalOf(request);
-    return schedule.payments.map((payment) =>
-      presentPlannedPayment(payment, request.currency, retryInterval),
-    );
+    return { payments: schedule.payments, retryInterval: retryIntervalOf(request) };
   }
 
   /**
-   * POST /subscriptions: the store is the app token's. The schedule is computed as simulate_plan
-   * computes it, from the creation instant: now, or the test clock's time.
+   * Creates a subscription in the actor's store. The schedule is computed as simulate_plan computes
+   * it, from the creation instant: now, or the test clock's time. `id`: the new subscription's id
+   * when the caller chose it (the hosted link page claims it first).
    */
-  /** `id`: the new subscription's id when the caller chose it (the hosted link page claims it first). */
-  async create(principal: Principal, body: unknown, context: RequestContext, id?: string) {
-    const subscription = await this.prepare(principal, body);
+  async create(actor: StoreActor, request: SubscriptionInput, correlation: Correlation, id?: string) {
+    const subscription = await this.prepare(actor, request);
     if (id !== undefined) subscription.id = id;
-    const created = await this.subscriptions.create(subscription, context.correlationId);
+    const created = await this.subscriptions.create(subscription, correlation.correlationId);
     // the store or the clock was deleted between its read and the insert: say which
     if (!created)
       throw new NotFoundError(
-        subscription.testClockId && (await this.stores.findVisible(principal, subscription.storeId)) !== null
+        subscription.testClockId && (await this.stores.findVisible(actor, subscription.storeId)) !== null
           ? 'test_clock'
           : 'store',
       );
-    return presentSubscription(created);
+    return created;
   }
 
   /**
-   * POST /subscriptions up to the write: the request parsed, its token checked, its schedule
-   * computed. Resolves to the subscription and first payment to create (POST /subscriptions, or one
-   * of a batch).
+   * A subscription's creation up to the write: its token checked, its schedule computed. Resolves
+   * to the subscription and first payment to create (one subscription, or one of a batch).
    */
-  async prepare(principal: Principal, body: unknown): Promise<NewSubscription> {
-    if (principal.storeId === null) throw new StoreTokenRequiredError();
-    const storeId = principal.storeId;
-    const request = parseInput(createSubscriptionSchema, body);
-    const createdAt = await this.creationInstant(principal, request);
+  async prepare(actor: StoreActor, request: SubscriptionInput): Promise<NewSubscription> {
+    const storeId = actor.storeId;
+    const createdAt = await this.creationInstant(actor, request);
     const schedule = computeSchedule(scheduleInputOf(request, createdAt));
     const token = checkSubscriptionToken(
-      await this.tokens.findInMerchant(principal.merchantId, request.transaction_token_id),
-      { storeId, mode: principal.mode },
-      principal.storeId,
+      await this.tokens.findInMerchant(actor.merchantId, request.transaction_token_id),
+      { storeId, mode: actor.mode },
+      actor.storeId,
     );
-    await this.refuseWhenDisabled(principal, storeId);
+    await this.refuseWhenDisabled(actor, storeId);
 
     const payments = schedule.payments;
     const first = payments[0];
     const settings = request.schedule_settings;
     return {
       id: randomUUID(),
-      merchantId: principal.merchantId,
+      merchantId: actor.merchantId,
       storeId,
       transactionTokenId: token.id,
       mode: token.mode,
@@ -169,52 +153,42 @@ export class SubscriptionsService {
     };
   }
 
-  /** With `polling=true` an unverified subscription is re-read until its status changes (bounded). */
-  async get(
-    principal: Principal,
-    storeId: string,
-    id: string,
-    query: Record<string, unknown>,
-    signal?: AbortSignal,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
-    const scope = subscriptionScope(principal, storeId, id);
-    const subscription = await readPolling(
-      () => this.findVisible(scope, id),
-      () => this.subscriptions.findStatus(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal, waitingStatus: 'unverified' },
-    );
-    return presentSubscription(subscription);
+  /** A subscription the scope may see; a malformed id is the same 404 as an unknown one. */
+  async find(scope: AccessScope, id: string): Promise<SubscriptionWithNextPayment> {
+    return this.findVisible(scope, id);
   }
 
-  /** `storeId` from the path, or null for GET /subscriptions (a store token's store, a merchant's all). */
-  async list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const filters = parseInput(listSubscriptionsSchema, query);
-    const scope = subscriptionScope(principal, storeId);
-    if (storeId !== null && !(await this.stores.findVisible(principal, storeId))) {
+  /** A subscription's status alone (a polling read), or null when there is no such subscription. */
+  status(id: string): Promise<string | null> {
+    return this.subscriptions.findStatus(id);
+  }
+
+  /**
+   * A page of the subscriptions `scope` may see, `storeId` the store a route names (which must
+   * exist), with the total count on a first page.
+   */
+  async list(scope: AccessScope, storeId: string | null, where: SubscriptionFilters, page: PageRequest) {
+    if (storeId !== null && !(await this.stores.findVisible(scope, storeId))) {
       throw new NotFoundError('store');
     }
-    const statuses = [
-      ...(filters.status ? [filters.status] : []),
-      ...(filters.statuses ?? []),
-      ...(filters['statuses[]'] ?? []),
-    ];
-    const where = { statuses, mode: filters.mode, search: filters.search || undefined };
     const rows = await this.subscriptions.list(scope, where, page);
-    const result = toPage(rows, page.limit, presentSubscriptionListItem);
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.subscriptions.count(scope, where) };
+    if (page.cursor !== null) return { rows, totalHits: null };
+    return { rows, totalHits: await this.subscriptions.count(scope, where) };
   }
 
   /**
    * PATCH: metadata, descriptor, amount (the payments not charged yet), the token, termination_mode
    * and only_direct_currency, on a subscription that is not final; `status` only as it is.
+   * `subscription` as find() read it in `scope`; `actor` is the caller's own scope (the token rule).
    */
-  async update(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
-    const scope = subscriptionScope(principal, storeId, id);
-    const subscription = await this.findVisible(scope, id);
-    const request = parseInput(updateSubscriptionSchema, body);
+  async update(
+    actor: AccessScope,
+    scope: AccessScope,
+    subscription: SubscriptionWithNextPayment,
+    request: SubscriptionChangesInput,
+    correlation: Correlation,
+  ): Promise<SubscriptionWithNextPayment> {
+    const id = subscription.id;
     if (request.status !== undefined && request.status !== subscription.status) {
       throw ValidationError.field('status', 'NOT_ALLOWED');
     }
@@ -246,42 +220,40 @@ export class SubscriptionsService {
       changed.push('subscription_plan');
     }
     if (request.transaction_token_id !== undefined) {
-      const token = await this.subscriptionToken(subscription, request.transaction_token_id, principal);
+      const token = await this.subscriptionToken(subscription, request.transaction_token_id, actor);
       if (token !== subscription.transactionTokenId)
         change('transactionTokenId', 'transaction_token_id', token);
     }
     if (changed.length === 0) {
       if (subscriptionIsFinal(subscription)) throw subscriptionRefusal(subscription.status);
-      return presentSubscription(subscription);
+      return subscription;
     }
-    const result = await this.subscriptions.update(scope, id, changes, changed, context.correlationId);
+    const result = await this.subscriptions.update(scope, id, changes, changed, correlation.correlationId);
     if (!result.moved) throw subscriptionRefusal(result.status);
-    return presentSubscription(await this.findVisible(scope, id));
+    return this.findVisible(scope, id);
   }
 
-  /** PATCH …/token: the token part of PATCH. */
+  /** PATCH …/token: the token part of PATCH; `subscription` as find() read it in `scope`. */
   async updateToken(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    body: unknown,
-    context: RequestContext,
-  ) {
-    const request = parseInput(updateTokenSchema, body);
-    const scope = subscriptionScope(principal, storeId, id);
-    const subscription = await this.findVisible(scope, id);
-    const token = await this.subscriptionToken(subscription, request.transaction_token_id, principal);
+    actor: AccessScope,
+    scope: AccessScope,
+    subscription: SubscriptionWithNextPayment,
+    transactionTokenId: string,
+    correlation: Correlation,
+  ): Promise<SubscriptionWithNextPayment> {
+    const id = subscription.id;
+    const token = await this.subscriptionToken(subscription, transactionTokenId, actor);
     if (subscriptionIsFinal(subscription)) throw subscriptionRefusal(subscription.status);
-    if (token === subscription.transactionTokenId) return presentSubscription(subscription);
+    if (token === subscription.transactionTokenId) return subscription;
     const result = await this.subscriptions.update(
       scope,
       id,
       { transactionTokenId: token },
       ['transaction_token_id'],
-      context.correlationId,
+      correlation.correlationId,
     );
     if (!result.moved) throw subscriptionRefusal(result.status);
-    return presentSubscription(await this.findVisible(scope, id));
+    return this.findVisible(scope, id);
   }
 
   /**
@@ -292,8 +264,7 @@ export class SubscriptionsService {
    * SUBSCRIPTION_PROCESSING. A suspended or unconfirmed one has no payment that will fall due: it is
    * canceled at once.
    */
-  async cancel(principal: Principal, storeId: string, id: string, context: RequestContext): Promise<void> {
-    const scope = subscriptionScope(principal, storeId, id);
+  async cancel(scope: AccessScope, id: string, correlation: Correlation): Promise<void> {
     const subscription = await this.findVisible(scope, id);
     if (subscription.status === 'canceled') return;
     const from = CHARGING_SUBSCRIPTION_STATUSES;
@@ -303,7 +274,7 @@ export class SubscriptionsService {
         id,
         from,
         'canceled',
-        context.correlationId,
+        correlation.correlationId,
       );
       if (result.marked || result.status === 'canceled') return;
       if (result.status !== null && from.includes(result.status) && !result.hasPending)
@@ -312,7 +283,7 @@ export class SubscriptionsService {
         throw subscriptionRefusal(result.status);
       // suspended or ended meanwhile: nothing falls due any more, so it is canceled at once
     }
-    const result = await this.subscriptions.cancel(scope, id, context.correlationId);
+    const result = await this.subscriptions.cancel(scope, id, correlation.correlationId);
     if (result.moved || result.status === 'canceled') return;
     throw subscriptionRefusal(result.status);
   }
@@ -322,21 +293,18 @@ export class SubscriptionsService {
    * payment instead (the engine suspends when it falls due).
    */
   async suspend(
-    principal: Principal,
-    storeId: string | null,
+    scope: AccessScope,
     id: string,
-    body: unknown,
-    context: RequestContext,
-  ) {
-    const request = parseInput(suspendSchema, body);
-    const scope = subscriptionScope(principal, storeId, id);
+    request: { schedule_settings?: { termination_mode?: TerminationMode | null } | null },
+    correlation: Correlation,
+  ): Promise<SubscriptionWithNextPayment> {
     if (request.schedule_settings?.termination_mode === 'on_next_payment') {
       const result = await this.subscriptions.markTermination(
         scope,
         id,
         SUSPENDABLE_SUBSCRIPTION_STATUSES,
         'suspended',
-        context.correlationId,
+        correlation.correlationId,
       );
       if (!result.marked) {
         if (result.status !== null && SUSPENDABLE_SUBSCRIPTION_STATUSES.includes(result.status))
@@ -344,45 +312,33 @@ export class SubscriptionsService {
         throw subscriptionRefusal(result.status);
       }
     } else {
-      const result = await this.subscriptions.suspend(scope, id, context.correlationId);
+      const result = await this.subscriptions.suspend(scope, id, correlation.correlationId);
       if (!result.moved) throw subscriptionRefusal(result.status);
     }
-    return presentSubscription(await this.findVisible(scope, id));
+    return this.findVisible(scope, id);
   }
 
   /** PATCH …/unsuspend: suspended → unpaid, the pending payment tried again from now. */
   async unsuspend(
-    principal: Principal,
-    storeId: string | null,
+    scope: AccessScope,
     id: string,
-    body: unknown,
-    context: RequestContext,
-  ) {
-    parseInput(suspendSchema, body);
-    const scope = subscriptionScope(principal, storeId, id);
-    const result = await this.subscriptions.unsuspend(scope, id, context.correlationId);
+    correlation: Correlation,
+  ): Promise<SubscriptionWithNextPayment> {
+    const result = await this.subscriptions.unsuspend(scope, id, correlation.correlationId);
     if (!result.moved) throw subscriptionRefusal(result.status);
-    return presentSubscription(await this.findVisible(scope, id));
+    return this.findVisible(scope, id);
   }
 
-  /** GET …/charges: the subscription's charges, with the charge list's filters and pagination. */
-  async listCharges(principal: Principal, storeId: string, id: string, query: Record<string, unknown>) {
-    const scope = subscriptionScope(principal, storeId, id);
-    const subscription = await this.findVisible(scope, id);
-    return listChargesOf(this.charges, principal.merchantId, { subscriptionId: subscription.id }, query);
-  }
-
-  /** GET …/charges/latest: its newest charge; 404 when it has none yet. */
-  async latestCharge(principal: Principal, storeId: string, id: string) {
-    const scope = subscriptionScope(principal, storeId, id);
+  /** Its newest charge; 404 when it has none yet. */
+  async latestCharge(scope: AccessScope, id: string): Promise<Charge> {
     const subscription = await this.findVisible(scope, id);
     const [latest] = await this.charges.list(
-      principal.merchantId,
+      scope.merchantId,
       { storeId: subscription.storeId, subscriptionId: subscription.id },
       { limit: 1, cursor: null, direction: 'desc' },
     );
     if (!latest) throw new NotFoundError('charge');
-    return presentCharge(latest);
+    return latest;
   }
 
   private async findVisible(scope: AccessScope, id: string): Promise<SubscriptionWithNextPayment> {
@@ -395,8 +351,8 @@ export class SubscriptionsService {
    * A store (or its merchant) whose subscription_configuration is not enabled takes no new
    * subscription; those it has go on.
    */
-  private async refuseWhenDisabled(principal: Principal, storeId: string): Promise<void> {
-    const scope = { merchantId: principal.merchantId, storeId };
+  private async refuseWhenDisabled(actor: AccessScope, storeId: string): Promise<void> {
+    const scope = { merchantId: actor.merchantId, storeId };
     const store = await this.stores.findVisibleWithMerchant(scope, storeId);
     if (!store) throw new NotFoundError('store');
     const configuration = effectiveConfiguration(store.merchant.configuration, store.configuration);
@@ -407,11 +363,11 @@ export class SubscriptionsService {
   }
 
   /** The creation instant: now, or the time of the test clock the subscription is created on. */
-  private async creationInstant(principal: Principal, request: CreateSubscriptionRequest): Promise<Date> {
+  private async creationInstant(actor: PaymentsActor, request: SubscriptionInput): Promise<Date> {
     if (request.test_clock_id == null) return new Date();
     // live mode never sees a test clock
-    if (principal.mode !== 'test') throw ValidationError.field('test_clock_id', 'MODE_NOT_SUPPORTED');
-    const clock = await this.clocks.findActive(principal.merchantId, request.test_clock_id);
+    if (actor.mode !== 'test') throw ValidationError.field('test_clock_id', 'MODE_NOT_SUPPORTED');
+    const clock = await this.clocks.findActive(actor.merchantId, request.test_clock_id);
     if (!clock) throw new NotFoundError('test_clock');
     return clock.frozenTime;
   }
@@ -419,11 +375,11 @@ export class SubscriptionsService {
   private async subscriptionToken(
     subscription: SubscriptionWithNextPayment,
     tokenId: string,
-    principal: Principal,
+    actor: AccessScope,
   ): Promise<string> {
     const token = await this.tokens.findInMerchant(subscription.merchantId, tokenId);
     const expected = { storeId: subscription.storeId, mode: subscription.mode };
-    return checkSubscriptionToken(token, expected, principal.storeId).id;
+    return checkSubscriptionToken(token, expected, actor.storeId).id;
   }
 }
 
@@ -509,32 +465,4 @@ function planChange(
     openIsLast: left.length === 1,
     openAmount: left[0].amount,
   };
-}
-
-/** A charge list (api-reference §4) narrowed to a subscription or one of its payments. */
-export async function listChargesOf(
-  charges: ChargesRepository,
-  merchantId: string,
-  of: Pick<ChargeFilters, 'subscriptionId' | 'scheduledPaymentId'>,
-  query: Record<string, unknown>,
-) {
-  const page = parsePageRequest(query);
-  const filters = parseInput(listChargesSchema, query);
-  const where: ChargeFilters = {
-    storeId: null,
-    status: filters.status,
-    mode: filters.mode,
-    transactionTokenId: filters.transaction_token_id,
-    currency: filters.currency,
-    amountFrom: filters.amount_from,
-    amountTo: filters.amount_to,
-    from: filters.from,
-    to: filters.to,
-    metadata: filters.metadata,
-    ...of,
-  };
-  const rows = await charges.list(merchantId, where, page);
-  const result = toPage(rows, page.limit, presentChargeListItem);
-  if (page.cursor !== null) return result;
-  return { ...result, total_hits: await charges.count(merchantId, where) };
 }

@@ -1,23 +1,17 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { ChargesRepository, RefundsRepository, type AccessScope, type Refund } from '@kessai/db';
 import {
   BusinessRuleError,
   isRefundablePaymentType,
   NotFoundError,
   ValidationError,
-  parsePageRequest,
-  toPage,
+  type PageRequest,
 } from '@kessai/domain';
+import type { Correlation } from '@kessai/observability';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
-import { getChargeSchema } from '../charges/charge.schemas';
-import type { RequestContext } from '../charges/charges.service';
-import { readPolling } from '../http/polling';
-import { parseInput } from '../http/validation';
-import { presentRefund } from '@kessai/presenters';
-import { createRefundSchema, updateRefundSchema } from './refund.schemas';
+import type { ChargeScope } from '../actor';
+import type { RefundChanges, RefundInput } from './refund-inputs';
 
 const uuid = z.string().uuid();
 
@@ -32,18 +26,16 @@ export class RefundsService {
   constructor(
     private readonly refunds: RefundsRepository,
     private readonly charges: ChargesRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Accepts a refund of the scope's charge `chargeId`, within what is left of it to refund. */
   async create(
-    principal: Principal,
-    storeId: string,
+    scope: ChargeScope,
     chargeId: string,
-    body: unknown,
-    context: RequestContext,
-  ) {
-    const scope = scopeOf(principal, storeId, chargeId);
-    const request = parseInput(createRefundSchema, body);
+    request: RefundInput,
+    correlation: Correlation,
+  ): Promise<Refund> {
+    const storeId = scope.storeId;
     // money received by bank transfer or at a konbini is not returned through the processor
     // (api-reference §5.4): the merchant returns it to the consumer directly
     const charge = await this.charges.findIssuerTokens(scope, chargeId);
@@ -62,11 +54,11 @@ export class RefundsService {
       reason: request.reason ?? null,
       message: request.message ?? null,
       metadata: request.metadata ?? {},
-      correlationId: context.correlationId,
+      correlationId: correlation.correlationId,
     });
     switch (result.outcome) {
       case 'created':
-        return presentRefund(result.refund);
+        return result.refund;
       case 'charge_not_found':
         throw new NotFoundError('charge');
       case 'not_refundable':
@@ -82,40 +74,36 @@ export class RefundsService {
     }
   }
 
-  /** With `polling=true` a pending refund is re-read until it ends, at most CHARGE_POLLING_MAX_WAIT_MS. */
-  async get(
-    principal: Principal,
-    storeId: string,
-    chargeId: string,
-    id: string,
-    query: Record<string, unknown>,
-    signal?: AbortSignal,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
-    const scope = scopeOf(principal, storeId, chargeId);
-    const refund = await readPolling(
-      () => this.findVisible(scope, chargeId, id),
-      () => this.refunds.findStatus(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal },
-    );
-    return presentRefund(refund);
+  /** A refund of the scope's charge; a malformed id is the same 404 as an unknown one. */
+  async find(scope: AccessScope, chargeId: string, id: string): Promise<Refund> {
+    return this.findVisible(scope, chargeId, id);
   }
 
-  async list(principal: Principal, storeId: string, chargeId: string, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const scope = scopeOf(principal, storeId, chargeId);
+  /** A refund's status alone (a polling read), or null when there is no such refund. */
+  status(id: string): Promise<string | null> {
+    return this.refunds.findStatus(id);
+  }
+
+  /** A page of the charge's refunds, with the total count on a first page. */
+  async list(
+    scope: AccessScope,
+    chargeId: string,
+    page: PageRequest,
+  ): Promise<{ rows: Refund[]; totalHits: number | null }> {
     if (!(await this.charges.findInScope(scope, chargeId))) throw new NotFoundError('charge');
     const rows = await this.refunds.list(scope, chargeId, page);
-    const result = toPage(rows, page.limit, presentRefund);
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.refunds.count(scope, chargeId) };
+    if (page.cursor !== null) return { rows, totalHits: null };
+    return { rows, totalHits: await this.refunds.count(scope, chargeId) };
   }
 
   /** PATCH: reason, message and metadata; `status` is accepted only unchanged. */
-  async update(principal: Principal, storeId: string, chargeId: string, id: string, body: unknown) {
-    const scope = scopeOf(principal, storeId, chargeId);
-    const refund = await this.findVisible(scope, chargeId, id);
-    const request = parseInput(updateRefundSchema, body);
+  async update(
+    scope: AccessScope,
+    chargeId: string,
+    refund: Refund,
+    request: RefundChanges,
+  ): Promise<Refund> {
+    const id = refund.id;
     if (request.status !== undefined && request.status !== refund.status) {
       throw ValidationError.field('status', 'NOT_ALLOWED');
     }
@@ -124,10 +112,10 @@ export class RefundsService {
       ...(request.message !== undefined ? { message: request.message } : {}),
       ...(request.metadata !== undefined ? { metadata: request.metadata } : {}),
     };
-    if (Object.keys(changes).length === 0) return presentRefund(refund);
+    if (Object.keys(changes).length === 0) return refund;
     const updated = await this.refunds.update(scope, chargeId, id, changes);
     if (!updated) throw new NotFoundError('refund');
-    return presentRefund(updated);
+    return updated;
   }
 
   private async findVisible(scope: AccessScope, chargeId: string, id: string): Promise<Refund> {
@@ -135,19 +123,4 @@ export class RefundsService {
     if (!refund) throw new NotFoundError('refund');
     return refund;
   }
-}
-
-/**
- * The path's store, which a store token must own, as the scope; a malformed store or charge id is
- * the same 404 as an unknown one.
- */
-export function scopeOf(
-  principal: Principal,
-  storeId: string,
-  chargeId: string,
-): AccessScope & { storeId: string } {
-  if (!uuid.safeParse(storeId).success || !uuid.safeParse(chargeId).success)
-    throw new NotFoundError('charge');
-  if (principal.storeId !== null && principal.storeId !== storeId) throw new NotFoundError('charge');
-  return { merchantId: principal.merchantId, storeId };
 }

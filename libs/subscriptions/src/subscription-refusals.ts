@@ -1,19 +1,5 @@
-import type { AccessScope, SubscriptionStatus } from '@kessai/db';
-import { BusinessRuleError, isUuid, NotFoundError, ValidationError } from '@kessai/domain';
-import type { Principal } from '../auth/principal';
-
-/**
- * The scope a subscription route reads in: the path's store (which a store token must own), or the
- * caller's own scope for the routes whose store prefix is optional. A malformed or foreign store
- * id, or a malformed subscription id, is the same 404 as an unknown subscription.
- */
-export function subscriptionScope(principal: Principal, storeId: string | null, id?: string): AccessScope {
-  if (id !== undefined && !isUuid(id)) throw new NotFoundError('subscription');
-  if (storeId === null) return { merchantId: principal.merchantId, storeId: principal.storeId };
-  if (!isUuid(storeId)) throw new NotFoundError('subscription');
-  if (principal.storeId !== null && principal.storeId !== storeId) throw new NotFoundError('subscription');
-  return { merchantId: principal.merchantId, storeId };
-}
+import type { SubscriptionStatus } from '@kessai/db';
+import { BusinessRuleError, NotFoundError, ValidationError } from '@kessai/domain';
 
 /**
  * Why a subscription in `status` refused a change: 404 when it is not there, the reference's codes

@@ -6,10 +6,10 @@ import {
   type ScheduleInput,
   type SchedulePlan,
 } from '@kessai/schedule';
-import type { SimulatePlanRequest } from './subscription.schemas';
+import type { ScheduleFieldsInput } from './subscription-inputs';
 
 /** The schedule fields of a parsed subscription request (simulate_plan's; POST /subscriptions' later). */
-type ScheduleRequest = Omit<SimulatePlanRequest, 'payment_type'>;
+type ScheduleRequest = ScheduleFieldsInput;
 
 /**
  * The schedule engine's input for a request: the one translation from the wire, so that a

@@ -1,7 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import {
   CapturesRepository,
   ChargesRepository,
@@ -11,6 +9,8 @@ import {
   type Charge,
   type ChargeFilters,
   type ChargeCreation,
+  type ChargeIssuerTokens,
+  type ChargeListItem,
   type CreateChargeOptions,
   type CreateChargeResult,
   type ChargeableToken,
@@ -24,13 +24,12 @@ import {
   isChargeablePaymentType,
   isDeferredPaymentType,
   NotFoundError,
-  StoreTokenRequiredError,
   ResourceLimitError,
   ValidationError,
-  parsePageRequest,
-  toPage,
   tokenThreeDsRefusal,
+  type PageRequest,
 } from '@kessai/domain';
+import type { Correlation } from '@kessai/observability';
 import { paymentError } from '@kessai/processor';
 import { Coalescer } from '@kessai/runtime';
 import {
@@ -42,29 +41,8 @@ import {
   type StoreConfiguration,
 } from '@kessai/store-configuration';
 import { z } from 'zod';
-import type { Principal } from '../auth/principal';
-import { parseInput } from '../http/validation';
-import type { Metadata } from '../transaction-tokens/transaction-token.schemas';
-import {
-  MAX_CAPTURE_DELAY_MS,
-  captureSchema,
-  createChargeSchema,
-  getChargeSchema,
-  listChargesSchema,
-  updateChargeSchema,
-  type CreateChargeRequest,
-} from './charge.schemas';
-import {
-  presentCharge,
-  presentChargeListItem,
-  presentIssuerToken,
-  presentThreeDsIssuerToken,
-} from '@kessai/presenters';
-
-export interface RequestContext {
-  /** the request id, carried into the outbox event */
-  correlationId: string;
-}
+import type { Metadata, PaymentsActor, StoreActor } from '../actor';
+import type { CaptureInput, ChargeInput } from './charge-inputs';
 
 /** The duplicate rule (spec "Duplicate charge rule"): same recurring card token and amount within 30 s. */
 const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
@@ -74,17 +52,18 @@ const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
     'a charge of the same amount on this recurring token was made less than 30 seconds ago',
   ),
 };
-/** How often a polling GET re-reads a pending charge's status. */
-const POLLING_INTERVAL_MS = 100;
+/** How far ahead capture_at may be: card authorizations do not outlive a week. */
+export const MAX_CAPTURE_DELAY_MS = 7 * 24 * 3_600_000;
 
 const uuid = z.string().uuid();
 const TOKEN_FIELD = 'transaction_token_id';
 
 /**
- * The charge use cases of the gateway (api-reference §5.2, docs/charges.md): accept a charge (pending,
- * with its charge_requested command, in one transaction), read it (optionally holding the answer
- * while it is pending), list, update metadata, request a capture, and show where an awaiting charge
- * is paid or authenticated. Processing itself is charge-service's.
+ * The charge use cases (api-reference §5.2, docs/charges.md), for the gateway and any other front
+ * end: accept a charge (pending, with its charge_requested command, in one transaction), read it,
+ * list, update metadata, request a capture, and show where an awaiting charge is paid or
+ * authenticated. Inputs are parsed already; answers are rows, which each front end presents.
+ * Processing itself is charge-service's.
  */
 @Injectable()
 export class ChargesService {
@@ -98,7 +77,6 @@ export class ChargesService {
     private readonly captures: CapturesRepository,
     private readonly tokens: TransactionTokensRepository,
     private readonly stores: StoresRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.#chargeableTokens = new Coalescer((keys) => this.tokens.findChargeableMany(keys), {
       maxItems: 200,
@@ -110,41 +88,41 @@ export class ChargesService {
     });
   }
 
-  /** `id`: the new charge's id when the caller chose it (the hosted link page claims it first). */
-  async create(principal: Principal, body: unknown, context: RequestContext, id?: string) {
-    const prepared = await this.prepareCreation(principal, body, context);
+  /**
+   * Accepts a charge in the actor's store. `id`: the new charge's id when the caller chose it (the
+   * hosted link page claims it first).
+   */
+  async create(actor: StoreActor, request: ChargeInput, correlation: Correlation, id?: string) {
+    const prepared = await this.prepareCreation(actor, request, correlation);
     if (id !== undefined) prepared.creation.charge.id = id;
     const settled = await this.#creations.submit(prepared.creation);
     if (settled.status === 'rejected') throw settled.reason;
-    return this.answerCreation(principal, prepared.creation.charge.storeId, prepared.token, settled.value);
+    return this.answerCreation(actor, prepared.creation.charge.storeId, prepared.token, settled.value);
   }
 
   /**
-   * POST /charges up to the write: the request parsed, its token read and checked, the store's
-   * rules and fee terms applied. Resolves to the charge to create (POST /charges, or a batch's
-   * charge with its subscriptions) and its token.
+   * A charge's acceptance up to the write: its token read and checked, the store's rules and fee
+   * terms applied. Resolves to the charge to create (a single charge, or a batch's charge with its
+   * subscriptions) and its token.
    */
   async prepareCreation(
-    principal: Principal,
-    body: unknown,
-    context: RequestContext,
+    actor: StoreActor,
+    request: ChargeInput,
+    correlation: Correlation,
     extraMetadata: Metadata | null = null,
   ): Promise<{ creation: ChargeCreation; token: ChargeableToken }> {
-    // POST /charges names no store: it is the app token's (api-reference §1.2)
-    if (principal.storeId === null) throw new StoreTokenRequiredError();
-    const storeId = principal.storeId;
-    const request = parseInput(createChargeSchema, body);
+    const storeId = actor.storeId;
     const now = new Date();
     checkCaptureAt(request, now);
 
     const token = await this.#chargeableTokens.submit({
-      merchantId: principal.merchantId,
+      merchantId: actor.merchantId,
       storeId,
       id: request.transaction_token_id,
     });
     if (!token) throw new NotFoundError('transaction_token');
     const deferred = isDeferredPaymentType(token.paymentType);
-    checkToken(token, principal, request);
+    checkToken(token, actor, request);
     checkCaptureAtFor(token.paymentType, request, now);
     const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
     const amount = BigInt(request.amount);
@@ -169,7 +147,7 @@ export class ChargesService {
     const creation: ChargeCreation = {
       charge: {
         id: randomUUID(),
-        merchantId: principal.merchantId,
+        merchantId: actor.merchantId,
         storeId,
         transactionTokenId: token.id,
         transactionTokenType: token.type,
@@ -195,11 +173,11 @@ export class ChargesService {
           token.mode === 'test'
             ? {
                 resource: 'test_charge',
-                scope: { merchantId: principal.merchantId, storeId },
+                scope: { merchantId: actor.merchantId, storeId },
                 max: DAILY_QUOTAS.test_charge,
               }
             : null,
-        correlationId: context.correlationId,
+        correlationId: correlation.correlationId,
         now,
       },
     };
@@ -208,90 +186,68 @@ export class ChargesService {
 
   /** The answer to a charge's creation: the charge, or the refusal as an error. */
   async answerCreation(
-    principal: Principal,
+    scope: AccessScope,
     storeId: string,
     token: ChargeableToken,
     result: CreateChargeResult,
-  ) {
+  ): Promise<Charge> {
     switch (result.outcome) {
       case 'created':
       case 'duplicate':
-        return presentCharge(result.charge);
+        return result.charge;
       case 'quota_exhausted':
         throw new ResourceLimitError('test_charge');
       case 'token_not_claimable': {
         // lost a race for the token (checked above while it was usable): say why it is not any more
-        const current = await this.tokens.findInStore(principal.merchantId, storeId, token.id);
+        const current = await this.tokens.findInStore(scope.merchantId, storeId, token.id);
         throw unusableToken(current ?? token);
       }
     }
   }
 
-  /**
-   * `storeId` from the path, or null for GET /charges/{id}. With `polling=true` a pending charge is
-   * re-read every POLLING_INTERVAL_MS until its status changes, at most CHARGE_POLLING_MAX_WAIT_MS
-   * (or until the client goes away); the answer is then the charge as it is, pending or not.
-   */
-  async get(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    query: Record<string, unknown>,
-    signal?: AbortSignal,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
-    const scope = scopeOf(principal, storeId);
-    let charge = await this.findVisible(scope, id);
-    if (polling && charge.status === 'pending') charge = await this.waitWhilePending(scope, charge, signal);
-    return presentCharge(charge);
+  /** A charge the scope may see; a malformed id is the same 404 as an unknown one. */
+  async find(scope: AccessScope, id: string): Promise<Charge> {
+    return this.findVisible(scope, id);
   }
 
-  /** `storeId` from the path, or null for GET /charges (a store token's own store, a merchant's all). */
-  async list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const filters = parseInput(listChargesSchema, query);
-    const scope = scopeOf(principal, storeId);
-    if (storeId !== null && !(await this.stores.findVisible(principal, storeId))) {
+  /** A charge's status alone (a polling read), or null when there is no such charge. */
+  status(id: string): Promise<string | null> {
+    return this.charges.findStatus(id);
+  }
+
+  /**
+   * A page of the charges `scope` may see, in `storeId` (which must be visible to it) or, when null,
+   * in the scope itself (a store token's own store, a merchant's all); with the total count on a
+   * first page (total_hits, as UnivaPay's lists: api-reference §4).
+   */
+  async list(
+    scope: AccessScope,
+    storeId: string | null,
+    filters: Omit<ChargeFilters, 'storeId'>,
+    page: PageRequest,
+  ): Promise<{ rows: ChargeListItem[]; totalHits: number | null }> {
+    const where: ChargeFilters = { ...filters, storeId: storeId ?? scope.storeId };
+    if (storeId !== null && !(await this.stores.findVisible(scope, storeId))) {
       throw new NotFoundError('store');
     }
-    const where: ChargeFilters = {
-      storeId: scope.storeId,
-      status: filters.status,
-      mode: filters.mode,
-      transactionTokenId: filters.transaction_token_id,
-      subscriptionId: filters.subscription_id,
-      currency: filters.currency,
-      amountFrom: filters.amount_from,
-      amountTo: filters.amount_to,
-      from: filters.from,
-      to: filters.to,
-      metadata: filters.metadata,
-    };
-    const rows = await this.charges.list(principal.merchantId, where, page);
-    const result = toPage(rows, page.limit, presentChargeListItem);
-    // total_hits only on a first page, as UnivaPay's lists (api-reference §4)
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.charges.count(principal.merchantId, where) };
+    const rows = await this.charges.list(scope.merchantId, where, page);
+    if (page.cursor !== null) return { rows, totalHits: null };
+    return { rows, totalHits: await this.charges.count(scope.merchantId, where) };
   }
 
-  /** PATCH: metadata only, replaced whole. */
-  async update(principal: Principal, storeId: string, id: string, body: unknown) {
-    const scope = scopeOf(principal, storeId);
-    const charge = await this.findVisible(scope, id);
-    const request = parseInput(updateChargeSchema, body);
-    if (request.metadata === undefined) return presentCharge(charge);
-    const updated = await this.charges.updateMetadata(scope, charge.id, request.metadata);
+  /** Metadata only, replaced whole; `charge` as find() read it. */
+  async updateMetadata(scope: AccessScope, charge: Charge, metadata: Metadata | undefined): Promise<Charge> {
+    if (metadata === undefined) return charge;
+    const updated = await this.charges.updateMetadata(scope, charge.id, metadata);
     if (!updated) throw new NotFoundError('charge');
-    return presentCharge(updated);
+    return updated;
   }
 
   /**
-   * Asks for the capture of an authorized charge (partial allowed, same currency); charge-service
-   * carries it out. The answer is `{}` as UnivaPay's; the charge shows the result once captured.
+   * Asks for the capture of an authorized charge (partial allowed, same currency), `charge` as
+   * find() read it; charge-service carries it out. The charge shows the result once captured.
    */
-  async capture(principal: Principal, storeId: string, id: string, body: unknown, context: RequestContext) {
-    const charge = await this.findVisible(scopeOf(principal, storeId), id);
-    const request = parseInput(captureSchema, body);
+  async capture(charge: Charge, request: CaptureInput, correlation: Correlation): Promise<void> {
     if (charge.status !== CAPTURABLE_CHARGE_STATUS) throw notCapturable(charge.captureStatus);
     if (request.currency !== charge.requestedCurrency) {
       throw new BusinessRuleError('CURRENCY_MUST_MATCH_CHARGE', [
@@ -307,11 +263,11 @@ export class ChargesService {
       chargeId: charge.id,
       amount: BigInt(request.amount),
       currency: request.currency,
-      correlationId: context.correlationId,
+      correlationId: correlation.correlationId,
     });
     switch (result.outcome) {
       case 'created':
-        return {};
+        return;
       case 'already_captured':
         throw new BusinessRuleError('ALREADY_CAPTURED');
       case 'cancel_pending':
@@ -327,21 +283,21 @@ export class ChargesService {
   }
 
   /** Where the customer pays an awaiting online/QR charge (the operator's payment URL). */
-  async issuerToken(principal: Principal, storeId: string, id: string) {
-    const charge = await this.findIssuerTokens(scopeOf(principal, storeId), id);
+  async issuerToken(scope: AccessScope, id: string): Promise<ChargeIssuerTokens> {
+    const charge = await this.findIssuerTokens(scope, id);
     if (charge.paymentType === 'card') throw new BusinessRuleError('NOT_ONLINE_CHARGE');
     if (charge.status !== 'awaiting' || charge.issuerToken === null) {
       throw new BusinessRuleError('INVALID_CHARGE_STATUS');
     }
-    return presentIssuerToken(charge, charge.issuerToken);
+    return charge;
   }
 
   /** Where the customer authenticates an awaiting 3-D Secure card charge (the issuer's page). */
-  async threeDsIssuerToken(principal: Principal, storeId: string, id: string) {
-    const charge = await this.findIssuerTokens(scopeOf(principal, storeId), id);
+  async threeDsIssuerToken(scope: AccessScope, id: string): Promise<ChargeIssuerTokens> {
+    const charge = await this.findIssuerTokens(scope, id);
     if (charge.status !== 'awaiting') throw new BusinessRuleError('INVALID_CHARGE_STATUS');
     if (charge.threeDsIssuerToken === null) throw new BusinessRuleError('INVALID_THREE_DS_STATUS');
-    return presentThreeDsIssuerToken(charge, charge.threeDsIssuerToken);
+    return charge;
   }
 
   private async findVisible(scope: AccessScope, id: string): Promise<Charge> {
@@ -350,44 +306,18 @@ export class ChargesService {
     return charge;
   }
 
-  private async findIssuerTokens(scope: AccessScope, id: string) {
+  private async findIssuerTokens(scope: AccessScope, id: string): Promise<ChargeIssuerTokens> {
     const charge = uuid.safeParse(id).success ? await this.charges.findIssuerTokens(scope, id) : null;
     if (!charge) throw new NotFoundError('charge');
     return charge;
   }
-
-  private async waitWhilePending(scope: AccessScope, charge: Charge, signal?: AbortSignal): Promise<Charge> {
-    const deadline = Date.now() + this.config.CHARGE_POLLING_MAX_WAIT_MS;
-    for (;;) {
-      const remaining = deadline - Date.now();
-      if (remaining <= 0 || signal?.aborted) return charge;
-      try {
-        await sleep(Math.min(POLLING_INTERVAL_MS, remaining), undefined, { signal });
-      } catch {
-        return charge; // the client went away
-      }
-      const status = await this.charges.findStatus(charge.id);
-      if (status !== 'pending') return (await this.charges.findInScope(scope, charge.id)) ?? charge;
-    }
-  }
-}
-
-/**
- * The scope a route reads in: the path's store (which a store token must own), or the caller's own
- * scope. A malformed or foreign store id is the same 404 as an unknown charge.
- */
-function scopeOf(principal: Principal, storeId: string | null): AccessScope {
-  if (storeId === null) return { merchantId: principal.merchantId, storeId: principal.storeId };
-  if (!uuid.safeParse(storeId).success) throw new NotFoundError('charge');
-  if (principal.storeId !== null && principal.storeId !== storeId) throw new NotFoundError('charge');
-  return { merchantId: principal.merchantId, storeId };
 }
 
 /**
  * capture_at, before the token is read: a time ahead, whatever the payment type (a card
  * authorization's capture time, or a bank transfer's or konbini's payment deadline).
  */
-function checkCaptureAt(request: CreateChargeRequest, now: Date): void {
+function checkCaptureAt(request: ChargeInput, now: Date): void {
   const at = request.capture_at;
   if (at === undefined || at === null) return;
   if (at.getTime() <= now.getTime())
@@ -400,7 +330,7 @@ function checkCaptureAt(request: CreateChargeRequest, now: Date): void {
  * deadline, at most LONGEST_PAYMENT_PERIOD ahead (deferredPaymentDeadline); online and QR payments
  * are taken whole, so have nothing to capture later.
  */
-function checkCaptureAtFor(paymentType: string, request: CreateChargeRequest, now: Date): void {
+function checkCaptureAtFor(paymentType: string, request: ChargeInput, now: Date): void {
   const at = request.capture_at;
   if (at === undefined || at === null) return;
   const delay = at.getTime() - now.getTime();
@@ -410,8 +340,8 @@ function checkCaptureAtFor(paymentType: string, request: CreateChargeRequest, no
   if (!allowed) throw ValidationError.field('capture_at', 'INVALID_SCHEDULED_CAPTURE_DATE');
 }
 
-function checkToken(token: ChargeableToken, principal: Principal, request: CreateChargeRequest): void {
-  if (token.mode !== principal.mode) {
+function checkToken(token: ChargeableToken, actor: PaymentsActor, request: ChargeInput): void {
+  if (token.mode !== actor.mode) {
     throw new BusinessRuleError('PROCESSING_MODE_MISMATCH', [
       { field: TOKEN_FIELD, reason: 'PROCESSING_MODE_MISMATCH' },
     ]);
@@ -456,7 +386,7 @@ function checkToken(token: ChargeableToken, principal: Principal, request: Creat
  */
 function deferredPaymentDeadline(
   token: ChargeableToken,
-  request: CreateChargeRequest,
+  request: ChargeInput,
   configuration: StoreConfiguration,
   now: Date,
 ): Date {
@@ -479,7 +409,7 @@ function deferredPaymentDeadline(
  * §2.3: exactly one item, descriptor / NOT_SUPPORTED_BY_PROCESSOR), or dropped when the request says
  * `ignore_descriptor_on_error` (the SDK's own retry without it never fires, api-reference §5.2).
  */
-function descriptorFor(token: ChargeableToken, request: CreateChargeRequest): string | null {
+function descriptorFor(token: ChargeableToken, request: ChargeInput): string | null {
   const descriptor = request.descriptor ?? null;
   if (descriptor === null || carriesDescriptor(token.paymentType)) return descriptor;
   if (request.ignore_descriptor_on_error) return null;

@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import {
-  ChargesRepository,
   StoresRepository,
   SubscriptionsRepository,
   TestClocksRepository,
@@ -14,62 +13,39 @@ import {
   isFinalSubscriptionStatus,
   isUuid,
   NotFoundError,
-  parsePageRequest,
-  toPage,
   ValidationError,
+  type PageRequest,
 } from '@kessai/domain';
-import { presentScheduledPayment } from '@kessai/presenters';
 import { localDateOf, paymentDueAt } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
-import type { Principal } from '../auth/principal';
-import type { RequestContext } from '../charges/charges.service';
-import { parseInput } from '../http/validation';
-import { paymentInFlight, subscriptionRefusal, subscriptionScope } from './subscription-scope';
-import { updateScheduledPaymentSchema } from './subscription.schemas';
-import { listChargesOf } from './subscriptions.service';
+import type { Correlation } from '@kessai/observability';
+import type { ScheduledPaymentChangesInput } from './subscription-inputs';
+import { paymentInFlight, subscriptionRefusal } from './subscription-refusals';
 
 /**
  * A subscription's scheduled payments (api-reference §5.3, the SDK's subscriptions.payments): list,
- * read, their charges, and a merchant's change of a pending payment's due date or amount, as the
- * store's subscription_configuration allows.
+ * read, and a merchant's change of a pending payment's due date or amount, as the store's
+ * subscription_configuration allows. `subscription` as SubscriptionsService.find read it; answers
+ * are rows, which each front end presents (with the subscription's retry interval).
  */
 @Injectable()
 export class ScheduledPaymentsService {
   constructor(
     private readonly subscriptions: SubscriptionsRepository,
-    private readonly charges: ChargesRepository,
     private readonly stores: StoresRepository,
     private readonly clocks: TestClocksRepository,
   ) {}
 
-  async list(principal: Principal, storeId: string, subscriptionId: string, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
+  /** A page of the subscription's payments, with the total count on a first page. */
+  async list(subscription: SubscriptionWithNextPayment, page: PageRequest) {
     const rows = await this.subscriptions.listPayments(subscription.id, page);
-    const present = (payment: ScheduledPayment) =>
-      presentScheduledPayment(payment, subscription.retryInterval);
-    const result = toPage(rows, page.limit, present);
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.subscriptions.countPayments(subscription.id) };
+    if (page.cursor !== null) return { rows, totalHits: null };
+    return { rows, totalHits: await this.subscriptions.countPayments(subscription.id) };
   }
 
-  async get(principal: Principal, storeId: string, subscriptionId: string, id: string) {
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(subscriptionScope(principal, storeId), subscription.id, id);
-    return presentScheduledPayment(payment, subscription.retryInterval);
-  }
-
-  /** GET …/payments/{id}/charges: the charges made for the payment (one per try). */
-  async listCharges(
-    principal: Principal,
-    storeId: string,
-    subscriptionId: string,
-    id: string,
-    query: Record<string, unknown>,
-  ) {
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(subscriptionScope(principal, storeId), subscription.id, id);
-    return listChargesOf(this.charges, principal.merchantId, { scheduledPaymentId: payment.id }, query);
+  /** A payment of the subscription; a malformed id is the same 404 as an unknown one. */
+  find(scope: AccessScope, subscription: SubscriptionWithNextPayment, id: string): Promise<ScheduledPayment> {
+    return this.findPayment(scope, subscription.id, id);
   }
 
   /**
@@ -78,17 +54,13 @@ export class ScheduledPaymentsService {
    * payment's zone), `amount` when allow_merchant_amount_patch says so; a pending payment only.
    */
   async update(
-    principal: Principal,
-    storeId: string,
-    subscriptionId: string,
-    id: string,
-    body: unknown,
-    context: RequestContext,
-  ) {
-    const scope = subscriptionScope(principal, storeId);
-    const subscription = await this.findSubscription(principal, storeId, subscriptionId);
-    const payment = await this.findPayment(scope, subscription.id, id);
-    const request = parseInput(updateScheduledPaymentSchema, body);
+    scope: AccessScope,
+    subscription: SubscriptionWithNextPayment,
+    payment: ScheduledPayment,
+    request: ScheduledPaymentChangesInput,
+    correlation: Correlation,
+  ): Promise<ScheduledPayment> {
+    const id = payment.id;
     const allowed = await this.patchPermissions(subscription);
 
     const changes: ScheduledPaymentChanges = {};
@@ -107,7 +79,7 @@ export class ScheduledPaymentsService {
       changes.amount = BigInt(request.amount);
       changed.push('next_payment.amount');
     }
-    if (changed.length === 0) return presentScheduledPayment(payment, subscription.retryInterval);
+    if (changed.length === 0) return payment;
 
     const result = await this.subscriptions.updatePayment(
       scope,
@@ -115,7 +87,7 @@ export class ScheduledPaymentsService {
       id,
       changes,
       changed,
-      context.correlationId,
+      correlation.correlationId,
     );
     if (!result.moved) {
       if (result.paymentStatus === null) throw new NotFoundError('scheduled_payment');
@@ -123,21 +95,7 @@ export class ScheduledPaymentsService {
       if (isFinalSubscriptionStatus(subscription.status)) throw subscriptionRefusal(subscription.status);
       throw new BusinessRuleError('INVALID_CHARGE_STATUS', [{ field: 'status', reason: 'NOT_ALLOWED' }]);
     }
-    return presentScheduledPayment(
-      await this.findPayment(scope, subscription.id, id),
-      subscription.retryInterval,
-    );
-  }
-
-  private async findSubscription(
-    principal: Principal,
-    storeId: string,
-    id: string,
-  ): Promise<SubscriptionWithNextPayment> {
-    const scope = subscriptionScope(principal, storeId, id);
-    const subscription = await this.subscriptions.findInScope(scope, id);
-    if (!subscription) throw new NotFoundError('subscription');
-    return subscription;
+    return this.findPayment(scope, subscription.id, id);
   }
 
   private async findPayment(

@@ -1,0 +1,31 @@
+import type { Metadata } from '../actor';
+
+/**
+ * A charge to accept, as a front end parsed it (the gateway: createChargeSchema). The fields keep
+ * the API's names (api-reference §5.2), so that the API's parsed request is one as it is.
+ */
+export interface ChargeInput {
+  transaction_token_id: string;
+  /** minor units, at least 1 */
+  amount: number;
+  /** ISO 4217, upper case */
+  currency: string;
+  capture: boolean;
+  capture_at?: Date | null;
+  descriptor?: string | null;
+  ignore_descriptor_on_error?: boolean;
+  only_direct_currency: boolean;
+  redirect?: { endpoint: string } | null;
+  three_ds?: {
+    mode: string;
+    redirect_endpoint?: string | null;
+    redirect_id?: string | null;
+  } | null;
+  metadata?: Metadata;
+}
+
+/** A capture of an authorized charge: its amount (minor units, partial allowed) and currency. */
+export interface CaptureInput {
+  amount: number;
+  currency: string;
+}

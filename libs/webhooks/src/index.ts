@@ -1,0 +1,4 @@
+export * from './webhooks.module';
+export * from './webhook-inputs';
+export * from './webhooks.service';
+export * from './webhook-url.policy';

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { WebhookUrlPolicy } from './webhook-url.policy';
+import { WebhooksService } from './webhooks.service';
+
+const services = [WebhooksService, WebhookUrlPolicy];
+
+/**
+ * Webhook management every front end shares (docs/decisions/0026-use-cases-in-libs.md): create,
+ * read, list, change, rotate the secret, delete, replay a delivery; the URL rules of decision 0024.
+ * Needs the (global) ConfigModule and DbModule.
+ */
+@Module({ providers: services, exports: services })
+export class WebhooksModule {}
