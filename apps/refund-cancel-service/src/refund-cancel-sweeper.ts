@@ -1,10 +1,9 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { jobId, REFUNDS_CANCELS_QUEUE, type OperationJobData } from '@kessai/contracts';
 import { RefundsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { ContractQueue, InjectContractQueue } from '@kessai/runtime';
 
 const BATCH = 500;
 
@@ -23,7 +22,8 @@ export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDest
 
   constructor(
     private readonly refunds: RefundsRepository,
-    @InjectQueue(REFUNDS_CANCELS_QUEUE.name) private readonly queue: Queue,
+    @InjectContractQueue(REFUNDS_CANCELS_QUEUE)
+    private readonly queue: ContractQueue<typeof REFUNDS_CANCELS_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {

@@ -1,6 +1,4 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   DELIVER_WEBHOOKS_BATCH,
@@ -12,6 +10,7 @@ import {
 } from '@kessai/contracts';
 import { WebhooksRepository, type DeliveryToSend, type NewDelivery } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { ContractQueue, InjectContractQueue } from '@kessai/runtime';
 import { WebhookData } from './webhook-data';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 
@@ -34,7 +33,8 @@ export class WebhookDispatchService {
     private readonly webhooks: WebhooksRepository,
     private readonly data: WebhookData,
     private readonly deliveries: WebhookDeliveryService,
-    @InjectQueue(WEBHOOK_EVENTS_QUEUE.name) private readonly queue: Queue,
+    @InjectContractQueue(WEBHOOK_EVENTS_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_EVENTS_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 

@@ -1,10 +1,9 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { jobId, WEBHOOK_EVENTS_QUEUE, type DeliveryJobData } from '@kessai/contracts';
 import { WebhooksRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { ContractQueue, InjectContractQueue } from '@kessai/runtime';
 
 const BATCH = 500;
 
@@ -23,7 +22,8 @@ export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly webhooks: WebhooksRepository,
-    @InjectQueue(WEBHOOK_EVENTS_QUEUE.name) private readonly queue: Queue,
+    @InjectContractQueue(WEBHOOK_EVENTS_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_EVENTS_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {

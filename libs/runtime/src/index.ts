@@ -1,4 +1,5 @@
 export * from './bull';
+export * from './contract-queue';
 export * from './health.controller';
 export * from './queue-processor';
 export * from './worker-registry';
