@@ -47,12 +47,16 @@ export async function createGatewayApp(
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.register(config), adapter, {
-    logger: new NestPinoLogger(logger),
-    abortOnError: false,
-    // JSON bodies keep their bytes as request.rawBody: processor callbacks are signed over them
-    rawBody: true,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    GatewayModule.register(config, logger),
+    adapter,
+    {
+      logger: new NestPinoLogger(logger),
+      abortOnError: false,
+      // JSON bodies keep their bytes as request.rawBody: processor callbacks are signed over them
+      rawBody: true,
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   // first of all: every log line written for the request carries its id (X-Request-Id or a new one)
   fastify.addHook('onRequest', (request, _reply, done) => withCorrelation(request.id, done));

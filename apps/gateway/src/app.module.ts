@@ -4,7 +4,7 @@ import { ConfigModule, type AppConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { RedisModule } from '@kessai/redis';
-import { metricsRegistryProvider } from '@kessai/observability';
+import { LoggerModule, metricsRegistryProvider, type Logger } from '@kessai/observability';
 import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { AppTokenCache } from './auth/app-token-cache';
@@ -79,10 +79,16 @@ export const GATEWAY_CONTROLLERS = [
 
 @Module({})
 export class GatewayModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(config: AppConfig, logger: Logger): DynamicModule {
     return {
       module: GatewayModule,
-      imports: [ConfigModule.forRoot(config), DbModule, RedisModule, AccountsModule],
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(logger),
+        DbModule,
+        RedisModule,
+        AccountsModule,
+      ],
       controllers: GATEWAY_CONTROLLERS,
       providers: [
         metricsRegistryProvider,

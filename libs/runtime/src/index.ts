@@ -6,6 +6,7 @@ export * from './worker-registry';
 export * from './worker-service';
 export * from './outbox-relay';
 export * from './coalescer';
+export * from './periodic-task';
 export * from './job-metrics';
 export * from './metrics.controller';
 export * from './scrape-metrics';
