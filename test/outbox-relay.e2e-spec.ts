@@ -14,7 +14,13 @@ import {
   OutboxRepository,
   type PrismaService,
 } from '@kessai/db';
-import { bullOptions, OutboxRelay, startWorkerService } from '@kessai/runtime';
+import {
+  bullOptions,
+  ContractQueue,
+  OutboxRelay,
+  OutboxRelayModule,
+  startWorkerService,
+} from '@kessai/runtime';
 import { CapturedLog, TestEnvironment } from '@kessai/testing';
 
 /** A queue this suite consumes, so that the relay publishes token_created to it (a route for tests). */
@@ -40,7 +46,7 @@ function relay(prisma: PrismaService = env.prisma, batchSize = 40) {
     [WEBHOOK_EVENTS_QUEUE.name, webhookQueue],
   ]);
   return new OutboxRelay(new OutboxRepository(prisma), log.logger('relay'), {
-    queue: (name) => queues.get(name)!,
+    queue: (definition) => new ContractQueue(definition, queues.get(definition.name)!),
     batchSize,
     idleDelayMs: 10,
     routes: TEST_ROUTES,
@@ -261,12 +267,12 @@ describe('outbox relay', () => {
       expect(Object.values(await anywhere(q)).reduce((a, b) => a + b, 0)).toBe(0);
   });
 
-  it('runs inside a worker service that asks for it, along the catalogue routes, and stops with it', async () => {
+  it('runs inside a worker service whose module imports it, along the catalogue routes, and stops with it', async () => {
     const service = await startWorkerService({
       name: 'relay-host',
       config: env.config,
       healthPort: 0,
-      outboxRelay: true,
+      imports: [OutboxRelayModule],
     });
     try {
       const ids = await appendEvents(3, CHARGE_REQUESTED);

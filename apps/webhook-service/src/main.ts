@@ -9,5 +9,4 @@ runWorkerMain({
   defaultHealthPort: 3104,
   imports: [WebhookServiceModule],
   processors: [WebhookEventsProcessor],
-  outboxRelay: true,
 });

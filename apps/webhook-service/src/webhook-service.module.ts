@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { OutboxRelayModule } from '@kessai/runtime';
 import { WebhookData } from './webhook-data';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatchService } from './webhook-dispatch.service';
@@ -9,10 +10,12 @@ import { WebhookSweeper } from './webhook-sweeper';
 
 /**
  * Webhook delivery (docs/webhooks.md): the webhook-events queue's processor, dispatch, tries and the
- * HTTP sender, the sweep of deliveries whose job was lost. The config, Postgres (WebhooksRepository and the resources' repositories), Redis,
- * BullMQ and the logger come from the worker service's root.
+ * HTTP sender, the sweep of deliveries whose job was lost, and an outbox relay (as in
+ * charge-service). The config, Postgres (WebhooksRepository and the resources' repositories),
+ * Redis, BullMQ and the logger come from the worker service's root.
  */
 @Module({
+  imports: [OutboxRelayModule],
   providers: [
     WebhookData,
     WebhookSender,

@@ -5,6 +5,7 @@ export * from './queue-processor';
 export * from './worker-registry';
 export * from './worker-service';
 export * from './outbox-relay';
+export * from './outbox-relay.module';
 export * from './coalescer';
 export * from './periodic-task';
 export * from './job-metrics';
