@@ -129,7 +129,7 @@ export class ChargeProcessingService {
       if (result.status === 'fulfilled' || !charge) return;
       unfinished.push(charge);
       this.logger.warn(
-        { chargeId: charge.id, err: (result.reason as Error).message },
+        { chargeId: charge.id, err: result.reason as unknown },
         'charge outcome unknown; retrying it alone',
       );
     });

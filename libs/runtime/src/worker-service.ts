@@ -159,12 +159,12 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
             job: job?.name,
             jobId: job?.id,
             attempt: job?.attemptsMade,
-            err: error.message,
+            err: error,
           },
           'job failed',
         ),
       );
-      worker.on('error', (error) => logger.error({ queue: worker.name, err: error.message }, 'worker error'));
+      worker.on('error', (error) => logger.error({ queue: worker.name, err: error }, 'worker error'));
       jobMetrics.watch(worker, processor.queue);
       registry.workers.push(worker);
     }
