@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import type { AppConfig } from '@kessai/config';
+import type { GatewayConfig } from '@kessai/config';
 import { mayHoldCardNumber } from '@kessai/cards';
 import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kessai/observability';
 import { GATEWAY_CONTROLLERS, GatewayModule } from './app.module';
@@ -32,7 +32,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Builds the gateway (not yet listening): routes, authentication, error envelope, request ids. */
 export async function createGatewayApp(
-  config: AppConfig,
+  config: GatewayConfig,
   options: GatewayOptions = {},
 ): Promise<NestFastifyApplication> {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });

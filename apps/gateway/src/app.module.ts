@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ConfigModule, type AppConfig } from '@kessai/config';
+import { ConfigModule, type GatewayConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { RedisModule } from '@kessai/redis';
@@ -79,7 +79,7 @@ export const GATEWAY_CONTROLLERS = [
 
 @Module({})
 export class GatewayModule {
-  static register(config: AppConfig, logger: Logger): DynamicModule {
+  static register(config: GatewayConfig, logger: Logger): DynamicModule {
     return {
       module: GatewayModule,
       imports: [

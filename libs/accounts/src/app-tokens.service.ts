@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import { APP_TOKEN_VERSION, generateSecret, hashSecret, signAppToken } from '@kessai/auth';
 import { AppTokensRepository, StoresRepository, type AccessScope, type AppToken } from '@kessai/db';
 import { ACTIVE_LIMITS, NotFoundError, PermissionError, type PageRequest } from '@kessai/domain';
@@ -30,11 +30,15 @@ export interface IssuedCredentials {
  */
 @Injectable()
 export class AppTokenService {
+  readonly #signingKey: string;
+
   constructor(
     private readonly appTokens: AppTokensRepository,
     private readonly stores: StoresRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.#signingKey = requireSecrets(config, ['JWT_SIGNING_KEY'], 'AppTokenService').JWT_SIGNING_KEY;
+  }
 
   async issue(
     manager: TokenManager,
@@ -67,7 +71,7 @@ export class AppTokenService {
         domains: token.domains,
         version: token.version,
       },
-      this.config.JWT_SIGNING_KEY,
+      this.#signingKey,
       token.createdOn,
     );
     return { token, secret, jwt };

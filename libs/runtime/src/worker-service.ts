@@ -3,7 +3,7 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Queue } from 'bullmq';
-import { ConfigModule, loadConfigOrExit, type AppConfig } from '@kessai/config';
+import { ConfigModule, loadConfigOrExit, type AppConfig, type ProcessName } from '@kessai/config';
 import { QUEUES, type QueueDefinition } from '@kessai/contracts';
 import { DbModule } from '@kessai/db';
 import {
@@ -47,6 +47,9 @@ export interface RunningWorkerService {
   /** Graceful stop: stop taking jobs, finish in-flight ones, then close HTTP, queues, DB and Redis. */
   stop(): Promise<void>;
 }
+
+/** The worker services, by name. */
+export type WorkerProcessName = Exclude<ProcessName, 'gateway' | 'admin'>;
 
 /** A service started without the processor of a queue it consumes, or with one of another's. */
 export class ProcessorMismatchError extends Error {}
@@ -232,9 +235,13 @@ export function stopOnSignals(service: { stop(): Promise<void>; logger: Logger }
 
 /** The whole entry point of a worker service: config, start, graceful stop on signals. */
 export function runWorkerMain(
-  options: Omit<WorkerServiceOptions, 'config' | 'healthPort'> & { defaultHealthPort: number },
+  options: Omit<WorkerServiceOptions, 'config' | 'healthPort' | 'name'> & {
+    /** also the process whose secrets the config requires (libs/config, SECRET_USERS) */
+    name: WorkerProcessName;
+    defaultHealthPort: number;
+  },
 ) {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit(options.name);
   startWorkerService({
     ...options,
     config,

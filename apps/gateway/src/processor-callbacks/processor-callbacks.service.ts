@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { ChargesRepository, DeferredPaymentsRepository, TokenThreeDsRepository } from '@kessai/db';
 import { AuthenticationError, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
 import { InvalidProcessorCallbackError, verifyProcessorCallback } from '@kessai/processor';
@@ -23,7 +23,7 @@ export class ProcessorCallbacksService {
     private readonly charges: ChargesRepository,
     private readonly tokenThreeDs: TokenThreeDsRepository,
     private readonly deferredPayments: DeferredPaymentsRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
