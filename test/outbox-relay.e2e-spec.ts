@@ -5,7 +5,7 @@ import {
   CHARGES_QUEUE,
   defineQueue,
   PROCESS_CHARGES_BATCH,
-  WEBHOOK_EVENTS_QUEUE,
+  WEBHOOK_DELIVERIES_QUEUE,
   type OutboxBatchJobData,
 } from '@kessai/contracts';
 import {
@@ -43,7 +43,7 @@ function relay(prisma: PrismaService = env.prisma, batchSize = 40) {
   const queues = new Map<string, Queue>([
     [RELAY_TEST_QUEUE.name, queue],
     [CHARGES_QUEUE.name, chargesQueue],
-    [WEBHOOK_EVENTS_QUEUE.name, webhookQueue],
+    [WEBHOOK_DELIVERIES_QUEUE.name, webhookQueue],
   ]);
   return new OutboxRelay(new OutboxRepository(prisma), log.logger('relay'), {
     queue: (definition) => new ContractQueue(definition, queues.get(definition.name)!),
@@ -99,7 +99,7 @@ beforeAll(async () => {
   merchantId = (await env.seedMerchant('outbox')).merchant.id;
   queue = new Queue(RELAY_TEST_QUEUE.name, bullOptions(env.config));
   chargesQueue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
-  webhookQueue = new Queue(WEBHOOK_EVENTS_QUEUE.name, bullOptions(env.config));
+  webhookQueue = new Queue(WEBHOOK_DELIVERIES_QUEUE.name, bullOptions(env.config));
 });
 
 afterEach(async () => {
@@ -248,7 +248,7 @@ describe('outbox relay', () => {
   });
 
   it('publishes webhook events to webhook-events (dispatch_events, one job per relay batch), unknown events nowhere', async () => {
-    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
+    expect(WEBHOOK_DELIVERIES_QUEUE.consumer).toBe('webhook-service');
     const ids = await appendEvents(4, 'refund_finished');
     await appendEvents(2, 'no_such_event');
     const publisher = relay();

@@ -8,7 +8,7 @@ import { RefundCancelServiceModule } from '../apps/refund-cancel-service/src/ref
 import { RefundsCancelsProcessor } from '../apps/refund-cancel-service/src/refunds-cancels.processor';
 import { SubscriptionServiceModule } from '../apps/subscription-service/src/subscription-service.module';
 import { SubscriptionsProcessor } from '../apps/subscription-service/src/subscriptions.processor';
-import { WebhookEventsProcessor } from '../apps/webhook-service/src/webhook-events.processor';
+import { WebhookDeliveriesProcessor } from '../apps/webhook-service/src/webhook-deliveries.processor';
 import { WebhookServiceModule } from '../apps/webhook-service/src/webhook-service.module';
 
 /**
@@ -50,7 +50,7 @@ const services: Array<
     imports: [SubscriptionServiceModule],
     processors: [SubscriptionsProcessor],
   },
-  { name: 'webhook-service', imports: [WebhookServiceModule], processors: [WebhookEventsProcessor] },
+  { name: 'webhook-service', imports: [WebhookServiceModule], processors: [WebhookDeliveriesProcessor] },
 ];
 
 describe('per-process secrets', () => {

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '@kessai/config';
-import { WEBHOOK_EVENTS_QUEUE } from '@kessai/contracts';
+import { WEBHOOK_DELIVERIES_QUEUE } from '@kessai/contracts';
 import type { DeliveryAttemptRecord, DeliveryToSend, WebhooksRepository } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import { ContractQueue } from '@kessai/runtime';
@@ -75,7 +75,7 @@ function setup(
   const service = new WebhookDeliveryService(
     repository,
     sender,
-    new ContractQueue(WEBHOOK_EVENTS_QUEUE, queue),
+    new ContractQueue(WEBHOOK_DELIVERIES_QUEUE, queue),
     config,
     silent,
     new WebhookMetrics(registry),

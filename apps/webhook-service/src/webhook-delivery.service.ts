@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { jobId, WEBHOOK_EVENTS_QUEUE, type DeliveryJobData } from '@kessai/contracts';
+import { jobId, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/contracts';
 import { WebhooksRepository, type DeliveryAttemptRecord, type DeliveryToSend } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ContractQueue, InjectContractQueue, Coalescer } from '@kessai/runtime';
@@ -48,8 +48,8 @@ export class WebhookDeliveryService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly sender: WebhookSender,
-    @InjectContractQueue(WEBHOOK_EVENTS_QUEUE)
-    private readonly queue: ContractQueue<typeof WEBHOOK_EVENTS_QUEUE>,
+    @InjectContractQueue(WEBHOOK_DELIVERIES_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_DELIVERIES_QUEUE>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly metrics: WebhookMetrics,

@@ -4,14 +4,14 @@ import {
   DELIVER_WEBHOOKS_BATCH,
   isWebhookEventType,
   jobId,
-  WEBHOOK_EVENTS_QUEUE,
+  WEBHOOK_DELIVERIES_QUEUE,
   type DeliveriesJobData,
   type DeliveryJobData,
 } from '@kessai/contracts';
 import { WebhooksRepository, type DeliveryToSend, type NewDelivery } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ContractQueue, InjectContractQueue } from '@kessai/runtime';
-import { WebhookData } from './webhook-data';
+import { WebhookDataLoader } from './webhook-data-loader';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 
 /**
@@ -31,17 +31,17 @@ import { WebhookDeliveryService } from './webhook-delivery.service';
 export class WebhookDispatchService {
   constructor(
     private readonly webhooks: WebhooksRepository,
-    private readonly data: WebhookData,
+    private readonly data: WebhookDataLoader,
     private readonly deliveries: WebhookDeliveryService,
-    @InjectContractQueue(WEBHOOK_EVENTS_QUEUE)
-    private readonly queue: ContractQueue<typeof WEBHOOK_EVENTS_QUEUE>,
+    @InjectContractQueue(WEBHOOK_DELIVERIES_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_DELIVERIES_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async dispatchMany(eventIds: readonly string[]): Promise<void> {
     const events = await this.webhooks.findSubscribedEvents(eventIds);
     if (events.length === 0) return;
-    // read side by side: the loaders read the batch's resources together (WebhookData)
+    // read side by side: the loaders read the batch's resources together (WebhookDataLoader)
     const data = await Promise.all(
       events.map((event) =>
         isWebhookEventType(event.eventType)

@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { OutboxRelayModule } from '@kessai/runtime';
-import { WebhookData } from './webhook-data';
+import { WebhookDataLoader } from './webhook-data-loader';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatchService } from './webhook-dispatch.service';
-import { WebhookEventsProcessor } from './webhook-events.processor';
+import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
 import { WebhookMetrics } from './webhook-metrics';
 import { WebhookSender } from './webhook-sender';
 import { WebhookSweeper } from './webhook-sweeper';
@@ -17,11 +17,11 @@ import { WebhookSweeper } from './webhook-sweeper';
 @Module({
   imports: [OutboxRelayModule],
   providers: [
-    WebhookData,
+    WebhookDataLoader,
     WebhookSender,
     WebhookDispatchService,
     WebhookDeliveryService,
-    WebhookEventsProcessor,
+    WebhookDeliveriesProcessor,
     WebhookMetrics,
     WebhookSweeper,
   ],

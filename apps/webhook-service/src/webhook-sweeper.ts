@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { jobId, WEBHOOK_EVENTS_QUEUE, type DeliveryJobData } from '@kessai/contracts';
+import { jobId, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/contracts';
 import { WebhooksRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ContractQueue, InjectContractQueue, PeriodicTask } from '@kessai/runtime';
@@ -20,8 +20,8 @@ export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(
     private readonly webhooks: WebhooksRepository,
-    @InjectContractQueue(WEBHOOK_EVENTS_QUEUE)
-    private readonly queue: ContractQueue<typeof WEBHOOK_EVENTS_QUEUE>,
+    @InjectContractQueue(WEBHOOK_DELIVERIES_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_DELIVERIES_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {

@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { CHARGES_QUEUE, WEBHOOK_EVENTS_QUEUE } from '@kessai/contracts';
+import { CHARGES_QUEUE, WEBHOOK_DELIVERIES_QUEUE } from '@kessai/contracts';
 import { ContractQueue, type ContractJob } from './contract-queue';
 
 const CHARGE_ID = '7f0c6c3e-3c1f-4a53-9d0e-2f8f8b9b6a01';
@@ -66,7 +66,7 @@ describe('ContractQueue', () => {
   it('refuses, at compile time, a job name or payload its contract does not have', () => {
     const { queue } = recordingQueue();
     const charges = new ContractQueue(CHARGES_QUEUE, queue);
-    const webhooks = new ContractQueue(WEBHOOK_EVENTS_QUEUE, queue);
+    const webhooks = new ContractQueue(WEBHOOK_DELIVERIES_QUEUE, queue);
     const neverCalled = () => {
       // @ts-expect-error: no such job on the charges queue
       void charges.add('process_refund', { aggregateId: CHARGE_ID, eventType: 'x' });
