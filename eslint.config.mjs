@@ -41,6 +41,14 @@ const databaseSyntax = [
   },
   { selector: `ImportExpression[source.value=${databaseModule}]`, message: databaseMessage },
 ];
+// A producer adds jobs through its queue's ContractQueue (libs/runtime), which checks job names and
+// payloads against libs/contracts; a plain injected BullMQ queue takes any string and any data.
+const untypedProducer = {
+  name: '@nestjs/bullmq',
+  importNames: ['InjectQueue'],
+  message: "inject the queue's typed producer: @InjectContractQueue(QUEUE) from @kessai/runtime",
+};
+
 /** Rules for files that may use the database directly: the parent-path rule alone stays. */
 const databaseAllowed = {
   'no-restricted-imports': ['error', { patterns: [relativeParentImports] }],
@@ -97,7 +105,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-restricted-imports': [
         'error',
-        { paths: databaseImports.paths, patterns: [relativeParentImports, ...databaseImports.patterns] },
+        {
+          paths: [...databaseImports.paths, untypedProducer],
+          patterns: [relativeParentImports, ...databaseImports.patterns],
+        },
       ],
       'no-restricted-syntax': ['error', ...databaseSyntax],
     },

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { z } from 'zod';
-import { configSchema } from '../libs/config/src/config.schema';
+import { configSchema, SECRET_USERS } from '../libs/config/src/config.schema';
 
 const ROOT = join(__dirname, '..');
 const SCHEMA_FILE = 'libs/config/src/config.schema.ts';
@@ -157,7 +157,8 @@ export function generatedConfigReference(): string {
     'Every Kessai process (the gateway, the worker services, the admin CLI) reads these from its',
     'environment at start, through one zod schema (`libs/config`); a missing or bad value stops the',
     'process with exit code 78, naming the variable; an empty value counts as unset (its default',
-    'applies). `npm start` writes `.env` from',
+    'applies). A secret is required only by the processes that use it (`SECRET_USERS`; `admin` is the',
+    'CLI): a worker that never reads a card or signs a JWT starts without those keys. `npm start` writes `.env` from',
     '[`.env.example`](../.env.example) on first run. This page is generated from that schema. The',
     'processor simulator has settings of its own (`SIMULATOR_*`, [processor-simulator.md](processor-simulator.md));',
     'what a store or merchant may set through the API is [configuration.md](configuration.md).',
@@ -173,7 +174,16 @@ export function generatedConfigReference(): string {
       open = true;
     }
     const { accepts, default: shownDefault, required } = shapeOf(shape[entry.name]);
-    const defaultCell = required ? '**required**' : shownDefault === null ? 'unset' : `\`${shownDefault}\``;
+    const users: readonly string[] | undefined = (SECRET_USERS as Record<string, readonly string[]>)[
+      entry.name
+    ];
+    const defaultCell = users
+      ? `**required** by ${users.join(', ')}`
+      : required
+        ? '**required**'
+        : shownDefault === null
+          ? 'unset'
+          : `\`${shownDefault}\``;
     lines.push(
       `| \`${entry.name}\` | ${cell(accepts)} | ${cell(defaultCell)} | ${cell(entry.description)} |`,
     );

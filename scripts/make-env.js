@@ -7,6 +7,7 @@ const { appendFileSync, readFileSync, writeFileSync } = require('fs');
 
 const generated = {
   JWT_SIGNING_KEY: () => randomBytes(32).toString('hex'),
+  IDEMPOTENCY_KEY_SECRET: () => randomBytes(32).toString('hex'),
   VAULT_KEYS: () => `k1:${randomBytes(32).toString('base64')}`,
   VAULT_FINGERPRINT_SECRET: () => randomBytes(32).toString('hex'),
   PROCESSOR_CALLBACK_SECRET: () => randomBytes(32).toString('hex'),

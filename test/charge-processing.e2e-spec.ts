@@ -63,7 +63,6 @@ beforeAll(async () => {
     healthPort: 0,
     imports: [ChargeServiceModule],
     processors: [ChargesProcessor],
-    outboxRelay: true,
   });
   cvvs = service.app.get(PendingCvvStore);
   queue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));

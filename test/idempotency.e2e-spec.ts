@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK, { ResponseError } from 'univapay-node';
 import {
@@ -13,6 +14,7 @@ import {
 } from '@kessai/testing';
 import { createGatewayApp } from '../apps/gateway/src/app.factory';
 import { fingerprintKey, requestFingerprint } from '../apps/gateway/src/idempotency/request-fingerprint';
+import { ResponseSealer } from '../apps/gateway/src/idempotency/response-sealer';
 
 type Token = Credentials;
 
@@ -177,7 +179,12 @@ describe('Idempotency-Key', () => {
         key,
         method: 'PATCH',
         path,
-        requestHash: requestFingerprint(fingerprintKey(env.config.JWT_SIGNING_KEY), 'PATCH', path, body),
+        requestHash: requestFingerprint(
+          fingerprintKey(env.config.IDEMPOTENCY_KEY_SECRET),
+          'PATCH',
+          path,
+          body,
+        ),
         expiresOn: new Date(Date.now() + 60_000),
       },
     });
@@ -186,6 +193,44 @@ describe('Idempotency-Key', () => {
     expect(res.body.errors).toEqual([{ field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' }]);
     const store = await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } });
     expect(store.name).not.toBe('Held');
+  });
+
+  it('replays a response stored before IDEMPOTENCY_KEY_SECRET, keyed from JWT_SIGNING_KEY (decision 0027)', async () => {
+    const key = newKey();
+    const path = `/stores/${shop.store.id}`;
+    const body = { name: 'Stored before the switch' };
+    const legacy = env.config.JWT_SIGNING_KEY;
+    const id = randomUUID();
+    const answer = JSON.stringify({ stored: 'before the switch' });
+    await env.prisma.idempotencyRecord.create({
+      data: {
+        id,
+        credentialId: `app_token_${JSON.parse(Buffer.from(merchantToken.jwt.split('.')[1], 'base64url').toString()).jti}`,
+        key,
+        method: 'PATCH',
+        path,
+        requestHash: requestFingerprint(fingerprintKey(legacy), 'PATCH', path, body),
+        state: 'completed',
+        responseStatus: 200,
+        responseBody: new ResponseSealer(legacy).seal(answer, id),
+        responseHeaders: { 'content-type': 'application/json; charset=utf-8' },
+        expiresOn: new Date(Date.now() + 60_000),
+      },
+    });
+    const res = await call(path, { method: 'PATCH', auth: bearer(merchantToken), key, json: body });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(answer);
+    expect(res.headers.get('idempotency-status')).toBe('retrieved_idempotent_response');
+    // another request under the same key is still another request
+    const other = await call(path, {
+      method: 'PATCH',
+      auth: bearer(merchantToken),
+      key,
+      json: { name: 'x' },
+    });
+    expect(other.status).toBe(409);
+    const store = await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } });
+    expect(store.name).not.toBe(body.name);
   });
 
   it('takes an expired key over as a new request', async () => {

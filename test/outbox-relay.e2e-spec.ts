@@ -5,7 +5,7 @@ import {
   CHARGES_QUEUE,
   defineQueue,
   PROCESS_CHARGES_BATCH,
-  WEBHOOK_EVENTS_QUEUE,
+  WEBHOOK_DELIVERIES_QUEUE,
   type OutboxBatchJobData,
 } from '@kessai/contracts';
 import {
@@ -14,7 +14,13 @@ import {
   OutboxRepository,
   type PrismaService,
 } from '@kessai/db';
-import { bullOptions, OutboxRelay, startWorkerService } from '@kessai/runtime';
+import {
+  bullOptions,
+  ContractQueue,
+  OutboxRelay,
+  OutboxRelayModule,
+  startWorkerService,
+} from '@kessai/runtime';
 import { CapturedLog, TestEnvironment } from '@kessai/testing';
 
 /** A queue this suite consumes, so that the relay publishes token_created to it (a route for tests). */
@@ -37,10 +43,10 @@ function relay(prisma: PrismaService = env.prisma, batchSize = 40) {
   const queues = new Map<string, Queue>([
     [RELAY_TEST_QUEUE.name, queue],
     [CHARGES_QUEUE.name, chargesQueue],
-    [WEBHOOK_EVENTS_QUEUE.name, webhookQueue],
+    [WEBHOOK_DELIVERIES_QUEUE.name, webhookQueue],
   ]);
   return new OutboxRelay(new OutboxRepository(prisma), log.logger('relay'), {
-    queue: (name) => queues.get(name)!,
+    queue: (definition) => new ContractQueue(definition, queues.get(definition.name)!),
     batchSize,
     idleDelayMs: 10,
     routes: TEST_ROUTES,
@@ -93,7 +99,7 @@ beforeAll(async () => {
   merchantId = (await env.seedMerchant('outbox')).merchant.id;
   queue = new Queue(RELAY_TEST_QUEUE.name, bullOptions(env.config));
   chargesQueue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
-  webhookQueue = new Queue(WEBHOOK_EVENTS_QUEUE.name, bullOptions(env.config));
+  webhookQueue = new Queue(WEBHOOK_DELIVERIES_QUEUE.name, bullOptions(env.config));
 });
 
 afterEach(async () => {
@@ -242,7 +248,7 @@ describe('outbox relay', () => {
   });
 
   it('publishes webhook events to webhook-events (dispatch_events, one job per relay batch), unknown events nowhere', async () => {
-    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
+    expect(WEBHOOK_DELIVERIES_QUEUE.consumer).toBe('webhook-service');
     const ids = await appendEvents(4, 'refund_finished');
     await appendEvents(2, 'no_such_event');
     const publisher = relay();
@@ -261,12 +267,12 @@ describe('outbox relay', () => {
       expect(Object.values(await anywhere(q)).reduce((a, b) => a + b, 0)).toBe(0);
   });
 
-  it('runs inside a worker service that asks for it, along the catalogue routes, and stops with it', async () => {
+  it('runs inside a worker service whose module imports it, along the catalogue routes, and stops with it', async () => {
     const service = await startWorkerService({
       name: 'relay-host',
       config: env.config,
       healthPort: 0,
-      outboxRelay: true,
+      imports: [OutboxRelayModule],
     });
     try {
       const ids = await appendEvents(3, CHARGE_REQUESTED);

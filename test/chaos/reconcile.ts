@@ -8,7 +8,7 @@ import {
   CHARGES_QUEUE,
   REFUNDS_CANCELS_QUEUE,
   SUBSCRIPTIONS_QUEUE,
-  WEBHOOK_EVENTS_QUEUE,
+  WEBHOOK_DELIVERIES_QUEUE,
 } from '@kessai/contracts';
 import type { Accepted } from './load';
 import type { WebhookReceiver } from '@kessai/testing';
@@ -45,7 +45,7 @@ export type Unfinished = Record<
   number
 >;
 
-const QUEUES = [CHARGES_QUEUE, REFUNDS_CANCELS_QUEUE, SUBSCRIPTIONS_QUEUE, WEBHOOK_EVENTS_QUEUE];
+const QUEUES = [CHARGES_QUEUE, REFUNDS_CANCELS_QUEUE, SUBSCRIPTIONS_QUEUE, WEBHOOK_DELIVERIES_QUEUE];
 
 /**
  * Waits until every queue is empty (nothing waiting, active — a dead worker's job included, until

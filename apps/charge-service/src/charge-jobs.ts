@@ -1,7 +1,6 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { CHARGES_QUEUE, jobId, type ChargeJobData, type JobName } from '@kessai/contracts';
+import { ContractQueue, InjectContractQueue } from '@kessai/runtime';
 
 /** A job of the charges queue for one charge. */
 export interface ChargeJobRequest {
@@ -23,7 +22,9 @@ export interface ChargeJobRequest {
  */
 @Injectable()
 export class ChargeJobs {
-  constructor(@InjectQueue(CHARGES_QUEUE.name) private readonly queue: Queue) {}
+  constructor(
+    @InjectContractQueue(CHARGES_QUEUE) private readonly queue: ContractQueue<typeof CHARGES_QUEUE>,
+  ) {}
 
   /** Adds the jobs in one call; a job whose id exists already is left as it is (BullMQ). */
   async add(requests: readonly ChargeJobRequest[]): Promise<void> {

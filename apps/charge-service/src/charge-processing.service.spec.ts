@@ -18,7 +18,7 @@ import type { CardVault, PendingCvvStore } from '@kessai/vault';
 import { Registry } from 'prom-client';
 import type { ChargeJobRequest, ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
-import { ChargeProcessingService, OutcomeUnknownError } from './charge-processing.service';
+import { ChargeProcessingService, RetryLaterError } from './charge-processing.service';
 import type { PaymentProcessors } from '@kessai/processor';
 
 /** The decisions of ChargeProcessingService, with fakes for the repository, the processor, the vault and the queue. */
@@ -240,7 +240,7 @@ describe('ChargeProcessingService', () => {
     const { service, processor, recorded } = setup([qrCharge('t')]);
     processor.authorizeAnswer = () =>
       Promise.reject(new TransientProcessorError('authorize', 'server_error', 503));
-    await expect(service.processCharge('t')).rejects.toThrow(OutcomeUnknownError);
+    await expect(service.processCharge('t')).rejects.toThrow(RetryLaterError);
     expect(processor.statusCalls).toBe(1);
     expect(recorded).toEqual([]);
   });
@@ -262,7 +262,7 @@ describe('ChargeProcessingService', () => {
       const { service, processor, recorded } = setup([qrCharge('busy')]);
       processor.authorizeAnswer = () =>
         Promise.reject(new ProcessorRequestRejectedError('authorize', httpStatus, 'in_progress', 'busy'));
-      await expect(service.processCharge('busy')).rejects.toThrow(OutcomeUnknownError);
+      await expect(service.processCharge('busy')).rejects.toThrow(RetryLaterError);
       expect(processor.statusCalls).toBe(1);
       expect(recorded).toEqual([]);
     },

@@ -54,8 +54,12 @@ export interface ChargeRequest {
   correlationId?: string | null;
 }
 
-/** Thrown to let BullMQ retry the job later: the outcome is unknown for now, nothing is recorded. */
-export class OutcomeUnknownError extends Error {}
+/**
+ * Thrown to let BullMQ retry the job later: the processor has no final outcome for the payment yet
+ * (it has not executed the request, or the customer has still to act), and nothing is recorded.
+ * Not libs/db's WriteOutcomeUnknownError, a write of ours whose commit is unknown.
+ */
+export class RetryLaterError extends Error {}
 
 /** HTTP statuses of a refusal that means "this key is being executed right now", not "refused". */
 const IN_PROGRESS_STATUSES: readonly number[] = [409, 423];
@@ -130,7 +134,7 @@ export class ChargeProcessingService {
       if (result.status === 'fulfilled' || !charge) return;
       unfinished.push(charge);
       this.logger.warn(
-        { chargeId: charge.id, err: (result.reason as Error).message },
+        { chargeId: charge.id, err: result.reason as unknown },
         'charge outcome unknown; retrying it alone',
       );
     });
@@ -312,7 +316,7 @@ export class ChargeProcessingService {
       // The outcome is unknown (timeout, 5xx) or the request was refused (which may follow an
       // execution, e.g. a reused key): only the processor's record tells. Never fail without it.
       // A refusal's text may echo request fields: log its status and type only.
-      const reason = rejected ? { httpStatus: error.httpStatus, type: error.type } : (error as Error).message;
+      const reason = rejected ? { httpStatus: error.httpStatus, type: error.type } : error;
       this.logger.warn({ ...context, err: reason }, 'asking the processor for the payment');
       const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
       if (!found.found) {
@@ -320,13 +324,13 @@ export class ChargeProcessingService {
         // unknown; any other refusal means the request was refused as such and nothing was executed
         if (rejected && !IN_PROGRESS_STATUSES.includes(error.httpStatus))
           return errored('the processor refused the request');
-        throw new OutcomeUnknownError(`charge ${charge.id}: the processor has not executed it yet`);
+        throw new RetryLaterError(`charge ${charge.id}: the processor has not executed it yet`);
       }
       const outcome = outcomeOfPayment(found.payment, charge);
       if (outcome) return outcome;
       // Waiting for the customer: a retried request answers with the challenge or payment URL
       // again. A refused one never will, so the charge waits without them until it expires.
-      if (!rejected) throw new OutcomeUnknownError(`charge ${charge.id}: retrying for the customer's link`);
+      if (!rejected) throw new RetryLaterError(`charge ${charge.id}: retrying for the customer's link`);
       // a bank transfer or konbini keeps the deadline it was accepted with
       if (charge.expiresOn !== null)
         return { status: 'awaiting', processorReference: found.payment.processorReference };

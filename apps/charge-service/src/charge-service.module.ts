@@ -8,12 +8,15 @@ import { ChargeSweeper } from './charge-sweeper';
 import { ChargesProcessor } from './charges.processor';
 import { TokenAuthenticationService } from './token-authentication.service';
 import { paymentProcessorsProvider } from '@kessai/processor';
+import { OutboxRelayModule } from '@kessai/runtime';
 
 /**
- * Charge processing: the charges queue's processor, the processors (payment), the sweeper. The
- * config, Postgres, Redis, BullMQ's queues and the logger come from the worker service's root.
+ * Charge processing: the charges queue's processor, the processors (payment), the sweeper, and an
+ * outbox relay (as in webhook-service: any number of replicas may run it at once). The config,
+ * Postgres, Redis, BullMQ's queues and the logger come from the worker service's root.
  */
 @Module({
+  imports: [OutboxRelayModule],
   providers: [
     ...vaultProviders,
     ChargeOutcomesRepository,

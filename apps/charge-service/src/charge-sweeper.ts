@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CapturesRepository, ChargeOutcomesRepository, TokenThreeDsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { PeriodicTask } from '@kessai/runtime';
 
 import { ChargeJobs, type ChargeJobRequest } from './charge-jobs';
 
@@ -17,11 +18,9 @@ const BATCH = 500;
  */
 @Injectable()
 export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #intervalMs: number;
+  readonly #task: PeriodicTask;
   readonly #staleSeconds: number;
   readonly #awaitingExpirySeconds: number;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly charges: ChargeOutcomesRepository,
@@ -31,19 +30,20 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#intervalMs = config.CHARGE_SWEEP_INTERVAL_MS;
+    this.#task = new PeriodicTask({
+      name: 'charge sweep',
+      intervalMs: config.CHARGE_SWEEP_INTERVAL_MS,
+      run: async () => {
+        await this.sweep();
+      },
+      logger,
+    });
     this.#staleSeconds = config.CHARGE_STALE_PENDING_SECONDS;
     this.#awaitingExpirySeconds = config.CHARGE_AWAITING_EXPIRY_SECONDS;
   }
 
   onApplicationBootstrap() {
-    this.#timer = setInterval(() => {
-      // a slow sweep is not overlapped by the next one
-      this.#sweeping ??= this.sweep()
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'charge sweep failed'))
-        .finally(() => (this.#sweeping = undefined));
-    }, this.#intervalMs);
+    this.#task.start();
   }
 
   /** One pass; resolves to how many charges it gave work to. */
@@ -98,8 +98,8 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     return { name, chargeId, causeEventId: null, eventType: 'charge_sweep', idParts: ['sweep', ...idParts] };
   }
 
-  async onModuleDestroy() {
-    clearInterval(this.#timer);
-    await this.#sweeping;
+  /** Lets the sweep in progress finish. */
+  onModuleDestroy(): Promise<void> {
+    return this.#task.stop();
   }
 }

@@ -4,11 +4,9 @@ import { ChargeServiceModule } from './charge-service.module';
 import { ChargesProcessor } from './charges.processor';
 
 // Health port when HEALTH_PORT is not set; `npm start` sets PORT+1.
-// The outbox relay runs here (and in webhook-service): any number of replicas may run it at once.
 runWorkerMain({
   name: 'charge-service',
   defaultHealthPort: 3101,
   imports: [ChargeServiceModule],
   processors: [ChargesProcessor],
-  outboxRelay: true,
 });

@@ -13,7 +13,7 @@ import {
   type VoidResult,
 } from '@kessai/processor';
 import type { CardVault, PendingCvvStore } from '@kessai/vault';
-import { OutcomeUnknownError } from './charge-processing.service';
+import { RetryLaterError } from './charge-processing.service';
 import { TokenAuthenticationService } from './token-authentication.service';
 
 /** The decisions of TokenAuthenticationService, with fakes for the repository, the processor and the vault. */
@@ -380,7 +380,7 @@ describe('TokenAuthenticationService', () => {
   it('an unknown outcome is never recorded: the job is retried', async () => {
     const t = setup(token());
     t.answerAuthorize(() => Promise.reject(new TransientProcessorError('authorize', 'timeout')));
-    await expect(t.service.authenticateToken(TOKEN_ID)).rejects.toBeInstanceOf(OutcomeUnknownError);
+    await expect(t.service.authenticateToken(TOKEN_ID)).rejects.toBeInstanceOf(RetryLaterError);
     expect(t.updates).toEqual([]);
   });
 

@@ -22,7 +22,7 @@ import {
   type ThreeDsMode,
 } from '@kessai/processor';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
-import { OutcomeUnknownError } from './charge-processing.service';
+import { RetryLaterError } from './charge-processing.service';
 
 /** The authorization that authenticates a card: the smallest amount, held and then voided. */
 const AUTHENTICATION_AMOUNT = 1;
@@ -144,11 +144,11 @@ export class TokenAuthenticationService {
       if (!found.found) {
         if (rejected && error.httpStatus !== 409 && error.httpStatus !== 423)
           return errored('the processor refused the request');
-        throw new OutcomeUnknownError(`token ${token.id}: the processor has not authenticated it yet`);
+        throw new RetryLaterError(`token ${token.id}: the processor has not authenticated it yet`);
       }
       // waiting for the cardholder: a retried request answers with the challenge again
       if (found.payment.status === 'pending_authentication')
-        throw new OutcomeUnknownError(`token ${token.id}: retrying for the issuer page`);
+        throw new RetryLaterError(`token ${token.id}: retrying for the issuer page`);
       return this.#ofPayment(processor, reference, found.payment);
     }
     switch (answer.outcome) {

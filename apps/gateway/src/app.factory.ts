@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
-import type { AppConfig } from '@kessai/config';
+import type { GatewayConfig } from '@kessai/config';
 import { mayHoldCardNumber } from '@kessai/cards';
 import { createLogger, NestPinoLogger, withCorrelation, type Logger } from '@kessai/observability';
 import { GATEWAY_CONTROLLERS, GatewayModule } from './app.module';
@@ -32,7 +32,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Builds the gateway (not yet listening): routes, authentication, error envelope, request ids. */
 export async function createGatewayApp(
-  config: AppConfig,
+  config: GatewayConfig,
   options: GatewayOptions = {},
 ): Promise<NestFastifyApplication> {
   const logger = options.logger ?? createLogger({ service: 'gateway', level: config.LOG_LEVEL });
@@ -49,12 +49,16 @@ export async function createGatewayApp(
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(GatewayModule.register(config), adapter, {
-    logger: new NestPinoLogger(logger),
-    abortOnError: false,
-    // JSON bodies keep their bytes as request.rawBody: processor callbacks are signed over them
-    rawBody: true,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    GatewayModule.register(config, logger),
+    adapter,
+    {
+      logger: new NestPinoLogger(logger),
+      abortOnError: false,
+      // JSON bodies keep their bytes as request.rawBody: processor callbacks are signed over them
+      rawBody: true,
+    },
+  );
   const fastify = app.getHttpAdapter().getInstance();
   // first of all: every log line written for the request carries its id (X-Request-Id or a new one)
   fastify.addHook('onRequest', (request, _reply, done) => withCorrelation(request.id, done));

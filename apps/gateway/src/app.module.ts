@@ -1,13 +1,13 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { ConfigModule, type AppConfig } from '@kessai/config';
+import { ConfigModule, type GatewayConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { PaymentsModule } from '@kessai/payments';
 import { SubscriptionsModule } from '@kessai/subscriptions';
 import { WebhooksModule } from '@kessai/webhooks';
 import { RedisModule } from '@kessai/redis';
-import { metricsRegistryProvider } from '@kessai/observability';
+import { LoggerModule, metricsRegistryProvider, type Logger } from '@kessai/observability';
 import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { AppTokenCache } from './auth/app-token-cache';
@@ -75,11 +75,12 @@ export const GATEWAY_CONTROLLERS = [
 
 @Module({})
 export class GatewayModule {
-  static register(config: AppConfig): DynamicModule {
+  static register(config: GatewayConfig, logger: Logger): DynamicModule {
     return {
       module: GatewayModule,
       imports: [
         ConfigModule.forRoot(config),
+        LoggerModule.forRoot(logger),
         DbModule,
         RedisModule,
         AccountsModule,

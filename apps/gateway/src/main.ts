@@ -6,7 +6,7 @@ import { createGatewayApp } from './app.factory';
 import { drainAndClose } from './http/graceful-shutdown';
 
 async function main() {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit('gateway');
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const app = await createGatewayApp(config, { logger });
   await app.listen(config.PORT, config.HOST);

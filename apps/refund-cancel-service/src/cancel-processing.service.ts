@@ -59,7 +59,7 @@ export class CancelProcessingService {
       }
       if (!refused && !isRetryableProcessorError(error)) throw error;
       if (!attempt.last) throw error;
-      this.logger.warn({ ...context, err: (error as Error).message }, 'void outcome unknown; last try');
+      this.logger.warn({ ...context, err: error }, 'void outcome unknown; last try');
       try {
         await this.processors.retrying(() => processor.status(cancel.chargeId), this.logger, context);
         result = await this.processors.retrying(call, this.logger, context);

@@ -1,10 +1,9 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { jobId, REFUNDS_CANCELS_QUEUE, type OperationJobData } from '@kessai/contracts';
 import { RefundsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { ContractQueue, InjectContractQueue, PeriodicTask } from '@kessai/runtime';
 
 const BATCH = 500;
 
@@ -16,28 +15,29 @@ const BATCH = 500;
  */
 @Injectable()
 export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #intervalMs: number;
+  readonly #task: PeriodicTask;
   readonly #staleSeconds: number;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly refunds: RefundsRepository,
-    @InjectQueue(REFUNDS_CANCELS_QUEUE.name) private readonly queue: Queue,
+    @InjectContractQueue(REFUNDS_CANCELS_QUEUE)
+    private readonly queue: ContractQueue<typeof REFUNDS_CANCELS_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#intervalMs = config.REFUND_CANCEL_SWEEP_INTERVAL_MS;
+    this.#task = new PeriodicTask({
+      name: 'refund/cancel sweep',
+      intervalMs: config.REFUND_CANCEL_SWEEP_INTERVAL_MS,
+      run: async () => {
+        await this.sweep();
+      },
+      logger,
+    });
     this.#staleSeconds = config.REFUND_CANCEL_STALE_SECONDS;
   }
 
   onApplicationBootstrap() {
-    this.#timer = setInterval(() => {
-      this.#sweeping ??= this.sweep()
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'refund/cancel sweep failed'))
-        .finally(() => (this.#sweeping = undefined));
-    }, this.#intervalMs);
+    this.#task.start();
   }
 
   /** One pass; resolves to how many operations it queued again. */
@@ -56,8 +56,8 @@ export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDest
     return stale.length;
   }
 
-  async onModuleDestroy() {
-    clearInterval(this.#timer);
-    await this.#sweeping;
+  /** Lets the sweep in progress finish. */
+  onModuleDestroy(): Promise<void> {
+    return this.#task.stop();
   }
 }

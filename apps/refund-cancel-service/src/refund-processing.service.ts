@@ -83,7 +83,7 @@ export class RefundProcessingService {
       if (!attempt.last) throw error;
       // The last attempt: ask the processor whether it knows the payment at all, then the refund
       // itself once more under its key (a repeat answers with the first result).
-      this.logger.warn({ ...context, err: (error as Error).message }, 'refund outcome unknown; last try');
+      this.logger.warn({ ...context, err: error }, 'refund outcome unknown; last try');
       try {
         await this.processors.retrying(() => processor.status(refund.chargeId), this.logger, context);
         result = await this.processors.retrying(call, this.logger, context);

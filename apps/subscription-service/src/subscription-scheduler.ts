@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { SubscriptionEngineRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { PeriodicTask } from '@kessai/runtime';
 import { decideClaims } from '@kessai/schedule';
 import { SubscriptionMetrics } from './subscription-metrics';
 
@@ -16,25 +17,27 @@ import { SubscriptionMetrics } from './subscription-metrics';
 @Injectable()
 export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDestroy {
   readonly #batch: number;
-  readonly #idleMs: number;
-  #running = false;
-  #loop: Promise<void> | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #wake: (() => void) | undefined;
+  readonly #task: PeriodicTask;
 
   constructor(
     private readonly engine: SubscriptionEngineRepository,
     private readonly metrics: SubscriptionMetrics,
-    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(LOGGER) logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.#batch = config.SUBSCRIPTION_SCHEDULER_BATCH;
-    this.#idleMs = config.SUBSCRIPTION_SCHEDULER_IDLE_MS;
+    this.#task = new PeriodicTask({
+      name: 'subscription scheduler batch',
+      intervalMs: config.SUBSCRIPTION_SCHEDULER_IDLE_MS,
+      runAtStart: true,
+      // a batch that claimed something: the next one at once
+      run: async () => ((await this.runOnce()) > 0 ? { pauseMs: 0 } : undefined),
+      logger,
+    });
   }
 
   onApplicationBootstrap() {
-    this.#running = true;
-    this.#loop = this.#run();
+    this.#task.start();
   }
 
   /** One batch: resolves to how many due payments it claimed. */
@@ -47,30 +50,8 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
     return result.claimed;
   }
 
-  async #run(): Promise<void> {
-    while (this.#running) {
-      let claimed = 0;
-      try {
-        claimed = await this.runOnce();
-      } catch (error) {
-        this.logger.warn({ err: error }, 'subscription scheduler batch failed; retrying');
-      }
-      if (claimed === 0 && this.#running) await this.#sleep(this.#idleMs);
-    }
-  }
-
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.#wake = resolve;
-      this.#timer = setTimeout(resolve, ms);
-    });
-  }
-
   /** Lets the batch in progress commit, so that nothing is claimed and left. */
-  async onModuleDestroy() {
-    this.#running = false;
-    clearTimeout(this.#timer);
-    this.#wake?.();
-    await this.#loop;
+  onModuleDestroy(): Promise<void> {
+    return this.#task.stop();
   }
 }

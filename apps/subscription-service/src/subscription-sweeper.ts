@@ -2,6 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy }
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { SubscriptionEngineRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { PeriodicTask } from '@kessai/runtime';
 import { PaymentSettlementService } from './payment-settlement.service';
 
 const BATCH = 500;
@@ -14,10 +15,8 @@ const BATCH = 500;
  */
 @Injectable()
 export class SubscriptionSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #intervalMs: number;
+  readonly #task: PeriodicTask;
   readonly #staleSeconds: number;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly engine: SubscriptionEngineRepository,
@@ -25,17 +24,19 @@ export class SubscriptionSweeper implements OnApplicationBootstrap, OnModuleDest
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#intervalMs = config.SUBSCRIPTION_SWEEP_INTERVAL_MS;
+    this.#task = new PeriodicTask({
+      name: 'subscription sweep',
+      intervalMs: config.SUBSCRIPTION_SWEEP_INTERVAL_MS,
+      run: async () => {
+        await this.sweep();
+      },
+      logger,
+    });
     this.#staleSeconds = config.SUBSCRIPTION_STALE_SECONDS;
   }
 
   onApplicationBootstrap() {
-    this.#timer = setInterval(() => {
-      this.#sweeping ??= this.sweep()
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'subscription sweep failed'))
-        .finally(() => (this.#sweeping = undefined));
-    }, this.#intervalMs);
+    this.#task.start();
   }
 
   /** One pass; resolves to how many payments it settled. */
@@ -47,8 +48,8 @@ export class SubscriptionSweeper implements OnApplicationBootstrap, OnModuleDest
     return settled.length;
   }
 
-  async onModuleDestroy() {
-    clearInterval(this.#timer);
-    await this.#sweeping;
+  /** Lets the sweep in progress finish. */
+  onModuleDestroy(): Promise<void> {
+    return this.#task.stop();
   }
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { runWorkerMain } from '@kessai/runtime';
-import { WebhookEventsProcessor } from './webhook-events.processor';
+import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
 import { WebhookServiceModule } from './webhook-service.module';
 
 // Health port when HEALTH_PORT is not set; `npm start` sets PORT+4.
@@ -8,6 +8,5 @@ runWorkerMain({
   name: 'webhook-service',
   defaultHealthPort: 3104,
   imports: [WebhookServiceModule],
-  processors: [WebhookEventsProcessor],
-  outboxRelay: true,
+  processors: [WebhookDeliveriesProcessor],
 });

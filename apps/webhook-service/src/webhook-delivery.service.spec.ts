@@ -1,8 +1,10 @@
 import type { Queue } from 'bullmq';
 import { Registry } from 'prom-client';
 import type { AppConfig } from '@kessai/config';
+import { WEBHOOK_DELIVERIES_QUEUE } from '@kessai/contracts';
 import type { DeliveryAttemptRecord, DeliveryToSend, WebhooksRepository } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
+import { ContractQueue } from '@kessai/runtime';
 import { GONE_REASON, WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookMetrics } from './webhook-metrics';
 import type { SendResult, WebhookSender } from './webhook-sender';
@@ -73,7 +75,7 @@ function setup(
   const service = new WebhookDeliveryService(
     repository,
     sender,
-    queue,
+    new ContractQueue(WEBHOOK_DELIVERIES_QUEUE, queue),
     config,
     silent,
     new WebhookMetrics(registry),

@@ -1,11 +1,9 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { jobId, WEBHOOK_EVENTS_QUEUE, type DeliveryJobData } from '@kessai/contracts';
+import { jobId, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/contracts';
 import { WebhooksRepository, type DeliveryAttemptRecord, type DeliveryToSend } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { Coalescer } from '@kessai/runtime';
+import { ContractQueue, InjectContractQueue, Coalescer } from '@kessai/runtime';
 import { DeliveryPool } from './delivery-pool';
 import { nextAttemptDelayMs } from './retry-schedule';
 import { WebhookMetrics, type TryOutcome } from './webhook-metrics';
@@ -50,7 +48,8 @@ export class WebhookDeliveryService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly sender: WebhookSender,
-    @InjectQueue(WEBHOOK_EVENTS_QUEUE.name) private readonly queue: Queue,
+    @InjectContractQueue(WEBHOOK_DELIVERIES_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_DELIVERIES_QUEUE>,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly metrics: WebhookMetrics,

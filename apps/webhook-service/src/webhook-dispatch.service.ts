@@ -1,18 +1,17 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { createHash, randomUUID } from 'node:crypto';
 import {
   DELIVER_WEBHOOKS_BATCH,
   isWebhookEventType,
   jobId,
-  WEBHOOK_EVENTS_QUEUE,
+  WEBHOOK_DELIVERIES_QUEUE,
   type DeliveriesJobData,
   type DeliveryJobData,
 } from '@kessai/contracts';
 import { WebhooksRepository, type DeliveryToSend, type NewDelivery } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { WebhookData } from './webhook-data';
+import { ContractQueue, InjectContractQueue } from '@kessai/runtime';
+import { WebhookDataLoader } from './webhook-data-loader';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 
 /**
@@ -32,16 +31,17 @@ import { WebhookDeliveryService } from './webhook-delivery.service';
 export class WebhookDispatchService {
   constructor(
     private readonly webhooks: WebhooksRepository,
-    private readonly data: WebhookData,
+    private readonly data: WebhookDataLoader,
     private readonly deliveries: WebhookDeliveryService,
-    @InjectQueue(WEBHOOK_EVENTS_QUEUE.name) private readonly queue: Queue,
+    @InjectContractQueue(WEBHOOK_DELIVERIES_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_DELIVERIES_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async dispatchMany(eventIds: readonly string[]): Promise<void> {
     const events = await this.webhooks.findSubscribedEvents(eventIds);
     if (events.length === 0) return;
-    // read side by side: the loaders read the batch's resources together (WebhookData)
+    // read side by side: the loaders read the batch's resources together (WebhookDataLoader)
     const data = await Promise.all(
       events.map((event) =>
         isWebhookEventType(event.eventType)

@@ -1,24 +1,27 @@
 import { Module } from '@nestjs/common';
-import { WebhookData } from './webhook-data';
+import { OutboxRelayModule } from '@kessai/runtime';
+import { WebhookDataLoader } from './webhook-data-loader';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatchService } from './webhook-dispatch.service';
-import { WebhookEventsProcessor } from './webhook-events.processor';
+import { WebhookDeliveriesProcessor } from './webhook-deliveries.processor';
 import { WebhookMetrics } from './webhook-metrics';
 import { WebhookSender } from './webhook-sender';
 import { WebhookSweeper } from './webhook-sweeper';
 
 /**
  * Webhook delivery (docs/webhooks.md): the webhook-events queue's processor, dispatch, tries and the
- * HTTP sender, the sweep of deliveries whose job was lost. The config, Postgres (WebhooksRepository and the resources' repositories), Redis,
- * BullMQ and the logger come from the worker service's root.
+ * HTTP sender, the sweep of deliveries whose job was lost, and an outbox relay (as in
+ * charge-service). The config, Postgres (WebhooksRepository and the resources' repositories),
+ * Redis, BullMQ and the logger come from the worker service's root.
  */
 @Module({
+  imports: [OutboxRelayModule],
   providers: [
-    WebhookData,
+    WebhookDataLoader,
     WebhookSender,
     WebhookDispatchService,
     WebhookDeliveryService,
-    WebhookEventsProcessor,
+    WebhookDeliveriesProcessor,
     WebhookMetrics,
     WebhookSweeper,
   ],

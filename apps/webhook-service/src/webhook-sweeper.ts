@@ -1,10 +1,9 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
-import type { Queue } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { jobId, WEBHOOK_EVENTS_QUEUE, type DeliveryJobData } from '@kessai/contracts';
+import { jobId, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/contracts';
 import { WebhooksRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { ContractQueue, InjectContractQueue, PeriodicTask } from '@kessai/runtime';
 
 const BATCH = 500;
 
@@ -16,28 +15,29 @@ const BATCH = 500;
  */
 @Injectable()
 export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #intervalMs: number;
+  readonly #task: PeriodicTask;
   readonly #staleSeconds: number;
-  #timer: NodeJS.Timeout | undefined;
-  #sweeping: Promise<void> | undefined;
 
   constructor(
     private readonly webhooks: WebhooksRepository,
-    @InjectQueue(WEBHOOK_EVENTS_QUEUE.name) private readonly queue: Queue,
+    @InjectContractQueue(WEBHOOK_DELIVERIES_QUEUE)
+    private readonly queue: ContractQueue<typeof WEBHOOK_DELIVERIES_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#intervalMs = config.WEBHOOK_SWEEP_INTERVAL_MS;
+    this.#task = new PeriodicTask({
+      name: 'webhook sweep',
+      intervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
+      run: async () => {
+        await this.sweep();
+      },
+      logger,
+    });
     this.#staleSeconds = config.WEBHOOK_STALE_SECONDS;
   }
 
   onApplicationBootstrap() {
-    this.#timer = setInterval(() => {
-      this.#sweeping ??= this.sweep()
-        .then(() => undefined)
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'webhook sweep failed'))
-        .finally(() => (this.#sweeping = undefined));
-    }, this.#intervalMs);
+    this.#task.start();
   }
 
   /** One pass; resolves to how many deliveries it queued again. */
@@ -60,8 +60,8 @@ export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     return stale.length;
   }
 
-  async onModuleDestroy() {
-    clearInterval(this.#timer);
-    await this.#sweeping;
+  /** Lets the sweep in progress finish. */
+  onModuleDestroy(): Promise<void> {
+    return this.#task.stop();
   }
 }

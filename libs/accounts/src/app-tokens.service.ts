@@ -1,6 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import { APP_TOKEN_VERSION, generateSecret, hashSecret, signAppToken } from '@kessai/auth';
 import {
   AppTokensRepository,
@@ -52,14 +52,18 @@ export interface IssuedCredentials {
  */
 @Injectable()
 export class AppTokenService {
+  readonly #signingKey: string;
+
   constructor(
     private readonly appTokens: AppTokensRepository,
     private readonly stores: StoresRepository,
     private readonly merchants: MerchantsRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     // absent where no Redis is wired (the admin CLI announces its own revocations)
     @Optional() @Inject(AppTokenChanges) private readonly changes: AppTokenChanges | null = null,
-  ) {}
+  ) {
+    this.#signingKey = requireSecrets(config, ['JWT_SIGNING_KEY'], 'AppTokenService').JWT_SIGNING_KEY;
+  }
 
   async issue(
     manager: TokenManager,
@@ -105,7 +109,7 @@ export class AppTokenService {
         domains: token.domains,
         version: token.version,
       },
-      this.config.JWT_SIGNING_KEY,
+      this.#signingKey,
       token.createdOn,
     );
     return { token, secret, jwt };

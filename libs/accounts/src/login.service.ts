@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import {
   dummyPasswordHash,
   InvalidLoginTokenError,
@@ -34,11 +34,15 @@ export interface LoginIdentity {
  */
 @Injectable()
 export class LoginService implements OnModuleInit {
+  readonly #signingKey: string;
+
   constructor(
     private readonly users: MerchantUsersRepository,
     private readonly sessions: LoginSessionsRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.#signingKey = requireSecrets(config, ['JWT_SIGNING_KEY'], 'LoginService').JWT_SIGNING_KEY;
+  }
 
   /** Makes the dummy hash at boot, so that even the first failed login takes the usual time. */
   async onModuleInit() {
@@ -58,7 +62,7 @@ export class LoginService implements OnModuleInit {
     const session = await this.sessions.create({ userId: user.id, merchantId: user.merchantId, expiresOn });
     const token = signLoginToken(
       { sessionId: session.id, merchantId: user.merchantId, userId: user.id, expiresOn },
-      this.config.JWT_SIGNING_KEY,
+      this.#signingKey,
       now,
     );
     return { token, user, sessionId: session.id, expiresOn };
@@ -68,7 +72,7 @@ export class LoginService implements OnModuleInit {
   async authenticate(jwt: string, now = new Date()): Promise<LoginIdentity> {
     let claims;
     try {
-      claims = verifyLoginToken(jwt, this.config.JWT_SIGNING_KEY, now);
+      claims = verifyLoginToken(jwt, this.#signingKey, now);
     } catch (error) {
       if (error instanceof InvalidLoginTokenError) {
         throw new AuthenticationError(error.expired ? 'EXPIRED_LOGIN_TOKEN' : 'INVALID_LOGIN_TOKEN');

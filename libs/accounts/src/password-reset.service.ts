@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { generateSecret, hashPassword, hashSecret } from '@kessai/auth';
 import { MerchantUsersRepository, PasswordResetsRepository } from '@kessai/db';
 import { DAILY_QUOTAS, ResourceLimitError, ValidationError } from '@kessai/domain';
 import { PasswordResetDelivery } from './password-reset-delivery';
 import { normalizeEmail } from './passwords';
+import { LOGGER, type Logger } from '@kessai/observability';
 
 /** How long a reset token can be used. */
 export const PASSWORD_RESET_TTL_MS = 60 * 60 * 1000;
@@ -20,7 +21,6 @@ export const PASSWORD_RESET_COMPLETED = 'password_reset_completed';
  */
 @Injectable()
 export class PasswordResetService implements OnModuleDestroy {
-  private readonly logger = new Logger(PasswordResetService.name);
   /** requests accepted and still being carried out (`accept`) */
   private readonly pending = new Set<Promise<void>>();
 
@@ -28,6 +28,7 @@ export class PasswordResetService implements OnModuleDestroy {
     private readonly users: MerchantUsersRepository,
     private readonly resets: PasswordResetsRepository,
     private readonly delivery: PasswordResetDelivery,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   /**
@@ -42,9 +43,7 @@ export class PasswordResetService implements OnModuleDestroy {
       if (error instanceof ResourceLimitError) {
         this.logger.warn("password reset refused: the merchant's daily quota is used up");
       } else {
-        this.logger.error(
-          `password reset request failed: ${error instanceof Error ? error.message : String(error)}`,
-        );
+        this.logger.error({ err: error }, 'password reset request failed');
       }
     });
     this.pending.add(work);
@@ -94,9 +93,7 @@ export class PasswordResetService implements OnModuleDestroy {
       await this.delivery.deliver({ resetId: reset.id, to: user.email, name: user.name, token, expiresOn });
     } catch (error) {
       // the answer stays the same (it must not tell whether the account exists); the user can ask again
-      this.logger.error(
-        `password reset ${reset.id} was not delivered: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      this.logger.error({ resetId: reset.id, err: error }, 'password reset was not delivered');
     }
   }
 

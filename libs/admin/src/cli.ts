@@ -156,7 +156,7 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
     context.print(USAGE);
     return undefined;
   }
-  const config = loadConfig(context.env);
+  const config = loadConfig(context.env, 'admin');
   const database = new StandaloneDatabase(config);
   const admin = new AdminService(database, config);
   try {

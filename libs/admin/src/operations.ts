@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { AppConfig } from '@kessai/config';
+import type { AppConfig, ProcessConfig } from '@kessai/config';
 import { QUEUES } from '@kessai/contracts';
 import type { CardVaultRepository } from '@kessai/db';
 import { bullOptions, closeBullConnections } from '@kessai/runtime';
@@ -19,7 +19,7 @@ import { AdminError } from './admin.service';
  */
 export async function rotateVault(
   repository: CardVaultRepository,
-  config: Pick<AppConfig, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
+  config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
   batch: number,
 ) {
   const vault = new CardVault(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET);

@@ -108,19 +108,28 @@ export const configSchema = z.object({
     .string()
     .refine(isBaseUrl, 'an http(s) URL without a query or fragment, e.g. https://pay.example.com')
     .optional(),
-  /** HMAC key for app-token JWTs (HS256, pinned). At least 32 characters. */
-  JWT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters'),
+  /**
+   * HMAC key for app-token and login-token JWTs and checkout links' credentials (HS256, pinned). At
+   * least 32 characters.
+   */
+  JWT_SIGNING_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * Key of the Idempotency-Key records: the fingerprint of each request and the encryption of the
+   * stored response are derived from it. At least 32 characters. Replaces the material derived from
+   * JWT_SIGNING_KEY, still accepted for records stored before (decision 0027).
+   */
+  IDEMPOTENCY_KEY_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /**
    * Card vault keys, `<id>:<base64 of 32 bytes>`, comma-separated: the first encrypts new card numbers, the
    * others only decrypt (key rotation, docs/operations.md).
    */
-  VAULT_KEYS: vaultKeys,
+  VAULT_KEYS: vaultKeys.optional(),
   /**
    * Key of the card fingerprint (a keyed hash recognising the same card without decrypting it); at
    * least 32 characters. Unlike VAULT_KEYS it never rotates: changing it makes every stored card
    * look new to duplicate detection.
    */
-  VAULT_FINGERPRINT_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  VAULT_FINGERPRINT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /**
    * How long a card's CVV waits in Redis (encrypted) for the first charge's authorization; it is
    * never written to Postgres and is deleted when read (docs/transaction-tokens.md).
@@ -208,7 +217,7 @@ export const configSchema = z.object({
   /** Sent as `Authorization: Bearer <key>` on processor calls (the simulator then requires it too). */
   PROCESSOR_API_KEY: z.string().min(1).optional(),
   /** HMAC key of the notices the processor posts to POST /processor/callbacks. At least 32 characters. */
-  PROCESSOR_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters'),
+  PROCESSOR_CALLBACK_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** Base URL the processor posts notices to (the gateway as the processor reaches it); default PUBLIC_BASE_URL. */
   PROCESSOR_CALLBACK_BASE_URL: z.string().url().optional(),
   /** How long one processor call may take before it counts as a timeout (outcome unknown). */
@@ -381,12 +390,68 @@ export const configSchema = z.object({
 
 export type AppConfig = z.infer<typeof configSchema>;
 
+/**
+ * The secrets only some processes use, and the processes that need each: a process requires at
+ * start exactly the ones it uses (loadConfig), so that a worker that never reads a card or signs a
+ * JWT is not handed the keys to do so. Every other setting has a default or is optional.
+ */
+export const SECRET_USERS = {
+  JWT_SIGNING_KEY: ['gateway', 'admin'],
+  IDEMPOTENCY_KEY_SECRET: ['gateway'],
+  VAULT_KEYS: ['gateway', 'charge-service', 'admin'],
+  VAULT_FINGERPRINT_SECRET: ['gateway', 'charge-service', 'admin'],
+  PROCESSOR_CALLBACK_SECRET: ['gateway'],
+} as const satisfies Record<string, readonly ProcessName[]>;
+
+/** Kessai's processes (the admin CLI is `admin`). */
+export type ProcessName =
+  | 'gateway'
+  | 'charge-service'
+  | 'refund-cancel-service'
+  | 'subscription-service'
+  | 'webhook-service'
+  | 'admin';
+
+export type ProcessSecret = keyof typeof SECRET_USERS;
+
+/** The secrets process P needs. */
+export type SecretsOf<P extends ProcessName> = {
+  [K in ProcessSecret]: P extends (typeof SECRET_USERS)[K][number] ? K : never;
+}[ProcessSecret];
+
+/** A config whose secrets K are set (loadConfig checked them). */
+export type ConfigWith<K extends ProcessSecret> = AppConfig & {
+  readonly [S in K]-?: NonNullable<AppConfig[S]>;
+};
+
+/** The config of process P: its own secrets set. */
+export type ProcessConfig<P extends ProcessName> = ConfigWith<SecretsOf<P>>;
+
+/** The gateway's config (it uses every secret). */
+export type GatewayConfig = ProcessConfig<'gateway'>;
+
+/** Every secret set: the test suites' and benchmarks' config, which runs every process. */
+export type FullConfig = ConfigWith<ProcessSecret>;
+
+/** The secrets process `process` needs (SECRET_USERS). */
+export function secretsOf(process: ProcessName): ProcessSecret[] {
+  return (Object.keys(SECRET_USERS) as ProcessSecret[]).filter((name) =>
+    (SECRET_USERS[name] as readonly ProcessName[]).includes(process),
+  );
+}
+
+/** Which of `needs` the config lacks. */
+export function missingSecrets(config: Partial<AppConfig>, needs: readonly ProcessSecret[]): ProcessSecret[] {
+  return needs.filter((name) => config[name] === undefined);
+}
+
 /** The placeholder values .env.example ships (scripts/make-env.js replaces them with fresh keys). */
 export const PLACEHOLDER_SECRET = /change-me|replace[_-]with/i;
 
 /** The secrets a deployment must never run with a published placeholder of. */
 const SECRETS = [
   'JWT_SIGNING_KEY',
+  'IDEMPOTENCY_KEY_SECRET',
   'VAULT_FINGERPRINT_SECRET',
   'PROCESSOR_CALLBACK_SECRET',
   'METRICS_TOKEN',
@@ -443,7 +508,7 @@ export function crossFieldProblems(config: AppConfig): string[] {
     );
   return problems;
 }
-export type VaultKey = AppConfig['VAULT_KEYS'][number];
+export type VaultKey = NonNullable<AppConfig['VAULT_KEYS']>[number];
 
 export { base64Key32 };
 

@@ -5,6 +5,7 @@ const valid = {
   DATABASE_URL: 'postgresql://postgres@127.0.0.1:5432/kessai',
   REDIS_URL: 'redis://127.0.0.1:6379',
   JWT_SIGNING_KEY: 'x'.repeat(32),
+  IDEMPOTENCY_KEY_SECRET: 'i'.repeat(32),
   VAULT_KEYS: `k1:${key}`,
   VAULT_FINGERPRINT_SECRET: 'f'.repeat(32),
   PROCESSOR_CALLBACK_SECRET: 'p'.repeat(32),
@@ -62,6 +63,7 @@ describe('loadConfig', () => {
         'DATABASE_URL is required',
         'REDIS_URL is required',
         'JWT_SIGNING_KEY is required',
+        'IDEMPOTENCY_KEY_SECRET is required',
         'VAULT_KEYS is required',
         'VAULT_FINGERPRINT_SECRET is required',
         'PROCESSOR_CALLBACK_SECRET is required',
@@ -75,6 +77,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://localhost/x'],
     ['REDIS_URL', 'not a url'],
     ['JWT_SIGNING_KEY', 'short'],
+    ['IDEMPOTENCY_KEY_SECRET', 'short'],
     ['VAULT_KEYS', 'k1:dG9vc2hvcnQ='],
     ['VAULT_KEYS', `k1:${key},k1:${key}`],
     ['VAULT_FINGERPRINT_SECRET', 'short'],
@@ -155,6 +158,7 @@ describe('loadConfig', () => {
     const withPlaceholders = {
       ...valid,
       JWT_SIGNING_KEY: placeholder,
+      IDEMPOTENCY_KEY_SECRET: placeholder,
       VAULT_FINGERPRINT_SECRET: placeholder,
       PROCESSOR_CALLBACK_SECRET: placeholder,
     };
@@ -162,6 +166,7 @@ describe('loadConfig', () => {
     for (const NODE_ENV of ['test', 'production']) {
       expect(problemsOf({ ...withPlaceholders, NODE_ENV, HOST: '127.0.0.1', PUBLIC_BASE_URL })).toEqual([
         "JWT_SIGNING_KEY is .env.example's placeholder: set a random value (node scripts/make-env.js)",
+        "IDEMPOTENCY_KEY_SECRET is .env.example's placeholder: set a random value (node scripts/make-env.js)",
         "VAULT_FINGERPRINT_SECRET is .env.example's placeholder: set a random value (node scripts/make-env.js)",
         "PROCESSOR_CALLBACK_SECRET is .env.example's placeholder: set a random value (node scripts/make-env.js)",
       ]);
@@ -214,6 +219,48 @@ describe('loadConfig', () => {
     ]);
     for (const bad of ['true', '10.0.0.0/33', 'proxy.example', '10.0.0.1,*'])
       expect(problemsOf({ ...valid, TRUST_PROXY: bad })).toEqual([expect.stringMatching(/^TRUST_PROXY /)]);
+  });
+
+  it('requires of each process the secrets it uses, and only those', () => {
+    const shared = { DATABASE_URL: valid.DATABASE_URL, REDIS_URL: valid.REDIS_URL };
+    for (const worker of ['refund-cancel-service', 'subscription-service', 'webhook-service'] as const)
+      expect(loadConfig(shared, worker).JWT_SIGNING_KEY).toBeUndefined();
+    const vault = { VAULT_KEYS: valid.VAULT_KEYS, VAULT_FINGERPRINT_SECRET: valid.VAULT_FINGERPRINT_SECRET };
+    expect(loadConfig({ ...shared, ...vault }, 'charge-service').VAULT_KEYS).toHaveLength(1);
+    const problems = (env: NodeJS.ProcessEnv, process: Parameters<typeof loadConfig>[1]) => {
+      try {
+        loadConfig(env, process);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      return [];
+    };
+    expect(problems(shared, 'charge-service')).toEqual([
+      'VAULT_KEYS is required (the charge-service uses it)',
+      'VAULT_FINGERPRINT_SECRET is required (the charge-service uses it)',
+    ]);
+    expect(problems({ ...shared, ...vault }, 'gateway')).toEqual([
+      'JWT_SIGNING_KEY is required (the gateway uses it)',
+      'IDEMPOTENCY_KEY_SECRET is required (the gateway uses it)',
+      'PROCESSOR_CALLBACK_SECRET is required (the gateway uses it)',
+    ]);
+    expect(loadConfig(valid, 'gateway').IDEMPOTENCY_KEY_SECRET).toBe(valid.IDEMPOTENCY_KEY_SECRET);
+    // a secret a process does not use is still checked when given: a placeholder is refused
+    expect(
+      problems(
+        {
+          ...shared,
+          NODE_ENV: 'production',
+          HOST: '127.0.0.1',
+          PUBLIC_BASE_URL,
+          JWT_SIGNING_KEY: 'change-me'.padEnd(32, '-'),
+        },
+        'webhook-service',
+      ),
+    ).toEqual([
+      "JWT_SIGNING_KEY is .env.example's placeholder: set a random value (node scripts/make-env.js)",
+    ]);
   });
 
   it('keeps rotation keys in order, the first one active', () => {

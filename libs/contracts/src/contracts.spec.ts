@@ -3,12 +3,12 @@ import { EVENT_CATALOGUE, eventRoutes, QUEUES, WEBHOOK_EVENT_TYPES, type EventTy
 import { InvalidJobError, jobId, parseJob } from './queues';
 import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
-import { DISPATCH_EVENTS_BATCH, WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
+import { DISPATCH_EVENTS_BATCH, WEBHOOK_DELIVERIES_QUEUE } from './webhooks.queue';
 
 const CHARGE_ID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 /** where every webhook event goes: webhook-service, batched per relay batch */
 const DISPATCH = {
-  queue: WEBHOOK_EVENTS_QUEUE,
+  queue: WEBHOOK_DELIVERIES_QUEUE,
   job: 'dispatch_events',
   batch: { maxEvents: DISPATCH_EVENTS_BATCH },
 };
@@ -79,7 +79,7 @@ describe('event catalogue', () => {
       { queue: REFUNDS_CANCELS_QUEUE, job: 'process_refund' },
     ]);
     expect(eventRoutes('webhook_replay_requested')).toEqual([
-      { queue: WEBHOOK_EVENTS_QUEUE, job: 'replay_delivery' },
+      { queue: WEBHOOK_DELIVERIES_QUEUE, job: 'replay_delivery' },
     ]);
     expect(eventRoutes('cancel_requested')).toEqual([
       { queue: REFUNDS_CANCELS_QUEUE, job: 'process_cancel' },
@@ -104,7 +104,7 @@ describe('event catalogue', () => {
       'token_three_ds_updated',
       'token_updated',
     ]);
-    expect(WEBHOOK_EVENTS_QUEUE.consumer).toBe('webhook-service');
+    expect(WEBHOOK_DELIVERIES_QUEUE.consumer).toBe('webhook-service');
     for (const type of WEBHOOK_EVENT_TYPES.filter((t) => t !== 'charge_finished' && t !== 'charge_updated'))
       expect(eventRoutes(type)).toEqual([DISPATCH]);
     // a finished (or authorized) charge also settles its scheduled payment, if it has one
@@ -116,7 +116,7 @@ describe('event catalogue', () => {
   });
 
   it('publishes nothing to a queue no service consumes', () => {
-    const unconsumed = { ...WEBHOOK_EVENTS_QUEUE, consumer: null };
+    const unconsumed = { ...WEBHOOK_DELIVERIES_QUEUE, consumer: null };
     expect(
       eventRoutes('password_reset_requested', {
         password_reset_requested: [{ queue: unconsumed, job: 'dispatch_event' }],

@@ -2,7 +2,7 @@ import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import type { JobName, QueueDefinition } from './queues';
 import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
-import { DISPATCH_EVENTS_BATCH, WEBHOOK_EVENTS_QUEUE } from './webhooks.queue';
+import { DISPATCH_EVENTS_BATCH, WEBHOOK_DELIVERIES_QUEUE } from './webhooks.queue';
 
 /**
  * Where an outbox event goes as a job. `batch`: the events of one relay batch that take this route
@@ -136,7 +136,7 @@ export const EVENT_CATALOGUE = {
   webhook_replay_requested: {
     kind: 'command',
     description: 'a merchant asked for one more try of a webhook delivery: webhook-service sends it now',
-    routes: [route(WEBHOOK_EVENTS_QUEUE, 'replay_delivery')],
+    routes: [route(WEBHOOK_DELIVERIES_QUEUE, 'replay_delivery')],
   },
   password_reset_requested: {
     kind: 'internal',
@@ -228,7 +228,7 @@ export function eventRoutes(
     const definition: EventDefinition = EVENT_CATALOGUE[eventType];
     routes.push(...(definition.routes ?? []));
     if (definition.kind === 'webhook')
-      routes.push(route(WEBHOOK_EVENTS_QUEUE, 'dispatch_events', { maxEvents: DISPATCH_EVENTS_BATCH }));
+      routes.push(route(WEBHOOK_DELIVERIES_QUEUE, 'dispatch_events', { maxEvents: DISPATCH_EVENTS_BATCH }));
   }
   if (Object.hasOwn(extraRoutes, eventType)) routes.push(...(extraRoutes[eventType] ?? []));
   return routes.filter((candidate) => candidate.queue.consumer !== null);
@@ -239,5 +239,5 @@ export const QUEUES: readonly QueueDefinition[] = [
   CHARGES_QUEUE,
   REFUNDS_CANCELS_QUEUE,
   SUBSCRIPTIONS_QUEUE,
-  WEBHOOK_EVENTS_QUEUE,
+  WEBHOOK_DELIVERIES_QUEUE,
 ];

@@ -48,7 +48,11 @@ export const DISPATCH_EVENTS_BATCH = 200;
  * within seconds. Failed ones are kept a week for the operator. Redis stays bounded whatever the
  * traffic (bench/README: 53,443 keys, 80 MiB after 21,199 charges with the hour-long retention).
  */
-export const WEBHOOK_EVENTS_QUEUE = defineQueue({
+export const WEBHOOK_DELIVERIES_QUEUE = defineQueue({
+  // the symbol says what the queue carries (deliveries, and the dispatches that make them); its
+  // Redis name stays the one it had as WEBHOOK_EVENTS_QUEUE: delayed retries, jobs in flight and a
+  // week of failed jobs live under it, and a new name would strand them in a rolling deploy
+  // (docs/decisions/0029-webhook-deliveries-queue-name.md)
   name: 'webhook-events',
   consumer: 'webhook-service',
   jobs: {

@@ -1,9 +1,10 @@
 import { BullModule } from '@nestjs/bullmq';
-import type { DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule } from '@nestjs/common';
 import type { QueueOptions } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { QUEUES } from '@kessai/contracts';
 import { bullPrefix, createRedisClient, type RedisClient } from '@kessai/redis';
+import { contractQueueProviders, contractQueueToken } from './contract-queue';
 
 /** The Cluster connections bullOptions made: BullMQ does not close a connection it was given. */
 const clusterConnections = new Set<RedisClient>();
@@ -36,21 +37,31 @@ export async function closeBullConnections(): Promise<void> {
   await Promise.all(open.map((connection) => connection.quit().catch(() => connection.disconnect())));
 }
 
+@Module({})
+class ContractQueuesModule {}
+
 /**
  * BullMQ for a worker service: the connection from the config, and every queue of the system
- * (libs/contracts) registered with its job options as defaults, so that `@InjectQueue(name)` and the
- * outbox relay add jobs with them. Processors are registered by startWorkerService once the
- * container is up (manualRegistration), with their worker options from the config.
+ * (libs/contracts) registered with its job options as defaults, each with its ContractQueue (the
+ * typed producer: `@InjectContractQueue(queue)`), through which the service's producers add jobs.
+ * Processors are registered by startWorkerService once the container is up (manualRegistration),
+ * with their worker options from the config.
  */
 export function bullModules(): [root: DynamicModule, queues: DynamicModule] {
+  const registered = BullModule.registerQueue(
+    ...QUEUES.map((queue) => ({ name: queue.name, defaultJobOptions: { ...queue.jobOptions } })),
+  );
   return [
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
       useFactory: (config: AppConfig) => bullOptions(config),
       extraOptions: { manualRegistration: true },
     }),
-    BullModule.registerQueue(
-      ...QUEUES.map((queue) => ({ name: queue.name, defaultJobOptions: { ...queue.jobOptions } })),
-    ),
+    {
+      module: ContractQueuesModule,
+      imports: [registered],
+      providers: contractQueueProviders(QUEUES),
+      exports: [registered, ...QUEUES.map((queue) => contractQueueToken(queue))],
+    },
   ];
 }

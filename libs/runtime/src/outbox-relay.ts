@@ -1,18 +1,20 @@
-import type { Queue } from 'bullmq';
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import {
   eventRoutes,
   jobId,
-  type OutboxBatchJobData,
   type OutboxJobData,
   type OutboxRoute,
+  type QueueDefinition,
 } from '@kessai/contracts';
 import type { OutboxRepository, UnpublishedEvent } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
+import type { ContractJob, ContractQueue } from './contract-queue';
+import { PeriodicTask } from './periodic-task';
 
 export interface OutboxRelayOptions {
-  /** the BullMQ queue of that name (registered with its contract's job options) */
-  queue: (name: string) => Queue;
+  /** the producer of a queue (registered with its contract's job options) */
+  queue: (queue: QueueDefinition) => ContractQueue<QueueDefinition>;
   /** events taken per transaction */
   batchSize?: number;
   /** how long to wait before looking again when there was nothing to publish */
@@ -21,12 +23,6 @@ export interface OutboxRelayOptions {
   lingerMs?: number;
   /** routes beyond the catalogue's, per event type (tests) */
   routes?: Record<string, OutboxRoute[]>;
-}
-
-interface RelayJob {
-  name: string;
-  data: OutboxJobData | OutboxBatchJobData;
-  opts: { jobId: string };
 }
 
 /** A batch job's id part: the digest of its events' ids, in order (160 bits, hex). */
@@ -54,22 +50,32 @@ function batchDigest(events: OutboxJobData[]): string {
  *   unique constraint) makes the repeat a no-op. Nothing is lost: an event is marked only after
  *   its jobs are in Redis.
  */
-export class OutboxRelay {
+export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly batchSize: number;
-  private readonly idleDelayMs: number;
   private readonly lingerMs: number;
-  private running = false;
-  private loop: Promise<void> | undefined;
-  private wake: (() => void) | undefined;
+  private readonly task: PeriodicTask;
 
   constructor(
     private readonly outbox: OutboxRepository,
-    private readonly logger: Logger,
+    logger: Logger,
     private readonly options: OutboxRelayOptions,
   ) {
     this.batchSize = options.batchSize ?? 200;
-    this.idleDelayMs = options.idleDelayMs ?? 50;
     this.lingerMs = options.lingerMs ?? 20;
+    this.task = new PeriodicTask({
+      name: 'outbox relay batch',
+      // nothing to publish (or a failed batch): look again after this
+      intervalMs: options.idleDelayMs ?? 50,
+      runAtStart: true,
+      run: async () => {
+        const published = await this.publishBatch();
+        if (published === 0) return;
+        // a full batch: go on at once; a partial one: linger a little so the next batch is fuller
+        // (one transaction and one addBulk per batch is most of the relay's cost per event)
+        return { pauseMs: published < this.batchSize ? this.lingerMs : 0 };
+      },
+      logger,
+    });
   }
 
   /** Publishes one batch; resolves to how many events it took (published, or held with no route). */
@@ -78,11 +84,11 @@ export class OutboxRelay {
   }
 
   private async publish(events: UnpublishedEvent[]): Promise<void> {
-    const byQueue = new Map<string, RelayJob[]>();
-    const add = (queueName: string, job: RelayJob) => {
-      const jobs = byQueue.get(queueName) ?? [];
+    const byQueue = new Map<QueueDefinition, ContractJob<QueueDefinition>[]>();
+    const add = (queue: QueueDefinition, job: ContractJob<QueueDefinition>) => {
+      const jobs = byQueue.get(queue) ?? [];
       jobs.push(job);
-      byQueue.set(queueName, jobs);
+      byQueue.set(queue, jobs);
     };
     const batched = new Map<string, { route: OutboxRoute; events: OutboxJobData[] }>();
     for (const event of events) {
@@ -100,57 +106,38 @@ export class OutboxRelay {
           batched.set(key, entry);
           continue;
         }
-        add(route.queue.name, { name: route.job, data, opts: { jobId: jobId(route.job, event.id) } });
+        add(route.queue, { name: route.job, data, opts: { jobId: jobId(route.job, event.id) } });
       }
     }
     for (const { route, events: routed } of batched.values()) {
       const max = route.batch?.maxEvents ?? routed.length;
       for (let start = 0; start < routed.length; start += max) {
         const chunk = routed.slice(start, start + max);
-        add(route.queue.name, {
+        add(route.queue, {
           name: route.job,
           data: { events: chunk },
           opts: { jobId: jobId(route.job, batchDigest(chunk)) },
         });
       }
     }
-    for (const [queueName, jobs] of byQueue) await this.options.queue(queueName).addBulk(jobs);
+    for (const [queue, jobs] of byQueue) await this.options.queue(queue).addBulk(jobs);
   }
 
   /** Publishes continuously until stop(): batch after batch while there is work, polling when idle. */
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = (async () => {
-      while (this.running) {
-        let published = 0;
-        try {
-          published = await this.publishBatch();
-        } catch (error) {
-          this.logger.warn({ err: error }, 'outbox relay batch failed; retrying');
-        }
-        // a full batch: go on at once; a partial one: linger a little so the next batch is fuller
-        // (one transaction and one addBulk per batch is most of the relay's cost per event)
-        if (published < this.batchSize && this.running)
-          await this.sleep(published === 0 ? this.idleDelayMs : this.lingerMs);
-      }
-    })();
+    this.task.start();
   }
 
   /** Lets the batch in progress finish, so that nothing is half-published. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  onApplicationBootstrap(): void {
+    this.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.stop();
   }
 }

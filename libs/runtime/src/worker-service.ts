@@ -3,9 +3,9 @@ import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Queue } from 'bullmq';
-import { ConfigModule, loadConfigOrExit, type AppConfig } from '@kessai/config';
+import { ConfigModule, loadConfigOrExit, type AppConfig, type ProcessName } from '@kessai/config';
 import { QUEUES, type QueueDefinition } from '@kessai/contracts';
-import { DbModule, OutboxRepository } from '@kessai/db';
+import { DbModule } from '@kessai/db';
 import {
   createLogger,
   LOGGER,
@@ -21,7 +21,7 @@ import { JobMetrics } from './job-metrics';
 import { MetricsController } from './metrics.controller';
 import { OutboxRelay } from './outbox-relay';
 import type { ProcessorWorkerOptions, QueueProcessor } from './queue-processor';
-import { registerOutboxLag, registerQueueDepth } from './scrape-metrics';
+import { registerQueueDepth } from './scrape-metrics';
 import { WorkerRegistry } from './worker-registry';
 
 export interface WorkerServiceOptions {
@@ -36,8 +36,6 @@ export interface WorkerServiceOptions {
    */
   processors?: Array<Type<QueueProcessor<QueueDefinition>>>;
   healthPort: number;
-  /** Run an outbox relay in this process (safe in any number of processes at once). */
-  outboxRelay?: boolean;
   /** the process's logger; by default a pino logger named after the service */
   logger?: Logger;
 }
@@ -49,6 +47,9 @@ export interface RunningWorkerService {
   /** Graceful stop: stop taking jobs, finish in-flight ones, then close HTTP, queues, DB and Redis. */
   stop(): Promise<void>;
 }
+
+/** The worker services, by name. */
+export type WorkerProcessName = Exclude<ProcessName, 'gateway' | 'admin'>;
 
 /** A service started without the processor of a queue it consumes, or with one of another's. */
 export class ProcessorMismatchError extends Error {}
@@ -76,7 +77,8 @@ class WorkerRootModule {
       ],
       controllers: [HealthController, MetricsController],
       providers: [WorkerRegistry, { provide: LOGGER, useValue: logger }, metricsRegistryProvider],
-      // the service's modules inject the queues (@InjectQueue), the logger and the metrics registry
+      // the service's modules inject the queues' producers (@InjectContractQueue), the logger and the
+      // metrics registry
       exports: [LOGGER, queues, Registry],
     };
   }
@@ -117,7 +119,7 @@ export function stalledCheckOptions(
 /**
  * Starts a worker service: the Nest container (config, Postgres, Redis, BullMQ, the service's
  * modules), then its queue workers with the options their processors take from the config, the
- * health endpoint, and the outbox relay when asked for.
+ * health endpoint; an outbox relay starts with the app when a module imports OutboxRelayModule.
  */
 export async function startWorkerService(options: WorkerServiceOptions): Promise<RunningWorkerService> {
   const logger = options.logger ?? createLogger({ service: options.name, level: options.config.LOG_LEVEL });
@@ -151,7 +153,6 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
         : [],
     );
     registerQueueDepth(metrics, consumed, logger);
-    if (options.outboxRelay) registerOutboxLag(metrics, app.get(OutboxRepository), logger);
     for (const processor of processors) {
       const worker = processor.worker;
       worker.on('failed', (job, error) =>
@@ -161,12 +162,12 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
             job: job?.name,
             jobId: job?.id,
             attempt: job?.attemptsMade,
-            err: error.message,
+            err: error,
           },
           'job failed',
         ),
       );
-      worker.on('error', (error) => logger.error({ queue: worker.name, err: error.message }, 'worker error'));
+      worker.on('error', (error) => logger.error({ queue: worker.name, err: error }, 'worker error'));
       jobMetrics.watch(worker, processor.queue);
       registry.workers.push(worker);
     }
@@ -177,12 +178,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     throw error;
   }
   await app.listen(options.healthPort, options.config.HOST);
-  const relay = options.outboxRelay
-    ? new OutboxRelay(app.get(OutboxRepository), logger, {
-        queue: (name) => app.get<Queue>(getQueueToken(name), { strict: false }),
-      })
-    : null;
-  relay?.start();
+  const relay = outboxRelayOf(app);
   const url = await app.getUrl();
   logger.info({ url }, `${options.name} started`);
 
@@ -190,8 +186,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   const stop = () => {
     stopping ??= (async () => {
       logger.info(`${options.name} stopping`);
+      // the relay (OutboxRelayModule) first: no more jobs from this process; then the workers, whose
+      // in-flight jobs still need the queues, Postgres and Redis
       await relay?.stop();
-      // the workers first: their in-flight jobs still need the queues, Postgres and Redis
       await registry.close();
       await app.close();
       await closeBullConnections();
@@ -200,6 +197,15 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     return stopping;
   };
   return { app, logger, url, stop };
+}
+
+/** The service's outbox relay, when one of its modules imports OutboxRelayModule. */
+function outboxRelayOf(app: NestFastifyApplication): OutboxRelay | null {
+  try {
+    return app.get(OutboxRelay, { strict: false });
+  } catch {
+    return null;
+  }
 }
 
 /** Entry-point helper: SIGTERM/SIGINT stop the service gracefully within the configured time. */
@@ -229,9 +235,13 @@ export function stopOnSignals(service: { stop(): Promise<void>; logger: Logger }
 
 /** The whole entry point of a worker service: config, start, graceful stop on signals. */
 export function runWorkerMain(
-  options: Omit<WorkerServiceOptions, 'config' | 'healthPort'> & { defaultHealthPort: number },
+  options: Omit<WorkerServiceOptions, 'config' | 'healthPort' | 'name'> & {
+    /** also the process whose secrets the config requires (libs/config, SECRET_USERS) */
+    name: WorkerProcessName;
+    defaultHealthPort: number;
+  },
 ) {
-  const config = loadConfigOrExit();
+  const config = loadConfigOrExit(options.name);
   startWorkerService({
     ...options,
     config,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Writable } from 'node:stream';
-import { loadConfig, type AppConfig } from '@kessai/config';
+import { loadConfig, type FullConfig } from '@kessai/config';
 import {
   AppTokensRepository,
   MerchantsRepository,
@@ -56,6 +56,7 @@ export function testVariables(
     HOST: '127.0.0.1',
     PORT: '0',
     JWT_SIGNING_KEY: randomBytes(32).toString('hex'),
+    IDEMPOTENCY_KEY_SECRET: randomBytes(32).toString('hex'),
     VAULT_KEYS: `test1:${randomBytes(32).toString('base64')}`,
     VAULT_FINGERPRINT_SECRET: randomBytes(32).toString('hex'),
     PROCESSOR_CALLBACK_SECRET: randomBytes(32).toString('hex'),
@@ -73,7 +74,7 @@ export function testVariables(
   };
 }
 
-export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): AppConfig {
+export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): FullConfig {
   return loadConfig(testVariables(databaseUrl, overrides));
 }
 
@@ -100,7 +101,7 @@ export class TestEnvironment {
     readonly database: TestDatabase,
     /** the variables `config` was parsed from, for spawning real processes of this suite */
     readonly variables: Record<string, string>,
-    readonly config: AppConfig,
+    readonly config: FullConfig,
     readonly prisma: PrismaService,
     readonly admin: AdminService,
   ) {}

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import { RedisService, type RedisClient } from '@kessai/redis';
 import { CvvCipher } from './cvv-cipher';
 
@@ -59,7 +59,7 @@ export class PendingCvvStore {
     private readonly redis: RedisService,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#cipher = new CvvCipher(config.VAULT_KEYS);
+    this.#cipher = new CvvCipher(requireSecrets(config, ['VAULT_KEYS'], 'the pending CVV store').VAULT_KEYS);
     this.#ttlSeconds = config.CVV_TTL_SECONDS;
     // EVALSHA (Redis keeps the compiled script), falling back to EVAL once when it does not have it
     this.#peek = defineScript(redis.client, PEEK_COMMAND, PEEK_SCRIPT);

@@ -1,12 +1,15 @@
 import type { Provider } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import { CardVault } from './card-vault';
 import { PendingCvvStore } from './pending-cvv-store';
 
 /** The process's CardVault, built from VAULT_KEYS and VAULT_FINGERPRINT_SECRET. */
 export const cardVaultProvider: Provider = {
   provide: CardVault,
-  useFactory: (config: AppConfig) => new CardVault(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET),
+  useFactory: (config: AppConfig) => {
+    const keys = requireSecrets(config, ['VAULT_KEYS', 'VAULT_FINGERPRINT_SECRET'], 'the card vault');
+    return new CardVault(keys.VAULT_KEYS, keys.VAULT_FINGERPRINT_SECRET);
+  },
   inject: [APP_CONFIG],
 };
 

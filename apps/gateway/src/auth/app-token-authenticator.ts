@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { LoginService } from '@kessai/accounts';
 import {
   CHECKOUT_LINK_SUBJECT,
@@ -36,7 +36,7 @@ export class AppTokenAuthenticator {
   readonly #verified = new Map<string, AppTokenClaims>();
 
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
     private readonly appTokens: AppTokenCache,
     private readonly logins: LoginService,
     private readonly links: CheckoutLinksRepository,

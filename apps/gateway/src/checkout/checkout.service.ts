@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DateTime } from 'luxon';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { checkoutLinkSecret, checkoutLinkSecretMatches, signCheckoutLink } from '@kessai/auth';
 import {
   CheckoutFormsRepository,
@@ -41,7 +41,7 @@ export class CheckoutService {
     private readonly products: CheckoutProductsRepository,
     private readonly links: CheckoutLinksRepository,
     private readonly stores: StoresRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async getForm(principal: Principal, id: string) {

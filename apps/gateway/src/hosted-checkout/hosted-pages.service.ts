@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { checkoutLinkSecretMatches, signCheckoutLink } from '@kessai/auth';
 import {
   CheckoutLinksRepository,
@@ -65,7 +65,7 @@ export class HostedPagesService {
     private readonly stores: StoresRepository,
     private readonly logos: StoreLogosRepository,
     private readonly authenticator: AppTokenAuthenticator,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
   ) {
     for (const name of Object.keys(ASSETS))
       this.#assets.set(name, readFileSync(join(__dirname, 'assets', name)));

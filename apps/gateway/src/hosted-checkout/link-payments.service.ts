@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { checkoutLinkSecret } from '@kessai/auth';
 import { CheckoutLinksRepository, TransactionTokensRepository, type CheckoutLink } from '@kessai/db';
 import { randomUUID } from 'node:crypto';
@@ -52,7 +52,7 @@ export class LinkPaymentsService {
     private readonly tokens: TransactionTokensRepository,
     private readonly charges: ChargesService,
     private readonly subscriptions: SubscriptionsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
   ) {}
 
   async create(

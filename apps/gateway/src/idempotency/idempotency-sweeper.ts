@@ -1,19 +1,33 @@
-import { Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { IdempotencyRecordsRepository } from '@kessai/db';
+import { LOGGER, type Logger } from '@kessai/observability';
+import { PeriodicTask } from '@kessai/runtime';
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 const BATCH = 1_000;
 
 /** Deletes expired Idempotency-Key records now and then; every replica may run it. */
 @Injectable()
-export class IdempotencySweeper implements OnApplicationBootstrap, OnApplicationShutdown {
-  private timer: NodeJS.Timeout | undefined;
+export class IdempotencySweeper implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly #task: PeriodicTask;
 
-  constructor(private readonly records: IdempotencyRecordsRepository) {}
+  constructor(
+    private readonly records: IdempotencyRecordsRepository,
+    @Inject(LOGGER) logger: Logger,
+  ) {
+    // a failed sweep is logged (it was swallowed before) and tried again at the next interval
+    this.#task = new PeriodicTask({
+      name: 'idempotency sweep',
+      intervalMs: SWEEP_EVERY_MS,
+      run: async () => {
+        await this.sweep();
+      },
+      logger,
+    });
+  }
 
   onApplicationBootstrap() {
-    this.timer = setInterval(() => void this.sweep().catch(() => undefined), SWEEP_EVERY_MS);
-    this.timer.unref();
+    this.#task.start();
   }
 
   /** Deletes in batches so that one sweep never holds a long transaction. */
@@ -26,7 +40,8 @@ export class IdempotencySweeper implements OnApplicationBootstrap, OnApplication
     }
   }
 
-  onApplicationShutdown() {
-    clearInterval(this.timer);
+  /** Lets the sweep in progress finish (before Postgres closes: DbModule is destroyed last). */
+  onModuleDestroy(): Promise<void> {
+    return this.#task.stop();
   }
 }

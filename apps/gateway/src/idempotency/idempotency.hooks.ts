@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppConfig } from '@kessai/config';
+import type { GatewayConfig } from '@kessai/config';
 import type { IdempotencyRecordsRepository } from '@kessai/db';
 import {
   ConflictError,
@@ -10,7 +10,7 @@ import {
 import type { Logger } from '@kessai/observability';
 import { sendError } from '../http/error-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import { fingerprintKey, requestFingerprint } from './request-fingerprint';
+import { RequestFingerprints } from './request-fingerprint';
 import { ResponseSealer } from './response-sealer';
 
 declare module 'fastify' {
@@ -51,13 +51,15 @@ const statusHeader = (status: IdempotencyStatus) => ({ 'idempotency-status': sta
 export function registerIdempotency(
   fastify: FastifyInstance,
   records: IdempotencyRecordsRepository,
-  config: AppConfig,
+  config: GatewayConfig,
   logger: Logger,
   metrics: GatewayMetrics,
 ): void {
   const ttlMs = config.IDEMPOTENCY_TTL_HOURS * 3_600_000;
-  const hashKey = fingerprintKey(config.JWT_SIGNING_KEY);
-  const sealer = new ResponseSealer(config.JWT_SIGNING_KEY);
+  // records stored before IDEMPOTENCY_KEY_SECRET keep working until they expire (decision 0027)
+  const previous = [config.JWT_SIGNING_KEY];
+  const fingerprints = new RequestFingerprints(config.IDEMPOTENCY_KEY_SECRET, previous);
+  const sealer = new ResponseSealer(config.IDEMPOTENCY_KEY_SECRET, previous);
 
   fastify.addHook('preHandler', async (request, reply) => {
     const header = request.headers['idempotency-key'];
@@ -74,7 +76,7 @@ export function registerIdempotency(
       return;
     }
 
-    const requestHash = requestFingerprint(hashKey, request.method, request.url, request.body);
+    const requestHash = fingerprints.of(request.method, request.url, request.body);
     const result = await records.claim({
       credentialId: request.principal.credentialId,
       key,
@@ -89,7 +91,7 @@ export function registerIdempotency(
     }
 
     const existing = result.existing;
-    if (existing.requestHash !== requestHash) {
+    if (!fingerprints.matches(existing.requestHash, requestHash, request.method, request.url, request.body)) {
       metrics.idempotencyConflict('different_request');
       return sendError(
         reply,

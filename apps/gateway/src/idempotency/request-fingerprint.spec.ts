@@ -1,5 +1,10 @@
 import fc from 'fast-check';
-import { canonicalJson, fingerprintKey, requestFingerprint } from './request-fingerprint';
+import {
+  canonicalJson,
+  fingerprintKey,
+  RequestFingerprints,
+  requestFingerprint,
+} from './request-fingerprint';
 
 describe('requestFingerprint', () => {
   const key = fingerprintKey('a'.repeat(32));
@@ -24,6 +29,27 @@ describe('requestFingerprint', () => {
   it('is keyed: another server key gives another fingerprint, so stored values reveal nothing', () => {
     const other = fingerprintKey('b'.repeat(32));
     expect(requestFingerprint(other, 'POST', '/charges', { amount: 100, list: [1, 2] })).not.toBe(base);
+  });
+});
+
+describe('RequestFingerprints', () => {
+  const body = { amount: 100, list: [1, 2] };
+
+  it("fingerprints under the current secret and recognises a previous secret's fingerprint of the same request", () => {
+    const fingerprints = new RequestFingerprints('i'.repeat(32), ['j'.repeat(32)]);
+    const current = fingerprints.of('POST', '/charges', body);
+    expect(current).toBe(requestFingerprint(fingerprintKey('i'.repeat(32)), 'POST', '/charges', body));
+    const legacy = requestFingerprint(fingerprintKey('j'.repeat(32)), 'POST', '/charges', body);
+    expect(fingerprints.matches(current, current, 'POST', '/charges', body)).toBe(true);
+    expect(fingerprints.matches(legacy, current, 'POST', '/charges', body)).toBe(true);
+    // another request under the previous secret is still another request
+    const otherLegacy = requestFingerprint(fingerprintKey('j'.repeat(32)), 'POST', '/charges', {
+      amount: 101,
+    });
+    expect(fingerprints.matches(otherLegacy, current, 'POST', '/charges', body)).toBe(false);
+    // without the previous secret, a record it keyed is no match
+    const alone = new RequestFingerprints('i'.repeat(32));
+    expect(alone.matches(legacy, current, 'POST', '/charges', body)).toBe(false);
   });
 });
 

@@ -44,12 +44,42 @@ export function canonicalJson(root: unknown): string {
 }
 
 /**
- * The key of request fingerprints, derived from the JWT signing key for this one purpose. Keyed,
- * because a body can hold a card number and CVV: an unkeyed hash of it, stored next to a response
- * showing the card's bin, last four and expiry, could be brute-forced back to the card.
+ * The key of request fingerprints, derived from IDEMPOTENCY_KEY_SECRET (before decision 0027: from
+ * JWT_SIGNING_KEY) for this one purpose. Keyed, because a body can hold a card number and CVV: an
+ * unkeyed hash of it, stored next to a response showing the card's bin, last four and expiry,
+ * could be brute-forced back to the card.
  */
-export function fingerprintKey(signingKey: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', signingKey, 'kessai', 'idempotency-request-fingerprint', 32));
+export function fingerprintKey(secret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'kessai', 'idempotency-request-fingerprint', 32));
+}
+
+/**
+ * Request fingerprints under the current secret, recognising those stored under previous ones
+ * (decision 0027: records written before IDEMPOTENCY_KEY_SECRET, whose key came from
+ * JWT_SIGNING_KEY, still match their repeats until they expire).
+ */
+export class RequestFingerprints {
+  readonly #current: Buffer;
+  readonly #previous: Buffer[];
+
+  constructor(secret: string, previous: readonly string[] = []) {
+    this.#current = fingerprintKey(secret);
+    this.#previous = previous.filter((old) => old !== secret).map(fingerprintKey);
+  }
+
+  /** The fingerprint a new record stores. */
+  of(method: string, url: string, body: unknown): string {
+    return requestFingerprint(this.#current, method, url, body);
+  }
+
+  /**
+   * Whether `stored` is the fingerprint of this request (`current`: its fingerprint under the
+   * current secret), under the current secret or a previous one.
+   */
+  matches(stored: string, current: string, method: string, url: string, body: unknown): boolean {
+    if (stored === current) return true;
+    return this.#previous.some((key) => requestFingerprint(key, method, url, body) === stored);
+  }
 }
 
 /**

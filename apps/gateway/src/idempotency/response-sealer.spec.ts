@@ -21,4 +21,15 @@ describe('ResponseSealer', () => {
     expect(sealer.open(parts.join('.'), 'record-1')).toBeNull();
     expect(sealer.open('garbage', 'record-1')).toBeNull();
   });
+
+  it('opens what a previous secret sealed (records stored before the switch), and seals under the current one', () => {
+    const legacy = new ResponseSealer('j'.repeat(32));
+    const switched = new ResponseSealer('i'.repeat(32), ['j'.repeat(32)]);
+    const before = legacy.seal(body, 'record-1');
+    expect(switched.open(before, 'record-1')).toBe(body);
+    expect(switched.open(before, 'record-2')).toBeNull();
+    const after = switched.seal(body, 'record-1');
+    expect(new ResponseSealer('i'.repeat(32)).open(after, 'record-1')).toBe(body);
+    expect(legacy.open(after, 'record-1')).toBeNull();
+  });
 });

@@ -1,9 +1,10 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { ChargesRepository, DeferredPaymentsRepository, TokenThreeDsRepository } from '@kessai/db';
 import { AuthenticationError, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
 import { InvalidProcessorCallbackError, verifyProcessorCallback } from '@kessai/processor';
 import { z } from 'zod';
+import { LOGGER, type Logger } from '@kessai/observability';
 
 const uuid = z.string().uuid();
 
@@ -18,13 +19,12 @@ const uuid = z.string().uuid();
  */
 @Injectable()
 export class ProcessorCallbacksService {
-  private readonly logger = new Logger(ProcessorCallbacksService.name);
-
   constructor(
     private readonly charges: ChargesRepository,
     private readonly tokenThreeDs: TokenThreeDsRepository,
     private readonly deferredPayments: DeferredPaymentsRepository,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) private readonly config: GatewayConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
   async receive(
@@ -42,7 +42,7 @@ export class ProcessorCallbacksService {
     } catch (error) {
       if (!(error instanceof InvalidProcessorCallbackError)) throw error;
       // the reason names the check that failed, never the body or the signature
-      this.logger.warn(`processor callback refused: ${error.message}`);
+      this.logger.warn({ err: error }, 'processor callback refused');
       throw new AuthenticationError('INVALID_CREDENTIALS');
     }
     // a card token's 3-D Secure authentication: its reference names the token and the attempt
@@ -77,7 +77,7 @@ export class ProcessorCallbacksService {
         currency: notice.currency,
         receivedOn: notice.occurredOn,
       });
-      if (isNew) this.logger.warn(`money for no charge recorded (deposit ${notice.depositId})`);
+      if (isNew) this.logger.warn({ depositId: notice.depositId }, 'money for no charge recorded');
       return;
     }
     throw new NotFoundError('charge');

@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { MerchantsRepository, StoresRepository, type Prisma } from '@kessai/db';
 import {
   LOGO_MAX_BYTES,
@@ -24,6 +24,7 @@ import type { Principal } from '../auth/principal';
 import { FormFile, formInput } from '../http/form-body';
 import { parseInput } from '../http/validation';
 import { presentStoreListItem, presentStoreWithMerchant } from './store.presenter';
+import { LOGGER, type Logger } from '@kessai/observability';
 
 const storeIdParam = z.string().uuid();
 /**
@@ -66,9 +67,8 @@ export class StoresService {
     private readonly stores: StoresRepository,
     private readonly merchants: MerchantsRepository,
     private readonly appTokens: AppTokenCache,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  private readonly logger = new Logger(StoresService.name);
 
   /**
    * POST /stores: merchant credentials only (a store token names a store already). A logo comes
@@ -109,9 +109,14 @@ export class StoresService {
     const deleted = await this.stores.delete(principal.merchantId, visibleId(storeId), context);
     if (!deleted) throw new NotFoundError('store');
     for (const id of deleted.revokedAppTokenIds) await this.appTokens.invalidate(id);
-    this.logger.log(
-      `store ${storeId} deleted: ${deleted.revokedAppTokenIds.length} app tokens revoked, ` +
-        `${deleted.subscriptionsCanceled} subscriptions canceled, ${deleted.tokensDeactivated} tokens deactivated`,
+    this.logger.info(
+      {
+        storeId,
+        appTokensRevoked: deleted.revokedAppTokenIds.length,
+        subscriptionsCanceled: deleted.subscriptionsCanceled,
+        tokensDeactivated: deleted.tokensDeactivated,
+      },
+      'store deleted',
     );
   }
 

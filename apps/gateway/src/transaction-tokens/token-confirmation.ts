@@ -1,8 +1,9 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createHash, randomInt } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { LOGGER, type Logger } from '@kessai/observability';
 
 /** Wrong codes a token takes before its code is spent (a new token is then needed). */
 export const TOKEN_CONFIRMATION_ATTEMPTS = 5;
@@ -29,9 +30,10 @@ export function confirmationCodeHash(tokenId: string, code: string): string {
 @Injectable()
 export class TokenConfirmationDelivery {
   readonly #directory: string | undefined;
-  private readonly logger = new Logger(TokenConfirmationDelivery.name);
-
-  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+  constructor(
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
     this.#directory = config.MAIL_DROP_DIR;
   }
 
@@ -54,9 +56,7 @@ export class TokenConfirmationDelivery {
       );
     } catch (error) {
       // the token is created either way; it waits unconfirmed (no code in the log)
-      this.logger.error(
-        `confirmation code of token ${message.tokenId} not delivered: ${(error as Error).message}`,
-      );
+      this.logger.error({ tokenId: message.tokenId, err: error }, 'confirmation code not delivered');
     }
   }
 }

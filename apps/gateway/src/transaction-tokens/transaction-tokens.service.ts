@@ -1,4 +1,4 @@
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   checkCardholder,
@@ -60,6 +60,7 @@ import {
   TOKEN_CONFIRMATION_ATTEMPTS,
   TokenConfirmationDelivery,
 } from './token-confirmation';
+import { LOGGER, type Logger } from '@kessai/observability';
 
 interface PreparedToken {
   data: Prisma.InputJsonObject;
@@ -83,9 +84,8 @@ export class TransactionTokensService {
     private readonly vault: CardVault,
     private readonly pendingCvvs: PendingCvvStore,
     private readonly confirmations: TokenConfirmationDelivery,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  private readonly logger = new Logger(TransactionTokensService.name);
 
   async create(principal: Principal, body: unknown, context: Correlation) {
     const storeId = storeOf(principal);
@@ -462,7 +462,7 @@ export class TransactionTokensService {
     } catch (error) {
       // without Redis the CVV has nowhere safe to wait; refuse rather than store a token without it
       // (the error names Redis's trouble, never the CVV)
-      this.logger.warn(`CVV could not be kept in Redis, token refused with 503: ${(error as Error).message}`);
+      this.logger.warn({ err: error }, 'CVV could not be kept in Redis, token refused with 503');
       throw new ServiceUnavailableError();
     }
   }

@@ -27,7 +27,7 @@ type Loader = (event: WebhookEvent) => Promise<object | null>;
  * webhook event: a new webhook event does not compile until it has one.
  */
 @Injectable()
-export class WebhookData {
+export class WebhookDataLoader {
   readonly #loaders: Record<WebhookEventType, Loader>;
 
   constructor(

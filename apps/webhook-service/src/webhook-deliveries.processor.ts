@@ -2,15 +2,15 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { WEBHOOK_EVENTS_QUEUE, type QueueJob } from '@kessai/contracts';
+import { WEBHOOK_DELIVERIES_QUEUE, type QueueJob } from '@kessai/contracts';
 import { postponeJob, QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatchService } from './webhook-dispatch.service';
 
 /** webhook-service's worker of the webhook-events queue: each job to its use case. */
-@Processor(WEBHOOK_EVENTS_QUEUE.name)
-export class WebhookEventsProcessor extends QueueProcessor<typeof WEBHOOK_EVENTS_QUEUE> {
-  readonly queue = WEBHOOK_EVENTS_QUEUE;
+@Processor(WEBHOOK_DELIVERIES_QUEUE.name)
+export class WebhookDeliveriesProcessor extends QueueProcessor<typeof WEBHOOK_DELIVERIES_QUEUE> {
+  readonly queue = WEBHOOK_DELIVERIES_QUEUE;
 
   constructor(
     private readonly dispatcher: WebhookDispatchService,
@@ -28,7 +28,7 @@ export class WebhookEventsProcessor extends QueueProcessor<typeof WEBHOOK_EVENTS
     };
   }
 
-  protected handle(job: QueueJob<typeof WEBHOOK_EVENTS_QUEUE>, raw: Job, token?: string): Promise<void> {
+  protected handle(job: QueueJob<typeof WEBHOOK_DELIVERIES_QUEUE>, raw: Job, token?: string): Promise<void> {
     switch (job.name) {
       case 'dispatch_events':
         return this.dispatcher.dispatchMany(job.data.events.map((event) => event.eventId));
