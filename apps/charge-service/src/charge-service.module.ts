@@ -3,7 +3,9 @@ import { ChargeOutcomesRepository, TokenThreeDsRepository } from '@kessai/db';
 import { vaultProviders } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
-import { ChargeProcessingService } from './charge-processing.service';
+import { ChargeAuthorizationService } from './charge-authorization.service';
+import { ChargeCaptureService } from './charge-capture.service';
+import { ChargeReconciliationService } from './charge-reconciliation.service';
 import { ChargeSweeper } from './charge-sweeper';
 import { ChargesProcessor } from './charges.processor';
 import { TokenAuthenticationService } from './token-authentication.service';
@@ -24,11 +26,13 @@ import { OutboxRelayModule } from '@kessai/runtime';
     ChargeJobs,
     ChargeMetrics,
     paymentProcessorsProvider,
-    ChargeProcessingService,
+    ChargeAuthorizationService,
+    ChargeCaptureService,
+    ChargeReconciliationService,
     TokenAuthenticationService,
     ChargeSweeper,
     ChargesProcessor,
   ],
-  exports: [ChargeProcessingService, ChargeSweeper],
+  exports: [ChargeAuthorizationService, ChargeCaptureService, ChargeReconciliationService, ChargeSweeper],
 })
 export class ChargeServiceModule {}

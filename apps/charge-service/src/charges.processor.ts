@@ -3,19 +3,23 @@ import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CHARGES_QUEUE, type QueueJob } from '@kessai/contracts';
 import { QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
-import { ChargeProcessingService } from './charge-processing.service';
+import { ChargeAuthorizationService } from './charge-authorization.service';
+import { ChargeCaptureService } from './charge-capture.service';
+import { ChargeReconciliationService } from './charge-reconciliation.service';
 import { TokenAuthenticationService } from './token-authentication.service';
 
 /**
- * charge-service's worker of the charges queue: each job to its use case (ChargeProcessingService;
- * TokenAuthenticationService for a card token's 3-D Secure).
+ * charge-service's worker of the charges queue: each job to the service named for it (authorization,
+ * capture, reconciliation; TokenAuthenticationService for a card token's 3-D Secure).
  */
 @Processor(CHARGES_QUEUE.name)
 export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
   readonly queue = CHARGES_QUEUE;
 
   constructor(
-    private readonly charges: ChargeProcessingService,
+    private readonly authorization: ChargeAuthorizationService,
+    private readonly captures: ChargeCaptureService,
+    private readonly reconciliation: ChargeReconciliationService,
     private readonly tokens: TokenAuthenticationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
@@ -33,7 +37,7 @@ export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
   protected handle(job: QueueJob<typeof CHARGES_QUEUE>): Promise<void> {
     switch (job.name) {
       case 'process_charges':
-        return this.charges.processCharges(
+        return this.authorization.processCharges(
           job.data.events.map((event) => ({
             chargeId: event.aggregateId,
             causeEventId: event.eventId,
@@ -41,11 +45,11 @@ export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
           })),
         );
       case 'process_charge':
-        return this.charges.processCharge(job.data.aggregateId, job.data.eventId ?? null);
+        return this.authorization.processCharge(job.data.aggregateId, job.data.eventId ?? null);
       case 'capture_charge':
-        return this.charges.captureCharge(job.data.aggregateId, job.data.eventId ?? null);
+        return this.captures.captureCharge(job.data.aggregateId, job.data.eventId ?? null);
       case 'reconcile_charge':
-        return this.charges.reconcileCharge(job.data.aggregateId, job.data.eventId ?? null);
+        return this.reconciliation.reconcileCharge(job.data.aggregateId, job.data.eventId ?? null);
       case 'authenticate_token':
         return this.tokens.authenticateToken(job.data.aggregateId, job.data.eventId ?? null);
       default:

@@ -13,7 +13,7 @@ import {
   type VoidResult,
 } from '@kessai/processor';
 import type { CardVault, PendingCvvStore } from '@kessai/vault';
-import { RetryLaterError } from './charge-processing.service';
+import { RetryLaterError } from './retry-later';
 import { TokenAuthenticationService } from './token-authentication.service';
 
 /** The decisions of TokenAuthenticationService, with fakes for the repository, the processor and the vault. */

@@ -22,7 +22,7 @@ import {
   type ThreeDsMode,
 } from '@kessai/processor';
 import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
-import { RetryLaterError } from './charge-processing.service';
+import { RetryLaterError } from './retry-later';
 
 /** The authorization that authenticates a card: the smallest amount, held and then voided. */
 const AUTHENTICATION_AMOUNT = 1;

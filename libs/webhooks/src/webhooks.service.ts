@@ -91,9 +91,8 @@ export class WebhooksService {
     const delivery = deliveryId.toLowerCase();
     if (!webhook.active && (await this.webhooks.findLoggedDelivery(webhook.id, delivery)))
       throw new ConflictError('CONFLICTED', [{ field: null, reason: 'WEBHOOK_INACTIVE' }]);
-    if (!(await this.webhooks.requestReplay(webhook, delivery, correlation.correlationId)))
-      throw new NotFoundError('webhook_delivery');
-    const replayed = await this.webhooks.findLoggedDelivery(webhook.id, delivery);
+    // as the request left it (pending), never as webhook-service's try may already have changed it
+    const replayed = await this.webhooks.requestReplay(webhook, delivery, correlation.correlationId);
     if (!replayed) throw new NotFoundError('webhook_delivery');
     return replayed;
   }

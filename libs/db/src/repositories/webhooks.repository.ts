@@ -232,20 +232,21 @@ export class WebhooksRepository {
 
   /**
    * One more try of a delivery of the webhook, now: the delivery is pending again (a final one
-   * included) and the command webhook_replay_requested is written with it, in one transaction.
-   * False when the webhook has no such delivery.
+   * included) and the command webhook_replay_requested is written with it, in one transaction. The
+   * delivery as that transaction left it (pending, its tries so far): read before the commit, so
+   * the answer never races webhook-service's try. Null when the webhook has no such delivery.
    */
   async requestReplay(
     webhook: Pick<Webhook, 'id' | 'merchantId' | 'storeId'>,
     deliveryId: string,
     correlationId: string | null,
-  ): Promise<boolean> {
+  ): Promise<LoggedDelivery | null> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.webhookDelivery.updateMany({
         where: { id: deliveryId, webhookId: webhook.id },
         data: { status: 'pending', nextAttemptOn: new Date() },
       });
-      if (count === 0) return false;
+      if (count === 0) return null;
       await appendOutboxEvent(
         this.prisma,
         {
@@ -259,7 +260,11 @@ export class WebhooksRepository {
         },
         tx,
       );
-      return true;
+      return tx.webhookDelivery.findFirst({
+        where: { id: deliveryId, webhookId: webhook.id },
+        omit: { body: true },
+        include: { attempts: { orderBy: { number: 'asc' } } },
+      });
     });
   }
 

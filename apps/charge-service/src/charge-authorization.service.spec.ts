@@ -1,10 +1,5 @@
 import type { AppConfig } from '@kessai/config';
-import type {
-  ChargeOutcomesRepository,
-  DeferredPaymentsRepository,
-  PendingCharge,
-  RecordedOutcome,
-} from '@kessai/db';
+import type { ChargeOutcomesRepository, PendingCharge, RecordedOutcome } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import {
   ProcessorRequestRejectedError,
@@ -18,10 +13,11 @@ import type { CardVault, PendingCvvStore } from '@kessai/vault';
 import { Registry } from 'prom-client';
 import type { ChargeJobRequest, ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
-import { ChargeProcessingService, RetryLaterError } from './charge-processing.service';
+import { ChargeAuthorizationService } from './charge-authorization.service';
+import { RetryLaterError } from './retry-later';
 import type { PaymentProcessors } from '@kessai/processor';
 
-/** The decisions of ChargeProcessingService, with fakes for the repository, the processor, the vault and the queue. */
+/** The decisions of ChargeAuthorizationService, with fakes for the repository, the processor, the vault and the queue. */
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
 
@@ -119,9 +115,8 @@ function setup(pending: PendingCharge[], { moved = true }: { moved?: boolean } =
   } as unknown as ChargeJobs;
   const config = { CHARGE_AWAITING_EXPIRY_SECONDS: 900 } as AppConfig;
   const registry = new Registry();
-  const service = new ChargeProcessingService(
+  const service = new ChargeAuthorizationService(
     repository,
-    {} as DeferredPaymentsRepository,
     processors,
     {} as CardVault,
     cvvs,
@@ -141,7 +136,7 @@ async function chargeOutcomes(registry: Registry): Promise<Record<string, number
   );
 }
 
-describe('ChargeProcessingService', () => {
+describe('ChargeAuthorizationService', () => {
   it('counts an outcome it recorded by status, and none that another worker recorded first', async () => {
     const first = setup([qrCharge('a'), qrCharge('b')]);
     first.processor.authorizeAnswer = () =>

@@ -1,4 +1,3 @@
-import type { AppConfig } from '@kessai/config';
 import type {
   ChargeOutcome,
   ChargeOutcomesRepository,
@@ -9,11 +8,10 @@ import type {
 import type { ChargeTransition } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
 import type { PaymentProcessor, PaymentProcessors, ProcessorPayment } from '@kessai/processor';
-import type { CardVault, PendingCvvStore } from '@kessai/vault';
+import type { PendingCvvStore } from '@kessai/vault';
 import { Registry } from 'prom-client';
-import type { ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
-import { ChargeProcessingService } from './charge-processing.service';
+import { ChargeReconciliationService } from './charge-reconciliation.service';
 
 /** reconcile_charge of a bank-transfer charge: its deposits recorded, matched by its match_amount rule. */
 
@@ -82,7 +80,7 @@ function setup(
       return Promise.resolve({ outcome: 'voided' });
     },
   } as unknown as PaymentProcessor;
-  const service = new ChargeProcessingService(
+  const service = new ChargeReconciliationService(
     {
       findToReconcile: () => Promise.resolve(charge),
       record: (_id: string, transition: ChargeTransition, outcome: Omit<ChargeOutcome, 'status'>) => {
@@ -116,12 +114,9 @@ function setup(
       forMode: () => processor,
       retrying: <T>(call: () => Promise<T>) => call(),
     } as unknown as PaymentProcessors,
-    {} as CardVault,
     {} as PendingCvvStore,
-    {} as ChargeJobs,
     new ChargeMetrics(new Registry()),
     silent,
-    { CHARGE_AWAITING_EXPIRY_SECONDS: 900 } as AppConfig,
   );
   return { service, recordedDeposits, moves, extensions, voids };
 }
