@@ -14,9 +14,9 @@
  *
  * The SQL comes from `prisma migrate diff --from-migrations … --to-schema-datamodel … --script`:
  * the migrations replayed into a scratch database and compared with schema.prisma, as db:check does.
- * `prisma migrate dev --create-only` (what db:migrate:new ran before) also introspects DATABASE_URL's
- * database for drift through the JavaScript schema engine, and once crashed there ("null pointer
- * passed to rust"); the diff needs neither that database's contents nor `migrate dev`.
+ * `prisma migrate dev --create-only` (what db:migrate:new ran before) also reads DATABASE_URL's
+ * database for drift, and crashed once ("null pointer passed to rust"; not reproduced, its cause
+ * unknown); the diff needs neither that database's contents nor `migrate dev`.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
