@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The suites that exercise every use of Redis — BullMQ queues and workers (charges, refunds,
-# subscriptions, webhooks), rate-limit buckets, idempotency, CVVs, the app-token pub/sub — run
-# again against a three-master Redis Cluster on loopback (scripts/redis-cluster.sh), with
+# subscriptions, webhooks, the outbox relay), rate-limit buckets, idempotency, CVVs, the app-token
+# pub/sub — run again against a three-master Redis Cluster on loopback (scripts/redis-cluster.sh), with
 # REDIS_CLUSTER=true (docs/operations.md, "Redis Cluster"). Part of `npm test`; alone:
 #   npm run test:redis-cluster
 set -euo pipefail
@@ -14,6 +14,7 @@ trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
 export TEST_REDIS_URL=redis://127.0.0.1:${PORTS[0]} TEST_REDIS_CLUSTER=1
 npx jest --ci \
   test/charges-create.e2e-spec.ts test/charges-capture.e2e-spec.ts test/charges-sdk.e2e-spec.ts \
+  test/charge-processing.e2e-spec.ts test/outbox-relay.e2e-spec.ts \
   test/rate-limits.e2e-spec.ts test/idempotency.e2e-spec.ts test/app-jwts.e2e-spec.ts \
   test/refunds-cancels-sdk.e2e-spec.ts test/subscriptions-engine-sdk.e2e-spec.ts \
   test/webhooks.e2e-spec.ts "$@"

@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import type { AppConfig, ProcessConfig } from '@kessai/config';
 import { QUEUES } from '@kessai/contracts';
 import type { CardVaultRepository } from '@kessai/db';
-import { bullOptions, closeBullConnections } from '@kessai/runtime';
+import { BullConnections } from '@kessai/runtime';
 import { CardVault } from '@kessai/vault';
 import { AdminError } from './admin.service';
 
@@ -45,24 +45,24 @@ export async function rotateVault(
   };
 }
 
-function queueNamed(config: AppConfig, name: string): Queue {
+/** A queue of libs/contracts for one command, closed with its connection once `work` is done. */
+async function withQueue<T>(config: AppConfig, name: string, work: (queue: Queue) => Promise<T>): Promise<T> {
   if (!QUEUES.some((queue) => queue.name === name))
     throw new AdminError(`--queue must be one of ${QUEUES.map((queue) => queue.name).join(', ')}`);
-  return new Queue(name, bullOptions(config));
-}
-
-async function closing<T>(queue: Queue, work: (queue: Queue) => Promise<T>): Promise<T> {
+  // the command's own connection: closing it leaves the process's others (a test's) alone
+  const connections = new BullConnections();
+  const queue = new Queue(name, connections.options(config));
   try {
     return await work(queue);
   } finally {
     await queue.close();
-    await closeBullConnections();
+    await connections.close();
   }
 }
 
 /** jobs:failed: the queue's dead jobs (BullMQ's failed set), newest first: what failed, and why. */
 export function listFailedJobs(config: AppConfig, queueName: string, limit: number) {
-  return closing(queueNamed(config, queueName), async (queue) => {
+  return withQueue(config, queueName, async (queue) => {
     const jobs = await queue.getFailed(0, limit - 1);
     return {
       queue: queueName,
@@ -91,7 +91,7 @@ export function retryFailedJobs(
   target: { id?: string; all?: boolean },
 ) {
   if (!target.id === !target.all) throw new AdminError('give either --id or --all');
-  return closing(queueNamed(config, queueName), async (queue) => {
+  return withQueue(config, queueName, async (queue) => {
     if (target.all) {
       const count = await queue.getFailedCount();
       await queue.retryJobs({ state: 'failed', count: 1_000 });

@@ -6,35 +6,64 @@ import { QUEUES } from '@kessai/contracts';
 import { bullPrefix, createRedisClient, type RedisClient } from '@kessai/redis';
 import { contractQueueProviders, contractQueueToken } from './contract-queue';
 
-/** The Cluster connections bullOptions made: BullMQ does not close a connection it was given. */
-const clusterConnections = new Set<RedisClient>();
+/**
+ * The Cluster connections one owner (a worker service, an admin command, a test) hands to BullMQ,
+ * closed together by that owner once its queues and workers are closed. BullMQ closes what it makes
+ * itself (a worker's blocking duplicate, a QueueEvents' own copy) but never a connection it was
+ * given, so someone must: the owner, and only its own. Closing another owner's too (one process-wide
+ * set, as before) broke whoever still used them: a test's queues once the worker service it
+ * started had stopped, so that the test's teardown failed and left the rest open (jest hung).
+ */
+export class BullConnections {
+  private readonly open = new Set<RedisClient>();
+
+  /**
+   * How a BullMQ queue or worker reaches Redis. BullMQ wants `maxRetriesPerRequest: null` (its
+   * blocking commands wait instead of failing); keys live under REDIS_PREFIX (a hash tag of it on a
+   * Cluster), so that test suites and benchmarks can share one Redis.
+   */
+  options(config: Pick<AppConfig, 'REDIS_URL' | 'REDIS_PREFIX' | 'REDIS_CLUSTER'>): QueueOptions {
+    if (!config.REDIS_CLUSTER) {
+      return {
+        connection: { url: config.REDIS_URL, maxRetriesPerRequest: null },
+        prefix: config.REDIS_PREFIX,
+      };
+    }
+    // BullMQ takes a Cluster only as a connection made already; its workers duplicate it for their
+    // blocking commands
+    const connection = createRedisClient(config, { maxRetriesPerRequest: null });
+    // BullMQ listens while a queue or worker uses it; the connection's errors after that (its nodes
+    // gone at shutdown) are not a failure of anything
+    connection.on('error', () => undefined);
+    this.open.add(connection);
+    return { connection, prefix: bullPrefix(config) };
+  }
+
+  /** Closes this owner's Cluster connections (after the queues and workers using them). */
+  async close(): Promise<void> {
+    const open = [...this.open];
+    this.open.clear();
+    await Promise.all(open.map((connection) => connection.quit().catch(() => connection.disconnect())));
+  }
+}
+
+/** The connections `bullOptions` hands out: the test suites' and scripts' own, not a service's. */
+const processConnections = new BullConnections();
 
 /**
- * How every BullMQ queue and worker of a process reaches Redis: the one connection builder. BullMQ
- * wants `maxRetriesPerRequest: null` (its blocking commands wait instead of failing); keys live under
- * REDIS_PREFIX (a hash tag of it on a Cluster), so that test suites and benchmarks can share one Redis.
+ * BullMQ options for a queue or worker a test or script makes itself; `closeBullConnections` (the
+ * test environment's close) closes their Cluster connections. A worker service and an admin command
+ * use connections of their own (BullConnections), which their stop closes.
  */
 export function bullOptions(
   config: Pick<AppConfig, 'REDIS_URL' | 'REDIS_PREFIX' | 'REDIS_CLUSTER'>,
 ): QueueOptions {
-  if (!config.REDIS_CLUSTER) {
-    return { connection: { url: config.REDIS_URL, maxRetriesPerRequest: null }, prefix: config.REDIS_PREFIX };
-  }
-  // BullMQ takes a Cluster only as a connection made already; its workers duplicate it for their
-  // blocking commands
-  const connection = createRedisClient(config, { maxRetriesPerRequest: null });
-  // BullMQ listens while a queue or worker uses it; the connection's errors after that (its nodes
-  // gone at shutdown) are not a failure of anything
-  connection.on('error', () => undefined);
-  clusterConnections.add(connection);
-  return { connection, prefix: bullPrefix(config) };
+  return processConnections.options(config);
 }
 
 /** Closes the Cluster connections bullOptions made (after the queues and workers using them). */
-export async function closeBullConnections(): Promise<void> {
-  const open = [...clusterConnections];
-  clusterConnections.clear();
-  await Promise.all(open.map((connection) => connection.quit().catch(() => connection.disconnect())));
+export function closeBullConnections(): Promise<void> {
+  return processConnections.close();
 }
 
 @Module({})
@@ -47,14 +76,14 @@ class ContractQueuesModule {}
  * Processors are registered by startWorkerService once the container is up (manualRegistration),
  * with their worker options from the config.
  */
-export function bullModules(): [root: DynamicModule, queues: DynamicModule] {
+export function bullModules(connections: BullConnections): [root: DynamicModule, queues: DynamicModule] {
   const registered = BullModule.registerQueue(
     ...QUEUES.map((queue) => ({ name: queue.name, defaultJobOptions: { ...queue.jobOptions } })),
   );
   return [
     BullModule.forRootAsync({
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig) => bullOptions(config),
+      useFactory: (config: AppConfig) => connections.options(config),
       extraOptions: { manualRegistration: true },
     }),
     {

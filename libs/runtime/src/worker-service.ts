@@ -15,7 +15,7 @@ import {
 } from '@kessai/observability';
 import { Registry } from 'prom-client';
 import { RedisModule } from '@kessai/redis';
-import { bullModules, closeBullConnections } from './bull';
+import { BullConnections, bullModules } from './bull';
 import { HealthController } from './health.controller';
 import { JobMetrics } from './job-metrics';
 import { MetricsController } from './metrics.controller';
@@ -62,8 +62,12 @@ const MAX_STALLED_COUNT = 5;
 
 @Module({})
 class WorkerRootModule {
-  static register(options: WorkerServiceOptions, logger: Logger): DynamicModule {
-    const [bullRoot, queues] = bullModules();
+  static register(
+    options: WorkerServiceOptions,
+    logger: Logger,
+    connections: BullConnections,
+  ): DynamicModule {
+    const [bullRoot, queues] = bullModules(connections);
     return {
       module: WorkerRootModule,
       global: true,
@@ -123,8 +127,10 @@ export function stalledCheckOptions(
  */
 export async function startWorkerService(options: WorkerServiceOptions): Promise<RunningWorkerService> {
   const logger = options.logger ?? createLogger({ service: options.name, level: options.config.LOG_LEVEL });
+  // the service's own: its stop closes them, and no one else's (a test's queues, another service's)
+  const connections = new BullConnections();
   const app = await NestFactory.create<NestFastifyApplication>(
-    WorkerRootModule.register(options, logger),
+    WorkerRootModule.register(options, logger, connections),
     new FastifyAdapter(),
     { logger: new NestPinoLogger(logger), abortOnError: false },
   );
@@ -174,7 +180,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
   } catch (error) {
     await registry.close();
     await app.close();
-    await closeBullConnections();
+    await connections.close();
     throw error;
   }
   await app.listen(options.healthPort, options.config.HOST);
@@ -191,7 +197,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
       await relay?.stop();
       await registry.close();
       await app.close();
-      await closeBullConnections();
+      await connections.close();
       logger.info(`${options.name} stopped`);
     })();
     return stopping;
