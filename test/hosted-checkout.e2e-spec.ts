@@ -67,8 +67,12 @@ beforeAll(async () => {
   app = await createGatewayApp(env.config);
   baseUrl = await listenLocally(app);
   // not PCI DSS compliant: only the hosted checkout may send its customers' cards
-  shop = await env.seedMerchant('hosted-shop', {
-    domains: [SHOP_ORIGIN, '127.0.0.1:4999', 'bad domain;script-src *'],
+  shop = await env.seedMerchant('hosted-shop', { domains: [SHOP_ORIGIN, '127.0.0.1:4999'] });
+  // a domain no token can be given any more (libs/accounts' domain rule), kept by a row from before
+  // the rule: the frame's CSP must leave it out all the same
+  await env.prisma.appToken.update({
+    where: { id: shop.storeToken.id },
+    data: { domains: [SHOP_ORIGIN, '127.0.0.1:4999', 'bad domain;script-src *'] },
   });
   other = await env.seedMerchant('hosted-other');
   form = await cli(
