@@ -19,7 +19,10 @@ import { CvvCipher } from './cvv-cipher';
  * rolling deploy, and they live CVV_TTL_SECONDS. When today's key finds nothing, such a key is
  * adopted once (taken with GETDEL, and its claim with it, then written under today's names with
  * its remaining time), so a charge of a token made just before the deploy keeps its CVV, and still
- * at most one charge ever gets it. A miss costs one PTTL more.
+ * at most one charge ever gets it. A miss costs one PTTL more, and only during the process's first
+ * 2 x CVV_TTL_SECONDS: a legacy key lives CVV_TTL_SECONDS after the last old gateway wrote it, so
+ * once a rolling deploy has ended within one TTL of this process's start none is left. After that a
+ * miss (every recurring charge's) costs nothing more.
  */
 // KEYS: the sealed CVV, its claim; ARGV: the charge id. The claim lives exactly as long as the CVV.
 const PEEK_SCRIPT = `
@@ -54,6 +57,8 @@ export class PendingCvvStore {
   readonly #peek: Script;
   readonly #discard: Script;
   readonly #ttlSeconds: number;
+  /** until when a miss may still find a legacy key (epoch ms) */
+  readonly #legacyUntil: number;
 
   constructor(
     private readonly redis: RedisService,
@@ -61,6 +66,7 @@ export class PendingCvvStore {
   ) {
     this.#cipher = new CvvCipher(requireSecrets(config, ['VAULT_KEYS'], 'the pending CVV store').VAULT_KEYS);
     this.#ttlSeconds = config.CVV_TTL_SECONDS;
+    this.#legacyUntil = Date.now() + 2 * config.CVV_TTL_SECONDS * 1000;
     // EVALSHA (Redis keeps the compiled script), falling back to EVAL once when it does not have it
     this.#peek = defineScript(redis.client, PEEK_COMMAND, PEEK_SCRIPT);
     this.#discard = defineScript(redis.client, DISCARD_COMMAND, DISCARD_SCRIPT);
@@ -127,6 +133,7 @@ export class PendingCvvStore {
    * nothing is, so a claim never arrives after another charge could have claimed the CVV.
    */
   async #adoptLegacy(transactionTokenId: string): Promise<boolean> {
+    if (Date.now() > this.#legacyUntil) return false;
     const client = this.redis.client;
     const [legacyKey, legacyClaimKey] = this.#legacyKeys(transactionTokenId);
     const ttlMs = await client.pttl(legacyKey);
