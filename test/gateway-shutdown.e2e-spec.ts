@@ -61,8 +61,10 @@ describe('the gateway on SIGTERM', () => {
       'PATCH /stores waiting on the store row',
       async () => {
         gateway.child.kill('SIGTERM');
-        await gateway.waitForLog((line) => line.msg === 'shutdown requested');
-        // the listening socket is closed: a new connection is refused, not served with closed pools
+        // logged once the listening socket is closed ('shutdown requested' comes just before it, so a
+        // connection made on that line could still reach the backlog and be reset by the close)
+        await gateway.waitForLog((line) => line.msg === 'stopped accepting connections');
+        // a new connection is refused, not served with closed pools
         duringShutdown = await Promise.all([
           freshConnectionGet('/heartbeat'),
           freshConnectionGet('/charges'),

@@ -1,6 +1,6 @@
 import { BullRegistrar, getQueueToken, Processor } from '@nestjs/bullmq';
 import { Module, type DynamicModule, type Type } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { ModuleRef, NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { Queue } from 'bullmq';
 import { ConfigModule, loadConfigOrExit, type AppConfig, type ProcessName } from '@kessai/config';
@@ -208,7 +208,9 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
 /** The service's outbox relay, when one of its modules imports OutboxRelayModule. */
 function outboxRelayOf(app: NestFastifyApplication): OutboxRelay | null {
   try {
-    return app.get(OutboxRelay, { strict: false });
+    // through the root ModuleRef, not the app: the app's proxy logs every failed look-up as an
+    // exception, and a service without a relay is no error
+    return app.get(ModuleRef).get(OutboxRelay, { strict: false });
   } catch {
     return null;
   }

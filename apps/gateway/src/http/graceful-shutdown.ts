@@ -56,6 +56,8 @@ export async function drainAndClose(
       clearTimeout(timer);
       resolve(true);
     });
+    // the listening socket is closed now (server.close closes it at once): a new connection is refused
+    logger.info('stopped accepting connections');
     server.closeIdleConnections();
   });
   if (!drained) {
