@@ -7,6 +7,12 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import { readdirSync } from 'node:fs';
 
 const relativeParentImports = { group: ['../../*'], message: 'use a @kessai/* path alias' };
+// A suite sits in its area's folder (test/<area>/): it reaches an app or a script by its path, two
+// levels up, since nothing else may import an app and apps have no alias; libs still by @kessai/*.
+const suiteParentImports = {
+  regex: String.raw`^\.\./\.\./(?!(apps|scripts)/)`,
+  message: 'use a @kessai/* path alias (a suite reaches only apps/ and scripts/ by their path)',
+};
 
 // The database boundary: the Prisma client, pg and raw SQL live in libs/db; everything else goes
 // through its repositories.
@@ -145,6 +151,10 @@ export default tseslint.config(
       'scripts/ensure-database.js',
     ],
     rules: databaseAllowed,
+  },
+  {
+    files: ['test/**'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [suiteParentImports] }] },
   },
   {
     files: ['**/*.js', '**/*.mjs'],

@@ -13,8 +13,9 @@ bash scripts/redis-cluster.sh start
 trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
 export TEST_REDIS_URL=redis://127.0.0.1:${PORTS[0]} TEST_REDIS_CLUSTER=1
 npx jest --ci \
-  test/charges-create.e2e-spec.ts test/charges-capture.e2e-spec.ts test/charges-sdk.e2e-spec.ts \
-  test/charge-processing.e2e-spec.ts test/outbox-relay.e2e-spec.ts \
-  test/rate-limits.e2e-spec.ts test/idempotency.e2e-spec.ts test/app-jwts.e2e-spec.ts \
-  test/refunds-cancels-sdk.e2e-spec.ts test/subscriptions-engine-sdk.e2e-spec.ts \
-  test/webhooks.e2e-spec.ts "$@"
+  test/charges/charges-create.e2e-spec.ts test/charges/charges-capture.e2e-spec.ts \
+  test/charges/charges-sdk.e2e-spec.ts test/charges/charge-processing.e2e-spec.ts \
+  test/platform/outbox-relay.e2e-spec.ts test/gateway/rate-limits.e2e-spec.ts \
+  test/gateway/idempotency.e2e-spec.ts test/accounts/app-jwts.e2e-spec.ts \
+  test/refunds-cancels/refunds-cancels-sdk.e2e-spec.ts test/subscriptions/subscriptions-engine-sdk.e2e-spec.ts \
+  test/webhooks/webhooks.e2e-spec.ts "$@"

@@ -11,7 +11,7 @@ import { CHARGES_QUEUE } from '@kessai/contracts';
 import { bullOptions } from '@kessai/runtime';
 import { eventually, insertCardToken, listenLocally, TestEnvironment } from '@kessai/testing';
 import { CardVault } from '@kessai/vault';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;

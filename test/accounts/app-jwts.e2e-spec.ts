@@ -15,8 +15,8 @@ import {
   type SeededMerchant,
 } from '@kessai/testing';
 import { AppTokensRepository } from '@kessai/db';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { AppTokenCache } from '../apps/gateway/src/auth/app-token-cache';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { AppTokenCache } from '../../apps/gateway/src/auth/app-token-cache';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;

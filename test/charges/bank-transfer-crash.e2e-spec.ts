@@ -21,12 +21,12 @@ import {
   type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 /** charges of each batch */
 const BATCH = 20;

@@ -23,14 +23,14 @@ import {
   type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
+} from '../../apps/processor-simulator/src/start-simulator';
 import { randomUUID } from 'node:crypto';
 import { runCli } from '@kessai/admin';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;

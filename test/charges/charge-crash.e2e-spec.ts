@@ -15,8 +15,8 @@ import { PendingCvvStore } from '@kessai/vault';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 
 const CHARGES = 50;
 const FINAL = ['successful', 'failed', 'error'];

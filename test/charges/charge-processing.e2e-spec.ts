@@ -19,14 +19,14 @@ import {
   type PendingChargeOptions,
 } from '@kessai/testing';
 import { PendingCvvStore } from '@kessai/vault';
-import { ChargesProcessor } from '../apps/charge-service/src/charges.processor';
-import { ChargeServiceModule } from '../apps/charge-service/src/charge-service.module';
+import { ChargesProcessor } from '../../apps/charge-service/src/charges.processor';
+import { ChargeServiceModule } from '../../apps/charge-service/src/charge-service.module';
 import { processorCallbackUrl } from '@kessai/processor';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 
 let env: TestEnvironment;
 let simulator: ProcessorSimulator;

@@ -12,8 +12,8 @@ import {
   TestEnvironment,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { JSON_LIMITS } from '../apps/gateway/src/http/json-text';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { JSON_LIMITS } from '../../apps/gateway/src/http/json-text';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;
@@ -187,7 +187,7 @@ describe('POST /charges', () => {
       });
     }
     // down to the depth bodies may have (JSON_LIMITS), with and without the character at the bottom;
-    // deeper is refused before anything is looked at (test/input-hardening.e2e-spec.ts)
+    // deeper is refused before anything is looked at (test/gateway/input-hardening.e2e-spec.ts)
     const depth = JSON_LIMITS.maxDepth - 1;
     const deep = (inner: string) => `{"metadata":${'['.repeat(depth - 1)}${inner}${']'.repeat(depth - 1)}}`;
     const post = (body: string) =>

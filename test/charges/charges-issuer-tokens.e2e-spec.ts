@@ -11,7 +11,7 @@ import {
   TestEnvironment,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;

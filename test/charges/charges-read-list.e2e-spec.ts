@@ -15,7 +15,7 @@ import {
   type Credentials,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const MAX_WAIT_MS = 1_500;
 

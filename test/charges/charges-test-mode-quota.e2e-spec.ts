@@ -12,7 +12,7 @@ import {
   TestEnvironment,
   testChargesToday,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;

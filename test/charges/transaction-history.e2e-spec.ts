@@ -20,7 +20,7 @@ import {
   type PlanNode,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 interface Entry {
   id: string;

@@ -21,7 +21,7 @@ import {
   type SeededMerchant,
 } from '@kessai/testing';
 import { DEFAULT_CHECKOUT_COLORS } from '@kessai/store-configuration';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const SHOP_ORIGIN = 'https://shop.example.test';
 const GREEN = {

@@ -32,11 +32,11 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(__dirname, '..', 'test-results', 'checkout');
+const SHOTS = join(__dirname, '..', '..', 'test-results', 'checkout');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const EXPIRY = `12/${String((new Date().getFullYear() + 3) % 100).padStart(2, '0')}`;
 const STEP_MS = 20_000;

@@ -12,7 +12,7 @@ import {
   nextMigrationName,
   orderProblems,
   readArrivals,
-} from '../scripts/migrations';
+} from '../../scripts/migrations';
 
 describe('nextMigrationName', () => {
   const existing = ['20261121115242_init', '20261125110000_hosted_checkout'];

@@ -12,7 +12,7 @@ import { eventually, startOwnPostgres, type OwnPostgres } from '@kessai/testing'
  * The database is a cluster of the test's own (initdb), so restarting it disturbs no other suite.
  * The pool runs in a child process, as the services do: an unhandled 'error' event would end it.
  */
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '../..');
 
 // The child: holds one transaction idle (no statement in flight) and one `write` in flight
 // (pg_sleep) while the parent restarts Postgres, reports how each ended, then runs a statement on

@@ -15,8 +15,8 @@ import {
   TestEnvironment,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { RouteRegistry } from '../apps/gateway/src/http/route-registry';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { RouteRegistry } from '../../apps/gateway/src/http/route-registry';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 27);
 /** generated requests after the sweep of crafted bodies */
@@ -245,7 +245,7 @@ describe('write routes under fuzzed bodies', () => {
 
   it('answer no 5xx and every error in the envelope', async () => {
     const all = writeRoutes();
-    // the router's routes, as the OpenAPI document lists them (test/openapi.e2e-spec.ts)
+    // the router's routes, as the OpenAPI document lists them (test/gateway/openapi.e2e-spec.ts)
     expect(all.length).toBeGreaterThan(50);
     expect(all).toContainEqual(['POST', '/charges']);
     expect(all).toContainEqual(['POST', '/processor/callbacks']);

@@ -12,9 +12,9 @@ import {
   type JsonRequest,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { fingerprintKey, requestFingerprint } from '../apps/gateway/src/idempotency/request-fingerprint';
-import { ResponseSealer } from '../apps/gateway/src/idempotency/response-sealer';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { fingerprintKey, requestFingerprint } from '../../apps/gateway/src/idempotency/request-fingerprint';
+import { ResponseSealer } from '../../apps/gateway/src/idempotency/response-sealer';
 
 type Token = Credentials;
 

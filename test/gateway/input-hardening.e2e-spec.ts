@@ -15,12 +15,12 @@ import {
   type SeededMerchant,
 } from '@kessai/testing';
 import { signProcessorCallback } from '@kessai/processor';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { GATEWAY_CONTROLLERS } from '../apps/gateway/src/app.module';
-import { credentialRoutes } from '../apps/gateway/src/auth/credential-check';
-import { RouteRegistry } from '../apps/gateway/src/http/route-registry';
-import { RAW_JSON_BODY_LIMIT_BYTES } from '../apps/gateway/src/http/json-body-parser';
-import { JSON_LIMITS } from '../apps/gateway/src/http/json-text';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { GATEWAY_CONTROLLERS } from '../../apps/gateway/src/app.module';
+import { credentialRoutes } from '../../apps/gateway/src/auth/credential-check';
+import { RouteRegistry } from '../../apps/gateway/src/http/route-registry';
+import { RAW_JSON_BODY_LIMIT_BYTES } from '../../apps/gateway/src/http/json-body-parser';
+import { JSON_LIMITS } from '../../apps/gateway/src/http/json-text';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;

@@ -20,11 +20,11 @@ import {
   TestEnvironment,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { RouteRegistry } from '../apps/gateway/src/http/route-registry';
-import { documentedOperations } from '../apps/gateway/src/openapi/openapi-document';
-import { QUEUE_DASHBOARD_PATH } from '../apps/gateway/src/queue-dashboard/queue-dashboard';
-import { generatedOpenApiText, OPENAPI_FILE, openApiProblems } from '../scripts/openapi';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { RouteRegistry } from '../../apps/gateway/src/http/route-registry';
+import { documentedOperations } from '../../apps/gateway/src/openapi/openapi-document';
+import { QUEUE_DASHBOARD_PATH } from '../../apps/gateway/src/queue-dashboard/queue-dashboard';
+import { generatedOpenApiText, OPENAPI_FILE, openApiProblems } from '../../scripts/openapi';
 
 type Json = Record<string, any>;
 

@@ -18,8 +18,8 @@ import {
   TestEnvironment,
   waitForJobs,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { QUEUE_DASHBOARD_PATH } from '../apps/gateway/src/queue-dashboard/queue-dashboard';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { QUEUE_DASHBOARD_PATH } from '../../apps/gateway/src/queue-dashboard/queue-dashboard';
 
 const CHROMIUM = '/usr/bin/chromium';
 const USERNAME = 'ops';

@@ -15,9 +15,9 @@ import {
   type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { planFor } from '../apps/gateway/src/limits/rate-limit.policy';
-import { RateLimiter } from '../apps/gateway/src/limits/rate-limiter';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { planFor } from '../../apps/gateway/src/limits/rate-limit.policy';
+import { RateLimiter } from '../../apps/gateway/src/limits/rate-limiter';
 
 type Token = Credentials & { id: string };
 

@@ -16,7 +16,7 @@ import {
   updateChargeRow,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'timestamp';
 

@@ -9,8 +9,8 @@ import {
   type Credentials,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { tenantWriteConcurrency } from '../apps/gateway/src/limits/tenant-writes';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { tenantWriteConcurrency } from '../../apps/gateway/src/limits/tenant-writes';
 
 /**
  * One merchant cannot take another's share of the gateway's Postgres pool (issue 27): concurrent

@@ -6,7 +6,7 @@ import {
   CONFIG_REFERENCE_FILE,
   generatedConfigReference,
   settingsMissingFromEnvExample,
-} from '../scripts/config-reference';
+} from '../../scripts/config-reference';
 
 describe('the configuration reference (docs/environment.md)', () => {
   const generated = generatedConfigReference();

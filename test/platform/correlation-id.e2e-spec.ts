@@ -20,8 +20,8 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;

@@ -22,9 +22,9 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { runDemoPayment } from '../scripts/demo-payment';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { runDemoPayment } from '../../scripts/demo-payment';
 
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;

@@ -6,9 +6,9 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { listenLocally, startWorkerProcess, TestEnvironment, type SpawnedApp } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-const DASHBOARD_FILE = join(__dirname, '..', 'docs', 'grafana', 'kessai-dashboard.json');
+const DASHBOARD_FILE = join(__dirname, '..', '..', 'docs', 'grafana', 'kessai-dashboard.json');
 const WORKERS = ['charge-service', 'subscription-service', 'refund-cancel-service', 'webhook-service'];
 
 interface Target {

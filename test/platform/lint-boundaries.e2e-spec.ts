@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 // on a planted violation, and a clean file passes. The planted files form a throwaway app,
 // apps/lint-probe, and a throwaway lib, libs/lint-probe, that exist only while this suite runs.
 
-const root = join(__dirname, '..');
+const root = join(__dirname, '..', '..');
 const probe = join(root, 'apps', 'lint-probe');
 const libProbe = join(root, 'libs', 'lint-probe');
 

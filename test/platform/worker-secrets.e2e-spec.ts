@@ -2,14 +2,14 @@ import { ConfigError, loadConfig, SECRET_USERS, type AppConfig } from '@kessai/c
 import { startWorkerService, type WorkerServiceOptions } from '@kessai/runtime';
 import { TestEnvironment } from '@kessai/testing';
 import { cardVaultProvider } from '@kessai/vault';
-import { ChargeServiceModule } from '../apps/charge-service/src/charge-service.module';
-import { ChargesProcessor } from '../apps/charge-service/src/charges.processor';
-import { RefundCancelServiceModule } from '../apps/refund-cancel-service/src/refund-cancel-service.module';
-import { RefundsCancelsProcessor } from '../apps/refund-cancel-service/src/refunds-cancels.processor';
-import { SubscriptionServiceModule } from '../apps/subscription-service/src/subscription-service.module';
-import { SubscriptionsProcessor } from '../apps/subscription-service/src/subscriptions.processor';
-import { WebhookDeliveriesProcessor } from '../apps/webhook-service/src/webhook-deliveries.processor';
-import { WebhookServiceModule } from '../apps/webhook-service/src/webhook-service.module';
+import { ChargeServiceModule } from '../../apps/charge-service/src/charge-service.module';
+import { ChargesProcessor } from '../../apps/charge-service/src/charges.processor';
+import { RefundCancelServiceModule } from '../../apps/refund-cancel-service/src/refund-cancel-service.module';
+import { RefundsCancelsProcessor } from '../../apps/refund-cancel-service/src/refunds-cancels.processor';
+import { SubscriptionServiceModule } from '../../apps/subscription-service/src/subscription-service.module';
+import { SubscriptionsProcessor } from '../../apps/subscription-service/src/subscriptions.processor';
+import { WebhookDeliveriesProcessor } from '../../apps/webhook-service/src/webhook-deliveries.processor';
+import { WebhookServiceModule } from '../../apps/webhook-service/src/webhook-service.module';
 
 /**
  * Each worker service starts with the secrets it uses and none of the others (decision 0027): the

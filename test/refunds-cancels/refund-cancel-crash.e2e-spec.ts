@@ -18,9 +18,9 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const REFUNDS = 100;
 

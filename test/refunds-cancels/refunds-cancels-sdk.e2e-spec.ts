@@ -22,9 +22,9 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 /** UnivaPay's test cards: a refund of the first fails, a cancel of the second fails. */
 const REFUND_FAILS_CARD = '4242424242424242';

@@ -20,8 +20,8 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 
 let env: TestEnvironment;
 let simulator: ProcessorSimulator;

@@ -16,7 +16,7 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
+} from '../../apps/processor-simulator/src/start-simulator';
 
 const PAYMENTS = 2_000;
 

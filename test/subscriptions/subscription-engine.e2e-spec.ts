@@ -19,7 +19,7 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
+} from '../../apps/processor-simulator/src/start-simulator';
 
 const DECLINED_CARD = '4111111111111111';
 

@@ -25,8 +25,8 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const DECLINED_CARD = '4111111111111111';
 

@@ -20,7 +20,7 @@ import {
   TestEnvironment,
   type SeededMerchant,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const mailDir = mkdtempSync(join(tmpdir(), 'kessai-token-mail-'));
 

@@ -20,7 +20,7 @@ import {
 } from '@kessai/testing';
 import { RedisService } from '@kessai/redis';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;

@@ -31,9 +31,9 @@ import { PaymentType, TransactionTokenType } from 'univapay-node';
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const THREE_DS_CARD = '4000000000003220';
 const NEXT_YEAR = new Date().getUTCFullYear() + 1;

@@ -27,7 +27,7 @@ import {
   type SeededMerchant,
 } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let app: NestFastifyApplication;

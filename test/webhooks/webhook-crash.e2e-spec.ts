@@ -16,8 +16,8 @@ import {
   type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
-import { RECORD_BATCH, RECORDS_IN_FLIGHT } from '../apps/webhook-service/src/webhook-delivery.service';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { RECORD_BATCH, RECORDS_IN_FLIGHT } from '../../apps/webhook-service/src/webhook-delivery.service';
 
 const EVENTS = 2_000;
 

@@ -26,7 +26,7 @@ import {
   type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;

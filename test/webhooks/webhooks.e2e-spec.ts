@@ -27,8 +27,8 @@ import {
 import {
   startProcessorSimulator,
   type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+} from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let env: TestEnvironment;
 let gateway: NestFastifyApplication;
@@ -242,7 +242,7 @@ describe('the webhook resource through the SDK', () => {
     });
   });
 
-  it("live mode: https only (the address rule, the same in both modes, is test/webhooks-ssrf.e2e-spec.ts's)", async () => {
+  it("live mode: https only (the address rule, the same in both modes, is test/webhooks/webhooks-ssrf.e2e-spec.ts's)", async () => {
     const live = sdkFor(baseUrl, await env.liveStoreToken(shop));
     const url = 'http://hooks.example.com/kessai';
     const refusal = await sdkError(

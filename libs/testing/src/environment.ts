@@ -65,7 +65,7 @@ export function testVariables(
     // request there would be a flaky test, not a finding
     RATE_LIMIT_REDIS_TIMEOUT_MS: '5000',
     // the suites' webhook receivers are on loopback, as a developer's are (`npm start` turns it on
-    // too); the SSRF suite turns it off (test/webhooks-ssrf.e2e-spec.ts). Production refuses it: the
+    // too); the SSRF suite turns it off (test/webhooks/webhooks-ssrf.e2e-spec.ts). Production refuses it: the
     // benchmarks that run as production (NODE_ENV) register no webhook
     ...(overrides.NODE_ENV === 'production' ? {} : { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }),
     // production requires it; the benchmarks that run as production hand out no URL a test follows
