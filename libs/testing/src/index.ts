@@ -18,3 +18,4 @@ export * from './images';
 export * from './plans';
 export * from './own-postgres';
 export * from './own-redis';
+export * from './suite';
