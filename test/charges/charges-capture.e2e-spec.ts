@@ -2,47 +2,22 @@
 // pending capture row and one capture_requested written together), however many requests race for
 // it. The real gateway in-process, Postgres and Redis; no charge-service, so a test authorizes a
 // charge in the database.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CAPTURE_REQUESTED } from '@kessai/contracts';
 import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
 import { captureTransition } from '@kessai/domain';
-import {
-  GatewayClient,
-  lastWriterOf,
-  listenLocally,
-  outboxEventsOf,
-  RELAXED_RATE_LIMITS,
-  sdkFor,
-  TestEnvironment,
-  updateChargeRow,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { lastWriterOf, outboxEventsOf, sdkFor, updateChargeRow, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let shop: SeededMerchant;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  shop = await env.seedPciMerchant('shop');
-  shopApi = new GatewayClient(await listenLocally(app)).as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true } } });
 
 describe('capture', () => {
-  const capturePath = (id: string) => `/stores/${shop.store.id}/charges/${id}/capture`;
-  const capture = (id: string, json: unknown) => shopApi.request(capturePath(id), { method: 'POST', json });
+  const capturePath = (id: string) => `/stores/${suite.merchants.shop.store.id}/charges/${id}/capture`;
+  const capture = (id: string, json: unknown) =>
+    suite.api.shop.request(capturePath(id), { method: 'POST', json });
 
   async function authorized(amount = 5000) {
-    const c = await shopApi.charge(await shopApi.cardToken(), { capture: false, amount });
-    await updateChargeRow(env, c.id, `status = 'authorized', capture_status = 'authorized'`);
+    const c = await suite.api.shop.charge(await suite.api.shop.cardToken(), { capture: false, amount });
+    await updateChargeRow(suite.env, c.id, `status = 'authorized', capture_status = 'authorized'`);
     return c;
   }
 
@@ -62,13 +37,13 @@ describe('capture', () => {
     expect(ok.body).toEqual({});
     expect(ok.headers.get('content-type')).toMatch(/application\/json/);
 
-    const row = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    const row = await suite.env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
     expect(row).toMatchObject({ amount: 3000n, currency: 'JPY', status: 'pending' });
-    const events = (await outboxEventsOf(env, c.id)).filter((e) => e.eventType === CAPTURE_REQUESTED);
+    const events = (await outboxEventsOf(suite.env, c.id)).filter((e) => e.eventType === CAPTURE_REQUESTED);
     expect(events).toHaveLength(1);
     expect(events[0].payload).toEqual({ charge_id: c.id, capture_id: row.id });
-    expect(await lastWriterOf(env, 'outbox_events', events[0].id)).toBe(
-      await lastWriterOf(env, 'captures', row.id),
+    expect(await lastWriterOf(suite.env, 'outbox_events', events[0].id)).toBe(
+      await lastWriterOf(suite.env, 'captures', row.id),
     );
 
     const again = await capture(c.id, { amount: 1000, currency: 'JPY' });
@@ -79,17 +54,17 @@ describe('capture', () => {
   it('a capture the processor refused may be requested again, as a new capture (new processor key)', async () => {
     const c = await authorized();
     expect((await capture(c.id, { amount: 5000, currency: 'JPY' })).status).toBe(200);
-    const first = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
-    await env.prisma.capture.update({
+    const first = await suite.env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    await suite.env.prisma.capture.update({
       where: { id: first.id },
       data: { status: 'failed', errorCode: 309, errorMessage: 'PROCESSING_ERROR' },
     });
 
     expect((await capture(c.id, { amount: 4000, currency: 'JPY' })).status).toBe(200);
-    const second = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+    const second = await suite.env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
     expect(second).toMatchObject({ amount: 4000n, status: 'pending', errorCode: null });
     expect(second.id).not.toBe(first.id);
-    const commands = (await outboxEventsOf(env, c.id)).filter((e) => e.eventType === CAPTURE_REQUESTED);
+    const commands = (await outboxEventsOf(suite.env, c.id)).filter((e) => e.eventType === CAPTURE_REQUESTED);
     expect(commands.map((e) => e.payload)).toEqual([
       { charge_id: c.id, capture_id: first.id },
       { charge_id: c.id, capture_id: second.id },
@@ -105,30 +80,33 @@ describe('capture', () => {
     );
     expect(answers.filter((a) => a.status === 200)).toHaveLength(1);
     expect(answers.filter((a) => a.body?.code === 'ALREADY_CAPTURED')).toHaveLength(7);
-    expect(await env.prisma.capture.count({ where: { chargeId: c.id } })).toBe(1);
+    expect(await suite.env.prisma.capture.count({ where: { chargeId: c.id } })).toBe(1);
   });
 
   it('refuses a charge that is not authorized: pending INVALID_CHARGE_STATUS, captured ALREADY_CAPTURED', async () => {
-    const pending = await shopApi.charge(await shopApi.cardToken(), { capture: false });
+    const pending = await suite.api.shop.charge(await suite.api.shop.cardToken(), { capture: false });
     expect((await capture(pending.id, { amount: 100, currency: 'JPY' })).body.code).toBe(
       'INVALID_CHARGE_STATUS',
     );
     await updateChargeRow(
-      env,
+      suite.env,
       pending.id,
       `status = 'successful', capture_status = 'captured', charged_amount = 1200, charged_currency = 'JPY'`,
     );
     expect((await capture(pending.id, { amount: 100, currency: 'JPY' })).body.code).toBe('ALREADY_CAPTURED');
-    expect(await env.prisma.capture.count({ where: { chargeId: pending.id } })).toBe(0);
+    expect(await suite.env.prisma.capture.count({ where: { chargeId: pending.id } })).toBe(0);
   });
 
   describe('with a cancel', () => {
     const cancel = (id: string) =>
-      shopApi.request(`/stores/${shop.store.id}/charges/${id}/cancels`, { method: 'POST', json: {} });
+      suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}/charges/${id}/cancels`, {
+        method: 'POST',
+        json: {},
+      });
     const held = async () => {
       const c = await authorized(3000);
       await updateChargeRow(
-        env,
+        suite.env,
         c.id,
         `processor_reference = 'sim-${c.id}', capture_at = now() - interval '1 second'`,
       );
@@ -145,15 +123,15 @@ describe('capture', () => {
         [{ field: 'status', reason: 'CANCEL_IN_PROGRESS' }],
       ]);
       // capture_at is due, but charge-service's sweep does not see the charge, and a request from it is refused
-      const charges = new ChargeOutcomesRepository(env.prisma);
+      const charges = new ChargeOutcomesRepository(suite.env.prisma);
       expect((await charges.findDueCaptures(1000)).map((due) => due.id)).not.toContain(c.id);
-      const captures = new CapturesRepository(env.prisma);
+      const captures = new CapturesRepository(suite.env.prisma);
       await expect(
         captures.requestCapture({ chargeId: c.id, amount: 3000n, currency: 'JPY' }),
       ).resolves.toEqual({
         outcome: 'cancel_pending',
       });
-      expect(await env.prisma.capture.count({ where: { chargeId: c.id } })).toBe(0);
+      expect(await suite.env.prisma.capture.count({ where: { chargeId: c.id } })).toBe(0);
     });
 
     it('a capture accepted first refuses the cancel; a failed capture frees the charge again', async () => {
@@ -161,17 +139,17 @@ describe('capture', () => {
       expect((await capture(c.id, { amount: 3000, currency: 'JPY' })).status).toBe(200);
       const refused = await cancel(c.id);
       expect([refused.status, refused.body.code]).toEqual([400, 'CANCEL_NOT_ALLOWED']);
-      expect(await env.prisma.cancel.count({ where: { chargeId: c.id } })).toBe(0);
+      expect(await suite.env.prisma.cancel.count({ where: { chargeId: c.id } })).toBe(0);
 
-      const charges = new ChargeOutcomesRepository(env.prisma);
-      const pending = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
+      const charges = new ChargeOutcomesRepository(suite.env.prisma);
+      const pending = await suite.env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
       await charges.recordCaptureFailed(pending.id, captureTransition('pending', 'failed'), {
         code: 308,
         message: 'CHARGE_INVALID_DATA',
         detail: null,
       });
       expect(
-        (await env.prisma.charge.findUniqueOrThrow({ where: { id: c.id } })).pendingOperation,
+        (await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: c.id } })).pendingOperation,
       ).toBeNull();
       expect((await cancel(c.id)).status).toBe(201);
     });
@@ -179,11 +157,11 @@ describe('capture', () => {
 
   it('works through the SDK (captures.create resolves to {})', async () => {
     const c = await authorized(2000);
-    const sdk = sdkFor(shopApi.baseUrl, shop.storeToken);
+    const sdk = sdkFor(suite.api.shop.baseUrl, suite.merchants.shop.storeToken);
     await expect(
-      sdk.captures.create(shop.store.id, c.id, { amount: 2000, currency: 'JPY' }),
+      sdk.captures.create(suite.merchants.shop.store.id, c.id, { amount: 2000, currency: 'JPY' }),
     ).resolves.toEqual({});
-    const got: any = await sdk.charges.get(shop.store.id, c.id);
+    const got: any = await sdk.charges.get(suite.merchants.shop.store.id, c.id);
     expect(got).toMatchObject({ id: c.id, status: 'authorized', requestedAmountFormatted: 2000 });
   });
 });

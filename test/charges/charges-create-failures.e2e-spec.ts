@@ -1,60 +1,43 @@
 // POST /charges when its write fails: inside Postgres (the transaction rolls back whole) or outside it
 // (a connection that cannot be opened, an answer lost after the write ran), and what the request's
 // Idempotency-Key then holds. The real gateway in-process, Postgres and Redis; no charge-service.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client as PgClient } from 'pg';
 import { PrismaService } from '@kessai/db';
-import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  testChargesToday,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { testChargesToday, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let shop: SeededMerchant;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  shop = await env.seedPciMerchant('shop');
-  shopApi = new GatewayClient(await listenLocally(app)).as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true } } });
 
 describe('POST /charges', () => {
   it('writes nothing when the transaction fails half-way: no charge, the token unused, no quota taken', async () => {
-    const tokenId = await shopApi.cardToken();
-    const quotaBefore = await testChargesToday(env, shop);
-    await env.prisma.$executeRawUnsafe(`
+    const tokenId = await suite.api.shop.cardToken();
+    const quotaBefore = await testChargesToday(suite.env, suite.merchants.shop);
+    await suite.env.prisma.$executeRawUnsafe(`
       CREATE FUNCTION fail_charge_event() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.event_type = 'charge_requested' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`);
-    await env.prisma.$executeRawUnsafe(
+    await suite.env.prisma.$executeRawUnsafe(
       `CREATE TRIGGER fail_charge_event BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION fail_charge_event()`,
     );
     try {
-      const res = await shopApi.postCharge({ transaction_token_id: tokenId, amount: 1200, currency: 'JPY' });
+      const res = await suite.api.shop.postCharge({
+        transaction_token_id: tokenId,
+        amount: 1200,
+        currency: 'JPY',
+      });
       expect(res.status).toBe(500);
     } finally {
-      await env.prisma.$executeRawUnsafe(`DROP TRIGGER fail_charge_event ON outbox_events`);
-      await env.prisma.$executeRawUnsafe(`DROP FUNCTION fail_charge_event()`);
+      await suite.env.prisma.$executeRawUnsafe(`DROP TRIGGER fail_charge_event ON outbox_events`);
+      await suite.env.prisma.$executeRawUnsafe(`DROP FUNCTION fail_charge_event()`);
     }
-    expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(0);
-    expect(await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } })).toMatchObject({
+    expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(0);
+    expect(
+      await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } }),
+    ).toMatchObject({
       usedCount: 0,
       active: true,
     });
-    expect(await testChargesToday(env, shop)).toBe(quotaBefore);
-    await shopApi.charge(tokenId);
+    expect(await testChargesToday(suite.env, suite.merchants.shop)).toBe(quotaBefore);
+    await suite.api.shop.charge(tokenId);
   });
 
   describe('when the create statement fails outside Postgres', () => {
@@ -68,7 +51,7 @@ describe('POST /charges', () => {
       if (fail === 'before') {
         // no connection can be opened for the statement (pool.connect() without a callback is what
         // the create statement's write asks; pool.query, which the request's reads use, passes one)
-        const pool = app.get(PrismaService).pool;
+        const pool = suite.app.get(PrismaService).pool;
         const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
         spy = jest
           .spyOn(pool, 'connect')
@@ -102,47 +85,47 @@ describe('POST /charges', () => {
     }
 
     // a recurring online token: neither the one_time claim nor the 311 rule would stop a second charge
-    const recurringOnlineToken = () => shopApi.onlineToken({ type: 'recurring' });
+    const recurringOnlineToken = () => suite.api.shop.onlineToken({ type: 'recurring' });
 
     it('a connection lost after it ran: 500, and its Idempotency-Key stays held, so a retry charges nothing', async () => {
       const tokenId = await recurringOnlineToken();
       const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
-      const lost = await failingCreate('after', () => shopApi.postCharge(json, 'lost-answer-1'));
+      const lost = await failingCreate('after', () => suite.api.shop.postCharge(json, 'lost-answer-1'));
       expect(lost.status).toBe(500);
       expect(lost.body).toMatchObject({ code: 'INTERNAL_SERVER_ERROR', error_id: expect.any(String) });
       expect(lost.headers.get('idempotency-status')).toBe('not_stored');
-      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+      expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
 
-      const retry = await shopApi.postCharge(json, 'lost-answer-1');
+      const retry = await suite.api.shop.postCharge(json, 'lost-answer-1');
       expect(retry.status).toBe(409);
       expect(retry.body.errors).toEqual([{ field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' }]);
-      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+      expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
     });
 
     it('a COMMIT whose answer is lost (a duplicate-rule charge runs in a transaction): the key stays held too', async () => {
-      const tokenId = await shopApi.cardToken({ type: 'recurring' });
+      const tokenId = await suite.api.shop.cardToken({ type: 'recurring' });
       const json = { transaction_token_id: tokenId, amount: 1300, currency: 'JPY' };
-      const lost = await failingCreate('commit', () => shopApi.postCharge(json, 'lost-commit-1'));
+      const lost = await failingCreate('commit', () => suite.api.shop.postCharge(json, 'lost-commit-1'));
       expect(lost.status).toBe(500);
-      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
-      const retry = await shopApi.postCharge(json, 'lost-commit-1');
+      expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+      const retry = await suite.api.shop.postCharge(json, 'lost-commit-1');
       expect(retry.status).toBe(409);
-      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+      expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
     });
 
     it('a connection that could not be opened: 503 with Retry-After, the key released, and a retry under it charges once', async () => {
       const tokenId = await recurringOnlineToken();
       const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
-      const refused = await failingCreate('before', () => shopApi.postCharge(json, 'refused-1'));
+      const refused = await failingCreate('before', () => suite.api.shop.postCharge(json, 'refused-1'));
       // nothing was sent: Postgres is unavailable, not the write's outcome unknown (decision 0025)
       expect(refused.status).toBe(503);
       expect(refused.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE_TRY_AGAIN' });
       expect(refused.headers.get('retry-after')).toBe('1');
-      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(0);
+      expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(0);
 
-      const retry = await shopApi.postCharge(json, 'refused-1');
+      const retry = await suite.api.shop.postCharge(json, 'refused-1');
       expect(retry.status).toBe(201);
-      expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+      expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
     });
   });
 });

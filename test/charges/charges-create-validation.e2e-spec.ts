@@ -2,35 +2,11 @@
 // are not a JSON object, and U+0000 anywhere in a request, which Postgres could not store. The real
 // gateway in-process, Postgres and Redis; no charge-service.
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  APPROVED_TEST_CARD,
-  cardData,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { APPROVED_TEST_CARD, cardData, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { JSON_LIMITS } from '../../apps/gateway/src/http/json-text';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let shop: SeededMerchant;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  shop = await env.seedPciMerchant('shop');
-  shopApi = new GatewayClient(await listenLocally(app)).as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true } } });
 
 describe('POST /charges', () => {
   it.each<[Record<string, unknown>, ...[string, string][]]>([
@@ -67,19 +43,19 @@ describe('POST /charges', () => {
       Object.keys(overrides).length === 0
         ? {}
         : { transaction_token_id: randomUUID(), amount: 1200, currency: 'JPY' };
-    const res = await shopApi.postCharge({ ...base, ...overrides });
+    const res = await suite.api.shop.postCharge({ ...base, ...overrides });
     expect(res.status).toBe(400);
     expect(res.body.code).toBe('VALIDATION_ERROR');
     for (const [field, reason] of expected) expect(res.body.errors).toContainEqual({ field, reason });
   });
 
   it('refuses a card capture_at more than a week ahead or without capture: false (the token read first)', async () => {
-    const tokenId = await shopApi.cardToken();
+    const tokenId = await suite.api.shop.cardToken();
     for (const overrides of [
       { capture: false, capture_at: Date.now() + 30 * 86_400_000 },
       { capture_at: Date.now() + 3_600_000 },
     ]) {
-      const res = await shopApi.postCharge({
+      const res = await suite.api.shop.postCharge({
         transaction_token_id: tokenId,
         amount: 1200,
         currency: 'JPY',
@@ -96,7 +72,7 @@ describe('POST /charges', () => {
 
   it('refuses bodies that are not a JSON object', async () => {
     for (const body of ['[1,2]', '"x"', 'null', '{']) {
-      const res = await shopApi.request('/charges', {
+      const res = await suite.api.shop.request('/charges', {
         method: 'POST',
         body,
         headers: { 'content-type': 'application/json' },
@@ -106,9 +82,9 @@ describe('POST /charges', () => {
   });
 
   it('U+0000 in any field, key, JSON-encoded metadata or query is 400 naming the field; nothing is written', async () => {
-    const tokenId = await shopApi.cardToken();
-    const chargesBefore = await env.prisma.charge.count();
-    const tokensBefore = await env.prisma.transactionToken.count();
+    const tokenId = await suite.api.shop.cardToken();
+    const chargesBefore = await suite.env.prisma.charge.count();
+    const tokensBefore = await suite.env.prisma.transactionToken.count();
     const cases: [string, string, unknown, string][] = [
       [
         'POST',
@@ -164,21 +140,21 @@ describe('POST /charges', () => {
       ],
       [
         'PATCH',
-        `/stores/${shop.store.id}/tokens/${tokenId}`,
+        `/stores/${suite.merchants.shop.store.id}/tokens/${tokenId}`,
         { metadata: JSON.stringify({ note: 'x\u0000' }) },
         'metadata.note',
       ],
       [
         'PATCH',
-        `/stores/${shop.store.id}/charges/${randomUUID()}`,
+        `/stores/${suite.merchants.shop.store.id}/charges/${randomUUID()}`,
         { metadata: { note: 'x\u0000' } },
         'metadata.note',
       ],
-      ['GET', `/stores/${shop.store.id}/tokens?search=a%00b`, undefined, 'search'],
+      ['GET', `/stores/${suite.merchants.shop.store.id}/tokens?search=a%00b`, undefined, 'search'],
       ['GET', `/charges?metadata=${encodeURIComponent('order: x\u0000')}`, undefined, 'metadata'],
     ];
     for (const [method, path, json, field] of cases) {
-      const res = await shopApi.request(path, { method, json });
+      const res = await suite.api.shop.request(path, { method, json });
       expect({ path, field, status: res.status, body: res.body }).toEqual({
         path,
         field,
@@ -191,7 +167,7 @@ describe('POST /charges', () => {
     const depth = JSON_LIMITS.maxDepth - 1;
     const deep = (inner: string) => `{"metadata":${'['.repeat(depth - 1)}${inner}${']'.repeat(depth - 1)}}`;
     const post = (body: string) =>
-      shopApi.request('/charges', {
+      suite.api.shop.request('/charges', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
@@ -206,9 +182,9 @@ describe('POST /charges', () => {
     expect(clean.body.code).toBe('VALIDATION_ERROR');
     const deeper = await post(deep(`[[${'"x\\u0000"'}]]`));
     expect(deeper.body.errors).toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
-    expect(await env.prisma.charge.count()).toBe(chargesBefore);
-    expect(await env.prisma.transactionToken.count()).toBe(tokensBefore);
+    expect(await suite.env.prisma.charge.count()).toBe(chargesBefore);
+    expect(await suite.env.prisma.transactionToken.count()).toBe(tokensBefore);
     // the token is still unused: the refused charges claimed nothing
-    expect((await shopApi.charge(tokenId)).status).toBe('pending');
+    expect((await suite.api.shop.charge(tokenId)).status).toBe('pending');
   });
 });

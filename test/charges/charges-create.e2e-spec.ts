@@ -1,23 +1,10 @@
 // POST /charges (docs/charges.md): what a created charge answers and what it writes, against the real
 // gateway in-process, Postgres and Redis. No charge-service runs here: charges stay pending.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CHARGE_REQUESTED } from '@kessai/contracts';
-import {
-  GatewayClient,
-  lastWriterOf,
-  listenLocally,
-  outboxEventsOf,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { lastWriterOf, outboxEventsOf, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let shop: SeededMerchant;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true } } });
 
 /**
  * The §5.2 fields of a pending charge given three_ds and redirect. Optional fields without a value
@@ -54,21 +41,10 @@ const CHARGE_FIELDS = [
   'updated_on',
 ].sort();
 
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  shop = await env.seedPciMerchant('shop');
-  shopApi = new GatewayClient(await listenLocally(app)).as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
-
 describe('POST /charges', () => {
   it('answers 201 pending with the §5.2 fields, and writes the row, the token use and one charge_requested together', async () => {
-    const tokenId = await shopApi.cardToken();
-    const body = await shopApi.charge(tokenId, {
+    const tokenId = await suite.api.shop.cardToken();
+    const body = await suite.api.shop.charge(tokenId, {
       amount: 1250,
       currency: 'usd',
       descriptor: 'SHOP 1',
@@ -78,8 +54,8 @@ describe('POST /charges', () => {
     });
     expect(Object.keys(body).sort()).toEqual(CHARGE_FIELDS);
     expect(body).toMatchObject({
-      merchant_id: shop.merchant.id,
-      store_id: shop.store.id,
+      merchant_id: suite.merchants.shop.merchant.id,
+      store_id: suite.merchants.shop.store.id,
       transaction_token_id: tokenId,
       transaction_token_type: 'one_time',
       requested_amount: 1250,
@@ -100,62 +76,67 @@ describe('POST /charges', () => {
     expect(body.redirect).toEqual({ endpoint: 'https://shop.example.test/done' });
     expect(body.updated_on).toBe(body.created_on);
 
-    const row = await env.prisma.charge.findUniqueOrThrow({ where: { id: body.id } });
+    const row = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: body.id } });
     expect(row).toMatchObject({ status: 'pending', requestedAmount: 1250n, capture: true });
     expect(row.createdOn.toISOString()).toBe(body.created_on);
     expect(row.updatedOn.toISOString()).toBe(body.updated_on);
-    const events = await outboxEventsOf(env, body.id);
+    const events = await outboxEventsOf(suite.env, body.id);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       eventType: CHARGE_REQUESTED,
       aggregateType: 'charge',
-      storeId: shop.store.id,
-      payload: { charge_id: body.id, store_id: shop.store.id },
+      storeId: suite.merchants.shop.store.id,
+      payload: { charge_id: body.id, store_id: suite.merchants.shop.store.id },
     });
-    const token = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } });
+    const token = await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } });
     expect(token).toMatchObject({ usedCount: 1, active: false });
-    const writer = await lastWriterOf(env, 'charges', body.id);
-    expect(await lastWriterOf(env, 'outbox_events', events[0].id)).toBe(writer);
-    expect(await lastWriterOf(env, 'transaction_tokens', tokenId)).toBe(writer);
+    const writer = await lastWriterOf(suite.env, 'charges', body.id);
+    expect(await lastWriterOf(suite.env, 'outbox_events', events[0].id)).toBe(writer);
+    expect(await lastWriterOf(suite.env, 'transaction_tokens', tokenId)).toBe(writer);
 
-    const jpy = await shopApi.charge(await shopApi.cardToken(), { amount: 1200 });
+    const jpy = await suite.api.shop.charge(await suite.api.shop.cardToken(), { amount: 1200 });
     expect(jpy.requested_amount_formatted).toBe(1200);
   });
 
   it('replays an Idempotency-Key request without a second charge', async () => {
-    const tokenId = await shopApi.cardToken();
+    const tokenId = await suite.api.shop.cardToken();
     const json = { transaction_token_id: tokenId, amount: 1200, currency: 'JPY' };
-    const first = await shopApi.postCharge(json, 'charge-key-1');
-    const again = await shopApi.postCharge(json, 'charge-key-1');
+    const first = await suite.api.shop.postCharge(json, 'charge-key-1');
+    const again = await suite.api.shop.postCharge(json, 'charge-key-1');
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.body).toEqual(first.body);
-    expect(await env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
+    expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: tokenId } })).toBe(1);
   });
 
   it('accepts capture_at as an ISO time or a Unix time for an authorization, and metadata as a JSON string', async () => {
     const at = new Date(Date.now() + 3_600_000);
-    const iso = await shopApi.charge(await shopApi.cardToken(), {
+    const iso = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
       capture: false,
       capture_at: at.toISOString(),
       metadata: '{"a":"b"}',
     });
     expect(iso).toMatchObject({ capture_at: at.toISOString(), metadata: { a: 'b' } });
-    const seconds = await shopApi.charge(await shopApi.cardToken(), {
+    const seconds = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
       capture: false,
       capture_at: Math.floor(at.getTime() / 1000),
     });
     expect(seconds.capture_at).toBe(new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString());
-    const ms = await shopApi.charge(await shopApi.cardToken(), { capture: false, capture_at: at.getTime() });
+    const ms = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
+      capture: false,
+      capture_at: at.getTime(),
+    });
     expect(ms.capture_at).toBe(at.toISOString());
   });
 
   it('a descriptor: kept for a card, refused for an online payment unless ignore_descriptor_on_error drops it', async () => {
-    const withCard = await shopApi.charge(await shopApi.cardToken(), { descriptor: 'KESSAI SHOP' });
+    const withCard = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
+      descriptor: 'KESSAI SHOP',
+    });
     expect(withCard.descriptor).toBe('KESSAI SHOP');
 
-    const online = await shopApi.onlineToken();
-    const refused = await shopApi.postCharge({
+    const online = await suite.api.shop.onlineToken();
+    const refused = await suite.api.shop.postCharge({
       transaction_token_id: online,
       amount: 1200,
       currency: 'JPY',
@@ -167,9 +148,9 @@ describe('POST /charges', () => {
       errors: [{ field: 'descriptor', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
     });
     expect(refused.body.errors).toHaveLength(1);
-    expect(await env.prisma.charge.count({ where: { transactionTokenId: online } })).toBe(0);
+    expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: online } })).toBe(0);
 
-    const explicitFalse = await shopApi.postCharge({
+    const explicitFalse = await suite.api.shop.postCharge({
       transaction_token_id: online,
       amount: 1200,
       currency: 'JPY',
@@ -180,13 +161,13 @@ describe('POST /charges', () => {
       { field: 'descriptor', reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
     ]);
 
-    const dropped = await shopApi.charge(online, {
+    const dropped = await suite.api.shop.charge(online, {
       descriptor: 'KESSAI SHOP',
       ignore_descriptor_on_error: true,
     });
     expect(dropped.status).toBe('pending');
     expect(dropped.descriptor).toBeNull();
-    const row = await env.prisma.charge.findUniqueOrThrow({ where: { id: dropped.id } });
+    const row = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: dropped.id } });
     expect(row.descriptor).toBeNull();
   });
 });

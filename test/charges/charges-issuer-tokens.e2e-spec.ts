@@ -2,48 +2,25 @@
 // online charge, GET .../three_ds/issuer_token the issuer's 3-D Secure page of a card charge, each
 // refused for the other kind or another status. The real gateway in-process, Postgres and Redis; no
 // charge-service, so a test puts the charge in awaiting in the database.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkFor,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { sdkFor, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let shop: SeededMerchant;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  shop = await env.seedPciMerchant('shop');
-  shopApi = new GatewayClient(await listenLocally(app)).as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true } } });
 
 describe('issuer tokens', () => {
   const path = (id: string, three = false) =>
-    `/stores/${shop.store.id}/charges/${id}/${three ? 'three_ds/' : ''}issuer_token`;
-  const get = (id: string, three = false) => shopApi.request(path(id, three));
+    `/stores/${suite.merchants.shop.store.id}/charges/${id}/${three ? 'three_ds/' : ''}issuer_token`;
+  const get = (id: string, three = false) => suite.api.shop.request(path(id, three));
 
   it('GET .../issuer_token answers the operator payment URL of an awaiting online charge', async () => {
-    const c = await shopApi.charge(await shopApi.onlineToken());
+    const c = await suite.api.shop.charge(await suite.api.shop.onlineToken());
     expect((await get(c.id)).body.code).toBe('INVALID_CHARGE_STATUS');
     const stored = {
       issuer_token: 'https://operator.example.test/pay/1',
       call_method: 'http_get',
       secret: 'x',
     };
-    await env.prisma.charge.update({
+    await suite.env.prisma.charge.update({
       where: { id: c.id },
       data: { status: 'awaiting', issuerToken: stored },
     });
@@ -55,18 +32,18 @@ describe('issuer tokens', () => {
       payload: null,
       payment_type: 'online',
     });
-    const sdk = sdkFor(shopApi.baseUrl, shop.storeToken);
-    await expect(sdk.charges.getIssuerToken(shop.store.id, c.id)).resolves.toMatchObject({
+    const sdk = sdkFor(suite.api.shop.baseUrl, suite.merchants.shop.storeToken);
+    await expect(sdk.charges.getIssuerToken(suite.merchants.shop.store.id, c.id)).resolves.toMatchObject({
       callMethod: 'http_get',
     });
     expect((await get(c.id, true)).body.code).toBe('INVALID_THREE_DS_STATUS');
   });
 
   it('GET .../three_ds/issuer_token answers the issuer page of an awaiting 3-D Secure charge', async () => {
-    const c = await shopApi.charge(await shopApi.cardToken());
+    const c = await suite.api.shop.charge(await suite.api.shop.cardToken());
     expect((await get(c.id)).body.code).toBe('NOT_ONLINE_CHARGE');
     expect((await get(c.id, true)).body.code).toBe('INVALID_CHARGE_STATUS');
-    await env.prisma.charge.update({
+    await suite.env.prisma.charge.update({
       where: { id: c.id },
       data: {
         status: 'awaiting',
@@ -86,8 +63,8 @@ describe('issuer tokens', () => {
       payment_type: 'card',
       content_type: 'application/x-www-form-urlencoded',
     });
-    const sdk = sdkFor(shopApi.baseUrl, shop.storeToken);
-    const viaSdk: any = await sdk.charges.threeDsIssuerToken(shop.store.id, c.id);
+    const sdk = sdkFor(suite.api.shop.baseUrl, suite.merchants.shop.storeToken);
+    const viaSdk: any = await sdk.charges.threeDsIssuerToken(suite.merchants.shop.store.id, c.id);
     expect(viaSdk.payload).toEqual({ PaReq: 'abc', TermUrl: 'https://x.test' });
   });
 });
