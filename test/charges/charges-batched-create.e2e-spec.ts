@@ -3,7 +3,6 @@
 // error in it falls back to creating each charge alone. Against real Postgres; the gateway in-process
 // makes the tokens.
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CHARGE_REQUESTED } from '@kessai/contracts';
 import {
   ChargesRepository,
@@ -13,40 +12,20 @@ import {
 } from '@kessai/db';
 import { DAILY_QUOTAS } from '@kessai/domain';
 import {
-  GatewayClient,
+  type GatewayClient,
   lastWriterOf,
-  listenLocally,
   outboxEventsOf,
   REAL_CARD_NUMBER,
-  RELAXED_RATE_LIMITS,
   setTestChargesToday,
-  TestEnvironment,
   testChargesToday,
+  useSuite,
   type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let gateway: GatewayClient;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-/** the gateway as the shop's store token, and as another merchant's */
-let shopApi: GatewayClient;
-let foreignApi: GatewayClient;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  gateway = new GatewayClient(await listenLocally(app));
-  shop = await env.seedPciMerchant('shop');
-  foreign = await env.seedPciMerchant('foreign');
-  shopApi = gateway.as(shop);
-  foreignApi = gateway.as(foreign);
-});
-
-afterAll(async () => {
-  await env?.close(app);
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
 });
 
 describe('charges created together (ChargesRepository.createMany, what concurrent POST /charges share)', () => {
@@ -54,9 +33,9 @@ describe('charges created together (ChargesRepository.createMany, what concurren
   let busy: SeededMerchant;
   let busyApi: GatewayClient;
   beforeAll(async () => {
-    repository = new ChargesRepository(env.prisma);
-    busy = await env.seedPciMerchant('together');
-    busyApi = gateway.as(busy);
+    repository = new ChargesRepository(suite.env.prisma);
+    busy = await suite.env.seedPciMerchant('together');
+    busyApi = suite.gateway.as(busy);
   });
 
   /** createMany's results, each required to have succeeded (a failed one fails the test with its reason) */
@@ -77,7 +56,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     tokenId: string,
     overrides: { duplicateRule?: CreateChargeOptions['duplicateRule']; amount?: bigint } = {},
   ): Promise<ChargeCreation> {
-    const token = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } });
+    const token = await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } });
     return {
       charge: {
         id: randomUUID(),
@@ -110,18 +89,22 @@ describe('charges created together (ChargesRepository.createMany, what concurren
   }
 
   it('creates them in one statement: each charge pending with its event, token use and quota unit', async () => {
-    const live = await env.liveStoreToken(shop);
-    const tokens = await Promise.all([shopApi.cardToken(), shopApi.cardToken(), foreignApi.cardToken()]);
-    const liveToken = await gateway.as(live).cardToken({ cardNumber: REAL_CARD_NUMBER });
+    const live = await suite.env.liveStoreToken(suite.merchants.shop);
+    const tokens = await Promise.all([
+      suite.api.shop.cardToken(),
+      suite.api.shop.cardToken(),
+      suite.api.foreign.cardToken(),
+    ]);
+    const liveToken = await suite.gateway.as(live).cardToken({ cardNumber: REAL_CARD_NUMBER });
     const creations = [
-      await creation(shop, tokens[0]),
-      await creation(shop, tokens[1]),
-      await creation(foreign, tokens[2]),
-      await creation(shop, liveToken),
+      await creation(suite.merchants.shop, tokens[0]),
+      await creation(suite.merchants.shop, tokens[1]),
+      await creation(suite.merchants.foreign, tokens[2]),
+      await creation(suite.merchants.shop, liveToken),
     ];
     const [shopBefore, foreignBefore] = [
-      await testChargesToday(env, shop),
-      await testChargesToday(env, foreign),
+      await testChargesToday(suite.env, suite.merchants.shop),
+      await testChargesToday(suite.env, suite.merchants.foreign),
     ];
 
     const results = await createAll(creations);
@@ -131,7 +114,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     for (const [i, { charge: wanted, options }] of creations.entries()) {
       const result = results[i];
       if (result.outcome !== 'created') throw new Error('not created');
-      const row = await env.prisma.charge.findUniqueOrThrow({ where: { id: wanted.id } });
+      const row = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: wanted.id } });
       expect(row).toMatchObject({
         status: 'pending',
         storeId: wanted.storeId,
@@ -142,7 +125,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
         metadata: { order: wanted.transactionTokenId },
       });
       expect(result.charge).toMatchObject({ id: wanted.id, status: 'pending', createdOn: row.createdOn });
-      const events = await outboxEventsOf(env, wanted.id);
+      const events = await outboxEventsOf(suite.env, wanted.id);
       expect(events).toHaveLength(1);
       expect(events[0]).toMatchObject({
         eventType: CHARGE_REQUESTED,
@@ -150,18 +133,18 @@ describe('charges created together (ChargesRepository.createMany, what concurren
         payload: { charge_id: wanted.id, store_id: wanted.storeId },
         correlationId: options.correlationId,
       });
-      const token = await env.prisma.transactionToken.findUniqueOrThrow({
+      const token = await suite.env.prisma.transactionToken.findUniqueOrThrow({
         where: { id: wanted.transactionTokenId },
       });
       expect(token).toMatchObject({ usedCount: 1, active: false });
       expect(token.lastUsedOn).toEqual(options.now);
-      writers.add(await lastWriterOf(env, 'charges', wanted.id));
-      writers.add(await lastWriterOf(env, 'outbox_events', events[0].id));
-      writers.add(await lastWriterOf(env, 'transaction_tokens', wanted.transactionTokenId));
+      writers.add(await lastWriterOf(suite.env, 'charges', wanted.id));
+      writers.add(await lastWriterOf(suite.env, 'outbox_events', events[0].id));
+      writers.add(await lastWriterOf(suite.env, 'transaction_tokens', wanted.transactionTokenId));
     }
     expect(writers.size).toBe(1); // one transaction wrote all of it
-    expect(await testChargesToday(env, shop)).toBe(shopBefore + 2); // the live charge takes no test quota
-    expect(await testChargesToday(env, foreign)).toBe(foreignBefore + 1);
+    expect(await testChargesToday(suite.env, suite.merchants.shop)).toBe(shopBefore + 2); // the live charge takes no test quota
+    expect(await testChargesToday(suite.env, suite.merchants.foreign)).toBe(foreignBefore + 1);
   });
 
   it('a refused claim writes nothing together: each charge is then created alone, the refused one told why', async () => {
@@ -173,29 +156,29 @@ describe('charges created together (ChargesRepository.createMany, what concurren
       await creation(busy, used),
       await creation(busy, fresh[1]),
     ];
-    const before = await testChargesToday(env, busy);
+    const before = await testChargesToday(suite.env, busy);
 
     const results = await createAll(creations);
 
     expect(results.map((result) => result.outcome)).toEqual(['created', 'token_not_claimable', 'created']);
-    expect(await env.prisma.charge.count({ where: { id: { in: creations.map((c) => c.charge.id) } } })).toBe(
-      2,
-    );
-    expect(await outboxEventsOf(env, creations[1].charge.id)).toEqual([]);
-    expect(await testChargesToday(env, busy)).toBe(before + 2);
+    expect(
+      await suite.env.prisma.charge.count({ where: { id: { in: creations.map((c) => c.charge.id) } } }),
+    ).toBe(2);
+    expect(await outboxEventsOf(suite.env, creations[1].charge.id)).toEqual([]);
+    expect(await testChargesToday(suite.env, busy)).toBe(before + 2);
     // written by two transactions of their own, not the refused shared one
-    expect(await lastWriterOf(env, 'charges', creations[0].charge.id)).not.toBe(
-      await lastWriterOf(env, 'charges', creations[2].charge.id),
+    expect(await lastWriterOf(suite.env, 'charges', creations[0].charge.id)).not.toBe(
+      await lastWriterOf(suite.env, 'charges', creations[2].charge.id),
     );
   });
 
   it('a quota short of the batch: exactly what is left is taken, the rest refused as quota_exhausted', async () => {
     const mine = await Promise.all(Array.from({ length: 4 }, () => busyApi.cardToken()));
-    const theirs = await foreignApi.cardToken();
-    await setTestChargesToday(env, busy, DAILY_QUOTAS.test_charge - 2);
+    const theirs = await suite.api.foreign.cardToken();
+    await setTestChargesToday(suite.env, busy, DAILY_QUOTAS.test_charge - 2);
     const creations = [
       ...(await Promise.all(mine.map((id) => creation(busy, id)))),
-      await creation(foreign, theirs),
+      await creation(suite.merchants.foreign, theirs),
     ];
 
     const results = await createAll(creations);
@@ -203,15 +186,17 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     const outcomes = results.map((result) => result.outcome);
     expect(outcomes.slice(0, 4).sort()).toEqual(['created', 'created', 'quota_exhausted', 'quota_exhausted']);
     expect(outcomes[4]).toBe('created');
-    expect(await testChargesToday(env, busy)).toBe(DAILY_QUOTAS.test_charge);
+    expect(await testChargesToday(suite.env, busy)).toBe(DAILY_QUOTAS.test_charge);
     const refused = creations.filter((_, i) => outcomes[i] === 'quota_exhausted');
     for (const { charge: wanted } of refused) {
-      expect(await env.prisma.charge.count({ where: { id: wanted.id } })).toBe(0);
+      expect(await suite.env.prisma.charge.count({ where: { id: wanted.id } })).toBe(0);
       expect(
-        await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: wanted.transactionTokenId } }),
+        await suite.env.prisma.transactionToken.findUniqueOrThrow({
+          where: { id: wanted.transactionTokenId },
+        }),
       ).toMatchObject({ usedCount: 0, active: true });
     }
-    await setTestChargesToday(env, busy, 0);
+    await setTestChargesToday(suite.env, busy, 0);
   });
 
   it('a token twice in one call, and a duplicate-checked token, are created alone with their own rules', async () => {
@@ -237,7 +222,7 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     expect([results[2].outcome, results[3].outcome].sort()).toEqual(['created', 'duplicate']);
     expect(results[4].outcome).toBe('created');
     expect(
-      (await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: recurring } })).usedCount,
+      (await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: recurring } })).usedCount,
     ).toBe(1);
   });
 
@@ -254,19 +239,19 @@ describe('charges created together (ChargesRepository.createMany, what concurren
       }),
     ];
     creations[1].options.correlationId = 'poison';
-    const before = await testChargesToday(env, busy);
-    await env.prisma.$executeRawUnsafe(`
+    const before = await testChargesToday(suite.env, busy);
+    await suite.env.prisma.$executeRawUnsafe(`
       CREATE FUNCTION poison_event() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.correlation_id = 'poison' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`);
-    await env.prisma.$executeRawUnsafe(
+    await suite.env.prisma.$executeRawUnsafe(
       `CREATE TRIGGER poison_event BEFORE INSERT ON outbox_events FOR EACH ROW EXECUTE FUNCTION poison_event()`,
     );
     let results;
     try {
       results = await repository.createMany(creations);
     } finally {
-      await env.prisma.$executeRawUnsafe(`DROP TRIGGER poison_event ON outbox_events`);
-      await env.prisma.$executeRawUnsafe(`DROP FUNCTION poison_event()`);
+      await suite.env.prisma.$executeRawUnsafe(`DROP TRIGGER poison_event ON outbox_events`);
+      await suite.env.prisma.$executeRawUnsafe(`DROP FUNCTION poison_event()`);
     }
 
     expect(results.map((settled) => settled.status)).toEqual([
@@ -278,15 +263,17 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     expect(String((results[1] as PromiseRejectedResult).reason)).toContain('injected failure');
     for (const i of [0, 2, 3]) {
       expect(results[i]).toMatchObject({ status: 'fulfilled', value: { outcome: 'created' } });
-      expect(await env.prisma.charge.count({ where: { id: creations[i].charge.id } })).toBe(1);
-      expect(await outboxEventsOf(env, creations[i].charge.id)).toHaveLength(1);
+      expect(await suite.env.prisma.charge.count({ where: { id: creations[i].charge.id } })).toBe(1);
+      expect(await outboxEventsOf(suite.env, creations[i].charge.id)).toHaveLength(1);
     }
-    expect(await env.prisma.charge.count({ where: { id: creations[1].charge.id } })).toBe(0);
-    expect(await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokens[1] } })).toMatchObject({
+    expect(await suite.env.prisma.charge.count({ where: { id: creations[1].charge.id } })).toBe(0);
+    expect(
+      await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokens[1] } }),
+    ).toMatchObject({
       usedCount: 0,
       active: true,
     });
-    expect(await testChargesToday(env, busy)).toBe(before + 3);
+    expect(await testChargesToday(suite.env, busy)).toBe(before + 3);
   });
 
   it('concurrent calls sharing recurring tokens in opposite orders: no deadlock, every use counted', async () => {
@@ -303,8 +290,10 @@ describe('charges created together (ChargesRepository.createMany, what concurren
     const results = await Promise.all(calls.map((creations) => createAll(creations)));
 
     expect(results.flat().every((result) => result.outcome === 'created')).toBe(true);
-    const tokens = await env.prisma.transactionToken.findMany({ where: { id: { in: recurring } } });
+    const tokens = await suite.env.prisma.transactionToken.findMany({ where: { id: { in: recurring } } });
     expect(tokens.map((token) => token.usedCount)).toEqual(Array<number>(6).fill(6));
-    expect(await env.prisma.charge.count({ where: { transactionTokenId: { in: recurring } } })).toBe(36);
+    expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: { in: recurring } } })).toBe(
+      36,
+    );
   });
 });

@@ -2,16 +2,13 @@
 // metadata, the list with its pages and filters, and another merchant seeing none of it. The real
 // gateway in-process, Postgres and Redis; no charge-service, so a test moves a charge in the database.
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { ChargesRepository } from '@kessai/db';
 import {
   eventually,
-  GatewayClient,
-  listenLocally,
+  type GatewayClient,
   outboxEventsOf,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
   updateChargeRow,
+  useSuite,
   type Credentials,
   type SeededMerchant,
 } from '@kessai/testing';
@@ -19,61 +16,49 @@ import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const MAX_WAIT_MS = 1_500;
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let gateway: GatewayClient;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: String(MAX_WAIT_MS) },
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+});
 let shopMerchantToken: Credentials;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    CHARGE_POLLING_MAX_WAIT_MS: String(MAX_WAIT_MS),
-  });
-  app = await createGatewayApp(env.config);
-  gateway = new GatewayClient(await listenLocally(app));
-  shop = await env.seedPciMerchant('shop');
-  foreign = await env.seedPciMerchant('foreign');
-  shopMerchantToken = await env.merchantToken(shop);
-  shopApi = gateway.as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
+  shopMerchantToken = await suite.env.merchantToken(suite.merchants.shop);
 });
 
 describe('reading charges', () => {
   let mine: any;
 
   beforeAll(async () => {
-    mine = await shopApi.charge(await shopApi.cardToken(), { capture: false, metadata: { order_id: 'R-1' } });
+    mine = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
+      capture: false,
+      metadata: { order_id: 'R-1' },
+    });
   });
 
   it('GET /charges/{id} and /stores/{storeId}/charges/{id} with a store or a merchant token', async () => {
     for (const [path, token] of [
-      [`/charges/${mine.id}`, shop.storeToken],
+      [`/charges/${mine.id}`, suite.merchants.shop.storeToken],
       [`/charges/${mine.id}`, shopMerchantToken],
-      [`/stores/${shop.store.id}/charges/${mine.id}`, shop.storeToken],
-      [`/stores/${shop.store.id}/charges/${mine.id}`, shopMerchantToken],
+      [`/stores/${suite.merchants.shop.store.id}/charges/${mine.id}`, suite.merchants.shop.storeToken],
+      [`/stores/${suite.merchants.shop.store.id}/charges/${mine.id}`, shopMerchantToken],
     ] as const) {
-      const res = await gateway.as(token).request(path);
+      const res = await suite.gateway.as(token).request(path);
       expect(res.status).toBe(200);
       expect(res.body).toEqual(mine);
     }
   });
 
   it('another merchant gets 404 on get, list, patch, capture and issuer tokens; malformed ids too', async () => {
-    const other = gateway.as(foreign);
+    const other = suite.gateway.as(suite.merchants.foreign);
     const paths = [
       `/charges/${mine.id}`,
-      `/stores/${shop.store.id}/charges/${mine.id}`,
-      `/stores/${foreign.store.id}/charges/${mine.id}`,
-      `/stores/${shop.store.id}/charges`,
-      `/stores/${shop.store.id}/charges/${mine.id}/issuer_token`,
-      `/stores/${shop.store.id}/charges/${mine.id}/three_ds/issuer_token`,
+      `/stores/${suite.merchants.shop.store.id}/charges/${mine.id}`,
+      `/stores/${suite.merchants.foreign.store.id}/charges/${mine.id}`,
+      `/stores/${suite.merchants.shop.store.id}/charges`,
+      `/stores/${suite.merchants.shop.store.id}/charges/${mine.id}/issuer_token`,
+      `/stores/${suite.merchants.shop.store.id}/charges/${mine.id}/three_ds/issuer_token`,
       `/charges/not-a-uuid`,
       `/stores/not-a-uuid/charges/${mine.id}`,
     ];
@@ -81,39 +66,42 @@ describe('reading charges', () => {
       const res = await other.request(path);
       expect([path, res.status, res.body.code]).toEqual([path, 404, 'NOT_FOUND']);
     }
-    const patch = await other.request(`/stores/${shop.store.id}/charges/${mine.id}`, {
+    const patch = await other.request(`/stores/${suite.merchants.shop.store.id}/charges/${mine.id}`, {
       method: 'PATCH',
       json: { metadata: { x: 1 } },
     });
     expect(patch.status).toBe(404);
-    await updateChargeRow(env, mine.id, `status = 'authorized', capture_status = 'authorized'`);
-    const capture = await other.request(`/stores/${shop.store.id}/charges/${mine.id}/capture`, {
-      method: 'POST',
-      json: { amount: 100, currency: 'JPY' },
-    });
+    await updateChargeRow(suite.env, mine.id, `status = 'authorized', capture_status = 'authorized'`);
+    const capture = await other.request(
+      `/stores/${suite.merchants.shop.store.id}/charges/${mine.id}/capture`,
+      {
+        method: 'POST',
+        json: { amount: 100, currency: 'JPY' },
+      },
+    );
     expect(capture.status).toBe(404);
-    expect(await env.prisma.capture.count({ where: { chargeId: mine.id } })).toBe(0);
+    expect(await suite.env.prisma.capture.count({ where: { chargeId: mine.id } })).toBe(0);
     const list = await other.request('/charges');
     expect(list.body.items.map((c: any) => c.id)).not.toContain(mine.id);
-    await updateChargeRow(env, mine.id, `status = 'pending', capture_status = NULL`);
+    await updateChargeRow(suite.env, mine.id, `status = 'pending', capture_status = NULL`);
   });
 
   it('PATCH replaces the metadata, records no event, and validates', async () => {
-    const before = (await outboxEventsOf(env, mine.id)).length;
-    const path = `/stores/${shop.store.id}/charges/${mine.id}`;
-    const res = await shopApi.request(path, {
+    const before = (await outboxEventsOf(suite.env, mine.id)).length;
+    const path = `/stores/${suite.merchants.shop.store.id}/charges/${mine.id}`;
+    const res = await suite.api.shop.request(path, {
       method: 'PATCH',
       json: { metadata: { order_id: 'R-2', paid: true } },
     });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ id: mine.id, metadata: { order_id: 'R-2', paid: true } });
-    expect((await shopApi.request(path)).body.metadata).toEqual({
+    expect((await suite.api.shop.request(path)).body.metadata).toEqual({
       order_id: 'R-2',
       paid: true,
     });
-    expect((await outboxEventsOf(env, mine.id)).length).toBe(before);
+    expect((await outboxEventsOf(suite.env, mine.id)).length).toBe(before);
 
-    const bad = await shopApi.request(path, {
+    const bad = await suite.api.shop.request(path, {
       method: 'PATCH',
       json: { metadata: { a: { b: 1 } }, amount: 5 },
     });
@@ -133,7 +121,7 @@ describe('reading charges', () => {
     let statusReads: jest.SpyInstance;
     let clock: jest.SpyInstance | undefined;
     beforeEach(() => {
-      statusReads = jest.spyOn(app.get(ChargesRepository), 'findStatus');
+      statusReads = jest.spyOn(suite.app.get(ChargesRepository), 'findStatus');
     });
     afterEach(() => {
       statusReads.mockRestore();
@@ -151,15 +139,15 @@ describe('reading charges', () => {
     }
 
     it('polling=true holds a pending charge until CHARGE_POLLING_MAX_WAIT_MS, then answers it pending', async () => {
-      const path = `/stores/${shop.store.id}/charges/${mine.id}`;
+      const path = `/stores/${suite.merchants.shop.store.id}/charges/${mine.id}`;
       const time = stopClock();
       let answered = false;
-      const held = shopApi.request(`${path}?polling=true`).finally(() => (answered = true));
+      const held = suite.api.shop.request(`${path}?polling=true`).finally(() => (answered = true));
       await eventually(() => readsOf(mine.id) >= 2, { what: 'the held GET to re-read the status twice' });
 
       // the same GET without polling=true answers at once: were it held too, it could not answer while
       // the clock stands still
-      const plain = await shopApi.request(path);
+      const plain = await suite.api.shop.request(path);
       expect(plain.body.status).toBe('pending');
       expect(answered).toBe(false);
 
@@ -170,12 +158,12 @@ describe('reading charges', () => {
     });
 
     it('polling=true answers as soon as the status leaves pending', async () => {
-      const pending = await shopApi.charge(await shopApi.cardToken());
+      const pending = await suite.api.shop.charge(await suite.api.shop.cardToken());
       stopClock(); // the deadline never comes: only the status change can end the wait
-      const answer = shopApi.request(`/charges/${pending.id}?polling=true`);
+      const answer = suite.api.shop.request(`/charges/${pending.id}?polling=true`);
       await eventually(() => readsOf(pending.id) >= 1, { what: 'the GET to be held' });
       await updateChargeRow(
-        env,
+        suite.env,
         pending.id,
         `status = 'successful', charged_amount = 1200, charged_currency = 'JPY', capture_status = 'captured'`,
       );
@@ -191,7 +179,7 @@ describe('reading charges', () => {
   });
 
   it('refuses a malformed polling value', async () => {
-    const res = await shopApi.request(`/charges/${mine.id}?polling=maybe`);
+    const res = await suite.api.shop.request(`/charges/${mine.id}?polling=maybe`);
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([{ field: 'polling', reason: 'INVALID_FORMAT' }]);
   });
@@ -204,8 +192,8 @@ describe('listing charges', () => {
   const ids: string[] = [];
 
   beforeAll(async () => {
-    lister = await env.seedPciMerchant('lister');
-    listerApi = gateway.as(lister);
+    lister = await suite.env.seedPciMerchant('lister');
+    listerApi = suite.gateway.as(lister);
     recurring = await listerApi.cardToken({ type: 'recurring' });
     for (let i = 1; i <= 11; i++) {
       const c = await listerApi.charge(recurring, {
@@ -217,7 +205,7 @@ describe('listing charges', () => {
     const usd = await listerApi.charge(await listerApi.cardToken(), { amount: 999, currency: 'USD' });
     ids.push(usd.id);
     await updateChargeRow(
-      env,
+      suite.env,
       ids[0],
       `status = 'failed', error_code = 306, error_message = 'CARD_REJECTED'`,
     );
@@ -227,7 +215,7 @@ describe('listing charges', () => {
   /** the store's charge ids in listing order (created_on, id), newest first */
   const newestFirst = async () =>
     (
-      await env.prisma.charge.findMany({
+      await suite.env.prisma.charge.findMany({
         where: { storeId: lister.store.id },
         orderBy: [{ createdOn: 'desc' }, { id: 'desc' }],
         select: { id: true },
@@ -274,7 +262,7 @@ describe('listing charges', () => {
 
   it('filters by token and by creation time', async () => {
     expect((await list(`?transaction_token_id=${recurring}`)).body.total_hits).toBe(11);
-    await updateChargeRow(env, ids[0], `created_on = now() - interval '2 days'`);
+    await updateChargeRow(suite.env, ids[0], `created_on = now() - interval '2 days'`);
     const since = new Date(Date.now() - 86_400_000).toISOString();
     expect((await list(`?from=${encodeURIComponent(since)}`)).body.total_hits).toBe(11);
     expect((await list(`?to=${encodeURIComponent(since)}`)).body.total_hits).toBe(1);
@@ -300,25 +288,27 @@ describe('listing charges', () => {
 
 describe('ChargesRepository.findMany (plain SQL, for webhook data)', () => {
   it('reads each charge exactly as Prisma does, every column, and skips unknown ids', async () => {
-    const plain = await shopApi.charge(await shopApi.cardToken(), { metadata: { order: 'A-1', n: 2 } });
-    const rich = await shopApi.charge(await shopApi.cardToken(), {
+    const plain = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
+      metadata: { order: 'A-1', n: 2 },
+    });
+    const rich = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
       capture: false,
       descriptor: 'SHOP',
       metadata: { big: 12345678901234, text: 'été', flag: true, none: null },
     });
     await updateChargeRow(
-      env,
+      suite.env,
       rich.id,
       `status = 'failed', charged_amount = 1000, charged_currency = 'JPY', fee_amount = 36,
        error_code = 302, error_message = 'card declined', error_detail = 'detail',
        processor_reference = 'ref-1', three_ds = '{"mode":"normal"}'::jsonb,
        issuer_token = '{"issuer_token":"x"}'::jsonb, expires_on = now(), capture_at = now()`,
     );
-    const repository = app.get(ChargesRepository);
+    const repository = suite.app.get(ChargesRepository);
     const found = await repository.findMany([plain.id, rich.id, randomUUID()]);
     expect(found.map((charge) => charge.id).sort()).toEqual([plain.id, rich.id].sort());
     for (const charge of found) {
-      expect(charge).toEqual(await env.prisma.charge.findUnique({ where: { id: charge.id } }));
+      expect(charge).toEqual(await suite.env.prisma.charge.findUnique({ where: { id: charge.id } }));
     }
   });
 });

@@ -5,35 +5,10 @@ import { randomUUID } from 'node:crypto';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CHARGE_REQUESTED, PROCESSOR_NOTICE_RECEIVED } from '@kessai/contracts';
 import { PROCESSOR_SIGNATURE_HEADER, signProcessorCallback } from '@kessai/processor';
-import {
-  GatewayClient,
-  listenLocally,
-  outboxEventsOf,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { GatewayClient, listenLocally, outboxEventsOf, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-/** the gateway unauthenticated, as the processor calls it */
-let gateway: GatewayClient;
-let shop: SeededMerchant;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  gateway = new GatewayClient(await listenLocally(app));
-  shop = await env.seedPciMerchant('shop');
-  shopApi = gateway.as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true } } });
 
 describe('POST /processor/callbacks', () => {
   const notice = (reference: string) =>
@@ -49,7 +24,7 @@ describe('POST /processor/callbacks', () => {
       occurred_on: new Date().toISOString(),
     });
   const post = (body: string, signature?: string) =>
-    gateway.request('/processor/callbacks', {
+    suite.gateway.request('/processor/callbacks', {
       method: 'POST',
       body,
       headers: {
@@ -57,10 +32,10 @@ describe('POST /processor/callbacks', () => {
         ...(signature === undefined ? {} : { [PROCESSOR_SIGNATURE_HEADER]: signature }),
       },
     });
-  const secret = () => env.config.PROCESSOR_CALLBACK_SECRET;
+  const secret = () => suite.env.config.PROCESSOR_CALLBACK_SECRET;
 
   it('refuses a missing, wrong or stale signature with 401 in the error envelope', async () => {
-    const c = await shopApi.charge(await shopApi.onlineToken());
+    const c = await suite.api.shop.charge(await suite.api.shop.onlineToken());
     const body = notice(c.id);
     for (const signature of [
       undefined,
@@ -73,11 +48,11 @@ describe('POST /processor/callbacks', () => {
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ status: 'error', code: 'INVALID_CREDENTIALS', errors: [] });
     }
-    expect((await outboxEventsOf(env, c.id)).map((e) => e.eventType)).toEqual([CHARGE_REQUESTED]);
+    expect((await outboxEventsOf(suite.env, c.id)).map((e) => e.eventType)).toEqual([CHARGE_REQUESTED]);
   });
 
   it('records a valid notice as processor_notice_received (204); repeats are harmless', async () => {
-    const c = await shopApi.charge(await shopApi.onlineToken());
+    const c = await suite.api.shop.charge(await suite.api.shop.onlineToken());
     const body = notice(c.id);
     const signature = signProcessorCallback(body, secret());
     const res = await post(body, signature);
@@ -86,12 +61,14 @@ describe('POST /processor/callbacks', () => {
     // outside the merchant API's rate limits: the processor's retries are never refused for volume
     expect(res.headers.get('x-remaining-requests-route')).toBeNull();
     expect((await post(body, signature)).status).toBe(204);
-    const events = (await outboxEventsOf(env, c.id)).filter((e) => e.eventType === PROCESSOR_NOTICE_RECEIVED);
+    const events = (await outboxEventsOf(suite.env, c.id)).filter(
+      (e) => e.eventType === PROCESSOR_NOTICE_RECEIVED,
+    );
     expect(events).toHaveLength(2);
     expect(events[0]).toMatchObject({
       aggregateType: 'charge',
-      merchantId: shop.merchant.id,
-      storeId: shop.store.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
       payload: { charge_id: c.id, notice_id: JSON.parse(body).id, event: 'operator_payment', status: 'paid' },
     });
   });
@@ -114,7 +91,7 @@ describe('POST /processor/callbacks from a client sending refused signatures', (
   let client: GatewayClient;
   beforeAll(async () => {
     limited = await createGatewayApp({
-      ...env.config,
+      ...suite.env.config,
       TRUST_PROXY: ['127.0.0.1', '::1'],
       RATE_LIMIT_CALLBACK_FAILURE_BURST: 3,
       RATE_LIMIT_CALLBACK_FAILURES_PER_MINUTE: 3,
@@ -133,10 +110,10 @@ describe('POST /processor/callbacks from a client sending refused signatures', (
         [PROCESSOR_SIGNATURE_HEADER]: signature,
       },
     });
-  const signed = (body: string) => signProcessorCallback(body, env.config.PROCESSOR_CALLBACK_SECRET);
+  const signed = (body: string) => signProcessorCallback(body, suite.env.config.PROCESSOR_CALLBACK_SECRET);
 
   it('refuses an IP whose refused signatures emptied its bucket, before its body is read; others go on', async () => {
-    const c = await shopApi.charge(await shopApi.onlineToken());
+    const c = await suite.api.shop.charge(await suite.api.shop.onlineToken());
     const body = JSON.stringify({
       id: randomUUID(),
       event: 'operator_payment',

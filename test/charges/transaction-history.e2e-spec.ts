@@ -3,22 +3,18 @@
 // refusals, and the plan of its statement. The real gateway in-process; rows written directly (the
 // refunds API is not there yet).
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
 import { registeredStatements, type Store } from '@kessai/db';
 import {
-  GatewayClient,
+  type GatewayClient,
   insertCardToken,
   insertPendingCharge,
   insertRefund,
-  listenLocally,
   planNodes,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
   updateChargeRow,
+  useSuite,
   type Credentials,
   type PlanNode,
-  type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
@@ -31,14 +27,13 @@ interface Entry {
   mode: string;
 }
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let gateway: GatewayClient;
-let shop: SeededMerchant;
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true, label: 'history' }, foreign: { pci: true, label: 'history-foreign' } },
+});
 let otherStore: Store;
 let otherStoreToken: Credentials;
 let merchantApi: GatewayClient;
-let foreign: SeededMerchant;
 /** every charge and refund of the shop, both stores */
 const ledger: Entry[] = [];
 let foreignChargeId: string;
@@ -61,7 +56,7 @@ async function chargeAt(
   at: Date,
   set: { status?: string; mode?: 'test' | 'live'; charged?: number } = {},
 ): Promise<string> {
-  const id = await insertPendingCharge(env, store, tokenId, {
+  const id = await insertPendingCharge(suite.env, store, tokenId, {
     requested: false,
     amount: 1200,
     mode: set.mode,
@@ -69,7 +64,7 @@ async function chargeAt(
   const columns = [`created_on = '${at.toISOString()}'`];
   if (set.status) columns.push(`status = '${set.status}'`);
   if (set.charged !== undefined) columns.push(`charged_amount = ${set.charged}, charged_currency = 'JPY'`);
-  await updateChargeRow(env, id, columns.join(', '));
+  await updateChargeRow(suite.env, id, columns.join(', '));
   ledger.push({
     id,
     type: 'charge',
@@ -82,7 +77,7 @@ async function chargeAt(
 }
 
 async function refundAt(chargeId: string, at: Date, status: 'pending' | 'successful' | 'failed' | 'error') {
-  const id = await insertRefund(env, chargeId, {
+  const id = await insertRefund(suite.env, chargeId, {
     amount: 300,
     status,
     createdOn: at,
@@ -113,30 +108,28 @@ async function walk(api: GatewayClient, path: string, query: Record<string, stri
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  gateway = new GatewayClient(await listenLocally(app));
-  shop = await env.seedPciMerchant('history');
-  foreign = await env.seedPciMerchant('history-foreign');
-  merchantApi = gateway.as(await env.merchantToken(shop));
-  otherStore = await env.admin.createStore({ merchantId: shop.merchant.id, name: 'history Store B' });
-  otherStoreToken = await env.admin.issueAppToken({
-    merchantId: shop.merchant.id,
+  merchantApi = suite.gateway.as(await suite.env.merchantToken(suite.merchants.shop));
+  otherStore = await suite.env.admin.createStore({
+    merchantId: suite.merchants.shop.merchant.id,
+    name: 'history Store B',
+  });
+  otherStoreToken = await suite.env.admin.issueAppToken({
+    merchantId: suite.merchants.shop.merchant.id,
     storeId: otherStore.id,
     mode: 'test',
   });
 
-  const storeA = { merchantId: shop.merchant.id, storeId: shop.store.id };
-  const storeB = { merchantId: shop.merchant.id, storeId: otherStore.id };
+  const storeA = { merchantId: suite.merchants.shop.merchant.id, storeId: suite.merchants.shop.store.id };
+  const storeB = { merchantId: suite.merchants.shop.merchant.id, storeId: otherStore.id };
   // through the API: the token has the customer's email and cardholder (user_data)
-  const cardToken = await gateway.as(shop).cardToken();
-  const tokenB = await insertCardToken(env, storeB, { cardNumber: '4000056655665556' });
+  const cardToken = await suite.gateway.as(suite.merchants.shop).cardToken();
+  const tokenB = await insertCardToken(suite.env, storeB, { cardNumber: '4000056655665556' });
 
   // store A, older: charges at minutes 1–10, refunds of the first at 11 and 12
   const old: string[] = [];
   for (let n = 1; n <= 10; n++) old.push(await chargeAt(storeA, cardToken, minute(n)));
   await updateChargeRow(
-    env,
+    suite.env,
     old[0],
     `status = 'successful', charged_amount = 1200, charged_currency = 'JPY'`,
   );
@@ -162,13 +155,13 @@ beforeAll(async () => {
   await chargeAt(storeA, cardToken, minute(36), { status: 'failed' });
   await chargeAt(storeA, cardToken, minute(37), { status: 'successful', charged: 1000 });
 
-  const foreignToken = await insertCardToken(env, foreign, { cardNumber: '4000056655665556' });
-  foreignChargeId = await insertPendingCharge(env, foreign, foreignToken, { requested: false });
-  await updateChargeRow(env, foreignChargeId, `created_on = '${minute(18).toISOString()}'`);
-});
-
-afterAll(async () => {
-  await env?.close(app);
+  const foreignToken = await insertCardToken(suite.env, suite.merchants.foreign, {
+    cardNumber: '4000056655665556',
+  });
+  foreignChargeId = await insertPendingCharge(suite.env, suite.merchants.foreign, foreignToken, {
+    requested: false,
+  });
+  await updateChargeRow(suite.env, foreignChargeId, `created_on = '${minute(18).toISOString()}'`);
 });
 
 describe('transaction history pages', () => {
@@ -214,7 +207,7 @@ describe('transaction history pages', () => {
     const newest = ledger.find((e) => e.createdOn.getTime() === minute(37).getTime())!;
     const charge = res.body.items.find((item: { resource_id: string }) => item.resource_id === newest.id);
     expect(charge).toEqual({
-      store_id: shop.store.id,
+      store_id: suite.merchants.shop.store.id,
       resource_id: newest.id,
       charge_id: newest.id,
       amount: 1000,
@@ -231,7 +224,7 @@ describe('transaction history pages', () => {
     });
     const refund = ledger.find((e) => e.type === 'refund' && e.storeId === otherStore.id)!;
     const refundItem = res.body.items.find((item: { resource_id: string }) => item.resource_id === refund.id);
-    const refunded = await env.prisma.refund.findUniqueOrThrow({ where: { id: refund.id } });
+    const refunded = await suite.env.prisma.refund.findUniqueOrThrow({ where: { id: refund.id } });
     expect(refundItem).toEqual({
       store_id: otherStore.id,
       resource_id: refund.id,
@@ -252,12 +245,15 @@ describe('transaction history pages', () => {
   });
 
   it('user_data is null when the token knows neither email nor cardholder', async () => {
-    const scope = { merchantId: foreign.merchant.id, storeId: foreign.store.id };
-    const token = await env.prisma.transactionToken.create({
+    const scope = {
+      merchantId: suite.merchants.foreign.merchant.id,
+      storeId: suite.merchants.foreign.store.id,
+    };
+    const token = await suite.env.prisma.transactionToken.create({
       data: { ...scope, mode: 'test', type: 'one_time', paymentType: 'qr_scan', data: {} },
     });
-    const chargeId = await insertPendingCharge(env, scope, token.id, { requested: false });
-    const res = await gateway.as(foreign).request('/transaction_history');
+    const chargeId = await insertPendingCharge(suite.env, scope, token.id, { requested: false });
+    const res = await suite.gateway.as(suite.merchants.foreign).request('/transaction_history');
     const item = res.body.items.find((entry: { resource_id: string }) => entry.resource_id === chargeId);
     expect(item).toMatchObject({ payment_type: 'qr_scan', user_data: null });
   });
@@ -313,10 +309,10 @@ describe('transaction history filters', () => {
 describe('transaction history scope', () => {
   it('GET /stores/{id}/transaction_history lists that store only, for a merchant or its store token', async () => {
     for (const [storeId, api] of [
-      [shop.store.id, merchantApi],
-      [shop.store.id, gateway.as(shop)],
+      [suite.merchants.shop.store.id, merchantApi],
+      [suite.merchants.shop.store.id, suite.gateway.as(suite.merchants.shop)],
       [otherStore.id, merchantApi],
-      [otherStore.id, gateway.as(otherStoreToken)],
+      [otherStore.id, suite.gateway.as(otherStoreToken)],
     ] as const) {
       const expected = newestFirst(ledger.filter((e) => e.storeId === storeId));
       expect((await walk(api, `/stores/${storeId}/transaction_history`)).ids).toEqual(expected);
@@ -325,19 +321,23 @@ describe('transaction history scope', () => {
 
   it('a store token sees its store on /transaction_history, and 404 on another store', async () => {
     const mine = newestFirst(ledger.filter((e) => e.storeId === otherStore.id));
-    expect((await walk(gateway.as(otherStoreToken), '/transaction_history')).ids).toEqual(mine);
-    const res = await gateway.as(otherStoreToken).request(`/stores/${shop.store.id}/transaction_history`);
+    expect((await walk(suite.gateway.as(otherStoreToken), '/transaction_history')).ids).toEqual(mine);
+    const res = await suite.gateway
+      .as(otherStoreToken)
+      .request(`/stores/${suite.merchants.shop.store.id}/transaction_history`);
     expect([res.status, res.body.code]).toEqual([404, 'NOT_FOUND']);
     // a cursor of the other store is unknown in this scope
-    const elsewhere = ledger.find((e) => e.storeId === shop.store.id)!;
-    const cursor = await gateway.as(otherStoreToken).request(`/transaction_history?cursor=${elsewhere.id}`);
+    const elsewhere = ledger.find((e) => e.storeId === suite.merchants.shop.store.id)!;
+    const cursor = await suite.gateway
+      .as(otherStoreToken)
+      .request(`/transaction_history?cursor=${elsewhere.id}`);
     expect([cursor.status, cursor.body.errors]).toEqual([400, [{ field: 'cursor', reason: 'NOT_FOUND' }]]);
   });
 
   it("another merchant: 404 on the shop's store, none of its rows, its cursors unknown", async () => {
-    const other = gateway.as(foreign);
+    const other = suite.gateway.as(suite.merchants.foreign);
     for (const path of [
-      `/stores/${shop.store.id}/transaction_history`,
+      `/stores/${suite.merchants.shop.store.id}/transaction_history`,
       `/stores/${otherStore.id}/transaction_history`,
       `/stores/${randomUUID()}/transaction_history`,
       '/stores/not-a-uuid/transaction_history',
@@ -353,7 +353,7 @@ describe('transaction history scope', () => {
   });
 
   it('needs a secret-bearing app token', async () => {
-    const res = await gateway.request('/transaction_history');
+    const res = await suite.gateway.request('/transaction_history');
     expect([res.status, res.body.code]).toEqual([401, 'AUTH_HEADER_MISSING']);
   });
 });
@@ -373,7 +373,10 @@ describe('transaction history refusals', () => {
     ['to=2026-03-01', 'to', 'INVALID_FORMAT'],
     ['to=2026-03-01T00:00:00', 'to', 'INVALID_FORMAT'],
   ])('%s → 400 naming %s', async (query, field, reason) => {
-    for (const path of ['/transaction_history', `/stores/${shop.store.id}/transaction_history`]) {
+    for (const path of [
+      '/transaction_history',
+      `/stores/${suite.merchants.shop.store.id}/transaction_history`,
+    ]) {
       const res = await merchantApi.request(`${path}?${query}`);
       expect([res.status, res.body]).toEqual([
         400,
@@ -385,9 +388,12 @@ describe('transaction history refusals', () => {
 
 describe('transaction history cursor of two resources', () => {
   it('a charge and a refund of one id (never made by random ids) both listed; the id as a cursor is 400', async () => {
-    const refundId = await insertRefund(env, foreignChargeId, { id: foreignChargeId, createdOn: minute(19) });
+    const refundId = await insertRefund(suite.env, foreignChargeId, {
+      id: foreignChargeId,
+      createdOn: minute(19),
+    });
     expect(refundId).toBe(foreignChargeId);
-    const other = gateway.as(foreign);
+    const other = suite.gateway.as(suite.merchants.foreign);
     const items = (await other.request('/transaction_history?limit=100')).body.items as {
       resource_id: string;
       type: string;
@@ -408,15 +414,15 @@ describe('transaction history plan', () => {
     // a merchant with thousands of rows in each table, so that the planner's choice is a real one;
     // the store listed holds 1 % of them (with most of them, its index and the merchant's are worth
     // about the same, and the planner may take either)
-    const bulk = await env.seedMerchant('history-bulk');
+    const bulk = await suite.env.seedMerchant('history-bulk');
     const scope = { merchantId: bulk.merchant.id, storeId: bulk.store.id };
-    const second = await env.admin.createStore({
+    const second = await suite.env.admin.createStore({
       merchantId: bulk.merchant.id,
       name: 'history-bulk Store B',
     });
-    const token = await insertCardToken(env, scope, { cardNumber: '4000056655665556' });
-    const charge = await insertPendingCharge(env, scope, token, { requested: false });
-    client = new Client({ connectionString: env.database.url });
+    const token = await insertCardToken(suite.env, scope, { cardNumber: '4000056655665556' });
+    const charge = await insertPendingCharge(suite.env, scope, token, { requested: false });
+    client = new Client({ connectionString: suite.env.database.url });
     await client.connect();
     const storeOfRow = `CASE WHEN i % 100 = 0 THEN $2::uuid ELSE $3::uuid END`;
     await client.query(
@@ -450,7 +456,7 @@ describe('transaction history plan', () => {
       const statement = registeredStatements().find(
         (s) => s.name === `transaction_history_${scope}_${direction}`,
       )!;
-      const bulk = await env.prisma.merchant.findFirstOrThrow({
+      const bulk = await suite.env.prisma.merchant.findFirstOrThrow({
         where: { name: 'history-bulk Merchant' },
         include: { stores: { where: { name: 'history-bulk Store' } } },
       });
