@@ -93,6 +93,10 @@ export class CapturedLog {
   get text(): string {
     return this.lines.join('\n');
   }
+  /** Every line parsed (pino writes JSON lines). */
+  get records(): Record<string, unknown>[] {
+    return this.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+  }
 }
 
 /** One suite's world: its own database and Redis prefix, an admin for seeding, cleanup at the end. */

@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type SDK from 'univapay-node';
+import { runCli } from '@kessai/admin';
 import { loadConfig, type FullConfig } from '@kessai/config';
 import { Cleanups } from './cleanups';
 import { GatewayClient } from './client';
@@ -9,6 +13,7 @@ import { RELAXED_RATE_LIMITS, TestEnvironment, type SeededMerchant } from './env
 import { listenLocally } from './http';
 import { PROCESS_START_TIMEOUT_MS, startTogether, startWorkerProcess, type SpawnedApp } from './processes';
 import { sdkFor } from './sdk';
+import { SlowNetwork } from './slow-network';
 
 /**
  * Builds the gateway in this process from a suite's config: apps/gateway's createGatewayApp (with
@@ -48,6 +53,11 @@ export interface SuiteOptions<M extends string, S extends SimulatorHandle> {
    * first: its URL is every process's PROCESSOR_TEST_URL.
    */
   simulator?: (callbackSecret: string) => Promise<S>;
+  /**
+   * The processes reach the simulator through a SlowNetwork (PROCESSOR_TEST_URL is the network's):
+   * a process killed mid-call has its call carried out all the same, as with a real processor.
+   */
+  slowNetwork?: boolean;
   /** the gateway, in this process, listening on a free local port (`url`, `gateway`, `api`, `sdk`) */
   gateway?: GatewayFactory;
   /** merchants seeded once the gateway listens, by the names the suite reads them under */
@@ -60,6 +70,12 @@ export interface SuiteOptions<M extends string, S extends SimulatorHandle> {
   callbacks?: boolean;
   /** the bound of the set-up hook; generous by default when processes start (PROCESS_START_TIMEOUT_MS) */
   timeoutMs?: number;
+}
+
+/** A worker service process of the suite, and the URL of its health and metrics server. */
+export interface StartedWorker {
+  app: SpawnedApp;
+  healthUrl: string;
 }
 
 /** What a suite reads once its beforeAll has run. */
@@ -78,12 +94,14 @@ export interface Suite<M extends string = never, S extends SimulatorHandle = nev
   /** the official SDK as each merchant's store token (a new client at each read) */
   readonly sdk: Readonly<Record<M, SDK>>;
   readonly simulator: S;
-  /** the worker processes started by `workers` and `startWorker`, in order */
-  readonly workers: readonly SpawnedApp[];
+  /** the SlowNetwork between the processes and the simulator (`slowNetwork`) */
+  readonly network: SlowNetwork;
+  /** the worker processes started by `workers` and `startWorker`, in order, with their health URLs */
+  readonly workers: readonly StartedWorker[];
   /** what a worker process of the suite is started with */
   readonly workerVariables: Record<string, string>;
   /** Starts one more worker service process (an app folder), stopped with the suite. */
-  startWorker(app: string, variables?: Record<string, string>): Promise<SpawnedApp>;
+  startWorker(app: string, variables?: Record<string, string>): Promise<StartedWorker>;
   /**
    * One more in-process gateway (the suite's factory unless told) with variables over the suite's,
    * listening; closed with the suite.
@@ -92,6 +110,14 @@ export interface Suite<M extends string = never, S extends SimulatorHandle = nev
     variables?: Record<string, string>,
     factory?: GatewayFactory,
   ): Promise<{ app: NestFastifyApplication; url: string; client: GatewayClient }>;
+  /**
+   * The admin CLI as an operator's shell runs it against this suite (its variables, PUBLIC_BASE_URL
+   * the gateway's when there is one), printing nothing: what the command answers.
+   */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read the answers' fields freely
+  cli(...argv: string[]): Promise<any>;
+  /** where `cli` keeps the credentials demo:bootstrap writes */
+  readonly cliCredentialsFile: string;
   /** Something to undo when the suite ends: run before what the suite set up earlier (last in, first out). */
   cleanup(teardown: () => unknown): void;
 }
@@ -132,11 +158,13 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
   readonly sdk = {} as Record<M, SDK>;
   readonly #cleanups = new Cleanups();
   readonly #seeded = new Map<string, SeededMerchant>();
-  readonly #workers: SpawnedApp[] = [];
+  readonly #workers: StartedWorker[] = [];
   #env?: TestEnvironment;
   #app?: NestFastifyApplication;
   #url?: string;
   #simulator?: S;
+  #network?: SlowNetwork;
+  #credentialsFile?: string;
 
   constructor(private readonly options: SuiteOptions<M, S>) {
     for (const name of Object.keys(options.merchants ?? {})) {
@@ -165,7 +193,10 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
   get simulator() {
     return this.#ready('simulator', this.#simulator, 'started: the options name no simulator');
   }
-  get workers(): readonly SpawnedApp[] {
+  get network() {
+    return this.#ready('network', this.#network, 'started: the options ask for no slow network');
+  }
+  get workers(): readonly StartedWorker[] {
     return this.#workers;
   }
   get workerVariables(): Record<string, string> {
@@ -180,6 +211,17 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
     this.#cleanups.add(teardown);
   }
 
+  get cliCredentialsFile(): string {
+    this.#credentialsFile ??= join(mkdtempSync(join(tmpdir(), 'kessai-cli-')), 'demo.json');
+    return this.#credentialsFile;
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Suite.cli
+  cli(...argv: string[]): Promise<any> {
+    const env = { ...this.env.variables, ...(this.#url ? { PUBLIC_BASE_URL: this.#url } : {}) };
+    return runCli(argv, { env, credentialsFile: this.cliCredentialsFile, print: () => undefined });
+  }
+
   async setUp(): Promise<void> {
     const { options } = this;
     const callbackSecret = randomBytes(32).toString('hex');
@@ -187,13 +229,21 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
       const simulator = await options.simulator(callbackSecret);
       this.cleanup(() => simulator.close());
       this.#simulator = simulator;
+      if (options.slowNetwork) {
+        const network = await SlowNetwork.start(simulator.url);
+        this.cleanup(() => network.close());
+        this.#network = network;
+      }
     }
     const variables = typeof options.variables === 'function' ? options.variables() : options.variables;
     const env = await TestEnvironment.create(
       {
         ...(options.relaxedRateLimits === false ? {} : RELAXED_RATE_LIMITS),
         ...(this.#simulator
-          ? { PROCESSOR_TEST_URL: this.#simulator.url, PROCESSOR_CALLBACK_SECRET: callbackSecret }
+          ? {
+              PROCESSOR_TEST_URL: (this.#network ?? this.#simulator).url,
+              PROCESSOR_CALLBACK_SECRET: callbackSecret,
+            }
           : {}),
         ...variables,
       },
@@ -214,7 +264,7 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
       const started = await startTogether(
         options.workers.map((app) => () => startWorkerProcess(`apps/${app}/src/main.ts`, variables)),
       );
-      this.#track(...started.map(({ app }) => app));
+      this.#track(...started);
     }
   }
 
@@ -222,13 +272,13 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
     return this.#cleanups.run();
   }
 
-  async startWorker(app: string, variables: Record<string, string> = {}): Promise<SpawnedApp> {
+  async startWorker(app: string, variables: Record<string, string> = {}): Promise<StartedWorker> {
     const started = await startWorkerProcess(`apps/${app}/src/main.ts`, {
       ...this.workerVariables,
       ...variables,
     });
-    this.#track(started.app);
-    return started.app;
+    this.#track(started);
+    return started;
   }
 
   async startGateway(variables: Record<string, string> = {}, factory = this.options.gateway) {
@@ -242,9 +292,9 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
     return { app, url, client: new GatewayClient(url) };
   }
 
-  #track(...apps: SpawnedApp[]): void {
-    this.#workers.push(...apps);
-    this.cleanup(() => Promise.all(apps.map((app) => app.stop())));
+  #track(...workers: StartedWorker[]): void {
+    this.#workers.push(...workers);
+    this.cleanup(() => Promise.all(workers.map(({ app }) => app.stop())));
   }
 
   /** `value`, or what went wrong: read before the set-up ran, or never made (`unmade` says why). */
