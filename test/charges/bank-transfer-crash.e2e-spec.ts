@@ -6,26 +6,11 @@
 // once (no deposit lost, none applied twice). The gateway in-process; Postgres, Redis, BullMQ, the
 // processor simulator real; the network between charge-service and the simulator slow, so that
 // calls are at the bank, carried out or not, when the process dies.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PaymentType } from 'univapay-node';
 import { BANK_TRANSFER_STATUS_UPDATED, CHARGE_FINISHED } from '@kessai/contracts';
-import {
-  eventually,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkFor,
-  SlowNetwork,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
+import { eventually, useSuite, type SpawnedApp } from '@kessai/testing';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 /** charges of each batch */
@@ -36,54 +21,27 @@ const TRANSFERS = [3000, 2000];
 
 type Any = any;
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let simulator: ProcessorSimulator;
-let network: SlowNetwork;
-let baseUrl: string;
-let shop: SeededMerchant;
-let variables: Record<string, string>;
-const apps: SpawnedApp[] = [];
-
-beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS });
-  simulator = await startProcessorSimulator({
-    port: 0,
-    host: '127.0.0.1',
-    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
-    callbackRetryBaseDelayMs: 50,
-  });
-  network = await SlowNetwork.start(simulator.url);
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  variables = {
-    ...env.variables,
-    PROCESSOR_TEST_URL: network.url,
-    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
+const suite = useSuite({
+  simulator: (callbackSecret) => startProcessorSimulator({ callbackSecret, callbackRetryBaseDelayMs: 50 }),
+  slowNetwork: true,
+  gateway: createGatewayApp,
+  merchants: { shop: { label: 'bank-crash' } },
+  callbacks: true,
+  workerVariables: {
     CHARGE_SWEEP_INTERVAL_MS: '200',
     CHARGE_WORKER_CONCURRENCY: '8',
     // the dead process's jobs are taken over after this long
     CHARGE_JOB_LOCK_MS: '1000',
-  };
-  shop = await env.seedMerchant('bank-crash');
-}, 120_000);
-
-afterAll(async () => {
-  for (const app of apps) await app.stop('SIGKILL');
-  await network?.close();
-  await simulator?.close();
-  await env?.close(gateway);
+  },
 });
 
 async function startChargeService(): Promise<SpawnedApp> {
-  const { app } = await startWorkerProcess('apps/charge-service/src/main.ts', variables);
-  apps.push(app);
-  return app;
+  return (await suite.startWorker('charge-service')).app;
 }
 
 /** An accepted bank-transfer charge of AMOUNT yen, its deadline `expirationPeriod` after acceptance. */
 async function bankCharge(expirationPeriod: string): Promise<string> {
-  const sdk = sdkFor(baseUrl, shop.storeToken);
+  const sdk = suite.sdk.shop;
   const token: Any = await sdk.transactionTokens.create({
     paymentType: PaymentType.BANK_TRANSFER,
     type: 'one_time',
@@ -100,10 +58,12 @@ async function bankCharge(expirationPeriod: string): Promise<string> {
 
 /** The virtual account number of an awaiting charge. */
 async function accountOf(chargeId: string): Promise<string> {
-  const api = new GatewayClient(baseUrl).as(shop);
+  const api = suite.api.shop;
   return eventually(
     async (): Promise<string | null> => {
-      const res = await api.request(`/stores/${shop.store.id}/charges/${chargeId}/issuer_token`);
+      const res = await api.request(
+        `/stores/${suite.merchants.shop.store.id}/charges/${chargeId}/issuer_token`,
+      );
       return res.status === 200 ? String(res.body.payload.account_number) : null;
     },
     { timeoutMs: 30_000, what: `charge ${chargeId} awaiting with its account` },
@@ -112,7 +72,7 @@ async function accountOf(chargeId: string): Promise<string> {
 
 /** A transfer into the account; the bank's id of the deposit. */
 async function transfer(account: string, amount: number): Promise<string> {
-  const res = await fetch(`${simulator.url}/bank/transfers`, {
+  const res = await fetch(`${suite.simulator.url}/bank/transfers`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ account_number: account, amount }),
@@ -122,7 +82,7 @@ async function transfer(account: string, amount: number): Promise<string> {
 }
 
 const countFinal = () =>
-  env.prisma.charge.count({ where: { status: { in: ['successful', 'failed', 'error', 'canceled'] } } });
+  suite.env.prisma.charge.count({ where: { status: { in: ['successful', 'failed', 'error', 'canceled'] } } });
 
 describe('bank transfers through a charge-service crash', () => {
   it('killed mid-run and restarted: each charge final once, each expiry voided once, each deposit recorded once', async () => {
@@ -134,7 +94,7 @@ describe('bank transfers through a charge-service crash', () => {
     const accounts = new Map<string, string>();
     for (const id of paid) accounts.set(id, await accountOf(id));
     const expiring = await Promise.all(Array.from({ length: BATCH }, () => bankCharge('PT2S')));
-    const count = (status: 'successful' | 'failed') => env.prisma.charge.count({ where: { status } });
+    const count = (status: 'successful' | 'failed') => suite.env.prisma.charge.count({ where: { status } });
     // the transfers start as the expiries do
     await eventually(async () => (await count('failed')) >= 1, {
       timeoutMs: 30_000,
@@ -152,7 +112,7 @@ describe('bank transfers through a charge-service crash', () => {
     );
 
     // some charges paid and some expired, others with calls at the bank whose answers have not come back yet
-    await eventually(async () => (await count('successful')) >= 1 && network.held >= 2, {
+    await eventually(async () => (await count('successful')) >= 1 && suite.network.held >= 2, {
       timeoutMs: 30_000,
       intervalMs: 5,
       what: 'the first payments, with answers on their way',
@@ -168,12 +128,12 @@ describe('bank transfers through a charge-service crash', () => {
       what: 'every charge to be final',
     });
 
-    const stats = simulator.stats();
-    const rows = await env.prisma.charge.findMany({
+    const stats = suite.simulator.stats();
+    const rows = await suite.env.prisma.charge.findMany({
       select: { id: true, status: true, chargedAmount: true, errorCode: true },
     });
     expect(rows).toHaveLength(2 * BATCH);
-    const events = await env.prisma.outboxEvent.groupBy({
+    const events = await suite.env.prisma.outboxEvent.groupBy({
       by: ['aggregateId', 'eventType'],
       where: { eventType: { in: [CHARGE_FINISHED, BANK_TRANSFER_STATUS_UPDATED] } },
       _count: { _all: true },
@@ -194,7 +154,7 @@ describe('bank transfers through a charge-service crash', () => {
         voids: 1,
       });
     }
-    const recorded = await env.prisma.chargeDeposit.findMany();
+    const recorded = await suite.env.prisma.chargeDeposit.findMany();
     for (const id of paid) {
       const row = rows.find((r) => r.id === id);
       expect({ id, status: row?.status, charged: row?.chargedAmount }).toEqual({

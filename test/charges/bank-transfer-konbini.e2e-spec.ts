@@ -7,45 +7,31 @@
 // Postgres, Redis and BullMQ real; the bank and the konbini network are the processor simulator.
 process.env.POLLING_INTERVAL = '100';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PaymentType, WebHookTrigger } from 'univapay-node';
 import { BANK_TRANSFER_STATUS_UPDATED, CHARGE_FINISHED, CHARGE_UPDATED } from '@kessai/contracts';
-import {
-  eventually,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkError,
-  sdkFor,
-  startCallbackReceiver,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
+import { eventually, sdkError, startCallbackReceiver, useSuite, type SeededMerchant } from '@kessai/testing';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { randomUUID } from 'node:crypto';
 import { runCli } from '@kessai/admin';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let chargeServices: SpawnedApp[] = [];
-let simulator: ProcessorSimulator;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
+  simulator: (callbackSecret) => startProcessorSimulator({ callbackSecret, callbackRetryBaseDelayMs: 50 }),
+  gateway: createGatewayApp,
+  merchants: { shop: {}, foreign: {} },
+  // two charge-service replicas: the deadline sweep runs in both
+  workers: ['charge-service', 'charge-service', 'webhook-service'],
+  callbacks: true,
+  workerVariables: { PROCESSOR_TIMEOUT_MS: '1000', CHARGE_SWEEP_INTERVAL_MS: '200' },
+});
 let receiver: Awaited<ReturnType<typeof startCallbackReceiver>>;
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
-const api = () => new GatewayClient(baseUrl).as(shop);
+const sdk = () => suite.sdk.shop;
+const api = () => suite.api.shop;
 /** the gateway as a merchant-wide token of `who` */
-const merchantApi = async (who: SeededMerchant) =>
-  new GatewayClient(baseUrl).as(await env.merchantToken(who));
+const merchantApi = async (who: SeededMerchant) => suite.gateway.as(await suite.env.merchantToken(who));
 
 type Any = any;
 
@@ -80,9 +66,11 @@ const charge = (tokenId: string, extra: Record<string, unknown> = {}) =>
 
 /** The charge once it is awaiting, with its instructions (GET .../issuer_token, as the gateway answers it). */
 async function awaitingWithInstructions(chargeId: string) {
-  const awaiting: Any = await sdk().charges.poll(shop.store.id, chargeId);
+  const awaiting: Any = await sdk().charges.poll(suite.merchants.shop.store.id, chargeId);
   expect(awaiting.status).toBe('awaiting');
-  const res = await api().request(`/stores/${shop.store.id}/charges/${chargeId}/issuer_token`);
+  const res = await api().request(
+    `/stores/${suite.merchants.shop.store.id}/charges/${chargeId}/issuer_token`,
+  );
   expect(res.status).toBe(200);
   return res.body as {
     issuer_token: string;
@@ -96,7 +84,7 @@ async function awaitingWithInstructions(chargeId: string) {
 async function pay(kind: 'bank' | 'konbini', key: string, amount: number) {
   const [path, field] =
     kind === 'bank' ? ['/bank/transfers', 'account_number'] : ['/konbini/payments', 'payment_code'];
-  const res = await fetch(`${simulator.url}${path}`, {
+  const res = await fetch(`${suite.simulator.url}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ [field]: key, amount }),
@@ -106,7 +94,7 @@ async function pay(kind: 'bank' | 'konbini', key: string, amount: number) {
 
 const eventTypes = async (chargeId: string) =>
   (
-    await env.prisma.outboxEvent.findMany({
+    await suite.env.prisma.outboxEvent.findMany({
       where: { aggregateId: chargeId },
       orderBy: { sequence: 'asc' },
       select: { eventType: true },
@@ -114,11 +102,11 @@ const eventTypes = async (chargeId: string) =>
   ).map((event) => event.eventType);
 
 const statusOf = async (chargeId: string) =>
-  ((await sdk().charges.get(shop.store.id, chargeId)) as Any).status;
+  ((await sdk().charges.get(suite.merchants.shop.store.id, chargeId)) as Any).status;
 
 /** Runs `body` with the shop's bank_transfer_configuration changed, then puts the default back. */
 async function withBankConfiguration(changes: Record<string, unknown>, body: () => Promise<void>) {
-  const patched = await api().request(`/stores/${shop.store.id}`, {
+  const patched = await api().request(`/stores/${suite.merchants.shop.store.id}`, {
     method: 'PATCH',
     json: { configuration: { bank_transfer_configuration: changes } },
   });
@@ -126,7 +114,7 @@ async function withBankConfiguration(changes: Record<string, unknown>, body: () 
   try {
     await body();
   } finally {
-    await api().request(`/stores/${shop.store.id}`, {
+    await api().request(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       json: { configuration: { bank_transfer_configuration: null } },
     });
@@ -137,45 +125,15 @@ async function withBankConfiguration(changes: Record<string, unknown>, body: () 
 const ended = (chargeId: string, timeoutMs = 15_000): Promise<Any> =>
   eventually(
     async () => {
-      const c: Any = await sdk().charges.get(shop.store.id, chargeId);
+      const c: Any = await sdk().charges.get(suite.merchants.shop.store.id, chargeId);
       return c.status !== 'awaiting' && c;
     },
     { timeoutMs, what: `charge ${chargeId} to end` },
   );
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
-  simulator = await startProcessorSimulator({
-    port: 0,
-    host: '127.0.0.1',
-    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
-    callbackRetryBaseDelayMs: 50,
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  const variables = {
-    ...env.variables,
-    PROCESSOR_TEST_URL: simulator.url,
-    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
-    PROCESSOR_TIMEOUT_MS: '1000',
-    CHARGE_SWEEP_INTERVAL_MS: '200',
-  };
-  // two charge-service replicas: the deadline sweep runs in both
-  chargeServices = await Promise.all([
-    startWorkerProcess('apps/charge-service/src/main.ts', variables).then((r) => r.app),
-    startWorkerProcess('apps/charge-service/src/main.ts', variables).then((r) => r.app),
-    startWorkerProcess('apps/webhook-service/src/main.ts', variables).then((r) => r.app),
-  ]);
   receiver = await startCallbackReceiver();
-  shop = await env.seedMerchant('bank-shop');
-  foreign = await env.seedMerchant('bank-foreign');
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(chargeServices.map((service) => service.stop()));
-  await simulator?.close();
-  await receiver?.close();
-  await env?.close(gateway);
+  suite.cleanup(() => receiver.close());
 });
 
 describe('bank transfer through the SDK', () => {
@@ -204,7 +162,12 @@ describe('bank transfer through the SDK', () => {
     });
     expect(instructions.issuer_token).toContain(`account_number=${instructions.payload.account_number}`);
 
-    const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    const expiry: Any = await sdk().charges.expiry(
+      created.id,
+      undefined,
+      undefined,
+      suite.merchants.shop.store.id,
+    );
     expect(expiry).toMatchObject({ chargeId: created.id, extensionCount: 0 });
     // the store's default: 7 days from when the charge was accepted (the expiry's creation)
     expect(new Date(expiry.expirationDate).getTime() - new Date(expiry.createdOn).getTime()).toBe(
@@ -213,9 +176,15 @@ describe('bank transfer through the SDK', () => {
     expect(instructions.payload.expiration_date).toBe(new Date(expiry.expirationDate).toISOString());
 
     expect(await pay('bank', instructions.payload.account_number, 5000)).toBe(200);
-    const paid: Any = await sdk().charges.poll(shop.store.id, created.id, undefined, undefined, {
-      successCondition: (c: Any) => c.status !== 'awaiting',
-    });
+    const paid: Any = await sdk().charges.poll(
+      suite.merchants.shop.store.id,
+      created.id,
+      undefined,
+      undefined,
+      {
+        successCondition: (c: Any) => c.status !== 'awaiting',
+      },
+    );
     expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5000, chargedCurrency: 'JPY' });
     expect(
       await eventually(
@@ -228,20 +197,22 @@ describe('bank transfer through the SDK', () => {
       BANK_TRANSFER_STATUS_UPDATED,
       CHARGE_FINISHED,
     ]);
-    const deposits = await env.prisma.chargeDeposit.findMany({ where: { chargeId: created.id } });
+    const deposits = await suite.env.prisma.chargeDeposit.findMany({ where: { chargeId: created.id } });
     expect(deposits).toEqual([expect.objectContaining({ amount: 5000n, matched: true })]);
 
     // paid by bank transfer: neither refunded nor canceled (api-reference §5.4, §5.5)
     const refund = await sdkError(
-      sdk().refunds.create(shop.store.id, created.id, { amount: 5000, currency: 'JPY' }),
+      sdk().refunds.create(suite.merchants.shop.store.id, created.id, { amount: 5000, currency: 'JPY' }),
     );
     expect(refund).toMatchObject({
       code: 'REFUND_NOT_ALLOWED',
       errors: [{ field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' }],
     });
-    expect(await sdkError(sdk().cancels.create(shop.store.id, created.id, {}))).toMatchObject({
-      code: 'CANCEL_NOT_ALLOWED',
-    });
+    expect(await sdkError(sdk().cancels.create(suite.merchants.shop.store.id, created.id, {}))).toMatchObject(
+      {
+        code: 'CANCEL_NOT_ALLOWED',
+      },
+    );
   });
 
   it('match_amount exact: less than asked leaves it awaiting, recorded unmatched; the rest completes it', async () => {
@@ -249,16 +220,22 @@ describe('bank transfer through the SDK', () => {
     const { payload } = await awaitingWithInstructions(created.id);
     expect(await pay('bank', payload.account_number, 3000)).toBe(200);
     const unmatched = await eventually(() =>
-      env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }),
+      suite.env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }),
     );
     expect(unmatched).toMatchObject({ amount: 3000n, matched: false });
     expect(await statusOf(created.id)).toBe('awaiting');
     expect(await eventTypes(created.id)).not.toContain(CHARGE_FINISHED);
 
     expect(await pay('bank', payload.account_number, 2000)).toBe(200);
-    const paid: Any = await sdk().charges.poll(shop.store.id, created.id, undefined, undefined, {
-      successCondition: (c: Any) => c.status !== 'awaiting',
-    });
+    const paid: Any = await sdk().charges.poll(
+      suite.merchants.shop.store.id,
+      created.id,
+      undefined,
+      undefined,
+      {
+        successCondition: (c: Any) => c.status !== 'awaiting',
+      },
+    );
     expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5000 });
     const events = await eventTypes(created.id);
     expect(events.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED)).toHaveLength(2);
@@ -266,11 +243,11 @@ describe('bank transfer through the SDK', () => {
 
     // the virtual account's ledger: the payment asked for, then each transfer, with the balance;
     // a merchant token's, as the reference says ([A]), a store token's refused
-    const ledgersPath = `/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`;
+    const ledgersPath = `/stores/${suite.merchants.shop.store.id}/charges/${created.id}/bank_transfer_ledgers`;
     const byStore = await api().request(ledgersPath);
     expect(byStore.status).toBe(403);
     expect(byStore.body.code).toBe('INVALID_PERMISSIONS');
-    const ledgers = await (await merchantApi(shop)).request(ledgersPath);
+    const ledgers = await (await merchantApi(suite.merchants.shop)).request(ledgersPath);
     expect(ledgers.status).toBe(200);
     const account = {
       virtual_bank_account_number: payload.account_number,
@@ -293,9 +270,17 @@ describe('bank transfer through the SDK', () => {
   it('extends the deadline within the maximum, refuses beyond it, and refuses a period and a date together', async () => {
     const created = await charge((await bankToken()).id);
     await awaitingWithInstructions(created.id);
-    const before: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    const before: Any = await sdk().charges.expiry(
+      created.id,
+      undefined,
+      undefined,
+      suite.merchants.shop.store.id,
+    );
     const extend = (body: unknown) =>
-      api().request(`/stores/${shop.store.id}/charges/${created.id}/expiry`, { method: 'POST', json: body });
+      api().request(`/stores/${suite.merchants.shop.store.id}/charges/${created.id}/expiry`, {
+        method: 'POST',
+        json: body,
+      });
 
     const extended = await extend({ expiration_period: 'P3D' });
     expect(extended.status).toBe(200);
@@ -315,11 +300,16 @@ describe('bank transfer through the SDK', () => {
     expect(both.status).toBe(400);
     expect(both.body.errors).toEqual([{ field: 'expiration_date', reason: 'EITHER_PERIOD_OR_DATE' }]);
     expect((await extend({ expiration_period: 'soon' })).body.code).toBe('VALIDATION_ERROR');
-    const after: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
-    expect(after).toMatchObject({ extensionCount: 1, expirationDate: extended.body.expiration_date });
-    expect((await api().request(`/stores/${shop.store.id}/charges/${created.id}`)).body.status).toBe(
-      'awaiting',
+    const after: Any = await sdk().charges.expiry(
+      created.id,
+      undefined,
+      undefined,
+      suite.merchants.shop.store.id,
     );
+    expect(after).toMatchObject({ extensionCount: 1, expirationDate: extended.body.expiration_date });
+    expect(
+      (await api().request(`/stores/${suite.merchants.shop.store.id}/charges/${created.id}`)).body.status,
+    ).toBe('awaiting');
 
     // MAXIMUM_EXTENSIONS_REACHED after five
     for (let i = 0; i < 4; i += 1) expect((await extend({ expiration_period: 'P1D' })).status).toBe(200);
@@ -333,7 +323,7 @@ describe('bank transfer through the SDK', () => {
     const { payload } = await awaitingWithInstructions(created.id);
     const ended: Any = await eventually(
       async () => {
-        const c: Any = await sdk().charges.get(shop.store.id, created.id);
+        const c: Any = await sdk().charges.get(suite.merchants.shop.store.id, created.id);
         return c.status !== 'awaiting' && c;
       },
       { timeoutMs: 15_000, what: 'the charge to expire' },
@@ -343,13 +333,16 @@ describe('bank transfer through the SDK', () => {
       error: { code: 327, message: 'CONFIRMATION_PERIOD_EXPIRED' },
     });
     expect((await eventTypes(created.id)).filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
-    expect(operationStats(simulator.stats(), 'void', `expiry-${created.id}`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `expiry-${created.id}`).executions).toBe(1);
     // the bank takes no more money for it, and an extension is refused
     expect(await pay('bank', payload.account_number, 5000)).toBe(410);
-    const late = await api().request(`/stores/${shop.store.id}/charges/${created.id}/expiry`, {
-      method: 'POST',
-      json: {},
-    });
+    const late = await api().request(
+      `/stores/${suite.merchants.shop.store.id}/charges/${created.id}/expiry`,
+      {
+        method: 'POST',
+        json: {},
+      },
+    );
     expect(late.body.code).toBe('INVALID_CHARGE_STATUS');
   });
 
@@ -368,13 +361,24 @@ describe('bank transfer through the SDK', () => {
         const { payload } = await awaitingWithInstructions(paidLate.id);
         await awaitingWithInstructions(unpaid.id);
         await awaitingWithInstructions(konbini.id);
-        const first: Any = await sdk().charges.expiry(unpaid.id, undefined, undefined, shop.store.id);
+        const first: Any = await sdk().charges.expiry(
+          unpaid.id,
+          undefined,
+          undefined,
+          suite.merchants.shop.store.id,
+        );
 
         // past its first deadline and extended: the money still pays it
         await eventually(
           async () =>
-            ((await sdk().charges.expiry(paidLate.id, undefined, undefined, shop.store.id)) as Any)
-              .extensionCount >= 1,
+            (
+              (await sdk().charges.expiry(
+                paidLate.id,
+                undefined,
+                undefined,
+                suite.merchants.shop.store.id,
+              )) as Any
+            ).extensionCount >= 1,
           { timeoutMs: 10_000, what: 'a first automatic extension' },
         );
         expect(await pay('bank', payload.account_number, 5000)).toBe(200);
@@ -385,15 +389,25 @@ describe('bank transfer through the SDK', () => {
             status: 'failed',
             error: { code: 327, message: 'CONFIRMATION_PERIOD_EXPIRED' },
           });
-          const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+          const expiry: Any = await sdk().charges.expiry(
+            created.id,
+            undefined,
+            undefined,
+            suite.merchants.shop.store.id,
+          );
           expect(expiry.extensionCount).toBe(5);
           const events = await eventTypes(created.id);
           // awaiting once, then once per extension (charge_updated: it awaits a new deadline)
           expect(events.filter((e) => e === CHARGE_UPDATED)).toHaveLength(6);
           expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
-          expect(operationStats(simulator.stats(), 'void', `expiry-${created.id}`).executions).toBe(1);
+          expect(operationStats(suite.simulator.stats(), 'void', `expiry-${created.id}`).executions).toBe(1);
         }
-        const last: Any = await sdk().charges.expiry(unpaid.id, undefined, undefined, shop.store.id);
+        const last: Any = await sdk().charges.expiry(
+          unpaid.id,
+          undefined,
+          undefined,
+          suite.merchants.shop.store.id,
+        );
         expect(new Date(last.expirationDate).getTime() - new Date(first.expirationDate).getTime()).toBe(
           5_000,
         );
@@ -407,13 +421,23 @@ describe('bank transfer through the SDK', () => {
       captureAt: at.toISOString(),
     });
     expect(created.captureAt).toBe(at.toISOString());
-    const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+    const expiry: Any = await sdk().charges.expiry(
+      created.id,
+      undefined,
+      undefined,
+      suite.merchants.shop.store.id,
+    );
     expect(expiry.expirationDate).toBe(at.toISOString());
     const { payload } = await awaitingWithInstructions(created.id);
     expect(payload.expiration_date).toBe(at.toISOString());
 
     const konbini = await charge((await konbiniToken()).id, { captureAt: Math.floor(at.getTime() / 1000) });
-    const konbiniExpiry: Any = await sdk().charges.expiry(konbini.id, undefined, undefined, shop.store.id);
+    const konbiniExpiry: Any = await sdk().charges.expiry(
+      konbini.id,
+      undefined,
+      undefined,
+      suite.merchants.shop.store.id,
+    );
     expect(konbiniExpiry.expirationDate).toBe(new Date(Math.floor(at.getTime() / 1000) * 1000).toISOString());
 
     for (const captureAt of [Date.now() + 61 * 86_400_000, '2001-01-01T00:00:00Z']) {
@@ -464,7 +488,7 @@ describe('stray money', () => {
   /** the operator's view (admin CLI deposits:stray) */
   const stray = (...argv: string[]): Promise<Any> =>
     runCli(['deposits:stray', ...argv], {
-      env: env.variables,
+      env: suite.env.variables,
       credentialsFile: '/dev/null',
       print: () => undefined,
     });
@@ -477,10 +501,10 @@ describe('stray money', () => {
     // the virtual account still takes money, as a bank's does
     expect(await pay('bank', payload.account_number, 700)).toBe(200);
     const late = await eventually(() =>
-      env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id, receivedAfterEnd: true } }),
+      suite.env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id, receivedAfterEnd: true } }),
     );
     expect(late).toMatchObject({ amount: 700n, matched: false });
-    expect(await sdk().charges.get(shop.store.id, created.id)).toMatchObject({
+    expect(await sdk().charges.get(suite.merchants.shop.store.id, created.id)).toMatchObject({
       status: 'successful',
       chargedAmount: 5000,
     });
@@ -489,9 +513,9 @@ describe('stray money', () => {
       return all.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED).length === 2 ? all : null;
     });
     expect(events.filter((e) => e === CHARGE_FINISHED)).toHaveLength(1);
-    expect(await env.prisma.chargeDeposit.count({ where: { chargeId: created.id } })).toBe(2);
+    expect(await suite.env.prisma.chargeDeposit.count({ where: { chargeId: created.id } })).toBe(2);
 
-    const listed = await stray('--merchant', shop.merchant.id);
+    const listed = await stray('--merchant', suite.merchants.shop.merchant.id);
     expect(listed.unassigned).toEqual([]);
     expect(listed.after_end).toContainEqual(
       expect.objectContaining({
@@ -501,13 +525,13 @@ describe('stray money', () => {
         amount: 700,
       }),
     );
-    expect((await stray('--merchant', foreign.merchant.id)).after_end).toEqual([]);
+    expect((await stray('--merchant', suite.merchants.foreign.merchant.id)).after_end).toEqual([]);
   });
 
   it('money for no charge of ours: the signed notice is taken and the money recorded unassigned, once', async () => {
     // a virtual account the test bank gave out for a payment Kessai never asked for
     const reference = randomUUID();
-    const opened = await fetch(`${simulator.url}/v1/deferred-payments`, {
+    const opened = await fetch(`${suite.simulator.url}/v1/deferred-payments`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'idempotency-key': reference },
       body: JSON.stringify({
@@ -516,18 +540,18 @@ describe('stray money', () => {
         currency: 'JPY',
         method: { type: 'bank_transfer', brand: 'bank_test_brand' },
         expires_on: new Date(Date.now() + 86_400_000).toISOString(),
-        callback_url: `${baseUrl}/processor/callbacks`,
+        callback_url: `${suite.url}/processor/callbacks`,
       }),
     });
     expect(opened.status).toBe(200);
     const account = ((await opened.json()) as Any).payment.deferred.instructions.account_number as string;
     expect(await pay('bank', account, 1200)).toBe(200);
     const unassigned = await eventually(() =>
-      env.prisma.unassignedDeposit.findFirst({ where: { reference } }),
+      suite.env.prisma.unassignedDeposit.findFirst({ where: { reference } }),
     );
     expect(unassigned).toMatchObject({ amount: 1200n, currency: 'JPY' });
-    expect(await env.prisma.unassignedDeposit.count({ where: { reference } })).toBe(1);
-    expect(await env.prisma.outboxEvent.count({ where: { aggregateId: reference } })).toBe(0);
+    expect(await suite.env.prisma.unassignedDeposit.count({ where: { reference } })).toBe(1);
+    expect(await suite.env.prisma.outboxEvent.count({ where: { aggregateId: reference } })).toBe(0);
     expect((await stray()).unassigned).toContainEqual(
       expect.objectContaining({ id: unassigned.id, reference, amount: 1200, currency: 'JPY' }),
     );
@@ -542,12 +566,12 @@ describe('webhooks', () => {
         url: receiver.url,
       },
       undefined,
-      shop.store.id,
+      suite.merchants.shop.store.id,
     );
     const created = await charge((await bankToken()).id);
     const { payload } = await awaitingWithInstructions(created.id);
     expect(await pay('bank', payload.account_number, 1000)).toBe(200);
-    await eventually(() => env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
+    await eventually(() => suite.env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
     expect(await pay('bank', payload.account_number, 4000)).toBe(200);
 
     const bodies = () =>
@@ -568,7 +592,7 @@ describe('webhooks', () => {
     ]);
     expect(transfers[0]?.data).toMatchObject({
       charge_id: created.id,
-      store_id: shop.store.id,
+      store_id: suite.merchants.shop.store.id,
       currency: 'JPY',
       requested_amount: 5000,
     });
@@ -580,7 +604,7 @@ describe('webhooks', () => {
 
 describe('konbini through the SDK', () => {
   it('a payment code and slip; with match_amount minimum an overpayment completes it at the amount received', async () => {
-    const patched = await api().request(`/stores/${shop.store.id}`, {
+    const patched = await api().request(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       json: { configuration: { bank_transfer_configuration: { match_amount: 'minimum' } } },
     });
@@ -596,11 +620,16 @@ describe('konbini through the SDK', () => {
       });
       const slip = await fetch(instructions.issuer_token);
       expect(await slip.text()).toContain(instructions.payload.payment_code);
-      const expiry: Any = await sdk().charges.expiry(created.id, undefined, undefined, shop.store.id);
+      const expiry: Any = await sdk().charges.expiry(
+        created.id,
+        undefined,
+        undefined,
+        suite.merchants.shop.store.id,
+      );
       expect(expiry.extensionCount).toBe(0);
       // extended as a bank transfer is, within bank_transfer_configuration's limits
       const extend = (body: unknown) =>
-        api().request(`/stores/${shop.store.id}/charges/${created.id}/expiry`, {
+        api().request(`/stores/${suite.merchants.shop.store.id}/charges/${created.id}/expiry`, {
           method: 'POST',
           json: body,
         });
@@ -614,22 +643,28 @@ describe('konbini through the SDK', () => {
       );
 
       expect(await pay('konbini', instructions.payload.payment_code, 4000)).toBe(200);
-      await eventually(() => env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
+      await eventually(() => suite.env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
       expect(await statusOf(created.id)).toBe('awaiting');
       expect(await pay('konbini', instructions.payload.payment_code, 1500)).toBe(200);
-      const paid: Any = await sdk().charges.poll(shop.store.id, created.id, undefined, undefined, {
-        successCondition: (c: Any) => c.status !== 'awaiting',
-      });
+      const paid: Any = await sdk().charges.poll(
+        suite.merchants.shop.store.id,
+        created.id,
+        undefined,
+        undefined,
+        {
+          successCondition: (c: Any) => c.status !== 'awaiting',
+        },
+      );
       expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5500 });
       // a payment code has no virtual account: no bank-transfer ledger
       const ledgers = await (
-        await merchantApi(shop)
-      ).request(`/stores/${shop.store.id}/charges/${created.id}/bank_transfer_ledgers`);
+        await merchantApi(suite.merchants.shop)
+      ).request(`/stores/${suite.merchants.shop.store.id}/charges/${created.id}/bank_transfer_ledgers`);
       expect(ledgers.status).toBe(404);
       // konbini money is recorded, but bank_transfer_status_updated is the bank's event only
       expect(await eventTypes(created.id)).not.toContain(BANK_TRANSFER_STATUS_UPDATED);
     } finally {
-      await api().request(`/stores/${shop.store.id}`, {
+      await api().request(`/stores/${suite.merchants.shop.store.id}`, {
         method: 'PATCH',
         json: { configuration: { bank_transfer_configuration: null } },
       });
@@ -638,7 +673,7 @@ describe('konbini through the SDK', () => {
 
   it('is refused when the store turned konbini off', async () => {
     const token = await konbiniToken();
-    await api().request(`/stores/${shop.store.id}`, {
+    await api().request(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       json: { configuration: { convenience_configuration: { enabled: false } } },
     });
@@ -651,7 +686,7 @@ describe('konbini through the SDK', () => {
         errors: [{ field: 'payment_type', reason: 'CONVENIENCE_PROCESSING_DISABLED' }],
       });
     } finally {
-      await api().request(`/stores/${shop.store.id}`, {
+      await api().request(`/stores/${suite.merchants.shop.store.id}`, {
         method: 'PATCH',
         json: { configuration: { convenience_configuration: null } },
       });
@@ -663,28 +698,33 @@ describe('another merchant', () => {
   it('sees none of it: the expiry, the instructions, the ledger and the extension are 404', async () => {
     const created = await charge((await bankToken()).id);
     await awaitingWithInstructions(created.id);
-    const other = sdkFor(baseUrl, foreign.storeToken);
+    const other = suite.sdk.foreign;
     expect(
-      await sdkError(other.charges.expiry(created.id, undefined, undefined, shop.store.id)),
+      await sdkError(other.charges.expiry(created.id, undefined, undefined, suite.merchants.shop.store.id)),
     ).toMatchObject({
       code: 'NOT_FOUND',
     });
-    const otherApi = new GatewayClient(baseUrl).as(foreign);
+    const otherApi = suite.api.foreign;
     for (const path of ['expiry/latest', 'issuer_token']) {
-      const res = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/${path}`);
+      const res = await otherApi.request(
+        `/stores/${suite.merchants.foreign.store.id}/charges/${created.id}/${path}`,
+      );
       expect(res.status).toBe(404);
     }
-    const otherMerchant = await merchantApi(foreign);
-    for (const storeId of [foreign.store.id, shop.store.id]) {
+    const otherMerchant = await merchantApi(suite.merchants.foreign);
+    for (const storeId of [suite.merchants.foreign.store.id, suite.merchants.shop.store.id]) {
       const res = await otherMerchant.request(
         `/stores/${storeId}/charges/${created.id}/bank_transfer_ledgers`,
       );
       expect(res.status).toBe(404);
     }
-    const extend = await otherApi.request(`/stores/${foreign.store.id}/charges/${created.id}/expiry`, {
-      method: 'POST',
-      json: {},
-    });
+    const extend = await otherApi.request(
+      `/stores/${suite.merchants.foreign.store.id}/charges/${created.id}/expiry`,
+      {
+        method: 'POST',
+        json: {},
+      },
+    );
     expect(extend.status).toBe(404);
   });
 });

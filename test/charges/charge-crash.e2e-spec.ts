@@ -5,56 +5,36 @@ import {
   eventually,
   insertCardToken,
   insertPendingCharge,
-  SlowNetwork,
-  startWorkerProcess,
-  TestEnvironment,
+  useSuite,
   type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
 import { PendingCvvStore } from '@kessai/vault';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 
 const CHARGES = 50;
 const FINAL = ['successful', 'failed', 'error'];
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-let network: SlowNetwork;
-let redis: RedisService;
-let cvvs: PendingCvvStore;
-const apps: SpawnedApp[] = [];
-
-beforeAll(async () => {
+const suite = useSuite({
   // slow enough that authorizations are at the processor, carried out or not, when the process
   // dies (SlowNetwork: a call that arrived is carried out even if its caller is gone)
-  simulator = await startProcessorSimulator({ latencyMs: 0 });
-  network = await SlowNetwork.start(simulator.url);
-  env = await TestEnvironment.create({
-    PROCESSOR_TEST_URL: network.url,
-    CHARGE_WORKER_CONCURRENCY: '8',
-    CHARGE_JOB_LOCK_MS: '1000',
-  });
-  redis = new RedisService(env.config);
-  await redis.onModuleInit();
-  cvvs = new PendingCvvStore(redis, env.config);
+  simulator: (callbackSecret) => startProcessorSimulator({ latencyMs: 0, callbackSecret }),
+  slowNetwork: true,
+  variables: { CHARGE_WORKER_CONCURRENCY: '8', CHARGE_JOB_LOCK_MS: '1000' },
 });
+let redis: RedisService;
+let cvvs: PendingCvvStore;
 
-afterAll(async () => {
-  for (const app of apps) await app.stop('SIGKILL');
-  await network?.close();
-  await simulator?.close();
-  await redis?.onModuleDestroy();
-  await env?.close();
+beforeAll(async () => {
+  redis = new RedisService(suite.env.config);
+  await redis.onModuleInit();
+  suite.cleanup(() => redis.onModuleDestroy());
+  cvvs = new PendingCvvStore(redis, suite.env.config);
 });
 
 async function startChargeService(): Promise<SpawnedApp> {
-  const { app } = await startWorkerProcess('apps/charge-service/src/main.ts', env.variables);
-  apps.push(app);
-  return app;
+  return (await suite.startWorker('charge-service')).app;
 }
 
 /** Card charges (approved and declined) with their charge_requested commands, as the gateway writes them. */
@@ -62,38 +42,38 @@ async function createCharges(store: SeededMerchant): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < CHARGES; i++) {
     const cardNumber = i % 5 === 0 ? '4111111111111111' : '4242424242424242';
-    const tokenId = await insertCardToken(env, store, { cardNumber });
-    ids.push(await insertPendingCharge(env, store, tokenId, { amount: 1000 + i }));
+    const tokenId = await insertCardToken(suite.env, store, { cardNumber });
+    ids.push(await insertPendingCharge(suite.env, store, tokenId, { amount: 1000 + i }));
     await cvvs.put(tokenId, '123');
   }
   return ids;
 }
 
 function countFinal() {
-  return env.prisma.charge.count({ where: { status: { in: ['successful', 'failed', 'error'] } } });
+  return suite.env.prisma.charge.count({ where: { status: { in: ['successful', 'failed', 'error'] } } });
 }
 
 describe('charge-service crash', () => {
   it('killed with charges in flight and restarted: every charge final once, the processor executed once', async () => {
-    const ids = await createCharges(await env.seedMerchant('crash'));
+    const ids = await createCharges(await suite.env.seedMerchant('crash'));
 
     const first = await startChargeService();
     // some charges done, most still pending, and some authorized at the processor whose answer
     // has not reached the worker yet
-    await eventually(async () => (await countFinal()) >= 5 && network.held >= 2, {
+    await eventually(async () => (await countFinal()) >= 5 && suite.network.held >= 2, {
       timeoutMs: 30_000,
       intervalMs: 5,
       what: 'the first outcomes, with answers on their way',
     });
     expect(await first.stop('SIGKILL')).toBeNull();
-    const heldAtCrash = network.held;
+    const heldAtCrash = suite.network.held;
     const finalAtCrash = await countFinal();
     expect(finalAtCrash).toBeLessThan(CHARGES);
 
     // the dead worker's jobs are still marked active: they were in flight when it died
     const queue = new Queue(CHARGES_QUEUE.name, {
-      connection: { url: env.config.REDIS_URL },
-      prefix: env.config.REDIS_PREFIX,
+      connection: { url: suite.env.config.REDIS_URL },
+      prefix: suite.env.config.REDIS_PREFIX,
     });
     try {
       expect(await queue.getActiveCount()).toBeGreaterThan(0);
@@ -107,8 +87,8 @@ describe('charge-service crash', () => {
       what: 'every charge to be final',
     });
 
-    const stats = simulator.stats();
-    const rows = await env.prisma.$queryRaw<{ id: string; status: string; finished: number }[]>`
+    const stats = suite.simulator.stats();
+    const rows = await suite.env.prisma.$queryRaw<{ id: string; status: string; finished: number }[]>`
       SELECT c.id::text AS id, c.status::text AS status,
              (SELECT count(*)::int FROM outbox_events e
                WHERE e.aggregate_id = c.id AND e.event_type = 'charge_finished') AS finished
@@ -136,7 +116,7 @@ describe('charge-service crash', () => {
     expect(rows.filter((row) => row.status === 'failed')).toHaveLength(CHARGES / 5);
     expect(new Set(rows.map((row) => row.id))).toEqual(new Set(ids));
     // each CVV served its authorization, across the crash, and is gone
-    const tokens = await env.prisma.charge.findMany({ select: { transactionTokenId: true } });
+    const tokens = await suite.env.prisma.charge.findMany({ select: { transactionTokenId: true } });
     for (const { transactionTokenId } of tokens) expect(await cvvs.take(transactionTokenId)).toBeNull();
   }, 120_000);
 });

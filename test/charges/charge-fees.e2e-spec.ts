@@ -3,37 +3,31 @@
 // real gateway, a charge-service process and the processor simulator, through the official SDK.
 process.env.POLLING_INTERVAL = '100';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { runCli } from '@kessai/admin';
 import {
   APPROVED_TEST_CARD,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
   sdkCardToken,
-  sdkFor,
   sdkOnlineToken,
-  startWorkerProcess,
-  TestEnvironment,
+  useSuite,
   waitForChargeStatus,
-  type SeededMerchant,
-  type SpawnedApp,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let chargeService: SpawnedApp;
-let simulator: ProcessorSimulator;
-let baseUrl: string;
-let shop: SeededMerchant;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
+  simulator: (callbackSecret) =>
+    startProcessorSimulator({ callbackSecret, timeoutHoldMs: 5_000, callbackRetryBaseDelayMs: 50 }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true } },
+  workers: ['charge-service'],
+  callbacks: true,
+  workerVariables: { PROCESSOR_TIMEOUT_MS: '1000' },
+});
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const sdk = () => suite.sdk.shop;
 const cli = (...argv: string[]) =>
-  runCli(argv, { env: env.variables, credentialsFile: '/dev/null', print: () => undefined });
+  runCli(argv, { env: suite.env.variables, credentialsFile: '/dev/null', print: () => undefined });
 
 async function charge(
   cardNumber: string,
@@ -45,31 +39,15 @@ async function charge(
   return sdk().charges.create({ transactionTokenId: token.id, amount, currency, ...extra });
 }
 
-const poll = (chargeId: string) => sdk().charges.poll(shop.store.id, chargeId) as Promise<any>;
+const poll = (chargeId: string) =>
+  sdk().charges.poll(suite.merchants.shop.store.id, chargeId) as Promise<any>;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
-  simulator = await startProcessorSimulator({
-    port: 0,
-    host: '127.0.0.1',
-    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
-    timeoutHoldMs: 5_000,
-    callbackRetryBaseDelayMs: 50,
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  ({ app: chargeService } = await startWorkerProcess('apps/charge-service/src/main.ts', {
-    ...env.variables,
-    PROCESSOR_TEST_URL: simulator.url,
-    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
-    PROCESSOR_TIMEOUT_MS: '1000',
-  }));
-  shop = await env.seedPciMerchant('fees');
   // the operator's terms: 3.6 %, 2.95 % on Mastercard, and ¥30 per JPY charge
   await cli(
     'store:configure',
     '--store',
-    shop.store.id,
+    suite.merchants.shop.store.id,
     '--set',
     JSON.stringify({
       percent_fee: 3.6,
@@ -77,12 +55,6 @@ beforeAll(async () => {
       flat_fees: [{ amount: 30, currency: 'JPY' }],
     }),
   );
-}, 90_000);
-
-afterAll(async () => {
-  await chargeService?.stop();
-  await simulator?.close();
-  await env?.close(gateway);
 });
 
 describe('charge fees', () => {
@@ -100,7 +72,9 @@ describe('charge fees', () => {
     });
     const halfUp = await poll((await charge(APPROVED_TEST_CARD, 125, 'JPY')).id);
     expect(halfUp.feeAmount).toBe(5 + 30); // 4.5 → 5
-    expect((await env.prisma.charge.findUniqueOrThrow({ where: { id: halfUp.id } })).feeAmount).toBe(35n);
+    expect((await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: halfUp.id } })).feeAmount).toBe(
+      35n,
+    );
   });
 
   it("takes the card brand's percent, and no flat fee in a currency without one", async () => {
@@ -117,8 +91,11 @@ describe('charge fees', () => {
   it('charges the fee on what was captured, and none on a declined charge', async () => {
     const authorized = await charge(APPROVED_TEST_CARD, 2000, 'JPY', { capture: false });
     expect((await poll(authorized.id)).status).toBe('authorized');
-    await sdk().captures.create(shop.store.id, authorized.id, { amount: 1000, currency: 'JPY' });
-    const captured = await waitForChargeStatus(env, authorized.id, 'successful');
+    await sdk().captures.create(suite.merchants.shop.store.id, authorized.id, {
+      amount: 1000,
+      currency: 'JPY',
+    });
+    const captured = await waitForChargeStatus(suite.env, authorized.id, 'successful');
     expect(captured).toMatchObject({ chargedAmount: 1000n, feeAmount: 36n + 30n });
 
     const declined = await poll((await charge('4111111111111111', 1000, 'JPY')).id);
@@ -132,11 +109,11 @@ describe('charge fees', () => {
       amount: 1000,
       currency: 'JPY',
     });
-    await waitForChargeStatus(env, created.id, 'awaiting');
-    const issuer: any = await sdk().charges.getIssuerToken(shop.store.id, created.id);
+    await waitForChargeStatus(suite.env, created.id, 'awaiting');
+    const issuer: any = await sdk().charges.getIssuerToken(suite.merchants.shop.store.id, created.id);
     const paid = await fetch(issuer.issuerToken, { method: 'POST', redirect: 'manual' });
     expect(paid.status).toBeLessThan(400);
-    expect(await waitForChargeStatus(env, created.id, 'successful')).toMatchObject({
+    expect(await waitForChargeStatus(suite.env, created.id, 'successful')).toMatchObject({
       chargedAmount: 1000n,
       feeAmount: 36n + 30n,
     });
@@ -145,14 +122,29 @@ describe('charge fees', () => {
   it('keeps the terms a charge was accepted under when the configuration changes before it is captured', async () => {
     const authorized = await charge(APPROVED_TEST_CARD, 1000, 'JPY', { capture: false });
     expect((await poll(authorized.id)).status).toBe('authorized');
-    await cli('store:configure', '--store', shop.store.id, '--set', JSON.stringify({ percent_fee: 10 }));
+    await cli(
+      'store:configure',
+      '--store',
+      suite.merchants.shop.store.id,
+      '--set',
+      JSON.stringify({ percent_fee: 10 }),
+    );
     try {
-      await sdk().captures.create(shop.store.id, authorized.id, { amount: 1000, currency: 'JPY' });
-      expect(await waitForChargeStatus(env, authorized.id, 'successful')).toMatchObject({
+      await sdk().captures.create(suite.merchants.shop.store.id, authorized.id, {
+        amount: 1000,
+        currency: 'JPY',
+      });
+      expect(await waitForChargeStatus(suite.env, authorized.id, 'successful')).toMatchObject({
         feeAmount: 36n + 30n,
       });
     } finally {
-      await cli('store:configure', '--store', shop.store.id, '--set', JSON.stringify({ percent_fee: 3.6 }));
+      await cli(
+        'store:configure',
+        '--store',
+        suite.merchants.shop.store.id,
+        '--set',
+        JSON.stringify({ percent_fee: 3.6 }),
+      );
     }
   });
 });

@@ -3,41 +3,38 @@
 // HTTP (the only fake: the outside world).
 process.env.POLLING_INTERVAL = '100';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CHARGE_FINISHED } from '@kessai/contracts';
 import {
   APPROVED_TEST_CARD,
   cardNumberEndingIn,
-  listenLocally,
   luhnValidRuns,
   ordinaryCardNumber,
-  RELAXED_RATE_LIMITS,
   sdkCardToken,
   sdkError,
-  sdkFor,
   sdkOnlineToken,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
+  useSuite,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let chargeService: SpawnedApp;
-let simulator: ProcessorSimulator;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-let plain: SeededMerchant;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
+  simulator: (callbackSecret) =>
+    startProcessorSimulator({ callbackSecret, timeoutHoldMs: 5_000, callbackRetryBaseDelayMs: 50 }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: {}, plain: {} },
+  workers: ['charge-service'],
+  callbacks: true,
+  workerVariables: {
+    PROCESSOR_TIMEOUT_MS: '1000',
+    CHARGE_SWEEP_INTERVAL_MS: '200',
+    // everything it can log, for the card data scan at the end
+    LOG_LEVEL: 'trace',
+  },
+});
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const sdk = () => suite.sdk.shop;
 const cardToken = (cardNumber: string, type: 'one_time' | 'recurring' = 'one_time') =>
   sdkCardToken(sdk(), { cardNumber, type });
 const onlineToken = () => sdkOnlineToken(sdk());
@@ -53,7 +50,7 @@ async function charge(tokenId: string, extra: Record<string, unknown> = {}) {
 
 const poll = (chargeId: string, until?: (charge: any) => boolean) =>
   sdk().charges.poll(
-    shop.store.id,
+    suite.merchants.shop.store.id,
     chargeId,
     undefined,
     undefined,
@@ -61,46 +58,14 @@ const poll = (chargeId: string, until?: (charge: any) => boolean) =>
   ) as Promise<any>;
 
 const finishedEvents = (chargeId: string) =>
-  env.prisma.outboxEvent.count({ where: { aggregateId: chargeId, eventType: CHARGE_FINISHED } });
-
-beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
-  simulator = await startProcessorSimulator({
-    port: 0,
-    host: '127.0.0.1',
-    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
-    timeoutHoldMs: 5_000,
-    callbackRetryBaseDelayMs: 50,
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  ({ app: chargeService } = await startWorkerProcess('apps/charge-service/src/main.ts', {
-    ...env.variables,
-    PROCESSOR_TEST_URL: simulator.url,
-    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
-    PROCESSOR_TIMEOUT_MS: '1000',
-    CHARGE_SWEEP_INTERVAL_MS: '200',
-    // everything it can log, for the card data scan at the end
-    LOG_LEVEL: 'trace',
-  }));
-
-  shop = await env.seedPciMerchant('sdk-shop');
-  foreign = await env.seedMerchant('sdk-foreign');
-  plain = await env.seedMerchant('sdk-plain');
-}, 90_000);
-
-afterAll(async () => {
-  await chargeService?.stop();
-  await simulator?.close();
-  await env?.close(gateway);
-});
+  suite.env.prisma.outboxEvent.count({ where: { aggregateId: chargeId, eventType: CHARGE_FINISHED } });
 
 describe('charges through the univapay-node SDK', () => {
   it('token → charge (201 pending) → charges.poll → successful, with one charge_finished event', async () => {
     const token = await cardToken(APPROVED_TEST_CARD);
     const created: any = await charge(token.id, { metadata: { order_id: 'A-1' } });
     expect(created).toMatchObject({
-      storeId: shop.store.id,
+      storeId: suite.merchants.shop.store.id,
       transactionTokenId: token.id,
       transactionTokenType: 'one_time',
       requestedAmount: 1200,
@@ -135,7 +100,7 @@ describe('charges through the univapay-node SDK', () => {
     expect(done.status).toBe(status);
     if (code === null) expect(done.error).toBeNull();
     else expect(done.error).toMatchObject({ code });
-    expect(operationStats(simulator.stats(), 'authorize', created.id).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'authorize', created.id).executions).toBe(1);
     expect(await finishedEvents(created.id)).toBe(1);
   });
 
@@ -172,7 +137,7 @@ describe('charges through the univapay-node SDK', () => {
           detail: expect.any(String),
           details: done.error.detail,
         });
-      expect(operationStats(simulator.stats(), 'authorize', created.id).executions).toBe(1);
+      expect(operationStats(suite.simulator.stats(), 'authorize', created.id).executions).toBe(1);
     },
   );
 
@@ -184,7 +149,7 @@ describe('charges through the univapay-node SDK', () => {
     const authorized = await poll(created.id);
     expect(authorized).toMatchObject({ status: 'authorized', captureStatus: 'authorized' });
 
-    await sdk().captures.create(shop.store.id, created.id, { amount: 3000, currency: 'JPY' });
+    await sdk().captures.create(suite.merchants.shop.store.id, created.id, { amount: 3000, currency: 'JPY' });
     const captured = await poll(created.id, (c) => c.status !== 'authorized');
     expect(captured).toMatchObject({ status: 'successful', captureStatus: 'captured', chargedAmount: 3000 });
   });
@@ -192,7 +157,7 @@ describe('charges through the univapay-node SDK', () => {
   it('authorize, then a full capture', async () => {
     const created: any = await charge((await cardToken(APPROVED_TEST_CARD)).id, { capture: false });
     await poll(created.id);
-    await sdk().captures.create(shop.store.id, created.id, { amount: 1200, currency: 'JPY' });
+    await sdk().captures.create(suite.merchants.shop.store.id, created.id, { amount: 1200, currency: 'JPY' });
     const captured = await poll(created.id, (c) => c.status !== 'authorized');
     expect(captured).toMatchObject({ status: 'successful', chargedAmount: 1200 });
   });
@@ -203,8 +168,8 @@ describe('charges through the univapay-node SDK', () => {
     const awaiting = await poll(created.id);
     expect(awaiting.status).toBe('awaiting');
 
-    const issuer: any = await sdk().charges.getIssuerToken(shop.store.id, created.id);
-    expect(issuer.issuerToken).toMatch(new RegExp(`^${simulator.url}/operator/pay/`));
+    const issuer: any = await sdk().charges.getIssuerToken(suite.merchants.shop.store.id, created.id);
+    expect(issuer.issuerToken).toMatch(new RegExp(`^${suite.simulator.url}/operator/pay/`));
     expect(issuer.callMethod).toBe('http_get');
 
     const page = await fetch(issuer.issuerToken);
@@ -232,7 +197,7 @@ describe('charges through the univapay-node SDK', () => {
   it('3-D Secure: awaiting → issuer page → authenticated → successful', async () => {
     const created: any = await charge((await cardToken('4000000000003220')).id);
     expect((await poll(created.id)).status).toBe('awaiting');
-    const issuer: any = await sdk().charges.threeDsIssuerToken(shop.store.id, created.id);
+    const issuer: any = await sdk().charges.threeDsIssuerToken(suite.merchants.shop.store.id, created.id);
     expect(typeof issuer.issuerToken).toBe('string');
     const form = new URLSearchParams({ ...(issuer.payload ?? {}), result: 'authenticated' });
     const answer = await fetch(issuer.issuerToken, {
@@ -256,7 +221,7 @@ describe('charges through the univapay-node SDK', () => {
     expect((await poll(first.id)).status).toBe('successful');
 
     // 31 s later (moved back in the database rather than waited for)
-    await env.prisma.$executeRaw`
+    await suite.env.prisma.$executeRaw`
       UPDATE charges SET created_on = created_on - interval '31 seconds'
       WHERE transaction_token_id = ${token.id}::uuid`;
     const later: any = await charge(token.id);
@@ -272,21 +237,28 @@ describe('charges through the univapay-node SDK', () => {
   });
 
   it('PCI DSS gate: a non-compliant merchant cannot send card data with its secret token', async () => {
-    const error = await sdkError(sdkCardToken(sdkFor(baseUrl, plain.storeToken)));
+    const error = await sdkError(sdkCardToken(suite.sdk.plain));
     expect(error.code).toBe('DIRECT_CARD_TOKEN_CREATION_DISABLED');
   });
 
   it('another merchant can neither read nor capture the charge', async () => {
     const created: any = await charge((await cardToken(APPROVED_TEST_CARD)).id, { capture: false });
     await poll(created.id);
-    const other = sdkFor(baseUrl, foreign.storeToken);
-    expect((await sdkError(other.charges.get(shop.store.id, created.id))).code).toBe('NOT_FOUND');
-    expect((await sdkError(other.charges.get(foreign.store.id, created.id))).code).toBe('NOT_FOUND');
+    const other = suite.sdk.foreign;
+    expect((await sdkError(other.charges.get(suite.merchants.shop.store.id, created.id))).code).toBe(
+      'NOT_FOUND',
+    );
+    expect((await sdkError(other.charges.get(suite.merchants.foreign.store.id, created.id))).code).toBe(
+      'NOT_FOUND',
+    );
     expect(
-      (await sdkError(other.captures.create(shop.store.id, created.id, { amount: 1200, currency: 'JPY' })))
-        .code,
+      (
+        await sdkError(
+          other.captures.create(suite.merchants.shop.store.id, created.id, { amount: 1200, currency: 'JPY' }),
+        )
+      ).code,
     ).toBe('NOT_FOUND');
-    const still: any = await sdk().charges.get(shop.store.id, created.id);
+    const still: any = await sdk().charges.get(suite.merchants.shop.store.id, created.id);
     expect(still.status).toBe('authorized');
   });
 });
@@ -295,7 +267,7 @@ describe('charges through the univapay-node SDK', () => {
 // while the charges above ran (approvals, declines, 5xx and timeout retries, 3-D Secure, captures)
 describe("charge-service's log", () => {
   it('never carries a card number, nor a CVV beside its name', () => {
-    const text = chargeService.lines.join('\n');
+    const text = suite.workers[0].app.lines.join('\n');
     // the scan reads real output: each processed charge, and the retried processor calls
     expect(text).toContain('"msg":"charge processed"');
     expect(text).toContain('"msg":"processor call failed transiently; retrying"');

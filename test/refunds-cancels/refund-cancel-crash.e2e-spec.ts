@@ -1,67 +1,28 @@
 // refund-cancel-service killed (SIGKILL) with refunds at the processor, then started again: every
 // refund ends once and the processor carries each out once. The charges are made for real first
 // (gateway in process, charge-service, the simulator), so the simulator knows the payments refunded.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue } from 'bullmq';
 import { REFUND_FINISHED, REFUND_REQUESTED, REFUNDS_CANCELS_QUEUE } from '@kessai/contracts';
-import {
-  eventually,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  SlowNetwork,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { eventually, useSuite, type SpawnedApp } from '@kessai/testing';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const REFUNDS = 100;
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-let network: SlowNetwork;
-let gateway: NestFastifyApplication;
-let api: GatewayClient;
-let shop: SeededMerchant;
-const apps: SpawnedApp[] = [];
-
-beforeAll(async () => {
-  simulator = await startProcessorSimulator({ latencyMs: 0 });
+const suite = useSuite({
+  simulator: (callbackSecret) => startProcessorSimulator({ latencyMs: 0, callbackSecret }),
   // slow enough that the worker has refunds at the processor whenever it is killed
-  network = await SlowNetwork.start(simulator.url);
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    PROCESSOR_TEST_URL: network.url,
-    REFUND_CANCEL_WORKER_CONCURRENCY: '4',
-    REFUND_CANCEL_JOB_LOCK_MS: '1000',
-  });
-  gateway = await createGatewayApp(env.config);
-  const baseUrl = await listenLocally(gateway);
-  shop = await env.seedPciMerchant('refund-crash');
-  api = new GatewayClient(baseUrl).as(shop);
+  slowNetwork: true,
+  variables: { REFUND_CANCEL_WORKER_CONCURRENCY: '4', REFUND_CANCEL_JOB_LOCK_MS: '1000' },
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true } },
   // charge-service makes the charges and runs the outbox relay that publishes the refunds' jobs
-  const { app } = await startWorkerProcess('apps/charge-service/src/main.ts', env.variables);
-  apps.push(app);
-}, 90_000);
-
-afterAll(async () => {
-  for (const app of apps) await app.stop('SIGKILL');
-  await network?.close();
-  await simulator?.close();
-  await env?.close(gateway);
+  workers: ['charge-service'],
 });
 
 async function startRefundCancelService(): Promise<SpawnedApp> {
-  const { app } = await startWorkerProcess('apps/refund-cancel-service/src/main.ts', env.variables);
-  apps.push(app);
-  return app;
+  return (await suite.startWorker('refund-cancel-service')).app;
 }
 
 /** `count` calls of `make`, ten at a time. */
@@ -77,24 +38,29 @@ async function inBatches<T>(count: number, make: (i: number) => Promise<T>): Pro
 /** Successful card charges of 1,000 + i JPY, through the gateway and charge-service. */
 async function successfulCharges(): Promise<{ id: string; amount: number }[]> {
   const charges = await inBatches(REFUNDS, async (i) => {
-    const charge = (await api.charge(await api.cardToken(), { amount: 1000 + i })) as { id: string };
+    const charge = (await suite.api.shop.charge(await suite.api.shop.cardToken(), { amount: 1000 + i })) as {
+      id: string;
+    };
     return { id: charge.id, amount: 1000 + i };
   });
-  await eventually(async () => (await env.prisma.charge.count({ where: { status: 'pending' } })) === 0, {
-    timeoutMs: 60_000,
-    what: 'every charge to be final',
-  });
-  expect(await env.prisma.charge.count({ where: { status: 'successful' } })).toBe(REFUNDS);
+  await eventually(
+    async () => (await suite.env.prisma.charge.count({ where: { status: 'pending' } })) === 0,
+    {
+      timeoutMs: 60_000,
+      what: 'every charge to be final',
+    },
+  );
+  expect(await suite.env.prisma.charge.count({ where: { status: 'successful' } })).toBe(REFUNDS);
   return charges;
 }
 
-const countFinalRefunds = () => env.prisma.refund.count({ where: { status: { not: 'pending' } } });
+const countFinalRefunds = () => suite.env.prisma.refund.count({ where: { status: { not: 'pending' } } });
 
 /** The refunds' queue as BullMQ sees it, for a count of its jobs. */
 async function activeRefundJobs(): Promise<number> {
   const queue = new Queue(REFUNDS_CANCELS_QUEUE.name, {
-    connection: { url: env.config.REDIS_URL },
-    prefix: env.config.REDIS_PREFIX,
+    connection: { url: suite.env.config.REDIS_URL },
+    prefix: suite.env.config.REDIS_PREFIX,
   });
   try {
     return await queue.getActiveCount();
@@ -109,16 +75,19 @@ describe('refund-cancel-service crash', () => {
     // a full refund of each, accepted while no refund-cancel-service runs: the jobs wait in the queue
     const refunds = await inBatches(REFUNDS, async (i) => {
       const { id: chargeId, amount } = charges[i];
-      const res = await api.request(`/stores/${shop.store.id}/charges/${chargeId}/refunds`, {
-        method: 'POST',
-        json: { amount, currency: 'JPY' },
-      });
+      const res = await suite.api.shop.request(
+        `/stores/${suite.merchants.shop.store.id}/charges/${chargeId}/refunds`,
+        {
+          method: 'POST',
+          json: { amount, currency: 'JPY' },
+        },
+      );
       expect([res.status, res.text]).toEqual([201, res.text]);
       return { chargeId, amount, refundId: (res.body as { id: string }).id };
     });
     await eventually(
       async () =>
-        (await env.prisma.outboxEvent.count({
+        (await suite.env.prisma.outboxEvent.count({
           where: { eventType: REFUND_REQUESTED, publishedOn: null },
         })) === 0,
       { timeoutMs: 15_000, what: 'the relay to publish every refund_requested' },
@@ -127,13 +96,13 @@ describe('refund-cancel-service crash', () => {
     const first = await startRefundCancelService();
     // some refunds done, most still waiting, and some carried out at the processor whose answer
     // has not reached the worker yet
-    await eventually(async () => (await countFinalRefunds()) >= 5 && network.held >= 2, {
+    await eventually(async () => (await countFinalRefunds()) >= 5 && suite.network.held >= 2, {
       timeoutMs: 30_000,
       intervalMs: 5,
       what: 'the first refund outcomes, with answers on their way',
     });
     expect(await first.stop('SIGKILL')).toBeNull();
-    const heldAtCrash = network.held;
+    const heldAtCrash = suite.network.held;
     const finalAtCrash = await countFinalRefunds();
     expect(finalAtCrash).toBeLessThan(REFUNDS);
     // the dead worker's jobs are still marked active: they were in flight when it died
@@ -146,8 +115,8 @@ describe('refund-cancel-service crash', () => {
       what: 'every refund to be final',
     });
 
-    const stats = simulator.stats();
-    const rows = await env.prisma.$queryRaw<
+    const stats = suite.simulator.stats();
+    const rows = await suite.env.prisma.$queryRaw<
       { id: string; status: string; finished: number; reserved: bigint; refunded: bigint; amount: bigint }[]
     >`
       SELECT r.id::text AS id, r.status::text AS status, r.amount,

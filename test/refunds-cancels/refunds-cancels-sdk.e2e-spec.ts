@@ -3,26 +3,9 @@
 // processor simulator over HTTP (the only fake: the outside world).
 process.env.POLLING_INTERVAL = '100';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CANCEL_FINISHED, CHARGE_FINISHED, REFUND_FINISHED } from '@kessai/contracts';
-import {
-  APPROVED_TEST_CARD,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkCardToken,
-  sdkError,
-  sdkFor,
-  sdkOnlineToken,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { APPROVED_TEST_CARD, sdkCardToken, sdkError, sdkOnlineToken, useSuite } from '@kessai/testing';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
@@ -32,16 +15,18 @@ const CANCEL_FAILS_CARD = '4012888888881881';
 /** the simulator's issuer demands 3-D Secure for this card */
 const THREE_DS_CARD = '4000000000003220';
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-const workers: SpawnedApp[] = [];
-let simulator: ProcessorSimulator;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
+  simulator: (callbackSecret) => startProcessorSimulator({ callbackSecret, callbackRetryBaseDelayMs: 50 }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+  workers: ['charge-service', 'refund-cancel-service'],
+  callbacks: true,
+  workerVariables: { PROCESSOR_TIMEOUT_MS: '1000', CHARGE_SWEEP_INTERVAL_MS: '200' },
+});
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
-const storeId = () => shop.store.id;
+const sdk = () => suite.sdk.shop;
+const storeId = () => suite.merchants.shop.store.id;
 
 async function successfulCharge(cardNumber = APPROVED_TEST_CARD, amount = 1200): Promise<any> {
   const token = await sdkCardToken(sdk(), { cardNumber });
@@ -70,39 +55,7 @@ const pollRefund = (chargeId: string, id: string): Promise<any> =>
 const pollCancel = (chargeId: string, id: string): Promise<any> =>
   sdk().cancels.poll(storeId(), chargeId, id);
 const eventsOf = (aggregateId: string, eventType: string) =>
-  env.prisma.outboxEvent.count({ where: { aggregateId, eventType } });
-
-beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
-  simulator = await startProcessorSimulator({
-    port: 0,
-    host: '127.0.0.1',
-    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
-    callbackRetryBaseDelayMs: 50,
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  const variables = {
-    ...env.variables,
-    PROCESSOR_TEST_URL: simulator.url,
-    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
-    PROCESSOR_TIMEOUT_MS: '1000',
-    CHARGE_SWEEP_INTERVAL_MS: '200',
-  };
-  const started = await Promise.all([
-    startWorkerProcess('apps/charge-service/src/main.ts', variables),
-    startWorkerProcess('apps/refund-cancel-service/src/main.ts', variables),
-  ]);
-  workers.push(...started.map(({ app }) => app));
-  shop = await env.seedPciMerchant('refund-shop');
-  foreign = await env.seedPciMerchant('refund-foreign');
-}, 90_000);
-
-afterAll(async () => {
-  for (const worker of workers) await worker.stop();
-  await simulator?.close();
-  await env?.close(gateway);
-});
+  suite.env.prisma.outboxEvent.count({ where: { aggregateId, eventType } });
 
 describe('refunds through the SDK', () => {
   it('a full refund: 201 pending → poll → successful, executed once, the charge showing it', async () => {
@@ -134,7 +87,7 @@ describe('refunds through the SDK', () => {
       refundedAmount: 1200,
       refundableAmount: 0,
     });
-    expect(operationStats(simulator.stats(), 'refund', created.id).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'refund', created.id).executions).toBe(1);
     expect(await eventsOf(created.id, REFUND_FINISHED)).toBe(1);
     // nothing is left to refund
     const over = await sdkError(sdk().refunds.create(storeId(), charge.id, { amount: 1, currency: 'JPY' }));
@@ -176,7 +129,7 @@ describe('refunds through the SDK', () => {
     );
     expect(currency).toMatchObject({ httpCode: 400, code: 'CURRENCY_MUST_MATCH_CHARGE' });
     // over raw HTTP: the SDK checks some fields itself before sending
-    const api = new GatewayClient(baseUrl).as(shop);
+    const api = suite.api.shop;
     for (const json of [
       { amount: 0, currency: 'JPY' },
       { amount: 100 },
@@ -201,7 +154,9 @@ describe('refunds through the SDK', () => {
       sdk().refunds.create(storeId(), declined.id, { amount: 100, currency: 'JPY' }),
     );
     expect(unsuccessful).toMatchObject({ httpCode: 400, code: 'CANNOT_REFUND_UNSUCCESSFUL_CHARGE' });
-    expect(await env.prisma.refund.count({ where: { chargeId: { in: [charge.id, declined.id] } } })).toBe(0);
+    expect(
+      await suite.env.prisma.refund.count({ where: { chargeId: { in: [charge.id, declined.id] } } }),
+    ).toBe(0);
   });
 
   it('a refund the issuer refuses (card 4242…) fails with 329, and its amount is free again', async () => {
@@ -232,7 +187,7 @@ describe('cancels through the SDK', () => {
     });
     expect(await pollCancel(charge.id, created.id)).toMatchObject({ status: 'successful', error: null });
     expect(await getCharge(charge.id)).toMatchObject({ status: 'canceled' });
-    expect(operationStats(simulator.stats(), 'void', created.id).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', created.id).executions).toBe(1);
     expect(await eventsOf(created.id, CANCEL_FINISHED)).toBe(1);
     expect(await eventsOf(charge.id, CHARGE_FINISHED)).toBe(1);
 
@@ -252,7 +207,7 @@ describe('cancels through the SDK', () => {
     const charge = await successfulCharge();
     const error = await sdkError(sdk().cancels.create(storeId(), charge.id, {}));
     expect(error).toMatchObject({ httpCode: 400, code: 'CANCEL_NOT_ALLOWED' });
-    expect(await env.prisma.cancel.count({ where: { chargeId: charge.id } })).toBe(0);
+    expect(await suite.env.prisma.cancel.count({ where: { chargeId: charge.id } })).toBe(0);
     expect(await getCharge(charge.id)).toMatchObject({ status: 'successful' });
   });
 
@@ -280,7 +235,7 @@ describe('cancels through the SDK', () => {
     const cancel: any = await sdk().cancels.create(storeId(), created.id, {});
     expect(await pollCancel(created.id, cancel.id)).toMatchObject({ status: 'successful' });
     expect(await getCharge(created.id)).toMatchObject({ status: 'canceled' });
-    expect(operationStats(simulator.stats(), 'void', cancel.id).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', cancel.id).executions).toBe(1);
   });
 
   it('a cancel the issuer refuses (card …1881) fails with 312; the charge stays authorized and can be captured', async () => {
@@ -305,7 +260,7 @@ describe('another merchant', () => {
     const refund: any = await sdk().refunds.create(storeId(), charge.id, { amount: 100, currency: 'JPY' });
     const authorized = await authorizedCharge();
     const cancel: any = await sdk().cancels.create(storeId(), authorized.id, {});
-    const other = sdkFor(baseUrl, foreign.storeToken);
+    const other = suite.sdk.foreign;
     const attempts: [string, Promise<unknown>][] = [
       ['refunds.create', other.refunds.create(storeId(), charge.id, { amount: 100, currency: 'JPY' })],
       ['refunds.get', other.refunds.get(storeId(), charge.id, refund.id)],
@@ -317,22 +272,22 @@ describe('another merchant', () => {
       // its own store in the path, the shop's charge
       [
         'refunds.create (own store)',
-        other.refunds.create(foreign.store.id, charge.id, { amount: 1, currency: 'JPY' }),
+        other.refunds.create(suite.merchants.foreign.store.id, charge.id, { amount: 1, currency: 'JPY' }),
       ],
-      ['cancels.list (own store)', other.cancels.list(foreign.store.id, authorized.id)],
+      ['cancels.list (own store)', other.cancels.list(suite.merchants.foreign.store.id, authorized.id)],
     ];
     for (const [what, attempt] of attempts) {
       expect([what, (await sdkError(attempt)).httpCode]).toEqual([what, 404]);
     }
     // the shop's refund and cancel are as they were
-    expect(await env.prisma.refund.count({ where: { chargeId: charge.id } })).toBe(1);
-    expect(await env.prisma.cancel.count({ where: { chargeId: authorized.id } })).toBe(1);
+    expect(await suite.env.prisma.refund.count({ where: { chargeId: charge.id } })).toBe(1);
+    expect(await suite.env.prisma.cancel.count({ where: { chargeId: authorized.id } })).toBe(1);
   });
 });
 
 describe('a capture racing a cancel', () => {
   it('50 rounds: exactly one is accepted, and only it reaches the processor', async () => {
-    const api = new GatewayClient(baseUrl).as(shop);
+    const api = suite.api.shop;
     const rounds = 50;
     const charges: any[] = [];
     for (let i = 0; i < rounds; i++) {
@@ -377,11 +332,11 @@ describe('a capture racing a cancel', () => {
           }) as Promise<any>,
       ),
     );
-    const stats = simulator.stats();
+    const stats = suite.simulator.stats();
     for (const [i, outcome] of outcomes.entries()) {
       const final = finals[i];
-      const capture = await env.prisma.capture.findUnique({ where: { chargeId: outcome.id } });
-      const cancel = await env.prisma.cancel.findFirst({ where: { chargeId: outcome.id } });
+      const capture = await suite.env.prisma.capture.findUnique({ where: { chargeId: outcome.id } });
+      const cancel = await suite.env.prisma.cancel.findFirst({ where: { chargeId: outcome.id } });
       const captured = capture ? operationStats(stats, 'capture', capture.id).executions : 0;
       const voided = cancel ? operationStats(stats, 'void', cancel.id).executions : 0;
       expect({ id: outcome.id, status: final.status, captured, voided }).toEqual({

@@ -3,65 +3,32 @@
 // or nothing, the batch's status read from theirs while the engine and charge-service process them.
 process.env.POLLING_INTERVAL = '100';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type SDK from 'univapay-node';
 import { PaymentType, SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
 import { DAILY_QUOTAS } from '@kessai/domain';
 import {
   APPROVED_TEST_CARD,
-  listenLocally,
   NEXT_YEAR,
-  RELAXED_RATE_LIMITS,
   sdkCardToken,
   sdkError,
   sdkFor,
   setTestChargesToday,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
+  useSuite,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const DECLINED_CARD = '4111111111111111';
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-let gateway: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-const workers: SpawnedApp[] = [];
-
-const sdk = (merchant = shop): SDK => sdkFor(baseUrl, merchant.storeToken);
-
-beforeAll(async () => {
-  simulator = await startProcessorSimulator({ latencyMs: 0 });
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    PROCESSOR_TEST_URL: simulator.url,
-    SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
-    CHARGE_POLLING_MAX_WAIT_MS: '3000',
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  shop = await env.seedPciMerchant('batch-shop');
-  foreign = await env.seedPciMerchant('batch-foreign');
-  for (const main of ['apps/charge-service/src/main.ts', 'apps/subscription-service/src/main.ts']) {
-    const { app } = await startWorkerProcess(main, env.variables);
-    workers.push(app);
-  }
-}, 120_000);
-
-afterAll(async () => {
-  for (const worker of workers) await worker.stop();
-  await simulator?.close();
-  await env?.close(gateway);
+const suite = useSuite({
+  variables: { SUBSCRIPTION_SCHEDULER_IDLE_MS: '50', CHARGE_POLLING_MAX_WAIT_MS: '3000' },
+  simulator: (callbackSecret) => startProcessorSimulator({ latencyMs: 0, callbackSecret }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+  workers: ['charge-service', 'subscription-service'],
 });
+
+const sdk = (merchant = suite.merchants.shop): SDK => sdkFor(suite.url, merchant.storeToken);
 
 function subscriptionToken(cardNumber = APPROVED_TEST_CARD): Promise<any> {
   return sdk().transactionTokens.create({
@@ -80,7 +47,7 @@ const subscription = (transactionTokenId: string, amount = 1000) => ({
 });
 
 const createdOn = (tokenId: string) =>
-  env.prisma.subscription.count({ where: { transactionTokenId: tokenId } });
+  suite.env.prisma.subscription.count({ where: { transactionTokenId: tokenId } });
 
 describe('subscription batches', () => {
   it('creates subscriptions and a charge together; the batch is successful once all of them are', async () => {
@@ -99,14 +66,14 @@ describe('subscription batches', () => {
 
     const done: any = await sdk().subscriptions.pollBatch(batch.batchId);
     expect(done).toMatchObject({ batchId: batch.batchId, status: 'successful', chargeId: batch.chargeId });
-    const charge: any = await sdk().charges.get(shop.store.id, batch.chargeId);
+    const charge: any = await sdk().charges.get(suite.merchants.shop.store.id, batch.chargeId);
     expect(charge).toMatchObject({ status: 'successful', requestedAmount: 500, metadata: { order: 'A-1' } });
     for (const id of batch.subscriptionIds) {
-      const created: any = await sdk().subscriptions.get(shop.store.id, id);
+      const created: any = await sdk().subscriptions.get(suite.merchants.shop.store.id, id);
       expect(created.status).toBe('current');
     }
     // another merchant cannot see it
-    expect(await sdkError(sdk(foreign).subscriptions.getBatch(batch.batchId))).toMatchObject({
+    expect(await sdkError(sdk(suite.merchants.foreign).subscriptions.getBatch(batch.batchId))).toMatchObject({
       httpCode: 404,
     });
   });
@@ -120,7 +87,7 @@ describe('subscription batches', () => {
     expect(batch.chargeId).toBeUndefined();
     const done: any = await sdk().subscriptions.pollBatch(batch.batchId);
     expect(done.status).toBe('failed');
-    const statuses = await env.prisma.subscription.findMany({
+    const statuses = await suite.env.prisma.subscription.findMany({
       where: { id: { in: batch.subscriptionIds } },
       select: { transactionTokenId: true, status: true },
     });
@@ -151,7 +118,7 @@ describe('subscription batches', () => {
   it('creates nothing when the charge is refused at the write (the daily test quota), with its error', async () => {
     const token = await subscriptionToken();
     const oneShot = await sdkCardToken(sdk());
-    await setTestChargesToday(env, shop, DAILY_QUOTAS.test_charge);
+    await setTestChargesToday(suite.env, suite.merchants.shop, DAILY_QUOTAS.test_charge);
     try {
       const error = await sdkError(
         sdk().subscriptions.createBatch({
@@ -161,16 +128,16 @@ describe('subscription batches', () => {
       );
       expect(error).toMatchObject({ code: 'RESOURCE_LIMIT_REACHED' });
       expect(await createdOn(token.id)).toBe(0);
-      expect(await env.prisma.charge.count({ where: { transactionTokenId: oneShot.id } })).toBe(0);
+      expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: oneShot.id } })).toBe(0);
       // the one_time token was not used up by the charge that rolled back
       expect(
-        await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: oneShot.id } }),
+        await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: oneShot.id } }),
       ).toMatchObject({
         active: true,
         usedCount: 0,
       });
     } finally {
-      await setTestChargesToday(env, shop, 0);
+      await setTestChargesToday(suite.env, suite.merchants.shop, 0);
     }
   });
 

@@ -8,52 +8,32 @@ import {
   insertCardToken,
   insertWaitingSubscriptions,
   releaseDuePayments,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
+  useSuite,
   type SpawnedApp,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 
 const PAYMENTS = 2_000;
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-let shop: SeededMerchant;
-const apps: SpawnedApp[] = [];
-
-beforeAll(async () => {
-  simulator = await startProcessorSimulator({ latencyMs: 0 });
-  env = await TestEnvironment.create({
-    PROCESSOR_TEST_URL: simulator.url,
+const suite = useSuite({
+  simulator: (callbackSecret) => startProcessorSimulator({ latencyMs: 0, callbackSecret }),
+  variables: {
     // small batches: many transactions in flight for the kill to land in
     SUBSCRIPTION_SCHEDULER_BATCH: '25',
     SUBSCRIPTION_SCHEDULER_IDLE_MS: '20',
     SUBSCRIPTION_JOB_LOCK_MS: '1000',
-  });
-  shop = await env.seedMerchant('engine-crash');
-  const { app } = await startWorkerProcess('apps/charge-service/src/main.ts', env.variables);
-  apps.push(app);
-}, 90_000);
-
-afterAll(async () => {
-  for (const app of apps) await app.stop('SIGKILL');
-  await simulator?.close();
-  await env?.close();
+  },
+  merchants: { shop: {} },
+  workers: ['charge-service'],
 });
 
 async function startSubscriptionService(): Promise<SpawnedApp> {
-  const { app } = await startWorkerProcess('apps/subscription-service/src/main.ts', env.variables);
-  apps.push(app);
-  return app;
+  return (await suite.startWorker('subscription-service')).app;
 }
 
 /** How many of the subscriptions' first payments are in each status, and their charges. */
 async function progress(subscriptionIds: string[]) {
-  const [row] = await env.prisma.$queryRaw<
+  const [row] = await suite.env.prisma.$queryRaw<
     { paid: bigint; open: bigint; charges: bigint; twice: bigint; tries: bigint }[]
   >`
     SELECT count(*) FILTER (WHERE sp.status = 'paid') AS paid,
@@ -80,13 +60,16 @@ describe('subscription engine across replicas and crashes', () => {
   it('charges each of 2,000 due payments exactly once, one replica killed mid-run', async () => {
     const tokens = await Promise.all(
       Array.from({ length: 20 }, () =>
-        insertCardToken(env, shop, { cardNumber: APPROVED_TEST_CARD, type: 'recurring' }),
+        insertCardToken(suite.env, suite.merchants.shop, {
+          cardNumber: APPROVED_TEST_CARD,
+          type: 'recurring',
+        }),
       ),
     );
-    const subscriptions = await insertWaitingSubscriptions(env, shop, tokens, PAYMENTS);
+    const subscriptions = await insertWaitingSubscriptions(suite.env, suite.merchants.shop, tokens, PAYMENTS);
     const first = await startSubscriptionService();
     await startSubscriptionService();
-    await releaseDuePayments(env, subscriptions);
+    await releaseDuePayments(suite.env, subscriptions);
 
     // kill one replica while both are claiming and settling
     await eventually(async () => (await progress(subscriptions)).charges >= PAYMENTS / 5, {
@@ -104,7 +87,7 @@ describe('subscription engine across replicas and crashes', () => {
     const done = await progress(subscriptions);
     // one charge per payment, one try each, nothing left open, no (payment, try) charged twice
     expect(done).toEqual({ paid: PAYMENTS, open: 0, charges: PAYMENTS, twice: 0, tries: 0 });
-    const [{ successful, next }] = await env.prisma.$queryRaw<{ successful: bigint; next: bigint }[]>`
+    const [{ successful, next }] = await suite.env.prisma.$queryRaw<{ successful: bigint; next: bigint }[]>`
       SELECT (SELECT count(*) FROM charges WHERE subscription_id = ANY(${subscriptions}::uuid[])
                                              AND status = 'successful') AS successful,
              (SELECT count(*) FROM scheduled_payments WHERE subscription_id = ANY(${subscriptions}::uuid[])
@@ -112,7 +95,7 @@ describe('subscription engine across replicas and crashes', () => {
     expect(Number(successful)).toBe(PAYMENTS);
     // every subscription moved on to its next cycle, once
     expect(Number(next)).toBe(PAYMENTS);
-    const statuses = await env.prisma.subscription.groupBy({
+    const statuses = await suite.env.prisma.subscription.groupBy({
       by: ['status'],
       where: { id: { in: subscriptions } },
       _count: true,

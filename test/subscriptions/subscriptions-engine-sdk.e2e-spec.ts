@@ -3,75 +3,42 @@
 // HTTP: the SDK has none) move time; the engine charges what falls due through the real queues.
 process.env.POLLING_INTERVAL = '100';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type SDK from 'univapay-node';
 import { PaymentType, SubscriptionPeriod, TransactionTokenType, WebHookTrigger } from 'univapay-node';
 import {
   APPROVED_TEST_CARD,
   eventually,
-  GatewayClient,
-  listenLocally,
   NEXT_YEAR,
-  RELAXED_RATE_LIMITS,
   sdkError,
-  sdkFor,
-  startWorkerProcess,
-  TestEnvironment,
+  useSuite,
   verifiedWebhook,
   WebhookReceiver,
-  type SeededMerchant,
-  type SpawnedApp,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const DECLINED_CARD = '4111111111111111';
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-let gateway: NestFastifyApplication;
-let receiver: WebhookReceiver;
-let baseUrl: string;
-let shop: SeededMerchant;
-let api: GatewayClient;
-const workers: SpawnedApp[] = [];
-
-const sdk = (): SDK => sdkFor(baseUrl, shop.storeToken);
-const storeId = () => shop.store.id;
-
-beforeAll(async () => {
-  simulator = await startProcessorSimulator({ latencyMs: 0 });
-  receiver = new WebhookReceiver();
-  await receiver.start();
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    PROCESSOR_TEST_URL: simulator.url,
+const suite = useSuite({
+  variables: {
     SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
     CHARGE_POLLING_MAX_WAIT_MS: '3000',
     CHARGE_SWEEP_INTERVAL_MS: '200',
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  shop = await env.seedPciMerchant('subs-engine');
-  api = new GatewayClient(baseUrl).as(shop);
-  for (const main of [
-    'apps/charge-service/src/main.ts',
-    'apps/subscription-service/src/main.ts',
-    'apps/webhook-service/src/main.ts',
-  ]) {
-    const { app } = await startWorkerProcess(main, env.variables);
-    workers.push(app);
-  }
-}, 120_000);
+  },
+  simulator: (callbackSecret) => startProcessorSimulator({ latencyMs: 0, callbackSecret }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true } },
+  workers: ['charge-service', 'subscription-service', 'webhook-service'],
+});
+let receiver: WebhookReceiver;
 
-afterAll(async () => {
-  for (const worker of workers) await worker.stop();
-  await receiver?.close();
-  await simulator?.close();
-  await env?.close(gateway);
+const sdk = (): SDK => suite.sdk.shop;
+const storeId = () => suite.merchants.shop.store.id;
+
+beforeAll(async () => {
+  receiver = new WebhookReceiver();
+  await receiver.start();
+  suite.cleanup(() => receiver.close());
 });
 
 function cardToken(cardNumber = APPROVED_TEST_CARD): Promise<any> {
@@ -84,22 +51,28 @@ function cardToken(cardNumber = APPROVED_TEST_CARD): Promise<any> {
 }
 
 async function createClock(frozenTime: string): Promise<string> {
-  const answer = await api.request('/test_clocks', { method: 'POST', json: { frozen_time: frozenTime } });
+  const answer = await suite.api.shop.request('/test_clocks', {
+    method: 'POST',
+    json: { frozen_time: frozenTime },
+  });
   expect(answer.status).toBe(201);
   return answer.body.id;
 }
 
 /** Advances the clock and waits (GET /test_clocks/{id}) until the engine has settled everything due. */
 async function advance(clockId: string, frozenTime: string): Promise<void> {
-  const moved = await api.request(`/test_clocks/${clockId}/advance`, {
+  const moved = await suite.api.shop.request(`/test_clocks/${clockId}/advance`, {
     method: 'POST',
     json: { frozen_time: frozenTime },
   });
   expect(moved.status).toBe(200);
-  await eventually(async () => (await api.request(`/test_clocks/${clockId}`)).body.status === 'ready', {
-    timeoutMs: 60_000,
-    what: `the clock to be ready at ${frozenTime}`,
-  });
+  await eventually(
+    async () => (await suite.api.shop.request(`/test_clocks/${clockId}`)).body.status === 'ready',
+    {
+      timeoutMs: 60_000,
+      what: `the clock to be ready at ${frozenTime}`,
+    },
+  );
 }
 
 /** A subscription on the clock, through the SDK (test_clock_id is Kessai's extension). */
@@ -119,7 +92,7 @@ const get = (id: string): Promise<any> => sdk().subscriptions.get(storeId(), id)
 const payments = async (id: string): Promise<any[]> =>
   ((await sdk().subscriptions.payments.list(storeId(), id, { limit: 100 })) as any).items;
 const ready = (clockId: string) =>
-  eventually(async () => (await api.request(`/test_clocks/${clockId}`)).body.status === 'ready', {
+  eventually(async () => (await suite.api.shop.request(`/test_clocks/${clockId}`)).body.status === 'ready', {
     timeoutMs: 30_000,
     what: 'the clock to be ready',
   });
@@ -325,7 +298,7 @@ describe('subscriptions charged by the engine, through the SDK', () => {
       what: 'the first charge to be captured after its delay',
     });
 
-    const refused = await api.request('/subscriptions', {
+    const refused = await suite.api.shop.request('/subscriptions', {
       method: 'POST',
       json: {
         transaction_token_id: (await cardToken()).id,

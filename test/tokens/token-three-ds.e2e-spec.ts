@@ -3,7 +3,6 @@
 // authenticated once at tokenization (the issuer page of the simulator, its signed callback), and a
 // charge on the token is then refused or taken by what came of it.
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue } from 'bullmq';
 import {
   CHARGES_QUEUE,
@@ -14,40 +13,27 @@ import {
 import { threeDsRead, TokenThreeDsRepository } from '@kessai/db';
 import { PROCESSOR_SIGNATURE_HEADER, signProcessorCallback } from '@kessai/processor';
 import { bullOptions } from '@kessai/runtime';
-import {
-  APPROVED_TEST_CARD,
-  eventually,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkError,
-  sdkFor,
-  startWorkerProcess,
-  TestEnvironment,
-  waitForJobs,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
+import { APPROVED_TEST_CARD, eventually, sdkError, useSuite, waitForJobs } from '@kessai/testing';
 import { PaymentType, TransactionTokenType } from 'univapay-node';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const THREE_DS_CARD = '4000000000003220';
 const NEXT_YEAR = new Date().getUTCFullYear() + 1;
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let chargeService: SpawnedApp;
-let simulator: ProcessorSimulator;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
+  simulator: (callbackSecret) => startProcessorSimulator({ callbackSecret, callbackRetryBaseDelayMs: 50 }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+  workers: ['charge-service'],
+  callbacks: true,
+  workerVariables: { PROCESSOR_TIMEOUT_MS: '1000' },
+});
 let queue: Queue;
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const sdk = () => suite.sdk.shop;
 
 function threeDsToken(cardNumber: string, mode: 'normal' | 'force' | 'skip' = 'normal') {
   return sdk().transactionTokens.create({
@@ -59,7 +45,8 @@ function threeDsToken(cardNumber: string, mode: 'normal' | 'force' | 'skip' = 'n
   } as any) as Promise<any>;
 }
 
-const getToken = (id: string) => sdk().transactionTokens.get(shop.store.id, id) as Promise<any>;
+const getToken = (id: string) =>
+  sdk().transactionTokens.get(suite.merchants.shop.store.id, id) as Promise<any>;
 
 /** The token once its 3-D Secure status is `status` (charge-service works asynchronously). */
 const tokenWithStatus = (id: string, status: string) =>
@@ -73,9 +60,12 @@ const tokenWithStatus = (id: string, status: string) =>
 
 /** What the cardholder does on the simulator's issuer page. */
 async function completeOnIssuerPage(tokenId: string, result: 'authenticated' | 'failed') {
-  const issuer: any = await sdk().transactionTokens.threeDsIssuerToken(shop.store.id, tokenId);
+  const issuer: any = await sdk().transactionTokens.threeDsIssuerToken(
+    suite.merchants.shop.store.id,
+    tokenId,
+  );
   expect(issuer).toMatchObject({ paymentType: 'card' });
-  expect(issuer.issuerToken).toMatch(new RegExp(`^${simulator.url}/3ds/`));
+  expect(issuer.issuerToken).toMatch(new RegExp(`^${suite.simulator.url}/3ds/`));
   const answer = await fetch(issuer.issuerToken, {
     method: 'POST',
     body: new URLSearchParams({ ...(issuer.payload ?? {}), result }),
@@ -88,42 +78,19 @@ async function completeOnIssuerPage(tokenId: string, result: 'authenticated' | '
 const charge = (tokenId: string) =>
   sdk().charges.create({ transactionTokenId: tokenId, amount: 1500, currency: 'JPY' }) as Promise<any>;
 const pollCharge = (id: string) =>
-  sdk().charges.poll(shop.store.id, id, undefined, undefined, {
+  sdk().charges.poll(suite.merchants.shop.store.id, id, undefined, undefined, {
     successCondition: (c: any) => c.status !== 'pending' && c.status !== 'awaiting',
   }) as Promise<any>;
 
 const updatedEvents = (tokenId: string) =>
-  env.prisma.outboxEvent.findMany({
+  suite.env.prisma.outboxEvent.findMany({
     where: { aggregateId: tokenId, eventType: TOKEN_THREE_DS_UPDATED },
     orderBy: { sequence: 'asc' },
   });
 
-beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
-  simulator = await startProcessorSimulator({
-    port: 0,
-    host: '127.0.0.1',
-    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
-    callbackRetryBaseDelayMs: 50,
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  ({ app: chargeService } = await startWorkerProcess('apps/charge-service/src/main.ts', {
-    ...env.variables,
-    PROCESSOR_TEST_URL: simulator.url,
-    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
-    PROCESSOR_TIMEOUT_MS: '1000',
-  }));
-  shop = await env.seedPciMerchant('token-3ds-shop');
-  foreign = await env.seedPciMerchant('token-3ds-foreign');
-  queue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
-}, 90_000);
-
-afterAll(async () => {
-  await queue?.close();
-  await chargeService?.stop();
-  await simulator?.close();
-  await env?.close(gateway);
+beforeAll(() => {
+  queue = new Queue(CHARGES_QUEUE.name, bullOptions(suite.env.config));
+  suite.cleanup(() => queue.close());
 });
 
 describe('token 3-D Secure through the univapay-node SDK', () => {
@@ -140,18 +107,29 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     expect(done.data.threeDs).not.toHaveProperty('attempt');
     // the authentication's hold was voided, once; the page is not served any more
     const reference = `${token.id}.three_ds.1`;
-    expect(operationStats(simulator.stats(), 'authorize', reference).executions).toBe(1);
-    expect(operationStats(simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
-    expect((await sdkError(sdk().transactionTokens.threeDsIssuerToken(shop.store.id, token.id))).code).toBe(
-      'INVALID_THREE_DS_STATUS',
-    );
+    expect(operationStats(suite.simulator.stats(), 'authorize', reference).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+    expect(
+      (await sdkError(sdk().transactionTokens.threeDsIssuerToken(suite.merchants.shop.store.id, token.id)))
+        .code,
+    ).toBe('INVALID_THREE_DS_STATUS');
 
     // the charge goes through without a second challenge (the authentication is provided)
     const created = await charge(token.id);
     expect((await pollCharge(created.id)).status).toBe('successful');
     expect((await updatedEvents(token.id)).map((e) => e.payload)).toEqual([
-      { transaction_token_id: token.id, store_id: shop.store.id, status: 'awaiting', enabled: true },
-      { transaction_token_id: token.id, store_id: shop.store.id, status: 'successful', enabled: true },
+      {
+        transaction_token_id: token.id,
+        store_id: suite.merchants.shop.store.id,
+        status: 'awaiting',
+        enabled: true,
+      },
+      {
+        transaction_token_id: token.id,
+        store_id: suite.merchants.shop.store.id,
+        status: 'successful',
+        enabled: true,
+      },
     ]);
   });
 
@@ -169,25 +147,25 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     expect(failed.data.threeDs.error).toMatchObject({ code: 358 });
     expect((await sdkError(charge(token.id))).code).toBe('THREE_DS_COULD_NOT_BE_COMPLETED');
 
-    const again: any = await sdk().transactionTokens.enableThreeDs(shop.store.id, token.id);
+    const again: any = await sdk().transactionTokens.enableThreeDs(suite.merchants.shop.store.id, token.id);
     expect(again).toMatchObject({ id: token.id, data: { threeDs: { enabled: true, status: 'pending' } } });
     await tokenWithStatus(token.id, 'awaiting');
     await completeOnIssuerPage(token.id, 'authenticated');
     await tokenWithStatus(token.id, 'successful');
     expect((await pollCharge((await charge(token.id)).id)).status).toBe('successful');
     // the second attempt is a payment of its own at the processor
-    expect(operationStats(simulator.stats(), 'authorize', `${token.id}.three_ds.2`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'authorize', `${token.id}.three_ds.2`).executions).toBe(1);
   });
 
   it('an authentication nobody completes expires: the hold voided, the token failed (358), once', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     const awaiting = await tokenWithStatus(token.id, 'awaiting');
     expect(awaiting.data.threeDs).not.toHaveProperty('expiresOn');
-    const stored = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } });
+    const stored = await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } });
     const deadline = Date.parse((stored.data as any).three_ds.expires_on);
     expect(deadline).toBeGreaterThan(Date.now());
     // the deadline reached: moved into the past rather than waited for (CHARGE_AWAITING_EXPIRY_SECONDS)
-    await env.prisma.$executeRaw`
+    await suite.env.prisma.$executeRaw`
       UPDATE transaction_tokens
          SET data = jsonb_set(data, '{three_ds,expires_on}', to_jsonb(now() - interval '1 second'))
        WHERE id = ${token.id}::uuid`;
@@ -196,7 +174,7 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     const failed = await tokenWithStatus(token.id, 'failed');
     expect(failed.data.threeDs.error).toMatchObject({ code: 358 });
     const reference = `${token.id}.three_ds.1`;
-    expect(operationStats(simulator.stats(), 'void', `${reference}.expiry`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${reference}.expiry`).executions).toBe(1);
     expect((await sdkError(charge(token.id))).code).toBe('THREE_DS_COULD_NOT_BE_COMPLETED');
     expect((await updatedEvents(token.id)).map((e) => (e.payload as any).status)).toEqual([
       'awaiting',
@@ -204,26 +182,28 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     ]);
 
     // enableThreeDs starts a new attempt, with a deadline of its own, which the cardholder meets
-    await sdk().transactionTokens.enableThreeDs(shop.store.id, token.id);
+    await sdk().transactionTokens.enableThreeDs(suite.merchants.shop.store.id, token.id);
     await tokenWithStatus(token.id, 'awaiting');
     await completeOnIssuerPage(token.id, 'authenticated');
     await tokenWithStatus(token.id, 'successful');
     // the expired attempt was voided once, whatever the sweeps did meanwhile; the new one released
-    expect(operationStats(simulator.stats(), 'void', `${reference}.expiry`).executions).toBe(1);
-    expect(operationStats(simulator.stats(), 'void', `${token.id}.three_ds.2.void`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${reference}.expiry`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${token.id}.three_ds.2.void`).executions).toBe(1);
   });
 
   it('a disabled token’s authentication still expires (its hold is not left behind)', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     await tokenWithStatus(token.id, 'awaiting');
-    await sdk().transactionTokens.disableThreeDs(shop.store.id, token.id);
-    await env.prisma.$executeRaw`
+    await sdk().transactionTokens.disableThreeDs(suite.merchants.shop.store.id, token.id);
+    await suite.env.prisma.$executeRaw`
       UPDATE transaction_tokens
          SET data = jsonb_set(data, '{three_ds,expires_on}', to_jsonb(now() - interval '1 second'))
        WHERE id = ${token.id}::uuid`;
     const failed = await tokenWithStatus(token.id, 'failed');
     expect(failed.data.threeDs).toMatchObject({ enabled: false, error: { code: 358 } });
-    expect(operationStats(simulator.stats(), 'void', `${token.id}.three_ds.1.expiry`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${token.id}.three_ds.1.expiry`).executions).toBe(
+      1,
+    );
     // disabled, it gates nothing: the charge is the charge's
     expect((await charge(token.id)).status).toBe('pending');
   });
@@ -231,9 +211,9 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
   it('charge-service records its outcome over a disable made during its call, and the disable stays', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     await tokenWithStatus(token.id, 'awaiting');
-    const repository = new TokenThreeDsRepository(env.prisma);
+    const repository = new TokenThreeDsRepository(suite.env.prisma);
     const read = (await repository.findToAuthenticate(token.id, 1_200))!.threeDs!;
-    await sdk().transactionTokens.disableThreeDs(shop.store.id, token.id);
+    await sdk().transactionTokens.disableThreeDs(suite.merchants.shop.store.id, token.id);
     const next = { ...read, status: 'failed' as const, issuer_token: null, expires_on: null };
     // as the gateway changes it (enabled compared): refused, the merchant's switch moved
     expect(await repository.update(token.id, threeDsRead(read), next, { requested: false })).toBe(false);
@@ -246,7 +226,10 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
   it('disableThreeDs answers the token with a body and lets charges through; enable on success changes nothing', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     await tokenWithStatus(token.id, 'awaiting');
-    const disabled: any = await sdk().transactionTokens.disableThreeDs(shop.store.id, token.id);
+    const disabled: any = await sdk().transactionTokens.disableThreeDs(
+      suite.merchants.shop.store.id,
+      token.id,
+    );
     expect(disabled).toMatchObject({ id: token.id, data: { threeDs: { enabled: false } } });
     // without the token's 3-D Secure the charge is the charge's: this card is challenged there
     const created = await charge(token.id);
@@ -255,7 +238,7 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     const plain = await threeDsToken(APPROVED_TEST_CARD);
     await tokenWithStatus(plain.id, 'successful');
     const before = (await updatedEvents(plain.id)).length;
-    const enabled: any = await sdk().transactionTokens.enableThreeDs(shop.store.id, plain.id);
+    const enabled: any = await sdk().transactionTokens.enableThreeDs(suite.merchants.shop.store.id, plain.id);
     expect(enabled.data.threeDs).toMatchObject({ enabled: true, status: 'successful' });
     expect((await updatedEvents(plain.id)).length).toBe(before);
   });
@@ -264,7 +247,7 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     const token = await threeDsToken(APPROVED_TEST_CARD, 'skip');
     expect(token.data.threeDs).toMatchObject({ enabled: false, mode: 'skip' });
     expect((await pollCharge((await charge(token.id)).id)).status).toBe('successful');
-    expect(operationStats(simulator.stats(), 'authorize', `${token.id}.three_ds.1`).requests).toBe(0);
+    expect(operationStats(suite.simulator.stats(), 'authorize', `${token.id}.three_ds.1`).requests).toBe(0);
   });
 
   it('a repeated signed notice is a command each time, and changes nothing once the token is final', async () => {
@@ -283,12 +266,15 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
         error: null,
         occurred_on: new Date().toISOString(),
       });
-      const answer = await fetch(`${baseUrl}/processor/callbacks`, {
+      const answer = await fetch(`${suite.url}/processor/callbacks`, {
         method: 'POST',
         body,
         headers: {
           'content-type': 'application/json',
-          [PROCESSOR_SIGNATURE_HEADER]: signProcessorCallback(body, env.config.PROCESSOR_CALLBACK_SECRET),
+          [PROCESSOR_SIGNATURE_HEADER]: signProcessorCallback(
+            body,
+            suite.env.config.PROCESSOR_CALLBACK_SECRET,
+          ),
         },
       });
       return answer.status;
@@ -299,7 +285,7 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     expect(await post(`${randomUUID()}.three_ds.1`)).toBe(404);
 
     const notices = await eventually(async () => {
-      const events = await env.prisma.outboxEvent.findMany({
+      const events = await suite.env.prisma.outboxEvent.findMany({
         where: { aggregateId: token.id, eventType: TOKEN_THREE_DS_NOTICE_RECEIVED },
       });
       // the simulator's own notice and the two repeats
@@ -315,20 +301,20 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
       'awaiting',
       'successful',
     ]);
-    expect(operationStats(simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
   });
 
   it('another merchant reaches none of it (404)', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     await tokenWithStatus(token.id, 'awaiting');
-    const other = sdkFor(baseUrl, foreign.storeToken);
+    const other = suite.sdk.foreign;
     for (const call of [
-      other.transactionTokens.threeDsIssuerToken(shop.store.id, token.id),
-      other.transactionTokens.enableThreeDs(shop.store.id, token.id),
-      other.transactionTokens.disableThreeDs(shop.store.id, token.id),
-      other.transactionTokens.threeDsIssuerToken(foreign.store.id, token.id),
-      other.transactionTokens.enableThreeDs(foreign.store.id, token.id),
-      other.transactionTokens.disableThreeDs(foreign.store.id, token.id),
+      other.transactionTokens.threeDsIssuerToken(suite.merchants.shop.store.id, token.id),
+      other.transactionTokens.enableThreeDs(suite.merchants.shop.store.id, token.id),
+      other.transactionTokens.disableThreeDs(suite.merchants.shop.store.id, token.id),
+      other.transactionTokens.threeDsIssuerToken(suite.merchants.foreign.store.id, token.id),
+      other.transactionTokens.enableThreeDs(suite.merchants.foreign.store.id, token.id),
+      other.transactionTokens.disableThreeDs(suite.merchants.foreign.store.id, token.id),
     ]) {
       const error = await sdkError(call);
       expect(error).toMatchObject({ httpCode: 404, code: 'NOT_FOUND' });

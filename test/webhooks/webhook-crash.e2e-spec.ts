@@ -1,48 +1,34 @@
 // webhook-service killed (SIGKILL) during a burst of 2,000 webhook events, then started again: every
 // event reaches the receiver at least once (one delivery row each, none lost), and the repeats a
 // crash causes (tries sent whose record the kill prevented) are counted and reported.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebHookTrigger } from 'univapay-node';
-import {
-  eventually,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkCardToken,
-  sdkFor,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
+import { eventually, sdkCardToken, useSuite, type SpawnedApp } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { RECORD_BATCH, RECORDS_IN_FLIGHT } from '../../apps/webhook-service/src/webhook-delivery.service';
 
 const EVENTS = 2_000;
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true } },
+  workerVariables: {
+    // a killed worker's jobs are found stalled and taken over within about a second
+    WEBHOOK_JOB_LOCK_MS: '1000',
+    WEBHOOK_WORKER_CONCURRENCY: '32',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '32',
+    WEBHOOK_RETRY_BASE_MS: '100',
+    WEBHOOK_RETRY_JITTER: '0',
+  },
+});
 let server: Server;
 let receiverUrl = '';
 let worker: SpawnedApp | undefined;
 /** every request's webhook-id, in arrival order */
 const received: string[] = [];
 
-const variables = () => ({
-  ...env.variables,
-  // a killed worker's jobs are found stalled and taken over within about a second
-  WEBHOOK_JOB_LOCK_MS: '1000',
-  WEBHOOK_WORKER_CONCURRENCY: '32',
-  WEBHOOK_ENDPOINT_CONCURRENCY: '32',
-  WEBHOOK_RETRY_BASE_MS: '100',
-  WEBHOOK_RETRY_JITTER: '0',
-});
-
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
   server = createServer((request, response) => {
     request.resume();
     request.on('end', () => {
@@ -51,40 +37,34 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  suite.cleanup(() => {
+    server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
   receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  shop = await env.seedPciMerchant('hook-crash');
-}, 60_000);
-
-afterAll(async () => {
-  await worker?.stop('SIGKILL');
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  await env?.close(gateway);
 });
 
 it('kill -9 during 2,000 events: every event delivered at least once, none lost', async () => {
-  const sdk = sdkFor(baseUrl, shop.storeToken);
+  const sdk = suite.sdk.shop;
   await sdk.webHooks.create(
     { triggers: [WebHookTrigger.TOKEN_CREATED], url: `${receiverUrl}/crash` },
     undefined,
-    shop.store.id,
+    suite.merchants.shop.store.id,
   );
   // one real token; 2,000 token_created events about it, written as its creation writes one
   const token = await sdkCardToken(sdk);
-  await env.prisma.outboxEvent.deleteMany({ where: { aggregateId: token.id } });
+  await suite.env.prisma.outboxEvent.deleteMany({ where: { aggregateId: token.id } });
   const payload = {
     transaction_token_id: token.id,
-    store_id: shop.store.id,
+    store_id: suite.merchants.shop.store.id,
     type: 'one_time',
     payment_type: 'card',
     mode: 'test',
   };
-  await env.prisma.outboxEvent.createMany({
+  await suite.env.prisma.outboxEvent.createMany({
     data: Array.from({ length: EVENTS }, () => ({
-      merchantId: shop.merchant.id,
-      storeId: shop.store.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
       aggregateType: 'transaction_token',
       aggregateId: token.id,
       eventType: 'token_created',
@@ -92,20 +72,20 @@ it('kill -9 during 2,000 events: every event delivered at least once, none lost'
     })),
   });
 
-  worker = (await startWorkerProcess('apps/webhook-service/src/main.ts', variables())).app;
+  worker = (await suite.startWorker('webhook-service')).app;
   await eventually(() => received.length >= EVENTS / 4, { timeoutMs: 60_000, what: 'a quarter delivered' });
   await worker.stop('SIGKILL');
   const atKill = received.length;
 
-  worker = (await startWorkerProcess('apps/webhook-service/src/main.ts', variables())).app;
+  worker = (await suite.startWorker('webhook-service')).app;
   await eventually(
     async () =>
-      (await env.prisma.webhookDelivery.count({ where: { status: 'delivered' } })) === EVENTS &&
+      (await suite.env.prisma.webhookDelivery.count({ where: { status: 'delivered' } })) === EVENTS &&
       new Set(received).size === EVENTS,
     { timeoutMs: 120_000, intervalMs: 200, what: 'every event delivered' },
   );
 
-  const deliveries = await env.prisma.webhookDelivery.findMany({ select: { id: true, eventId: true } });
+  const deliveries = await suite.env.prisma.webhookDelivery.findMany({ select: { id: true, eventId: true } });
   expect(deliveries).toHaveLength(EVENTS);
   expect(new Set(deliveries.map((delivery) => delivery.eventId)).size).toBe(EVENTS);
   expect(new Set(received)).toEqual(new Set(deliveries.map((delivery) => delivery.id)));
@@ -117,6 +97,6 @@ it('kill -9 during 2,000 events: every event delivered at least once, none lost'
   // a try is seen twice when the kill came after it was sent and before its record: at most the
   // tries in flight (the global cap) and those whose record statement was on its way
   expect(duplicates).toBeLessThanOrEqual(
-    Number(variables().WEBHOOK_WORKER_CONCURRENCY) + RECORDS_IN_FLIGHT * RECORD_BATCH,
+    Number(suite.workerVariables.WEBHOOK_WORKER_CONCURRENCY) + RECORDS_IN_FLIGHT * RECORD_BATCH,
   );
 }, 240_000);

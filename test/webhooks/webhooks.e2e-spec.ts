@@ -4,46 +4,56 @@
 // the `standardwebhooks` package's own verifier. Retry delays are shortened by configuration.
 process.env.POLLING_INTERVAL = '100';
 
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PaymentType, TransactionTokenType, WebHookTrigger } from 'univapay-node';
 import {
   APPROVED_TEST_CARD,
   bearer,
   eventually,
+  HANG,
   requestJson,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
   sdkCardToken,
   sdkError,
   sdkFor,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-  HANG,
+  useSuite,
   verifiedWebhook,
   WebhookReceiver,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-const workers: SpawnedApp[] = [];
-let simulator: ProcessorSimulator;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
+  simulator: (callbackSecret) => startProcessorSimulator({ callbackSecret, callbackRetryBaseDelayMs: 50 }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+  workers: ['charge-service', 'refund-cancel-service', 'webhook-service'],
+  callbacks: true,
+  workerVariables: {
+    PROCESSOR_TIMEOUT_MS: '1000',
+    CHARGE_SWEEP_INTERVAL_MS: '200',
+    // a fast schedule: 100 ms, 200 ms, 400 ms between the 4 tries, no jitter
+    WEBHOOK_MAX_ATTEMPTS: '4',
+    WEBHOOK_RETRY_BASE_MS: '100',
+    WEBHOOK_RETRY_FACTOR: '2',
+    WEBHOOK_RETRY_JITTER: '0',
+    WEBHOOK_TIMEOUT_MS: '3000',
+    // four slots in all, one per webhook: a hanging endpoint can hold one of them
+    WEBHOOK_WORKER_CONCURRENCY: '4',
+    WEBHOOK_ENDPOINT_CONCURRENCY: '1',
+    WEBHOOK_ENDPOINT_BUSY_DELAY_MS: '200',
+    // a delivery overdue by 5 s is queued again (its job was lost)
+    WEBHOOK_STALE_SECONDS: '5',
+    WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: '3600',
+    WEBHOOK_SWEEP_INTERVAL_MS: '200',
+  },
+});
 let receiver: WebhookReceiver;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
-const storeId = () => shop.store.id;
+const sdk = () => suite.sdk.shop;
+const storeId = () => suite.merchants.shop.store.id;
 
-async function successfulCharge(amount = 1200, merchant = shop): Promise<any> {
-  const client = sdkFor(baseUrl, merchant.storeToken);
+async function successfulCharge(amount = 1200, merchant = suite.merchants.shop): Promise<any> {
+  const client = sdkFor(suite.url, merchant.storeToken);
   const token = await sdkCardToken(client, { cardNumber: APPROVED_TEST_CARD });
   const created: any = await client.charges.create({ transactionTokenId: token.id, amount, currency: 'JPY' });
   const done: any = await client.charges.poll(merchant.store.id, created.id);
@@ -61,53 +71,9 @@ function storeWebhook(path: string, triggers: WebHookTrigger[], authToken?: stri
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '2000' });
   receiver = new WebhookReceiver();
   await receiver.start();
-  simulator = await startProcessorSimulator({
-    port: 0,
-    host: '127.0.0.1',
-    callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET,
-    callbackRetryBaseDelayMs: 50,
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  const variables = {
-    ...env.variables,
-    PROCESSOR_TEST_URL: simulator.url,
-    PROCESSOR_CALLBACK_BASE_URL: baseUrl,
-    PROCESSOR_TIMEOUT_MS: '1000',
-    CHARGE_SWEEP_INTERVAL_MS: '200',
-    // a fast schedule: 100 ms, 200 ms, 400 ms between the 4 tries, no jitter
-    WEBHOOK_MAX_ATTEMPTS: '4',
-    WEBHOOK_RETRY_BASE_MS: '100',
-    WEBHOOK_RETRY_FACTOR: '2',
-    WEBHOOK_RETRY_JITTER: '0',
-    WEBHOOK_TIMEOUT_MS: '3000',
-    // four slots in all, one per webhook: a hanging endpoint can hold one of them
-    WEBHOOK_WORKER_CONCURRENCY: '4',
-    WEBHOOK_ENDPOINT_CONCURRENCY: '1',
-    WEBHOOK_ENDPOINT_BUSY_DELAY_MS: '200',
-    // a delivery overdue by 5 s is queued again (its job was lost)
-    WEBHOOK_STALE_SECONDS: '5',
-    WEBHOOK_DISABLE_AFTER_FAILING_SECONDS: '3600',
-    WEBHOOK_SWEEP_INTERVAL_MS: '200',
-  };
-  const started = await Promise.all([
-    startWorkerProcess('apps/charge-service/src/main.ts', variables),
-    startWorkerProcess('apps/refund-cancel-service/src/main.ts', variables),
-    startWorkerProcess('apps/webhook-service/src/main.ts', variables),
-  ]);
-  workers.push(...started.map(({ app }) => app));
-  shop = await env.seedPciMerchant('hook-shop');
-  foreign = await env.seedPciMerchant('hook-foreign');
-}, 90_000);
-
-afterAll(async () => {
-  for (const worker of workers) await worker.stop();
-  await simulator?.close();
-  await receiver?.close();
-  await env?.close(gateway);
+  suite.cleanup(() => receiver.close());
 });
 
 describe('the webhook resource through the SDK', () => {
@@ -115,7 +81,7 @@ describe('the webhook resource through the SDK', () => {
     const created = await storeWebhook('/crud', [WebHookTrigger.CHARGE_FINISHED], 'Bearer mytoken');
     expect(created).toMatchObject({
       storeId: storeId(),
-      merchantId: shop.merchant.id,
+      merchantId: suite.merchants.shop.merchant.id,
       triggers: ['charge_finished'],
       url: `${receiver.url}/crud`,
       authToken: 'Bearer mytoken',
@@ -131,8 +97,8 @@ describe('the webhook resource through the SDK', () => {
     expect(list.items.map((item: any) => item.id)).toContain(created.id);
     expect(list.items.every((item: any) => item.signingSecret === undefined)).toBe(true);
     expect(list.items.find((item: any) => item.id === created.id)).toMatchObject({
-      merchantName: shop.merchant.name,
-      storeName: shop.store.name,
+      merchantName: suite.merchants.shop.merchant.name,
+      storeName: suite.merchants.shop.store.name,
     });
 
     const updated: any = await sdk().webHooks.update(
@@ -152,20 +118,23 @@ describe('the webhook resource through the SDK', () => {
   });
 
   it('merchant level, and triggers checked for the scope', async () => {
-    const merchantSdk = sdkFor(baseUrl, await env.merchantToken(shop));
+    const merchantSdk = sdkFor(suite.url, await suite.env.merchantToken(suite.merchants.shop));
     const created: any = await merchantSdk.webHooks.create({
       triggers: [WebHookTrigger.TRANSFER_FINALIZED],
       url: `${receiver.url}/merchant`,
     });
     expect(created).toMatchObject({
       storeId: null,
-      merchantId: shop.merchant.id,
+      merchantId: suite.merchants.shop.merchant.id,
       triggers: ['transfer_finalized'],
     });
     expect((await merchantSdk.webHooks.get(created.id)) as any).toMatchObject({ id: created.id });
     const merchantList: any = await merchantSdk.webHooks.list();
     expect(merchantList.items.map((item: any) => item.id)).toEqual([created.id]);
-    expect(merchantList.items[0]).toMatchObject({ merchantName: shop.merchant.name, storeName: null });
+    expect(merchantList.items[0]).toMatchObject({
+      merchantName: suite.merchants.shop.merchant.name,
+      storeName: null,
+    });
 
     const forMerchant = await sdkError(
       merchantSdk.webHooks.create({ triggers: [WebHookTrigger.CHARGE_FINISHED], url: `${receiver.url}/m2` }),
@@ -188,20 +157,25 @@ describe('the webhook resource through the SDK', () => {
 
   it('another merchant can neither see nor change them (404)', async () => {
     const created = await storeWebhook('/private', [WebHookTrigger.CHARGE_FINISHED]);
-    const other = sdkFor(baseUrl, foreign.storeToken);
-    const otherMerchant = sdkFor(baseUrl, await env.merchantToken(foreign));
+    const other = suite.sdk.foreign;
+    const otherMerchant = sdkFor(suite.url, await suite.env.merchantToken(suite.merchants.foreign));
     for (const call of [
       other.webHooks.get(created.id, undefined, undefined, storeId()),
-      other.webHooks.get(created.id, undefined, undefined, foreign.store.id),
-      other.webHooks.update(created.id, { url: `${receiver.url}/stolen` }, undefined, foreign.store.id),
-      other.webHooks.delete(created.id, undefined, undefined, foreign.store.id),
+      other.webHooks.get(created.id, undefined, undefined, suite.merchants.foreign.store.id),
+      other.webHooks.update(
+        created.id,
+        { url: `${receiver.url}/stolen` },
+        undefined,
+        suite.merchants.foreign.store.id,
+      ),
+      other.webHooks.delete(created.id, undefined, undefined, suite.merchants.foreign.store.id),
       otherMerchant.webHooks.get(created.id, undefined, undefined, storeId()),
       otherMerchant.webHooks.update(created.id, { url: `${receiver.url}/stolen` }, undefined, storeId()),
       otherMerchant.webHooks.delete(created.id, undefined, undefined, storeId()),
       otherMerchant.webHooks.list(undefined, undefined, storeId()),
     ])
       expect(await sdkError(call)).toMatchObject({ httpCode: 404, code: 'NOT_FOUND' });
-    const otherList: any = await other.webHooks.list(undefined, undefined, foreign.store.id);
+    const otherList: any = await other.webHooks.list(undefined, undefined, suite.merchants.foreign.store.id);
     expect(otherList.items).toEqual([]);
     expect(await sdk().webHooks.get(created.id, undefined, undefined, storeId())).toMatchObject({
       url: `${receiver.url}/private`,
@@ -210,8 +184,8 @@ describe('the webhook resource through the SDK', () => {
   });
 
   it('at most 20 active per store: the 21st is refused, also as a re-activation', async () => {
-    const limited = await env.seedPciMerchant('hook-limit');
-    const limitedSdk = sdkFor(baseUrl, limited.storeToken);
+    const limited = await suite.env.seedPciMerchant('hook-limit');
+    const limitedSdk = sdkFor(suite.url, limited.storeToken);
     const create = (i: number) =>
       limitedSdk.webHooks.create(
         { triggers: [WebHookTrigger.CHARGE_FINISHED], url: `${receiver.url}/limit/${i}` },
@@ -243,7 +217,7 @@ describe('the webhook resource through the SDK', () => {
   });
 
   it("live mode: https only (the address rule, the same in both modes, is test/webhooks/webhooks-ssrf.e2e-spec.ts's)", async () => {
-    const live = sdkFor(baseUrl, await env.liveStoreToken(shop));
+    const live = sdkFor(suite.url, await suite.env.liveStoreToken(suite.merchants.shop));
     const url = 'http://hooks.example.com/kessai';
     const refusal = await sdkError(
       live.webHooks.create({ triggers: [WebHookTrigger.CHARGE_FINISHED], url }, undefined, storeId()),
@@ -253,7 +227,7 @@ describe('the webhook resource through the SDK', () => {
       code: 'VALIDATION_ERROR',
       errors: [{ field: 'url', reason: 'HTTPS_REQUIRED' }],
     });
-    expect(await env.prisma.webhook.count({ where: { storeId: storeId(), url } })).toBe(0);
+    expect(await suite.env.prisma.webhook.count({ where: { storeId: storeId(), url } })).toBe(0);
     // with WEBHOOK_ALLOW_PRIVATE_TARGETS (this suite's, as `npm start`'s) test mode takes a local
     // receiver: that is how merchants develop
     const local = await storeWebhook('/local', [WebHookTrigger.CHARGE_FINISHED]);
@@ -298,13 +272,13 @@ describe('deliveries', () => {
       data: { id: refund.id, charge_id: charge.id, status: 'successful', amount: 500 },
     });
     // exactly one delivery per webhook and event; nothing for the events it did not subscribe to
-    const deliveries = await env.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } });
+    const deliveries = await suite.env.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } });
     expect(deliveries.map((delivery) => delivery.event).sort()).toEqual([
       'charge_finished',
       'refund_finished',
     ]);
     await eventually(async () =>
-      (await env.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } })).every(
+      (await suite.env.prisma.webhookDelivery.findMany({ where: { webhookId: hook.id } })).every(
         (delivery) => delivery.status === 'delivered' && delivery.attemptCount === 1,
       ),
     );
@@ -370,7 +344,10 @@ describe('deliveries', () => {
   it('rotating the secret: the new one once, deliveries signed with both during the overlap, then the new one', async () => {
     const hook = await storeWebhook('/rotate', [WebHookTrigger.CHARGE_FINISHED]);
     const path = `/stores/${storeId()}/webhooks/${hook.id}/rotate_secret`;
-    const rotated = await requestJson(baseUrl, path, { method: 'POST', auth: bearer(shop.storeToken) });
+    const rotated = await requestJson(suite.url, path, {
+      method: 'POST',
+      auth: bearer(suite.merchants.shop.storeToken),
+    });
     expect(rotated.status).toBe(200);
     const secret = String(rotated.body.signing_secret);
     expect(secret).toMatch(/^whsec_/);
@@ -378,9 +355,9 @@ describe('deliveries', () => {
     expect(Date.parse(rotated.body.previous_secret_expires_on)).toBeGreaterThan(Date.now() + 3_000_000);
     const got: any = await sdk().webHooks.get(hook.id, undefined, undefined, storeId());
     expect(got.signingSecret).toBeUndefined();
-    const foreignRotation = await requestJson(baseUrl, path, {
+    const foreignRotation = await requestJson(suite.url, path, {
       method: 'POST',
-      auth: bearer(foreign.storeToken),
+      auth: bearer(suite.merchants.foreign.storeToken),
     });
     expect(foreignRotation.status).toBe(404);
 
@@ -391,7 +368,7 @@ describe('deliveries', () => {
     expect(verifiedWebhook(hook.signingSecret, during).data.id).toBe(charge.id);
 
     // the overlap over: the new secret alone
-    await env.prisma.webhook.update({
+    await suite.env.prisma.webhook.update({
       where: { id: hook.id },
       data: { previousSecretExpiresOn: new Date(Date.now() - 1_000) },
     });
@@ -412,7 +389,7 @@ describe('deliveries', () => {
     expect(second.body).toBe(first.body);
     expect(verifiedWebhook(hook.signingSecret, second).id).toBe(first.headers['webhook-id']);
     const delivery = await eventually(() =>
-      env.prisma.webhookDelivery.findFirst({
+      suite.env.prisma.webhookDelivery.findFirst({
         where: { webhookId: hook.id, status: 'delivered' },
         include: { attempts: { orderBy: { number: 'asc' } } },
       }),
@@ -424,14 +401,14 @@ describe('deliveries', () => {
     ]);
 
     // a delivered try ends the failing period the 500 began
-    expect(await env.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({
+    expect(await suite.env.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).toMatchObject({
       active: true,
       failingSince: null,
     });
 
     // the delivery log
-    const log = await requestJson(baseUrl, `/stores/${storeId()}/webhooks/${hook.id}/events`, {
-      auth: bearer(shop.storeToken),
+    const log = await requestJson(suite.url, `/stores/${storeId()}/webhooks/${hook.id}/events`, {
+      auth: bearer(suite.merchants.shop.storeToken),
     });
     expect(log.status).toBe(200);
     expect(log.body).toMatchObject({
@@ -453,8 +430,8 @@ describe('deliveries', () => {
       ],
     });
     expect(log.body.items[0].fired_on).toBe(log.body.items[0].attempts[1].created_on);
-    const foreignLog = await requestJson(baseUrl, `/stores/${storeId()}/webhooks/${hook.id}/events`, {
-      auth: bearer(foreign.storeToken),
+    const foreignLog = await requestJson(suite.url, `/stores/${storeId()}/webhooks/${hook.id}/events`, {
+      auth: bearer(suite.merchants.foreign.storeToken),
     });
     expect(foreignLog.status).toBe(404);
   }, 30_000);
@@ -469,21 +446,23 @@ describe('deliveries', () => {
       return got.active === false ? got : null;
     });
     expect(disabled.disabledReason).toBe('the endpoint answered 410 Gone');
-    const delivery = await env.prisma.webhookDelivery.findFirstOrThrow({ where: { webhookId: hook.id } });
+    const delivery = await suite.env.prisma.webhookDelivery.findFirstOrThrow({
+      where: { webhookId: hook.id },
+    });
     expect(delivery).toMatchObject({ status: 'failed', attemptCount: 1 });
     // an inactive webhook gets nothing more: the next charge reaches another webhook, not this one
     const witness = await storeWebhook('/witness', [WebHookTrigger.CHARGE_FINISHED]);
     const next = await successfulCharge();
     await receiver.waitFor('/witness', 'charge_finished', next.id);
     await sdk().webHooks.delete(witness.id, undefined, undefined, storeId());
-    expect(await env.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
+    expect(await suite.env.prisma.webhookDelivery.count({ where: { webhookId: hook.id } })).toBe(1);
   }, 30_000);
 
   it('a webhook failing for longer than the configured period is turned off, says why, and can be re-enabled', async () => {
     receiver.plan('/failing', [500, 500, 500, 500]);
     const hook = await storeWebhook('/failing', [WebHookTrigger.CHARGE_FINISHED]);
     // every try failed for two hours already (the period here is one)
-    await env.prisma.webhook.update({
+    await suite.env.prisma.webhook.update({
       where: { id: hook.id },
       data: { failingSince: new Date(Date.now() - 7_200_000) },
     });
@@ -497,7 +476,9 @@ describe('deliveries', () => {
     const again: any = await sdk().webHooks.update(hook.id, { active: true } as any, undefined, storeId());
     expect(again.active).toBe(true);
     expect(again.disabledReason).toBeUndefined();
-    expect((await env.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).failingSince).toBeNull();
+    expect(
+      (await suite.env.prisma.webhook.findUniqueOrThrow({ where: { id: hook.id } })).failingSince,
+    ).toBeNull();
     await sdk().webHooks.delete(hook.id, undefined, undefined, storeId());
   }, 30_000);
 
@@ -507,7 +488,7 @@ describe('deliveries', () => {
     const charge = await successfulCharge();
     await receiver.waitFor('/down', 'charge_finished', charge.id, 4);
     const delivery = await eventually(() =>
-      env.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'failed' } }),
+      suite.env.prisma.webhookDelivery.findFirst({ where: { webhookId: hook.id, status: 'failed' } }),
     );
     expect(delivery.attemptCount).toBe(4);
     expect(new Set(receiver.of('/down').map((request) => request.headers['webhook-id'])).size).toBe(1);
@@ -517,9 +498,9 @@ describe('deliveries', () => {
 
     // replay: one more try now, same delivery and webhook-id; the receiver is back (200)
     const replayPath = (id: string) => `/stores/${storeId()}/webhooks/${hook.id}/events/${id}/replay`;
-    const replay = await requestJson(baseUrl, replayPath(delivery.id), {
+    const replay = await requestJson(suite.url, replayPath(delivery.id), {
       method: 'POST',
-      auth: bearer(shop.storeToken),
+      auth: bearer(suite.merchants.shop.storeToken),
     });
     expect(replay.status).toBe(202);
     expect(replay.body).toMatchObject({ id: delivery.id, status: 'pending', attempt_count: 4 });
@@ -527,31 +508,31 @@ describe('deliveries', () => {
     expect(all[4]?.headers['webhook-id']).toBe(delivery.id);
     expect(verifiedWebhook(hook.signingSecret, all[4]).id).toBe(delivery.id);
     await eventually(async () => {
-      const after = await env.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
+      const after = await suite.env.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } });
       return after.status === 'delivered' && after.attemptCount === 5;
     });
     for (const [id, token] of [
-      [charge.id, shop.storeToken],
-      [delivery.id, foreign.storeToken],
+      [charge.id, suite.merchants.shop.storeToken],
+      [delivery.id, suite.merchants.foreign.storeToken],
     ] as const) {
-      const refused = await requestJson(baseUrl, replayPath(id), { method: 'POST', auth: bearer(token) });
+      const refused = await requestJson(suite.url, replayPath(id), { method: 'POST', auth: bearer(token) });
       expect(refused.status).toBe(404);
     }
   }, 30_000);
 
   it('a hanging endpoint does not delay another merchant’s deliveries', async () => {
     receiver.plan('/hang', Array<number>(100).fill(HANG));
-    const foreignSdk = sdkFor(baseUrl, foreign.storeToken);
+    const foreignSdk = suite.sdk.foreign;
     const hanging: any = await foreignSdk.webHooks.create(
       { triggers: [WebHookTrigger.CHARGE_FINISHED], url: `${receiver.url}/hang` },
       undefined,
-      foreign.store.id,
+      suite.merchants.foreign.store.id,
     );
     // more deliveries to the hanging endpoint than the worker has slots
-    for (let i = 0; i < 6; i++) await successfulCharge(1000 + i, foreign);
+    for (let i = 0; i < 6; i++) await successfulCharge(1000 + i, suite.merchants.foreign);
     await eventually(() => receiver.open('/hang') >= 1, { what: 'a hanging try' });
     await eventually(
-      async () => (await env.prisma.webhookDelivery.count({ where: { webhookId: hanging.id } })) === 6,
+      async () => (await suite.env.prisma.webhookDelivery.count({ where: { webhookId: hanging.id } })) === 6,
     );
 
     const prompt = await storeWebhook('/prompt', [WebHookTrigger.CHARGE_FINISHED]);
@@ -564,7 +545,7 @@ describe('deliveries', () => {
     expect(receiver.open('/hang')).toBeLessThanOrEqual(1);
 
     await sdk().webHooks.delete(prompt.id, undefined, undefined, storeId());
-    await foreignSdk.webHooks.delete(hanging.id, undefined, undefined, foreign.store.id);
+    await foreignSdk.webHooks.delete(hanging.id, undefined, undefined, suite.merchants.foreign.store.id);
   }, 60_000);
 
   it('a redirect is not followed: one request, the try failed', async () => {
@@ -573,7 +554,7 @@ describe('deliveries', () => {
     const charge = await successfulCharge();
     await receiver.waitFor('/moved', 'charge_finished', charge.id);
     const attempt = await eventually(() =>
-      env.prisma.webhookAttempt.findFirst({ where: { delivery: { webhookId: hook.id }, number: 1 } }),
+      suite.env.prisma.webhookAttempt.findFirst({ where: { delivery: { webhookId: hook.id }, number: 1 } }),
     );
     expect(attempt).toMatchObject({ statusCode: 302, errorMessage: 'HTTP 302' });
     expect(receiver.of('/redirected')).toEqual([]);
@@ -583,12 +564,12 @@ describe('deliveries', () => {
   it('a pending delivery whose job Redis lost is tried by the sweep', async () => {
     const hook = await storeWebhook('/lost', [WebHookTrigger.TOKEN_CREATED]);
     // a delivery row with no job anywhere, its first try a minute overdue
-    const event = await env.prisma.outboxEvent.create({
+    const event = await suite.env.prisma.outboxEvent.create({
       data: {
-        merchantId: shop.merchant.id,
+        merchantId: suite.merchants.shop.merchant.id,
         storeId: storeId(),
         aggregateType: 'test',
-        aggregateId: shop.store.id,
+        aggregateId: suite.merchants.shop.store.id,
         eventType: 'token_created',
         publishedOn: new Date(),
       },
@@ -600,7 +581,7 @@ describe('deliveries', () => {
       data: {},
       created_on: event.createdOn.toISOString(),
     });
-    await env.prisma.webhookDelivery.create({
+    await suite.env.prisma.webhookDelivery.create({
       data: {
         id,
         webhookId: hook.id,
@@ -621,7 +602,7 @@ describe('deliveries', () => {
     expect(request.body).toBe(body);
     await eventually(
       async () =>
-        (await env.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).status === 'delivered',
+        (await suite.env.prisma.webhookDelivery.findUniqueOrThrow({ where: { id } })).status === 'delivered',
     );
     await sdk().webHooks.delete(hook.id, undefined, undefined, storeId());
   }, 30_000);
