@@ -11,7 +11,13 @@ import { GatewayClient } from './client';
 import type { TestDatabase } from './database';
 import { RELAXED_RATE_LIMITS, TestEnvironment, type SeededMerchant } from './environment';
 import { listenLocally } from './http';
-import { PROCESS_START_TIMEOUT_MS, startTogether, startWorkerProcess, type SpawnedApp } from './processes';
+import {
+  PROCESS_START_TIMEOUT_MS,
+  startGatewayProcess,
+  startTogether,
+  startWorkerProcess,
+  type SpawnedApp,
+} from './processes';
 import { sdkFor } from './sdk';
 import { SlowNetwork } from './slow-network';
 
@@ -118,6 +124,8 @@ export interface Suite<M extends string = never, S extends SimulatorHandle = nev
   cli(...argv: string[]): Promise<any>;
   /** where `cli` keeps the credentials demo:bootstrap writes */
   readonly cliCredentialsFile: string;
+  /** A gateway process of the suite (its variables, with `variables` over them), stopped with the suite. */
+  startGatewayProcess(variables?: Record<string, string>): Promise<{ app: SpawnedApp; url: string }>;
   /** Something to undo when the suite ends: run before what the suite set up earlier (last in, first out). */
   cleanup(teardown: () => unknown): void;
 }
@@ -278,6 +286,12 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
       ...variables,
     });
     this.#track(started);
+    return started;
+  }
+
+  async startGatewayProcess(variables: Record<string, string> = {}) {
+    const started = await startGatewayProcess({ ...this.env.variables, ...variables });
+    this.cleanup(() => started.app.stop());
     return started;
   }
 
