@@ -1,66 +1,46 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { readFileSync } from 'node:fs';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import SDK from 'univapay-node';
 import { AdminError, runCli } from '@kessai/admin';
 import { hashSecret, verifyAppToken } from '@kessai/auth';
 import { CHARGES_QUEUE } from '@kessai/contracts';
 import { bullOptions } from '@kessai/runtime';
-import { eventually, insertCardToken, listenLocally, TestEnvironment } from '@kessai/testing';
+import { eventually, insertCardToken, useSuite } from '@kessai/testing';
 import { CardVault } from '@kessai/vault';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let cliEnv: NodeJS.ProcessEnv;
-const credentialsFile = join(mkdtempSync(join(tmpdir(), 'kessai-cli-')), 'demo.json');
-
-async function cli(...argv: string[]): Promise<any> {
-  return runCli(argv, { env: cliEnv, credentialsFile, print: () => undefined });
-}
-
-beforeAll(async () => {
-  env = await TestEnvironment.create();
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  // the suite's own settings, as an operator's shell would have them
-  cliEnv = { ...env.variables, PUBLIC_BASE_URL: baseUrl };
-});
-afterAll(async () => {
-  await env?.close(app);
-});
+const suite = useSuite({ gateway: createGatewayApp, relaxedRateLimits: false });
 
 describe('admin CLI', () => {
   it('creates a merchant and a store, and refuses duplicates', async () => {
-    const merchant = await cli('merchant:create', '--name', 'Cli Co', '--email', 'cli@example.test');
+    const merchant = await suite.cli('merchant:create', '--name', 'Cli Co', '--email', 'cli@example.test');
     expect(merchant).toMatchObject({ name: 'Cli Co', email: 'cli@example.test', pci_dss_compliant: false });
-    await expect(cli('merchant:create', '--name', 'Again', '--email', 'cli@example.test')).rejects.toThrow(
-      AdminError,
-    );
-    const store = await cli('store:create', '--merchant', merchant.id, '--name', 'Main');
+    await expect(
+      suite.cli('merchant:create', '--name', 'Again', '--email', 'cli@example.test'),
+    ).rejects.toThrow(AdminError);
+    const store = await suite.cli('store:create', '--merchant', merchant.id, '--name', 'Main');
     expect(store).toMatchObject({ merchant_id: merchant.id, name: 'Main' });
-    await expect(cli('store:create', '--merchant', merchant.id, '--name', 'Main')).rejects.toThrow(
+    await expect(suite.cli('store:create', '--merchant', merchant.id, '--name', 'Main')).rejects.toThrow(
       AdminError,
     );
-    await expect(cli('store:create', '--name', 'x')).rejects.toThrow('--merchant is required');
+    await expect(suite.cli('store:create', '--name', 'x')).rejects.toThrow('--merchant is required');
   });
 
   it('marks a merchant PCI DSS compliant and back', async () => {
-    const merchant = await cli('merchant:create', '--name', 'Pci', '--email', 'pci@example.test');
-    expect(await cli('merchant:pci', '--merchant', merchant.id)).toMatchObject({ pci_dss_compliant: true });
-    expect(await cli('merchant:pci', '--merchant', merchant.id, '--off')).toMatchObject({
+    const merchant = await suite.cli('merchant:create', '--name', 'Pci', '--email', 'pci@example.test');
+    expect(await suite.cli('merchant:pci', '--merchant', merchant.id)).toMatchObject({
+      pci_dss_compliant: true,
+    });
+    expect(await suite.cli('merchant:pci', '--merchant', merchant.id, '--off')).toMatchObject({
       pci_dss_compliant: false,
     });
   });
 
   it('issues store and merchant tokens whose secret is shown once and stored only as a hash', async () => {
-    const merchant = await cli('merchant:create', '--name', 'Tok', '--email', 'tok@example.test');
-    const store = await cli('store:create', '--merchant', merchant.id, '--name', 'S');
-    const storeToken = await cli(
+    const merchant = await suite.cli('merchant:create', '--name', 'Tok', '--email', 'tok@example.test');
+    const store = await suite.cli('store:create', '--merchant', merchant.id, '--name', 'S');
+    const storeToken = await suite.cli(
       'token:create',
       '--merchant',
       merchant.id,
@@ -71,7 +51,7 @@ describe('admin CLI', () => {
       '--domain',
       'b.test',
     );
-    const merchantToken = await cli('token:create', '--merchant', merchant.id, '--mode', 'live');
+    const merchantToken = await suite.cli('token:create', '--merchant', merchant.id, '--mode', 'live');
     expect(storeToken).toMatchObject({
       scope: 'store',
       store_id: store.id,
@@ -79,50 +59,52 @@ describe('admin CLI', () => {
       domains: ['a.test', 'b.test'],
     });
     expect(merchantToken).toMatchObject({ scope: 'merchant', store_id: null, mode: 'live' });
-    expect(verifyAppToken(storeToken.jwt, env.config.JWT_SIGNING_KEY)).toMatchObject({
+    expect(verifyAppToken(storeToken.jwt, suite.env.config.JWT_SIGNING_KEY)).toMatchObject({
       jti: storeToken.id,
       store_id: store.id,
     });
 
-    const row = await env.prisma.appToken.findUniqueOrThrow({ where: { id: storeToken.id } });
+    const row = await suite.env.prisma.appToken.findUniqueOrThrow({ where: { id: storeToken.id } });
     expect(row.secretHash).toBe(hashSecret(storeToken.secret));
     expect(JSON.stringify(row)).not.toContain(storeToken.secret);
 
-    const listed = await cli('token:list', '--merchant', merchant.id);
+    const listed = await suite.cli('token:list', '--merchant', merchant.id);
     expect(listed.map((t: { id: string }) => t.id).sort()).toEqual([storeToken.id, merchantToken.id].sort());
     expect(JSON.stringify(listed)).not.toContain(storeToken.secret);
-    await expect(cli('token:create', '--merchant', merchant.id, '--mode', 'prod')).rejects.toThrow('--mode');
+    await expect(suite.cli('token:create', '--merchant', merchant.id, '--mode', 'prod')).rejects.toThrow(
+      '--mode',
+    );
 
     const me = await new SDK({
-      endpoint: baseUrl,
+      endpoint: suite.url,
       jwt: storeToken.jwt,
       secret: storeToken.secret,
     }).merchants.me();
     expect(me.id).toBe(merchant.id);
-    const revoked = await cli('token:revoke', '--id', storeToken.id);
+    const revoked = await suite.cli('token:revoke', '--id', storeToken.id);
     expect(revoked.revoked_on).not.toBeNull();
     await expect(
-      new SDK({ endpoint: baseUrl, jwt: storeToken.jwt, secret: storeToken.secret }).merchants.me(),
+      new SDK({ endpoint: suite.url, jwt: storeToken.jwt, secret: storeToken.secret }).merchants.me(),
     ).rejects.toMatchObject({
       errorResponse: { code: 'INVALID_APP_TOKEN' },
     });
   });
 
   it('refuses a store of another merchant', async () => {
-    const a = await cli('merchant:create', '--name', 'A', '--email', 'a@example.test');
-    const b = await cli('merchant:create', '--name', 'B', '--email', 'b@example.test');
-    const storeOfB = await cli('store:create', '--merchant', b.id, '--name', 'B1');
-    await expect(cli('token:create', '--merchant', a.id, '--store', storeOfB.id)).rejects.toThrow(
+    const a = await suite.cli('merchant:create', '--name', 'A', '--email', 'a@example.test');
+    const b = await suite.cli('merchant:create', '--name', 'B', '--email', 'b@example.test');
+    const storeOfB = await suite.cli('store:create', '--merchant', b.id, '--name', 'B1');
+    await expect(suite.cli('token:create', '--merchant', a.id, '--store', storeOfB.id)).rejects.toThrow(
       /does not belong/,
     );
   });
 
   it('configures a merchant and a store (fees included), which the API then presents', async () => {
-    const merchant = await cli('merchant:create', '--name', 'Conf', '--email', 'conf@example.test');
-    const store = await cli('store:create', '--merchant', merchant.id, '--name', 'Conf Store');
-    const token = await cli('token:create', '--merchant', merchant.id, '--store', store.id);
+    const merchant = await suite.cli('merchant:create', '--name', 'Conf', '--email', 'conf@example.test');
+    const store = await suite.cli('store:create', '--merchant', merchant.id, '--name', 'Conf Store');
+    const token = await suite.cli('token:create', '--merchant', merchant.id, '--store', store.id);
 
-    const merchantSet = await cli(
+    const merchantSet = await suite.cli(
       'merchant:configure',
       '--merchant',
       merchant.id,
@@ -134,7 +116,7 @@ describe('admin CLI', () => {
       configuration: { percent_fee: 3.25, card_configuration: { forbidden_card_brands: ['jcb'] } },
       effective_configuration: { percent_fee: 3.25, country: 'JP' },
     });
-    const storeSet = await cli(
+    const storeSet = await suite.cli(
       'store:configure',
       '--store',
       store.id,
@@ -151,7 +133,7 @@ describe('admin CLI', () => {
       card_configuration: { enabled: false, forbidden_card_brands: ['jcb'] },
     });
 
-    const sdk = new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
+    const sdk = new SDK({ endpoint: suite.url, jwt: token.jwt, secret: token.secret });
     const presented = await sdk.stores.get(store.id);
     expect(presented.configuration).toMatchObject({
       percentFee: 3.25,
@@ -161,59 +143,77 @@ describe('admin CLI', () => {
     expect((await sdk.merchants.me()).configuration.percentFee).toBe(3.25);
 
     // null removes a store's own value
-    const unset = await cli('store:configure', '--store', store.id, '--set', '{"card_configuration": null}');
+    const unset = await suite.cli(
+      'store:configure',
+      '--store',
+      store.id,
+      '--set',
+      '{"card_configuration": null}',
+    );
     expect(unset.configuration).toEqual({ flat_fees: [{ amount: 30, currency: 'JPY' }] });
 
-    await expect(cli('store:configure', '--store', store.id, '--set', 'nope')).rejects.toThrow(
+    await expect(suite.cli('store:configure', '--store', store.id, '--set', 'nope')).rejects.toThrow(
       '--set must be JSON',
     );
     await expect(
-      cli('store:configure', '--store', store.id, '--set', '{"percent_fee": 1.23456}'),
+      suite.cli('store:configure', '--store', store.id, '--set', '{"percent_fee": 1.23456}'),
     ).rejects.toThrow(/invalid configuration: percent_fee/);
     await expect(
-      cli('merchant:configure', '--merchant', merchant.id, '--set', '{"colour": 1}'),
+      suite.cli('merchant:configure', '--merchant', merchant.id, '--set', '{"colour": 1}'),
     ).rejects.toThrow(/colour/);
     await expect(
-      cli('store:configure', '--store', '00000000-0000-4000-8000-000000000000', '--set', '{}'),
+      suite.cli('store:configure', '--store', '00000000-0000-4000-8000-000000000000', '--set', '{}'),
     ).rejects.toThrow(AdminError);
   });
 
   it('bootstrap creates the demo once, then reuses it, and its credentials work', async () => {
-    const first = await cli('bootstrap', '--json');
+    const first = await suite.cli('bootstrap', '--json');
     expect(first).toEqual(
       expect.objectContaining({
         merchant_id: expect.any(String),
         store_id: expect.any(String),
         secret: expect.any(String),
         jwt: expect.any(String),
-        base_url: baseUrl,
+        base_url: suite.url,
       }),
     );
-    const second = await cli('bootstrap', '--json');
+    const second = await suite.cli('bootstrap', '--json');
     expect(second).toEqual(first);
-    expect(await env.prisma.merchant.count({ where: { email: 'demo@kessai.local' } })).toBe(1);
-    expect(await env.prisma.appToken.count({ where: { merchantId: first.merchant_id } })).toBe(1);
-    expect(JSON.parse(readFileSync(credentialsFile, 'utf8'))).toEqual(first);
+    expect(await suite.env.prisma.merchant.count({ where: { email: 'demo@kessai.local' } })).toBe(1);
+    expect(await suite.env.prisma.appToken.count({ where: { merchantId: first.merchant_id } })).toBe(1);
+    expect(JSON.parse(readFileSync(suite.cliCredentialsFile, 'utf8'))).toEqual(first);
 
     const sdk = new SDK({ endpoint: first.base_url, jwt: first.jwt, secret: first.secret });
     expect((await sdk.stores.get(first.store_id)).name).toBe('Demo Store');
 
     // a revoked demo token is replaced, the merchant and store are kept
-    await cli('token:revoke', '--id', first.app_token_id);
-    const third = await cli('bootstrap', '--json');
+    await suite.cli('token:revoke', '--id', first.app_token_id);
+    const third = await suite.cli('bootstrap', '--json');
     expect(third).toMatchObject({ merchant_id: first.merchant_id, store_id: first.store_id });
     expect(third.app_token_id).not.toBe(first.app_token_id);
   });
 
   it('creates, shows and advances a test clock; refuses an earlier time and an unknown clock', async () => {
-    const merchant = await cli('merchant:create', '--name', 'Clock Co', '--email', 'clock@example.test');
-    const clock = await cli('clock:create', '--merchant', merchant.id, '--time', '2025-01-31T03:00:00Z');
+    const merchant = await suite.cli(
+      'merchant:create',
+      '--name',
+      'Clock Co',
+      '--email',
+      'clock@example.test',
+    );
+    const clock = await suite.cli(
+      'clock:create',
+      '--merchant',
+      merchant.id,
+      '--time',
+      '2025-01-31T03:00:00Z',
+    );
     expect(clock).toMatchObject({
       merchant_id: merchant.id,
       frozen_time: '2025-01-31T03:00:00.000Z',
       status: 'ready',
     });
-    const advanced = await cli(
+    const advanced = await suite.cli(
       'clock:advance',
       '--merchant',
       merchant.id,
@@ -224,21 +224,37 @@ describe('admin CLI', () => {
     );
     expect(advanced).toMatchObject({ id: clock.id, frozen_time: '2025-03-01T00:00:00.000Z' });
     // the API sees the same clock
-    const token = await cli('token:create', '--merchant', merchant.id);
-    const answer = await fetch(`${baseUrl}/test_clocks/${clock.id}`, {
+    const token = await suite.cli('token:create', '--merchant', merchant.id);
+    const answer = await fetch(`${suite.url}/test_clocks/${clock.id}`, {
       headers: { authorization: `Bearer ${token.secret}.${token.jwt}` },
     });
     expect(await answer.json()).toMatchObject({ frozen_time: '2025-03-01T00:00:00.000Z' });
 
     await expect(
-      cli('clock:advance', '--merchant', merchant.id, '--id', clock.id, '--time', '2025-02-01T00:00:00Z'),
+      suite.cli(
+        'clock:advance',
+        '--merchant',
+        merchant.id,
+        '--id',
+        clock.id,
+        '--time',
+        '2025-02-01T00:00:00Z',
+      ),
     ).rejects.toThrow(/later than/);
-    await expect(cli('clock:create', '--merchant', merchant.id, '--time', 'yesterday')).rejects.toThrow(
+    await expect(suite.cli('clock:create', '--merchant', merchant.id, '--time', 'yesterday')).rejects.toThrow(
       /ISO 8601/,
     );
-    const other = await cli('merchant:create', '--name', 'Other Co', '--email', 'other-clock@example.test');
-    await expect(cli('clock:show', '--merchant', other.id, '--id', clock.id)).rejects.toThrow(AdminError);
-    expect(await cli('clock:show', '--merchant', merchant.id, '--id', clock.id)).toMatchObject({
+    const other = await suite.cli(
+      'merchant:create',
+      '--name',
+      'Other Co',
+      '--email',
+      'other-clock@example.test',
+    );
+    await expect(suite.cli('clock:show', '--merchant', other.id, '--id', clock.id)).rejects.toThrow(
+      AdminError,
+    );
+    expect(await suite.cli('clock:show', '--merchant', merchant.id, '--id', clock.id)).toMatchObject({
       frozen_time: '2025-03-01T00:00:00.000Z',
     });
   });
@@ -246,21 +262,26 @@ describe('admin CLI', () => {
 
 describe('admin CLI: operations (docs/operations.md)', () => {
   it('vault:rotate moves every stored card number to the first key of VAULT_KEYS, once', async () => {
-    const shop = await env.seedPciMerchant('vault-rotation');
+    const shop = await suite.env.seedPciMerchant('vault-rotation');
     const cards = ['4242424242424242', '4012888888881881', '5555555555554444'];
     const tokens = await Promise.all(
       cards.map((cardNumber) =>
-        insertCardToken(env, { merchantId: shop.merchant.id, storeId: shop.store.id }, { cardNumber }),
+        insertCardToken(suite.env, { merchantId: shop.merchant.id, storeId: shop.store.id }, { cardNumber }),
       ),
     );
-    const [oldKey] = env.config.VAULT_KEYS;
+    const [oldKey] = suite.env.config.VAULT_KEYS;
     const newKey = `rotated:${randomBytes(32).toString('base64')}`;
     const rotatedEnv = {
-      ...cliEnv,
+      ...suite.env.variables,
+      PUBLIC_BASE_URL: suite.url,
       VAULT_KEYS: `${newKey},${oldKey.id}:${Buffer.from(oldKey.key).toString('base64')}`,
     };
     const rotate = () =>
-      runCli(['vault:rotate', '--batch', '2'], { env: rotatedEnv, credentialsFile, print: () => undefined });
+      runCli(['vault:rotate', '--batch', '2'], {
+        env: rotatedEnv,
+        credentialsFile: suite.cliCredentialsFile,
+        print: () => undefined,
+      });
     const first = (await rotate()) as any;
     expect(first).toMatchObject({ active_key_id: 'rotated', changed_meanwhile: 0 });
     expect(first.rotated).toBeGreaterThanOrEqual(cards.length);
@@ -268,10 +289,12 @@ describe('admin CLI: operations (docs/operations.md)', () => {
     // the numbers decrypt with the new key alone, unchanged, fingerprints kept
     const newOnly = new CardVault(
       [{ id: 'rotated', key: Buffer.from(newKey.split(':')[1], 'base64') }],
-      env.config.VAULT_FINGERPRINT_SECRET,
+      suite.env.config.VAULT_FINGERPRINT_SECRET,
     );
     for (const [i, tokenId] of tokens.entries()) {
-      const entry = await env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: tokenId } });
+      const entry = await suite.env.prisma.cardVault.findUniqueOrThrow({
+        where: { transactionTokenId: tokenId },
+      });
       expect(entry.keyId).toBe('rotated');
       const number = newOnly.decrypt(
         { keyId: entry.keyId, iv: entry.iv, ciphertext: entry.ciphertext, authTag: entry.authTag },
@@ -284,7 +307,7 @@ describe('admin CLI: operations (docs/operations.md)', () => {
   });
 
   it('jobs:failed lists a queue’s dead jobs and jobs:retry puts one back to waiting', async () => {
-    const options = bullOptions(env.config);
+    const options = bullOptions(suite.env.config);
     const queue = new Queue(CHARGES_QUEUE.name, options);
     const worker = new Worker(
       CHARGES_QUEUE.name,
@@ -294,7 +317,7 @@ describe('admin CLI: operations (docs/operations.md)', () => {
     try {
       const job = await queue.add('reconcile_charge', { aggregateId: randomUUID(), eventType: 'x' });
       await eventually(async () => (await job.getState()) === 'failed', { what: 'the job dead' });
-      const listed = await cli('jobs:failed', '--queue', CHARGES_QUEUE.name);
+      const listed = await suite.cli('jobs:failed', '--queue', CHARGES_QUEUE.name);
       expect(listed).toMatchObject({ queue: 'charges', failed: 1 });
       expect(listed.jobs).toEqual([
         expect.objectContaining({
@@ -304,15 +327,15 @@ describe('admin CLI: operations (docs/operations.md)', () => {
         }),
       ]);
       await worker.close();
-      expect(await cli('jobs:retry', '--queue', CHARGES_QUEUE.name, '--id', job.id!)).toMatchObject({
+      expect(await suite.cli('jobs:retry', '--queue', CHARGES_QUEUE.name, '--id', job.id!)).toMatchObject({
         retried: 1,
       });
       expect(await job.getState()).toBe('waiting');
-      await expect(cli('jobs:retry', '--queue', CHARGES_QUEUE.name, '--id', job.id!)).rejects.toThrow(
+      await expect(suite.cli('jobs:retry', '--queue', CHARGES_QUEUE.name, '--id', job.id!)).rejects.toThrow(
         AdminError,
       );
-      await expect(cli('jobs:failed', '--queue', 'nope')).rejects.toThrow('--queue must be one of');
-      await expect(cli('jobs:retry', '--queue', CHARGES_QUEUE.name)).rejects.toThrow('--id or --all');
+      await expect(suite.cli('jobs:failed', '--queue', 'nope')).rejects.toThrow('--queue must be one of');
+      await expect(suite.cli('jobs:retry', '--queue', CHARGES_QUEUE.name)).rejects.toThrow('--id or --all');
     } finally {
       await worker.close();
       await queue.close();

@@ -2,55 +2,34 @@
 // defaults presented, changed with PATCH /stores/{id} as sdk.stores.update sends it, obeyed by
 // POST /charges; the customer UUID; GET /checkout_info for a secret-less token. The gateway runs
 // in-process; no charge-service: charges are refused or left pending, which is all this suite reads.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK, { CardBrand, PaymentType, TransactionTokenType } from 'univapay-node';
-import {
-  bearer,
-  cardData,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkError,
-  sdkFor,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { bearer, cardData, type GatewayClient, sdkError, useSuite } from '@kessai/testing';
 import { DEFAULT_CONFIGURATION } from '@kessai/store-configuration';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const SHOP_ORIGIN = 'https://shop.example.test';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-let api: GatewayClient;
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true, domains: ['shop.example.test'] }, foreign: { pci: true } },
+});
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const sdk = () => suite.sdk.shop;
 /** The store's configuration as sdk.stores.update sends it (the SDK snake_cases every key). */
 const configure = (configuration: Record<string, unknown>) =>
-  sdk().stores.update(shop.store.id, { configuration });
+  sdk().stores.update(suite.merchants.shop.store.id, { configuration });
 /** Back to the merchant's settings: null removes every key the tests set on the store. */
 const resetStore = () =>
-  env.prisma.store.update({ where: { id: shop.store.id }, data: { configuration: {} } });
+  suite.env.prisma.store.update({
+    where: { id: suite.merchants.shop.store.id },
+    data: { configuration: {} },
+  });
 
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('shop', { domains: ['shop.example.test'] });
-  foreign = await env.seedPciMerchant('foreign');
-  api = new GatewayClient(baseUrl).as(shop);
-});
-afterAll(async () => {
-  await env?.close(app);
-});
 afterEach(resetStore);
 
 describe('configuration presented', () => {
   it('shows the defaults on GET /stores/{id}, in lists and on GET /me', async () => {
-    const raw = await api.request(`/stores/${shop.store.id}`);
+    const raw = await suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}`);
     expect(raw.status).toBe(200);
     expect(raw.body.configuration).toEqual(DEFAULT_CONFIGURATION);
     expect(raw.body.configuration).toMatchObject({
@@ -60,7 +39,7 @@ describe('configuration presented', () => {
       country: 'JP',
       display_time_zone: 'Asia/Tokyo',
     });
-    const store = await sdk().stores.get(shop.store.id);
+    const store = await sdk().stores.get(suite.merchants.shop.store.id);
     expect(store.configuration.cardConfiguration.enabled).toBe(true);
     expect(store.configuration.recurringTokenConfiguration.recurringType).toBe('infinite');
     expect((await sdk().stores.list()).items[0]?.configuration.minimumChargeAmounts).toEqual([]);
@@ -75,7 +54,7 @@ describe('configuration presented', () => {
   });
 
   it("merges the store's settings over its merchant's, key by key inside the nested objects", async () => {
-    await env.admin.configureMerchant(shop.merchant.id, {
+    await suite.env.admin.configureMerchant(suite.merchants.shop.merchant.id, {
       card_configuration: { forbidden_card_brands: ['jcb'] },
       language: 'en_us',
     });
@@ -90,11 +69,16 @@ describe('configuration presented', () => {
       // null returns a key to the merchant's setting
       const back = await configure({ cardConfiguration: { enabled: null } });
       expect(back.configuration.cardConfiguration.enabled).toBe(true);
-      expect(await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } })).toMatchObject({
+      expect(
+        await suite.env.prisma.store.findUniqueOrThrow({ where: { id: suite.merchants.shop.store.id } }),
+      ).toMatchObject({
         configuration: {},
       });
     } finally {
-      await env.prisma.merchant.update({ where: { id: shop.merchant.id }, data: { configuration: {} } });
+      await suite.env.prisma.merchant.update({
+        where: { id: suite.merchants.shop.merchant.id },
+        data: { configuration: {} },
+      });
     }
   });
 });
@@ -113,7 +97,9 @@ describe('PATCH /stores/{id} configuration', () => {
       qrScanConfiguration: { enabled: false, forbiddenQrScanGateways: [] },
       subscriptionConfiguration: { enabled: true, failedChargesToCancel: 5, suspendOnCancel: true },
     });
-    expect((await sdk().stores.get(shop.store.id)).configuration).toEqual(updated.configuration);
+    expect((await sdk().stores.get(suite.merchants.shop.store.id)).configuration).toEqual(
+      updated.configuration,
+    );
   });
 
   it.each([
@@ -142,20 +128,24 @@ describe('PATCH /stores/{id} configuration', () => {
     [{ percent_fee: 0 }, 'configuration.percent_fee', 'FORBIDDEN_PARAMETER'],
     [{ flat_fees: [] }, 'configuration.flat_fees', 'FORBIDDEN_PARAMETER'],
   ])('refuses %j with 400 naming %s', async (configuration, field, reason) => {
-    const res = await api.request(`/stores/${shop.store.id}`, { method: 'PATCH', json: { configuration } });
+    const res = await suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}`, {
+      method: 'PATCH',
+      json: { configuration },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ status: 'error', code: 'VALIDATION_ERROR', errors: [{ field, reason }] });
     expect(
-      (await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } })).configuration,
+      (await suite.env.prisma.store.findUniqueOrThrow({ where: { id: suite.merchants.shop.store.id } }))
+        .configuration,
     ).toEqual({});
   });
 
   it("refuses a minimum above the maximum of a currency, its merchant's maximum included", async () => {
-    await env.admin.configureMerchant(shop.merchant.id, {
+    await suite.env.admin.configureMerchant(suite.merchants.shop.merchant.id, {
       maximum_charge_amounts: [{ amount: 1000, currency: 'JPY' }],
     });
     try {
-      const res = await api.request(`/stores/${shop.store.id}`, {
+      const res = await suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}`, {
         method: 'PATCH',
         json: { configuration: { minimum_charge_amounts: [{ amount: 1001, currency: 'JPY' }] } },
       });
@@ -170,7 +160,10 @@ describe('PATCH /stores/{id} configuration', () => {
       });
       expect(lifted.configuration.maximumChargeAmounts).toEqual([]);
     } finally {
-      await env.prisma.merchant.update({ where: { id: shop.merchant.id }, data: { configuration: {} } });
+      await suite.env.prisma.merchant.update({
+        where: { id: suite.merchants.shop.merchant.id },
+        data: { configuration: {} },
+      });
     }
   });
 
@@ -185,13 +178,16 @@ describe('PATCH /stores/{id} configuration', () => {
 
   it("is 404 on another merchant's store, which stays as it was", async () => {
     const error = await sdkError(
-      sdk().stores.update(foreign.store.id, { configuration: { cardConfiguration: { enabled: false } } }),
+      sdk().stores.update(suite.merchants.foreign.store.id, {
+        configuration: { cardConfiguration: { enabled: false } },
+      }),
     );
     expect(error).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
     expect(
-      (await env.prisma.store.findUniqueOrThrow({ where: { id: foreign.store.id } })).configuration,
+      (await suite.env.prisma.store.findUniqueOrThrow({ where: { id: suite.merchants.foreign.store.id } }))
+        .configuration,
     ).toEqual({});
-    expect((await sdkError(sdk().stores.get(foreign.store.id))).code).toBe('NOT_FOUND');
+    expect((await sdkError(sdk().stores.get(suite.merchants.foreign.store.id))).code).toBe('NOT_FOUND');
   });
 });
 
@@ -205,7 +201,7 @@ describe('POST /charges obeys the configuration', () => {
   const typeRefusal = (code: string) => refusal(code, 'payment_type');
   const CARD_DATA = cardData();
   const tokenRefusal = async (json: unknown) => {
-    const res = await api.request('/tokens', { method: 'POST', json });
+    const res = await suite.api.shop.request('/tokens', { method: 'POST', json });
     expect(res.status).toBe(400);
     return res.body;
   };
@@ -215,42 +211,48 @@ describe('POST /charges obeys the configuration', () => {
       minimumChargeAmounts: [{ amount: 1000, currency: 'JPY' }],
       maximumChargeAmounts: [{ amount: 5000, currency: 'JPY' }],
     });
-    const low = await api.postCharge({
-      transaction_token_id: await api.cardToken(),
+    const low = await suite.api.shop.postCharge({
+      transaction_token_id: await suite.api.shop.cardToken(),
       amount: 999,
       currency: 'JPY',
     });
     expect(low.status).toBe(400);
     expect(low.body).toEqual(refusal('CHARGE_AMOUNT_TOO_LOW', 'amount'));
-    const high = await api.postCharge({
-      transaction_token_id: await api.cardToken(),
+    const high = await suite.api.shop.postCharge({
+      transaction_token_id: await suite.api.shop.cardToken(),
       amount: 5001,
       currency: 'JPY',
     });
     expect(high.body).toEqual(refusal('CHARGE_AMOUNT_TOO_HIGH', 'amount'));
     // limits are per currency: USD has none
-    expect((await api.charge(await api.cardToken(), { amount: 1, currency: 'USD' })).status).toBe('pending');
-    const within = await api.charge(await api.cardToken(), { amount: 1000 });
+    expect(
+      (await suite.api.shop.charge(await suite.api.shop.cardToken(), { amount: 1, currency: 'USD' })).status,
+    ).toBe('pending');
+    const within = await suite.api.shop.charge(await suite.api.shop.cardToken(), { amount: 1000 });
     expect(within.status).toBe('pending');
     // a refused charge writes nothing, and its one_time token stays usable
     expect(
-      await env.prisma.charge.count({
-        where: { storeId: shop.store.id, requestedAmount: { in: [999n, 5001n] } },
+      await suite.env.prisma.charge.count({
+        where: { storeId: suite.merchants.shop.store.id, requestedAmount: { in: [999n, 5001n] } },
       }),
     ).toBe(0);
   });
 
   it('refuses a forbidden card brand and a disabled card payment', async () => {
-    const jcb = await api.cardToken({ cardNumber: '3530111333300000' });
+    const jcb = await suite.api.shop.cardToken({ cardNumber: '3530111333300000' });
     await configure({ cardConfiguration: { forbiddenCardBrands: [CardBrand.JCB] } });
-    expect((await api.postCharge({ transaction_token_id: jcb, amount: 1200, currency: 'JPY' })).body).toEqual(
-      refusal('CARD_BRAND_NOT_SUPPORTED'),
-    );
-    expect((await api.charge(await api.cardToken())).status).toBe('pending'); // visa still taken
+    expect(
+      (await suite.api.shop.postCharge({ transaction_token_id: jcb, amount: 1200, currency: 'JPY' })).body,
+    ).toEqual(refusal('CARD_BRAND_NOT_SUPPORTED'));
+    expect((await suite.api.shop.charge(await suite.api.shop.cardToken())).status).toBe('pending'); // visa still taken
     // a token made while cards were on, charged after they were switched off
-    const visaToken = await api.cardToken();
+    const visaToken = await suite.api.shop.cardToken();
     await configure({ cardConfiguration: { enabled: false } });
-    const visa = await api.postCharge({ transaction_token_id: visaToken, amount: 1200, currency: 'JPY' });
+    const visa = await suite.api.shop.postCharge({
+      transaction_token_id: visaToken,
+      amount: 1200,
+      currency: 'JPY',
+    });
     expect(visa.body).toEqual(refusal('CARD_PROCESSING_DISABLED'));
     // and a new card token is refused when it is made, with the same code
     expect(await tokenRefusal({ payment_type: 'card', type: 'one_time', data: CARD_DATA })).toEqual(
@@ -258,32 +260,34 @@ describe('POST /charges obeys the configuration', () => {
     );
     // the brand's token is still good once the store allows it again
     await configure({ cardConfiguration: { enabled: true, forbiddenCardBrands: [] } });
-    expect((await api.charge(jcb)).status).toBe('pending');
+    expect((await suite.api.shop.charge(jcb)).status).toBe('pending');
   });
 
   it('refuses QR when disabled or its operator forbidden, and online when disabled', async () => {
     const qr = () =>
-      api.request('/tokens', {
+      suite.api.shop.request('/tokens', {
         method: 'POST',
         json: { payment_type: 'qr_scan', type: 'one_time', data: { scanned_qr: '280000000000000001' } },
       });
     const qrToken = (await qr()).body.id as string;
     await configure({ qrScanConfiguration: { enabled: false } });
     expect(
-      (await api.postCharge({ transaction_token_id: qrToken, amount: 1200, currency: 'JPY' })).body,
+      (await suite.api.shop.postCharge({ transaction_token_id: qrToken, amount: 1200, currency: 'JPY' }))
+        .body,
     ).toEqual(refusal('QR_PROCESSING_DISABLED'));
     expect((await qr()).body).toEqual(typeRefusal('QR_PROCESSING_DISABLED'));
     await configure({ qrScanConfiguration: { enabled: true, forbiddenQrScanGateways: ['alipay'] } });
     expect(
-      (await api.postCharge({ transaction_token_id: qrToken, amount: 1200, currency: 'JPY' })).body,
+      (await suite.api.shop.postCharge({ transaction_token_id: qrToken, amount: 1200, currency: 'JPY' }))
+        .body,
     ).toEqual(refusal('FORBIDDEN_QR_GATEWAY'));
     await configure({ qrScanConfiguration: { forbiddenQrScanGateways: ['we_chat'] } });
-    expect((await api.charge(qrToken)).status).toBe('pending');
+    expect((await suite.api.shop.charge(qrToken)).status).toBe('pending');
 
-    const online = await api.onlineToken();
+    const online = await suite.api.shop.onlineToken();
     await configure({ onlineConfiguration: { enabled: false } });
     expect(
-      (await api.postCharge({ transaction_token_id: online, amount: 1200, currency: 'JPY' })).body,
+      (await suite.api.shop.postCharge({ transaction_token_id: online, amount: 1200, currency: 'JPY' })).body,
     ).toEqual(refusal('ONLINE_PROCESSING_DISABLED'));
     expect(
       await tokenRefusal({ payment_type: 'online', type: 'one_time', data: { brand: 'pay_pay_online' } }),
@@ -291,14 +295,16 @@ describe('POST /charges obeys the configuration', () => {
   });
 
   it('refuses a recurring token when the store takes none, and an unbounded one when bounded', async () => {
-    const recurring = await api.cardToken({ type: 'recurring' });
+    const recurring = await suite.api.shop.cardToken({ type: 'recurring' });
     await configure({ recurringTokenConfiguration: { recurringType: 'none' } });
     expect(
-      (await api.postCharge({ transaction_token_id: recurring, amount: 1200, currency: 'JPY' })).body,
+      (await suite.api.shop.postCharge({ transaction_token_id: recurring, amount: 1200, currency: 'JPY' }))
+        .body,
     ).toEqual(refusal('RECURRING_TOKEN_DISABLED'));
     await configure({ recurringTokenConfiguration: { recurringType: 'bounded' } });
     expect(
-      (await api.postCharge({ transaction_token_id: recurring, amount: 1200, currency: 'JPY' })).body,
+      (await suite.api.shop.postCharge({ transaction_token_id: recurring, amount: 1200, currency: 'JPY' }))
+        .body,
     ).toEqual(refusal('RECURRING_USAGE_LIMIT_REQUIRED'));
     // and token creation follows the same setting
     const created = await sdkError(
@@ -318,18 +324,21 @@ describe('POST /charges obeys the configuration', () => {
   });
 
   it('records the fee terms of the configuration on the charge (the fee itself comes with the outcome)', async () => {
-    await env.admin.configureStore(shop.store.id, {
+    await suite.env.admin.configureStore(suite.merchants.shop.store.id, {
       percent_fee: 3.6,
       card_brand_percent_fees: { mastercard: 2.95 },
       flat_fees: [{ amount: 30, currency: 'JPY' }],
     });
-    const visa = await api.charge(await api.cardToken());
-    const mastercard = await api.charge(await api.cardToken({ cardNumber: '5555555555554444' }), {
-      amount: 100,
-      currency: 'USD',
-    });
+    const visa = await suite.api.shop.charge(await suite.api.shop.cardToken());
+    const mastercard = await suite.api.shop.charge(
+      await suite.api.shop.cardToken({ cardNumber: '5555555555554444' }),
+      {
+        amount: 100,
+        currency: 'USD',
+      },
+    );
     expect(visa).toMatchObject({ fee_amount: null, fee_currency: null, fee_amount_formatted: null });
-    const rows = await env.prisma.charge.findMany({ where: { id: { in: [visa.id, mastercard.id] } } });
+    const rows = await suite.env.prisma.charge.findMany({ where: { id: { in: [visa.id, mastercard.id] } } });
     expect(rows.find((r) => r.id === visa.id)).toMatchObject({
       feeRatePpm: 36_000,
       feeFlatAmount: 30n,
@@ -344,49 +353,66 @@ describe('POST /stores/{id}/create_customer_id', () => {
     who.request(`/stores/${storeId}/create_customer_id`, { method: 'POST', json: body });
 
   it('answers the same UUID for the same local id, another for another id or store, storing nothing', async () => {
-    const first = await customerId(api, shop.store.id, { customer_id: 'customer-42' });
+    const first = await customerId(suite.api.shop, suite.merchants.shop.store.id, {
+      customer_id: 'customer-42',
+    });
     expect(first.status).toBe(200);
     expect(first.body.customer_id).toMatch(
       /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );
-    expect((await customerId(api, shop.store.id, { customer_id: 'customer-42' })).body).toEqual(first.body);
-    expect((await customerId(api, shop.store.id, { customer_id: 'customer-43' })).body.customer_id).not.toBe(
-      first.body.customer_id,
-    );
-    const merchantToken = await env.merchantToken(shop);
-    const other = await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Second Store' });
-    const asMerchant = api.as(merchantToken);
-    expect((await customerId(asMerchant, shop.store.id, { customer_id: 'customer-42' })).body).toEqual(
-      first.body,
-    );
+    expect(
+      (await customerId(suite.api.shop, suite.merchants.shop.store.id, { customer_id: 'customer-42' })).body,
+    ).toEqual(first.body);
+    expect(
+      (await customerId(suite.api.shop, suite.merchants.shop.store.id, { customer_id: 'customer-43' })).body
+        .customer_id,
+    ).not.toBe(first.body.customer_id);
+    const merchantToken = await suite.env.merchantToken(suite.merchants.shop);
+    const other = await suite.env.admin.createStore({
+      merchantId: suite.merchants.shop.merchant.id,
+      name: 'Second Store',
+    });
+    const asMerchant = suite.api.shop.as(merchantToken);
+    expect(
+      (await customerId(asMerchant, suite.merchants.shop.store.id, { customer_id: 'customer-42' })).body,
+    ).toEqual(first.body);
     expect(
       (await customerId(asMerchant, other.id, { customer_id: 'customer-42' })).body.customer_id,
     ).not.toBe(first.body.customer_id);
   });
 
   it("is 404 for another merchant's store or another store of a store token, 400 without an id, 403 without the secret", async () => {
-    expect((await customerId(api, foreign.store.id, { customer_id: 'c' })).status).toBe(404);
-    const other = await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Third Store' });
-    expect((await customerId(api, other.id, { customer_id: 'c' })).status).toBe(404);
-    expect((await customerId(api, 'not-a-uuid', { customer_id: 'c' })).status).toBe(404);
-    const missing = await customerId(api, shop.store.id, {});
+    expect(
+      (await customerId(suite.api.shop, suite.merchants.foreign.store.id, { customer_id: 'c' })).status,
+    ).toBe(404);
+    const other = await suite.env.admin.createStore({
+      merchantId: suite.merchants.shop.merchant.id,
+      name: 'Third Store',
+    });
+    expect((await customerId(suite.api.shop, other.id, { customer_id: 'c' })).status).toBe(404);
+    expect((await customerId(suite.api.shop, 'not-a-uuid', { customer_id: 'c' })).status).toBe(404);
+    const missing = await customerId(suite.api.shop, suite.merchants.shop.store.id, {});
     expect(missing.body).toEqual({
       status: 'error',
       code: 'VALIDATION_ERROR',
       errors: [{ field: 'customer_id', reason: 'REQUIRED_VALUE' }],
     });
-    const secretless = await api.request(`/stores/${shop.store.id}/create_customer_id`, {
-      method: 'POST',
-      json: { customer_id: 'c' },
-      auth: `Bearer ${shop.storeToken.jwt}`,
-      origin: SHOP_ORIGIN,
-    });
+    const secretless = await suite.api.shop.request(
+      `/stores/${suite.merchants.shop.store.id}/create_customer_id`,
+      {
+        method: 'POST',
+        json: { customer_id: 'c' },
+        auth: `Bearer ${suite.merchants.shop.storeToken.jwt}`,
+        origin: SHOP_ORIGIN,
+      },
+    );
     expect(secretless.status).toBe(403);
   });
 });
 
 describe('GET /checkout_info', () => {
-  const publicSdk = (origin: string) => new SDK({ endpoint: baseUrl, jwt: shop.storeToken.jwt, origin });
+  const publicSdk = (origin: string) =>
+    new SDK({ endpoint: suite.url, jwt: suite.merchants.shop.storeToken.jwt, origin });
 
   it('answers a secret-less token from an allowed Origin with what the store accepts', async () => {
     await configure({
@@ -397,7 +423,7 @@ describe('GET /checkout_info', () => {
     const info = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
     expect(info).toMatchObject({
       mode: 'test',
-      name: shop.store.name,
+      name: suite.merchants.shop.store.name,
       recurringTokenPrivilege: 'bounded',
       cardConfiguration: { enabled: true, forbiddenCardBrands: ['american_express'] },
       qrScanConfiguration: { enabled: true, forbiddenQrScanGateways: ['we_chat'] },
@@ -460,12 +486,14 @@ describe('GET /checkout_info', () => {
       code: 'INVALID_DOMAIN',
       httpCode: 401,
     });
-    const noOrigin = await api.request('/checkout_info', { auth: `Bearer ${shop.storeToken.jwt}` });
+    const noOrigin = await suite.api.shop.request('/checkout_info', {
+      auth: `Bearer ${suite.merchants.shop.storeToken.jwt}`,
+    });
     expect(noOrigin.status).toBe(401);
-    const merchantToken = await env.merchantToken(shop);
-    const merchantWide = await api.request('/checkout_info', { auth: bearer(merchantToken) });
+    const merchantToken = await suite.env.merchantToken(suite.merchants.shop);
+    const merchantWide = await suite.api.shop.request('/checkout_info', { auth: bearer(merchantToken) });
     expect(merchantWide.status).toBe(403);
     // with the secret the server may ask too
-    expect((await api.request('/checkout_info')).status).toBe(200);
+    expect((await suite.api.shop.request('/checkout_info')).status).toBe(200);
   });
 });

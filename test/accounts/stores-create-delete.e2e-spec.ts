@@ -2,45 +2,31 @@
 // HTTP: a merchant creates stores with its merchant-wide credentials; deleting one deactivates it —
 // gone from the API, its app tokens refused at once, its name free again — while its charges stay
 // readable with the merchant's credentials. The gateway runs in-process.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Credentials } from '@kessai/testing';
 import {
   APPROVED_TEST_CARD,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
+  type GatewayClient,
   sdkError,
   sdkFor,
-  TestEnvironment,
+  useSuite,
   whileHolding,
-  type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+});
 let merchantToken: Credentials;
 let foreignMerchantToken: Credentials;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('stores-shop');
-  foreign = await env.seedPciMerchant('stores-foreign');
-  merchantToken = await env.merchantToken(shop);
-  foreignMerchantToken = await env.merchantToken(foreign);
+  merchantToken = await suite.env.merchantToken(suite.merchants.shop);
+  foreignMerchantToken = await suite.env.merchantToken(suite.merchants.foreign);
 });
 
-afterAll(async () => {
-  await env?.close(app);
-});
-
-const merchantSdk = () => sdkFor(baseUrl, merchantToken);
+const merchantSdk = () => sdkFor(suite.url, merchantToken);
 
 describe('POST /stores', () => {
   it('creates a store with the merchant’s credentials (201), with its configuration layer', async () => {
@@ -48,7 +34,7 @@ describe('POST /stores', () => {
       name: 'Osaka branch',
       configuration: { minimumChargeAmounts: [{ amount: 500, currency: 'JPY' }] } as any,
     });
-    expect(created).toMatchObject({ merchantId: shop.merchant.id, name: 'Osaka branch' });
+    expect(created).toMatchObject({ merchantId: suite.merchants.shop.merchant.id, name: 'Osaka branch' });
     expect(created.configuration.minimumChargeAmounts).toEqual([{ amount: 500, currency: 'JPY' }]);
     const read: any = await merchantSdk().stores.get(created.id);
     expect(read).toMatchObject({ id: created.id, name: 'Osaka branch' });
@@ -57,11 +43,11 @@ describe('POST /stores', () => {
   });
 
   it('refuses a store token (403), a name in use (409), bad input (400) and a logo', async () => {
-    const api = new GatewayClient(baseUrl).as(merchantToken);
-    const storeToken = new GatewayClient(baseUrl).as(shop);
+    const api = suite.gateway.as(merchantToken);
+    const storeToken = suite.api.shop;
     const cases: [GatewayClient, unknown, number, string][] = [
       [storeToken, { name: 'From a store token' }, 403, 'INVALID_PERMISSIONS'],
-      [api, { name: shop.store.name }, 409, 'STORE_EXISTS'],
+      [api, { name: suite.merchants.shop.store.name }, 409, 'STORE_EXISTS'],
       [api, {}, 400, 'VALIDATION_ERROR'],
       [api, { name: '  ' }, 400, 'VALIDATION_ERROR'],
       [api, { name: 'x'.repeat(101) }, 400, 'VALIDATION_ERROR'],
@@ -84,20 +70,24 @@ describe('POST /stores', () => {
       const res = await client.request('/stores', { method: 'POST', json });
       expect([json, res.status, res.body.code]).toEqual([json, status, code]);
     }
-    expect(await env.prisma.store.count({ where: { merchantId: shop.merchant.id, name: 'Logo' } })).toBe(0);
+    expect(
+      await suite.env.prisma.store.count({
+        where: { merchantId: suite.merchants.shop.merchant.id, name: 'Logo' },
+      }),
+    ).toBe(0);
   });
 });
 
 /** A new store of the shop (through the SDK), and a client under an app token of its own. */
 async function storeWithClient(name: string) {
   const store: any = await merchantSdk().stores.create({ name });
-  const storeToken = await env.admin.issueAppToken({
-    merchantId: shop.merchant.id,
+  const storeToken = await suite.env.admin.issueAppToken({
+    merchantId: suite.merchants.shop.merchant.id,
     storeId: store.id,
     mode: 'test',
     domains: [],
   });
-  return { store, storeApi: new GatewayClient(baseUrl).as(storeToken) };
+  return { store, storeApi: suite.gateway.as(storeToken) };
 }
 
 /**
@@ -113,7 +103,7 @@ function whileDeleting<T>(
   { tokensToo = false } = {},
 ): Promise<T> {
   return whileHolding(
-    env.database.url,
+    suite.env.database.url,
     { sql: 'UPDATE stores SET deleted_on = now() WHERE id = $1', params: [storeId] },
     request,
     what,
@@ -128,7 +118,7 @@ function whileDeleting<T>(
 
 /** DELETE /stores/{id} with the merchant's credentials. */
 const deleteStore = (storeId: string) =>
-  new GatewayClient(baseUrl).as(merchantToken).request(`/stores/${storeId}`, { method: 'DELETE' });
+  suite.gateway.as(merchantToken).request(`/stores/${storeId}`, { method: 'DELETE' });
 
 /** A transaction holding the row `id` of `table` FOR UPDATE (or `mode`), as a concurrent writer would. */
 const rowLock = (table: string, id: string, mode = 'FOR UPDATE') => ({
@@ -158,7 +148,7 @@ describe('DELETE /stores/{id}', () => {
     const charge = await storeApi.charge(await storeApi.cardToken(), { amount: 700 });
     expect((await storeApi.request(`/stores/${store.id}`)).status).toBe(200);
 
-    const merchantApi = new GatewayClient(baseUrl).as(merchantToken);
+    const merchantApi = suite.gateway.as(merchantToken);
     const deleted = await merchantApi.request(`/stores/${store.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
 
@@ -177,9 +167,11 @@ describe('DELETE /stores/{id}', () => {
     // the merchant's records stay: the charge is read with the merchant's credentials
     const read = await merchantApi.request(`/charges/${charge.id}`);
     expect([read.status, read.body.id]).toEqual([200, charge.id]);
-    const row = await env.prisma.store.findUniqueOrThrow({ where: { id: store.id } });
+    const row = await suite.env.prisma.store.findUniqueOrThrow({ where: { id: store.id } });
     expect(row.deletedOn).toBeInstanceOf(Date);
-    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id, active: true } })).toBe(0);
+    expect(
+      await suite.env.prisma.transactionToken.count({ where: { storeId: store.id, active: true } }),
+    ).toBe(0);
 
     // deleting again (here through the SDK) is a 404; the name may be used again
     expect((await sdkError(merchantSdk().stores.delete(store.id))).httpCode).toBe(404);
@@ -196,24 +188,24 @@ describe('DELETE /stores/{id}', () => {
     const created = await subscriptionOf(storeApi, subscriptionToken);
     const oneTime = await storeApi.cardToken();
     // another store's token and subscription: left alone
-    const other = new GatewayClient(baseUrl).as(shop);
+    const other = suite.api.shop;
     const untouched = await other.cardToken({ type: 'recurring' });
     const otherSubscription = await subscriptionOf(other);
 
-    const merchantApi = new GatewayClient(baseUrl).as(merchantToken);
+    const merchantApi = suite.gateway.as(merchantToken);
     const deleted = await merchantApi.request(`/stores/${store.id}`, {
       method: 'DELETE',
       headers: { 'x-request-id': 'close-store-1' },
     });
     expect(deleted.status).toBe(204);
 
-    const subscription = await env.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } });
+    const subscription = await suite.env.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } });
     expect(subscription.status).toBe('canceled');
-    const payments = await env.prisma.scheduledPayment.findMany({
+    const payments = await suite.env.prisma.scheduledPayment.findMany({
       where: { subscriptionId: subscription.id },
     });
     expect(payments.map((payment) => payment.status)).toEqual(['canceled']);
-    const events = await env.prisma.outboxEvent.findMany({
+    const events = await suite.env.prisma.outboxEvent.findMany({
       where: { correlationId: 'close-store-1' },
       orderBy: { sequence: 'asc' },
     });
@@ -232,14 +224,14 @@ describe('DELETE /stores/{id}', () => {
       store_id: store.id,
     });
     expect(
-      await env.prisma.transactionToken.count({
+      await suite.env.prisma.transactionToken.count({
         where: { id: { in: [subscriptionToken, oneTime] }, active: true },
       }),
     ).toBe(0);
-    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: untouched } })).active).toBe(
-      true,
-    );
-    const kept = await env.prisma.subscription.findUniqueOrThrow({
+    expect(
+      (await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: untouched } })).active,
+    ).toBe(true);
+    const kept = await suite.env.prisma.subscription.findUniqueOrThrow({
       where: { id: otherSubscription.id },
     });
     expect(kept.status).toBe(otherSubscription.status);
@@ -261,7 +253,7 @@ describe('DELETE /stores/{id}', () => {
       }),
     );
     expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
-    expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
+    expect(await suite.env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
   });
 
   it('a batch with a charge created during the deletion waits for it and is refused: no deadlock', async () => {
@@ -291,8 +283,8 @@ describe('DELETE /stores/{id}', () => {
       { tokensToo: true },
     );
     expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
-    expect(await env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
-    expect(await env.prisma.charge.count({ where: { storeId: store.id } })).toBe(0);
+    expect(await suite.env.prisma.subscription.count({ where: { storeId: store.id } })).toBe(0);
+    expect(await suite.env.prisma.charge.count({ where: { storeId: store.id } })).toBe(0);
   });
 
   it('a token created while the store is being deleted waits for the deletion, then is refused', async () => {
@@ -316,7 +308,7 @@ describe('DELETE /stores/{id}', () => {
     );
     expect([created.status, created.body.code]).toEqual([404, 'NOT_FOUND']);
     // no token left active after the deletion deactivated the store's: none at all here
-    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(0);
+    expect(await suite.env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(0);
   });
 
   it('a renewal during the deletion waits for it (the store first, as the deletion), then is refused', async () => {
@@ -342,8 +334,10 @@ describe('DELETE /stores/{id}', () => {
       { tokensToo: true },
     );
     expect([renewed.status, renewed.body.code]).toEqual([400, 'CANNOT_UPDATE_TRANSACTION_TOKEN']);
-    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(1);
-    expect(await env.prisma.transactionToken.count({ where: { storeId: store.id, active: true } })).toBe(0);
+    expect(await suite.env.prisma.transactionToken.count({ where: { storeId: store.id } })).toBe(1);
+    expect(
+      await suite.env.prisma.transactionToken.count({ where: { storeId: store.id, active: true } }),
+    ).toBe(0);
   });
 
   it('locks the store’s subscriptions in id order, as the engine’s settlements do (no deadlock)', async () => {
@@ -352,10 +346,11 @@ describe('DELETE /stores/{id}', () => {
     for (let i = 0; i < 6; i++) ids.push((await subscriptionOf(storeApi)).id);
     const [lowest, ...others] = ids.sort();
     // the lowest id's row version moves behind the others': a scan meets it last
-    await env.prisma.$executeRaw`UPDATE subscriptions SET updated_on = updated_on WHERE id = ${lowest}::uuid`;
+    await suite.env.prisma
+      .$executeRaw`UPDATE subscriptions SET updated_on = updated_on WHERE id = ${lowest}::uuid`;
     // a settlement holds the lowest, as LOCK_SETTLEMENTS would before it goes on to the others
     const deleted = await whileHolding(
-      env.database.url,
+      suite.env.database.url,
       rowLock('subscriptions', lowest),
       () => deleteStore(store.id),
       'the deletion waiting for the lowest subscription',
@@ -367,7 +362,7 @@ describe('DELETE /stores/{id}', () => {
       },
     );
     expect(deleted.status).toBe(204);
-    const statuses = await env.prisma.subscription.findMany({ where: { id: { in: ids } } });
+    const statuses = await suite.env.prisma.subscription.findMany({ where: { id: { in: ids } } });
     expect(statuses.map((row) => row.status)).toEqual(ids.map(() => 'canceled'));
   });
 
@@ -377,7 +372,7 @@ describe('DELETE /stores/{id}', () => {
     const token = await storeApi.cardToken({ type: 'recurring' });
     // a token insert under way has read the store FOR SHARE (liveStoreFor)
     const deleted = await whileHolding(
-      env.database.url,
+      suite.env.database.url,
       rowLock('stores', store.id, 'FOR SHARE'),
       () => deleteStore(store.id),
       'the deletion waiting for the store row',
@@ -396,7 +391,7 @@ describe('DELETE /stores/{id}', () => {
     const token = await storeApi.cardToken();
     // the deletion under way: past the store's row, waiting for a subscription a settlement holds
     const deleted = await whileHolding(
-      env.database.url,
+      suite.env.database.url,
       rowLock('subscriptions', subscription),
       () => deleteStore(store.id),
       'the deletion waiting for the subscription',
@@ -411,17 +406,22 @@ describe('DELETE /stores/{id}', () => {
       },
     );
     expect(deleted.status).toBe(204);
-    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token } })).active).toBe(
+    expect((await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token } })).active).toBe(
       false,
     );
   });
 
   it('is for the merchant’s credentials only, and only for its own stores', async () => {
-    const storeApi = new GatewayClient(baseUrl).as(shop);
-    expect((await storeApi.request(`/stores/${shop.store.id}`, { method: 'DELETE' })).status).toBe(403);
-    const other = sdkFor(baseUrl, foreignMerchantToken);
-    expect((await sdkError(other.stores.delete(shop.store.id))).httpCode).toBe(404);
+    const storeApi = suite.api.shop;
+    expect(
+      (await storeApi.request(`/stores/${suite.merchants.shop.store.id}`, { method: 'DELETE' })).status,
+    ).toBe(403);
+    const other = sdkFor(suite.url, foreignMerchantToken);
+    expect((await sdkError(other.stores.delete(suite.merchants.shop.store.id))).httpCode).toBe(404);
     expect((await sdkError(other.stores.delete('not-a-uuid'))).httpCode).toBe(404);
-    expect((await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } })).deletedOn).toBeNull();
+    expect(
+      (await suite.env.prisma.store.findUniqueOrThrow({ where: { id: suite.merchants.shop.store.id } }))
+        .deletedOn,
+    ).toBeNull();
   });
 });

@@ -3,44 +3,22 @@
 // which POST and PATCH /stores take — the values typed as the JSON route types them, the logo checked
 // by its bytes and stored with the rest in one transaction — and which every other route still
 // refuses with 415. The gateway runs in-process.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createHash } from 'node:crypto';
-import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkError,
-  sdkFor,
-  solidPng,
-  TestEnvironment,
-  type Credentials,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { sdkError, sdkFor, solidPng, useSuite, type Credentials } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true } } });
 let merchantToken: Credentials;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('stores-logo');
-  merchantToken = await env.merchantToken(shop);
+  merchantToken = await suite.env.merchantToken(suite.merchants.shop);
 });
 
-afterAll(async () => {
-  await env?.close(app);
-});
-
-const sdk = () => sdkFor(baseUrl, merchantToken);
-const api = () => new GatewayClient(baseUrl).as(merchantToken);
+const sdk = () => sdkFor(suite.url, merchantToken);
+const api = () => suite.gateway.as(merchantToken);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 const blob = (bytes: Buffer, type = 'image/png') => new Blob([bytes], { type });
-const logoUrl = (storeId: string, bytes: Buffer) => `${baseUrl}/checkout/logos/${storeId}/${sha256(bytes)}`;
+const logoUrl = (storeId: string, bytes: Buffer) => `${suite.url}/checkout/logos/${storeId}/${sha256(bytes)}`;
 const JPEG = Buffer.concat([Buffer.from('ffd8ffe000104a464946000101', 'hex'), Buffer.alloc(64)]);
 
 /** A multipart body as the SDK builds one: flattened snake_case keys, string values, files. */
@@ -71,7 +49,7 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
       } as any,
       logo: blob(png),
     });
-    expect(created).toMatchObject({ merchantId: shop.merchant.id, name: 'Kobe branch' });
+    expect(created).toMatchObject({ merchantId: suite.merchants.shop.merchant.id, name: 'Kobe branch' });
     expect(created.configuration).toMatchObject({
       cardConfiguration: { enabled: false, forbiddenCardBrands: ['visa', 'jcb'] },
       minimumChargeAmounts: [{ amount: 500, currency: 'JPY' }],
@@ -79,7 +57,7 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
       logoUrl: logoUrl(created.id, png),
     });
     // stored as JSON types, not strings
-    const row = await env.prisma.store.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await suite.env.prisma.store.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.configuration).toMatchObject({
       card_configuration: { enabled: false },
       minimum_charge_amounts: [{ amount: 500, currency: 'JPY' }],
@@ -97,13 +75,13 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
       logoUrl(created.id, png),
     );
     // and the store's checkout shows it
-    const storeToken = await env.admin.issueAppToken({
-      merchantId: shop.merchant.id,
+    const storeToken = await suite.env.admin.issueAppToken({
+      merchantId: suite.merchants.shop.merchant.id,
       storeId: created.id,
       mode: 'test',
       domains: [],
     });
-    const info: any = await sdkFor(baseUrl, storeToken).checkoutInfo.get();
+    const info: any = await sdkFor(suite.url, storeToken).checkoutInfo.get();
     expect(info.logoImage).toBe(logoUrl(created.id, png));
   });
 
@@ -162,8 +140,8 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
       expect([res.status, res.body.code, res.body.errors]).toEqual([400, 'VALIDATION_ERROR', [error]]);
     }
     expect(
-      await env.prisma.store.count({
-        where: { merchantId: shop.merchant.id, name: { startsWith: 'Refused' } },
+      await suite.env.prisma.store.count({
+        where: { merchantId: suite.merchants.shop.merchant.id, name: { startsWith: 'Refused' } },
       }),
     ).toBe(0);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
@@ -212,7 +190,9 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
       expect([res.status, res.body.code]).toEqual([400, 'VALIDATION_ERROR']);
     }
     expect(
-      await env.prisma.store.count({ where: { merchantId: shop.merchant.id, name: { in: ['A', 'Cut'] } } }),
+      await suite.env.prisma.store.count({
+        where: { merchantId: suite.merchants.shop.merchant.id, name: { in: ['A', 'Cut'] } },
+      }),
     ).toBe(0);
   });
 
@@ -229,7 +209,11 @@ describe('sdk.stores.create with a logo (multipart/form-data)', () => {
     expect([first.status, again.status, again.body.id]).toEqual([201, 201, first.body.id]);
     const other = await send(solidPng(8, 8, [10, 200, 10]));
     expect([other.status, other.body.code]).toEqual([409, 'IDEMPOTENCY_KEY_CONFLICT']);
-    expect(await env.prisma.store.count({ where: { merchantId: shop.merchant.id, name: 'Once' } })).toBe(1);
+    expect(
+      await suite.env.prisma.store.count({
+        where: { merchantId: suite.merchants.shop.merchant.id, name: 'Once' },
+      }),
+    ).toBe(1);
   });
 });
 
@@ -253,7 +237,7 @@ describe('sdk.stores.update with a logo', () => {
     // JSON again (no Blob): logo null removes it
     const removed: any = await sdk().stores.update(store.id, { logo: null });
     expect(removed.configuration.logoUrl).toBeUndefined();
-    expect(await env.prisma.storeLogo.count({ where: { storeId: store.id } })).toBe(0);
+    expect(await suite.env.prisma.storeLogo.count({ where: { storeId: store.id } })).toBe(0);
   });
 
   it('writes nothing when one part is refused: the name, the configuration and the logo together', async () => {
@@ -281,7 +265,7 @@ describe('sdk.stores.update with a logo', () => {
       const res = await api().request(`/stores/${store.id}`, { method: 'PATCH', body: form(fields) });
       expect([res.status, res.body.code]).toEqual([status, code]);
     }
-    const row = await env.prisma.store.findUniqueOrThrow({
+    const row = await suite.env.prisma.store.findUniqueOrThrow({
       where: { id: store.id },
       include: { logo: true },
     });
@@ -291,20 +275,24 @@ describe('sdk.stores.update with a logo', () => {
 
 describe('multipart/form-data elsewhere', () => {
   it('is refused with 415 on every other route, nothing written', async () => {
-    const storeApi = new GatewayClient(baseUrl).as(shop);
+    const storeApi = suite.api.shop;
     const token = await storeApi.cardToken();
-    const charges = await env.prisma.charge.count({ where: { storeId: shop.store.id } });
+    const charges = await suite.env.prisma.charge.count({
+      where: { storeId: suite.merchants.shop.store.id },
+    });
     const res = await storeApi.request('/charges', {
       method: 'POST',
       body: form({ transaction_token_id: token, amount: '1000', currency: 'JPY' }),
     });
     expect([res.status, res.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
-    const webhook = await api().request(`/stores/${shop.store.id}/webhooks`, {
+    const webhook = await api().request(`/stores/${suite.merchants.shop.store.id}/webhooks`, {
       method: 'POST',
       body: form({ url: 'https://example.test/hook', triggers: 'charge_finished' }),
     });
     expect([webhook.status, webhook.body.code]).toEqual([415, 'UNSUPPORTED_MEDIA_TYPE']);
-    expect(await env.prisma.charge.count({ where: { storeId: shop.store.id } })).toBe(charges);
+    expect(await suite.env.prisma.charge.count({ where: { storeId: suite.merchants.shop.store.id } })).toBe(
+      charges,
+    );
     // a path that is no route is a 404, whatever its body
     const nowhere = await api().request('/no_such_route', { method: 'POST', body: form({ name: 'x' }) });
     expect([nowhere.status, nowhere.body.code]).toEqual([404, 'NOT_FOUND']);

@@ -134,7 +134,7 @@ const ended = (chargeId: string, timeoutMs = 15_000): Promise<Any> =>
 beforeAll(async () => {
   receiver = await startCallbackReceiver();
   suite.cleanup(() => receiver.close());
-});
+}, 60_000);
 
 describe('bank transfer through the SDK', () => {
   it('token → awaiting charge with a virtual account → expiry → paid exactly → successful, with its events', async () => {

@@ -55,7 +55,7 @@ beforeAll(async () => {
       flat_fees: [{ amount: 30, currency: 'JPY' }],
     }),
   );
-});
+}, 60_000);
 
 describe('charge fees', () => {
   it('a successful charge carries percent + flat fee, rounded half up, in its currency', async () => {

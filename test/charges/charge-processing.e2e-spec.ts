@@ -14,7 +14,7 @@ import { bullOptions, startWorkerService, type RunningWorkerService } from '@kes
 import {
   insertCardToken,
   insertPendingCharge,
-  TestEnvironment,
+  useSuite,
   waitForChargeStatus,
   type PendingChargeOptions,
 } from '@kessai/testing';
@@ -22,14 +22,28 @@ import { PendingCvvStore } from '@kessai/vault';
 import { ChargesProcessor } from '../../apps/charge-service/src/charges.processor';
 import { ChargeServiceModule } from '../../apps/charge-service/src/charge-service.module';
 import { processorCallbackUrl } from '@kessai/processor';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
+const suite = useSuite({
+  simulator: (callbackSecret) =>
+    startProcessorSimulator({
+      latencyMs: 0,
+      timeoutHoldMs: 5_000,
+      // one more 503 than PROCESSOR_MAX_ATTEMPTS: the 5xx card outlasts the first job's retries
+      unavailableAttempts: 5,
+      callbackMaxAttempts: 1,
+      callbackTimeoutMs: 200,
+      callbackSecret,
+    }),
+  variables: {
+    PROCESSOR_TIMEOUT_MS: '300',
+    PROCESSOR_MAX_ATTEMPTS: '4',
+    CHARGE_SWEEP_INTERVAL_MS: '100',
+    CHARGE_JOB_LOCK_MS: '2000',
+  },
+  merchants: { shop: { label: 'charges' } },
+});
 let service: RunningWorkerService;
 let queue: Queue;
 let queueEvents: QueueEvents;
@@ -38,55 +52,42 @@ let merchantId: string;
 let storeId: string;
 
 beforeAll(async () => {
-  simulator = await startProcessorSimulator({
-    latencyMs: 0,
-    timeoutHoldMs: 5_000,
-    // one more 503 than PROCESSOR_MAX_ATTEMPTS: the 5xx card outlasts the first job's retries
-    unavailableAttempts: 5,
-    callbackMaxAttempts: 1,
-    callbackTimeoutMs: 200,
-  });
-  env = await TestEnvironment.create({
-    PROCESSOR_TEST_URL: simulator.url,
-    PROCESSOR_TIMEOUT_MS: '300',
-    PROCESSOR_MAX_ATTEMPTS: '4',
-    CHARGE_SWEEP_INTERVAL_MS: '100',
-    CHARGE_JOB_LOCK_MS: '2000',
-  });
   ({
     merchant: { id: merchantId },
     store: { id: storeId },
-  } = await env.seedMerchant('charges'));
+  } = suite.merchants.shop);
+  queue = new Queue(CHARGES_QUEUE.name, bullOptions(suite.env.config));
+  suite.cleanup(async () => {
+    await queue.obliterate({ force: true });
+    await queue.close();
+  });
+  queueEvents = new QueueEvents(CHARGES_QUEUE.name, bullOptions(suite.env.config));
+  suite.cleanup(() => queueEvents.close());
+  await queueEvents.waitUntilReady();
+  // stopped before the queue is emptied and closed
   service = await startWorkerService({
     name: 'charge-service',
-    config: env.config,
+    config: suite.env.config,
     healthPort: 0,
     imports: [ChargeServiceModule],
     processors: [ChargesProcessor],
   });
+  suite.cleanup(() => service.stop());
   cvvs = service.app.get(PendingCvvStore);
-  queue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
-  queueEvents = new QueueEvents(CHARGES_QUEUE.name, bullOptions(env.config));
-  await queueEvents.waitUntilReady();
-});
-
-afterAll(async () => {
-  await service?.stop();
-  await queue?.obliterate({ force: true });
-  await queueEvents?.close();
-  await queue?.close();
-  await simulator?.close();
-  await env?.close();
-});
+}, 60_000);
 
 async function cardToken(number: string, cvv: string | null = '123'): Promise<string> {
-  const id = await insertCardToken(env, { merchantId, storeId }, { cardNumber: number, type: 'recurring' });
+  const id = await insertCardToken(
+    suite.env,
+    { merchantId, storeId },
+    { cardNumber: number, type: 'recurring' },
+  );
   if (cvv) await cvvs.put(id, cvv);
   return id;
 }
 
 async function token(paymentType: 'qr_scan' | 'online', data: Prisma.InputJsonObject): Promise<string> {
-  const row = await env.prisma.transactionToken.create({
+  const row = await suite.env.prisma.transactionToken.create({
     data: { merchantId, storeId, mode: 'test', type: 'one_time', paymentType, data },
   });
   return row.id;
@@ -94,12 +95,12 @@ async function token(paymentType: 'qr_scan' | 'online', data: Prisma.InputJsonOb
 
 /** A pending charge and its charge_requested command, as the gateway writes them. */
 function createCharge(tokenId: string, options: PendingChargeOptions = {}): Promise<string> {
-  return insertPendingCharge(env, { merchantId, storeId }, tokenId, options);
+  return insertPendingCharge(suite.env, { merchantId, storeId }, tokenId, options);
 }
 
 /** What the gateway records when the processor posts a notice about the charge. */
 async function noticeReceived(chargeId: string) {
-  await env.prisma.outboxEvent.create({
+  await suite.env.prisma.outboxEvent.create({
     data: {
       merchantId,
       storeId,
@@ -112,15 +113,15 @@ async function noticeReceived(chargeId: string) {
 }
 
 function waitForStatus(chargeId: string, status: string, timeoutMs = 15_000) {
-  return waitForChargeStatus(env, chargeId, status, { timeoutMs });
+  return waitForChargeStatus(suite.env, chargeId, status, { timeoutMs });
 }
 
 function events(chargeId: string, eventType: string) {
-  return env.prisma.outboxEvent.findMany({ where: { aggregateId: chargeId, eventType } });
+  return suite.env.prisma.outboxEvent.findMany({ where: { aggregateId: chargeId, eventType } });
 }
 
 function executions(chargeId: string, operation: 'authorize' | 'create_operator_payment' = 'authorize') {
-  return operationStats(simulator.stats(), operation, chargeId).executions;
+  return operationStats(suite.simulator.stats(), operation, chargeId).executions;
 }
 
 describe('charge processing', () => {
@@ -158,7 +159,7 @@ describe('charge processing', () => {
   it('timeout card: the retry finds the approval, executed once', async () => {
     const id = await createCharge(await cardToken('4000000000000408'));
     await waitForStatus(id, 'successful');
-    const stats = operationStats(simulator.stats(), 'authorize', id);
+    const stats = operationStats(suite.simulator.stats(), 'authorize', id);
     expect(stats.executions).toBe(1);
     expect(stats.requests).toBeGreaterThan(1);
   });
@@ -167,7 +168,10 @@ describe('charge processing', () => {
     const id = await createCharge(await cardToken('4000000000040503'));
     await waitForStatus(id, 'successful');
     // 4 attempts in the batch job (all 503), then its own job: a 5th 503 and the approval
-    expect(operationStats(simulator.stats(), 'authorize', id)).toMatchObject({ requests: 6, executions: 1 });
+    expect(operationStats(suite.simulator.stats(), 'authorize', id)).toMatchObject({
+      requests: 6,
+      executions: 1,
+    });
     const own = await queue.getJob(`process_charge.${id}.retry`);
     expect(own?.data).toMatchObject({ aggregateId: id, eventType: CHARGE_REQUESTED });
     expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
@@ -178,9 +182,9 @@ describe('charge processing', () => {
     const declined = await createCharge(await cardToken('4111111111111111'), { requested: false });
     const live = await createCharge(await cardToken('4242424242424242'), { mode: 'live', requested: false });
     const done = await createCharge(await cardToken('4242424242424242'), { requested: false });
-    await env.prisma.charge.update({ where: { id: done }, data: { status: 'failed', errorCode: 306 } });
+    await suite.env.prisma.charge.update({ where: { id: done }, data: { status: 'failed', errorCode: 306 } });
     const cause = randomUUID();
-    await env.prisma.outboxEvent.create({
+    await suite.env.prisma.outboxEvent.create({
       data: {
         id: cause,
         merchantId,
@@ -206,7 +210,7 @@ describe('charge processing', () => {
     await waitForStatus(approved, 'successful');
     await waitForStatus(declined, 'failed');
     expect(await waitForStatus(live, 'error')).toMatchObject({ errorCode: 309 });
-    expect(await env.prisma.charge.findUniqueOrThrow({ where: { id: done } })).toMatchObject({
+    expect(await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: done } })).toMatchObject({
       status: 'failed',
       errorCode: 306,
     });
@@ -219,7 +223,7 @@ describe('charge processing', () => {
     for (const id of [declined, live]) expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
     expect(await events(done, CHARGE_FINISHED)).toHaveLength(0);
     // not a charge this service finished: out of the suite's final count
-    await env.prisma.charge.delete({ where: { id: done } });
+    await suite.env.prisma.charge.delete({ where: { id: done } });
   });
 
   it('3-D Secure: awaiting with the issuer page, authenticated, reconciled to successful', async () => {
@@ -282,17 +286,23 @@ describe('charge processing', () => {
       await token('online', { brand: 'pay_pay_online', call_method: 'http_get' }),
     );
     await waitForStatus(id, 'awaiting');
-    await env.prisma.charge.update({ where: { id }, data: { expiresOn: new Date(Date.now() - 1_000) } });
+    await suite.env.prisma.charge.update({
+      where: { id },
+      data: { expiresOn: new Date(Date.now() - 1_000) },
+    });
     const charge = await waitForStatus(id, 'failed');
     expect(charge).toMatchObject({ errorCode: 327, errorMessage: 'CONFIRMATION_PERIOD_EXPIRED' });
-    expect(operationStats(simulator.stats(), 'void', `expiry-${id}`).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `expiry-${id}`).executions).toBe(1);
     expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
   });
 
   it('3-D Secure never completed: failed 358 once expired', async () => {
     const id = await createCharge(await cardToken('4000000000003220'));
     await waitForStatus(id, 'awaiting');
-    await env.prisma.charge.update({ where: { id }, data: { expiresOn: new Date(Date.now() - 1_000) } });
+    await suite.env.prisma.charge.update({
+      where: { id },
+      data: { expiresOn: new Date(Date.now() - 1_000) },
+    });
     const charge = await waitForStatus(id, 'failed');
     expect(charge).toMatchObject({ errorCode: 358, errorMessage: 'THREE_DS_COULD_NOT_BE_COMPLETED' });
   });
@@ -302,7 +312,7 @@ describe('charge processing', () => {
     const charge = await waitForStatus(id, 'error');
     expect(charge).toMatchObject({ errorCode: 309, errorMessage: 'PROCESSING_ERROR' });
     expect(charge.errorDetail).toMatch(/no live processor/);
-    expect(operationStats(simulator.stats(), 'authorize', id).requests).toBe(0);
+    expect(operationStats(suite.simulator.stats(), 'authorize', id).requests).toBe(0);
   });
 
   it('capture=false: authorized with charge_updated, then a partial capture makes it successful', async () => {
@@ -311,7 +321,7 @@ describe('charge processing', () => {
     expect(authorized).toMatchObject({ captureStatus: 'authorized', chargedAmount: null });
     expect(await events(id, CHARGE_UPDATED)).toHaveLength(1);
 
-    const captures = new CapturesRepository(env.prisma);
+    const captures = new CapturesRepository(suite.env.prisma);
     const requested = await captures.requestCapture({ chargeId: id, amount: 3000n, currency: 'JPY' });
     expect(requested.outcome).toBe('created');
     const charge = await waitForStatus(id, 'successful');
@@ -319,7 +329,7 @@ describe('charge processing', () => {
     expect(await captures.findByCharge(id)).toMatchObject({ status: 'successful', amount: 3000n });
     expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
     if (requested.outcome !== 'created') return;
-    expect(operationStats(simulator.stats(), 'capture', requested.captureId).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'capture', requested.captureId).executions).toBe(1);
   });
 
   it('capture_at in the past: the sweeper captures the full amount', async () => {
@@ -355,7 +365,7 @@ describe('charge processing', () => {
     const tokenId = await cardToken('4242424242424242', null);
     const id = await createCharge(tokenId, { requested: false });
     // what a worker sent before dying without recording anything, its job lost with it
-    const processor = new HttpPaymentProcessor({ baseUrl: simulator.url });
+    const processor = new HttpPaymentProcessor({ baseUrl: suite.simulator.url });
     const card = new SensitiveCardData({
       cardNumber: CardNumber.fromDigits('4242424242424242'),
       cvv: '123',
@@ -369,20 +379,23 @@ describe('charge processing', () => {
       currency: 'JPY',
       capture: true,
       paymentMethod: { type: 'card', card },
-      threeDs: { mode: 'normal', callbackUrl: processorCallbackUrl(env.config) },
+      threeDs: { mode: 'normal', callbackUrl: processorCallbackUrl(suite.env.config) },
     });
     expect(first.outcome).toBe('approved');
-    await env.prisma
+    await suite.env.prisma
       .$executeRaw`UPDATE charges SET updated_on = now() - interval '1 hour' WHERE id = ${id}::uuid`;
 
     const charge = await waitForStatus(id, 'successful');
     expect(charge.processorReference).toBe(first.processorReference);
-    expect(operationStats(simulator.stats(), 'authorize', id)).toMatchObject({ requests: 2, executions: 1 });
+    expect(operationStats(suite.simulator.stats(), 'authorize', id)).toMatchObject({
+      requests: 2,
+      executions: 1,
+    });
     expect(await events(id, CHARGE_FINISHED)).toHaveLength(1);
   });
 
   it('every charge of the suite was finished exactly once', async () => {
-    const rows = await env.prisma.$queryRaw<{ id: string; status: string; finished: number }[]>`
+    const rows = await suite.env.prisma.$queryRaw<{ id: string; status: string; finished: number }[]>`
       SELECT c.id::text AS id, c.status::text AS status,
              (SELECT count(*)::int FROM outbox_events e
                WHERE e.aggregate_id = c.id AND e.event_type = 'charge_finished') AS finished

@@ -12,7 +12,7 @@ import {
   registeredStatement,
   rowsWritten,
   tableReads,
-  TestEnvironment,
+  useSuite,
 } from '@kessai/testing';
 
 const PENDING = 5_000;
@@ -23,7 +23,7 @@ const RECORD_CHARGE_OUTCOMES = registeredStatement('charge_outcomes_record');
 const TERMINATE_PAYMENTS = registeredStatement('subscription_engine_terminate_payments');
 const START_PAYMENTS = registeredStatement('subscription_engine_start_payments');
 
-let env: TestEnvironment;
+const suite = useSuite();
 let client: Client;
 let pendingIds: string[];
 let pendingPaymentIds: string[];
@@ -32,12 +32,16 @@ let pendingPayments: { id: string; subscription_id: string; token_id: string }[]
 let scope: { merchantId: string; storeId: string };
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  const { merchant, store } = await env.seedMerchant('charge-plan');
+  const { merchant, store } = await suite.env.seedMerchant('charge-plan');
   scope = { merchantId: merchant.id, storeId: store.id };
-  const token = await insertCardToken(env, scope, { cardNumber: '4000056655665556' });
-  client = new Client({ connectionString: env.database.url });
+  const token = await insertCardToken(suite.env, scope, { cardNumber: '4000056655665556' });
+  client = new Client({ connectionString: suite.env.database.url });
   await client.connect();
+  suite.cleanup(async () => {
+    await client.query('ALTER TABLE charges RESET (autovacuum_enabled)');
+    await client.query('ALTER TABLE scheduled_payments RESET (autovacuum_enabled)');
+    await client.end();
+  });
   // statistics that have not caught up: taken when every charge was final (autovacuum kept from
   // taking newer ones), then PENDING charges pending
   await client.query('ALTER TABLE charges SET (autovacuum_enabled = false)');
@@ -57,13 +61,13 @@ beforeAll(async () => {
   // the same for scheduled payments: paid ones analyzed, then PENDING pending; enough paid ones that
   // a table scan is no cheaper than the keys (START_PAYMENTS joins an input the planner guesses at
   // 100 rows)
-  const paid = await insertWaitingSubscriptions(env, scope, [token], 40_000);
+  const paid = await insertWaitingSubscriptions(suite.env, scope, [token], 40_000);
   await client.query(
     `UPDATE scheduled_payments SET status = 'paid', next_try_at = NULL WHERE subscription_id = ANY($1::uuid[])`,
     [paid],
   );
   await client.query('ANALYZE scheduled_payments');
-  const waiting = await insertWaitingSubscriptions(env, scope, [token], PENDING);
+  const waiting = await insertWaitingSubscriptions(suite.env, scope, [token], PENDING);
   const { rows } = await client.query<{ id: string; subscription_id: string; token_id: string }>(
     `SELECT sp.id::text, sp.subscription_id::text, s.transaction_token_id::text AS token_id
        FROM scheduled_payments sp JOIN subscriptions s ON s.id = sp.subscription_id
@@ -72,13 +76,6 @@ beforeAll(async () => {
   );
   pendingPayments = rows;
   pendingPaymentIds = rows.map((row) => row.id);
-});
-
-afterAll(async () => {
-  await client?.query('ALTER TABLE charges RESET (autovacuum_enabled)');
-  await client?.query('ALTER TABLE scheduled_payments RESET (autovacuum_enabled)');
-  await client?.end();
-  await env?.close();
 });
 
 describe('charge batch statements with thousands of charges pending', () => {

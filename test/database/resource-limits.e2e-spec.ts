@@ -6,20 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { DailyQuotas, WebhooksRepository, type AccessScope } from '@kessai/db';
 import { ACTIVE_LIMITS, DAILY_QUOTAS, ResourceLimitError } from '@kessai/domain';
-import { TestEnvironment, type SeededMerchant } from '@kessai/testing';
+import { useSuite, type SeededMerchant } from '@kessai/testing';
 
-let env: TestEnvironment;
+const suite = useSuite();
 let webhooks: WebhooksRepository;
 let quotas: DailyQuotas;
 
-beforeAll(async () => {
-  env = await TestEnvironment.create();
-  webhooks = new WebhooksRepository(env.prisma);
-  quotas = new DailyQuotas(env.prisma);
-});
-
-afterAll(async () => {
-  await env?.close();
+beforeAll(() => {
+  webhooks = new WebhooksRepository(suite.env.prisma);
+  quotas = new DailyQuotas(suite.env.prisma);
 });
 
 function settle<T>(count: number, run: (i: number) => Promise<T>) {
@@ -43,12 +38,12 @@ describe('webhooks: at most 20 active per merchant or store', () => {
     mode: 'test' as const,
   });
   const active = (scope: AccessScope) =>
-    env.prisma.webhook.count({
+    suite.env.prisma.webhook.count({
       where: { merchantId: scope.merchantId, storeId: scope.storeId, active: true },
     });
 
   beforeAll(async () => {
-    seeded = await env.seedMerchant('hooks');
+    seeded = await suite.env.seedMerchant('hooks');
   });
 
   it('40 parallel creations in one store: exactly 20 are created', async () => {
@@ -70,7 +65,7 @@ describe('webhooks: at most 20 active per merchant or store', () => {
     expect(outcome(results)).toEqual({ created: 20, refused: 20 });
     expect(await active(merchant)).toBe(20);
 
-    const other = await env.admin.createStore({ merchantId: seeded.merchant.id, name: 'hooks Other' });
+    const other = await suite.env.admin.createStore({ merchantId: seeded.merchant.id, name: 'hooks Other' });
     const otherScope = { merchantId: seeded.merchant.id, storeId: other.id };
     await expect(
       webhooks.createWithinLimit(newWebhook(otherScope, 0), ACTIVE_LIMITS.webhook),
@@ -78,7 +73,7 @@ describe('webhooks: at most 20 active per merchant or store', () => {
       storeId: other.id,
       active: true,
     });
-    expect(await env.prisma.webhook.count({ where: { merchantId: seeded.merchant.id } })).toBe(41);
+    expect(await suite.env.prisma.webhook.count({ where: { merchantId: seeded.merchant.id } })).toBe(41);
   });
 
   it('a deactivated webhook frees its slot', async () => {
@@ -86,10 +81,10 @@ describe('webhooks: at most 20 active per merchant or store', () => {
     await expect(
       webhooks.createWithinLimit(newWebhook(store, 99), ACTIVE_LIMITS.webhook),
     ).rejects.toBeInstanceOf(ResourceLimitError);
-    const victim = await env.prisma.webhook.findFirstOrThrow({
+    const victim = await suite.env.prisma.webhook.findFirstOrThrow({
       where: { storeId: seeded.store.id, active: true },
     });
-    await env.prisma.webhook.update({ where: { id: victim.id }, data: { active: false } });
+    await suite.env.prisma.webhook.update({ where: { id: victim.id }, data: { active: false } });
     const results = await settle(5, (i) =>
       webhooks.createWithinLimit(newWebhook(store, 100 + i), ACTIVE_LIMITS.webhook),
     );
@@ -106,7 +101,7 @@ describe('test charges: at most 1,440 per store per UTC day', () => {
   });
 
   it('1,500 parallel consumptions: exactly 1,440 succeed, each sees its own count', async () => {
-    const seeded = await env.seedMerchant('charges');
+    const seeded = await suite.env.seedMerchant('charges');
     const now = new Date();
     const results = await settle(1500, () => quotas.consume(quotaFor(seeded), now));
     expect(outcome(results)).toEqual({ created: 1440, refused: 60 });
@@ -118,7 +113,10 @@ describe('test charges: at most 1,440 per store per UTC day', () => {
     expect(await quotas.used(quotaFor(seeded), now)).toBe(1440);
 
     // another store of the same merchant has its own quota
-    const sibling = await env.admin.createStore({ merchantId: seeded.merchant.id, name: 'charges Sibling' });
+    const sibling = await suite.env.admin.createStore({
+      merchantId: seeded.merchant.id,
+      name: 'charges Sibling',
+    });
     const siblingQuota = {
       ...quotaFor(seeded),
       scope: { merchantId: seeded.merchant.id, storeId: sibling.id },
@@ -127,7 +125,7 @@ describe('test charges: at most 1,440 per store per UTC day', () => {
   });
 
   it('counts UTC calendar days: the last millisecond of a day and the first of the next are apart', async () => {
-    const seeded = await env.seedMerchant('days');
+    const seeded = await suite.env.seedMerchant('days');
     const quota = { ...quotaFor(seeded), max: 2 };
     const lastMs = new Date('2026-06-30T23:59:59.999Z');
     const nextDay = new Date('2026-07-01T00:00:00.000Z');
@@ -144,11 +142,11 @@ describe('test charges: at most 1,440 per store per UTC day', () => {
   });
 
   it('inside the charge-creating transaction: a rollback gives the unit back, and parallel creators stay exact', async () => {
-    const seeded = await env.seedMerchant('tx');
+    const seeded = await suite.env.seedMerchant('tx');
     const quota = { ...quotaFor(seeded), max: 5 };
     const now = new Date();
     await expect(
-      env.prisma.$transaction(async (tx) => {
+      suite.env.prisma.$transaction(async (tx) => {
         await quotas.consume(quota, now, tx);
         throw new Error('the charge could not be created');
       }),
@@ -157,7 +155,7 @@ describe('test charges: at most 1,440 per store per UTC day', () => {
 
     // the stand-in for a charge row is an outbox event written in the same transaction
     const results = await settle(40, (i) =>
-      env.prisma.$transaction(
+      suite.env.prisma.$transaction(
         async (tx) => {
           await quotas.consume(quota, now, tx);
           return tx.outboxEvent.create({
@@ -175,13 +173,15 @@ describe('test charges: at most 1,440 per store per UTC day', () => {
     );
     expect(outcome(results)).toEqual({ created: 5, refused: 35 });
     expect(
-      await env.prisma.outboxEvent.count({ where: { storeId: seeded.store.id, aggregateType: 'charge' } }),
+      await suite.env.prisma.outboxEvent.count({
+        where: { storeId: seeded.store.id, aggregateType: 'charge' },
+      }),
     ).toBe(5);
     expect(await quotas.used(quota, now)).toBe(5);
   });
 
   it('a quota of zero refuses without writing anything', async () => {
-    const seeded = await env.seedMerchant('zero');
+    const seeded = await suite.env.seedMerchant('zero');
     await expect(quotas.consume({ ...quotaFor(seeded), max: 0 }, new Date())).rejects.toBeInstanceOf(
       ResourceLimitError,
     );

@@ -2,28 +2,22 @@
 // "3-D Secure") runs every CHARGE_SWEEP_INTERVAL_MS in every replica: among many thousands of tokens
 // it reads the few awaiting ones only, through their partial index, and finds those past deadline.
 import { Client } from 'pg';
-import {
-  executedPlan,
-  insertCardToken,
-  registeredStatement,
-  tableReads,
-  TestEnvironment,
-} from '@kessai/testing';
+import { executedPlan, insertCardToken, registeredStatement, tableReads, useSuite } from '@kessai/testing';
 
 const TOKENS = 20_000;
 const FIND_EXPIRED = registeredStatement('token_three_ds_find_expired');
 
-let env: TestEnvironment;
+const suite = useSuite();
 let client: Client;
 let expired: string[];
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  const { merchant, store } = await env.seedMerchant('token-3ds-plan');
+  const { merchant, store } = await suite.env.seedMerchant('token-3ds-plan');
   const scope = { merchantId: merchant.id, storeId: store.id };
-  const token = await insertCardToken(env, scope, { cardNumber: '4000000000003220' });
-  client = new Client({ connectionString: env.database.url });
+  const token = await insertCardToken(suite.env, scope, { cardNumber: '4000000000003220' });
+  client = new Client({ connectionString: suite.env.database.url });
   await client.connect();
+  suite.cleanup(() => client.end());
   // TOKENS copies of it, their 3-D Secure over (or never asked)
   const { rows: columns } = await client.query<{ name: string }>(
     `SELECT column_name AS name FROM information_schema.columns
@@ -62,11 +56,6 @@ beforeAll(async () => {
   await awaiting(`now() + interval '5 minutes'`);
   await awaiting(null);
   await client.query('ANALYZE transaction_tokens');
-});
-
-afterAll(async () => {
-  await client?.end();
-  await env?.close();
 });
 
 it.each(['custom', 'generic'] as const)(

@@ -11,7 +11,7 @@ import {
   registeredStatement,
   rowsWritten,
   tableReads,
-  TestEnvironment,
+  useSuite,
 } from '@kessai/testing';
 
 const PENDING = 5_000;
@@ -21,7 +21,7 @@ const RECORD_DELIVERY_ATTEMPTS = registeredStatement('webhooks_record_attempts')
 const FIND_SUBSCRIBED_EVENTS = registeredStatement('webhooks_find_subscribed_events');
 const CHARGES = 2_000;
 
-let env: TestEnvironment;
+const suite = useSuite();
 let client: Client;
 let webhookId: string;
 let eventIds: string[];
@@ -30,9 +30,8 @@ let pendingIds: string[];
 let chargeEventIds: string[];
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  const { merchant, store } = await env.seedMerchant('webhook-plan');
-  const webhook = await env.prisma.webhook.create({
+  const { merchant, store } = await suite.env.seedMerchant('webhook-plan');
+  const webhook = await suite.env.prisma.webhook.create({
     data: {
       merchantId: merchant.id,
       storeId: store.id,
@@ -42,8 +41,12 @@ beforeAll(async () => {
     },
   });
   webhookId = webhook.id;
-  client = new Client({ connectionString: env.database.url });
+  client = new Client({ connectionString: suite.env.database.url });
   await client.connect();
+  suite.cleanup(async () => {
+    await client.query('ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)');
+    await client.end();
+  });
   // statistics that have not caught up: taken when every delivery was delivered (autovacuum kept
   // from taking newer ones), then PENDING deliveries pending with a retry ahead, as an endpoint down
   // for hours leaves them; bodies of a realistic size. Then 10 events with no delivery yet.
@@ -74,7 +77,7 @@ beforeAll(async () => {
   pendingIds = inserted.rows.map((row) => row.id);
   // the events' mode is their charge's: CHARGES test charges, the last 10 events about 10 of them
   const tokenId = await insertCardToken(
-    env,
+    suite.env,
     { merchantId: merchant.id, storeId: store.id },
     {
       cardNumber: APPROVED_TEST_CARD,
@@ -96,12 +99,6 @@ beforeAll(async () => {
   );
   await client.query('ANALYZE charges');
   await client.query('ANALYZE outbox_events');
-});
-
-afterAll(async () => {
-  await client?.query('ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)');
-  await client?.end();
-  await env?.close();
 });
 
 describe('webhook batch statements with thousands of deliveries pending', () => {

@@ -3,12 +3,10 @@ import {
   createMigratedDatabase,
   eventually,
   GatewayClient,
-  RELAXED_RATE_LIMITS,
-  startGatewayProcess,
+  PROCESS_START_TIMEOUT_MS,
   startOwnPostgres,
-  TestEnvironment,
+  useSuite,
   type OwnPostgres,
-  type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
 
@@ -18,28 +16,27 @@ import {
  * back. The database is a cluster of the test's own, so stopping it disturbs no other suite.
  */
 let postgres: OwnPostgres;
-let env: TestEnvironment;
-let gateway: SpawnedApp;
-let api: GatewayClient;
-let seeded: SeededMerchant;
-
+// a cluster of the suite's own, destroyed once the suite's database on it is dropped
 beforeAll(async () => {
   postgres = await startOwnPostgres();
-  const database = await createMigratedDatabase(postgres.url);
+  suite.cleanup(() => postgres.destroy());
+}, PROCESS_START_TIMEOUT_MS);
+const suite = useSuite({
+  database: () => createMigratedDatabase(postgres.url),
   // app tokens are not cached, so that authentication itself meets the outage too
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, APP_TOKEN_CACHE_TTL_MS: '0' }, database);
-  seeded = await env.seedPciMerchant('outage');
-  const started = await startGatewayProcess(env.variables);
-  gateway = started.app;
-  api = new GatewayClient(started.url, seeded.storeToken);
-}, 180_000);
+  variables: { APP_TOKEN_CACHE_TTL_MS: '0' },
+  merchants: { seeded: { pci: true, label: 'outage' } },
+});
+let gateway: SpawnedApp;
+let api: GatewayClient;
 
-afterAll(async () => {
-  await gateway?.stop();
-  await postgres?.start().catch(() => undefined);
-  await env?.close();
-  await postgres?.destroy();
-}, 60_000);
+beforeAll(async () => {
+  // whatever a test did to it, Postgres runs again when the suite's database is dropped
+  suite.cleanup(() => postgres.start().catch(() => undefined));
+  const started = await suite.startGatewayProcess();
+  gateway = started.app;
+  api = new GatewayClient(started.url, suite.merchants.seeded.storeToken);
+}, PROCESS_START_TIMEOUT_MS);
 
 describe('the gateway while Postgres is down', () => {
   it('answers 503 with Retry-After in the envelope, never 500, and recovers', async () => {
@@ -49,7 +46,7 @@ describe('the gateway while Postgres is down', () => {
     await postgres.stop();
     const calls = [
       () => api.request('/charges'),
-      () => api.request(`/stores/${seeded.store.id}`),
+      () => api.request(`/stores/${suite.merchants.seeded.store.id}`),
       () => api.postCharge({ transaction_token_id: tokenId, amount: 1200, currency: 'JPY' }),
       () => api.postCharge({ transaction_token_id: tokenId, amount: 1300, currency: 'JPY' }, 'outage-key-1'),
       () =>

@@ -4,17 +4,9 @@
 // and every error answer is the API's error envelope (issue 27, docs/security.md). Bounded: a fixed
 // seed (FUZZ_SEED to try another), every crafted body once per route, then a fixed number of
 // generated requests; the seed and the counts are printed.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import {
-  bearer,
-  CapturedLog,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { bearer, CapturedLog, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { RouteRegistry } from '../../apps/gateway/src/http/route-registry';
 
@@ -22,12 +14,12 @@ const SEED = Number(process.env.FUZZ_SEED ?? 27);
 /** generated requests after the sweep of crafted bodies */
 const GENERATED_RUNS = 600;
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
 const routes = new RouteRegistry();
 const log = new CapturedLog();
+const suite = useSuite({
+  gateway: (config) => createGatewayApp(config, { routes, logger: log.logger('gateway') }),
+  merchants: { shop: { label: 'fuzz', domains: ['shop.fuzz.test'] } },
+});
 /** Authorization headers to send (undefined: none) */
 let credentials: Record<string, string | undefined>;
 
@@ -180,7 +172,7 @@ function pathOf(method: string, template: string): string {
   return template.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) =>
     // the shop's own store, so that requests reach past the store lookup; never deleted, though
     name === 'storeId' && !(method === 'DELETE' && template === '/stores/:storeId')
-      ? shop.store.id
+      ? suite.merchants.shop.store.id
       : randomUUID(),
   );
 }
@@ -195,7 +187,7 @@ async function send(method: string, template: string, body: Body, credential: st
   if (credential === 'public') headers.origin = 'https://shop.fuzz.test';
   if (key) headers['idempotency-key'] = randomUUID();
   headers['content-type'] = body.contentType ?? 'application/json';
-  const res = await fetch(`${baseUrl}${pathOf(method, template)}`, { method, headers, body: body.bytes });
+  const res = await fetch(`${suite.url}${pathOf(method, template)}`, { method, headers, body: body.bytes });
   const text = await res.text();
   counts.requests++;
   counts.byStatus.set(res.status, (counts.byStatus.get(res.status) ?? 0) + 1);
@@ -217,24 +209,16 @@ async function send(method: string, template: string, body: Body, credential: st
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config, { routes, logger: log.logger('gateway') });
-  baseUrl = await listenLocally(app);
-  shop = await env.seedMerchant('fuzz', { domains: ['shop.fuzz.test'] });
-  const merchant = await env.merchantToken(shop);
+  const merchant = await suite.env.merchantToken(suite.merchants.shop);
   credentials = {
     none: undefined,
-    store: bearer(shop.storeToken),
+    store: bearer(suite.merchants.shop.storeToken),
     merchant: bearer(merchant),
-    public: `Bearer ${shop.storeToken.jwt}`,
+    public: `Bearer ${suite.merchants.shop.storeToken.jwt}`,
     malformed: 'Bearer not.a.token',
     basic: 'Basic dXNlcjpwYXNz',
   };
 }, 60_000);
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('write routes under fuzzed bodies', () => {
   const writeRoutes = () =>

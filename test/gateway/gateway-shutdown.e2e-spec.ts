@@ -1,12 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import {
   GatewayClient,
-  RELAXED_RATE_LIMITS,
-  startGatewayProcess,
-  TestEnvironment,
+  PROCESS_START_TIMEOUT_MS,
+  useSuite,
   whileHolding,
   type Credentials,
-  type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
 
@@ -16,23 +14,18 @@ import {
  * exits 0. Before, Nest closed the pools first and HTTP last: the request in flight and the ones
  * still arriving met closed pools (500, the limiter's 503, resets).
  */
-let env: TestEnvironment;
+const suite = useSuite({
+  variables: { SHUTDOWN_TIMEOUT_MS: '30000' },
+  merchants: { seeded: { label: 'shutdown' } },
+});
 let gateway: SpawnedApp;
 let url: string;
-let seeded: SeededMerchant;
 let merchant: Credentials;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, SHUTDOWN_TIMEOUT_MS: '30000' });
-  seeded = await env.seedMerchant('shutdown');
-  merchant = await env.merchantToken(seeded);
-  ({ app: gateway, url } = await startGatewayProcess(env.variables));
-}, 120_000);
-
-afterAll(async () => {
-  await gateway?.stop('SIGKILL');
-  await env?.close();
-});
+  merchant = await suite.env.merchantToken(suite.merchants.seeded);
+  ({ app: gateway, url } = await suite.startGatewayProcess());
+}, PROCESS_START_TIMEOUT_MS);
 
 /** A GET on a connection of its own; resolves with the status, or the socket error's code. */
 function freshConnectionGet(path: string): Promise<number | string> {
@@ -54,10 +47,13 @@ describe('the gateway on SIGTERM', () => {
 
     // PATCH /stores/{id} waits on the store's row, held by another transaction, while SIGTERM arrives
     const patched = await whileHolding(
-      env.database.url,
-      { sql: 'SELECT id FROM stores WHERE id = $1 FOR UPDATE', params: [seeded.store.id] },
+      suite.env.database.url,
+      { sql: 'SELECT id FROM stores WHERE id = $1 FOR UPDATE', params: [suite.merchants.seeded.store.id] },
       () =>
-        api.request(`/stores/${seeded.store.id}`, { method: 'PATCH', json: { name: 'Renamed in flight' } }),
+        api.request(`/stores/${suite.merchants.seeded.store.id}`, {
+          method: 'PATCH',
+          json: { name: 'Renamed in flight' },
+        }),
       'PATCH /stores waiting on the store row',
       async () => {
         gateway.child.kill('SIGTERM');

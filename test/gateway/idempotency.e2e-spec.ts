@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK, { ResponseError } from 'univapay-node';
 import {
-  CapturedLog,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
   bearer,
+  CapturedLog,
   requestJson,
+  useSuite,
   type Credentials,
   type JsonRequest,
-  type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { fingerprintKey, requestFingerprint } from '../../apps/gateway/src/idempotency/request-fingerprint';
@@ -18,31 +14,25 @@ import { ResponseSealer } from '../../apps/gateway/src/idempotency/response-seal
 
 type Token = Credentials;
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
 const log = new CapturedLog();
-let shop: SeededMerchant;
+const suite = useSuite({
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway') }),
+  merchants: { shop: { label: 'idem' } },
+});
 let merchantToken: Token;
 
-const call = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
+const call = (path: string, init?: JsonRequest) => requestJson(suite.url, path, init);
 
 let keys = 0;
 const newKey = () => `key-${Date.now()}-${++keys}`;
 
 const activeMerchantTokens = () =>
-  env.prisma.appToken.count({ where: { merchantId: shop.merchant.id, storeId: null, revokedOn: null } });
+  suite.env.prisma.appToken.count({
+    where: { merchantId: suite.merchants.shop.merchant.id, storeId: null, revokedOn: null },
+  });
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  baseUrl = await listenLocally(app);
-  shop = await env.seedMerchant('idem');
-  merchantToken = await env.merchantToken(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
+  merchantToken = await suite.env.merchantToken(suite.merchants.shop);
 });
 
 describe('Idempotency-Key', () => {
@@ -88,14 +78,14 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 IDEMPOTENCY_KEY_CONFLICT when the key comes back with a different request', async () => {
     const key = newKey();
-    const first = await call(`/stores/${shop.store.id}`, {
+    const first = await call(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       key,
       json: { name: 'Renamed once' },
     });
     expect(first.status).toBe(200);
-    const different = await call(`/stores/${shop.store.id}`, {
+    const different = await call(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       key,
@@ -104,11 +94,13 @@ describe('Idempotency-Key', () => {
     expect(different.status).toBe(409);
     expect(different.body.code).toBe('IDEMPOTENCY_KEY_CONFLICT');
     expect(different.headers.get('idempotency-status')).toBe('conflicting_key');
-    const store = await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } });
+    const store = await suite.env.prisma.store.findUniqueOrThrow({
+      where: { id: suite.merchants.shop.store.id },
+    });
     expect(store.name).toBe('Renamed once');
 
     // the same body in another key order is the same request
-    const reordered = await call(`/stores/${shop.store.id}`, {
+    const reordered = await call(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       key,
@@ -120,14 +112,26 @@ describe('Idempotency-Key', () => {
   });
 
   it('works through the official SDK (auth.idempotentKey)', async () => {
-    const sdk = new SDK({ endpoint: baseUrl, jwt: merchantToken.jwt, secret: merchantToken.secret });
+    const sdk = new SDK({ endpoint: suite.url, jwt: merchantToken.jwt, secret: merchantToken.secret });
     const key = newKey();
-    const first = await sdk.stores.update(shop.store.id, { name: 'Via SDK' }, { idempotentKey: key });
-    const again = await sdk.stores.update(shop.store.id, { name: 'Via SDK' }, { idempotentKey: key });
+    const first = await sdk.stores.update(
+      suite.merchants.shop.store.id,
+      { name: 'Via SDK' },
+      { idempotentKey: key },
+    );
+    const again = await sdk.stores.update(
+      suite.merchants.shop.store.id,
+      { name: 'Via SDK' },
+      { idempotentKey: key },
+    );
     expect(again).toEqual(first);
     let error: unknown;
     try {
-      await sdk.stores.update(shop.store.id, { name: 'Something else' }, { idempotentKey: key });
+      await sdk.stores.update(
+        suite.merchants.shop.store.id,
+        { name: 'Something else' },
+        { idempotentKey: key },
+      );
     } catch (e) {
       error = e;
     }
@@ -140,7 +144,10 @@ describe('Idempotency-Key', () => {
 
   it('scopes keys to the credential', async () => {
     const key = newKey();
-    const other = await env.admin.issueAppToken({ merchantId: shop.merchant.id, mode: 'test' });
+    const other = await suite.env.admin.issueAppToken({
+      merchantId: suite.merchants.shop.merchant.id,
+      mode: 'test',
+    });
     const before = await activeMerchantTokens();
     const a = await call('/app_jwts', { method: 'POST', auth: bearer(merchantToken), key, json: {} });
     const b = await call('/app_jwts', { method: 'POST', auth: bearer(other), key, json: {} });
@@ -151,14 +158,14 @@ describe('Idempotency-Key', () => {
 
   it('stores client errors too, so a retry gets the same answer', async () => {
     const key = newKey();
-    const first = await call(`/stores/${shop.store.id}`, {
+    const first = await call(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       key,
       json: { name: 42 },
     });
     expect(first.status).toBe(400);
-    const again = await call(`/stores/${shop.store.id}`, {
+    const again = await call(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       key,
@@ -171,16 +178,16 @@ describe('Idempotency-Key', () => {
 
   it('answers 409 while the first request with the key is still running', async () => {
     const key = newKey();
-    const path = `/stores/${shop.store.id}`;
+    const path = `/stores/${suite.merchants.shop.store.id}`;
     const body = { name: 'Held' };
-    await env.prisma.idempotencyRecord.create({
+    await suite.env.prisma.idempotencyRecord.create({
       data: {
         credentialId: `app_token_${JSON.parse(Buffer.from(merchantToken.jwt.split('.')[1], 'base64url').toString()).jti}`,
         key,
         method: 'PATCH',
         path,
         requestHash: requestFingerprint(
-          fingerprintKey(env.config.IDEMPOTENCY_KEY_SECRET),
+          fingerprintKey(suite.env.config.IDEMPOTENCY_KEY_SECRET),
           'PATCH',
           path,
           body,
@@ -191,18 +198,20 @@ describe('Idempotency-Key', () => {
     const res = await call(path, { method: 'PATCH', auth: bearer(merchantToken), key, json: body });
     expect(res.status).toBe(409);
     expect(res.body.errors).toEqual([{ field: 'idempotency_key', reason: 'REQUEST_IN_PROGRESS' }]);
-    const store = await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } });
+    const store = await suite.env.prisma.store.findUniqueOrThrow({
+      where: { id: suite.merchants.shop.store.id },
+    });
     expect(store.name).not.toBe('Held');
   });
 
   it('replays a response stored before IDEMPOTENCY_KEY_SECRET, keyed from JWT_SIGNING_KEY (decision 0027)', async () => {
     const key = newKey();
-    const path = `/stores/${shop.store.id}`;
+    const path = `/stores/${suite.merchants.shop.store.id}`;
     const body = { name: 'Stored before the switch' };
-    const legacy = env.config.JWT_SIGNING_KEY;
+    const legacy = suite.env.config.JWT_SIGNING_KEY;
     const id = randomUUID();
     const answer = JSON.stringify({ stored: 'before the switch' });
-    await env.prisma.idempotencyRecord.create({
+    await suite.env.prisma.idempotencyRecord.create({
       data: {
         id,
         credentialId: `app_token_${JSON.parse(Buffer.from(merchantToken.jwt.split('.')[1], 'base64url').toString()).jti}`,
@@ -229,7 +238,9 @@ describe('Idempotency-Key', () => {
       json: { name: 'x' },
     });
     expect(other.status).toBe(409);
-    const store = await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } });
+    const store = await suite.env.prisma.store.findUniqueOrThrow({
+      where: { id: suite.merchants.shop.store.id },
+    });
     expect(store.name).not.toBe(body.name);
   });
 
@@ -237,7 +248,7 @@ describe('Idempotency-Key', () => {
     const key = newKey();
     const before = await activeMerchantTokens();
     const first = await call('/app_jwts', { method: 'POST', auth: bearer(merchantToken), key, json: {} });
-    await env.prisma.idempotencyRecord.updateMany({
+    await suite.env.prisma.idempotencyRecord.updateMany({
       where: { key },
       data: { expiresOn: new Date(Date.now() - 1) },
     });
@@ -248,7 +259,7 @@ describe('Idempotency-Key', () => {
   });
 
   it('rejects keys over 255 characters and accepts 255', async () => {
-    const tooLong = await call(`/stores/${shop.store.id}`, {
+    const tooLong = await call(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       key: 'k'.repeat(256),
@@ -260,7 +271,7 @@ describe('Idempotency-Key', () => {
       code: 'VALIDATION_ERROR',
       errors: [{ field: 'idempotency_key', reason: 'INVALID_FORMAT_LENGTH' }],
     });
-    const longest = await call(`/stores/${shop.store.id}`, {
+    const longest = await call(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       key: 'k'.repeat(255),
@@ -272,21 +283,21 @@ describe('Idempotency-Key', () => {
 
   it('leaves reads alone', async () => {
     const key = newKey();
-    const res = await call(`/stores/${shop.store.id}`, { auth: bearer(merchantToken), key });
+    const res = await call(`/stores/${suite.merchants.shop.store.id}`, { auth: bearer(merchantToken), key });
     expect(res.status).toBe(200);
     expect(res.headers.get('idempotency-status')).toBeNull();
-    expect(await env.prisma.idempotencyRecord.count({ where: { key } })).toBe(0);
+    expect(await suite.env.prisma.idempotencyRecord.count({ where: { key } })).toBe(0);
   });
 
   it('keeps stored responses encrypted, and answers 500 UNABLE_TO_GET_IDEMPOTENT_REQUEST (as the SDK spells it) when one is unreadable', async () => {
     const key = newKey();
     const created = await call('/app_jwts', { method: 'POST', auth: bearer(merchantToken), key, json: {} });
     expect(created.status).toBe(201);
-    const record = await env.prisma.idempotencyRecord.findFirstOrThrow({ where: { key } });
+    const record = await suite.env.prisma.idempotencyRecord.findFirstOrThrow({ where: { key } });
     expect(record.responseBody).not.toContain(created.body.secret);
     expect(record.responseBody).not.toContain(created.body.id);
 
-    await env.prisma.idempotencyRecord.update({
+    await suite.env.prisma.idempotencyRecord.update({
       where: { id: record.id },
       data: { responseBody: record.responseBody!.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) },
     });

@@ -1,23 +1,13 @@
 // The queue dashboard (docs/operations.md, "Queue dashboard"): off by default; on, Bull Board over
 // every queue of libs/contracts under the suite's BullMQ prefix, behind HTTP Basic credentials,
 // read-only, outside the rate limits and the OpenAPI document, and the credentials never logged.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { loadConfig } from '@kessai/config';
 import { CHARGES_QUEUE, jobId, QUEUES } from '@kessai/contracts';
 import { bullOptions } from '@kessai/runtime';
-import {
-  CapturedLog,
-  eventually,
-  listenLocally,
-  requestJson,
-  SpawnedApp,
-  TestEnvironment,
-  waitForJobs,
-} from '@kessai/testing';
+import { CapturedLog, eventually, requestJson, SpawnedApp, useSuite, waitForJobs } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { QUEUE_DASHBOARD_PATH } from '../../apps/gateway/src/queue-dashboard/queue-dashboard';
 
@@ -27,13 +17,10 @@ const PASSWORD = 'dashboard-password-for-tests-0123';
 const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
 const AUTH = basic(`${USERNAME}:${PASSWORD}`);
 
-let env: TestEnvironment;
-let offGateway: NestFastifyApplication;
-let gateway: NestFastifyApplication;
-let offUrl: string;
 let baseUrl: string;
 let queue: Queue;
 const log = new CapturedLog();
+const suite = useSuite({ relaxedRateLimits: false, gateway: createGatewayApp });
 const failedJobId = jobId('process_charge', randomUUID());
 
 const dashboard = (path: string, authorization?: string, init: RequestInit = {}) =>
@@ -43,27 +30,23 @@ const dashboard = (path: string, authorization?: string, init: RequestInit = {})
   });
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  offGateway = await createGatewayApp(env.config);
-  offUrl = await listenLocally(offGateway);
-  gateway = await createGatewayApp(
-    loadConfig({
-      ...env.variables,
+  ({ url: baseUrl } = await suite.startGateway(
+    {
       QUEUE_DASHBOARD_ENABLED: 'true',
       QUEUE_DASHBOARD_USERNAME: USERNAME,
       QUEUE_DASHBOARD_PASSWORD: PASSWORD,
-    }),
+    },
     // debug: a line per answered request, where a leaked header would show
-    { logger: log.logger('gateway', 'debug') },
-  );
-  baseUrl = await listenLocally(gateway);
+    (config) => createGatewayApp(config, { logger: log.logger('gateway', 'debug') }),
+  ));
 
   // a dead job in the suite's charges queue (its own prefix): one attempt, failed for good
-  queue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
+  queue = new Queue(CHARGES_QUEUE.name, bullOptions(suite.env.config));
+  suite.cleanup(() => queue.close());
   const worker = new Worker(
     CHARGES_QUEUE.name,
     () => Promise.reject(new UnrecoverableError('dashboard test: processor unreachable')),
-    bullOptions(env.config),
+    bullOptions(suite.env.config),
   );
   await queue.add(
     'process_charge',
@@ -74,16 +57,11 @@ beforeAll(async () => {
   await worker.close();
 }, 60_000);
 
-afterAll(async () => {
-  await queue?.close();
-  await env?.close(offGateway, gateway);
-});
-
 describe('off by default', () => {
   it('is not there: 404 for the page and its API', async () => {
-    expect(env.config.QUEUE_DASHBOARD_ENABLED).toBe(false);
+    expect(suite.env.config.QUEUE_DASHBOARD_ENABLED).toBe(false);
     for (const path of ['', '/', '/api/queues']) {
-      const res = await fetch(`${offUrl}${QUEUE_DASHBOARD_PATH}${path}`, {
+      const res = await fetch(`${suite.url}${QUEUE_DASHBOARD_PATH}${path}`, {
         headers: { authorization: AUTH },
       });
       expect(res.status).toBe(404);
@@ -92,7 +70,7 @@ describe('off by default', () => {
 
   it('on without a password, the gateway refuses to start with a config error (exit 78)', async () => {
     const app = SpawnedApp.start('apps/gateway/src/main.ts', {
-      ...env.variables,
+      ...suite.env.variables,
       QUEUE_DASHBOARD_ENABLED: 'true',
     });
     await eventually(() => app.child.exitCode !== null, { timeoutMs: 25_000, what: 'the gateway to exit' });

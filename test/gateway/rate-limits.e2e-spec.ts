@@ -4,15 +4,14 @@ import SDK from 'univapay-node';
 import { loadConfig } from '@kessai/config';
 import { masterNodes, RedisService } from '@kessai/redis';
 import {
-  CapturedLog,
-  TestEnvironment,
   bearer,
-  testRedisCluster,
+  CapturedLog,
   listenLocally,
   requestJson as call,
   startGatewayProcess,
+  testRedisCluster,
+  useSuite,
   type Credentials,
-  type SeededMerchant,
   type SpawnedApp,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
@@ -21,20 +20,22 @@ import { RateLimiter } from '../../apps/gateway/src/limits/rate-limiter';
 
 type Token = Credentials & { id: string };
 
-let env: TestEnvironment;
 const log = new CapturedLog();
-/** the spec's numbers, exactly as deployed */
-let specApp: NestFastifyApplication;
-let specUrl: string;
-/** the spec's caps with (almost) no refill, so that counting is exact however slow the machine */
-let exactApp: NestFastifyApplication;
+const suite = useSuite({
+  relaxedRateLimits: false,
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway') }),
+  merchants: { shop: { label: 'limits' } },
+});
 let exactUrl: string;
-let shop: SeededMerchant;
 let secondStoreId: string;
 
 /** A fresh credential, so that each test starts from full balances. */
-async function freshToken(storeId: string | null = shop.store.id): Promise<Token> {
-  return env.admin.issueAppToken({ merchantId: shop.merchant.id, storeId, mode: 'test' });
+async function freshToken(storeId: string | null = suite.merchants.shop.store.id): Promise<Token> {
+  return suite.env.admin.issueAppToken({
+    merchantId: suite.merchants.shop.merchant.id,
+    storeId,
+    mode: 'test',
+  });
 }
 
 /**
@@ -42,8 +43,8 @@ async function freshToken(storeId: string | null = shop.store.id): Promise<Token
  * the state a used-up burst is in that long after its last request (token-bucket.script.ts).
  */
 async function emptyExactBucketsSince(token: Token, msAgo: number) {
-  const redis = specApp.get(RedisService).client;
-  const pattern = `${env.config.REDIS_PREFIX}:rl:{app_token_${token.id}}:exact:*:b`;
+  const redis = suite.app.get(RedisService).client;
+  const pattern = `${suite.env.config.REDIS_PREFIX}:rl:{app_token_${token.id}}:exact:*:b`;
   const keys: string[] = [];
   // on a Redis Cluster (npm run test:redis-cluster) the keys are on one of the masters
   for (const node of masterNodes(redis)) {
@@ -68,31 +69,20 @@ const standardHeaders = (headers: Headers) => ({
 });
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  specApp = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  specUrl = await listenLocally(specApp);
-
-  const nearlyNoRefill = loadConfig({
-    ...env.variables,
+  ({ url: exactUrl } = await suite.startGateway({
     RATE_LIMIT_CHARGE_REFILL_PER_MS: '0.000001',
     RATE_LIMIT_ROUTE_REFILL_PER_MS: '0.000001',
     RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001',
-  });
-  exactApp = await createGatewayApp(nearlyNoRefill, { logger: log.logger('gateway') });
-  exactUrl = await listenLocally(exactApp);
-
-  shop = await env.seedMerchant('limits');
-  secondStoreId = (await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Second' })).id;
-});
-
-afterAll(async () => {
-  await env?.close(specApp, exactApp);
+  }));
+  secondStoreId = (
+    await suite.env.admin.createStore({ merchantId: suite.merchants.shop.merchant.id, name: 'Second' })
+  ).id;
 });
 
 describe('standard rate limits', () => {
   it("reports the spec's example after one GET on a fresh balance", async () => {
     const token = await freshToken();
-    const res = await call(specUrl, '/me', { auth: bearer(token) });
+    const res = await call(suite.url, '/me', { auth: bearer(token) });
     expect(res.status).toBe(200);
     expect(standardHeaders(res.headers)).toEqual({
       exact: '9',
@@ -105,14 +95,14 @@ describe('standard rate limits', () => {
 
   it('works unchanged through the official SDK', async () => {
     const token = await freshToken();
-    const sdk = new SDK({ endpoint: specUrl, jwt: token.jwt, secret: token.secret });
-    const store = await sdk.stores.get(shop.store.id);
-    expect(store.id).toBe(shop.store.id);
+    const sdk = new SDK({ endpoint: suite.url, jwt: token.jwt, secret: token.secret });
+    const store = await sdk.stores.get(suite.merchants.shop.store.id);
+    expect(store.id).toBe(suite.merchants.shop.store.id);
   });
 
   it('refuses the 11th rapid GET on one exact path, while another id on the same route passes', async () => {
     const token = await freshToken(null);
-    const path = `/stores/${shop.store.id}`;
+    const path = `/stores/${suite.merchants.shop.store.id}`;
     const results = [];
     for (let i = 0; i < 10; i++) results.push(await call(exactUrl, path, { auth: bearer(token) }));
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
@@ -141,7 +131,9 @@ describe('standard rate limits', () => {
     expect(standardHeaders(otherId.headers)).toMatchObject({ exact: '9', route: '19' });
 
     // a query string makes another exact path too
-    const withQuery = await call(exactUrl, `/stores/${shop.store.id}?x=1`, { auth: bearer(token) });
+    const withQuery = await call(exactUrl, `/stores/${suite.merchants.shop.store.id}?x=1`, {
+      auth: bearer(token),
+    });
     expect(withQuery.status).toBe(200);
   });
 
@@ -151,7 +143,7 @@ describe('standard rate limits', () => {
     let refused = false;
     for (let batch = 0; batch < 5 && !refused; batch++) {
       const results = await Promise.all(
-        Array.from({ length: 12 }, () => call(specUrl, '/me', { auth: bearer(token) })),
+        Array.from({ length: 12 }, () => call(suite.url, '/me', { auth: bearer(token) })),
       );
       refused = results.some((r) => r.status === 429);
     }
@@ -159,13 +151,13 @@ describe('standard rate limits', () => {
     // used up 50 ms ago (set on the limiter's clock in Redis rather than waited for): 50 ms at
     // 0.02/ms refill exactly one request
     await emptyExactBucketsSince(token, 50);
-    const next = await call(specUrl, '/me', { auth: bearer(token) });
+    const next = await call(suite.url, '/me', { auth: bearer(token) });
     expect(next.status).toBe(200);
   });
 
   it('puts the headers on error responses too', async () => {
     const token = await freshToken();
-    const notFound = await call(specUrl, `/stores/${secondStoreId}`, { auth: bearer(token) });
+    const notFound = await call(suite.url, `/stores/${secondStoreId}`, { auth: bearer(token) });
     expect(notFound.status).toBe(404);
     expect(standardHeaders(notFound.headers)).toEqual({
       exact: '9',
@@ -174,7 +166,7 @@ describe('standard rate limits', () => {
       routePerMinute: '1200',
     });
 
-    const invalid = await call(specUrl, `/stores/${shop.store.id}`, {
+    const invalid = await call(suite.url, `/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth: bearer(token),
       headers: { 'content-type': 'application/json' },
@@ -184,10 +176,10 @@ describe('standard rate limits', () => {
     expect(standardHeaders(invalid.headers).exact).toBe('9');
 
     // unauthenticated and refused credentials are counted per client IP
-    const refusedAuth = await call(specUrl, '/me', { auth: 'Bearer nope' });
+    const refusedAuth = await call(suite.url, '/me', { auth: 'Bearer nope' });
     expect(refusedAuth.status).toBe(401);
     expect(refusedAuth.headers.get('x-remaining-requests-route')).not.toBeNull();
-    const unknownRoute = await call(specUrl, '/no/such/route');
+    const unknownRoute = await call(suite.url, '/no/such/route');
     expect(unknownRoute.status).toBe(404);
     expect(unknownRoute.headers.get('x-remaining-requests-exact')).not.toBeNull();
   });
@@ -251,7 +243,7 @@ describe('rolling-minute cap', () => {
     // a burst that refills instantly leaves only the per-minute cap to bind
     app = await createGatewayApp(
       loadConfig({
-        ...env.variables,
+        ...suite.env.variables,
         RATE_LIMIT_EXACT_PER_MINUTE: '15',
         RATE_LIMIT_EXACT_REFILL_PER_MS: '1000',
       }),
@@ -274,9 +266,12 @@ describe('many credentials at once', () => {
   it('answers each from its own buckets, whichever Cluster master holds them', async () => {
     // the calls of one instant leave in one auto-pipelined write per Redis node; on a Cluster (npm
     // run test:redis-cluster) these credentials' buckets fall on every master
-    const store = await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Many credentials' });
+    const store = await suite.env.admin.createStore({
+      merchantId: suite.merchants.shop.merchant.id,
+      name: 'Many credentials',
+    });
     const tokens = await Promise.all(Array.from({ length: 12 }, () => freshToken(store.id)));
-    const answers = await Promise.all(tokens.map((token) => call(specUrl, '/me', { auth: bearer(token) })));
+    const answers = await Promise.all(tokens.map((token) => call(suite.url, '/me', { auth: bearer(token) })));
     expect(answers.map((answer) => answer.status)).toEqual(tokens.map(() => 200));
     // each from a fresh balance of its own
     for (const answer of answers)
@@ -286,10 +281,10 @@ describe('many credentials at once', () => {
 
 describe('a fresh limiter', () => {
   it('answers its first calls of both shapes, made in one tick (no crash of the auto-pipeline)', async () => {
-    const redis = new RedisService(env.config);
+    const redis = new RedisService(suite.env.config);
     await redis.onModuleInit();
     try {
-      const limiter = new RateLimiter(env.config, redis);
+      const limiter = new RateLimiter(suite.env.config, redis);
       const charge = planFor(limiter.settings, { method: 'POST', url: '/charges', routePattern: '/charges' });
       const standard = planFor(limiter.settings, { method: 'GET', url: '/me', routePattern: '/me' });
       expect([charge.buckets.length, standard.buckets.length]).toEqual([1, 2]);
@@ -329,7 +324,7 @@ describe('two gateway processes sharing one Redis', () => {
   });
 
   it('enforce one balance per credential', async () => {
-    const variables = { ...env.variables, RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001' };
+    const variables = { ...suite.env.variables, RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001' };
     const [a, b] = await Promise.all([startGatewayProcess(variables), startGatewayProcess(variables)]);
     first = a.app;
     second = b.app;
@@ -345,7 +340,7 @@ describe('two gateway processes sharing one Redis', () => {
 describe('when Redis does not answer', () => {
   /** a gateway whose Redis connection is gone, and a fresh credential for it */
   async function gatewayWithoutRedis(overrides: Record<string, string> = {}) {
-    const app = await createGatewayApp(loadConfig({ ...env.variables, ...overrides }), {
+    const app = await createGatewayApp(loadConfig({ ...suite.env.variables, ...overrides }), {
       logger: log.logger('gateway'),
     });
     const url = await listenLocally(app);
@@ -367,9 +362,12 @@ describe('when Redis does not answer', () => {
     // the limiter's own connection stops reading Redis's answers for a while: connected, ready, late
     // (a loaded machine); on a Cluster the client has no single socket to hold
     if (testRedisCluster()) return;
-    const app = await createGatewayApp(loadConfig({ ...env.variables, RATE_LIMIT_REDIS_TIMEOUT_MS: '100' }), {
-      logger: log.logger('gateway'),
-    });
+    const app = await createGatewayApp(
+      loadConfig({ ...suite.env.variables, RATE_LIMIT_REDIS_TIMEOUT_MS: '100' }),
+      {
+        logger: log.logger('gateway'),
+      },
+    );
     const url = await listenLocally(app);
     const token = await freshToken();
     const client = app.get(RedisService).client as Redis;

@@ -3,19 +3,7 @@
 // null, unless api-reference shows null; every resource has created_on and updated_on (issue 19).
 // The real gateway in-process, Postgres and Redis; no charge-service, so a test moves a charge in the
 // database as charge-service would.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type SDK from 'univapay-node';
-import {
-  bearer,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  requestJson,
-  sdkCardToken,
-  sdkFor,
-  TestEnvironment,
-  updateChargeRow,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { bearer, requestJson, sdkCardToken, updateChargeRow, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 type Kind = 'string' | 'number' | 'boolean' | 'object' | 'timestamp';
@@ -192,30 +180,19 @@ const MERCHANT: Shape = {
   optional: { verificationDataId: 'string', notificationEmail: 'string' },
 };
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let sdk: SDK;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('shapes');
-  sdk = sdkFor(baseUrl, shop.storeToken);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
+const suite = useSuite({ gateway: createGatewayApp, merchants: { shop: { pci: true, label: 'shapes' } } });
 
 const chargeOf = async (tokenId: string) =>
-  sdk.charges.create({ transactionTokenId: tokenId, amount: 1200, currency: 'JPY', descriptor: 'SHAPES' });
+  suite.sdk.shop.charges.create({
+    transactionTokenId: tokenId,
+    amount: 1200,
+    currency: 'JPY',
+    descriptor: 'SHAPES',
+  });
 
 describe('resources as the SDK types them', () => {
   it('a charge, pending as created and when read, then successful', async () => {
-    const token = await sdkCardToken(sdk);
+    const token = await sdkCardToken(suite.sdk.shop);
     const created = await chargeOf(token.id);
     expect(shapeProblems(created, CHARGE)).toEqual([]);
     expect(created).toMatchObject({ status: 'pending', error: null, chargedAmount: null });
@@ -231,32 +208,32 @@ describe('resources as the SDK types them', () => {
     }
 
     await updateChargeRow(
-      env,
+      suite.env,
       created.id,
       `status = 'successful', charged_amount = 1200, charged_currency = 'JPY', capture_status = 'captured',
        updated_on = now()`,
     );
-    const read = await sdk.charges.get(shop.store.id, created.id);
+    const read = await suite.sdk.shop.charges.get(suite.merchants.shop.store.id, created.id);
     expect(shapeProblems(read, CHARGE)).toEqual([]);
     expect(read).toMatchObject({ status: 'successful', chargedAmount: 1200, captureStatus: 'captured' });
     // not in the SDK's ChargeItem type, but every resource carries it
     const { updatedOn } = read as typeof read & { updatedOn: string };
     expect(Date.parse(updatedOn)).toBeGreaterThan(Date.parse(read.createdOn));
 
-    const listed = await sdk.charges.list({ limit: 10 });
+    const listed = await suite.sdk.shop.charges.list({ limit: 10 });
     expect(listed.items.length).toBeGreaterThan(0);
     for (const item of listed.items) expect(shapeProblems(item, CHARGE)).toEqual([]);
   });
 
   it("a failed charge's payment error carries detail and the details the SDK reads", async () => {
-    const created = await chargeOf((await sdkCardToken(sdk)).id);
+    const created = await chargeOf((await sdkCardToken(suite.sdk.shop)).id);
     await updateChargeRow(
-      env,
+      suite.env,
       created.id,
       `status = 'failed', error_code = 306, error_message = 'CARD_REJECTED',
        error_detail = 'the issuer declined the card', updated_on = now()`,
     );
-    const failed = await sdk.charges.get(shop.store.id, created.id);
+    const failed = await suite.sdk.shop.charges.get(suite.merchants.shop.store.id, created.id);
     expect(shapeProblems(failed, CHARGE)).toEqual([]);
     expect(shapeProblems(failed.error, PAYMENT_ERROR, 'error.')).toEqual([]);
     expect(failed.error).toEqual({
@@ -266,9 +243,13 @@ describe('resources as the SDK types them', () => {
       details: 'the issuer declined the card',
     });
 
-    const raw = await requestJson(baseUrl, `/stores/${shop.store.id}/charges/${created.id}`, {
-      auth: bearer(shop.storeToken),
-    });
+    const raw = await requestJson(
+      suite.url,
+      `/stores/${suite.merchants.shop.store.id}/charges/${created.id}`,
+      {
+        auth: bearer(suite.merchants.shop.storeToken),
+      },
+    );
     expect(raw.body.error).toEqual({
       code: 306,
       message: 'CARD_REJECTED',
@@ -278,7 +259,7 @@ describe('resources as the SDK types them', () => {
   });
 
   it('a card token, as created, read once used, and listed', async () => {
-    const created = await sdkCardToken(sdk);
+    const created = await sdkCardToken(suite.sdk.shop);
     // never used yet: last_used_on is null until the first charge
     const { lastUsedOn, ...requiredOnceUsed } = TOKEN.required ?? {};
     const unused: Shape = {
@@ -290,8 +271,8 @@ describe('resources as the SDK types them', () => {
     expect(created.lastUsedOn).toBeNull();
     await chargeOf(created.id);
 
-    const read = await sdk.transactionTokens.get(shop.store.id, created.id);
-    const listed = await sdk.transactionTokens.list({ limit: 10 });
+    const read = await suite.sdk.shop.transactionTokens.get(suite.merchants.shop.store.id, created.id);
+    const listed = await suite.sdk.shop.transactionTokens.list({ limit: 10 });
     const item = listed.items.find((token) => token.id === created.id);
     for (const token of [read, item]) {
       expect(shapeProblems(token, TOKEN)).toEqual([]);
@@ -305,18 +286,21 @@ describe('resources as the SDK types them', () => {
   });
 
   it('a refund and a cancel, as created, read and listed (reason and message absent when not given)', async () => {
-    const paid = await chargeOf((await sdkCardToken(sdk)).id);
+    const paid = await chargeOf((await sdkCardToken(suite.sdk.shop)).id);
     await updateChargeRow(
-      env,
+      suite.env,
       paid.id,
       `status = 'successful', charged_amount = 1200, charged_currency = 'JPY', capture_status = 'captured',
        processor_reference = 'sim-shapes-1'`,
     );
-    const refund = await sdk.refunds.create(shop.store.id, paid.id, { amount: 200, currency: 'JPY' });
+    const refund = await suite.sdk.shop.refunds.create(suite.merchants.shop.store.id, paid.id, {
+      amount: 200,
+      currency: 'JPY',
+    });
     expect(shapeProblems(refund, REFUND)).toEqual([]);
     expect(refund).not.toHaveProperty('reason');
     expect(refund).not.toHaveProperty('message');
-    const described = await sdk.refunds.create(shop.store.id, paid.id, {
+    const described = await suite.sdk.shop.refunds.create(suite.merchants.shop.store.id, paid.id, {
       amount: 100,
       currency: 'JPY',
       reason: 'fraud' as never,
@@ -324,51 +308,61 @@ describe('resources as the SDK types them', () => {
     });
     expect(shapeProblems(described, REFUND)).toEqual([]);
     expect(described).toMatchObject({ reason: 'fraud', message: 'chargeback expected' });
-    expect(shapeProblems(await sdk.refunds.get(shop.store.id, paid.id, refund.id), REFUND)).toEqual([]);
-    for (const item of (await sdk.refunds.list(shop.store.id, paid.id)).items) {
+    expect(
+      shapeProblems(
+        await suite.sdk.shop.refunds.get(suite.merchants.shop.store.id, paid.id, refund.id),
+        REFUND,
+      ),
+    ).toEqual([]);
+    for (const item of (await suite.sdk.shop.refunds.list(suite.merchants.shop.store.id, paid.id)).items) {
       expect(shapeProblems(item, REFUND)).toEqual([]);
     }
 
-    const held = await sdk.charges.create({
-      transactionTokenId: (await sdkCardToken(sdk)).id,
+    const held = await suite.sdk.shop.charges.create({
+      transactionTokenId: (await sdkCardToken(suite.sdk.shop)).id,
       amount: 1200,
       currency: 'JPY',
       capture: false,
     });
     await updateChargeRow(
-      env,
+      suite.env,
       held.id,
       `status = 'authorized', capture_status = 'authorized', processor_reference = 'sim-shapes-2'`,
     );
-    const cancel = await sdk.cancels.create(shop.store.id, held.id, {});
+    const cancel = await suite.sdk.shop.cancels.create(suite.merchants.shop.store.id, held.id, {});
     expect(shapeProblems(cancel, CANCEL)).toEqual([]);
-    expect(shapeProblems(await sdk.cancels.get(shop.store.id, held.id, cancel.id), CANCEL)).toEqual([]);
-    for (const item of (await sdk.cancels.list(shop.store.id, held.id)).items) {
+    expect(
+      shapeProblems(
+        await suite.sdk.shop.cancels.get(suite.merchants.shop.store.id, held.id, cancel.id),
+        CANCEL,
+      ),
+    ).toEqual([]);
+    for (const item of (await suite.sdk.shop.cancels.list(suite.merchants.shop.store.id, held.id)).items) {
       expect(shapeProblems(item, CANCEL)).toEqual([]);
     }
   });
 
   it('a store, read and listed', async () => {
-    const store = await sdk.stores.get(shop.store.id);
+    const store = await suite.sdk.shop.stores.get(suite.merchants.shop.store.id);
     expect(shapeProblems(store, STORE)).toEqual([]);
-    const listed = await sdk.stores.list();
+    const listed = await suite.sdk.shop.stores.list();
     for (const item of listed.items) expect(shapeProblems(item, STORE)).toEqual([]);
   });
 
   it('the merchant (/me)', async () => {
-    const me = await sdk.merchants.me();
+    const me = await suite.sdk.shop.merchants.me();
     expect(shapeProblems(me, MERCHANT)).toEqual([]);
     expect(me).not.toHaveProperty('verificationDataId');
   });
 
   it('app tokens (/app_jwts, not in the SDK: over HTTP) carry created_on and updated_on', async () => {
-    const merchantToken = await env.merchantToken(shop);
-    const issued = await requestJson(baseUrl, '/app_jwts', {
+    const merchantToken = await suite.env.merchantToken(suite.merchants.shop);
+    const issued = await requestJson(suite.url, '/app_jwts', {
       method: 'POST',
       auth: bearer(merchantToken),
       json: {},
     });
-    const read = await requestJson(baseUrl, `/app_jwts/${issued.body.id}`, { auth: bearer(merchantToken) });
+    const read = await requestJson(suite.url, `/app_jwts/${issued.body.id}`, { auth: bearer(merchantToken) });
     for (const token of [issued.body, read.body]) {
       expect(
         shapeProblems(token, { required: { created_on: 'timestamp', updated_on: 'timestamp' } }),

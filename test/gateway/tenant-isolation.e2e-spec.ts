@@ -1,14 +1,4 @@
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  CapturedLog,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  whileHolding,
-  type Credentials,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { CapturedLog, GatewayClient, useSuite, whileHolding, type Credentials } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { tenantWriteConcurrency } from '../../apps/gateway/src/limits/tenant-writes';
 
@@ -20,42 +10,33 @@ import { tenantWriteConcurrency } from '../../apps/gateway/src/limits/tenant-wri
  * own merchant, without a connection.
  */
 const POOL = 5;
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let convoy: SeededMerchant;
 let convoyMerchant: Credentials;
-let other: SeededMerchant;
 const log = new CapturedLog();
-
-beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, DB_POOL_SIZE: String(POOL) });
-  app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  baseUrl = await listenLocally(app);
-  convoy = await env.seedMerchant('convoy');
-  convoyMerchant = await env.merchantToken(convoy);
-  other = await env.seedMerchant('bystander');
+const suite = useSuite({
+  variables: { DB_POOL_SIZE: String(POOL) },
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway') }),
+  merchants: { convoy: {}, other: { label: 'bystander' } },
 });
 
-afterAll(async () => {
-  await env?.close(app);
+beforeAll(async () => {
+  convoyMerchant = await suite.env.merchantToken(suite.merchants.convoy);
 });
 
 describe("a merchant's convoy of writes waiting on one row", () => {
   it("holds at most its share of the pool: another merchant's read is answered before any of them", async () => {
-    const share = tenantWriteConcurrency(env.config);
+    const share = tenantWriteConcurrency(suite.env.config);
     expect(share).toBeLessThan(POOL);
-    const convoyApi = new GatewayClient(baseUrl, convoyMerchant);
-    const bystander = new GatewayClient(baseUrl, other.storeToken);
+    const convoyApi = new GatewayClient(suite.url, convoyMerchant);
+    const bystander = new GatewayClient(suite.url, suite.merchants.other.storeToken);
     const answered: string[] = [];
 
     const patches = await whileHolding(
-      env.database.url,
-      { sql: 'SELECT id FROM stores WHERE id = $1 FOR UPDATE', params: [convoy.store.id] },
+      suite.env.database.url,
+      { sql: 'SELECT id FROM stores WHERE id = $1 FOR UPDATE', params: [suite.merchants.convoy.store.id] },
       () =>
         Promise.all(
           Array.from({ length: 12 }, async (_, i) => {
-            const res = await convoyApi.request(`/stores/${convoy.store.id}`, {
+            const res = await convoyApi.request(`/stores/${suite.merchants.convoy.store.id}`, {
               method: 'PATCH',
               json: { name: `Convoy ${i}` },
             });
@@ -65,7 +46,7 @@ describe("a merchant's convoy of writes waiting on one row", () => {
         ),
       'PATCH /stores waiting on the store row',
       async (probe) => {
-        const read = await bystander.request(`/stores/${other.store.id}`);
+        const read = await bystander.request(`/stores/${suite.merchants.other.store.id}`);
         answered.push(`read ${read.status}`);
         // the gateway's connections waiting on the lock: never more than the merchant's share
         const { rows } = await probe.query<{ n: number }>(

@@ -2,10 +2,9 @@
 // every metric its queries name is one that a real Kessai process registers (the gateway and the
 // four worker services, scraped), so a renamed or removed metric fails here instead of leaving a
 // panel silently empty.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { listenLocally, startWorkerProcess, TestEnvironment, type SpawnedApp } from '@kessai/testing';
+import { useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const DASHBOARD_FILE = join(__dirname, '..', '..', 'docs', 'grafana', 'kessai-dashboard.json');
@@ -76,31 +75,16 @@ function exposedNames(text: string): Set<string> {
   return names;
 }
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let workers: SpawnedApp[] = [];
+const suite = useSuite({ relaxedRateLimits: false, gateway: createGatewayApp, workers: WORKERS });
 const registered = new Set<string>();
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  gateway = await createGatewayApp(env.config);
-  const urls = [await listenLocally(gateway)];
-  const started = await Promise.all(
-    WORKERS.map((name) => startWorkerProcess(`apps/${name}/src/main.ts`, env.variables)),
-  );
-  workers = started.map(({ app }) => app);
-  urls.push(...started.map(({ healthUrl }) => healthUrl));
-  for (const url of urls) {
+  for (const url of [suite.url, ...suite.workers.map(({ healthUrl }) => healthUrl)]) {
     const response = await fetch(`${url}/metrics`);
     expect(response.status).toBe(200);
     for (const name of exposedNames(await response.text())) registered.add(name);
   }
-}, 120_000);
-
-afterAll(async () => {
-  await Promise.all(workers.map((worker) => worker.stop()));
-  await env?.close(gateway);
-});
+}, 60_000);
 
 describe('docs/grafana/kessai-dashboard.json', () => {
   it('queries only metrics that Kessai’s processes register', () => {

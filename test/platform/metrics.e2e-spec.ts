@@ -41,7 +41,7 @@ beforeAll(async () => {
   }));
   queue = new Queue(CHARGES_QUEUE.name, bullOptions(suite.env.config));
   suite.cleanup(() => queue.close());
-});
+}, 60_000);
 
 describe('the gateway’s /metrics', () => {
   it('answers without credentials and outside the rate limits, with the process metrics', async () => {

@@ -21,7 +21,7 @@ import {
   OutboxRelayModule,
   startWorkerService,
 } from '@kessai/runtime';
-import { CapturedLog, TestEnvironment } from '@kessai/testing';
+import { CapturedLog, useSuite } from '@kessai/testing';
 
 /** A queue this suite consumes, so that the relay publishes token_created to it (a route for tests). */
 const RELAY_TEST_QUEUE = defineQueue({
@@ -32,14 +32,14 @@ const RELAY_TEST_QUEUE = defineQueue({
 });
 const TEST_ROUTES = { token_created: [{ queue: RELAY_TEST_QUEUE, job: 'deliver' }] };
 
-let env: TestEnvironment;
+const suite = useSuite();
 let queue: Queue;
 let chargesQueue: Queue;
 let webhookQueue: Queue;
 let merchantId: string;
 const log = new CapturedLog();
 
-function relay(prisma: PrismaService = env.prisma, batchSize = 40) {
+function relay(prisma: PrismaService = suite.env.prisma, batchSize = 40) {
   const queues = new Map<string, Queue>([
     [RELAY_TEST_QUEUE.name, queue],
     [CHARGES_QUEUE.name, chargesQueue],
@@ -54,7 +54,7 @@ function relay(prisma: PrismaService = env.prisma, batchSize = 40) {
 }
 
 async function appendEvents(count: number, eventType = 'token_created'): Promise<string[]> {
-  const rows = await env.prisma.outboxEvent.createManyAndReturn({
+  const rows = await suite.env.prisma.outboxEvent.createManyAndReturn({
     data: Array.from({ length: count }, (_, i) => ({
       merchantId,
       aggregateType: 'test',
@@ -76,7 +76,7 @@ async function jobIds(): Promise<string[]> {
 async function publishAndDieBeforeCommit(batchSize: number) {
   const crashing = {
     inTransaction: (fn: (tx: unknown) => Promise<unknown>) =>
-      env.prisma.inTransaction(async (tx) => {
+      suite.env.prisma.inTransaction(async (tx) => {
         await fn(tx);
         throw new Error('process died before commit');
       }),
@@ -95,25 +95,18 @@ async function drain(relays: OutboxRelay[]) {
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  merchantId = (await env.seedMerchant('outbox')).merchant.id;
-  queue = new Queue(RELAY_TEST_QUEUE.name, bullOptions(env.config));
-  chargesQueue = new Queue(CHARGES_QUEUE.name, bullOptions(env.config));
-  webhookQueue = new Queue(WEBHOOK_DELIVERIES_QUEUE.name, bullOptions(env.config));
+  merchantId = (await suite.env.seedMerchant('outbox')).merchant.id;
+  queue = new Queue(RELAY_TEST_QUEUE.name, bullOptions(suite.env.config));
+  chargesQueue = new Queue(CHARGES_QUEUE.name, bullOptions(suite.env.config));
+  webhookQueue = new Queue(WEBHOOK_DELIVERIES_QUEUE.name, bullOptions(suite.env.config));
+  suite.cleanup(() => Promise.all([queue.close(), chargesQueue.close(), webhookQueue.close()]));
 });
 
 afterEach(async () => {
   await queue.obliterate({ force: true });
   await chargesQueue.obliterate({ force: true });
   await webhookQueue.obliterate({ force: true });
-  await env.prisma.outboxEvent.deleteMany();
-});
-
-afterAll(async () => {
-  await queue?.close();
-  await chargesQueue?.close();
-  await webhookQueue?.close();
-  await env?.close();
+  await suite.env.prisma.outboxEvent.deleteMany();
 });
 
 describe('outbox relay', () => {
@@ -123,7 +116,7 @@ describe('outbox relay', () => {
     await drain(relays);
     await Promise.all(relays.map((r) => r.stop()));
 
-    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
+    expect(await suite.env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
     const published = await jobIds();
     expect(published).toHaveLength(250);
     expect(new Set(published)).toEqual(new Set(ids.map((id) => `deliver.${id}`)));
@@ -132,10 +125,10 @@ describe('outbox relay', () => {
   });
 
   it('reports its backlog for the metrics: the unpublished count and the oldest one’s age, none once drained', async () => {
-    const outbox = new OutboxRepository(env.prisma);
+    const outbox = new OutboxRepository(suite.env.prisma);
     expect(await outbox.backlog()).toEqual({ unpublished: 0, oldestAgeSeconds: 0 });
     const [oldest] = await appendEvents(3);
-    await env.prisma.outboxEvent.update({
+    await suite.env.prisma.outboxEvent.update({
       where: { id: oldest },
       data: { createdOn: new Date(Date.now() - 120_000) },
     });
@@ -153,13 +146,13 @@ describe('outbox relay', () => {
   it('loses nothing and duplicates nothing when a relay dies between publishing and committing', async () => {
     const ids = await appendEvents(30);
     await publishAndDieBeforeCommit(100);
-    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(30);
+    expect(await suite.env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(30);
     expect(await jobIds()).toHaveLength(30);
 
     const survivor = relay();
     await drain([survivor]);
     await survivor.stop();
-    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
+    expect(await suite.env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
     const published = await jobIds();
     expect(published).toHaveLength(30);
     expect(new Set(published)).toEqual(new Set(ids.map((id) => `deliver.${id}`)));
@@ -174,10 +167,10 @@ describe('outbox relay', () => {
       );
     const before = await jobsOf();
 
-    const survivor = relay(env.prisma, 200);
+    const survivor = relay(suite.env.prisma, 200);
     await drain([survivor]);
     await survivor.stop();
-    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
+    expect(await suite.env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
     const after = await jobsOf();
     expect(after.map((job) => job.id)).toEqual(before.map((job) => job.id));
     expect(after.map((job) => job.name)).toEqual(['process_charges', 'process_charges', 'process_charges']);
@@ -200,7 +193,8 @@ describe('outbox relay', () => {
     await drain([publisher]);
     await appendEvents(6_000);
     // what the relay's UPDATE does to them: each published row leaves a dead version behind
-    await env.prisma.$executeRaw`UPDATE outbox_events SET published_on = now() WHERE published_on IS NULL`;
+    await suite.env.prisma
+      .$executeRaw`UPDATE outbox_events SET published_on = now() WHERE published_on IS NULL`;
     await appendEvents(5);
 
     /** pages the relay's own statement reads to find and lock the next batch (rolled back) */
@@ -213,7 +207,7 @@ describe('outbox relay', () => {
     const find = (node: PlanNode, type: string): PlanNode | undefined =>
       node['Node Type'] === type ? node : node.Plans?.map((child) => find(child, type)).find(Boolean);
     const pagesToFindBatch = async () => {
-      const plan = await env.prisma.inTransaction(
+      const plan = await suite.env.prisma.inTransaction(
         async (tx) => {
           const { rows } = await tx.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>({
             text: `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${OUTBOX_TAKE_BATCH.text}`,
@@ -254,7 +248,7 @@ describe('outbox relay', () => {
     const publisher = relay();
     expect(await publisher.publishBatch()).toBe(6);
     await publisher.stop();
-    expect(await env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
+    expect(await suite.env.prisma.outboxEvent.count({ where: { publishedOn: null } })).toBe(0);
     const jobs = await webhookQueue.getJobs(['waiting', 'delayed', 'prioritized']);
     expect(jobs.map((job) => job.name)).toEqual(['dispatch_events']);
     expect((jobs[0].data as OutboxBatchJobData).events.map((event) => event.eventId)).toEqual(ids);
@@ -270,7 +264,7 @@ describe('outbox relay', () => {
   it('runs inside a worker service whose module imports it, along the catalogue routes, and stops with it', async () => {
     const service = await startWorkerService({
       name: 'relay-host',
-      config: env.config,
+      config: suite.env.config,
       healthPort: 0,
       imports: [OutboxRelayModule],
     });
@@ -294,7 +288,7 @@ describe('outbox relay', () => {
 
 async function untilAllPublished(timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
-  while ((await env.prisma.outboxEvent.count({ where: { publishedOn: null } })) > 0) {
+  while ((await suite.env.prisma.outboxEvent.count({ where: { publishedOn: null } })) > 0) {
     if (Date.now() > deadline) throw new Error('events still unpublished');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig, SECRET_USERS, type AppConfig } from '@kessai/config';
 import { startWorkerService, type WorkerServiceOptions } from '@kessai/runtime';
-import { TestEnvironment } from '@kessai/testing';
+import { useSuite } from '@kessai/testing';
 import { cardVaultProvider } from '@kessai/vault';
 import { ChargeServiceModule } from '../../apps/charge-service/src/charge-service.module';
 import { ChargesProcessor } from '../../apps/charge-service/src/charges.processor';
@@ -16,19 +16,11 @@ import { WebhookServiceModule } from '../../apps/webhook-service/src/webhook-ser
  * real service modules, booted from a config parsed for that process without the secrets it does
  * not need. A service whose providers needed one would fail here at start.
  */
-let env: TestEnvironment;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create();
-});
-
-afterAll(async () => {
-  await env?.close();
-});
+const suite = useSuite();
 
 /** The suite's variables without every secret `name` does not use. */
 function variablesOf(name: string): Record<string, string> {
-  const variables = { ...env.variables };
+  const variables = { ...suite.env.variables };
   for (const [secret, users] of Object.entries(SECRET_USERS))
     if (!(users as readonly string[]).includes(name)) delete variables[secret];
   return variables;

@@ -14,7 +14,7 @@ import {
   type RunningWorkerService,
 } from '@kessai/runtime';
 import { loadConfig } from '@kessai/config';
-import { eventually, scrapeMetrics, TestEnvironment } from '@kessai/testing';
+import { eventually, scrapeMetrics, useSuite } from '@kessai/testing';
 
 const LIFECYCLE_QUEUE = defineQueue({
   name: 'lifecycle-test',
@@ -81,23 +81,20 @@ export function missingHandlerDoesNotCompile(job: QueueJob<typeof LIFECYCLE_QUEU
   }
 }
 
-let env: TestEnvironment;
+const suite = useSuite();
 let queue: Queue;
 let events: QueueEvents;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create();
-  queue = new Queue(LIFECYCLE_QUEUE.name, bullOptions(env.config));
-  events = new QueueEvents(LIFECYCLE_QUEUE.name, bullOptions(env.config));
+  queue = new Queue(LIFECYCLE_QUEUE.name, bullOptions(suite.env.config));
+  suite.cleanup(async () => {
+    await queue.obliterate({ force: true });
+    await queue.close();
+  });
+  events = new QueueEvents(LIFECYCLE_QUEUE.name, bullOptions(suite.env.config));
+  suite.cleanup(() => events.close());
   await events.waitUntilReady();
 });
-afterAll(async () => {
-  await events?.close();
-  await queue?.obliterate({ force: true });
-  await queue?.close();
-  await env?.close();
-});
-
 describe('worker service', () => {
   let service: RunningWorkerService | undefined;
   beforeEach(() => {
@@ -115,14 +112,14 @@ describe('worker service', () => {
   const start = () =>
     startWorkerService({
       name: 'lifecycle',
-      config: env.config,
+      config: suite.env.config,
       healthPort: 0,
       imports: [LifecycleModule],
       processors: [LifecycleProcessor],
     });
 
   it('reports Postgres, Redis and whether its workers run (readiness)', async () => {
-    service = await startWorkerService({ name: 'probe', config: env.config, healthPort: 0 });
+    service = await startWorkerService({ name: 'probe', config: suite.env.config, healthPort: 0 });
     let res = await fetch(`${service.url}/health`);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
@@ -146,14 +143,14 @@ describe('worker service', () => {
 
   it('refuses to start without the processor of a queue it consumes, or with another service’s', async () => {
     await expect(
-      startWorkerService({ name: CHARGES_QUEUE.consumer, config: env.config, healthPort: 0 }),
+      startWorkerService({ name: CHARGES_QUEUE.consumer, config: suite.env.config, healthPort: 0 }),
     ).rejects.toThrow(
       new ProcessorMismatchError('charge-service consumes charges but has no processor for it'),
     );
     await expect(
       startWorkerService({
         name: 'someone-else',
-        config: env.config,
+        config: suite.env.config,
         healthPort: 0,
         imports: [LifecycleModule],
         processors: [LifecycleProcessor],
@@ -185,7 +182,7 @@ describe('worker service', () => {
     const token = 'worker-metrics-token-0123';
     service = await startWorkerService({
       name: 'lifecycle',
-      config: loadConfig({ ...env.variables, METRICS_TOKEN: token }),
+      config: loadConfig({ ...suite.env.variables, METRICS_TOKEN: token }),
       healthPort: 0,
       imports: [LifecycleModule],
       processors: [LifecycleProcessor],
@@ -219,7 +216,7 @@ describe('worker service', () => {
   it("checks for a dead worker's jobs every JOB_STALLED_CHECK_MS, not once per lock (takeover: lock + check)", async () => {
     service = await startWorkerService({
       name: 'lifecycle',
-      config: { ...env.config, JOB_STALLED_CHECK_MS: 1_500 },
+      config: { ...suite.env.config, JOB_STALLED_CHECK_MS: 1_500 },
       healthPort: 0,
       imports: [LifecycleModule],
       processors: [LifecycleProcessor],

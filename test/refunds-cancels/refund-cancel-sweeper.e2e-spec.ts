@@ -6,46 +6,33 @@ import {
   eventually,
   insertCardToken,
   insertPendingCharge,
-  startWorkerProcess,
-  TestEnvironment,
   updateChargeRow,
-  type SpawnedApp,
+  useSuite,
 } from '@kessai/testing';
 
-let env: TestEnvironment;
-let worker: SpawnedApp | undefined;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create({
-    REFUND_CANCEL_STALE_SECONDS: '1',
-    REFUND_CANCEL_SWEEP_INTERVAL_MS: '200',
-  });
-});
-
-afterAll(async () => {
-  await worker?.stop();
-  await env?.close();
+const suite = useSuite({
+  variables: { REFUND_CANCEL_STALE_SECONDS: '1', REFUND_CANCEL_SWEEP_INTERVAL_MS: '200' },
 });
 
 describe('refund-cancel-service sweeper', () => {
   it('ends a refund and a cancel that were never queued, and leaves a fresh one alone', async () => {
-    const shop = await env.seedMerchant('sweeper');
-    const tokenId = await insertCardToken(env, shop, { cardNumber: APPROVED_TEST_CARD });
+    const shop = await suite.env.seedMerchant('sweeper');
+    const tokenId = await insertCardToken(suite.env, shop, { cardNumber: APPROVED_TEST_CARD });
     // a successful charge the processor never knew (no processor reference): its refund fails at once
-    const paid = await insertPendingCharge(env, shop, tokenId, { amount: 1000 });
+    const paid = await insertPendingCharge(suite.env, shop, tokenId, { amount: 1000 });
     await updateChargeRow(
-      env,
+      suite.env,
       paid,
       `status = 'successful', charged_amount = 1000, charged_currency = 'JPY', refund_reserved_amount = 600`,
     );
-    const held = await insertPendingCharge(env, shop, tokenId, { amount: 1000 });
-    await updateChargeRow(env, held, `status = 'authorized', pending_operation = 'cancel'`);
+    const held = await insertPendingCharge(suite.env, shop, tokenId, { amount: 1000 });
+    await updateChargeRow(suite.env, held, `status = 'authorized', pending_operation = 'cancel'`);
     const old = new Date(Date.now() - 60_000);
     const common = { merchantId: shop.merchant.id, storeId: shop.store.id, mode: 'test' as const };
-    const stale = await env.prisma.refund.create({
+    const stale = await suite.env.prisma.refund.create({
       data: { ...common, chargeId: paid, amount: 500n, currency: 'JPY', updatedOn: old, createdOn: old },
     });
-    const fresh = await env.prisma.refund.create({
+    const fresh = await suite.env.prisma.refund.create({
       data: {
         ...common,
         chargeId: paid,
@@ -54,38 +41,42 @@ describe('refund-cancel-service sweeper', () => {
         updatedOn: new Date(Date.now() + 3_600_000),
       },
     });
-    const cancel = await env.prisma.cancel.create({
+    const cancel = await suite.env.prisma.cancel.create({
       data: { ...common, chargeId: held, updatedOn: old, createdOn: old },
     });
 
-    ({ app: worker } = await startWorkerProcess('apps/refund-cancel-service/src/main.ts', env.variables));
+    await suite.startWorker('refund-cancel-service');
     await eventually(
       async () =>
-        (await env.prisma.refund.findUniqueOrThrow({ where: { id: stale.id } })).status !== 'pending' &&
-        (await env.prisma.cancel.findUniqueOrThrow({ where: { id: cancel.id } })).status !== 'pending',
+        (await suite.env.prisma.refund.findUniqueOrThrow({ where: { id: stale.id } })).status !== 'pending' &&
+        (await suite.env.prisma.cancel.findUniqueOrThrow({ where: { id: cancel.id } })).status !== 'pending',
       { timeoutMs: 30_000, what: 'the stale refund and cancel to end' },
     );
-    expect(await env.prisma.refund.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
+    expect(await suite.env.prisma.refund.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
       status: 'failed',
       errorCode: 329,
     });
-    expect(await env.prisma.cancel.findUniqueOrThrow({ where: { id: cancel.id } })).toMatchObject({
+    expect(await suite.env.prisma.cancel.findUniqueOrThrow({ where: { id: cancel.id } })).toMatchObject({
       status: 'failed',
       errorCode: 312,
     });
     // the failed refund's 500 is free again; the charge left as it was otherwise
-    expect(await env.prisma.charge.findUniqueOrThrow({ where: { id: paid } })).toMatchObject({
+    expect(await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: paid } })).toMatchObject({
       status: 'successful',
       refundReservedAmount: 100n,
       refundedAmount: 0n,
     });
-    expect(await env.prisma.charge.findUniqueOrThrow({ where: { id: held } })).toMatchObject({
+    expect(await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: held } })).toMatchObject({
       status: 'authorized',
       pendingOperation: null,
     });
-    expect((await env.prisma.refund.findUniqueOrThrow({ where: { id: fresh.id } })).status).toBe('pending');
+    expect((await suite.env.prisma.refund.findUniqueOrThrow({ where: { id: fresh.id } })).status).toBe(
+      'pending',
+    );
     expect(
-      await env.prisma.outboxEvent.count({ where: { aggregateId: stale.id, eventType: 'refund_finished' } }),
+      await suite.env.prisma.outboxEvent.count({
+        where: { aggregateId: stale.id, eventType: 'refund_finished' },
+      }),
     ).toBe(1);
   }, 60_000);
 });

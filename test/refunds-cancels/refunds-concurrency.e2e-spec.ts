@@ -5,56 +5,34 @@
 // BullMQ; the processor simulator in process.
 import { REFUND_FINISHED } from '@kessai/contracts';
 import {
+  bearer,
   eventually,
   GatewayClient,
-  RELAXED_RATE_LIMITS,
+  PROCESS_START_TIMEOUT_MS,
   requestJson,
-  startGatewayProcess,
-  startWorkerProcess,
-  TestEnvironment,
+  useSuite,
   waitForChargeStatus,
-  bearer,
-  type SeededMerchant,
-  type SpawnedApp,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-const apps: SpawnedApp[] = [];
+const suite = useSuite({
+  simulator: (callbackSecret) => startProcessorSimulator({ callbackSecret }),
+  merchants: { shop: { pci: true, label: 'parallel-refunds' } },
+  workers: ['charge-service', 'refund-cancel-service'],
+});
 let gateways: [string, string];
-let shop: SeededMerchant;
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  simulator = await startProcessorSimulator({ callbackSecret: env.config.PROCESSOR_CALLBACK_SECRET });
-  const variables = { ...env.variables, PROCESSOR_TEST_URL: simulator.url };
-  const [first, second, ...workers] = await Promise.all([
-    startGatewayProcess(variables),
-    startGatewayProcess(variables),
-    startWorkerProcess('apps/charge-service/src/main.ts', variables),
-    startWorkerProcess('apps/refund-cancel-service/src/main.ts', variables),
-  ]);
-  apps.push(first.app, second.app, ...workers.map(({ app }) => app));
+  const [first, second] = await Promise.all([suite.startGatewayProcess(), suite.startGatewayProcess()]);
   gateways = [first.url, second.url];
-  shop = await env.seedPciMerchant('parallel-refunds');
-}, 120_000);
-
-afterAll(async () => {
-  for (const app of apps) await app.stop();
-  await simulator?.close();
-  await env?.close();
-});
+}, PROCESS_START_TIMEOUT_MS);
 
 /** A card charge of `amount` JPY through the first gateway, once charge-service made it successful. */
 async function successfulCharge(amount: number): Promise<string> {
-  const api = new GatewayClient(gateways[0]).as(shop);
+  const api = new GatewayClient(gateways[0]).as(suite.merchants.shop);
   const charge = (await api.charge(await api.cardToken(), { amount })) as { id: string };
-  await waitForChargeStatus(env, charge.id, 'successful', { timeoutMs: 15_000 });
+  await waitForChargeStatus(suite.env, charge.id, 'successful', { timeoutMs: 15_000 });
   return charge.id;
 }
 
@@ -71,8 +49,8 @@ interface Attempt {
  * (raw HTTP); every answer with what was asked.
  */
 async function refundAllAtOnce(chargeId: string, amounts: number[]): Promise<Attempt[]> {
-  const path = `/stores/${shop.store.id}/charges/${chargeId}/refunds`;
-  const auth = bearer(shop.storeToken);
+  const path = `/stores/${suite.merchants.shop.store.id}/charges/${chargeId}/refunds`;
+  const auth = bearer(suite.merchants.shop.storeToken);
   // one request to each gateway first, so that connections and the route are warm when the burst starts
   await Promise.all(gateways.map((url) => requestJson(url, '/heartbeat')));
   return Promise.all(
@@ -90,7 +68,7 @@ async function refundAllAtOnce(chargeId: string, amounts: number[]): Promise<Att
 }
 
 async function chargeRow(chargeId: string) {
-  const charge = await env.prisma.charge.findUniqueOrThrow({ where: { id: chargeId } });
+  const charge = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: chargeId } });
   return { reserved: Number(charge.refundReservedAmount), refunded: Number(charge.refundedAmount) };
 }
 
@@ -99,12 +77,13 @@ async function expectSettledOnce(accepted: Attempt[]) {
   const ids = accepted.map((a) => a.refundId!);
   await eventually(
     async () =>
-      (await env.prisma.refund.count({ where: { id: { in: ids }, status: 'successful' } })) === ids.length,
+      (await suite.env.prisma.refund.count({ where: { id: { in: ids }, status: 'successful' } })) ===
+      ids.length,
     { timeoutMs: 30_000, what: `${ids.length} refunds to be successful` },
   );
-  const stats = simulator.stats();
+  const stats = suite.simulator.stats();
   for (const id of ids) {
-    const finished = await env.prisma.outboxEvent.count({
+    const finished = await suite.env.prisma.outboxEvent.count({
       where: { aggregateId: id, eventType: REFUND_FINISHED },
     });
     const { executions } = operationStats(stats, 'refund', id);
@@ -138,7 +117,7 @@ describe('20 partial refunds of one charge at once, through two gateway processe
     expect(refused.map((a) => [a.status, a.code])).toEqual(Array(10).fill([400, 'REFUND_NOT_WITHIN_BOUNDS']));
     expect(sum(accepted)).toBe(1000);
     // the refused ones left nothing behind; the accepted ones are the rows
-    const rows = await env.prisma.refund.findMany({ where: { chargeId } });
+    const rows = await suite.env.prisma.refund.findMany({ where: { chargeId } });
     expect(rows.map((r) => r.id).sort()).toEqual(accepted.map((a) => a.refundId).sort());
     expect((await chargeRow(chargeId)).reserved).toBe(1000);
 
@@ -176,7 +155,7 @@ describe('20 partial refunds of one charge at once, through two gateway processe
         fits: false,
       });
     }
-    expect(await env.prisma.refund.count({ where: { chargeId } })).toBe(accepted.length);
+    expect(await suite.env.prisma.refund.count({ where: { chargeId } })).toBe(accepted.length);
     expect((await chargeRow(chargeId)).reserved).toBe(acceptedSum);
 
     await expectSettledOnce(accepted);

@@ -3,50 +3,24 @@
 // fields of each payment, the 400s naming each field, and who may ask. The real gateway in-process,
 // Postgres and Redis; nothing is written.
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DateTime } from 'luxon';
 import { InstallmentPlan, PaymentType, SubscriptionPeriod } from 'univapay-node';
 import { computeSchedule, NAMED_PERIODS } from '@kessai/schedule';
-import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkError,
-  sdkFor,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { sdkError, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-/** the gateway as the shop's store token */
-let shopApi: GatewayClient;
-
 const SHOP_ORIGIN = 'https://shop.example.test';
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { domains: [SHOP_ORIGIN] }, foreign: {} },
+});
+const sdk = () => suite.sdk.shop;
 const simulate = (body: unknown, path = '/subscriptions/simulate_plan') =>
-  shopApi.request(path, { method: 'POST', json: body });
+  suite.api.shop.request(path, { method: 'POST', json: body });
 
 /** The last day of the month after this one, as a date in Tokyo: a start_on in the future. */
 const tokyoToday = () => DateTime.now().setZone('Asia/Tokyo').startOf('day');
 const nextMonthEnd = () => tokyoToday().plus({ months: 1 }).endOf('month').toISODate()!;
-
-beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedMerchant('shop', { domains: [SHOP_ORIGIN] });
-  foreign = await env.seedMerchant('foreign');
-  shopApi = new GatewayClient(baseUrl).as(shop);
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('subscriptions.simulation (the SDK)', () => {
   it('answers the dates and amounts the engine computes: month ends followed from a later start_on', async () => {
@@ -106,7 +80,7 @@ describe('subscriptions.simulation (the SDK)', () => {
         scheduleSettings: { zoneId: 'America/New_York', retryInterval: 'P3D' },
       },
       undefined,
-      shop.store.id,
+      suite.merchants.shop.store.id,
     );
     expect(payments.map((p) => [p.amount, p.isLastPayment, p.zoneId])).toEqual([
       [4000, false, 'America/New_York'],
@@ -308,10 +282,10 @@ describe('who may simulate', () => {
   const body = { payment_type: 'card', amount: 1000, currency: 'JPY', period: 'monthly' };
 
   it('a merchant token, with or without one of its stores in the path', async () => {
-    const merchantApi = shopApi.as(await env.merchantToken(shop));
+    const merchantApi = suite.api.shop.as(await suite.env.merchantToken(suite.merchants.shop));
     for (const path of [
       '/subscriptions/simulate_plan',
-      `/stores/${shop.store.id}/subscriptions/simulate_plan`,
+      `/stores/${suite.merchants.shop.store.id}/subscriptions/simulate_plan`,
     ]) {
       const res = await merchantApi.request(path, { method: 'POST', json: body });
       expect({ path, status: res.status, length: res.body.length }).toEqual({
@@ -323,8 +297,11 @@ describe('who may simulate', () => {
   });
 
   it("another merchant's store, another store than a store token's, or no uuid: 404", async () => {
-    const other = await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Other Store' });
-    for (const storeId of [foreign.store.id, other.id, 'not-a-uuid']) {
+    const other = await suite.env.admin.createStore({
+      merchantId: suite.merchants.shop.merchant.id,
+      name: 'Other Store',
+    });
+    for (const storeId of [suite.merchants.foreign.store.id, other.id, 'not-a-uuid']) {
       const res = await simulate(body, `/stores/${storeId}/subscriptions/simulate_plan`);
       expect({ storeId, status: res.status, code: res.body.code }).toEqual({
         storeId,
@@ -333,30 +310,33 @@ describe('who may simulate', () => {
       });
     }
     // the foreign merchant's own token sees its store
-    const foreignApi = shopApi.as(foreign);
-    const own = await foreignApi.request(`/stores/${foreign.store.id}/subscriptions/simulate_plan`, {
-      method: 'POST',
-      json: body,
-    });
+    const foreignApi = suite.api.shop.as(suite.merchants.foreign);
+    const own = await foreignApi.request(
+      `/stores/${suite.merchants.foreign.store.id}/subscriptions/simulate_plan`,
+      {
+        method: 'POST',
+        json: body,
+      },
+    );
     expect(own.status).toBe(200);
   });
 
   it('needs a secret: a secret-less token is refused, from an allowed Origin too', async () => {
-    const publicAuth = `Bearer ${shop.storeToken.jwt}`;
-    const fromPage = await shopApi.request('/subscriptions/simulate_plan', {
+    const publicAuth = `Bearer ${suite.merchants.shop.storeToken.jwt}`;
+    const fromPage = await suite.api.shop.request('/subscriptions/simulate_plan', {
       method: 'POST',
       json: body,
       auth: publicAuth,
       origin: SHOP_ORIGIN,
     });
     expect([fromPage.status, fromPage.body.code]).toEqual([403, 'INVALID_PERMISSIONS']);
-    const noOrigin = await shopApi.request('/subscriptions/simulate_plan', {
+    const noOrigin = await suite.api.shop.request('/subscriptions/simulate_plan', {
       method: 'POST',
       json: body,
       auth: publicAuth,
     });
     expect([noOrigin.status, noOrigin.body.code]).toEqual([401, 'INVALID_DOMAIN']);
-    const anonymous = await new GatewayClient(baseUrl).request('/subscriptions/simulate_plan', {
+    const anonymous = await suite.gateway.request('/subscriptions/simulate_plan', {
       method: 'POST',
       json: body,
     });

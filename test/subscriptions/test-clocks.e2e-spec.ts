@@ -2,27 +2,18 @@
 // created on a clock living on its time; live mode never sees one. The real gateway in-process,
 // Postgres and Redis; no engine runs, so a clock with a due payment stays `advancing`.
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { type GatewayClient, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-let shopApi: GatewayClient;
-let foreignApi: GatewayClient;
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+});
 let liveApi: GatewayClient;
 
 const FROZEN = '2025-01-31T03:00:00.000Z';
 
-async function createClock(frozenTime = FROZEN, api = shopApi): Promise<any> {
+async function createClock(frozenTime = FROZEN, api = suite.api.shop): Promise<any> {
   const answer = await api.request('/test_clocks', {
     method: 'POST',
     json: { frozen_time: frozenTime, name: 'January' },
@@ -32,8 +23,8 @@ async function createClock(frozenTime = FROZEN, api = shopApi): Promise<any> {
 }
 
 async function subscriptionOn(clockId: string, extra: Record<string, unknown> = {}): Promise<any> {
-  const token = await shopApi.cardToken({ type: 'subscription' });
-  const answer = await shopApi.request('/subscriptions', {
+  const token = await suite.api.shop.cardToken({ type: 'subscription' });
+  const answer = await suite.api.shop.request('/subscriptions', {
     method: 'POST',
     json: {
       transaction_token_id: token,
@@ -50,23 +41,12 @@ async function subscriptionOn(clockId: string, extra: Record<string, unknown> = 
 }
 
 const advance = (id: string, frozenTime: string) =>
-  shopApi.request(`/test_clocks/${id}/advance`, { method: 'POST', json: { frozen_time: frozenTime } });
-const getClock = (id: string, api = shopApi) => api.request(`/test_clocks/${id}`);
+  suite.api.shop.request(`/test_clocks/${id}/advance`, { method: 'POST', json: { frozen_time: frozenTime } });
+const getClock = (id: string, api = suite.api.shop) => api.request(`/test_clocks/${id}`);
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  const baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('clock-shop');
-  foreign = await env.seedPciMerchant('clock-foreign');
-  shopApi = new GatewayClient(baseUrl).as(shop);
-  foreignApi = new GatewayClient(baseUrl).as(foreign);
-  liveApi = new GatewayClient(baseUrl).as(await env.liveStoreToken(shop));
+  liveApi = suite.gateway.as(await suite.env.liveStoreToken(suite.merchants.shop));
 }, 60_000);
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('the test clock resource', () => {
   it('creates, reads and lists a merchant’s clocks; another merchant sees 404', async () => {
@@ -81,21 +61,24 @@ describe('the test clock resource', () => {
       updated_on: expect.any(String),
     });
     expect((await getClock(clock.id)).body).toEqual(clock);
-    const list = await shopApi.request('/test_clocks');
+    const list = await suite.api.shop.request('/test_clocks');
     expect(list.body.items.map((item: any) => item.id)).toContain(clock.id);
     expect(list.body.total_hits).toBeGreaterThanOrEqual(1);
     // a merchant-wide token of the same merchant sees it too
-    const merchantApi = shopApi.as(await env.merchantToken(shop));
+    const merchantApi = suite.api.shop.as(await suite.env.merchantToken(suite.merchants.shop));
     expect((await getClock(clock.id, merchantApi)).status).toBe(200);
-    expect((await getClock(clock.id, foreignApi)).status).toBe(404);
+    expect((await getClock(clock.id, suite.api.foreign)).status).toBe(404);
     expect((await getClock('not-an-id')).status).toBe(404);
   });
 
   it('refuses a missing or bad frozen_time', async () => {
-    const missing = await shopApi.request('/test_clocks', { method: 'POST', json: {} });
+    const missing = await suite.api.shop.request('/test_clocks', { method: 'POST', json: {} });
     expect(missing.status).toBe(400);
     expect(missing.body.errors).toEqual([{ field: 'frozen_time', reason: 'REQUIRED_VALUE' }]);
-    const bad = await shopApi.request('/test_clocks', { method: 'POST', json: { frozen_time: 'soon' } });
+    const bad = await suite.api.shop.request('/test_clocks', {
+      method: 'POST',
+      json: { frozen_time: 'soon' },
+    });
     expect(bad.body).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field: 'frozen_time' }] });
   });
 
@@ -119,7 +102,9 @@ describe('the test clock resource', () => {
       status: 'ready',
     });
     expect(
-      (await env.prisma.testClock.findUniqueOrThrow({ where: { id: clock.id } })).frozenTime.toISOString(),
+      (
+        await suite.env.prisma.testClock.findUniqueOrThrow({ where: { id: clock.id } })
+      ).frozenTime.toISOString(),
     ).toBe('2025-03-01T00:00:00.000Z');
     expect((await advance(randomUUID(), '2026-01-01T00:00:00.000Z')).status).toBe(404);
   });
@@ -155,9 +140,9 @@ describe('subscriptions on a test clock', () => {
       status: 'unverified',
       next_payment: { due_date: '2025-01-31', due_at: FROZEN },
     });
-    const row = await env.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
+    const row = await suite.env.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } });
     expect(row.scheduleCreatedAt.toISOString()).toBe(FROZEN);
-    const payment = await env.prisma.scheduledPayment.findFirstOrThrow({
+    const payment = await suite.env.prisma.scheduledPayment.findFirstOrThrow({
       where: { subscriptionId: subscription.id },
     });
     expect(payment).toMatchObject({ testClockId: clock.id, status: 'pending' });
@@ -183,20 +168,23 @@ describe('subscriptions on a test clock', () => {
   it("unsuspend tries the payment again from the clock's time", async () => {
     const clock = await createClock();
     const subscription = await subscriptionOn(clock.id);
-    await env.prisma.subscription.update({ where: { id: subscription.id }, data: { status: 'current' } });
-    const suspend = await shopApi.request(`/subscriptions/${subscription.id}/suspend`, {
+    await suite.env.prisma.subscription.update({
+      where: { id: subscription.id },
+      data: { status: 'current' },
+    });
+    const suspend = await suite.api.shop.request(`/subscriptions/${subscription.id}/suspend`, {
       method: 'PATCH',
       json: {},
     });
     expect(suspend.status).toBe(200);
     expect((await getClock(clock.id)).body.status).toBe('ready');
     await advance(clock.id, '2025-02-10T00:00:00.000Z');
-    const unsuspend = await shopApi.request(`/subscriptions/${subscription.id}/unsuspend`, {
+    const unsuspend = await suite.api.shop.request(`/subscriptions/${subscription.id}/unsuspend`, {
       method: 'PATCH',
       json: {},
     });
     expect(unsuspend.body.status).toBe('unpaid');
-    const payment = await env.prisma.scheduledPayment.findFirstOrThrow({
+    const payment = await suite.env.prisma.scheduledPayment.findFirstOrThrow({
       where: { subscriptionId: subscription.id },
     });
     expect(payment.nextTryAt?.toISOString()).toBe('2025-02-10T00:00:00.000Z');
@@ -220,37 +208,39 @@ describe('subscriptions on a test clock', () => {
       errors: [{ field: 'test_clock_id', reason: 'MODE_NOT_SUPPORTED' }],
     });
 
-    const foreignClock = await createClock(FROZEN, foreignApi);
-    const token = await shopApi.cardToken({ type: 'subscription' });
+    const foreignClock = await createClock(FROZEN, suite.api.foreign);
+    const token = await suite.api.shop.cardToken({ type: 'subscription' });
     const body = { transaction_token_id: token, amount: 1000, currency: 'JPY', period: 'monthly' };
-    const onForeign = await shopApi.request('/subscriptions', {
+    const onForeign = await suite.api.shop.request('/subscriptions', {
       method: 'POST',
       json: { ...body, test_clock_id: foreignClock.id },
     });
     expect(onForeign.status).toBe(404);
-    await shopApi.request(`/test_clocks/${clock.id}`, { method: 'DELETE' });
-    const onDeleted = await shopApi.request('/subscriptions', {
+    await suite.api.shop.request(`/test_clocks/${clock.id}`, { method: 'DELETE' });
+    const onDeleted = await suite.api.shop.request('/subscriptions', {
       method: 'POST',
       json: { ...body, test_clock_id: clock.id },
     });
     expect(onDeleted.status).toBe(404);
-    expect(await env.prisma.subscription.count({ where: { transactionTokenId: token } })).toBe(0);
+    expect(await suite.env.prisma.subscription.count({ where: { transactionTokenId: token } })).toBe(0);
   });
 
   it('are canceled with their pending payments and events when the clock is deleted', async () => {
     const clock = await createClock();
     const first = await subscriptionOn(clock.id);
     const second = await subscriptionOn(clock.id);
-    await shopApi.request(`/stores/${shop.store.id}/subscriptions/${second.id}`, { method: 'DELETE' });
+    await suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}/subscriptions/${second.id}`, {
+      method: 'DELETE',
+    });
     const elsewhere = await subscriptionOn((await createClock()).id);
 
-    const deleted = await shopApi.request(`/test_clocks/${clock.id}`, { method: 'DELETE' });
+    const deleted = await suite.api.shop.request(`/test_clocks/${clock.id}`, { method: 'DELETE' });
     expect(deleted.status).toBe(204);
     expect((await getClock(clock.id)).status).toBe(404);
-    expect((await shopApi.request(`/test_clocks/${clock.id}`, { method: 'DELETE' })).status).toBe(404);
+    expect((await suite.api.shop.request(`/test_clocks/${clock.id}`, { method: 'DELETE' })).status).toBe(404);
     expect((await advance(clock.id, '2026-01-01T00:00:00.000Z')).status).toBe(404);
 
-    const rows = await env.prisma.subscription.findMany({
+    const rows = await suite.env.prisma.subscription.findMany({
       where: { id: { in: [first.id, second.id, elsewhere.id] } },
       include: { scheduledPayments: true },
     });
@@ -263,7 +253,7 @@ describe('subscriptions on a test clock', () => {
       status: 'unverified',
       scheduledPayments: [{ status: 'pending' }],
     });
-    const canceledEvents = await env.prisma.outboxEvent.findMany({
+    const canceledEvents = await suite.env.prisma.outboxEvent.findMany({
       where: { eventType: 'subscription_canceled', aggregateId: { in: [first.id, second.id] } },
     });
     // the one canceled before keeps its single event

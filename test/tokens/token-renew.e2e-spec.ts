@@ -3,58 +3,42 @@
 // previous_id; the old one is deactivated, its subscriptions move, token_replaced is written; the
 // card number is sealed again under the new token; another merchant reaches none of it. The gateway
 // runs in-process.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { TOKEN_REPLACED, TOKEN_UPDATED } from '@kessai/contracts';
 import {
   APPROVED_TEST_CARD,
-  GatewayClient,
-  listenLocally,
   NEXT_YEAR,
   outboxEventsOf,
-  RELAXED_RATE_LIMITS,
   sdkCardToken,
   sdkError,
-  sdkFor,
-  TestEnvironment,
-  type SeededMerchant,
+  useSuite,
 } from '@kessai/testing';
 import { RedisService } from '@kessai/redis';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+});
 let redis: RedisService;
 let cvvs: PendingCvvStore;
 
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const sdk = () => suite.sdk.shop;
 const renewal = { data: { cardholder: 'Hanako Yamada', expMonth: 3, expYear: NEXT_YEAR + 2 } };
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('renew-shop');
-  foreign = await env.seedPciMerchant('renew-foreign');
-  redis = new RedisService(env.config);
+  redis = new RedisService(suite.env.config);
   await redis.onModuleInit();
-  cvvs = new PendingCvvStore(redis, env.config);
-});
-
-afterAll(async () => {
-  await redis?.onModuleDestroy();
-  await env?.close(app);
+  suite.cleanup(() => redis.onModuleDestroy());
+  cvvs = new PendingCvvStore(redis, suite.env.config);
 });
 
 /** A subscription row on the token, as the subscriptions issue will write them. */
 async function subscriptionOn(tokenId: string): Promise<string> {
-  const row = await env.prisma.subscription.create({
+  const row = await suite.env.prisma.subscription.create({
     data: {
-      merchantId: shop.merchant.id,
-      storeId: shop.store.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
       transactionTokenId: tokenId,
       mode: 'test',
       period: 'monthly',
@@ -71,7 +55,7 @@ describe('token renewal', () => {
     const old: any = await sdkCardToken(sdk(), { type: 'recurring' });
     const subscriptionId = await subscriptionOn(old.id);
 
-    const renewed: any = await sdk().transactionTokens.renew(shop.store.id, old.id, renewal);
+    const renewed: any = await sdk().transactionTokens.renew(suite.merchants.shop.store.id, old.id, renewal);
     expect(renewed).toMatchObject({
       previousId: old.id,
       type: 'recurring',
@@ -88,34 +72,41 @@ describe('token renewal', () => {
       },
     });
     expect(renewed.id).not.toBe(old.id);
-    expect((await sdk().transactionTokens.get(shop.store.id, old.id)).active).toBe(false);
+    expect((await sdk().transactionTokens.get(suite.merchants.shop.store.id, old.id)).active).toBe(false);
     // the old token's pending CVV is gone with it, as on DELETE
     expect(await cvvs.take(old.id)).toBeNull();
     // the same card, sealed under the new token (the vault binds a ciphertext to its token)
-    const vault = new CardVault(env.config.VAULT_KEYS, env.config.VAULT_FINGERPRINT_SECRET);
-    const sealed = await env.prisma.cardVault.findUniqueOrThrow({
+    const vault = new CardVault(suite.env.config.VAULT_KEYS, suite.env.config.VAULT_FINGERPRINT_SECRET);
+    const sealed = await suite.env.prisma.cardVault.findUniqueOrThrow({
       where: { transactionTokenId: renewed.id },
     });
     expect(vault.decrypt(sealed, { transactionTokenId: renewed.id }).reveal()).toBe(APPROVED_TEST_CARD);
     expect(
-      (await env.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId } })).transactionTokenId,
+      (await suite.env.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId } }))
+        .transactionTokenId,
     ).toBe(renewed.id);
-    const replaced = (await outboxEventsOf(env, renewed.id)).filter((e) => e.eventType === TOKEN_REPLACED);
+    const replaced = (await outboxEventsOf(suite.env, renewed.id)).filter(
+      (e) => e.eventType === TOKEN_REPLACED,
+    );
     expect(replaced.map((e) => e.payload)).toEqual([
-      { transaction_token_id: renewed.id, previous_id: old.id, store_id: shop.store.id },
+      { transaction_token_id: renewed.id, previous_id: old.id, store_id: suite.merchants.shop.store.id },
     ]);
-    const deactivated = (await outboxEventsOf(env, old.id)).filter((e) => e.eventType === TOKEN_UPDATED);
+    const deactivated = (await outboxEventsOf(suite.env, old.id)).filter(
+      (e) => e.eventType === TOKEN_UPDATED,
+    );
     expect(deactivated.map((e) => (e.payload as { changed: string[] }).changed)).toEqual([['active']]);
 
     // the old token cannot be renewed (or charged) again
-    const again = await sdkError(sdk().transactionTokens.renew(shop.store.id, old.id, renewal));
+    const again = await sdkError(
+      sdk().transactionTokens.renew(suite.merchants.shop.store.id, old.id, renewal),
+    );
     expect(again).toMatchObject({ httpCode: 400, code: 'CANNOT_UPDATE_TRANSACTION_TOKEN' });
   });
 
   it('takes a new card number and CVV (card data: the PCI DSS gate), checked like a new token', async () => {
     const old: any = await sdkCardToken(sdk(), { type: 'recurring' });
-    const api = new GatewayClient(baseUrl).as(shop);
-    const path = `/stores/${shop.store.id}/tokens/${old.id}/renew`;
+    const api = suite.api.shop;
+    const path = `/stores/${suite.merchants.shop.store.id}/tokens/${old.id}/renew`;
     const expired = await api.request(path, {
       method: 'POST',
       json: { data: { cardholder: 'Hanako Yamada', exp_month: 1, exp_year: 2020 } },
@@ -133,7 +124,7 @@ describe('token renewal', () => {
       },
     });
     expect([badNumber.status, badNumber.body.code]).toEqual([400, 'VALIDATION_ERROR']);
-    expect((await sdk().transactionTokens.get(shop.store.id, old.id)).active).toBe(true);
+    expect((await sdk().transactionTokens.get(suite.merchants.shop.store.id, old.id)).active).toBe(true);
 
     const ok = await api.request(path, {
       method: 'POST',
@@ -151,8 +142,8 @@ describe('token renewal', () => {
     // the new CVV waits for the new token's first charge
     expect(await cvvs.take(ok.body.id as string)).toBe('321');
 
-    const plain = await env.seedMerchant('renew-plain');
-    const plainToken = await env.prisma.transactionToken.create({
+    const plain = await suite.env.seedMerchant('renew-plain');
+    const plainToken = await suite.env.prisma.transactionToken.create({
       data: {
         merchantId: plain.merchant.id,
         storeId: plain.store.id,
@@ -162,7 +153,7 @@ describe('token renewal', () => {
         data: {},
       },
     });
-    const gated = await new GatewayClient(baseUrl)
+    const gated = await suite.gateway
       .as(plain)
       .request(`/stores/${plain.store.id}/tokens/${plainToken.id}/renew`, {
         method: 'POST',
@@ -175,21 +166,25 @@ describe('token renewal', () => {
 
   it('is for recurring and subscription card tokens of the caller’s store only', async () => {
     const oneTime: any = await sdkCardToken(sdk());
-    const refused = await sdkError(sdk().transactionTokens.renew(shop.store.id, oneTime.id, renewal));
+    const refused = await sdkError(
+      sdk().transactionTokens.renew(suite.merchants.shop.store.id, oneTime.id, renewal),
+    );
     expect(refused).toMatchObject({ httpCode: 400, code: 'INVALID_TOKEN_TYPE' });
 
     const old: any = await sdkCardToken(sdk(), { type: 'recurring' });
-    const other = sdkFor(baseUrl, foreign.storeToken);
-    expect((await sdkError(other.transactionTokens.renew(shop.store.id, old.id, renewal))).httpCode).toBe(
-      404,
-    );
-    expect((await sdkError(other.transactionTokens.renew(foreign.store.id, old.id, renewal))).httpCode).toBe(
-      404,
-    );
-    expect((await sdk().transactionTokens.get(shop.store.id, old.id)).active).toBe(true);
+    const other = suite.sdk.foreign;
+    expect(
+      (await sdkError(other.transactionTokens.renew(suite.merchants.shop.store.id, old.id, renewal)))
+        .httpCode,
+    ).toBe(404);
+    expect(
+      (await sdkError(other.transactionTokens.renew(suite.merchants.foreign.store.id, old.id, renewal)))
+        .httpCode,
+    ).toBe(404);
+    expect((await sdk().transactionTokens.get(suite.merchants.shop.store.id, old.id)).active).toBe(true);
 
     // without the store in the path: the store token's own store
-    const renewed = await new GatewayClient(baseUrl).as(shop).request(`/tokens/${old.id}/renew`, {
+    const renewed = await suite.api.shop.request(`/tokens/${old.id}/renew`, {
       method: 'POST',
       json: { data: { cardholder: 'Hanako Yamada', exp_month: 4, exp_year: NEXT_YEAR } },
     });

@@ -42,7 +42,7 @@ beforeAll(async () => {
     return new Promise<void>((resolve) => server.close(() => resolve()));
   });
   receiverUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
+}, 60_000);
 
 it('kill -9 during 2,000 events: every event delivered at least once, none lost', async () => {
   const sdk = suite.sdk.shop;

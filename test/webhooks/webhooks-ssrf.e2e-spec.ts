@@ -7,32 +7,21 @@
 // only to webhooks of its own mode, the delivery log's generic reasons, auth_token's form, and a
 // delivery that cannot be made failing alone.
 import { createServer, type AddressInfo } from 'node:net';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebHookTrigger } from 'univapay-node';
 import {
   bearer,
   eventually,
   HANG,
-  listenLocally,
   REAL_CARD_NUMBER,
-  RELAXED_RATE_LIMITS,
   requestJson,
   sdkCardToken,
   sdkError,
   sdkFor,
-  startWorkerProcess,
-  TestEnvironment,
+  useSuite,
   WebhookReceiver,
-  type SeededMerchant,
-  type SpawnedApp,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let worker: SpawnedApp;
-let baseUrl: string;
-let shop: SeededMerchant;
 /** the merchant's receiver: on the operator's allow-list */
 const receiver = new WebhookReceiver();
 /** an internal service on this machine: on no list */
@@ -40,8 +29,28 @@ const internal = new WebhookReceiver();
 /** a loopback port nothing listens on, on the allow-list: a try to it fails to connect */
 let closedPort: number;
 
-const storeId = () => shop.store.id;
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+// the receivers first: the suite's variables name their ports
+beforeAll(async () => {
+  await receiver.start();
+  suite.cleanup(() => receiver.close());
+  await internal.start();
+  suite.cleanup(() => internal.close());
+  closedPort = await freePort();
+}, 60_000);
+const suite = useSuite({
+  variables: () => ({
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
+    WEBHOOK_ALLOWED_PRIVATE_TARGETS: `127.0.0.1:${new URL(receiver.url).port},127.0.0.1:${closedPort}`,
+  }),
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true, label: 'ssrf-shop' } },
+  workers: ['webhook-service'],
+  // one try each: a failed try ends its delivery
+  workerVariables: { WEBHOOK_MAX_ATTEMPTS: '1', WEBHOOK_TIMEOUT_MS: '1000' },
+});
+
+const storeId = () => suite.merchants.shop.store.id;
+const sdk = () => suite.sdk.shop;
 
 /** A free loopback port, closed again. */
 async function freePort(): Promise<number> {
@@ -54,9 +63,9 @@ async function freePort(): Promise<number> {
 
 /** A webhook row written directly, as creation would no longer let it be (an older row, rebinding). */
 function webhookRow(url: string, mode: 'test' | 'live', extra: { authToken?: string } = {}) {
-  return env.prisma.webhook.create({
+  return suite.env.prisma.webhook.create({
     data: {
-      merchantId: shop.merchant.id,
+      merchantId: suite.merchants.shop.merchant.id,
       storeId: storeId(),
       url,
       triggers: ['token_created'],
@@ -74,7 +83,7 @@ async function testToken(): Promise<string> {
 
 /** A live card token of the shop: one live token_created event. */
 async function liveToken(): Promise<string> {
-  const live = sdkFor(baseUrl, await env.liveStoreToken(shop));
+  const live = sdkFor(suite.url, await suite.env.liveStoreToken(suite.merchants.shop));
   return (await sdkCardToken(live, { cardNumber: REAL_CARD_NUMBER })).id;
 }
 
@@ -82,7 +91,7 @@ async function liveToken(): Promise<string> {
 function firstTry(webhookId: string, tokenId: string) {
   return eventually(
     () =>
-      env.prisma.webhookAttempt.findFirst({
+      suite.env.prisma.webhookAttempt.findFirst({
         where: { number: 1, delivery: { webhookId, outbox: { aggregateId: tokenId } } },
       }),
     { what: `the first try of webhook ${webhookId}` },
@@ -91,40 +100,12 @@ function firstTry(webhookId: string, tokenId: string) {
 
 /** The delivery log as the merchant reads it. */
 async function deliveryLog(webhookId: string) {
-  const log = await requestJson(baseUrl, `/stores/${storeId()}/webhooks/${webhookId}/events`, {
-    auth: bearer(shop.storeToken),
+  const log = await requestJson(suite.url, `/stores/${storeId()}/webhooks/${webhookId}/events`, {
+    auth: bearer(suite.merchants.shop.storeToken),
   });
   expect(log.status).toBe(200);
   return log;
 }
-
-beforeAll(async () => {
-  await receiver.start();
-  await internal.start();
-  closedPort = await freePort();
-  const receiverPort = new URL(receiver.url).port;
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    WEBHOOK_ALLOW_PRIVATE_TARGETS: 'false',
-    WEBHOOK_ALLOWED_PRIVATE_TARGETS: `127.0.0.1:${receiverPort},127.0.0.1:${closedPort}`,
-  });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  ({ app: worker } = await startWorkerProcess('apps/webhook-service/src/main.ts', {
-    ...env.variables,
-    // one try each: a failed try ends its delivery
-    WEBHOOK_MAX_ATTEMPTS: '1',
-    WEBHOOK_TIMEOUT_MS: '1000',
-  }));
-  shop = await env.seedPciMerchant('ssrf-shop');
-}, 90_000);
-
-afterAll(async () => {
-  await worker?.stop();
-  await receiver.close();
-  await internal.close();
-  await env?.close(gateway);
-});
 
 afterEach(() => {
   // no test, whatever it tried, reached the internal service
@@ -135,7 +116,7 @@ describe('webhook targets with private targets off', () => {
   it('creation refuses non-public addresses however written, in test mode as in live', async () => {
     const port = new URL(internal.url).port;
     const test = sdk();
-    const live = sdkFor(baseUrl, await env.liveStoreToken(shop));
+    const live = sdkFor(suite.url, await suite.env.liveStoreToken(suite.merchants.shop));
     const refused = [
       `http://127.0.0.1:${port}/`,
       'http://127.1/',
@@ -194,7 +175,7 @@ describe('webhook targets with private targets off', () => {
       ),
     ).toMatchObject({ httpCode: 400, errors: [{ field: 'url', reason: 'FORBIDDEN_ADDRESS' }] });
     await test.webHooks.delete(listed.id, undefined, undefined, storeId());
-    expect(await env.prisma.webhook.count({ where: { storeId: storeId() } })).toBe(0);
+    expect(await suite.env.prisma.webhook.count({ where: { storeId: storeId() } })).toBe(0);
   });
 
   it('a try whose name resolves to loopback, or whose IP is not listed, sends nothing and logs a generic reason', async () => {
@@ -235,7 +216,7 @@ describe('webhook targets with private targets off', () => {
       // nothing of the network in what the merchant reads
       expect(log.text).not.toMatch(/127\.0\.0\.1|::1|ECONN|EADDR|resolves/);
     }
-    await env.prisma.webhook.deleteMany({ where: { id: { in: hooks.map((hook) => hook.id) } } });
+    await suite.env.prisma.webhook.deleteMany({ where: { id: { in: hooks.map((hook) => hook.id) } } });
   }, 30_000);
 
   it('a try that fails to connect or gets no answer logs a generic reason, never the socket error', async () => {
@@ -284,7 +265,7 @@ describe('an event reaches webhooks of its own mode only', () => {
     const testTokenId = await testToken();
     await receiver.waitFor('/test-mode', 'token_created', testTokenId);
     // each event's deliveries were written by its dispatch, before the try that was received
-    const deliveries = await env.prisma.webhookDelivery.findMany({
+    const deliveries = await suite.env.prisma.webhookDelivery.findMany({
       where: { webhookId: { in: [testHook.id, liveHook.id] } },
       select: { webhookId: true, outbox: { select: { aggregateId: true } } },
     });
@@ -299,14 +280,14 @@ describe('an event reaches webhooks of its own mode only', () => {
     expect(received('/test-mode')).toEqual([testTokenId]);
     expect(received('/live-mode')).toEqual([liveTokenId]);
     await sdk().webHooks.delete(testHook.id, undefined, undefined, storeId());
-    await env.prisma.webhook.delete({ where: { id: liveHook.id } });
+    await suite.env.prisma.webhook.delete({ where: { id: liveHook.id } });
   }, 30_000);
 });
 
 describe('auth_token and a delivery that cannot be made', () => {
   it('auth_token takes visible ASCII only (with inner spaces), on creation and on update', async () => {
     const path = `/stores/${storeId()}/webhooks`;
-    const auth = bearer(shop.storeToken);
+    const auth = bearer(suite.merchants.shop.storeToken);
     const url = `${receiver.url}/auth`;
     for (const token of [
       'tok\u0001en',
@@ -319,7 +300,7 @@ describe('auth_token and a delivery that cannot be made', () => {
       'two  spaces',
       'x\u007f',
     ]) {
-      const created = await requestJson(baseUrl, path, {
+      const created = await requestJson(suite.url, path, {
         method: 'POST',
         auth,
         json: { triggers: ['token_created'], url, auth_token: token },
@@ -330,13 +311,13 @@ describe('auth_token and a delivery that cannot be made', () => {
         body: { code: 'VALIDATION_ERROR', errors: [{ field: 'auth_token', reason: 'INVALID_FORMAT' }] },
       });
     }
-    const good = await requestJson(baseUrl, path, {
+    const good = await requestJson(suite.url, path, {
       method: 'POST',
       auth,
       json: { triggers: ['token_created'], url, auth_token: 'Bearer abc.DEF~!#$%&*+-/=?^_`{|}' },
     });
     expect(good.status).toBe(201);
-    const patched = await requestJson(baseUrl, `${path}/${good.body.id}`, {
+    const patched = await requestJson(suite.url, `${path}/${good.body.id}`, {
       method: 'PATCH',
       auth,
       json: { auth_token: 'caf\u00e9' },
@@ -345,7 +326,7 @@ describe('auth_token and a delivery that cannot be made', () => {
       status: 400,
       body: { code: 'VALIDATION_ERROR', errors: [{ field: 'auth_token', reason: 'INVALID_FORMAT' }] },
     });
-    await requestJson(baseUrl, `${path}/${good.body.id}`, { method: 'DELETE', auth });
+    await requestJson(suite.url, `${path}/${good.body.id}`, { method: 'DELETE', auth });
   });
 
   it('a delivery whose request cannot be made fails alone: the others of its batch are delivered once', async () => {
@@ -364,7 +345,7 @@ describe('auth_token and a delivery that cannot be made', () => {
     });
     const [request] = await receiver.waitFor('/healthy', 'token_created', tokenId);
     expect(await firstTry(healthy.id, tokenId)).toMatchObject({ statusCode: 200, errorMessage: null });
-    const deliveries = await env.prisma.webhookDelivery.findMany({
+    const deliveries = await suite.env.prisma.webhookDelivery.findMany({
       where: { webhookId: { in: [broken.id, healthy.id] } },
       select: { webhookId: true, status: true, attemptCount: true },
     });
@@ -379,7 +360,7 @@ describe('auth_token and a delivery that cannot be made', () => {
       receiver.of('/healthy').filter((each) => each.headers['webhook-id'] === request.headers['webhook-id']),
     ).toHaveLength(1);
     expect(receiver.of('/broken')).toEqual([]);
-    await env.prisma.webhook.delete({ where: { id: broken.id } });
+    await suite.env.prisma.webhook.delete({ where: { id: broken.id } });
     await sdk().webHooks.delete(healthy.id, undefined, undefined, storeId());
   }, 30_000);
 });

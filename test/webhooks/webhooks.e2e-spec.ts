@@ -74,7 +74,7 @@ beforeAll(async () => {
   receiver = new WebhookReceiver();
   await receiver.start();
   suite.cleanup(() => receiver.close());
-});
+}, 60_000);
 
 describe('the webhook resource through the SDK', () => {
   it('store level: create (the signing secret once), get, list, update, delete', async () => {
