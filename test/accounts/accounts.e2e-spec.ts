@@ -2,48 +2,30 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import jwt from 'jsonwebtoken';
 import SDK from 'univapay-node';
 import { PasswordResetService } from '@kessai/accounts';
 import { AdminError, runCli } from '@kessai/admin';
 import { hashSecret, signLoginToken } from '@kessai/auth';
-import {
-  CapturedLog,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { CapturedLog, expectErrorEnvelope, requestJson, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
 const log = new CapturedLog();
 const mailDir = mkdtempSync(join(tmpdir(), 'kessai-mail-'));
-let acme: SeededMerchant;
+const suite = useSuite({
+  variables: { MAIL_DROP_DIR: mailDir },
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway') }),
+  merchants: { acme: {} },
+});
 const OWNER = { email: 'Owner@Acme.test', password: 'correct-horse-1', name: 'Acme Owner' };
 
-async function http(
+/** A request to the gateway; a POST when it has a body, unless told. */
+function http(
   path: string,
   init: { method?: string; auth?: string; body?: unknown; headers?: Record<string, string> } = {},
 ) {
-  const headers = new Headers(init.headers);
-  if (init.auth) headers.set('authorization', init.auth);
-  if (init.body !== undefined) headers.set('content-type', 'application/json');
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: text ? JSON.parse(text) : null };
-}
-
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
-  expect(res.body).toMatchObject({ status: 'error', errors: expect.any(Array) });
+  const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
+  return requestJson(suite.url, path, { method, auth: init.auth, json: init.body, headers: init.headers });
 }
 
 async function login(email: string, password: string): Promise<string> {
@@ -53,7 +35,7 @@ async function login(email: string, password: string): Promise<string> {
 }
 
 /** Every password reset the gateway accepted has been carried out (they run after the 202). */
-const settled = () => app.get(PasswordResetService).settled();
+const settled = () => suite.app.get(PasswordResetService).settled();
 
 /** The reset mails delivered to an address, oldest first (the mail drop is the delivery mechanism). */
 function mailsTo(email: string): Array<{ to: string; token: string; reset_id: string; expires_on: string }> {
@@ -64,22 +46,19 @@ function mailsTo(email: string): Array<{ to: string; token: string; reset_id: st
 }
 
 async function newMerchantWithUser(label: string, password = 'pass-word-1') {
-  const seeded = await env.seedMerchant(label);
+  const seeded = await suite.env.seedMerchant(label);
   const email = `${label}-${randomUUID().slice(0, 8)}@example.test`;
-  const user = await env.admin.createUser({ merchantId: seeded.merchant.id, email, password, name: label });
+  const user = await suite.env.admin.createUser({
+    merchantId: seeded.merchant.id,
+    email,
+    password,
+    name: label,
+  });
   return { ...seeded, user, email, password };
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, MAIL_DROP_DIR: mailDir });
-  app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  baseUrl = await listenLocally(app);
-  acme = await env.seedMerchant('acme');
-  await env.admin.createUser({ merchantId: acme.merchant.id, ...OWNER });
-});
-
-afterAll(async () => {
-  await env?.close(app);
+  await suite.env.admin.createUser({ merchantId: suite.merchants.acme.merchant.id, ...OWNER });
 });
 
 describe('POST /authenticate', () => {
@@ -90,43 +69,45 @@ describe('POST /authenticate', () => {
     expect(res.body).toEqual({
       token: expect.any(String),
       user_id: expect.any(String),
-      merchant_id: acme.merchant.id,
+      merchant_id: suite.merchants.acme.merchant.id,
       email: 'owner@acme.test',
       name: OWNER.name,
       expires_on: expect.any(String),
     });
-    const claims = jwt.verify(res.body.token, env.config.JWT_SIGNING_KEY, { algorithms: ['HS256'] }) as any;
+    const claims = jwt.verify(res.body.token, suite.env.config.JWT_SIGNING_KEY, {
+      algorithms: ['HS256'],
+    }) as any;
     expect(claims).toMatchObject({
       sub: 'login_token',
-      merchant_id: acme.merchant.id,
+      merchant_id: suite.merchants.acme.merchant.id,
       user_id: res.body.user_id,
     });
     expect(claims.exp - claims.iat).toBe(3600);
-    const session = await env.prisma.loginSession.findUniqueOrThrow({ where: { id: claims.jti } });
+    const session = await suite.env.prisma.loginSession.findUniqueOrThrow({ where: { id: claims.jti } });
     expect(session).toMatchObject({ userId: res.body.user_id, revokedOn: null });
     expect(session.expiresOn.toISOString()).toBe(res.body.expires_on);
   });
 
   it('answers a wrong password and an unknown email identically: 401 INVALID_CREDENTIALS', async () => {
-    const sessionsBefore = await env.prisma.loginSession.count();
+    const sessionsBefore = await suite.env.prisma.loginSession.count();
     const wrongPassword = await http('/authenticate', {
       body: { email: OWNER.email, password: 'wrong-password' },
     });
     const unknownEmail = await http('/authenticate', {
       body: { email: 'nobody@acme.test', password: OWNER.password },
     });
-    expectError(wrongPassword, 401, 'INVALID_CREDENTIALS');
+    expectErrorEnvelope(wrongPassword, 401, 'INVALID_CREDENTIALS');
     expect(unknownEmail.status).toBe(wrongPassword.status);
     expect(unknownEmail.body).toEqual(wrongPassword.body);
-    expect(await env.prisma.loginSession.count()).toBe(sessionsBefore);
+    expect(await suite.env.prisma.loginSession.count()).toBe(sessionsBefore);
   });
 
   it('refuses malformed input with field errors, never a 500', async () => {
     const missing = await http('/authenticate', { body: { email: OWNER.email } });
-    expectError(missing, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(missing, 400, 'VALIDATION_ERROR');
     expect(missing.body.errors).toEqual([{ field: 'password', reason: 'REQUIRED_VALUE' }]);
     const typed = await http('/authenticate', { body: { email: 42, password: ['x'], remember: true } });
-    expectError(typed, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(typed, 400, 'VALIDATION_ERROR');
     expect(typed.body.errors).toEqual(
       expect.arrayContaining([
         { field: 'email', reason: 'INVALID_FORMAT' },
@@ -134,7 +115,7 @@ describe('POST /authenticate', () => {
         { field: 'remember', reason: 'FORBIDDEN_PARAMETER' },
       ]),
     );
-    expectError(
+    expectErrorEnvelope(
       await http('/authenticate', { method: 'POST', headers: { 'content-type': 'application/json' } }),
       400,
       'VALIDATION_ERROR',
@@ -147,17 +128,26 @@ describe('login tokens', () => {
     const token = await login(OWNER.email, OWNER.password);
     const me = await http('/me', { auth: `Bearer ${token}` });
     expect(me.status).toBe(200);
-    expect(me.body.id).toBe(acme.merchant.id);
-    expect((await new SDK({ endpoint: baseUrl, jwt: token }).merchants.me()).id).toBe(acme.merchant.id);
+    expect(me.body.id).toBe(suite.merchants.acme.merchant.id);
+    expect((await new SDK({ endpoint: suite.url, jwt: token }).merchants.me()).id).toBe(
+      suite.merchants.acme.merchant.id,
+    );
 
     // live credentials only once the operator has verified the merchant (docs/decisions/0028)
     const unverified = await http('/app_jwts', { auth: `Bearer ${token}`, body: { mode: 'live' } });
-    expectError(unverified, 400, 'LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
-    await env.admin.setVerified(acme.merchant.id, true);
+    expectErrorEnvelope(unverified, 400, 'LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
+    await suite.env.admin.setVerified(suite.merchants.acme.merchant.id, true);
     const created = await http('/app_jwts', { auth: `Bearer ${token}`, body: { mode: 'live' } });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ merchant_id: acme.merchant.id, store_id: null, mode: 'live' });
-    const inStore = await http(`/stores/${acme.store.id}/app_jwts`, { auth: `Bearer ${token}`, body: {} });
+    expect(created.body).toMatchObject({
+      merchant_id: suite.merchants.acme.merchant.id,
+      store_id: null,
+      mode: 'live',
+    });
+    const inStore = await http(`/stores/${suite.merchants.acme.store.id}/app_jwts`, {
+      auth: `Bearer ${token}`,
+      body: {},
+    });
     expect(inStore.status).toBe(201);
     const listed = await http('/app_jwts', { auth: `Bearer ${token}` });
     expect(listed.body.items.map((t: { id: string }) => t.id)).toContain(created.body.id);
@@ -167,14 +157,14 @@ describe('login tokens', () => {
 
   it('are refused on routes that do not accept logins', async () => {
     const token = await login(OWNER.email, OWNER.password);
-    expectError(await http('/stores', { auth: `Bearer ${token}` }), 403, 'INVALID_PERMISSIONS');
-    expectError(
-      await http(`/stores/${acme.store.id}`, { auth: `Bearer ${token}` }),
+    expectErrorEnvelope(await http('/stores', { auth: `Bearer ${token}` }), 403, 'INVALID_PERMISSIONS');
+    expectErrorEnvelope(
+      await http(`/stores/${suite.merchants.acme.store.id}`, { auth: `Bearer ${token}` }),
       403,
       'INVALID_PERMISSIONS',
     );
-    expectError(
-      await http(`/stores/${acme.store.id}`, {
+    expectErrorEnvelope(
+      await http(`/stores/${suite.merchants.acme.store.id}`, {
         method: 'PATCH',
         auth: `Bearer ${token}`,
         body: { name: 'x' },
@@ -186,7 +176,7 @@ describe('login tokens', () => {
 
   it('are not app tokens: a secret in front of one is refused', async () => {
     const token = await login(OWNER.email, OWNER.password);
-    expectError(await http('/me', { auth: `Bearer somesecret.${token}` }), 401, 'INVALID_APP_TOKEN');
+    expectErrorEnvelope(await http('/me', { auth: `Bearer somesecret.${token}` }), 401, 'INVALID_APP_TOKEN');
   });
 
   it('POST /logout revokes the session: the token is refused from then on, other sessions live on', async () => {
@@ -194,8 +184,8 @@ describe('login tokens', () => {
     const second = await login(OWNER.email, OWNER.password);
     const out = await http('/logout', { method: 'POST', auth: `Bearer ${first}` });
     expect(out.status).toBe(204);
-    expectError(await http('/me', { auth: `Bearer ${first}` }), 401, 'INVALID_LOGIN_TOKEN');
-    expectError(
+    expectErrorEnvelope(await http('/me', { auth: `Bearer ${first}` }), 401, 'INVALID_LOGIN_TOKEN');
+    expectErrorEnvelope(
       await http('/logout', { method: 'POST', auth: `Bearer ${first}` }),
       401,
       'INVALID_LOGIN_TOKEN',
@@ -203,32 +193,32 @@ describe('login tokens', () => {
     expect((await http('/me', { auth: `Bearer ${second}` })).status).toBe(200);
     const claims = jwt.decode(first) as { jti: string };
     expect(
-      (await env.prisma.loginSession.findUniqueOrThrow({ where: { id: claims.jti } })).revokedOn,
+      (await suite.env.prisma.loginSession.findUniqueOrThrow({ where: { id: claims.jti } })).revokedOn,
     ).not.toBeNull();
   });
 
   it('POST /logout is for login tokens only', async () => {
-    expectError(
+    expectErrorEnvelope(
       await http('/logout', {
         method: 'POST',
-        auth: `Bearer ${acme.storeToken.secret}.${acme.storeToken.jwt}`,
+        auth: `Bearer ${suite.merchants.acme.storeToken.secret}.${suite.merchants.acme.storeToken.jwt}`,
       }),
       403,
       'INVALID_PERMISSIONS',
     );
-    expectError(await http('/logout', { method: 'POST' }), 401, 'AUTH_HEADER_MISSING');
+    expectErrorEnvelope(await http('/logout', { method: 'POST' }), 401, 'AUTH_HEADER_MISSING');
   });
 
   it('expire: past the JWT expiry or the session expiry the answer is EXPIRED_LOGIN_TOKEN', async () => {
     const token = await login(OWNER.email, OWNER.password);
     const claims = jwt.decode(token) as { jti: string; user_id: string; merchant_id: string };
-    await env.prisma.loginSession.update({
+    await suite.env.prisma.loginSession.update({
       where: { id: claims.jti },
       data: { expiresOn: new Date(Date.now() - 1000) },
     });
-    expectError(await http('/me', { auth: `Bearer ${token}` }), 401, 'EXPIRED_LOGIN_TOKEN');
+    expectErrorEnvelope(await http('/me', { auth: `Bearer ${token}` }), 401, 'EXPIRED_LOGIN_TOKEN');
 
-    const session = await env.prisma.loginSession.create({
+    const session = await suite.env.prisma.loginSession.create({
       data: {
         userId: claims.user_id,
         merchantId: claims.merchant_id,
@@ -242,10 +232,10 @@ describe('login tokens', () => {
         userId: claims.user_id,
         expiresOn: new Date(Date.now() - 5000),
       },
-      env.config.JWT_SIGNING_KEY,
+      suite.env.config.JWT_SIGNING_KEY,
       new Date(Date.now() - 3_600_000),
     );
-    expectError(await http('/me', { auth: `Bearer ${stale}` }), 401, 'EXPIRED_LOGIN_TOKEN');
+    expectErrorEnvelope(await http('/me', { auth: `Bearer ${stale}` }), 401, 'EXPIRED_LOGIN_TOKEN');
   });
 
   it('a forged or unknown login token is INVALID_LOGIN_TOKEN', async () => {
@@ -258,11 +248,17 @@ describe('login tokens', () => {
       expiresOn: new Date(Date.now() + 60_000),
     };
     const otherKey = signLoginToken(input, 'another-signing-key-of-at-least-32-chars');
-    expectError(await http('/me', { auth: `Bearer ${otherKey}` }), 401, 'INVALID_LOGIN_TOKEN');
-    const unknownSession = signLoginToken({ ...input, sessionId: randomUUID() }, env.config.JWT_SIGNING_KEY);
-    expectError(await http('/me', { auth: `Bearer ${unknownSession}` }), 401, 'INVALID_LOGIN_TOKEN');
-    const otherMerchant = signLoginToken({ ...input, merchantId: randomUUID() }, env.config.JWT_SIGNING_KEY);
-    expectError(await http('/me', { auth: `Bearer ${otherMerchant}` }), 401, 'INVALID_LOGIN_TOKEN');
+    expectErrorEnvelope(await http('/me', { auth: `Bearer ${otherKey}` }), 401, 'INVALID_LOGIN_TOKEN');
+    const unknownSession = signLoginToken(
+      { ...input, sessionId: randomUUID() },
+      suite.env.config.JWT_SIGNING_KEY,
+    );
+    expectErrorEnvelope(await http('/me', { auth: `Bearer ${unknownSession}` }), 401, 'INVALID_LOGIN_TOKEN');
+    const otherMerchant = signLoginToken(
+      { ...input, merchantId: randomUUID() },
+      suite.env.config.JWT_SIGNING_KEY,
+    );
+    expectErrorEnvelope(await http('/me', { auth: `Bearer ${otherMerchant}` }), 401, 'INVALID_LOGIN_TOKEN');
   });
 });
 
@@ -284,13 +280,15 @@ describe('password resets', () => {
     await settled();
     const [mail] = mailsTo(target.email);
     expect(mail.token).toEqual(expect.any(String));
-    const reset = await env.prisma.passwordResetToken.findUniqueOrThrow({ where: { id: mail.reset_id } });
+    const reset = await suite.env.prisma.passwordResetToken.findUniqueOrThrow({
+      where: { id: mail.reset_id },
+    });
     expect(reset).toMatchObject({ userId: target.user.id, merchantId: target.merchant.id, usedOn: null });
     expect(reset.tokenHash).toBe(hashSecret(mail.token));
     expect(reset.expiresOn.getTime() - reset.createdOn.getTime()).toBeGreaterThanOrEqual(3_599_000);
     expect(reset.expiresOn.getTime() - reset.createdOn.getTime()).toBeLessThanOrEqual(3_601_000);
 
-    const events = await env.prisma.outboxEvent.findMany({ where: { aggregateId: target.user.id } });
+    const events = await suite.env.prisma.outboxEvent.findMany({ where: { aggregateId: target.user.id } });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       eventType: 'password_reset_requested',
@@ -305,8 +303,12 @@ describe('password resets', () => {
       expires_on: reset.expiresOn.toISOString(),
     });
     // the raw token is only in the delivered mail: not in any table, event or log line
-    const stored = JSON.stringify(await env.prisma.$queryRawUnsafe('SELECT * FROM password_reset_tokens'));
-    const outbox = JSON.stringify(await env.prisma.$queryRawUnsafe('SELECT payload FROM outbox_events'));
+    const stored = JSON.stringify(
+      await suite.env.prisma.$queryRawUnsafe('SELECT * FROM password_reset_tokens'),
+    );
+    const outbox = JSON.stringify(
+      await suite.env.prisma.$queryRawUnsafe('SELECT payload FROM outbox_events'),
+    );
     expect(stored).not.toContain(mail.token);
     expect(outbox).not.toContain(mail.token);
     expect(log.text).not.toContain(mail.token);
@@ -322,8 +324,8 @@ describe('password resets', () => {
 
     const confirmed = await http('/password_resets/confirm', { body: { token, password: 'a-new-password' } });
     expect(confirmed.status).toBe(204);
-    expectError(await http('/me', { auth: `Bearer ${before}` }), 401, 'INVALID_LOGIN_TOKEN');
-    expectError(
+    expectErrorEnvelope(await http('/me', { auth: `Bearer ${before}` }), 401, 'INVALID_LOGIN_TOKEN');
+    expectErrorEnvelope(
       await http('/authenticate', { body: { email: target.email, password: target.password } }),
       401,
       'INVALID_CREDENTIALS',
@@ -333,14 +335,14 @@ describe('password resets', () => {
     ).toBe(200);
 
     const again = await http('/password_resets/confirm', { body: { token, password: 'another-password' } });
-    expectError(again, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(again, 400, 'VALIDATION_ERROR');
     expect(again.body.errors).toEqual([{ field: 'token', reason: 'ALREADY_USED' }]);
-    expectError(
+    expectErrorEnvelope(
       await http('/authenticate', { body: { email: target.email, password: 'another-password' } }),
       401,
       'INVALID_CREDENTIALS',
     );
-    const completed = await env.prisma.outboxEvent.findMany({
+    const completed = await suite.env.prisma.outboxEvent.findMany({
       where: { aggregateId: target.user.id, eventType: 'password_reset_completed' },
     });
     expect(completed).toHaveLength(1);
@@ -366,15 +368,15 @@ describe('password resets', () => {
     const [{ token, reset_id }] = mailsTo(target.email);
 
     const short = await http('/password_resets/confirm', { body: { token, password: 'short' } });
-    expectError(short, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(short, 400, 'VALIDATION_ERROR');
     expect(short.body.errors).toEqual([{ field: 'password', reason: 'INVALID_FORMAT_LENGTH' }]);
 
-    await env.prisma.passwordResetToken.update({
+    await suite.env.prisma.passwordResetToken.update({
       where: { id: reset_id },
       data: { expiresOn: new Date(Date.now() - 1000) },
     });
     const expired = await http('/password_resets/confirm', { body: { token, password: 'long-enough-1' } });
-    expectError(expired, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(expired, 400, 'VALIDATION_ERROR');
     expect(expired.body.errors).toEqual([{ field: 'token', reason: 'EXPIRED' }]);
     expect(
       (await http('/authenticate', { body: { email: target.email, password: target.password } })).status,
@@ -383,7 +385,7 @@ describe('password resets', () => {
     const unknown = await http('/password_resets/confirm', {
       body: { token: 'x'.repeat(43), password: 'long-enough-1' },
     });
-    expectError(unknown, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(unknown, 400, 'VALIDATION_ERROR');
     expect(unknown.body.errors).toEqual([{ field: 'token', reason: 'NOT_FOUND' }]);
     const missing = await http('/password_resets/confirm', { body: {} });
     expect(missing.body.errors).toEqual(
@@ -393,14 +395,18 @@ describe('password resets', () => {
       ]),
     );
     const badEmail = await http('/password_resets', { body: { email: 'not-an-email' } });
-    expectError(badEmail, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(badEmail, 400, 'VALIDATION_ERROR');
     expect(badEmail.body.errors).toEqual([{ field: 'email', reason: 'INVALID_FORMAT_EMAIL' }]);
   });
 
   it('a merchant gets 5 per UTC day: the 6th is answered 202 like any other, and carried out no more', async () => {
     const target = await newMerchantWithUser('quota');
     const colleague = `colleague-${randomUUID().slice(0, 8)}@example.test`;
-    await env.admin.createUser({ merchantId: target.merchant.id, email: colleague, password: 'pass-word-2' });
+    await suite.env.admin.createUser({
+      merchantId: target.merchant.id,
+      email: colleague,
+      password: 'pass-word-2',
+    });
     for (let i = 0; i < 5; i++) {
       expect(
         (await http('/password_resets', { body: { email: i % 2 ? colleague : target.email } })).status,
@@ -420,9 +426,11 @@ describe('password resets', () => {
     }
     await settled();
     expect(log.text).toContain("password reset refused: the merchant's daily quota is used up");
-    expect(await env.prisma.passwordResetToken.count({ where: { merchantId: target.merchant.id } })).toBe(5);
+    expect(
+      await suite.env.prisma.passwordResetToken.count({ where: { merchantId: target.merchant.id } }),
+    ).toBe(5);
     const today = new Date().toISOString().slice(0, 10);
-    const usage = await env.prisma.dailyQuotaUsage.findMany({
+    const usage = await suite.env.prisma.dailyQuotaUsage.findMany({
       where: { scopeKey: `merchant:${target.merchant.id}` },
     });
     expect(
@@ -436,7 +444,7 @@ describe('password resets', () => {
     expect(mailsTo(other.email)).toHaveLength(1);
 
     // the quota is per UTC calendar day: the next day starts at zero
-    const service = app.get(PasswordResetService);
+    const service = suite.app.get(PasswordResetService);
     const tomorrow = new Date(`${today}T00:00:00.000Z`);
     tomorrow.setUTCDate(tomorrow.getUTCDate() + 1);
     await expect(service.request(target.email, {}, tomorrow)).resolves.toBeUndefined();
@@ -452,9 +460,9 @@ describe('password resets', () => {
     );
     expect(results.filter((r) => r.status === 202)).toHaveLength(15);
     await settled();
-    expect(await env.prisma.passwordResetToken.count({ where: { userId: target.user.id } })).toBe(5);
+    expect(await suite.env.prisma.passwordResetToken.count({ where: { userId: target.user.id } })).toBe(5);
     expect(
-      await env.prisma.outboxEvent.count({
+      await suite.env.prisma.outboxEvent.count({
         where: { aggregateId: target.user.id, eventType: 'password_reset_requested' },
       }),
     ).toBe(5);
@@ -467,7 +475,7 @@ describe('admin CLI', () => {
   const cli = (...argv: string[]): Promise<any> =>
     runCli(argv, {
       // the suite's own settings, as an operator's shell would have them
-      env: { ...env.variables, PUBLIC_BASE_URL: baseUrl },
+      env: { ...suite.env.variables, PUBLIC_BASE_URL: suite.url },
       credentialsFile,
       print: () => undefined,
     });
@@ -476,7 +484,7 @@ describe('admin CLI', () => {
     const user = await cli(
       'user:create',
       '--merchant',
-      acme.merchant.id,
+      suite.merchants.acme.merchant.id,
       '--email',
       'Ops@Acme.test',
       '--password',
@@ -486,7 +494,7 @@ describe('admin CLI', () => {
     );
     expect(user).toEqual({
       id: expect.any(String),
-      merchant_id: acme.merchant.id,
+      merchant_id: suite.merchants.acme.merchant.id,
       email: 'ops@acme.test',
       name: 'Ops',
       created_on: expect.any(String),
@@ -499,7 +507,7 @@ describe('admin CLI', () => {
       cli(
         'user:create',
         '--merchant',
-        acme.merchant.id,
+        suite.merchants.acme.merchant.id,
         '--email',
         'ops@acme.test',
         '--password',
@@ -507,7 +515,15 @@ describe('admin CLI', () => {
       ),
     ).rejects.toThrow(AdminError);
     await expect(
-      cli('user:create', '--merchant', acme.merchant.id, '--email', 'new@acme.test', '--password', 'short'),
+      cli(
+        'user:create',
+        '--merchant',
+        suite.merchants.acme.merchant.id,
+        '--email',
+        'new@acme.test',
+        '--password',
+        'short',
+      ),
     ).rejects.toThrow(/password/);
     await expect(
       cli(
@@ -521,7 +537,7 @@ describe('admin CLI', () => {
       ),
     ).rejects.toThrow(/no merchant/);
     await expect(
-      cli('user:create', '--merchant', acme.merchant.id, '--email', 'new@acme.test'),
+      cli('user:create', '--merchant', suite.merchants.acme.merchant.id, '--email', 'new@acme.test'),
     ).rejects.toThrow('--password is required');
   });
 

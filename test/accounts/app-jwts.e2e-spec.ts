@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { AdminError } from '@kessai/admin';
 import { hashSecret, verifyAppToken } from '@kessai/auth';
@@ -8,64 +7,41 @@ import {
   bearer,
   CapturedLog,
   eventually,
+  expectErrorEnvelope,
+  requestJson,
   listenLocally,
-  RELAXED_RATE_LIMITS,
-  TestEnvironment,
+  useSuite,
   type Credentials,
-  type SeededMerchant,
 } from '@kessai/testing';
 import { AppTokensRepository } from '@kessai/db';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { AppTokenCache } from '../../apps/gateway/src/auth/app-token-cache';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
 const log = new CapturedLog();
-let alpha: SeededMerchant;
-let beta: SeededMerchant;
+const suite = useSuite({
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway') }),
+  merchants: { alpha: { domains: ['shop.alpha.test'] }, beta: {} },
+});
 let alphaMerchant: Credentials & { id: string };
 const issuedSecrets: string[] = [];
 
+/** A request to the gateway; every secret it answers is kept for the leak check. */
 async function http(
   path: string,
   init: { method?: string; auth?: string; body?: unknown; origin?: string } = {},
 ) {
-  const headers = new Headers();
-  if (init.auth) headers.set('authorization', init.auth);
-  if (init.origin) headers.set('origin', init.origin);
-  if (init.body !== undefined) headers.set('content-type', 'application/json');
-  const response = await fetch(`${baseUrl}${path}`, {
-    method: init.method ?? 'GET',
-    headers,
-    body: init.body === undefined ? undefined : JSON.stringify(init.body),
-  });
-  const text = await response.text();
-  const body = text ? JSON.parse(text) : null;
-  if (body && typeof body.secret === 'string') issuedSecrets.push(body.secret);
-  return { status: response.status, headers: response.headers, text, body };
-}
-
-function expectError(res: { status: number; body: any }, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
-  expect(res.body).toMatchObject({ status: 'error', errors: expect.any(Array) });
+  const { method, auth, origin, body } = init;
+  const res = await requestJson(suite.url, path, { method, auth, origin, json: body });
+  if (res.body && typeof res.body.secret === 'string') issuedSecrets.push(res.body.secret);
+  return res;
 }
 
 function activeTokens(where: { merchantId: string; storeId: string | null }) {
-  return env.prisma.appToken.count({ where: { ...where, revokedOn: null } });
+  return suite.env.prisma.appToken.count({ where: { ...where, revokedOn: null } });
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  baseUrl = await listenLocally(app);
-  alpha = await env.seedMerchant('alpha', { domains: ['shop.alpha.test'] });
-  beta = await env.seedMerchant('beta');
-  alphaMerchant = await env.merchantToken(alpha);
-});
-
-afterAll(async () => {
-  await env?.close(app);
+  alphaMerchant = await suite.env.merchantToken(suite.merchants.alpha);
 });
 
 describe('creating app tokens', () => {
@@ -79,7 +55,7 @@ describe('creating app tokens', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.body).toEqual({
       id: expect.any(String),
-      merchant_id: alpha.merchant.id,
+      merchant_id: suite.merchants.alpha.merchant.id,
       store_id: null,
       mode: 'test',
       domains: ['shop.alpha.test', '*.alpha.test'],
@@ -89,25 +65,29 @@ describe('creating app tokens', () => {
       secret: expect.any(String),
     });
     const created = res.body as Credentials & { id: string };
-    expect(verifyAppToken(created.jwt, env.config.JWT_SIGNING_KEY)).toMatchObject({
+    expect(verifyAppToken(created.jwt, suite.env.config.JWT_SIGNING_KEY)).toMatchObject({
       jti: created.id,
-      merchant_id: alpha.merchant.id,
+      merchant_id: suite.merchants.alpha.merchant.id,
       mode: 'test',
     });
 
     // the new credentials work with the official SDK
-    const me = await new SDK({ endpoint: baseUrl, jwt: created.jwt, secret: created.secret }).merchants.me();
-    expect(me.id).toBe(alpha.merchant.id);
+    const me = await new SDK({
+      endpoint: suite.url,
+      jwt: created.jwt,
+      secret: created.secret,
+    }).merchants.me();
+    expect(me.id).toBe(suite.merchants.alpha.merchant.id);
 
     // stored only as a hash; get and list never show it again (nor the jwt)
-    const row = await env.prisma.appToken.findUniqueOrThrow({ where: { id: created.id } });
+    const row = await suite.env.prisma.appToken.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.secretHash).toBe(hashSecret(created.secret));
     expect(JSON.stringify(row)).not.toContain(created.secret);
     const got = await http(`/app_jwts/${created.id}`, { auth: bearer(alphaMerchant) });
     expect(got.status).toBe(200);
     expect(got.body).toEqual({
       id: created.id,
-      merchant_id: alpha.merchant.id,
+      merchant_id: suite.merchants.alpha.merchant.id,
       store_id: null,
       mode: 'test',
       domains: ['shop.alpha.test', '*.alpha.test'],
@@ -123,20 +103,26 @@ describe('creating app tokens', () => {
   });
 
   it('a store credential creates tokens for its own store, and the merchant for any of its stores', async () => {
-    const own = await http(`/stores/${alpha.store.id}/app_jwts`, {
+    const own = await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts`, {
       method: 'POST',
-      auth: bearer(alpha.storeToken),
+      auth: bearer(suite.merchants.alpha.storeToken),
       body: { mode: 'test' },
     });
     expect(own.status).toBe(201);
-    expect(own.body).toMatchObject({ store_id: alpha.store.id, merchant_id: alpha.merchant.id, domains: [] });
-    const byMerchant = await http(`/stores/${alpha.store.id}/app_jwts`, {
+    expect(own.body).toMatchObject({
+      store_id: suite.merchants.alpha.store.id,
+      merchant_id: suite.merchants.alpha.merchant.id,
+      domains: [],
+    });
+    const byMerchant = await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts`, {
       method: 'POST',
       auth: bearer(alphaMerchant),
       body: {},
     });
     expect(byMerchant.status).toBe(201);
-    expect(verifyAppToken(byMerchant.body.jwt, env.config.JWT_SIGNING_KEY).store_id).toBe(alpha.store.id);
+    expect(verifyAppToken(byMerchant.body.jwt, suite.env.config.JWT_SIGNING_KEY).store_id).toBe(
+      suite.merchants.alpha.store.id,
+    );
   });
 
   it('a test credential cannot issue a live token; a live credential can, for a verified merchant only', async () => {
@@ -145,16 +131,16 @@ describe('creating app tokens', () => {
       auth: bearer(alphaMerchant),
       body: { mode: 'live' },
     });
-    expectError(refused, 403, 'INVALID_PERMISSIONS');
+    expectErrorEnvelope(refused, 403, 'INVALID_PERMISSIONS');
     // the operator issued this one before verifying the merchant (docs/decisions/0028)
-    const live = await env.merchantToken(beta, 'live');
+    const live = await suite.env.merchantToken(suite.merchants.beta, 'live');
     const unverified = await http('/app_jwts', {
       method: 'POST',
       auth: bearer(live),
       body: { mode: 'live' },
     });
-    expectError(unverified, 400, 'LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
-    await env.admin.setVerified(beta.merchant.id, true);
+    expectErrorEnvelope(unverified, 400, 'LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
+    await suite.env.admin.setVerified(suite.merchants.beta.merchant.id, true);
     const issued = await http('/app_jwts', { method: 'POST', auth: bearer(live), body: { mode: 'live' } });
     expect(issued.status).toBe(201);
     expect(issued.body.mode).toBe('live');
@@ -172,14 +158,17 @@ describe('creating app tokens', () => {
     [{ scope: 'store' }, [{ field: 'scope', reason: 'FORBIDDEN_PARAMETER' }]],
   ])('refuses %j with a validation error naming the field', async (body, errors) => {
     const res = await http('/app_jwts', { method: 'POST', auth: bearer(alphaMerchant), body });
-    expectError(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual(errors);
   });
 });
 
 describe('the limit of 20 active tokens per scope', () => {
   it('40 parallel creations in one store: exactly 20 succeed, the rest are RESOURCE_LIMIT_REACHED', async () => {
-    const store = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Parallel' });
+    const store = await suite.env.admin.createStore({
+      merchantId: suite.merchants.alpha.merchant.id,
+      name: 'alpha Parallel',
+    });
     const results = await Promise.all(
       Array.from({ length: 40 }, () =>
         http(`/stores/${store.id}/app_jwts`, { method: 'POST', auth: bearer(alphaMerchant), body: {} }),
@@ -189,14 +178,14 @@ describe('the limit of 20 active tokens per scope', () => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(20);
     const refused = results.filter((r) => r.status !== 201);
     expect(refused).toHaveLength(20);
-    for (const res of refused) expectError(res, 400, 'RESOURCE_LIMIT_REACHED');
-    expect(await activeTokens({ merchantId: alpha.merchant.id, storeId: store.id })).toBe(20);
-    expect(await env.prisma.appToken.count({ where: { storeId: store.id } })).toBe(20);
+    for (const res of refused) expectErrorEnvelope(res, 400, 'RESOURCE_LIMIT_REACHED');
+    expect(await activeTokens({ merchantId: suite.merchants.alpha.merchant.id, storeId: store.id })).toBe(20);
+    expect(await suite.env.prisma.appToken.count({ where: { storeId: store.id } })).toBe(20);
   });
 
   it('counts the merchant and each store apart, and holds for the admin CLI too', async () => {
-    const gamma = await env.seedMerchant('gamma'); // one store token already
-    const merchantToken = await env.merchantToken(gamma);
+    const gamma = await suite.env.seedMerchant('gamma'); // one store token already
+    const merchantToken = await suite.env.merchantToken(gamma);
     const fill = await Promise.all(
       Array.from({ length: 25 }, () =>
         http('/app_jwts', { method: 'POST', auth: bearer(merchantToken), body: {} }),
@@ -205,14 +194,14 @@ describe('the limit of 20 active tokens per scope', () => {
     // the calling merchant token is one of the merchant's 20
     expect(fill.filter((r) => r.status === 201)).toHaveLength(19);
     expect(await activeTokens({ merchantId: gamma.merchant.id, storeId: null })).toBe(20);
-    expectError(
+    expectErrorEnvelope(
       await http('/app_jwts', { method: 'POST', auth: bearer(merchantToken), body: {} }),
       400,
       'RESOURCE_LIMIT_REACHED',
     );
-    await expect(env.admin.issueAppToken({ merchantId: gamma.merchant.id, mode: 'test' })).rejects.toThrow(
-      AdminError,
-    );
+    await expect(
+      suite.env.admin.issueAppToken({ merchantId: gamma.merchant.id, mode: 'test' }),
+    ).rejects.toThrow(AdminError);
 
     // the store's tokens are counted on their own: it still has 19 free slots
     const inStore = await http(`/stores/${gamma.store.id}/app_jwts`, {
@@ -222,7 +211,7 @@ describe('the limit of 20 active tokens per scope', () => {
     });
     expect(inStore.status).toBe(201);
     expect(await activeTokens({ merchantId: gamma.merchant.id, storeId: gamma.store.id })).toBe(2);
-    const issuedByCli = await env.admin.issueAppToken({
+    const issuedByCli = await suite.env.admin.issueAppToken({
       merchantId: gamma.merchant.id,
       storeId: gamma.store.id,
       mode: 'test',
@@ -231,37 +220,39 @@ describe('the limit of 20 active tokens per scope', () => {
   });
 
   it('revoking frees a slot; the revoked token is refused with 401 at once', async () => {
-    const delta = await env.seedMerchant('delta');
+    const delta = await suite.env.seedMerchant('delta');
     const auth = bearer(delta.storeToken);
     const path = `/stores/${delta.store.id}/app_jwts`;
     const created = await Promise.all(
       Array.from({ length: 19 }, () => http(path, { method: 'POST', auth, body: {} })),
     );
     expect(created.every((r) => r.status === 201)).toBe(true);
-    expectError(await http(path, { method: 'POST', auth, body: {} }), 400, 'RESOURCE_LIMIT_REACHED');
+    expectErrorEnvelope(await http(path, { method: 'POST', auth, body: {} }), 400, 'RESOURCE_LIMIT_REACHED');
 
     const victim = created[0].body as Credentials & { id: string };
     expect((await http('/me', { auth: bearer(victim) })).status).toBe(200);
     const revoked = await http(`${path}/${victim.id}`, { method: 'DELETE', auth });
     expect(revoked.status).toBe(204);
     expect(revoked.text).toBe('');
-    expectError(await http('/me', { auth: bearer(victim) }), 401, 'INVALID_APP_TOKEN');
-    expectError(await http(`${path}/${victim.id}`, { auth }), 404, 'NOT_FOUND');
-    expectError(await http(`${path}/${victim.id}`, { method: 'DELETE', auth }), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await http('/me', { auth: bearer(victim) }), 401, 'INVALID_APP_TOKEN');
+    expectErrorEnvelope(await http(`${path}/${victim.id}`, { auth }), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await http(`${path}/${victim.id}`, { method: 'DELETE', auth }), 404, 'NOT_FOUND');
     expect(
-      (await env.prisma.appToken.findUniqueOrThrow({ where: { id: victim.id } })).revokedOn,
+      (await suite.env.prisma.appToken.findUniqueOrThrow({ where: { id: victim.id } })).revokedOn,
     ).not.toBeNull();
 
     expect((await http(path, { method: 'POST', auth, body: {} })).status).toBe(201);
-    expectError(await http(path, { method: 'POST', auth, body: {} }), 400, 'RESOURCE_LIMIT_REACHED');
+    expectErrorEnvelope(await http(path, { method: 'POST', auth, body: {} }), 400, 'RESOURCE_LIMIT_REACHED');
   });
 
   it('a revocation through one gateway is honoured at once by another that had the token cached', async () => {
     // its cache keeps a row for the longest TTL allowed: only the revocation notice can drop it in time
-    const other = await createGatewayApp(loadConfig({ ...env.variables, APP_TOKEN_CACHE_TTL_MS: '60000' }));
+    const other = await createGatewayApp(
+      loadConfig({ ...suite.env.variables, APP_TOKEN_CACHE_TTL_MS: '60000' }),
+    );
     try {
       const otherUrl = await listenLocally(other);
-      const token = await env.merchantToken(beta);
+      const token = await suite.env.merchantToken(suite.merchants.beta);
       const meThere = () =>
         fetch(`${otherUrl}/me`, { headers: { authorization: bearer(token) } }).then((r) => r.status);
       expect(await meThere()).toBe(200); // now cached there
@@ -278,10 +269,10 @@ describe('the limit of 20 active tokens per scope', () => {
   });
 
   it('the app-token cache: concurrent lookups share one read; a revocation during a read is not cached over', async () => {
-    const cache = app.get(AppTokenCache);
-    const reads = jest.spyOn(app.get(AppTokensRepository), 'findById');
+    const cache = suite.app.get(AppTokenCache);
+    const reads = jest.spyOn(suite.app.get(AppTokensRepository), 'findById');
     try {
-      const token = await env.merchantToken(beta);
+      const token = await suite.env.merchantToken(suite.merchants.beta);
       const together = await Promise.all(Array.from({ length: 10 }, () => cache.find(token.id)));
       expect(reads).toHaveBeenCalledTimes(1);
       expect(together.every((row) => row?.id === token.id && row.revokedOn === null)).toBe(true);
@@ -296,7 +287,7 @@ describe('the limit of 20 active tokens per scope', () => {
       await cache.find(token.id);
       expect(reads).toHaveBeenCalledTimes(3);
 
-      await env.admin.revokeAppToken(token.id); // invalidates through pub/sub
+      await suite.env.admin.revokeAppToken(token.id); // invalidates through pub/sub
       await cache.invalidate(token.id); // and here at once, as the revoking gateway does
       expect((await cache.find(token.id))?.revokedOn).not.toBeNull();
     } finally {
@@ -305,18 +296,18 @@ describe('the limit of 20 active tokens per scope', () => {
   });
 
   it('revoking a token revokes every token it issued, transitively; tokens a user or the operator issued stand alone', async () => {
-    const root = await env.admin.issueAppToken({
-      merchantId: alpha.merchant.id,
-      storeId: alpha.store.id,
+    const root = await suite.env.admin.issueAppToken({
+      merchantId: suite.merchants.alpha.merchant.id,
+      storeId: suite.merchants.alpha.store.id,
       mode: 'test',
     });
-    const sibling = await env.admin.issueAppToken({
-      merchantId: alpha.merchant.id,
-      storeId: alpha.store.id,
+    const sibling = await suite.env.admin.issueAppToken({
+      merchantId: suite.merchants.alpha.merchant.id,
+      storeId: suite.merchants.alpha.store.id,
       mode: 'test',
     });
     const issue = async (by: Credentials) => {
-      const res = await http(`/stores/${alpha.store.id}/app_jwts`, {
+      const res = await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts`, {
         method: 'POST',
         auth: bearer(by),
         body: {},
@@ -329,19 +320,25 @@ describe('the limit of 20 active tokens per scope', () => {
     const grandchild = await issue(child);
     const ofSibling = await issue(sibling);
     for (const token of [root, child, grandchild, sibling, ofSibling])
-      expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(token) })).status).toBe(200);
+      expect((await http(`/stores/${suite.merchants.alpha.store.id}`, { auth: bearer(token) })).status).toBe(
+        200,
+      );
 
     // the merchant revokes the leaked one: its whole issue stops authenticating at once
-    const revoked = await http(`/stores/${alpha.store.id}/app_jwts/${root.id}`, {
+    const revoked = await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts/${root.id}`, {
       method: 'DELETE',
       auth: bearer(alphaMerchant),
     });
     expect(revoked.status).toBe(204);
     for (const token of [root, child, grandchild])
-      expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(token) })).status).toBe(401);
+      expect((await http(`/stores/${suite.merchants.alpha.store.id}`, { auth: bearer(token) })).status).toBe(
+        401,
+      );
     for (const token of [sibling, ofSibling])
-      expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(token) })).status).toBe(200);
-    const listed = await http(`/stores/${alpha.store.id}/app_jwts?limit=100`, {
+      expect((await http(`/stores/${suite.merchants.alpha.store.id}`, { auth: bearer(token) })).status).toBe(
+        200,
+      );
+    const listed = await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts?limit=100`, {
       auth: bearer(alphaMerchant),
     });
     const active = listed.body.items.map((t: { id: string }) => t.id);
@@ -349,35 +346,44 @@ describe('the limit of 20 active tokens per scope', () => {
     for (const id of [root.id, child.id, grandchild.id]) expect(active).not.toContain(id);
 
     // the operator's revocation does the same
-    const cli = await env.admin.revokeAppToken(sibling.id);
+    const cli = await suite.env.admin.revokeAppToken(sibling.id);
     expect(cli.revoked_with_it).toEqual([ofSibling.id]);
-    expect((await http(`/stores/${alpha.store.id}`, { auth: bearer(ofSibling) })).status).toBe(401);
+    expect(
+      (await http(`/stores/${suite.merchants.alpha.store.id}`, { auth: bearer(ofSibling) })).status,
+    ).toBe(401);
   });
 
   it('a token may revoke itself, and is refused from the next request on', async () => {
-    const token = await env.merchantToken(beta);
+    const token = await suite.env.merchantToken(suite.merchants.beta);
     expect((await http(`/app_jwts/${token.id}`, { method: 'DELETE', auth: bearer(token) })).status).toBe(204);
-    expectError(await http('/app_jwts', { auth: bearer(token) }), 401, 'INVALID_APP_TOKEN');
+    expectErrorEnvelope(await http('/app_jwts', { auth: bearer(token) }), 401, 'INVALID_APP_TOKEN');
   });
 });
 
 describe('who may see which tokens', () => {
   it('a store credential may not manage the merchant tokens', async () => {
-    expectError(await http('/app_jwts', { auth: bearer(alpha.storeToken) }), 403, 'INVALID_PERMISSIONS');
-    expectError(
-      await http('/app_jwts', { method: 'POST', auth: bearer(alpha.storeToken), body: {} }),
+    expectErrorEnvelope(
+      await http('/app_jwts', { auth: bearer(suite.merchants.alpha.storeToken) }),
       403,
       'INVALID_PERMISSIONS',
     );
-    expectError(
-      await http(`/app_jwts/${alphaMerchant.id}`, { method: 'DELETE', auth: bearer(alpha.storeToken) }),
+    expectErrorEnvelope(
+      await http('/app_jwts', { method: 'POST', auth: bearer(suite.merchants.alpha.storeToken), body: {} }),
+      403,
+      'INVALID_PERMISSIONS',
+    );
+    expectErrorEnvelope(
+      await http(`/app_jwts/${alphaMerchant.id}`, {
+        method: 'DELETE',
+        auth: bearer(suite.merchants.alpha.storeToken),
+      }),
       403,
       'INVALID_PERMISSIONS',
     );
     // nor reach a merchant token through its own store's path
-    expectError(
-      await http(`/stores/${alpha.store.id}/app_jwts/${alphaMerchant.id}`, {
-        auth: bearer(alpha.storeToken),
+    expectErrorEnvelope(
+      await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts/${alphaMerchant.id}`, {
+        auth: bearer(suite.merchants.alpha.storeToken),
       }),
       404,
       'NOT_FOUND',
@@ -386,30 +392,37 @@ describe('who may see which tokens', () => {
   });
 
   it("a store credential sees its own store's tokens only, never a sibling store's", async () => {
-    const sibling = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Sibling' });
-    const siblingToken = await env.admin.issueAppToken({
-      merchantId: alpha.merchant.id,
-      storeId: sibling.id,
-      mode: 'test',
-    });
-    const auth = bearer(alpha.storeToken);
-    const own = await http(`/stores/${alpha.store.id}/app_jwts?limit=100`, { auth });
+    const { store: sibling, storeToken: siblingToken } = await suite.env.seedStore(
+      suite.merchants.alpha,
+      'alpha Sibling',
+    );
+    const auth = bearer(suite.merchants.alpha.storeToken);
+    const own = await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts?limit=100`, { auth });
     expect(own.status).toBe(200);
-    expect(own.body.items.every((t: { store_id: string }) => t.store_id === alpha.store.id)).toBe(true);
-    expect(own.body.items.map((t: { id: string }) => t.id)).toContain(alpha.storeToken.id);
+    expect(
+      own.body.items.every((t: { store_id: string }) => t.store_id === suite.merchants.alpha.store.id),
+    ).toBe(true);
+    expect(own.body.items.map((t: { id: string }) => t.id)).toContain(suite.merchants.alpha.storeToken.id);
 
     const missingStore = await http(`/stores/${randomUUID()}/app_jwts`, { auth });
     const siblingList = await http(`/stores/${sibling.id}/app_jwts`, { auth });
-    expectError(siblingList, 404, 'NOT_FOUND');
+    expectErrorEnvelope(siblingList, 404, 'NOT_FOUND');
     expect(siblingList.body).toEqual(missingStore.body);
-    expectError(await http(`/stores/${sibling.id}/app_jwts/${siblingToken.id}`, { auth }), 404, 'NOT_FOUND');
-    expectError(
+    expectErrorEnvelope(
+      await http(`/stores/${sibling.id}/app_jwts/${siblingToken.id}`, { auth }),
+      404,
+      'NOT_FOUND',
+    );
+    expectErrorEnvelope(
       await http(`/stores/${sibling.id}/app_jwts/${siblingToken.id}`, { method: 'DELETE', auth }),
       404,
       'NOT_FOUND',
     );
-    expectError(
-      await http(`/stores/${alpha.store.id}/app_jwts/${siblingToken.id}`, { method: 'DELETE', auth }),
+    expectErrorEnvelope(
+      await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts/${siblingToken.id}`, {
+        method: 'DELETE',
+        auth,
+      }),
       404,
       'NOT_FOUND',
     );
@@ -421,65 +434,85 @@ describe('who may see which tokens', () => {
   });
 
   it("another merchant's tokens and stores answer 404 exactly like unknown ids", async () => {
-    const betaMerchant = await env.merchantToken(beta);
+    const betaMerchant = await suite.env.merchantToken(suite.merchants.beta);
     const auth = bearer(betaMerchant);
     const foreign = await http(`/app_jwts/${alphaMerchant.id}`, { method: 'DELETE', auth });
     const unknown = await http(`/app_jwts/${randomUUID()}`, { method: 'DELETE', auth });
-    expectError(foreign, 404, 'NOT_FOUND');
+    expectErrorEnvelope(foreign, 404, 'NOT_FOUND');
     expect(foreign.body).toEqual(unknown.body);
-    expectError(await http(`/stores/${alpha.store.id}/app_jwts`, { auth }), 404, 'NOT_FOUND');
-    expectError(
-      await http(`/stores/${alpha.store.id}/app_jwts/${alpha.storeToken.id}`, { method: 'DELETE', auth }),
+    expectErrorEnvelope(
+      await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts`, { auth }),
+      404,
+      'NOT_FOUND',
+    );
+    expectErrorEnvelope(
+      await http(
+        `/stores/${suite.merchants.alpha.store.id}/app_jwts/${suite.merchants.alpha.storeToken.id}`,
+        { method: 'DELETE', auth },
+      ),
       404,
       'NOT_FOUND',
     );
     expect((await http('/me', { auth: bearer(alphaMerchant) })).status).toBe(200);
-    expect((await http('/me', { auth: bearer(alpha.storeToken) })).status).toBe(200);
+    expect((await http('/me', { auth: bearer(suite.merchants.alpha.storeToken) })).status).toBe(200);
   });
 
   it('malformed ids answer 404, never 400 or 500', async () => {
     const auth = bearer(alphaMerchant);
-    expectError(await http('/app_jwts/nope', { auth }), 404, 'NOT_FOUND');
-    expectError(await http('/stores/nope/app_jwts', { auth }), 404, 'NOT_FOUND');
-    expectError(
-      await http(`/stores/${alpha.store.id}/app_jwts/nope`, { method: 'DELETE', auth }),
+    expectErrorEnvelope(await http('/app_jwts/nope', { auth }), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await http('/stores/nope/app_jwts', { auth }), 404, 'NOT_FOUND');
+    expectErrorEnvelope(
+      await http(`/stores/${suite.merchants.alpha.store.id}/app_jwts/nope`, { method: 'DELETE', auth }),
       404,
       'NOT_FOUND',
     );
   });
 
   it('public (secret-less) tokens may not manage tokens: 403 from a listed Origin, 401 from elsewhere', async () => {
-    const publicAuth = `Bearer ${alpha.storeToken.jwt}`;
-    const path = `/stores/${alpha.store.id}/app_jwts`;
-    expectError(
+    const publicAuth = `Bearer ${suite.merchants.alpha.storeToken.jwt}`;
+    const path = `/stores/${suite.merchants.alpha.store.id}/app_jwts`;
+    expectErrorEnvelope(
       await http(path, { method: 'POST', auth: publicAuth, body: {}, origin: 'https://shop.alpha.test' }),
       403,
       'INVALID_PERMISSIONS',
     );
-    expectError(
+    expectErrorEnvelope(
       await http(path, { auth: publicAuth, origin: 'https://shop.alpha.test' }),
       403,
       'INVALID_PERMISSIONS',
     );
-    expectError(await http(path, { method: 'POST', auth: publicAuth, body: {} }), 401, 'INVALID_DOMAIN');
-    expectError(await http(path), 401, 'AUTH_HEADER_MISSING');
+    expectErrorEnvelope(
+      await http(path, { method: 'POST', auth: publicAuth, body: {} }),
+      401,
+      'INVALID_DOMAIN',
+    );
+    expectErrorEnvelope(await http(path), 401, 'AUTH_HEADER_MISSING');
   });
 });
 
 describe('listing', () => {
   it('pages through active tokens newest first, without revoked ones', async () => {
-    const store = await env.admin.createStore({ merchantId: beta.merchant.id, name: 'beta Paged' });
+    const store = await suite.env.admin.createStore({
+      merchantId: suite.merchants.beta.merchant.id,
+      name: 'beta Paged',
+    });
     const ids: string[] = [];
     for (let i = 0; i < 13; i++) {
       ids.push(
-        (await env.admin.issueAppToken({ merchantId: beta.merchant.id, storeId: store.id, mode: 'test' })).id,
+        (
+          await suite.env.admin.issueAppToken({
+            merchantId: suite.merchants.beta.merchant.id,
+            storeId: store.id,
+            mode: 'test',
+          })
+        ).id,
       );
     }
-    await env.admin.revokeAppToken(ids[5]);
+    await suite.env.admin.revokeAppToken(ids[5]);
     const active = ids.filter((id) => id !== ids[5]).reverse();
-    const auth = bearer(beta.storeToken);
-    const merchantAuth = bearer(await env.merchantToken(beta));
-    expectError(await http(`/stores/${store.id}/app_jwts`, { auth }), 404, 'NOT_FOUND');
+    const auth = bearer(suite.merchants.beta.storeToken);
+    const merchantAuth = bearer(await suite.env.merchantToken(suite.merchants.beta));
+    expectErrorEnvelope(await http(`/stores/${store.id}/app_jwts`, { auth }), 404, 'NOT_FOUND');
 
     const first = await http(`/stores/${store.id}/app_jwts`, { auth: merchantAuth });
     expect(first.status).toBe(200);
@@ -493,13 +526,13 @@ describe('listing', () => {
     });
     expect(oldestFirst.body.items.map((t: { id: string }) => t.id)).toEqual([...active].reverse());
 
-    expectError(
+    expectErrorEnvelope(
       await http(`/stores/${store.id}/app_jwts?limit=5`, { auth: merchantAuth }),
       400,
       'VALIDATION_ERROR',
     );
     const revokedCursor = await http(`/stores/${store.id}/app_jwts?cursor=${ids[5]}`, { auth: merchantAuth });
-    expectError(revokedCursor, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(revokedCursor, 400, 'VALIDATION_ERROR');
     expect(revokedCursor.body.errors).toEqual([{ field: 'cursor', reason: 'NOT_FOUND' }]);
   });
 });

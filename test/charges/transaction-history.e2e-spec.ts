@@ -109,15 +109,10 @@ async function walk(api: GatewayClient, path: string, query: Record<string, stri
 
 beforeAll(async () => {
   merchantApi = suite.gateway.as(await suite.env.merchantToken(suite.merchants.shop));
-  otherStore = await suite.env.admin.createStore({
-    merchantId: suite.merchants.shop.merchant.id,
-    name: 'history Store B',
-  });
-  otherStoreToken = await suite.env.admin.issueAppToken({
-    merchantId: suite.merchants.shop.merchant.id,
-    storeId: otherStore.id,
-    mode: 'test',
-  });
+  ({ store: otherStore, storeToken: otherStoreToken } = await suite.env.seedStore(
+    suite.merchants.shop,
+    'history Store B',
+  ));
 
   const storeA = { merchantId: suite.merchants.shop.merchant.id, storeId: suite.merchants.shop.store.id };
   const storeB = { merchantId: suite.merchants.shop.merchant.id, storeId: otherStore.id };

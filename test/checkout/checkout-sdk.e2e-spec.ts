@@ -3,47 +3,39 @@
 // products made with the admin CLI, links made by the merchant's server, who may read what, and the
 // refusals (bad input, expired or disabled links, wrong secrets, another merchant's ids). The real
 // gateway in-process, Postgres and Redis. docs/hosted-checkout.md.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK, { SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
-import { runCli } from '@kessai/admin';
 import { checkoutLinkSecret, verifyCheckoutLink } from '@kessai/auth';
 import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
+  createCheckoutForm,
+  createCheckoutProduct,
   sdkError,
   sdkFor,
-  TestEnvironment,
+  useSuite,
   type SeededMerchant,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
 let form: any;
 let foreignForm: any;
 let tshirt: any;
 let shipping: any;
-const credentialsFile = join(mkdtempSync(join(tmpdir(), 'kessai-checkout-')), 'demo.json');
 
 const SHOP_ORIGIN = 'https://shop.example';
-const sdk = (who: SeededMerchant = shop): SDK => sdkFor(baseUrl, who.storeToken);
+const suite = useSuite({
+  gateway: createGatewayApp,
+  // not PCI DSS compliant: the hosted checkout is how such a merchant takes payments
+  merchants: { shop: { domains: [SHOP_ORIGIN] }, foreign: {} },
+});
+const sdk = (who: SeededMerchant = suite.merchants.shop): SDK => sdkFor(suite.url, who.storeToken);
 /** No credentials at all: what a consumer's browser holds with a link's id and secret. */
-const anonymous = () => new SDK({ endpoint: baseUrl });
+const anonymous = () => new SDK({ endpoint: suite.url });
 const inAnHour = () => new Date(Date.now() + 3_600_000).toISOString();
 
-function cli(...argv: string[]): Promise<any> {
-  return runCli(argv, { env: env.variables, credentialsFile, print: () => undefined });
-}
-
-function createLink(extra: Record<string, unknown> = {}, who: SeededMerchant = shop): Promise<any> {
+function createLink(
+  extra: Record<string, unknown> = {},
+  who: SeededMerchant = suite.merchants.shop,
+): Promise<any> {
   return sdk(who).ecFormLinks.createTemporary({
     formId: form.id,
     amount: 1500,
@@ -54,84 +46,46 @@ function createLink(extra: Record<string, unknown> = {}, who: SeededMerchant = s
 }
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  // not PCI DSS compliant: the hosted checkout is how such a merchant takes payments
-  shop = await env.seedMerchant('checkout-shop', { domains: [SHOP_ORIGIN] });
-  foreign = await env.seedMerchant('checkout-foreign');
-  form = await cli(
-    'checkout:form:create',
-    '--store',
-    shop.store.id,
-    '--app-token',
-    shop.storeToken.id,
-    '--name',
-    'Spring sale',
-    '--set',
-    JSON.stringify({
-      title: 'Pay Spring Shop',
-      header_color: '#112233',
-      require_name: true,
-      supported_payment_methods: ['card', 'online'],
-      custom_fields: { en_us: [{ key: 'gift_note', label: 'Gift note', type: 'string' }] },
-      order_summary_titles: { ja_jp: 'ご注文', en_us: 'Your order' },
-      success_redirect_url: 'https://shop.example/thanks',
-      metadata: { campaign: 'spring' },
-    }),
-  );
-  foreignForm = await cli(
-    'checkout:form:create',
-    '--store',
-    foreign.store.id,
-    '--app-token',
-    foreign.storeToken.id,
-    '--name',
-    'Other',
-  );
-  tshirt = await cli(
-    'checkout:product:create',
-    '--store',
-    shop.store.id,
-    '--name',
-    'T-shirt',
-    '--amount',
-    '2000',
-    '--currency',
-    'JPY',
-    '--code',
-    'TS-1',
-  );
-  shipping = await cli(
-    'checkout:product:create',
-    '--store',
-    shop.store.id,
-    '--name',
-    'Mug',
-    '--amount',
-    '800',
-    '--currency',
-    'jpy',
-    '--set',
-    JSON.stringify({ shipping_fees: 300, description: 'Ceramic' }),
-  );
+  form = await createCheckoutForm(suite, suite.merchants.shop, 'Spring sale', {
+    title: 'Pay Spring Shop',
+    header_color: '#112233',
+    require_name: true,
+    supported_payment_methods: ['card', 'online'],
+    custom_fields: { en_us: [{ key: 'gift_note', label: 'Gift note', type: 'string' }] },
+    order_summary_titles: { ja_jp: 'ご注文', en_us: 'Your order' },
+    success_redirect_url: 'https://shop.example/thanks',
+    metadata: { campaign: 'spring' },
+  });
+  foreignForm = await createCheckoutForm(suite, suite.merchants.foreign, 'Other');
+  tshirt = await createCheckoutProduct(suite, suite.merchants.shop, {
+    name: 'T-shirt',
+    amount: 2000,
+    currency: 'JPY',
+    code: 'TS-1',
+  });
+  shipping = await createCheckoutProduct(suite, suite.merchants.shop, {
+    name: 'Mug',
+    amount: 800,
+    currency: 'jpy',
+    settings: { shipping_fees: 300, description: 'Ceramic' },
+  });
 }, 60_000);
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('checkout forms (admin CLI, ecForms.get)', () => {
   it('are made by the operator and read through the SDK with the fields of its ECFormItem', async () => {
-    expect(form).toMatchObject({ store_id: shop.store.id, app_id: shop.storeToken.id, mode: 'test' });
+    expect(form).toMatchObject({
+      store_id: suite.merchants.shop.store.id,
+      app_id: suite.merchants.shop.storeToken.id,
+      mode: 'test',
+    });
     const read: any = await sdk().ecForms.get(form.id);
     expect(read).toMatchObject({
       id: form.id,
-      merchantId: shop.merchant.id,
-      storeId: shop.store.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
       name: 'Spring sale',
       mode: 'test',
-      appId: shop.storeToken.id,
+      appId: suite.merchants.shop.storeToken.id,
       checkout: 'payment',
       tokenType: 'one_time',
       capture: true,
@@ -154,16 +108,16 @@ describe('checkout forms (admin CLI, ecForms.get)', () => {
   });
 
   it('are changed by the operator, field by field', async () => {
-    const other = await cli(
+    const other = await suite.cli(
       'checkout:form:create',
       '--store',
-      shop.store.id,
+      suite.merchants.shop.store.id,
       '--app-token',
-      shop.storeToken.id,
+      suite.merchants.shop.storeToken.id,
       '--name',
       'Dark one',
     );
-    await cli(
+    await suite.cli(
       'checkout:form:update',
       '--id',
       other.id,
@@ -171,20 +125,20 @@ describe('checkout forms (admin CLI, ecForms.get)', () => {
       JSON.stringify({ dark: true, title: 'Night' }),
     );
     expect(await sdk().ecForms.get(other.id)).toMatchObject({ name: 'Dark one', dark: true, title: 'Night' });
-    await cli('checkout:form:update', '--id', other.id, '--set', JSON.stringify({ title: null }));
+    await suite.cli('checkout:form:update', '--id', other.id, '--set', JSON.stringify({ title: null }));
     expect(await sdk().ecForms.get(other.id)).toMatchObject({ dark: true, title: null });
-    const listed = await cli('checkout:form:list', '--store', shop.store.id);
+    const listed = await suite.cli('checkout:form:list', '--store', suite.merchants.shop.store.id);
     expect(listed.map((f: any) => f.id)).toEqual(expect.arrayContaining([form.id, other.id]));
   });
 
   it('refuses a design the operator got wrong, and an app token of another store', async () => {
     await expect(
-      cli(
+      suite.cli(
         'checkout:form:create',
         '--store',
-        shop.store.id,
+        suite.merchants.shop.store.id,
         '--app-token',
-        shop.storeToken.id,
+        suite.merchants.shop.storeToken.id,
         '--name',
         'Bad',
         '--set',
@@ -192,12 +146,12 @@ describe('checkout forms (admin CLI, ecForms.get)', () => {
       ),
     ).rejects.toThrow(/header_color.*surprise|surprise.*header_color/s);
     await expect(
-      cli(
+      suite.cli(
         'checkout:form:create',
         '--store',
-        shop.store.id,
+        suite.merchants.shop.store.id,
         '--app-token',
-        foreign.storeToken.id,
+        suite.merchants.foreign.storeToken.id,
         '--name',
         'Stolen token',
       ),
@@ -205,7 +159,8 @@ describe('checkout forms (admin CLI, ecForms.get)', () => {
   });
 
   it('are read by the widget with the store token alone, from an Origin in its domains only', async () => {
-    const browser = (origin: string) => new SDK({ endpoint: baseUrl, jwt: shop.storeToken.jwt, origin });
+    const browser = (origin: string) =>
+      new SDK({ endpoint: suite.url, jwt: suite.merchants.shop.storeToken.jwt, origin });
     expect(await browser(SHOP_ORIGIN).ecForms.get(form.id)).toMatchObject({ id: form.id });
     expect(await sdkError(browser('https://evil.example').ecForms.get(form.id))).toMatchObject({
       code: 'INVALID_DOMAIN',
@@ -217,7 +172,9 @@ describe('checkout forms (admin CLI, ecForms.get)', () => {
     for (const id of [foreignForm.id, randomUUID(), 'nope']) {
       expect(await sdkError(sdk().ecForms.get(id))).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
     }
-    expect(await sdk(foreign).ecForms.get(foreignForm.id)).toMatchObject({ id: foreignForm.id });
+    expect(await sdk(suite.merchants.foreign).ecForms.get(foreignForm.id)).toMatchObject({
+      id: foreignForm.id,
+    });
   });
 });
 
@@ -225,7 +182,7 @@ describe('products (admin CLI, products.get / getByCode)', () => {
   it('are read by id and by code within the store', async () => {
     expect(await sdk().products.get(tshirt.id)).toMatchObject({
       id: tshirt.id,
-      storeId: shop.store.id,
+      storeId: suite.merchants.shop.store.id,
       name: 'T-shirt',
       code: 'TS-1',
       amount: 2000,
@@ -234,15 +191,19 @@ describe('products (admin CLI, products.get / getByCode)', () => {
       active: true,
     });
     expect(await sdk().products.getByCode('TS-1')).toMatchObject({ id: tshirt.id });
-    expect(await sdkError(sdk(foreign).products.get(tshirt.id))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await sdkError(sdk(foreign).products.getByCode('TS-1'))).toMatchObject({ code: 'NOT_FOUND' });
-    const nul = await new GatewayClient(baseUrl).as(shop).request('/checkout/products/code/TS%00');
+    expect(await sdkError(sdk(suite.merchants.foreign).products.get(tshirt.id))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(await sdkError(sdk(suite.merchants.foreign).products.getByCode('TS-1'))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    const nul = await suite.api.shop.request('/checkout/products/code/TS%00');
     expect(nul.status).toBe(404);
     await expect(
-      cli(
+      suite.cli(
         'checkout:product:create',
         '--store',
-        shop.store.id,
+        suite.merchants.shop.store.id,
         '--name',
         'Dup',
         '--amount',
@@ -261,8 +222,8 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
     const expiry = inAnHour();
     const link: any = await createLink({ expiry, description: 'Order A-1', metadata: { orderId: 'A-1' } });
     expect(link).toMatchObject({
-      merchantId: shop.merchant.id,
-      storeId: shop.store.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
       formId: form.id,
       mode: 'test',
       description: 'Order A-1',
@@ -278,16 +239,16 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
       metadata: { orderId: 'A-1' },
     });
     expect(link.subscriptionPeriod).toBeUndefined();
-    expect(link.secret).toBe(checkoutLinkSecret(link.id, env.config.JWT_SIGNING_KEY));
-    expect(verifyCheckoutLink(link.jwt, env.config.JWT_SIGNING_KEY)).toMatchObject({
+    expect(link.secret).toBe(checkoutLinkSecret(link.id, suite.env.config.JWT_SIGNING_KEY));
+    expect(verifyCheckoutLink(link.jwt, suite.env.config.JWT_SIGNING_KEY)).toMatchObject({
       sub: 'checkout_link',
       jti: link.id,
-      store_id: shop.store.id,
+      store_id: suite.merchants.shop.store.id,
       form_id: form.id,
       exp: Math.floor(new Date(expiry).getTime() / 1000),
     });
-    const row = await env.prisma.checkoutLink.findUniqueOrThrow({ where: { id: link.id } });
-    expect(row).toMatchObject({ amount: 1500n, currency: 'JPY', storeId: shop.store.id });
+    const row = await suite.env.prisma.checkoutLink.findUniqueOrThrow({ where: { id: link.id } });
+    expect(row).toMatchObject({ amount: 1500n, currency: 'JPY', storeId: suite.merchants.shop.store.id });
     // nothing secret is stored: the row has no column that holds the secret or the jwt
     expect(JSON.stringify(row, (_k, v) => (typeof v === 'bigint' ? String(v) : v))).not.toContain(
       link.secret,
@@ -323,7 +284,11 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
   });
 
   it('needs the secret: a browser token may not create or read a link, nor may the link jwt call the API', async () => {
-    const browser = new SDK({ endpoint: baseUrl, jwt: shop.storeToken.jwt, origin: SHOP_ORIGIN });
+    const browser = new SDK({
+      endpoint: suite.url,
+      jwt: suite.merchants.shop.storeToken.jwt,
+      origin: SHOP_ORIGIN,
+    });
     const link: any = await createLink();
     expect(await sdkError(browser.ecFormLinks.get(link.id))).toMatchObject({
       code: 'INVALID_PERMISSIONS',
@@ -339,7 +304,7 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
         } as any),
       ),
     ).toMatchObject({ code: 'INVALID_PERMISSIONS', httpCode: 403 });
-    const asLink = new SDK({ endpoint: baseUrl, jwt: link.jwt, secret: link.secret });
+    const asLink = new SDK({ endpoint: suite.url, jwt: link.jwt, secret: link.secret });
     expect(await sdkError(asLink.ecForms.get(form.id))).toMatchObject({
       code: 'INVALID_APP_TOKEN',
       httpCode: 401,
@@ -348,23 +313,27 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
 
   it("keeps each merchant's links to itself", async () => {
     const link: any = await createLink();
-    expect(await sdkError(sdk(foreign).ecFormLinks.get(link.id))).toMatchObject({
+    expect(await sdkError(sdk(suite.merchants.foreign).ecFormLinks.get(link.id))).toMatchObject({
       code: 'NOT_FOUND',
       httpCode: 404,
     });
-    expect(await sdkError(sdk(foreign).ecLinksProducts.list(link.id))).toMatchObject({ code: 'NOT_FOUND' });
-    // nor may one use another's form or store
-    expect(await sdkError(createLink({ formId: foreignForm.id }))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await sdkError(createLink({ storeId: foreign.store.id }))).toMatchObject({ code: 'NOT_FOUND' });
-    expect(await sdkError(createLink({ merchantId: foreign.merchant.id }))).toMatchObject({
+    expect(await sdkError(sdk(suite.merchants.foreign).ecLinksProducts.list(link.id))).toMatchObject({
       code: 'NOT_FOUND',
     });
-    expect(await sdkError(createLink({}, foreign))).toMatchObject({ code: 'NOT_FOUND' });
+    // nor may one use another's form or store
+    expect(await sdkError(createLink({ formId: foreignForm.id }))).toMatchObject({ code: 'NOT_FOUND' });
+    expect(await sdkError(createLink({ storeId: suite.merchants.foreign.store.id }))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(await sdkError(createLink({ merchantId: suite.merchants.foreign.merchant.id }))).toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    expect(await sdkError(createLink({}, suite.merchants.foreign))).toMatchObject({ code: 'NOT_FOUND' });
   });
 
   it('refuses a form of the other mode', async () => {
-    const live = await env.liveStoreToken(shop);
-    const liveSdk = sdkFor(baseUrl, live);
+    const live = await suite.env.liveStoreToken(suite.merchants.shop);
+    const liveSdk = sdkFor(suite.url, live);
     expect(
       await sdkError(
         liveSdk.ecFormLinks.createTemporary({
@@ -443,13 +412,13 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
   });
 
   it('refuses a body that is no JSON object, and a merchant token that names no store', async () => {
-    const api = new GatewayClient(baseUrl).as(shop);
+    const api = suite.api.shop;
     const notObject = await api.request('/checkout/links/temporary', { method: 'POST', json: [1, 2] });
     expect(notObject.status).toBe(400);
     expect(notObject.body).toMatchObject({ status: 'error', code: 'VALIDATION_ERROR' });
-    const merchantToken = await env.merchantToken(shop);
+    const merchantToken = await suite.env.merchantToken(suite.merchants.shop);
     const noStore = await sdkError(
-      sdkFor(baseUrl, merchantToken).ecFormLinks.createTemporary({
+      sdkFor(suite.url, merchantToken).ecFormLinks.createTemporary({
         formId: form.id,
         amount: 1500,
         currency: 'JPY',
@@ -461,14 +430,14 @@ describe('ecFormLinks.createTemporary and ecFormLinks.get', () => {
       errors: [{ field: 'store_id', reason: 'REQUIRED_VALUE' }],
     });
     // with the store named, a merchant token may
-    const named: any = await sdkFor(baseUrl, merchantToken).ecFormLinks.createTemporary({
+    const named: any = await sdkFor(suite.url, merchantToken).ecFormLinks.createTemporary({
       formId: form.id,
-      storeId: shop.store.id,
+      storeId: suite.merchants.shop.store.id,
       amount: 1500,
       currency: 'JPY',
       tokenType: 'one_time',
     } as any);
-    expect(named).toMatchObject({ storeId: shop.store.id });
+    expect(named).toMatchObject({ storeId: suite.merchants.shop.store.id });
   });
 });
 
@@ -492,7 +461,9 @@ describe('a repeated creation', () => {
     expect(again.id).toBe((first as any).id);
     // the request in flight together is replayed or told to retry, never a second link
     if (!(second instanceof Error)) expect((second as any).id).toBe((first as any).id);
-    const rows = await env.prisma.checkoutLink.findMany({ where: { storeId: shop.store.id, amount: 990n } });
+    const rows = await suite.env.prisma.checkoutLink.findMany({
+      where: { storeId: suite.merchants.shop.store.id, amount: 990n },
+    });
     expect(rows.filter((row) => (row.metadata as any)?.key === key)).toHaveLength(1);
   });
 });
@@ -518,7 +489,11 @@ describe('ecLinksProducts.list', () => {
       quantity: 2,
     });
     expect(listed.items[1]).toMatchObject({ id: shipping.id, amount: 800, shippingFees: 300, quantity: 1 });
-    const browser = new SDK({ endpoint: baseUrl, jwt: shop.storeToken.jwt, origin: SHOP_ORIGIN });
+    const browser = new SDK({
+      endpoint: suite.url,
+      jwt: suite.merchants.shop.storeToken.jwt,
+      origin: SHOP_ORIGIN,
+    });
     expect(((await browser.ecLinksProducts.list(link.id)) as any).items).toHaveLength(2);
 
     const plain: any = await createLink();
@@ -539,18 +514,12 @@ describe('ecLinksProducts.list', () => {
   });
 
   it('does not sell a product the operator turned off', async () => {
-    const cap = await cli(
-      'checkout:product:create',
-      '--store',
-      shop.store.id,
-      '--name',
-      'Cap',
-      '--amount',
-      '1500',
-      '--currency',
-      'JPY',
-    );
-    await cli('checkout:product:update', '--id', cap.id, '--set', JSON.stringify({ active: false }));
+    const cap = await createCheckoutProduct(suite, suite.merchants.shop, {
+      name: 'Cap',
+      amount: 1500,
+      currency: 'JPY',
+    });
+    await suite.cli('checkout:product:update', '--id', cap.id, '--set', JSON.stringify({ active: false }));
     expect(await sdkError(createLink({ products: [{ productId: cap.id, quantity: 1 }] }))).toMatchObject({
       code: 'NOT_FOUND',
     });
@@ -608,7 +577,7 @@ describe('ecInfo.get (public, with the link secret)', () => {
 
     const expiring: any = await createLink({ expiry: inAnHour() });
     // the hour passes
-    await env.prisma.checkoutLink.update({
+    await suite.env.prisma.checkoutLink.update({
       where: { id: expiring.id },
       data: { expiry: new Date(Date.now() - 1000) },
     });
@@ -625,7 +594,7 @@ describe('ecInfo.get (public, with the link secret)', () => {
 describe('emails.get', () => {
   it('reads an email recorded for a link, within the merchant only', async () => {
     const link: any = await createLink();
-    const api = new GatewayClient(baseUrl).as(shop);
+    const api = suite.api.shop;
     const created = await api.request(`/checkout/links/${link.id}/emails`, {
       method: 'POST',
       json: { email: 'buyer@example.test', customer_name: 'Taro Yamada', lang: 'en_us' },
@@ -634,8 +603,8 @@ describe('emails.get', () => {
     const email: any = await sdk().emails.get(created.body.id);
     expect(email).toMatchObject({
       id: created.body.id,
-      merchantId: shop.merchant.id,
-      storeId: shop.store.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
       formId: form.id,
       linkId: link.id,
       email: 'buyer@example.test',
@@ -643,7 +612,7 @@ describe('emails.get', () => {
       lang: 'en_us',
       status: 'pending',
     });
-    expect(await sdkError(sdk(foreign).emails.get(email.id))).toMatchObject({
+    expect(await sdkError(sdk(suite.merchants.foreign).emails.get(email.id))).toMatchObject({
       code: 'NOT_FOUND',
       httpCode: 404,
     });
@@ -655,8 +624,8 @@ describe('emails.get', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.errors).toContainEqual({ field: 'email', reason: 'INVALID_FORMAT_EMAIL' });
-    const foreignLink = await new GatewayClient(baseUrl)
-      .as(foreign)
+    const foreignLink = await suite.gateway
+      .as(suite.merchants.foreign)
       .request(`/checkout/links/${link.id}/emails`, { method: 'POST', json: { email: 'a@example.test' } });
     expect(foreignLink.status).toBe(404);
   });

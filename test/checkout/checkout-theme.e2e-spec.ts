@@ -7,19 +7,9 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
-import { AdminError, runCli } from '@kessai/admin';
-import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  sdkError,
-  sdkFor,
-  solidPng,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { AdminError } from '@kessai/admin';
+import { createCheckoutForm, sdkError, solidPng, useSuite } from '@kessai/testing';
 import { DEFAULT_CHECKOUT_COLORS } from '@kessai/store-configuration';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
@@ -31,55 +21,46 @@ const GREEN = {
   bodyBackground: '#e8f5e9',
 };
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let api: GatewayClient;
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: { shop: { domains: ['shop.example.test'] } },
+});
 let form: any;
 const dir = mkdtempSync(join(tmpdir(), 'kessai-theme-'));
 
-const cli = (...argv: string[]): Promise<any> =>
-  runCli(argv, { env: env.variables, credentialsFile: join(dir, 'demo.json'), print: () => undefined });
 const configure = (configuration: Record<string, unknown>) =>
-  sdkFor(baseUrl, shop.storeToken).stores.update(shop.store.id, { configuration });
+  suite.sdk.shop.stores.update(suite.merchants.shop.store.id, { configuration });
 const checkoutInfo = () =>
-  new SDK({ endpoint: baseUrl, jwt: shop.storeToken.jwt, origin: SHOP_ORIGIN }).checkoutInfo.get();
+  new SDK({
+    endpoint: suite.url,
+    jwt: suite.merchants.shop.storeToken.jwt,
+    origin: SHOP_ORIGIN,
+  }).checkoutInfo.get();
 const file = (name: string, bytes: Buffer) => {
   const path = join(dir, name);
   writeFileSync(path, bytes);
   return path;
 };
 const get = (path: string) =>
-  fetch(`${baseUrl}${path}`).then(async (r) => ({
+  fetch(`${suite.url}${path}`).then(async (r) => ({
     status: r.status,
     headers: r.headers,
     body: Buffer.from(await r.arrayBuffer()),
   }));
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedMerchant('theme-shop', { domains: ['shop.example.test'] });
-  api = new GatewayClient(baseUrl).as(shop);
-  form = await cli(
-    'checkout:form:create',
-    '--store',
-    shop.store.id,
-    '--app-token',
-    shop.storeToken.id,
-    '--name',
-    'Theme',
-  );
-});
-afterAll(async () => {
-  await env?.close(app);
+  form = await createCheckoutForm(suite, suite.merchants.shop, 'Theme');
 });
 afterEach(async () => {
-  await env.prisma.store.update({ where: { id: shop.store.id }, data: { configuration: {} } });
-  await env.prisma.merchant.update({ where: { id: shop.merchant.id }, data: { configuration: {} } });
-  await env.prisma.storeLogo.deleteMany({ where: { storeId: shop.store.id } });
+  await suite.env.prisma.store.update({
+    where: { id: suite.merchants.shop.store.id },
+    data: { configuration: {} },
+  });
+  await suite.env.prisma.merchant.update({
+    where: { id: suite.merchants.shop.merchant.id },
+    data: { configuration: {} },
+  });
+  await suite.env.prisma.storeLogo.deleteMany({ where: { storeId: suite.merchants.shop.store.id } });
 });
 
 describe('checkout colours', () => {
@@ -114,7 +95,8 @@ describe('checkout colours', () => {
     await configure({ checkoutColors: { bodyBackground: null } });
     expect((await checkoutInfo()).theme.colors.mainColor).toBe('#0b6e4f');
     expect(
-      (await api.request(`/stores/${shop.store.id}`)).body.configuration.checkout_colors.body_background,
+      (await suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}`)).body.configuration
+        .checkout_colors.body_background,
     ).toBe(DEFAULT_CHECKOUT_COLORS.body_background);
   });
 
@@ -130,7 +112,7 @@ describe('checkout colours', () => {
       [{ main_color: '#ffee58' }, 'main_text', 'INSUFFICIENT_CONTRAST'],
       [{ main_background: '#202124' }, 'primary_text', 'INSUFFICIENT_CONTRAST'],
     ] as const) {
-      const res = await api.request(`/stores/${shop.store.id}`, {
+      const res = await suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}`, {
         method: 'PATCH',
         json: { configuration: { checkout_colors: colors } },
       });
@@ -147,7 +129,9 @@ describe('checkout colours', () => {
       code: 'VALIDATION_ERROR',
       httpCode: 400,
     });
-    expect(await env.prisma.store.findUniqueOrThrow({ where: { id: shop.store.id } })).toMatchObject({
+    expect(
+      await suite.env.prisma.store.findUniqueOrThrow({ where: { id: suite.merchants.shop.store.id } }),
+    ).toMatchObject({
       configuration: {},
     });
     // a dark card with light text is readable, and taken
@@ -158,17 +142,17 @@ describe('checkout colours', () => {
   });
 
   it('are set by the operator too (store:configure, merchant:configure), with a clear error', async () => {
-    await cli(
+    await suite.cli(
       'merchant:configure',
       '--merchant',
-      shop.merchant.id,
+      suite.merchants.shop.merchant.id,
       '--set',
       '{"checkout_colors": {"main_color": "#6a1b9a"}}',
     );
-    const done = await cli(
+    const done = await suite.cli(
       'store:configure',
       '--store',
-      shop.store.id,
+      suite.merchants.shop.store.id,
       '--set',
       '{"checkout_colors": {"body_background": "#fff"}}',
     );
@@ -178,19 +162,19 @@ describe('checkout colours', () => {
     });
     expect((await checkoutInfo()).theme.colors.mainColor).toBe('#6a1b9a');
     await expect(
-      cli(
+      suite.cli(
         'store:configure',
         '--store',
-        shop.store.id,
+        suite.merchants.shop.store.id,
         '--set',
         '{"checkout_colors": {"main_color": "purple"}}',
       ),
     ).rejects.toThrow('checkout_colors.main_color: a colour is #rgb or #rrggbb');
     await expect(
-      cli(
+      suite.cli(
         'store:configure',
         '--store',
-        shop.store.id,
+        suite.merchants.shop.store.id,
         '--set',
         '{"checkout_colors": {"main_text": "#7a3fa8"}}',
       ),
@@ -202,16 +186,22 @@ describe('the store’s logo', () => {
   it('is stored from a PNG, JPEG or WebP file, and served by the gateway at the URL /checkout_info gives', async () => {
     const png = solidPng(120, 40, [11, 110, 79]);
     const digest = createHash('sha256').update(png).digest('hex');
-    const set = await cli('store:logo', '--store', shop.store.id, '--file', file('logo.png', png));
+    const set = await suite.cli(
+      'store:logo',
+      '--store',
+      suite.merchants.shop.store.id,
+      '--file',
+      file('logo.png', png),
+    );
     expect(set).toMatchObject({
-      store_id: shop.store.id,
+      store_id: suite.merchants.shop.store.id,
       content_type: 'image/png',
       bytes: png.length,
       digest,
     });
 
     const info = await checkoutInfo();
-    expect(info.logoImage).toBe(`${baseUrl}/checkout/logos/${shop.store.id}/${digest}`);
+    expect(info.logoImage).toBe(`${suite.url}/checkout/logos/${suite.merchants.shop.store.id}/${digest}`);
     const served = await get(new URL(info.logoImage ?? '').pathname);
     expect(served.status).toBe(200);
     expect(served.body.equals(png)).toBe(true);
@@ -222,11 +212,19 @@ describe('the store’s logo', () => {
 
     // a new logo is a new URL; the old one is gone
     const jpeg = Buffer.concat([Buffer.from('ffd8ffe000104a464946000101', 'hex'), Buffer.alloc(64)]);
-    const replaced = await cli('store:logo', '--store', shop.store.id, '--file', file('logo.jpg', jpeg));
+    const replaced = await suite.cli(
+      'store:logo',
+      '--store',
+      suite.merchants.shop.store.id,
+      '--file',
+      file('logo.jpg', jpeg),
+    );
     expect(replaced.content_type).toBe('image/jpeg');
-    expect((await get(`/checkout/logos/${shop.store.id}/${digest}`)).status).toBe(404);
+    expect((await get(`/checkout/logos/${suite.merchants.shop.store.id}/${digest}`)).status).toBe(404);
     expect(
-      (await get(`/checkout/logos/${shop.store.id}/${replaced.digest}`)).headers.get('content-type'),
+      (await get(`/checkout/logos/${suite.merchants.shop.store.id}/${replaced.digest}`)).headers.get(
+        'content-type',
+      ),
     ).toBe('image/jpeg');
     const webp = Buffer.concat([
       Buffer.from('RIFF'),
@@ -235,13 +233,19 @@ describe('the store’s logo', () => {
       Buffer.alloc(32),
     ]);
     expect(
-      await cli('store:logo', '--store', shop.store.id, '--file', file('logo.webp', webp)),
+      await suite.cli(
+        'store:logo',
+        '--store',
+        suite.merchants.shop.store.id,
+        '--file',
+        file('logo.webp', webp),
+      ),
     ).toMatchObject({
       content_type: 'image/webp',
     });
 
-    expect(await cli('store:logo', '--store', shop.store.id, '--remove')).toEqual({
-      store_id: shop.store.id,
+    expect(await suite.cli('store:logo', '--store', suite.merchants.shop.store.id, '--remove')).toEqual({
+      store_id: suite.merchants.shop.store.id,
       removed: true,
     });
     expect((await checkoutInfo()).logoImage).toBeNull();
@@ -252,25 +256,29 @@ describe('the store’s logo', () => {
       'logo.png',
       Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'),
     );
-    await expect(cli('store:logo', '--store', shop.store.id, '--file', svg)).rejects.toThrow(
-      'a logo is a PNG, JPEG or WebP image',
-    );
-    const html = file('logo.jpg', Buffer.from('<html><script>alert(1)</script></html>'));
-    await expect(cli('store:logo', '--store', shop.store.id, '--file', html)).rejects.toThrow(AdminError);
-    const big = file('big.png', Buffer.concat([solidPng(1, 1, [0, 0, 0]), Buffer.alloc(256 * 1024)]));
-    await expect(cli('store:logo', '--store', shop.store.id, '--file', big)).rejects.toThrow(
-      'at most 256 KiB',
-    );
     await expect(
-      cli('store:logo', '--store', shop.store.id, '--file', join(dir, 'missing.png')),
+      suite.cli('store:logo', '--store', suite.merchants.shop.store.id, '--file', svg),
+    ).rejects.toThrow('a logo is a PNG, JPEG or WebP image');
+    const html = file('logo.jpg', Buffer.from('<html><script>alert(1)</script></html>'));
+    await expect(
+      suite.cli('store:logo', '--store', suite.merchants.shop.store.id, '--file', html),
+    ).rejects.toThrow(AdminError);
+    const big = file('big.png', Buffer.concat([solidPng(1, 1, [0, 0, 0]), Buffer.alloc(256 * 1024)]));
+    await expect(
+      suite.cli('store:logo', '--store', suite.merchants.shop.store.id, '--file', big),
+    ).rejects.toThrow('at most 256 KiB');
+    await expect(
+      suite.cli('store:logo', '--store', suite.merchants.shop.store.id, '--file', join(dir, 'missing.png')),
     ).rejects.toThrow('cannot read');
     await expect(
-      cli('store:logo', '--store', '00000000-0000-4000-8000-000000000000', '--file', svg),
+      suite.cli('store:logo', '--store', '00000000-0000-4000-8000-000000000000', '--file', svg),
     ).rejects.toThrow('no store');
-    expect(await env.prisma.storeLogo.count({ where: { storeId: shop.store.id } })).toBe(0);
+    expect(
+      await suite.env.prisma.storeLogo.count({ where: { storeId: suite.merchants.shop.store.id } }),
+    ).toBe(0);
     // and a URL that names nothing is 404, in the API's error envelope
     for (const path of [
-      `/checkout/logos/${shop.store.id}/${'0'.repeat(64)}`,
+      `/checkout/logos/${suite.merchants.shop.store.id}/${'0'.repeat(64)}`,
       '/checkout/logos/not-a-uuid/x',
     ]) {
       const missing = await get(path);
@@ -285,14 +293,20 @@ describe('the pages', () => {
   it('apply the colours in a style block the CSP allows by its hash, and show the logo named by the store', async () => {
     await configure({ checkoutColors: GREEN });
     const png = solidPng(120, 40, [11, 110, 79]);
-    const { digest } = await cli('store:logo', '--store', shop.store.id, '--file', file('logo.png', png));
-    const link: any = await sdkFor(baseUrl, shop.storeToken).ecFormLinks.createTemporary({
+    const { digest } = await suite.cli(
+      'store:logo',
+      '--store',
+      suite.merchants.shop.store.id,
+      '--file',
+      file('logo.png', png),
+    );
+    const link: any = await suite.sdk.shop.ecFormLinks.createTemporary({
       formId: form.id,
       amount: 1500,
       currency: 'JPY',
       tokenType: 'one_time',
     } as any);
-    const frameUrl = `/checkout/frame?app_id=${shop.storeToken.jwt}`;
+    const frameUrl = `/checkout/frame?app_id=${suite.merchants.shop.storeToken.jwt}`;
     for (const path of [
       `/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en`,
       frameUrl,
@@ -308,22 +322,22 @@ describe('the pages', () => {
       expect(csp).toContain("img-src 'self' data:");
       expect(csp).not.toContain('unsafe-inline');
       expect(html).toContain(
-        `<img class="logo" src="/checkout/logos/${shop.store.id}/${digest}" alt="${shop.store.name}">`,
+        `<img class="logo" src="/checkout/logos/${suite.merchants.shop.store.id}/${digest}" alt="${suite.merchants.shop.store.name}">`,
       );
     }
     // a form that does not show the store's logo
-    await cli('checkout:form:update', '--id', form.id, '--set', '{"display_store_logo": false}');
+    await suite.cli('checkout:form:update', '--id', form.id, '--set', '{"display_store_logo": false}');
     const plain = await get(`/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}`);
     expect(plain.body.toString()).not.toContain('class="logo"');
-    await cli('checkout:form:update', '--id', form.id, '--set', '{"display_store_logo": true}');
+    await suite.cli('checkout:form:update', '--id', form.id, '--set', '{"display_store_logo": true}');
   });
 
   it('keep Kessai’s colours when a merchant’s change made a store’s pair unreadable', async () => {
     const merchantButton = (main_color: string, main_text: string) =>
-      cli(
+      suite.cli(
         'merchant:configure',
         '--merchant',
-        shop.merchant.id,
+        suite.merchants.shop.merchant.id,
         '--set',
         JSON.stringify({ checkout_colors: { main_color, main_text } }),
       );

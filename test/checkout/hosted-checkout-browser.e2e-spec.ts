@@ -5,34 +5,25 @@
 // merchant's receiver gets the webhook, a tampered link and a foreign Origin are refused, the
 // widget works on a page of an allowed origin only, and a store's own colours and logo are shown. axe-core checks every page; each step leaves a
 // screenshot in test-results/checkout/.
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
 import { WebHookTrigger } from 'univapay-node';
-import { runCli } from '@kessai/admin';
 import {
   CapturedLog,
-  listenLocally,
+  createCheckoutForm,
   luhnValidRuns,
-  RELAXED_RATE_LIMITS,
   requestJson,
   sdkFor,
   solidPng,
-  startWorkerProcess,
-  TestEnvironment,
+  useSuite,
   WebhookReceiver,
   type SeededMerchant,
-  type SpawnedApp,
 } from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../../apps/processor-simulator/src/start-simulator';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -55,16 +46,19 @@ const log = new CapturedLog();
 /** every URL the browser asked for, over all tests */
 const requested: string[] = [];
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let simulator: ProcessorSimulator;
+const suite = useSuite({
+  variables: { SUBSCRIPTION_SCHEDULER_IDLE_MS: '50', CHARGE_SWEEP_INTERVAL_MS: '200' },
+  simulator: (callbackSecret) =>
+    startProcessorSimulator({ latencyMs: 0, callbackSecret, callbackRetryBaseDelayMs: 50 }),
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway', 'trace') }),
+  workers: ['charge-service', 'subscription-service', 'webhook-service'],
+  callbacks: true,
+});
 let receiver: WebhookReceiver;
 let browser: Browser;
 let context: BrowserContext;
-let baseUrl: string;
 let shop: SeededMerchant;
 let form: any;
-const workers: SpawnedApp[] = [];
 /** The merchant's site, on two origins: its own (in the token's domains) and a foreign one. */
 let merchantSite: Server;
 let foreignSite: Server;
@@ -99,7 +93,7 @@ function merchantHandler(
       shopPage(
         'Shop',
         `<h1>Acme shop</h1>${trigger}<p id="token" aria-live="polite"></p>
-<script src="${baseUrl}/checkout/widget.js"></script>
+<script src="${suite.url}/checkout/widget.js"></script>
 <script src="/shop.js"></script>`,
       ),
     );
@@ -122,15 +116,8 @@ async function listen(server: Server, host: string): Promise<string> {
   return `http://${host}:${(server.address() as AddressInfo).port}`;
 }
 
-const cli = (...argv: string[]): Promise<any> =>
-  runCli(argv, {
-    env: env.variables,
-    credentialsFile: join(mkdtempSync(join(tmpdir(), 'kessai-browser-')), 'demo.json'),
-    print: () => undefined,
-  });
-
 function createLink(extra: Record<string, unknown> = {}): Promise<any> {
-  return sdkFor(baseUrl, shop.storeToken).ecFormLinks.createTemporary({
+  return sdkFor(suite.url, shop.storeToken).ecFormLinks.createTemporary({
     formId: form.id,
     amount: 1500,
     currency: 'JPY',
@@ -139,7 +126,7 @@ function createLink(extra: Record<string, unknown> = {}): Promise<any> {
   } as any);
 }
 const linkUrl = (link: any, extra = '') =>
-  `${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en${extra}`;
+  `${suite.url}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en${extra}`;
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -185,48 +172,22 @@ beforeAll(async () => {
   merchantSite = createServer(merchantHandler);
   foreignSite = createServer(merchantHandler);
   merchantOrigin = await listen(merchantSite, '127.0.0.1');
+  suite.cleanup(() => new Promise((resolve) => merchantSite.close(resolve)));
   foreignOrigin = await listen(foreignSite, 'localhost');
+  suite.cleanup(() => new Promise((resolve) => foreignSite.close(resolve)));
   receiver = new WebhookReceiver();
   await receiver.start();
-  const callbackSecret = randomBytes(32).toString('hex');
-  simulator = await startProcessorSimulator({ latencyMs: 0, callbackSecret, callbackRetryBaseDelayMs: 50 });
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    PROCESSOR_CALLBACK_SECRET: callbackSecret,
-    PROCESSOR_TEST_URL: simulator.url,
-    SUBSCRIPTION_SCHEDULER_IDLE_MS: '50',
-    CHARGE_SWEEP_INTERVAL_MS: '200',
-  });
-  gateway = await createGatewayApp(env.config, { logger: log.logger('gateway', 'trace') });
-  baseUrl = await listenLocally(gateway);
-  const started = await Promise.all(
-    [
-      'apps/charge-service/src/main.ts',
-      'apps/subscription-service/src/main.ts',
-      'apps/webhook-service/src/main.ts',
-    ].map((main) => startWorkerProcess(main, { ...env.variables, PROCESSOR_CALLBACK_BASE_URL: baseUrl })),
-  );
-  workers.push(...started.map((s) => s.app));
+  suite.cleanup(() => receiver.close());
 
   // not PCI DSS compliant: the hosted checkout is how it takes cards
-  shop = await env.seedMerchant('browser-shop', { domains: [new URL(merchantOrigin).host] });
-  form = await cli(
-    'checkout:form:create',
-    '--store',
-    shop.store.id,
-    '--app-token',
-    shop.storeToken.id,
-    '--name',
-    'Browser',
-    '--set',
-    JSON.stringify({
-      title: 'Acme order',
-      supported_payment_methods: ['card', 'online'],
-      success_redirect_url: `${merchantOrigin}/return`,
-      failure_redirect_url: `${merchantOrigin}/return`,
-    }),
-  );
-  await sdkFor(baseUrl, shop.storeToken).webHooks.create(
+  shop = await suite.env.seedMerchant('browser-shop', { domains: [new URL(merchantOrigin).host] });
+  form = await createCheckoutForm(suite, shop, 'Browser', {
+    title: 'Acme order',
+    supported_payment_methods: ['card', 'online'],
+    success_redirect_url: `${merchantOrigin}/return`,
+    failure_redirect_url: `${merchantOrigin}/return`,
+  });
+  await sdkFor(suite.url, shop.storeToken).webHooks.create(
     { triggers: [WebHookTrigger.CHARGE_FINISHED], url: `${receiver.url}/kessai` },
     undefined,
     shop.store.id,
@@ -247,7 +208,8 @@ beforeAll(async () => {
       '--disable-sync',
     ],
   });
-}, 120_000);
+  suite.cleanup(() => browser.close());
+}, 60_000);
 
 beforeEach(async () => {
   context = await browser.newContext({ viewport: { width: 390, height: 844 }, locale: 'en-US' });
@@ -257,16 +219,6 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await context?.close();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  for (const worker of workers) await worker.stop();
-  await receiver?.close();
-  await simulator?.close();
-  await new Promise((resolve) => merchantSite?.close(resolve));
-  await new Promise((resolve) => foreignSite?.close(resolve));
-  await env?.close(gateway);
 });
 
 describe('the link page in a browser', () => {
@@ -330,7 +282,7 @@ describe('the link page in a browser', () => {
     await page.goto(linkUrl(await createLink()));
     await fillCard(page, '4000000000003220');
     await page.getByRole('button', { name: /Pay/ }).click();
-    await page.waitForURL(`${simulator.url}/3ds/**`);
+    await page.waitForURL(`${suite.simulator.url}/3ds/**`);
     await shot(page, '05-three-ds-issuer');
     await page.getByRole('button', { name: 'Authenticate' }).click();
     expect((await outcomeAtMerchant(page)).searchParams.get('status')).toBe('successful');
@@ -346,7 +298,7 @@ describe('the link page in a browser', () => {
     await shot(page, '07-qr-operator-chosen');
     await expectAccessible(page);
     await page.getByRole('button', { name: /Pay/ }).click();
-    await page.waitForURL(`${simulator.url}/operator/pay/**`);
+    await page.waitForURL(`${suite.simulator.url}/operator/pay/**`);
     await shot(page, '08-operator-page');
     await page.getByRole('button', { name: 'Pay' }).click();
     expect((await outcomeAtMerchant(page)).searchParams.get('status')).toBe('successful');
@@ -362,7 +314,7 @@ describe('the link page in a browser', () => {
     await page.getByRole('button', { name: /Pay/ }).click();
     const outcome = await outcomeAtMerchant(page);
     expect(outcome.searchParams.get('status')).toBe('successful');
-    const subscription: any = await sdkFor(baseUrl, shop.storeToken).subscriptions.get(
+    const subscription: any = await sdkFor(suite.url, shop.storeToken).subscriptions.get(
       shop.store.id,
       outcome.searchParams.get('subscription_id') ?? '',
     );
@@ -380,7 +332,9 @@ describe('the link page in a browser', () => {
     expect(await page.locator('#pay-form').count()).toBe(0);
     await expectAccessible(page);
     await shot(page, '10-tampered-refused');
-    await page.goto(`${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}x&lang=ja`);
+    await page.goto(
+      `${suite.url}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}x&lang=ja`,
+    );
     await page.getByText('この支払いリンクは無効です').waitFor();
     await shot(page, '11-wrong-secret-ja');
 
@@ -407,9 +361,9 @@ describe('the link page in a browser', () => {
       const page = await ja.newPage();
       const [link, sibling] = await Promise.all([createLink(), createLink()]);
       // another link's secret: refused
-      await page.goto(`${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(sibling.secret)}`);
+      await page.goto(`${suite.url}/checkout/pay/${link.id}?secret=${encodeURIComponent(sibling.secret)}`);
       await page.getByText('この支払いリンクは無効です').waitFor();
-      await page.goto(`${baseUrl}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}`);
+      await page.goto(`${suite.url}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}`);
       await page.getByLabel('カード番号').waitFor();
       expect(await page.locator('#amount').textContent()).toBe('￥1,500');
       const overflow = await page.evaluate('document.documentElement.scrollWidth > window.innerWidth');
@@ -434,7 +388,7 @@ describe('the widget and the inline form', () => {
     // a modal: the page behind is out of reach while it is open
     expect(await page.locator('main').getAttribute('inert')).toBe('');
     await shot(page, '13-widget-open');
-    const inner = page.frames().find((f) => f.url().startsWith(`${baseUrl}/checkout/frame`));
+    const inner = page.frames().find((f) => f.url().startsWith(`${suite.url}/checkout/frame`));
     if (!inner) throw new Error('no checkout frame');
     await expectAccessible(inner);
     await expectAccessible(page, ['iframe']);
@@ -448,12 +402,12 @@ describe('the widget and the inline form', () => {
     expect(await page.evaluate('document.activeElement && document.activeElement.id')).toBe('open');
     await shot(page, '14-widget-token');
     // the merchant's server charges it with its secret
-    const charge: any = await sdkFor(baseUrl, shop.storeToken).charges.create({
+    const charge: any = await sdkFor(suite.url, shop.storeToken).charges.create({
       transactionTokenId: tokenId,
       amount: 3000,
       currency: 'JPY',
     });
-    const done: any = await sdkFor(baseUrl, shop.storeToken).charges.poll(shop.store.id, charge.id);
+    const done: any = await sdkFor(suite.url, shop.storeToken).charges.poll(shop.store.id, charge.id);
     expect(done.status).toBe('successful');
   });
 
@@ -462,7 +416,7 @@ describe('the widget and the inline form', () => {
     await page.goto(`${merchantOrigin}/inline`);
     const frame = page.frameLocator('#inline iframe');
     await frame.getByLabel('Card number').waitFor();
-    const inner = page.frames().find((f) => f.url().startsWith(`${baseUrl}/checkout/frame`));
+    const inner = page.frames().find((f) => f.url().startsWith(`${suite.url}/checkout/frame`));
     if (!inner) throw new Error('no checkout frame');
     await fillCard(inner, '4242424242424242');
     await inner.getByLabel('Security code (CVV)').press('Enter');
@@ -476,7 +430,7 @@ describe('the widget and the inline form', () => {
     // the browser refuses to frame the form (frame-ancestors), and the widget says it could not load
     await page.getByRole('alert').waitFor({ timeout: STEP_MS });
     expect(await page.getByRole('alert').textContent()).toBe('The payment form could not be loaded.');
-    const inner = page.frames().find((f) => f.url().startsWith(`${baseUrl}/checkout/frame`));
+    const inner = page.frames().find((f) => f.url().startsWith(`${suite.url}/checkout/frame`));
     expect(inner ? await inner.locator('#card-number').count() : 0).toBe(0);
     await shot(page, '16-foreign-origin-refused');
 
@@ -487,17 +441,17 @@ describe('the widget and the inline form', () => {
       email: 'x@example.test',
       data: { cardholder: 'X', card_number: '4242424242424242', exp_month: 12, exp_year: 2030, cvv: '123' },
     };
-    const fromForeign = await requestJson(baseUrl, '/tokens', {
+    const fromForeign = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: `Bearer ${shop.storeToken.jwt}`,
       origin: foreignOrigin,
       json: card,
     });
     expect(fromForeign).toMatchObject({ status: 401, body: { code: 'INVALID_DOMAIN' } });
-    const framedByForeign = await requestJson(baseUrl, '/tokens', {
+    const framedByForeign = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: `Bearer ${shop.storeToken.jwt}`,
-      origin: baseUrl,
+      origin: suite.url,
       headers: { 'x-kessai-embedder': foreignOrigin },
       json: card,
     });
@@ -507,27 +461,19 @@ describe('the widget and the inline form', () => {
 
 describe('a store’s own colours and logo', () => {
   it('are what the link page shows, readable and accessible', async () => {
-    const themed = await env.seedMerchant('browser-themed', { domains: [new URL(merchantOrigin).host] });
-    const themedForm = await cli(
-      'checkout:form:create',
-      '--store',
-      themed.store.id,
-      '--app-token',
-      themed.storeToken.id,
-      '--name',
-      'Themed',
-      '--set',
-      JSON.stringify({ title: 'Green tea, 1 kg' }),
-    );
+    const themed = await suite.env.seedMerchant('browser-themed', {
+      domains: [new URL(merchantOrigin).host],
+    });
+    const themedForm = await createCheckoutForm(suite, themed, 'Themed', { title: 'Green tea, 1 kg' });
     // a Kessai key the SDK's type does not list: it sends it snake_cased like any other
     const configuration: Record<string, unknown> = {
       checkoutColors: { mainColor: '#0b6e4f', mainText: '#ffffff', bodyBackground: '#e8f5e9' },
     };
-    await sdkFor(baseUrl, themed.storeToken).stores.update(themed.store.id, { configuration });
+    await sdkFor(suite.url, themed.storeToken).stores.update(themed.store.id, { configuration });
     const logoFile = join(mkdtempSync(join(tmpdir(), 'kessai-logo-')), 'logo.png');
     writeFileSync(logoFile, solidPng(160, 48, [11, 110, 79]));
-    await cli('store:logo', '--store', themed.store.id, '--file', logoFile);
-    const link: any = await sdkFor(baseUrl, themed.storeToken).ecFormLinks.createTemporary({
+    await suite.cli('store:logo', '--store', themed.store.id, '--file', logoFile);
+    const link: any = await sdkFor(suite.url, themed.storeToken).ecFormLinks.createTemporary({
       formId: themedForm.id,
       amount: 2400,
       currency: 'JPY',
@@ -572,7 +518,7 @@ describe('card data', () => {
   it('is in no URL the browser asked for, and in no log line of the gateway or the workers', () => {
     expect(requested.length).toBeGreaterThan(20);
     const urls = requested.join('\n');
-    const logs = [log.text, ...workers.map((worker) => worker.lines.join('\n'))].join('\n');
+    const logs = [log.text, ...suite.workers.map(({ app }) => app.lines.join('\n'))].join('\n');
     expect(log.lines.length).toBeGreaterThan(10);
     for (const text of [urls, logs]) {
       expect(luhnValidRuns(text)).toEqual([]);

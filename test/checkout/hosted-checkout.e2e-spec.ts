@@ -3,37 +3,28 @@
 // payment, nothing else, from the gateway's own Origin only), the widget's frame (framable only by
 // the token's domains) and its POST /tokens. The browser itself is test/hosted-checkout.browser.e2e-spec.ts.
 // The real gateway in-process, Postgres and Redis; charges stay pending (no charge-service here).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { runCli } from '@kessai/admin';
-import {
-  bearer,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  requestJson,
-  sdkFor,
-  TestEnvironment,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { bearer, createCheckoutForm, listenLocally, requestJson, sdkFor, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let other: SeededMerchant;
 let form: any;
 let otherForm: any;
 const SHOP_ORIGIN = 'https://shop.example';
-const credentialsFile = join(mkdtempSync(join(tmpdir(), 'kessai-hosted-')), 'demo.json');
+const suite = useSuite({
+  gateway: createGatewayApp,
+  merchants: {
+    // not PCI DSS compliant: only the hosted checkout may send its customers' cards
+    shop: { label: 'hosted-shop', domains: [SHOP_ORIGIN, '127.0.0.1:4999'] },
+    other: {},
+  },
+});
 
-const cli = (...argv: string[]): Promise<any> =>
-  runCli(argv, { env: env.variables, credentialsFile, print: () => undefined });
-
-function createLink(extra: Record<string, unknown> = {}, who = shop, formId = form.id): Promise<any> {
-  return sdkFor(baseUrl, who.storeToken).ecFormLinks.createTemporary({
+function createLink(
+  extra: Record<string, unknown> = {},
+  who = suite.merchants.shop,
+  formId = form.id,
+): Promise<any> {
+  return sdkFor(suite.url, who.storeToken).ecFormLinks.createTemporary({
     formId,
     amount: 1500,
     currency: 'JPY',
@@ -43,7 +34,7 @@ function createLink(extra: Record<string, unknown> = {}, who = shop, formId = fo
 }
 
 const page = (path: string, headers: Record<string, string> = {}) =>
-  fetch(`${baseUrl}${path}`, { headers }).then(async (r) => ({
+  fetch(`${suite.url}${path}`, { headers }).then(async (r) => ({
     status: r.status,
     headers: r.headers,
     html: await r.text(),
@@ -63,43 +54,18 @@ const CARD = {
 };
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  // not PCI DSS compliant: only the hosted checkout may send its customers' cards
-  shop = await env.seedMerchant('hosted-shop', { domains: [SHOP_ORIGIN, '127.0.0.1:4999'] });
   // a domain no token can be given any more (libs/accounts' domain rule), kept by a row from before
   // the rule: the frame's CSP must leave it out all the same
-  await env.prisma.appToken.update({
-    where: { id: shop.storeToken.id },
+  await suite.env.prisma.appToken.update({
+    where: { id: suite.merchants.shop.storeToken.id },
     data: { domains: [SHOP_ORIGIN, '127.0.0.1:4999', 'bad domain;script-src *'] },
   });
-  other = await env.seedMerchant('hosted-other');
-  form = await cli(
-    'checkout:form:create',
-    '--store',
-    shop.store.id,
-    '--app-token',
-    shop.storeToken.id,
-    '--name',
-    'Hosted',
-    '--set',
-    JSON.stringify({ title: 'Pay <Hosted> Shop', supported_payment_methods: ['card', 'online'] }),
-  );
-  otherForm = await cli(
-    'checkout:form:create',
-    '--store',
-    other.store.id,
-    '--app-token',
-    other.storeToken.id,
-    '--name',
-    'Other',
-  );
+  form = await createCheckoutForm(suite, suite.merchants.shop, 'Hosted', {
+    title: 'Pay <Hosted> Shop',
+    supported_payment_methods: ['card', 'online'],
+  });
+  otherForm = await createCheckoutForm(suite, suite.merchants.other, 'Other');
 }, 60_000);
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('the link page', () => {
   it("shows the link's store and amount, with a strict CSP, not framable, no inline script", async () => {
@@ -165,7 +131,7 @@ describe('the link page', () => {
     expect(off.html).toContain('disabled by the shop');
 
     const expiring = await createLink({ expiry: new Date(Date.now() + 60_000).toISOString() });
-    await env.prisma.checkoutLink.update({
+    await suite.env.prisma.checkoutLink.update({
       where: { id: expiring.id },
       data: { expiry: new Date(Date.now() - 1000) },
     });
@@ -195,18 +161,22 @@ describe('the link page', () => {
 describe("the link's own credentials", () => {
   it('make a card token of the link’s type from the gateway’s own Origin, for a merchant that is not PCI DSS compliant', async () => {
     const link = await createLink();
-    const res = await requestJson(baseUrl, '/tokens', {
+    const res = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ store_id: shop.store.id, type: 'one_time', payment_type: 'card' });
+    expect(res.body).toMatchObject({
+      store_id: suite.merchants.shop.store.id,
+      type: 'one_time',
+      payment_type: 'card',
+    });
     // the merchant's own secret may not
-    const direct = await requestJson(baseUrl, '/tokens', {
+    const direct = await requestJson(suite.url, '/tokens', {
       method: 'POST',
-      auth: bearer(shop.storeToken),
+      auth: bearer(suite.merchants.shop.storeToken),
       json: CARD,
     });
     expect(direct.body.code).toBe('DIRECT_CARD_TOKEN_CREATION_DISABLED');
@@ -215,17 +185,17 @@ describe("the link's own credentials", () => {
   it('are refused from a foreign Origin or none, for another token type, and on every other route', async () => {
     const link = await createLink();
     const post = (origin: string | undefined, json: unknown = CARD) =>
-      requestJson(baseUrl, '/tokens', { method: 'POST', auth: linkAuth(link), origin, json });
+      requestJson(suite.url, '/tokens', { method: 'POST', auth: linkAuth(link), origin, json });
     expect((await post('https://evil.example')).body).toMatchObject({
       code: 'INVALID_DOMAIN',
       status: 'error',
     });
     expect((await post(SHOP_ORIGIN)).status).toBe(401);
     expect((await post(undefined)).body.code).toBe('INVALID_DOMAIN');
-    const recurring = await post(baseUrl, { ...CARD, type: 'recurring' });
+    const recurring = await post(suite.url, { ...CARD, type: 'recurring' });
     expect(recurring.status).toBe(400);
     expect(recurring.body.errors).toEqual([{ field: 'type', reason: 'INVALID_TOKEN_TYPE' }]);
-    const bank = await post(baseUrl, {
+    const bank = await post(suite.url, {
       payment_type: 'bank_transfer',
       type: 'one_time',
       data: { brand: 'bank_test_brand' },
@@ -237,20 +207,20 @@ describe("the link's own credentials", () => {
       ['POST', '/charges'],
       ['GET', `/checkout/forms/${form.id}`],
     ]) {
-      const res = await requestJson(baseUrl, path, {
+      const res = await requestJson(suite.url, path, {
         method,
         auth: linkAuth(link),
-        origin: baseUrl,
+        origin: suite.url,
         json: method === 'POST' ? {} : undefined,
       });
       expect([path, res.status, res.body.code]).toEqual([path, 401, 'INVALID_APP_TOKEN']);
     }
     // a secret that is not the link's
     const other = await createLink();
-    const mixed = await requestJson(baseUrl, '/tokens', {
+    const mixed = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: `Bearer ${other.secret}.${link.jwt}`,
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
     expect(mixed.body.code).toBe('INVALID_CREDENTIALS');
@@ -258,11 +228,11 @@ describe("the link's own credentials", () => {
 
   it('stop working when the link is disabled or expires', async () => {
     const link = await createLink();
-    await env.prisma.checkoutLink.update({ where: { id: link.id }, data: { enabled: false } });
-    const res = await requestJson(baseUrl, '/tokens', {
+    await suite.env.prisma.checkoutLink.update({ where: { id: link.id }, data: { enabled: false } });
+    const res = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
     expect(res.status).toBe(400);
@@ -274,31 +244,31 @@ describe("the link's own credentials", () => {
 
   it('pay exactly the link: its amount and currency, whatever the browser adds; read back its own payments only', async () => {
     const link = await createLink({ amount: 2500, metadata: { order: 'A-7' } });
-    const token = await requestJson(baseUrl, '/tokens', {
+    const token = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
-    const tampered = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+    const tampered = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: { transaction_token_id: token.body.id, amount: 1 },
     });
     expect(tampered.status).toBe(400);
     expect(tampered.body.errors).toEqual([{ field: 'amount', reason: 'FORBIDDEN_PARAMETER' }]);
 
-    const paid = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+    const paid = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       key: 'pay-1',
       json: { transaction_token_id: token.body.id },
     });
     expect(paid.status).toBe(201);
     expect(paid.body).toMatchObject({ kind: 'charge', status: 'pending', next_action: null });
-    const charge: any = await sdkFor(baseUrl, shop.storeToken).charges.get(shop.store.id, paid.body.id);
+    const charge: any = await suite.sdk.shop.charges.get(suite.merchants.shop.store.id, paid.body.id);
     expect(charge).toMatchObject({
       requestedAmount: 2500,
       requestedCurrency: 'JPY',
@@ -306,26 +276,26 @@ describe("the link's own credentials", () => {
       metadata: { order: 'A-7', checkout_link_id: link.id },
     });
     // a replay under the same key is the same payment
-    const again = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+    const again = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       key: 'pay-1',
       json: { transaction_token_id: token.body.id },
     });
     expect(again.body.id).toBe(paid.body.id);
 
     // the link is paid (pending here): another card cannot pay it again
-    const second = await requestJson(baseUrl, '/tokens', {
+    const second = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
-    const twice = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+    const twice = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: { transaction_token_id: second.body.id },
     });
     expect(twice.status).toBe(400);
@@ -334,14 +304,14 @@ describe("the link's own credentials", () => {
       errors: [{ field: null, reason: 'LINK_ALREADY_PAID' }],
     });
 
-    const read = await requestJson(baseUrl, `/checkout/links/${link.id}/payments/charge/${paid.body.id}`, {
+    const read = await requestJson(suite.url, `/checkout/links/${link.id}/payments/charge/${paid.body.id}`, {
       auth: linkAuth(link),
     });
     expect(read.body).toMatchObject({ kind: 'charge', id: paid.body.id, status: 'pending' });
     // another link's credentials see nothing of it, nor of another link's path
     const sibling = await createLink();
     const foreignRead = await requestJson(
-      baseUrl,
+      suite.url,
       `/checkout/links/${sibling.id}/payments/charge/${paid.body.id}`,
       {
         auth: linkAuth(sibling),
@@ -349,7 +319,7 @@ describe("the link's own credentials", () => {
     );
     expect(foreignRead.status).toBe(404);
     const wrongPath = await requestJson(
-      baseUrl,
+      suite.url,
       `/checkout/links/${link.id}/payments/charge/${paid.body.id}`,
       {
         auth: linkAuth(sibling),
@@ -362,36 +332,39 @@ describe("the link's own credentials", () => {
     const link = await createLink();
     const tokens = await Promise.all(
       [1, 2, 3].map(() =>
-        requestJson(baseUrl, '/tokens', {
+        requestJson(suite.url, '/tokens', {
           method: 'POST',
           auth: linkAuth(link),
-          origin: baseUrl,
+          origin: suite.url,
           json: CARD,
         }),
       ),
     );
     const pay = (tokenId: string) =>
-      requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+      requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
         method: 'POST',
         auth: linkAuth(link),
-        origin: baseUrl,
+        origin: suite.url,
         json: { transaction_token_id: tokenId },
       });
     // a token that does not exist is refused before anything is written: the link stays payable
     expect((await pay('00000000-0000-4000-8000-000000000000')).status).toBe(404);
     const answers = await Promise.all(tokens.map((t) => pay(t.body.id)));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 400, 400]);
-    const charges = await env.prisma.charge.count({
-      where: { storeId: shop.store.id, metadata: { path: ['checkout_link_id'], equals: link.id } },
+    const charges = await suite.env.prisma.charge.count({
+      where: {
+        storeId: suite.merchants.shop.store.id,
+        metadata: { path: ['checkout_link_id'], equals: link.id },
+      },
     });
     expect(charges).toBe(1);
     // once that charge failed, the consumer may pay again
     const winner = answers.find((a) => a.status === 201)?.body.id;
-    await env.prisma.charge.update({ where: { id: winner }, data: { status: 'failed' } });
-    const fresh = await requestJson(baseUrl, '/tokens', {
+    await suite.env.prisma.charge.update({ where: { id: winner }, data: { status: 'failed' } });
+    const fresh = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
     expect((await pay(fresh.body.id)).status).toBe(201);
@@ -402,19 +375,19 @@ describe("the link's own credentials", () => {
     const shown = await page(`/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en`);
     expect(shown.html).toContain('Save card');
     expect(shown.html).not.toContain('pay_pay_online');
-    const token = await requestJson(baseUrl, '/tokens', {
+    const token = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: { ...CARD, type: 'recurring', metadata: { checkout_link_id: 'forged', note: 'x' } },
     });
     expect(token.status).toBe(201);
     // the token names its link (the browser cannot say otherwise)
     expect(token.body.metadata).toEqual({ note: 'x', checkout_link_id: link.id });
-    const pay = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+    const pay = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: { transaction_token_id: token.body.id },
     });
     expect(pay.status).toBe(403);
@@ -426,21 +399,21 @@ describe("the link's own credentials", () => {
 
   it('authorize only for an authorization link, captured as the link says', async () => {
     const link = await createLink({ chargeAuth: true, chargeCaptureIn: 'P2D' });
-    const token = await requestJson(baseUrl, '/tokens', {
+    const token = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
     const before = Date.now();
-    const paid = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+    const paid = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: { transaction_token_id: token.body.id },
     });
     expect(paid.status).toBe(201);
-    const row = await env.prisma.charge.findUniqueOrThrow({ where: { id: paid.body.id } });
+    const row = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: paid.body.id } });
     expect(row.capture).toBe(false);
     // two days from the moment the payment was made: between the request's start and its answer
     const twoDays = 2 * 86_400_000;
@@ -450,18 +423,18 @@ describe("the link's own credentials", () => {
 
   it("do not pay with another store's token", async () => {
     const link = await createLink();
-    const otherLink = await createLink({}, other, otherForm.id);
-    const token = await requestJson(baseUrl, '/tokens', {
+    const otherLink = await createLink({}, suite.merchants.other, otherForm.id);
+    const token = await requestJson(suite.url, '/tokens', {
       method: 'POST',
       auth: linkAuth(otherLink),
-      origin: baseUrl,
+      origin: suite.url,
       json: CARD,
     });
-    expect(token.body.store_id).toBe(other.store.id);
-    const res = await requestJson(baseUrl, `/checkout/links/${link.id}/payments`, {
+    expect(token.body.store_id).toBe(suite.merchants.other.store.id);
+    const res = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
       method: 'POST',
       auth: linkAuth(link),
-      origin: baseUrl,
+      origin: suite.url,
       json: { transaction_token_id: token.body.id },
     });
     expect(res.status).toBe(404);
@@ -475,7 +448,7 @@ describe('behind PUBLIC_BASE_URL (a TLS proxy in front of the gateway)', () => {
   let proxied: NestFastifyApplication;
   let proxiedUrl: string;
   beforeAll(async () => {
-    proxied = await createGatewayApp({ ...env.config, PUBLIC_BASE_URL: PUBLIC });
+    proxied = await createGatewayApp({ ...suite.env.config, PUBLIC_BASE_URL: PUBLIC });
     proxiedUrl = await listenLocally(proxied);
   });
   afterAll(() => proxied?.close());
@@ -503,9 +476,13 @@ describe('behind PUBLIC_BASE_URL (a TLS proxy in front of the gateway)', () => {
       json: { transaction_token_id: token.body.id },
     });
     expect(paid.status).toBe(201);
-    const charge = await requestJson(proxiedUrl, `/stores/${shop.store.id}/charges/${paid.body.id}`, {
-      auth: bearer(shop.storeToken),
-    });
+    const charge = await requestJson(
+      proxiedUrl,
+      `/stores/${suite.merchants.shop.store.id}/charges/${paid.body.id}`,
+      {
+        auth: bearer(suite.merchants.shop.storeToken),
+      },
+    );
     for (const endpoint of [charge.body.three_ds.redirect_endpoint, charge.body.redirect.endpoint])
       expect(endpoint).toMatch(new RegExp(`^${PUBLIC}/checkout/pay/${link.id}\\?secret=.+&resume=charge$`));
   });
@@ -513,7 +490,7 @@ describe('behind PUBLIC_BASE_URL (a TLS proxy in front of the gateway)', () => {
 
 describe("the widget's frame", () => {
   it("is framable by the token's domains only (a malformed domain left out)", async () => {
-    const res = await page(`/checkout/frame?app_id=${shop.storeToken.jwt}&lang=en`);
+    const res = await page(`/checkout/frame?app_id=${suite.merchants.shop.storeToken.jwt}&lang=en`);
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toMatch(/frame-ancestors https:\/\/shop\.example 127\.0\.0\.1:4999(;|$)/);
@@ -522,21 +499,27 @@ describe("the widget's frame", () => {
   });
 
   it('is refused for a token without domains, a bad token, a secret-bearing credential, or an unknown parameter', async () => {
-    expect((await page(`/checkout/frame?app_id=${other.storeToken.jwt}`)).status).toBe(403);
+    expect((await page(`/checkout/frame?app_id=${suite.merchants.other.storeToken.jwt}`)).status).toBe(403);
     expect((await page('/checkout/frame?app_id=a.b.c')).status).toBe(401);
     expect(
-      (await page(`/checkout/frame?app_id=${shop.storeToken.secret}.${shop.storeToken.jwt}`)).status,
+      (
+        await page(
+          `/checkout/frame?app_id=${suite.merchants.shop.storeToken.secret}.${suite.merchants.shop.storeToken.jwt}`,
+        )
+      ).status,
     ).toBe(401);
-    expect((await page(`/checkout/frame?app_id=${shop.storeToken.jwt}&amount=1`)).status).toBe(400);
+    expect(
+      (await page(`/checkout/frame?app_id=${suite.merchants.shop.storeToken.jwt}&amount=1`)).status,
+    ).toBe(400);
     const refused = await page('/checkout/frame?app_id=a.b.c&lang=en');
     expect(refused.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
   });
 
   it("tokenises from the frame (the gateway's Origin) only for an embedding page in the token's domains", async () => {
-    const post = (embedder: string | undefined, origin = baseUrl) =>
-      requestJson(baseUrl, '/tokens', {
+    const post = (embedder: string | undefined, origin = suite.url) =>
+      requestJson(suite.url, '/tokens', {
         method: 'POST',
-        auth: `Bearer ${shop.storeToken.jwt}`,
+        auth: `Bearer ${suite.merchants.shop.storeToken.jwt}`,
         origin,
         headers: embedder ? { 'x-kessai-embedder': embedder } : {},
         json: CARD,

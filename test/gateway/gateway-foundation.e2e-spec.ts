@@ -1,56 +1,37 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import jwt from 'jsonwebtoken';
 import SDK from 'univapay-node';
 import { signAppToken } from '@kessai/auth';
 import {
   bearer,
   CapturedLog,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
+  expectErrorEnvelope,
   requestJson,
   sdkError,
   sdkFor,
-  TestEnvironment,
+  useSuite,
   type JsonRequest,
-  type SeededMerchant,
+  type TestEnvironment,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
 const log = new CapturedLog();
-let alpha: SeededMerchant;
-let beta: SeededMerchant;
+const suite = useSuite({
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway') }),
+  merchants: { alpha: { domains: ['shop.alpha.test'] }, beta: {} },
+});
 let alphaMerchantToken: Awaited<ReturnType<TestEnvironment['merchantToken']>>;
 
-const http = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
-const sdkAs = (token: { secret: string; jwt: string }) => sdkFor(baseUrl, token);
-
-function expectEnvelope(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
-  expect(res.status).toBe(status);
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ status: 'error', code });
-  expect(Array.isArray(res.body.errors)).toBe(true);
-}
+const http = (path: string, init?: JsonRequest) => requestJson(suite.url, path, init);
+const sdkAs = (token: { secret: string; jwt: string }) => sdkFor(suite.url, token);
 
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config, { logger: log.logger('gateway') });
-  baseUrl = await listenLocally(app);
-  alpha = await env.seedMerchant('alpha', { domains: ['shop.alpha.test'] });
-  beta = await env.seedMerchant('beta');
-  alphaMerchantToken = await env.merchantToken(alpha);
-});
-
-afterAll(async () => {
-  await env?.close(app);
+  alphaMerchantToken = await suite.env.merchantToken(suite.merchants.alpha);
 });
 
 describe('heartbeat', () => {
   it('answers the SDK ping without credentials', async () => {
-    await expect(new SDK({ endpoint: baseUrl }).api.ping()).resolves.toBeUndefined();
+    await expect(new SDK({ endpoint: suite.url }).api.ping()).resolves.toBeUndefined();
     const res = await http('/heartbeat');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
@@ -60,14 +41,14 @@ describe('heartbeat', () => {
 
 describe('GET /me', () => {
   it('returns the merchant of a store token through the SDK', async () => {
-    const me = await sdkAs(alpha.storeToken).merchants.me();
+    const me = await sdkAs(suite.merchants.alpha.storeToken).merchants.me();
     expect(me).toMatchObject({
-      id: alpha.merchant.id,
+      id: suite.merchants.alpha.merchant.id,
       name: 'alpha Merchant',
-      email: alpha.merchant.email,
+      email: suite.merchants.alpha.merchant.email,
       verified: false,
     });
-    expect(new Date(me.createdOn).toISOString()).toBe(alpha.merchant.createdOn.toISOString());
+    expect(new Date(me.createdOn).toISOString()).toBe(suite.merchants.alpha.merchant.createdOn.toISOString());
   });
 
   it('speaks snake_case on the wire and never echoes Authorization', async () => {
@@ -92,68 +73,86 @@ describe('GET /me', () => {
 
 describe('stores', () => {
   it('a store token sees exactly its own store', async () => {
-    const sdk = sdkAs(alpha.storeToken);
+    const sdk = sdkAs(suite.merchants.alpha.storeToken);
     const list = await sdk.stores.list();
-    expect(list.items.map((s) => s.id)).toEqual([alpha.store.id]);
+    expect(list.items.map((s) => s.id)).toEqual([suite.merchants.alpha.store.id]);
     expect(list.hasMore).toBe(false);
-    const store = await sdk.stores.get(alpha.store.id);
-    expect(store).toMatchObject({ id: alpha.store.id, merchantId: alpha.merchant.id, name: 'alpha Store' });
+    const store = await sdk.stores.get(suite.merchants.alpha.store.id);
+    expect(store).toMatchObject({
+      id: suite.merchants.alpha.store.id,
+      merchantId: suite.merchants.alpha.merchant.id,
+      name: 'alpha Store',
+    });
   });
 
   it('a merchant token lists the merchant stores with merchant_name', async () => {
-    const second = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Second' });
+    const second = await suite.env.admin.createStore({
+      merchantId: suite.merchants.alpha.merchant.id,
+      name: 'alpha Second',
+    });
     const res = await http('/stores', { auth: bearer(alphaMerchantToken) });
     expect(res.status).toBe(200);
-    expect(res.body.items.map((s: { id: string }) => s.id)).toEqual([second.id, alpha.store.id]);
+    expect(res.body.items.map((s: { id: string }) => s.id)).toEqual([
+      second.id,
+      suite.merchants.alpha.store.id,
+    ]);
     expect(res.body.items[0]).toMatchObject({
-      merchant_id: alpha.merchant.id,
+      merchant_id: suite.merchants.alpha.merchant.id,
       merchant_name: 'alpha Merchant',
     });
     expect(res.body.has_more).toBe(false);
   });
 
   it('a store token cannot reach a sibling store of its own merchant', async () => {
-    const sibling = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'alpha Sibling' });
-    const err = await sdkError(sdkAs(alpha.storeToken).stores.get(sibling.id));
+    const sibling = await suite.env.admin.createStore({
+      merchantId: suite.merchants.alpha.merchant.id,
+      name: 'alpha Sibling',
+    });
+    const err = await sdkError(sdkAs(suite.merchants.alpha.storeToken).stores.get(sibling.id));
     expect(err).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
   });
 
   it('another merchant never sees the first merchant store: 404 exactly like a missing id', async () => {
-    const foreign = await http(`/stores/${alpha.store.id}`, { auth: bearer(beta.storeToken) });
-    const missing = await http(`/stores/${randomUUID()}`, { auth: bearer(beta.storeToken) });
-    expectEnvelope(foreign, 404, 'NOT_FOUND');
+    const foreign = await http(`/stores/${suite.merchants.alpha.store.id}`, {
+      auth: bearer(suite.merchants.beta.storeToken),
+    });
+    const missing = await http(`/stores/${randomUUID()}`, { auth: bearer(suite.merchants.beta.storeToken) });
+    expectErrorEnvelope(foreign, 404, 'NOT_FOUND');
     expect(foreign.body).toEqual(missing.body);
-    const betaList = await sdkAs(beta.storeToken).stores.list();
-    expect(betaList.items.map((s) => s.id)).toEqual([beta.store.id]);
-    const patch = await http(`/stores/${alpha.store.id}`, {
+    const betaList = await sdkAs(suite.merchants.beta.storeToken).stores.list();
+    expect(betaList.items.map((s) => s.id)).toEqual([suite.merchants.beta.store.id]);
+    const patch = await http(`/stores/${suite.merchants.alpha.store.id}`, {
       method: 'PATCH',
-      auth: bearer(beta.storeToken),
+      auth: bearer(suite.merchants.beta.storeToken),
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'hijacked' }),
     });
-    expectEnvelope(patch, 404, 'NOT_FOUND');
-    expect((await env.admin.stores.findById(alpha.store.id))?.name).toBe('alpha Store');
+    expectErrorEnvelope(patch, 404, 'NOT_FOUND');
+    expect((await suite.env.admin.stores.findById(suite.merchants.alpha.store.id))?.name).toBe('alpha Store');
   });
 
   it('updates a store name and refuses a duplicate with 409', async () => {
-    const res = await http(`/stores/${beta.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.beta.store.id}`, {
       method: 'PATCH',
-      auth: bearer(beta.storeToken),
+      auth: bearer(suite.merchants.beta.storeToken),
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'beta Renamed' }),
     });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: beta.store.id, name: 'beta Renamed' });
+    expect(res.body).toMatchObject({ id: suite.merchants.beta.store.id, name: 'beta Renamed' });
 
-    const other = await env.admin.createStore({ merchantId: beta.merchant.id, name: 'beta Other' });
-    const merchantToken = await env.merchantToken(beta);
+    const other = await suite.env.admin.createStore({
+      merchantId: suite.merchants.beta.merchant.id,
+      name: 'beta Other',
+    });
+    const merchantToken = await suite.env.merchantToken(suite.merchants.beta);
     const dup = await http(`/stores/${other.id}`, {
       method: 'PATCH',
       auth: bearer(merchantToken),
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'beta Renamed' }),
     });
-    expectEnvelope(dup, 409, 'STORE_EXISTS');
+    expectErrorEnvelope(dup, 409, 'STORE_EXISTS');
   });
 });
 
@@ -162,18 +161,18 @@ describe('pagination', () => {
   let ids: string[];
 
   beforeAll(async () => {
-    const seeded = await env.seedMerchant('paged');
-    merchantToken = await env.merchantToken(seeded);
+    const seeded = await suite.env.seedMerchant('paged');
+    merchantToken = await suite.env.merchantToken(seeded);
     // 24 more stores sharing one timestamp: the order must still be total and stable
     const sameInstant = new Date('2026-01-01T00:00:00.000Z');
-    await env.prisma.store.createMany({
+    await suite.env.prisma.store.createMany({
       data: Array.from({ length: 24 }, (_, i) => ({
         merchantId: seeded.merchant.id,
         name: `tied ${i}`,
         createdOn: sameInstant,
       })),
     });
-    const all = await env.prisma.store.findMany({ where: { merchantId: seeded.merchant.id } });
+    const all = await suite.env.prisma.store.findMany({ where: { merchantId: seeded.merchant.id } });
     expect(all).toHaveLength(25);
     ids = all.map((s) => s.id);
   });
@@ -222,30 +221,39 @@ describe('pagination', () => {
 
   it.each(['9', '101', 'ten'])('rejects limit=%s with a validation error naming limit', async (limit) => {
     const res = await http(`/stores?limit=${limit}`, { auth: bearer(merchantToken) });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual([{ field: 'limit', reason: expect.any(String) }]);
   });
 
   it('rejects an unknown direction', async () => {
     const res = await http('/stores?cursor_direction=sideways', { auth: bearer(merchantToken) });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual([{ field: 'cursor_direction', reason: 'INVALID_FORMAT' }]);
   });
 
   it('rejects an unknown cursor, and another merchant store id as cursor, alike', async () => {
     const unknown = await http(`/stores?cursor=${randomUUID()}`, { auth: bearer(merchantToken) });
-    const foreign = await http(`/stores?cursor=${alpha.store.id}`, { auth: bearer(merchantToken) });
-    expectEnvelope(unknown, 400, 'VALIDATION_ERROR');
+    const foreign = await http(`/stores?cursor=${suite.merchants.alpha.store.id}`, {
+      auth: bearer(merchantToken),
+    });
+    expectErrorEnvelope(unknown, 400, 'VALIDATION_ERROR');
     expect(unknown.body.errors).toEqual([{ field: 'cursor', reason: 'NOT_FOUND' }]);
     expect(foreign.body).toEqual(unknown.body);
   });
 
   it("rejects a sibling store's id as a store credential's cursor like an unknown one", async () => {
     // alpha's store token sees its own store only; the merchant's other store is no cursor of its
-    const sibling = await env.admin.createStore({ merchantId: alpha.merchant.id, name: 'Alpha sibling' });
-    const unknown = await http(`/stores?cursor=${randomUUID()}`, { auth: bearer(alpha.storeToken) });
-    const siblingCursor = await http(`/stores?cursor=${sibling.id}`, { auth: bearer(alpha.storeToken) });
-    expectEnvelope(unknown, 400, 'VALIDATION_ERROR');
+    const sibling = await suite.env.admin.createStore({
+      merchantId: suite.merchants.alpha.merchant.id,
+      name: 'Alpha sibling',
+    });
+    const unknown = await http(`/stores?cursor=${randomUUID()}`, {
+      auth: bearer(suite.merchants.alpha.storeToken),
+    });
+    const siblingCursor = await http(`/stores?cursor=${sibling.id}`, {
+      auth: bearer(suite.merchants.alpha.storeToken),
+    });
+    expectErrorEnvelope(unknown, 400, 'VALIDATION_ERROR');
     expect(unknown.body.errors).toEqual([{ field: 'cursor', reason: 'NOT_FOUND' }]);
     expect(siblingCursor.body).toEqual(unknown.body);
   });
@@ -268,8 +276,8 @@ describe('authentication', () => {
 
   it('refuses a request without credentials', async () => {
     const res = await http('/me');
-    expectEnvelope(res, 401, 'AUTH_HEADER_MISSING');
-    expect(await sdkError(new SDK({ endpoint: baseUrl }).merchants.me())).toMatchObject({
+    expectErrorEnvelope(res, 401, 'AUTH_HEADER_MISSING');
+    expect(await sdkError(new SDK({ endpoint: suite.url }).merchants.me())).toMatchObject({
       code: 'AUTH_HEADER_MISSING',
       httpCode: 401,
     });
@@ -280,7 +288,7 @@ describe('authentication', () => {
     ['five segments', 'Bearer a.b.c.d.e'],
   ])('refuses %s', async (_label, auth) => {
     const res = await http('/me', { auth });
-    expectEnvelope(res, 401, 'INVALID_APP_TOKEN');
+    expectErrorEnvelope(res, 401, 'INVALID_APP_TOKEN');
     expect(res.body.errors).toEqual([]);
     expect(res.headers.get('www-authenticate')).toBe('Bearer realm="kessai"');
   });
@@ -306,9 +314,13 @@ describe('authentication', () => {
 
     it('reach an SDK user as INVALID_APP_TOKEN naming the authorization field', async () => {
       const legacy = [
-        new SDK({ endpoint: baseUrl, authToken: 'legacy-login-token' }),
-        new SDK({ endpoint: baseUrl, appId: alpha.storeToken.jwt, secret: alpha.storeToken.secret }),
-        new SDK({ endpoint: baseUrl, appId: 'some-app-id' }),
+        new SDK({ endpoint: suite.url, authToken: 'legacy-login-token' }),
+        new SDK({
+          endpoint: suite.url,
+          appId: suite.merchants.alpha.storeToken.jwt,
+          secret: suite.merchants.alpha.storeToken.secret,
+        }),
+        new SDK({ endpoint: suite.url, appId: 'some-app-id' }),
       ];
       for (const sdk of legacy) {
         expect(await sdkError(sdk.merchants.me())).toEqual({
@@ -327,34 +339,36 @@ describe('authentication', () => {
   });
 
   it('refuses alg=none', async () => {
-    const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claimsOf(alpha.storeToken.jwt))}.`;
-    expectEnvelope(
-      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${none}` }),
+    const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64(claimsOf(suite.merchants.alpha.storeToken.jwt))}.`;
+    expectErrorEnvelope(
+      await http('/me', { auth: `Bearer ${suite.merchants.alpha.storeToken.secret}.${none}` }),
       401,
       'INVALID_APP_TOKEN',
     );
   });
 
   it('refuses another algorithm signed with the same key (pinned HS256)', async () => {
-    const hs512 = jwt.sign(claimsOf(alpha.storeToken.jwt), env.config.JWT_SIGNING_KEY, {
+    const hs512 = jwt.sign(claimsOf(suite.merchants.alpha.storeToken.jwt), suite.env.config.JWT_SIGNING_KEY, {
       algorithm: 'HS512',
     });
-    expectEnvelope(
-      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${hs512}` }),
+    expectErrorEnvelope(
+      await http('/me', { auth: `Bearer ${suite.merchants.alpha.storeToken.secret}.${hs512}` }),
       401,
       'INVALID_APP_TOKEN',
     );
   });
 
   it('refuses a tampered payload that points at another merchant', async () => {
-    const [header, , signature] = alpha.storeToken.jwt.split('.');
+    const [header, , signature] = suite.merchants.alpha.storeToken.jwt.split('.');
     const forged = b64({
-      ...claimsOf(alpha.storeToken.jwt),
-      merchant_id: beta.merchant.id,
-      store_id: beta.store.id,
+      ...claimsOf(suite.merchants.alpha.storeToken.jwt),
+      merchant_id: suite.merchants.beta.merchant.id,
+      store_id: suite.merchants.beta.store.id,
     });
-    expectEnvelope(
-      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${header}.${forged}.${signature}` }),
+    expectErrorEnvelope(
+      await http('/me', {
+        auth: `Bearer ${suite.merchants.alpha.storeToken.secret}.${header}.${forged}.${signature}`,
+      }),
       401,
       'INVALID_APP_TOKEN',
     );
@@ -363,17 +377,17 @@ describe('authentication', () => {
   it('refuses a token signed with another key', async () => {
     const other = signAppToken(
       {
-        id: alpha.storeToken.id,
-        merchantId: alpha.merchant.id,
-        storeId: alpha.store.id,
+        id: suite.merchants.alpha.storeToken.id,
+        merchantId: suite.merchants.alpha.merchant.id,
+        storeId: suite.merchants.alpha.store.id,
         mode: 'test',
         domains: [],
         version: 1,
       },
       'another-signing-key-of-at-least-32-chars',
     );
-    expectEnvelope(
-      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${other}` }),
+    expectErrorEnvelope(
+      await http('/me', { auth: `Bearer ${suite.merchants.alpha.storeToken.secret}.${other}` }),
       401,
       'INVALID_APP_TOKEN',
     );
@@ -383,65 +397,71 @@ describe('authentication', () => {
     const unknown = signAppToken(
       {
         id: randomUUID(),
-        merchantId: alpha.merchant.id,
-        storeId: alpha.store.id,
+        merchantId: suite.merchants.alpha.merchant.id,
+        storeId: suite.merchants.alpha.store.id,
         mode: 'test',
         domains: [],
         version: 1,
       },
-      env.config.JWT_SIGNING_KEY,
+      suite.env.config.JWT_SIGNING_KEY,
     );
-    expectEnvelope(
-      await http('/me', { auth: `Bearer ${alpha.storeToken.secret}.${unknown}` }),
+    expectErrorEnvelope(
+      await http('/me', { auth: `Bearer ${suite.merchants.alpha.storeToken.secret}.${unknown}` }),
       401,
       'INVALID_APP_TOKEN',
     );
   });
 
   it('refuses a valid jwt with the wrong secret', async () => {
-    const res = await http('/me', { auth: `Bearer ${beta.storeToken.secret}.${alpha.storeToken.jwt}` });
-    expectEnvelope(res, 401, 'INVALID_CREDENTIALS');
+    const res = await http('/me', {
+      auth: `Bearer ${suite.merchants.beta.storeToken.secret}.${suite.merchants.alpha.storeToken.jwt}`,
+    });
+    expectErrorEnvelope(res, 401, 'INVALID_CREDENTIALS');
     const err = await sdkError(
-      new SDK({ endpoint: baseUrl, jwt: alpha.storeToken.jwt, secret: 'wrong' }).merchants.me(),
+      new SDK({
+        endpoint: suite.url,
+        jwt: suite.merchants.alpha.storeToken.jwt,
+        secret: 'wrong',
+      }).merchants.me(),
     );
     expect(err).toMatchObject({ code: 'INVALID_CREDENTIALS', httpCode: 401 });
   });
 
   it('refuses a revoked token from the moment it is revoked', async () => {
-    const token = await env.admin.issueAppToken({
-      merchantId: beta.merchant.id,
-      storeId: beta.store.id,
+    const token = await suite.env.admin.issueAppToken({
+      merchantId: suite.merchants.beta.merchant.id,
+      storeId: suite.merchants.beta.store.id,
       mode: 'test',
     });
     expect((await http('/me', { auth: bearer(token) })).status).toBe(200);
-    await env.admin.revokeAppToken(token.id);
-    expectEnvelope(await http('/me', { auth: bearer(token) }), 401, 'INVALID_APP_TOKEN');
+    await suite.env.admin.revokeAppToken(token.id);
+    expectErrorEnvelope(await http('/me', { auth: bearer(token) }), 401, 'INVALID_APP_TOKEN');
   });
 
   it('refuses a token whose version is outdated', async () => {
-    const token = await env.merchantToken(beta);
-    await env.prisma.appToken.update({ where: { id: token.id }, data: { version: 2 } });
-    expectEnvelope(await http('/me', { auth: bearer(token) }), 403, 'OUTDATED_APP_TOKEN');
+    const token = await suite.env.merchantToken(suite.merchants.beta);
+    await suite.env.prisma.appToken.update({ where: { id: token.id }, data: { version: 2 } });
+    expectErrorEnvelope(await http('/me', { auth: bearer(token) }), 403, 'OUTDATED_APP_TOKEN');
   });
 
   it('accepts a secret-less token only from a listed Origin, and only on browser routes', async () => {
-    const publicAuth = `Bearer ${alpha.storeToken.jwt}`;
-    expectEnvelope(await http('/me', { auth: publicAuth }), 401, 'INVALID_DOMAIN');
-    expectEnvelope(
+    const publicAuth = `Bearer ${suite.merchants.alpha.storeToken.jwt}`;
+    expectErrorEnvelope(await http('/me', { auth: publicAuth }), 401, 'INVALID_DOMAIN');
+    expectErrorEnvelope(
       await http('/me', { auth: publicAuth, headers: { origin: 'https://evil.test' } }),
       401,
       'INVALID_DOMAIN',
     );
     // a listed origin passes the domain check but /me is not a browser route
-    expectEnvelope(
+    expectErrorEnvelope(
       await http('/me', { auth: publicAuth, headers: { origin: 'https://shop.alpha.test' } }),
       403,
       'INVALID_PERMISSIONS',
     );
     const err = await sdkError(
       new SDK({
-        endpoint: baseUrl,
-        jwt: alpha.storeToken.jwt,
+        endpoint: suite.url,
+        jwt: suite.merchants.alpha.storeToken.jwt,
         origin: 'https://shop.alpha.test',
       }).merchants.me(),
     );
@@ -450,8 +470,8 @@ describe('authentication', () => {
 
   it('compares an HMAC-like secret of the right length as wrong, not as an error', async () => {
     const fake = createHmac('sha256', 'x').update('y').digest('base64url');
-    expectEnvelope(
-      await http('/me', { auth: `Bearer ${fake}.${alpha.storeToken.jwt}` }),
+    expectErrorEnvelope(
+      await http('/me', { auth: `Bearer ${fake}.${suite.merchants.alpha.storeToken.jwt}` }),
       401,
       'INVALID_CREDENTIALS',
     );
@@ -497,22 +517,22 @@ describe('an empty JSON body', () => {
     for (const method of ['POST', 'DELETE', 'PATCH']) {
       const res = await http('/no/such/route', {
         method,
-        auth: bearer(alpha.storeToken),
+        auth: bearer(suite.merchants.alpha.storeToken),
         headers: json,
         body: '',
       });
-      expectEnvelope(res, 404, 'NOT_FOUND');
+      expectErrorEnvelope(res, 404, 'NOT_FOUND');
     }
   });
 
   it('leaves a route that needs a body to answer its own validation error', async () => {
     const res = await http('/charges', {
       method: 'POST',
-      auth: bearer(alpha.storeToken),
+      auth: bearer(suite.merchants.alpha.storeToken),
       headers: json,
       body: '',
     });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual(
       expect.arrayContaining([
         { field: 'transaction_token_id', reason: 'REQUIRED_VALUE' },
@@ -523,7 +543,7 @@ describe('an empty JSON body', () => {
   });
 
   it('keeps the JSON and form parsers only: text and urlencoded bodies answer 415', () => {
-    const fastify = app.getHttpAdapter().getInstance();
+    const fastify = suite.app.getHttpAdapter().getInstance();
     expect(fastify.hasContentTypeParser('application/json')).toBe(true);
     expect(fastify.hasContentTypeParser('application/x-www-form-urlencoded')).toBe(false);
     expect(fastify.hasContentTypeParser('text/plain')).toBe(false);
@@ -537,47 +557,50 @@ describe('an empty JSON body', () => {
         headers: json,
         body,
       });
-      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
       expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT_OBJECT' }]);
     }
   });
 });
 
 describe('error envelope', () => {
-  const auth = () => bearer(alpha.storeToken);
+  const auth = () => bearer(suite.merchants.alpha.storeToken);
 
   it('unknown routes answer 404 in the envelope', async () => {
-    expectEnvelope(await http('/no/such/route', { auth: auth() }), 404, 'NOT_FOUND');
-    expectEnvelope(await http('/no/such/route'), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await http('/no/such/route', { auth: auth() }), 404, 'NOT_FOUND');
+    expectErrorEnvelope(await http('/no/such/route'), 404, 'NOT_FOUND');
   });
 
   it('a known path with the wrong method answers 405 with Allow', async () => {
     const res = await http('/me', { method: 'DELETE', auth: auth() });
-    expectEnvelope(res, 405, 'NOT_ALLOWED');
+    expectErrorEnvelope(res, 405, 'NOT_ALLOWED');
     expect(res.headers.get('allow')).toContain('GET');
-    const storePath = await http(`/stores/${alpha.store.id}`, { method: 'PUT', auth: auth() });
-    expectEnvelope(storePath, 405, 'NOT_ALLOWED');
+    const storePath = await http(`/stores/${suite.merchants.alpha.store.id}`, {
+      method: 'PUT',
+      auth: auth(),
+    });
+    expectErrorEnvelope(storePath, 405, 'NOT_ALLOWED');
     expect(storePath.headers.get('allow')).toMatch(/GET.*PATCH|PATCH.*GET/);
   });
 
   it('malformed JSON is a validation error, not a 500', async () => {
-    const res = await http(`/stores/${alpha.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.alpha.store.id}`, {
       method: 'PATCH',
       auth: auth(),
       headers: { 'content-type': 'application/json' },
       body: '{"name": ',
     });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
   });
 
   it('validation errors name the snake_case field', async () => {
-    const res = await http(`/stores/${alpha.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.alpha.store.id}`, {
       method: 'PATCH',
       auth: auth(),
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name: '', logo_url: 'x' }),
     });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual(
       expect.arrayContaining([
         { field: 'name', reason: 'INVALID_FORMAT_LENGTH' },
@@ -587,27 +610,27 @@ describe('error envelope', () => {
   });
 
   it('an oversized body answers 413 in the envelope', async () => {
-    const res = await http(`/stores/${alpha.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.alpha.store.id}`, {
       method: 'PATCH',
       auth: auth(),
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'x'.repeat(env.config.BODY_LIMIT_BYTES + 1) }),
+      body: JSON.stringify({ name: 'x'.repeat(suite.env.config.BODY_LIMIT_BYTES + 1) }),
     });
-    expectEnvelope(res, 413, 'REQUEST_TOO_LARGE');
+    expectErrorEnvelope(res, 413, 'REQUEST_TOO_LARGE');
   });
 
   it('an unsupported media type answers 415 in the envelope', async () => {
-    const res = await http(`/stores/${alpha.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.alpha.store.id}`, {
       method: 'PATCH',
       auth: auth(),
       headers: { 'content-type': 'text/plain' },
       body: 'name=x',
     });
-    expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectErrorEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
   it('the SDK surfaces validation errors with their fields', async () => {
-    const err = await sdkError(sdkAs(alpha.storeToken).stores.list({ limit: 5 }));
+    const err = await sdkError(sdkAs(suite.merchants.alpha.storeToken).stores.list({ limit: 5 }));
     expect(err).toMatchObject({
       code: 'VALIDATION_ERROR',
       httpCode: 400,
@@ -617,24 +640,28 @@ describe('error envelope', () => {
 
   // last: breaks this suite's database on purpose
   it('an internal failure answers 500 with an error id and leaks nothing', async () => {
-    await env.prisma.$executeRawUnsafe('ALTER TABLE stores RENAME TO stores_gone');
+    await suite.env.prisma.$executeRawUnsafe('ALTER TABLE stores RENAME TO stores_gone');
     try {
       const res = await http('/stores', { auth: auth() });
-      expectEnvelope(res, 500, 'INTERNAL_SERVER_ERROR');
+      expectErrorEnvelope(res, 500, 'INTERNAL_SERVER_ERROR');
       expect(res.body.errors).toEqual([]);
       expect(res.body.error_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(res.headers.get('x-error-id')).toBe(res.body.error_id);
       expect(res.text).not.toMatch(/stores|prisma|relation|select/i);
       expect(log.text).toContain(res.body.error_id);
     } finally {
-      await env.prisma.$executeRawUnsafe('ALTER TABLE stores_gone RENAME TO stores');
+      await suite.env.prisma.$executeRawUnsafe('ALTER TABLE stores_gone RENAME TO stores');
     }
   });
 });
 
 describe('logs', () => {
   it('never contain a secret or a JWT', () => {
-    for (const token of [alpha.storeToken, beta.storeToken, alphaMerchantToken]) {
+    for (const token of [
+      suite.merchants.alpha.storeToken,
+      suite.merchants.beta.storeToken,
+      alphaMerchantToken,
+    ]) {
       expect(log.text).not.toContain(token.secret);
       expect(log.text).not.toContain(token.jwt.split('.')[2]);
     }

@@ -1,19 +1,10 @@
 // Crafted request bodies and the answers' headers (issue 27, docs/security.md "Request bodies and
 // headers"): each reproduction answered 500 (or took a body it should not have) before the JSON
 // parser held bodies to JSON_LIMITS, to UTF-8 and to the string rules.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
-import {
-  bearer,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  requestJson,
-  TestEnvironment,
-  type JsonRequest,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { bearer, expectErrorEnvelope, requestJson, useSuite, type JsonRequest } from '@kessai/testing';
 import { signProcessorCallback } from '@kessai/processor';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { GATEWAY_CONTROLLERS } from '../../apps/gateway/src/app.module';
@@ -22,45 +13,31 @@ import { RouteRegistry } from '../../apps/gateway/src/http/route-registry';
 import { RAW_JSON_BODY_LIMIT_BYTES } from '../../apps/gateway/src/http/json-body-parser';
 import { JSON_LIMITS } from '../../apps/gateway/src/http/json-text';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
 const routes = new RouteRegistry();
+const suite = useSuite({
+  gateway: (config) => createGatewayApp(config, { routes }),
+  merchants: { shop: { label: 'input', domains: ['shop.input.test'] } },
+});
 let auth: string;
 let merchantAuth: string;
 const USER = { email: 'owner@input.test', password: 'correct-horse-1' };
 
-const http = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
+const http = (path: string, init?: JsonRequest) => requestJson(suite.url, path, init);
 const JSON_TYPE = { 'content-type': 'application/json' };
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 /** Deep enough to overflow any recursive walk of the parsed value, well inside the body limit. */
 const DEEP = nested(200_000);
 
-function expectEnvelope(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
-  expect({ status: res.status, code: res.body?.code }).toEqual({ status, code });
-  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-  expect(res.body).toMatchObject({ status: 'error', errors: expect.any(Array) });
-}
-
 beforeAll(async () => {
-  env = await TestEnvironment.create(RELAXED_RATE_LIMITS);
-  app = await createGatewayApp(env.config, { routes });
-  baseUrl = await listenLocally(app);
-  shop = await env.seedMerchant('input', { domains: ['shop.input.test'] });
-  auth = bearer(shop.storeToken);
-  merchantAuth = bearer(await env.merchantToken(shop));
-  await env.admin.createUser({ merchantId: shop.merchant.id, ...USER, name: 'Owner' });
+  auth = bearer(suite.merchants.shop.storeToken);
+  merchantAuth = bearer(await suite.env.merchantToken(suite.merchants.shop));
+  await suite.env.admin.createUser({ merchantId: suite.merchants.shop.merchant.id, ...USER, name: 'Owner' });
 }, 60_000);
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('JSON bodies are held to JSON_LIMITS while they are parsed', () => {
   it('deep JSON with an Idempotency-Key answers 400, not a stack overflow in the fingerprint', async () => {
     for (const [method, path] of [
-      ['PATCH', `/stores/${shop.store.id}`],
+      ['PATCH', `/stores/${suite.merchants.shop.store.id}`],
       ['POST', '/charges'],
       ['POST', '/webhooks'],
       ['POST', '/app_jwts'],
@@ -72,14 +49,14 @@ describe('JSON bodies are held to JSON_LIMITS while they are parsed', () => {
         headers: JSON_TYPE,
         body: `{"name":${DEEP}}`,
       });
-      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
       expect(res.body.errors).toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
     }
   });
 
   it('takes nesting up to the limit, refuses one level more', async () => {
     const body = (depth: number) => `{"name":"n","x":${nested(depth - 1)}}`;
-    const at = await http(`/stores/${shop.store.id}`, {
+    const at = await http(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth,
       headers: JSON_TYPE,
@@ -87,7 +64,7 @@ describe('JSON bodies are held to JSON_LIMITS while they are parsed', () => {
     });
     // parsed: the store's schema refuses the unknown field
     expect(at.body.errors).not.toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
-    const beyond = await http(`/stores/${shop.store.id}`, {
+    const beyond = await http(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth,
       headers: JSON_TYPE,
@@ -103,7 +80,7 @@ describe('JSON bodies are held to JSON_LIMITS while they are parsed', () => {
     const longArray = JSON.stringify({ triggers: Array.from({ length: JSON_LIMITS.maxItems + 1 }, () => 0) });
     for (const body of [wideObject, longArray]) {
       const res = await http('/webhooks', { method: 'POST', auth, headers: JSON_TYPE, body });
-      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
       expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT_LENGTH' }]);
     }
   });
@@ -119,7 +96,7 @@ describe('JSON bodies are held to JSON_LIMITS while they are parsed', () => {
         json: { transaction_token_id: randomUUID(), amount: 1000, currency: 'JPY', metadata },
       });
       // parsed and validated: only the unknown token is refused
-      expectEnvelope(res, 404, 'NOT_FOUND');
+      expectErrorEnvelope(res, 404, 'NOT_FOUND');
     }
   });
 });
@@ -140,7 +117,7 @@ describe('metadata nested deeper than its own rule', () => {
         auth,
         json: { ...charge(metadata), period: 'monthly' },
       });
-      expectEnvelope(res, 400, 'VALIDATION_ERROR');
+      expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
       expect(res.body.errors).toContainEqual({ field: 'metadata', reason: 'NESTED_JSON_NOT_ALLOWED' });
     }
   });
@@ -152,14 +129,20 @@ describe('metadata nested deeper than its own rule', () => {
       headers: JSON_TYPE,
       body: `{"transaction_token_id":"${randomUUID()}","amount":1000,"currency":"JPY","metadata":{"a":${DEEP}}}`,
     });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual([{ field: null, reason: 'NESTED_JSON_NOT_ALLOWED' }]);
   });
 });
 
 describe('strings: no U+0000, no lone surrogate', () => {
   it.each([
-    ['a store name', 'PATCH', () => `/stores/${shop.store.id}`, '{"name":"a\\ud800b"}', 'name'],
+    [
+      'a store name',
+      'PATCH',
+      () => `/stores/${suite.merchants.shop.store.id}`,
+      '{"name":"a\\ud800b"}',
+      'name',
+    ],
     ['metadata', 'POST', () => '/charges', '{"metadata":{"k":["ok","\\udc00"]}}', 'metadata.k.1'],
     ['a metadata key', 'POST', () => '/charges', '{"metadata":{"\\ud83d":1}}', 'metadata.\ud83d'],
     [
@@ -192,12 +175,12 @@ describe('strings: no U+0000, no lone surrogate', () => {
     ],
   ])('%s with a lone surrogate answers 400 naming the field', async (_, method, path, body, field) => {
     const res = await http(path(), { method, auth, headers: JSON_TYPE, body });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toContainEqual({ field, reason: 'INVALID_FORMAT' });
   });
 
   it('a surrogate pair and other text above U+FFFF are taken', async () => {
-    const res = await http(`/stores/${shop.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth,
       headers: JSON_TYPE,
@@ -210,8 +193,8 @@ describe('strings: no U+0000, no lone surrogate', () => {
   it('a form field (the logo form) holding U+0000 answers 400, not 500', async () => {
     const form = new FormData();
     form.set('name', 'a\u0000b');
-    const res = await http(`/stores/${shop.store.id}`, { method: 'PATCH', auth, body: form });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    const res = await http(`/stores/${suite.merchants.shop.store.id}`, { method: 'PATCH', auth, body: form });
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual([{ field: 'name', reason: 'INVALID_FORMAT' }]);
   });
 });
@@ -219,22 +202,22 @@ describe('strings: no U+0000, no lone surrogate', () => {
 describe('encodings', () => {
   it('a charset other than UTF-8 answers 415, as other media types do', async () => {
     for (const type of ['application/json; charset=utf-16', 'application/json; charset="ISO-8859-1"']) {
-      const res = await http(`/stores/${shop.store.id}`, {
+      const res = await http(`/stores/${suite.merchants.shop.store.id}`, {
         method: 'PATCH',
         auth,
         headers: { 'content-type': type },
         body: '{"name":"not read"}',
       });
-      expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expectErrorEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
       expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT' }]);
     }
-    const store = await http(`/stores/${shop.store.id}`, { auth });
+    const store = await http(`/stores/${suite.merchants.shop.store.id}`, { auth });
     expect(store.body.name).not.toBe('not read');
   });
 
   it('UTF-8 named in any spelling is read', async () => {
     for (const type of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"']) {
-      const res = await http(`/stores/${shop.store.id}`, {
+      const res = await http(`/stores/${suite.merchants.shop.store.id}`, {
         method: 'PATCH',
         auth,
         headers: { 'content-type': type },
@@ -246,24 +229,24 @@ describe('encodings', () => {
   });
 
   it('bytes that are not UTF-8 (latin1) answer 400 rather than being stored with U+FFFD', async () => {
-    const res = await http(`/stores/${shop.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth,
       headers: JSON_TYPE,
       body: Buffer.from('{"name":"caf\xe9"}', 'latin1'),
     });
-    expectEnvelope(res, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(res, 400, 'VALIDATION_ERROR');
     expect(res.body.errors).toEqual([{ field: null, reason: 'INVALID_FORMAT_OBJECT' }]);
   });
 
   it('application/x-www-form-urlencoded answers 415 (its values escaped the string rules: 500)', async () => {
-    const res = await http(`/stores/${shop.store.id}`, {
+    const res = await http(`/stores/${suite.merchants.shop.store.id}`, {
       method: 'PATCH',
       auth,
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'name=a%00b',
     });
-    expectEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectErrorEnvelope(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 });
 
@@ -274,7 +257,7 @@ describe('headers of every answer', () => {
       await http('/me', { auth }),
       await http('/me'),
       await http('/nowhere'),
-      await http(`/stores/${shop.store.id}`, {
+      await http(`/stores/${suite.merchants.shop.store.id}`, {
         method: 'PATCH',
         auth,
         headers: { 'content-type': 'text/plain' },
@@ -294,7 +277,7 @@ describe('headers of every answer', () => {
   });
 
   it('keeps the caching of what sets its own (the API page’s assets)', async () => {
-    const res = await fetch(`${baseUrl}/docs/page.js`);
+    const res = await fetch(`${suite.url}/docs/page.js`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=3600');
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
@@ -306,7 +289,7 @@ describe('headers of every answer', () => {
  * only a request refused before its body is read is answered at all.
  */
 function answerToUnfinishedBody(path: string, headers: Record<string, string>) {
-  const url = new URL(path, baseUrl);
+  const url = new URL(path, suite.url);
   return new Promise<{ status: number; body: any; headers: Record<string, unknown> }>((resolve, reject) => {
     const req = httpRequest(url, {
       method: 'PATCH',
@@ -328,7 +311,7 @@ function answerToUnfinishedBody(path: string, headers: Record<string, string>) {
 
 describe('credentials are checked before the body is read', () => {
   it('no Authorization: 401 AUTH_HEADER_MISSING without waiting for the body', async () => {
-    const res = await answerToUnfinishedBody(`/stores/${shop.store.id}`, {});
+    const res = await answerToUnfinishedBody(`/stores/${suite.merchants.shop.store.id}`, {});
     expect({ status: res.status, body: res.body }).toEqual({
       status: 401,
       body: { status: 'error', code: 'AUTH_HEADER_MISSING', errors: [] },
@@ -337,16 +320,16 @@ describe('credentials are checked before the body is read', () => {
   });
 
   it('a malformed or unknown credential: the guard’s answer, without waiting for the body', async () => {
-    const revoked = await env.merchantToken(shop);
-    await env.prisma.appToken.update({ where: { id: revoked.id }, data: { revokedOn: new Date() } });
+    const revoked = await suite.env.merchantToken(suite.merchants.shop);
+    await suite.env.prisma.appToken.update({ where: { id: revoked.id }, data: { revokedOn: new Date() } });
     for (const [authorization, code] of [
       ['Bearer not-a-token', 'INVALID_APP_TOKEN'],
-      [`Bearer ${shop.storeToken.jwt.slice(0, -4)}abcd`, 'INVALID_APP_TOKEN'],
-      [`Bearer wrong-secret.${shop.storeToken.jwt}`, 'INVALID_CREDENTIALS'],
+      [`Bearer ${suite.merchants.shop.storeToken.jwt.slice(0, -4)}abcd`, 'INVALID_APP_TOKEN'],
+      [`Bearer wrong-secret.${suite.merchants.shop.storeToken.jwt}`, 'INVALID_CREDENTIALS'],
       [bearer(revoked), 'INVALID_APP_TOKEN'],
       ['Token legacy', 'INVALID_APP_TOKEN'],
     ]) {
-      const res = await answerToUnfinishedBody(`/stores/${shop.store.id}`, { authorization });
+      const res = await answerToUnfinishedBody(`/stores/${suite.merchants.shop.store.id}`, { authorization });
       expect({ authorization, status: res.status, code: res.body.code }).toEqual({
         authorization,
         status: 401,
@@ -357,22 +340,26 @@ describe('credentials are checked before the body is read', () => {
 
   it('a body that would have been refused is not looked at: the credential answers first', async () => {
     for (const body of ['{"name":', `{"name":${DEEP}}`, '{"name":"\\ud800"}']) {
-      const res = await http(`/stores/${shop.store.id}`, { method: 'PATCH', headers: JSON_TYPE, body });
-      expectEnvelope(res, 401, 'AUTH_HEADER_MISSING');
+      const res = await http(`/stores/${suite.merchants.shop.store.id}`, {
+        method: 'PATCH',
+        headers: JSON_TYPE,
+        body,
+      });
+      expectErrorEnvelope(res, 401, 'AUTH_HEADER_MISSING');
     }
   });
 
   it('open routes and public tokens from their Origin still have their bodies read', async () => {
     const login = await http('/authenticate', { method: 'POST', headers: JSON_TYPE, body: '{"email":' });
-    expectEnvelope(login, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(login, 400, 'VALIDATION_ERROR');
     const publicToken = await http('/tokens', {
       method: 'POST',
-      auth: `Bearer ${shop.storeToken.jwt}`,
+      auth: `Bearer ${suite.merchants.shop.storeToken.jwt}`,
       origin: 'https://shop.input.test',
       headers: JSON_TYPE,
       body: '{"payment_type":',
     });
-    expectEnvelope(publicToken, 400, 'VALIDATION_ERROR');
+    expectErrorEnvelope(publicToken, 400, 'VALIDATION_ERROR');
   });
 
   it('knows every route the router has; the open ones are those the API document says need nothing', () => {
@@ -410,7 +397,7 @@ describe('POST /processor/callbacks verifies the signature over the raw bytes be
   it('an unsigned or wrongly signed body that is not even JSON answers 401, not 400', async () => {
     for (const signature of [
       undefined,
-      signProcessorCallback('{"other":1}', env.config.PROCESSOR_CALLBACK_SECRET),
+      signProcessorCallback('{"other":1}', suite.env.config.PROCESSOR_CALLBACK_SECRET),
     ]) {
       const res = await http('/processor/callbacks', {
         method: 'POST',
@@ -418,7 +405,7 @@ describe('POST /processor/callbacks verifies the signature over the raw bytes be
         // deep, unterminated, and within the notices' size limit (a larger one is a 413, below)
         body: `{"id":${nested(20_000)}`,
       });
-      expectEnvelope(res, 401, 'INVALID_CREDENTIALS');
+      expectErrorEnvelope(res, 401, 'INVALID_CREDENTIALS');
     }
   });
 
@@ -428,7 +415,7 @@ describe('POST /processor/callbacks verifies the signature over the raw bytes be
       headers: { ...JSON_TYPE, 'x-processor-signature': 't=1,v1=' + '0'.repeat(64) },
       body: JSON.stringify({ padding: 'x'.repeat(RAW_JSON_BODY_LIMIT_BYTES) }),
     });
-    expectEnvelope(res, 413, 'REQUEST_TOO_LARGE');
+    expectErrorEnvelope(res, 413, 'REQUEST_TOO_LARGE');
   });
 
   it('a signed notice is still parsed and judged (a reference that is no charge of ours: 404)', async () => {
@@ -437,10 +424,10 @@ describe('POST /processor/callbacks verifies the signature over the raw bytes be
       method: 'POST',
       headers: {
         ...JSON_TYPE,
-        'x-processor-signature': signProcessorCallback(body, env.config.PROCESSOR_CALLBACK_SECRET),
+        'x-processor-signature': signProcessorCallback(body, suite.env.config.PROCESSOR_CALLBACK_SECRET),
       },
       body,
     });
-    expectEnvelope(res, 404, 'NOT_FOUND');
+    expectErrorEnvelope(res, 404, 'NOT_FOUND');
   });
 });

@@ -1,7 +1,6 @@
 // The OpenAPI document (docs/openapi.json, GET /openapi.json): every route the gateway registers is
 // in it, it is a valid OpenAPI 3.1 document, it is what the code generates, and what the official
 // univapay-node SDK sends and receives conforms to it (validated with a JSON Schema validator).
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import Ajv2020 from 'ajv/dist/2020';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,16 +8,14 @@ import { join } from 'node:path';
 import { SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
 import { runCli } from '@kessai/admin';
 import {
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
+  createCheckoutForm,
+  createCheckoutProduct,
   requestJson,
   sdkCardToken,
   sdkError,
-  sdkFor,
+  type sdkFor,
   solidPng,
-  TestEnvironment,
-  type SeededMerchant,
+  useSuite,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { RouteRegistry } from '../../apps/gateway/src/http/route-registry';
@@ -28,37 +25,26 @@ import { generatedOpenApiText, OPENAPI_FILE, openApiProblems } from '../../scrip
 
 type Json = Record<string, any>;
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
 const routes = new RouteRegistry();
+const suite = useSuite({
+  // with the queue dashboard on: its routes are the gateway's too, and stay out of the document
+  variables: { QUEUE_DASHBOARD_ENABLED: 'true', QUEUE_DASHBOARD_PASSWORD: 'openapi-dashboard-password' },
+  gateway: (config) => createGatewayApp(config, { routes }),
+  merchants: { shop: { pci: true, label: 'openapi-shop' } },
+});
 let served: Json;
 /** GET /stores/{storeId}/charges/{id} as the SDK received it */
 let chargeAnswer: Json;
 
 beforeAll(async () => {
-  // with the queue dashboard on: its routes are the gateway's too, and stay out of the document
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    QUEUE_DASHBOARD_ENABLED: 'true',
-    QUEUE_DASHBOARD_PASSWORD: 'openapi-dashboard-password',
-  });
-  app = await createGatewayApp(env.config, { routes });
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('openapi-shop');
-  const res = await requestJson(baseUrl, '/openapi.json');
+  const res = await requestJson(suite.url, '/openapi.json');
   expect(res.status).toBe(200);
   served = res.body;
 }, 60_000);
 
-afterAll(async () => {
-  await env?.close(app);
-});
-
 describe('GET /openapi.json', () => {
   it('is served without credentials, as JSON, and is a valid OpenAPI 3.1 document', async () => {
-    const res = await requestJson(baseUrl, '/openapi.json');
+    const res = await requestJson(suite.url, '/openapi.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(served.openapi).toBe('3.1.0');
@@ -100,7 +86,7 @@ describe('GET /openapi.json', () => {
   });
 
   it('GET /docs is a page on it, its assets from the gateway itself under a strict CSP', async () => {
-    const page = await fetch(`${baseUrl}/docs`);
+    const page = await fetch(`${suite.url}/docs`);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const csp = page.headers.get('content-security-policy') ?? '';
@@ -111,12 +97,12 @@ describe('GET /openapi.json', () => {
     expect(assets.length).toBeGreaterThanOrEqual(3);
     for (const asset of assets) {
       expect(asset.startsWith('/docs/')).toBe(true);
-      const res = await fetch(`${baseUrl}${asset}`);
+      const res = await fetch(`${suite.url}${asset}`);
       expect(res.status).toBe(200);
       expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
     }
-    expect((await fetch(`${baseUrl}/docs/package.json`)).status).toBe(404);
-    expect((await fetch(`${baseUrl}/docs/..%2Fpackage.json`)).status).toBe(404);
+    expect((await fetch(`${suite.url}/docs/package.json`)).status).toBe(404);
+    expect((await fetch(`${suite.url}/docs/..%2Fpackage.json`)).status).toBe(404);
   });
 });
 
@@ -155,7 +141,7 @@ describe('what the SDK sends and receives is what the document says', () => {
 
   /** Runs SDK calls, keeping every request and answer as they crossed the wire. */
   async function exchangesOf(run: (sdk: ReturnType<typeof sdkFor>) => Promise<unknown>): Promise<Exchange[]> {
-    const sdk = sdkFor(baseUrl, shop.storeToken);
+    const sdk = suite.sdk.shop;
     const pending: Promise<Exchange>[] = [];
     const requests: Request[] = [];
     sdk.api.on('request', (request: Request) => requests.push(request.clone()));
@@ -222,9 +208,9 @@ describe('what the SDK sends and receives is what the document says', () => {
         metadata: { order_id: 'OA-1', gift: true },
         descriptor: 'Kessai test',
       });
-      await sdk.charges.get(shop.store.id, charge.id);
+      await sdk.charges.get(suite.merchants.shop.store.id, charge.id);
       await sdk.charges.list({ limit: 10 });
-      await sdk.transactionTokens.get(shop.store.id, token.id);
+      await sdk.transactionTokens.get(suite.merchants.shop.store.id, token.id);
       await sdkError(sdk.charges.create({ transactionTokenId: token.id, amount: 0, currency: 'JPY' }));
     });
     expect(exchanges.map((e) => `${e.method} ${e.status}`)).toEqual([
@@ -243,26 +229,29 @@ describe('what the SDK sends and receives is what the document says', () => {
     // a store with a logo: its configuration carries logo_url
     const logoDir = mkdtempSync(join(tmpdir(), 'kessai-openapi-logo-'));
     writeFileSync(join(logoDir, 'logo.png'), solidPng(40, 20, [11, 110, 79]));
-    await runCli(['store:logo', '--store', shop.store.id, '--file', join(logoDir, 'logo.png')], {
-      env: env.variables,
-      credentialsFile: join(logoDir, 'demo.json'),
-      print: () => undefined,
-    });
+    await runCli(
+      ['store:logo', '--store', suite.merchants.shop.store.id, '--file', join(logoDir, 'logo.png')],
+      {
+        env: suite.env.variables,
+        credentialsFile: join(logoDir, 'demo.json'),
+        print: () => undefined,
+      },
+    );
     const exchanges = await exchangesOf(async (sdk) => {
       await sdk.merchants.me();
-      await sdk.stores.get(shop.store.id);
+      await sdk.stores.get(suite.merchants.shop.store.id);
       const webhook = await sdk.webHooks.create(
         { triggers: ['charge_finished' as never], url: 'https://hooks.example.test/k' },
         undefined,
-        shop.store.id,
+        suite.merchants.shop.store.id,
       );
       await sdk.webHooks.update(
         webhook.id,
         { url: 'https://hooks.example.test/k2' },
         undefined,
-        shop.store.id,
+        suite.merchants.shop.store.id,
       );
-      await sdk.webHooks.list(undefined, undefined, shop.store.id);
+      await sdk.webHooks.list(undefined, undefined, suite.merchants.shop.store.id);
     });
     expect(exchanges.map((e) => e.status)).toEqual([200, 200, 201, 200, 200]);
     expect((exchanges[1].responseBody as any).configuration.logo_url).toMatch(/^http/);
@@ -270,35 +259,26 @@ describe('what the SDK sends and receives is what the document says', () => {
   });
 
   it('hosted checkout: form, products, links, a link’s products, its public info, an email', async () => {
-    const credentialsFile = join(mkdtempSync(join(tmpdir(), 'kessai-openapi-')), 'demo.json');
-    const cli = (...argv: string[]): Promise<any> =>
-      runCli(argv, { env: env.variables, credentialsFile, print: () => undefined });
-    const form = await cli(
-      'checkout:form:create',
-      '--store',
-      shop.store.id,
-      '--app-token',
-      shop.storeToken.id,
-      '--name',
-      'OpenAPI form',
-      '--set',
-      JSON.stringify({
-        title: 'Pay the shop',
-        header_color: '#112233',
-        custom_fields: { en_us: [{ key: 'note', label: 'Note', type: 'select', options: ['a', 'b'] }] },
-        order_summary_titles: { ja_jp: 'ご注文' },
-        metadata: { campaign: 'spring' },
-      }),
-    );
-    const tshirt = await cli(
-      ...['checkout:product:create', '--store', shop.store.id, '--name', 'T-shirt'],
-      ...['--amount', '2000', '--currency', 'JPY', '--code', 'OA-TS', '--set', '{"shipping_fees": 300}'],
-    );
-    const plan = await cli(
-      ...['checkout:product:create', '--store', shop.store.id, '--name', 'Plan', '--amount', '900'],
-      ...['--currency', 'JPY', '--set'],
-      JSON.stringify({ token_type: 'subscription', subscription_period: 'monthly', subscription_cycles: 6 }),
-    );
+    const form = await createCheckoutForm(suite, suite.merchants.shop, 'OpenAPI form', {
+      title: 'Pay the shop',
+      header_color: '#112233',
+      custom_fields: { en_us: [{ key: 'note', label: 'Note', type: 'select', options: ['a', 'b'] }] },
+      order_summary_titles: { ja_jp: 'ご注文' },
+      metadata: { campaign: 'spring' },
+    });
+    const tshirt = await createCheckoutProduct(suite, suite.merchants.shop, {
+      name: 'T-shirt',
+      amount: 2000,
+      currency: 'JPY',
+      code: 'OA-TS',
+      settings: { shipping_fees: 300 },
+    });
+    const plan = await createCheckoutProduct(suite, suite.merchants.shop, {
+      name: 'Plan',
+      amount: 900,
+      currency: 'JPY',
+      settings: { token_type: 'subscription', subscription_period: 'monthly', subscription_cycles: 6 },
+    });
     let linkId = '';
     let secret = '';
     const exchanges = await exchangesOf(async (sdk) => {
@@ -355,8 +335,8 @@ describe('what the SDK sends and receives is what the document says', () => {
     // POST /checkout/links/{id}/emails has no SDK call: raw HTTP, then emails.get
     const requestBody = { email: 'buyer@example.test', customer_name: 'Taro Yamada', lang: 'en_us' };
     const path = `/checkout/links/${linkId}/emails`;
-    const created = await new GatewayClient(baseUrl)
-      .as(shop)
+    const created = await suite.gateway
+      .as(suite.merchants.shop)
       .request(path, { method: 'POST', json: requestBody });
     expect(created.status).toBe(201);
     expectConforms({ method: 'POST', path, requestBody, status: 201, responseBody: created.body });
@@ -374,7 +354,7 @@ describe('what the SDK sends and receives is what the document says', () => {
   it('a charge with a field the document lacks, or without one it requires, fails the check (the check can fail)', () => {
     const exchange = (responseBody: Json): Exchange => ({
       method: 'GET',
-      path: `/stores/${shop.store.id}/charges/${chargeAnswer.id}`,
+      path: `/stores/${suite.merchants.shop.store.id}/charges/${chargeAnswer.id}`,
       requestBody: undefined,
       status: 200,
       responseBody,

@@ -4,11 +4,10 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type SDK from 'univapay-node';
-import { PaymentType, SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
+import { SubscriptionPeriod } from 'univapay-node';
 import { DAILY_QUOTAS } from '@kessai/domain';
 import {
   APPROVED_TEST_CARD,
-  NEXT_YEAR,
   sdkCardToken,
   sdkError,
   sdkFor,
@@ -31,12 +30,7 @@ const suite = useSuite({
 const sdk = (merchant = suite.merchants.shop): SDK => sdkFor(suite.url, merchant.storeToken);
 
 function subscriptionToken(cardNumber = APPROVED_TEST_CARD): Promise<any> {
-  return sdk().transactionTokens.create({
-    paymentType: PaymentType.CARD,
-    type: TransactionTokenType.SUBSCRIPTION,
-    email: 'buyer@example.test',
-    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
-  });
+  return sdkCardToken(sdk(), { cardNumber, type: 'subscription' });
 }
 
 const subscription = (transactionTokenId: string, amount = 1000) => ({

@@ -4,11 +4,11 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type SDK from 'univapay-node';
-import { PaymentType, SubscriptionPeriod, TransactionTokenType, WebHookTrigger } from 'univapay-node';
+import { SubscriptionPeriod, WebHookTrigger } from 'univapay-node';
 import {
   APPROVED_TEST_CARD,
   eventually,
-  NEXT_YEAR,
+  sdkCardToken,
   sdkError,
   useSuite,
   verifiedWebhook,
@@ -39,15 +39,10 @@ beforeAll(async () => {
   receiver = new WebhookReceiver();
   await receiver.start();
   suite.cleanup(() => receiver.close());
-});
+}, 60_000);
 
 function cardToken(cardNumber = APPROVED_TEST_CARD): Promise<any> {
-  return sdk().transactionTokens.create({
-    paymentType: PaymentType.CARD,
-    type: TransactionTokenType.SUBSCRIPTION,
-    email: 'buyer@example.test',
-    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
-  });
+  return sdkCardToken(sdk(), { cardNumber, type: 'subscription' });
 }
 
 async function createClock(frozenTime: string): Promise<string> {

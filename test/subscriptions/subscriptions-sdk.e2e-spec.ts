@@ -4,49 +4,23 @@
 // gateway in-process, Postgres and Redis; no engine runs, so a subscription's first payment stays
 // pending (nothing here charges).
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type SDK from 'univapay-node';
-import { PaymentType, SubscriptionPeriod, TransactionTokenType } from 'univapay-node';
+import { SubscriptionPeriod } from 'univapay-node';
 import { computeSchedule, NAMED_PERIODS } from '@kessai/schedule';
-import {
-  APPROVED_TEST_CARD,
-  GatewayClient,
-  insertPendingCharge,
-  listenLocally,
-  NEXT_YEAR,
-  RELAXED_RATE_LIMITS,
-  sdkCardToken,
-  sdkError,
-  sdkFor,
-  TestEnvironment,
-  whileHolding,
-  type SeededMerchant,
-} from '@kessai/testing';
+import { insertPendingCharge, sdkCardToken, sdkError, sdkFor, useSuite, whileHolding } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-let shopApi: GatewayClient;
+const suite = useSuite({
+  variables: { CHARGE_POLLING_MAX_WAIT_MS: '3000' },
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true, label: 'subs-shop' }, foreign: { pci: true } },
+});
 
-const sdk = (): SDK => sdkFor(baseUrl, shop.storeToken);
-const storeId = () => shop.store.id;
+const sdk = (): SDK => suite.sdk.shop;
+const storeId = () => suite.merchants.shop.store.id;
 
 function subscriptionToken(client: SDK = sdk()) {
-  return client.transactionTokens.create({
-    paymentType: PaymentType.CARD,
-    type: TransactionTokenType.SUBSCRIPTION,
-    email: 'buyer@example.test',
-    data: {
-      cardholder: 'Taro Yamada',
-      cardNumber: APPROVED_TEST_CARD,
-      expMonth: 12,
-      expYear: NEXT_YEAR,
-      cvv: '123',
-    },
-  });
+  return sdkCardToken(client, { type: 'subscription' });
 }
 
 /** A monthly subscription of 1,000 JPY (open-ended unless `extra` says otherwise). */
@@ -62,27 +36,14 @@ async function createSubscription(extra: Record<string, unknown> = {}): Promise<
   });
 }
 
-const rowOf = (id: string) => env.prisma.subscription.findUniqueOrThrow({ where: { id } });
+const rowOf = (id: string) => suite.env.prisma.subscription.findUniqueOrThrow({ where: { id } });
 const paymentsOf = (subscriptionId: string) =>
-  env.prisma.scheduledPayment.findMany({ where: { subscriptionId }, orderBy: { sequence: 'asc' } });
+  suite.env.prisma.scheduledPayment.findMany({ where: { subscriptionId }, orderBy: { sequence: 'asc' } });
 const eventsOf = (aggregateId: string, eventType?: string) =>
-  env.prisma.outboxEvent.findMany({
+  suite.env.prisma.outboxEvent.findMany({
     where: { aggregateId, ...(eventType ? { eventType } : {}) },
     orderBy: { sequence: 'asc' },
   });
-
-beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, CHARGE_POLLING_MAX_WAIT_MS: '3000' });
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('subs-shop');
-  foreign = await env.seedPciMerchant('subs-foreign');
-  shopApi = new GatewayClient(baseUrl).as(shop);
-}, 60_000);
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('subscriptions.create', () => {
   it('creates an unverified subscription, its first payment due at once and subscription_created, together', async () => {
@@ -208,7 +169,7 @@ describe('subscriptions.create', () => {
 
   it('refuses what simulate_plan refuses, with the same reasons, and writes nothing', async () => {
     const token = await subscriptionToken();
-    const count = await env.prisma.subscription.count();
+    const count = await suite.env.prisma.subscription.count();
     const refusals: [Record<string, unknown>, { field: string; reason: string }][] = [
       [{ cyclicalPeriod: 'PT12H' }, { field: 'cyclical_period', reason: 'INVALID_SUBSCRIPTION_PERIOD' }],
       [
@@ -240,13 +201,13 @@ describe('subscriptions.create', () => {
       expect(error.errors).toContainEqual(expected);
     }
     // the SDK refuses a missing period itself: the gateway's answer, raw
-    const raw = await shopApi.request('/subscriptions', {
+    const raw = await suite.api.shop.request('/subscriptions', {
       method: 'POST',
       json: { transaction_token_id: token.id, amount: 1000, currency: 'JPY' },
     });
     expect(raw.status).toBe(400);
     expect(raw.body.errors).toContainEqual({ field: 'period', reason: 'REQUIRED_VALUE' });
-    expect(await env.prisma.subscription.count()).toBe(count);
+    expect(await suite.env.prisma.subscription.count()).toBe(count);
   });
 
   it('takes subscription and recurring tokens of its store and mode only, naming transaction_token_id', async () => {
@@ -267,29 +228,24 @@ describe('subscriptions.create', () => {
     });
 
     const inactive = await subscriptionToken();
-    await env.prisma.transactionToken.update({ where: { id: inactive.id }, data: { active: false } });
+    await suite.env.prisma.transactionToken.update({ where: { id: inactive.id }, data: { active: false } });
     expect(await create(inactive.id)).toMatchObject({
       code: 'INVALID_TOKEN',
       errors: [{ field: 'transaction_token_id', reason: 'INACTIVE' }],
     });
 
-    const otherStore = await env.admin.createStore({ merchantId: shop.merchant.id, name: 'Second Store' });
-    const otherStoreToken = await env.admin.issueAppToken({
-      merchantId: shop.merchant.id,
-      storeId: otherStore.id,
-      mode: 'test',
-    });
+    const { storeToken: otherStoreToken } = await suite.env.seedStore(suite.merchants.shop, 'Second Store');
     // a sibling store's token looks like a missing one to a store's credential: no oracle of its ids
-    const elsewhere = await subscriptionToken(sdkFor(baseUrl, otherStoreToken));
+    const elsewhere = await subscriptionToken(sdkFor(suite.url, otherStoreToken));
     expect(await create(elsewhere.id)).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
 
-    const live = sdkFor(baseUrl, await env.liveStoreToken(shop));
+    const live = sdkFor(suite.url, await suite.env.liveStoreToken(suite.merchants.shop));
     expect(await create((await subscriptionToken()).id, live)).toMatchObject({
       code: 'PROCESSING_MODE_MISMATCH',
       errors: [{ field: 'transaction_token_id', reason: 'PROCESSING_MODE_MISMATCH' }],
     });
 
-    const foreignToken = await subscriptionToken(sdkFor(baseUrl, foreign.storeToken));
+    const foreignToken = await subscriptionToken(suite.sdk.foreign);
     expect(await create(foreignToken.id)).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
     expect(await create(randomUUID())).toMatchObject({ code: 'NOT_FOUND', httpCode: 404 });
   });
@@ -298,13 +254,13 @@ describe('subscriptions.create', () => {
     const token = await subscriptionToken();
     const key = randomUUID();
     const body = { transaction_token_id: token.id, amount: 800, currency: 'JPY', period: 'weekly' };
-    const first = await shopApi.request('/subscriptions', { method: 'POST', json: body, key });
-    const second = await shopApi.request('/subscriptions', { method: 'POST', json: body, key });
+    const first = await suite.api.shop.request('/subscriptions', { method: 'POST', json: body, key });
+    const second = await suite.api.shop.request('/subscriptions', { method: 'POST', json: body, key });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body.id).toBe(first.body.id);
-    expect(await env.prisma.subscription.count({ where: { transactionTokenId: token.id } })).toBe(1);
-    const other = await shopApi.request('/subscriptions', {
+    expect(await suite.env.prisma.subscription.count({ where: { transactionTokenId: token.id } })).toBe(1);
+    const other = await suite.api.shop.request('/subscriptions', {
       method: 'POST',
       json: { ...body, amount: 900 },
       key,
@@ -319,13 +275,13 @@ describe('subscriptions.create', () => {
     });
     try {
       const body = { transaction_token_id: token.id, amount: 800, currency: 'JPY', period: 'weekly' };
-      const refused = await shopApi.request('/subscriptions', { method: 'POST', json: body });
+      const refused = await suite.api.shop.request('/subscriptions', { method: 'POST', json: body });
       expect(refused.status).toBe(400);
       expect(refused.body).toMatchObject({
         code: 'SUBSCRIPTION_NOT_ENABLED',
         errors: [{ field: 'transaction_token_id', reason: 'SUBSCRIPTION_NOT_ENABLED' }],
       });
-      expect(await env.prisma.subscription.count({ where: { transactionTokenId: token.id } })).toBe(0);
+      expect(await suite.env.prisma.subscription.count({ where: { transactionTokenId: token.id } })).toBe(0);
     } finally {
       await sdk().stores.update(storeId(), {
         configuration: { subscriptionConfiguration: { enabled: true } },
@@ -338,22 +294,24 @@ describe('subscriptions.get, poll, list', () => {
   it('reads a subscription of its scope; another merchant or store sees 404', async () => {
     const created: any = await createSubscription();
     expect(await sdk().subscriptions.get(storeId(), created.id)).toEqual(created);
-    const foreignSdk = sdkFor(baseUrl, foreign.storeToken);
+    const foreignSdk = suite.sdk.foreign;
     expect(await sdkError(foreignSdk.subscriptions.get(storeId(), created.id))).toMatchObject({
       httpCode: 404,
     });
-    expect(await sdkError(foreignSdk.subscriptions.get(foreign.store.id, created.id))).toMatchObject({
+    expect(
+      await sdkError(foreignSdk.subscriptions.get(suite.merchants.foreign.store.id, created.id)),
+    ).toMatchObject({
       httpCode: 404,
     });
-    expect((await shopApi.request(`/stores/${storeId()}/subscriptions/not-an-id`)).status).toBe(404);
+    expect((await suite.api.shop.request(`/stores/${storeId()}/subscriptions/not-an-id`)).status).toBe(404);
   });
 
   it('with polling=true, holds an unverified subscription until its status changes', async () => {
     const created: any = await createSubscription();
-    const polled = shopApi.request(`/stores/${storeId()}/subscriptions/${created.id}?polling=true`);
+    const polled = suite.api.shop.request(`/stores/${storeId()}/subscriptions/${created.id}?polling=true`);
     // the engine's move, made while the GET waits
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
+    await suite.env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
     const answer = await polled;
     expect(answer.status).toBe(200);
     expect(answer.body.status).toBe('current');
@@ -365,7 +323,7 @@ describe('subscriptions.get, poll, list', () => {
     await sdk()
       .subscriptions.suspend(storeId(), b.id)
       .catch(() => undefined);
-    await env.prisma.subscription.update({ where: { id: b.id }, data: { status: 'current' } });
+    await suite.env.prisma.subscription.update({ where: { id: b.id }, data: { status: 'current' } });
 
     for (let i = 0; i < 10; i++) await createSubscription();
     const page: any = await sdk().subscriptions.list({ limit: 10 }, undefined, storeId());
@@ -385,7 +343,7 @@ describe('subscriptions.get, poll, list', () => {
     expect(current.items.every((item: any) => item.status === 'current')).toBe(true);
     const live: any = await sdk().subscriptions.list({ mode: 'live' } as any);
     expect(live.items).toEqual([]);
-    const foreignList: any = await sdkFor(baseUrl, foreign.storeToken).subscriptions.list();
+    const foreignList: any = await suite.sdk.foreign.subscriptions.list();
     expect(foreignList.items.map((item: any) => item.id)).not.toContain(a.id);
   });
 
@@ -422,7 +380,7 @@ describe('subscriptions.get, poll, list', () => {
     await sdk().subscriptions.delete(storeId(), silver.id);
     const canceled: any = await sdk().subscriptions.list({ search: tag, status: 'canceled' } as any);
     expect(canceled.items.map((item: any) => item.id)).toEqual([silver.id]);
-    const foreignFound: any = await sdkFor(baseUrl, foreign.storeToken).subscriptions.list({
+    const foreignFound: any = await suite.sdk.foreign.subscriptions.list({
       search: tag,
     });
     expect(foreignFound.items).toEqual([]);
@@ -515,7 +473,7 @@ describe('cancel, suspend, unsuspend', () => {
 
   it('leaves a payment whose charge is in flight to the engine', async () => {
     const created: any = await createSubscription();
-    await env.prisma.scheduledPayment.updateMany({
+    await suite.env.prisma.scheduledPayment.updateMany({
       where: { subscriptionId: created.id },
       data: { status: 'processing', attempts: 1, nextTryAt: null },
     });
@@ -543,11 +501,14 @@ describe('cancel, suspend, unsuspend', () => {
       scheduleSettings: { zoneId: 'Asia/Tokyo', terminationMode: 'on_next_payment' },
     });
     // as the engine leaves a subscription whose first payment failed: no payment will ever fall due
-    await env.prisma.scheduledPayment.updateMany({
+    await suite.env.prisma.scheduledPayment.updateMany({
       where: { subscriptionId: created.id },
       data: { status: 'failed', attempts: 1, nextTryAt: null },
     });
-    await env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'unconfirmed' } });
+    await suite.env.prisma.subscription.update({
+      where: { id: created.id },
+      data: { status: 'unconfirmed' },
+    });
 
     await sdk().subscriptions.delete(storeId(), created.id);
     expect((await rowOf(created.id)).status).toBe('canceled');
@@ -561,7 +522,7 @@ describe('cancel, suspend, unsuspend', () => {
       code: 'VALIDATION_ERROR',
       errors: [{ field: 'status', reason: 'NOT_ALLOWED' }],
     });
-    await env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
+    await suite.env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
 
     const suspended: any = await sdk().subscriptions.suspend(storeId(), created.id);
     expect(suspended.status).toBe('suspended');
@@ -588,8 +549,8 @@ describe('cancel, suspend, unsuspend', () => {
 
   it('suspend with on_next_payment marks the pending payment instead', async () => {
     const created: any = await createSubscription();
-    await env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
-    const answer = await shopApi.request(`/subscriptions/${created.id}/suspend`, {
+    await suite.env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
+    const answer = await suite.api.shop.request(`/subscriptions/${created.id}/suspend`, {
       method: 'PATCH',
       json: { schedule_settings: { termination_mode: 'on_next_payment' } },
     });
@@ -604,7 +565,7 @@ describe('cancel, suspend, unsuspend', () => {
   it('of a cancel and a suspend racing, the outcome is one of the two orders, never both half-done', async () => {
     for (let round = 0; round < 8; round++) {
       const created: any = await createSubscription();
-      await env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
+      await suite.env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
       const [suspend, cancel] = await Promise.allSettled([
         sdk().subscriptions.suspend(storeId(), created.id),
         sdk().subscriptions.delete(storeId(), created.id),
@@ -632,7 +593,7 @@ describe('cancel, suspend, unsuspend', () => {
 async function suspendsAndCancelsRacing() {
   {
     const created: any = await createSubscription();
-    await env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
+    await suite.env.prisma.subscription.update({ where: { id: created.id }, data: { status: 'current' } });
     const suspends = await Promise.allSettled(
       [1, 2, 3].map(() => sdk().subscriptions.suspend(storeId(), created.id)),
     );
@@ -661,7 +622,7 @@ describe('scheduled payments and charges', () => {
         startOn: new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10),
       },
     });
-    await env.prisma.store.update({
+    await suite.env.prisma.store.update({
       where: { id: storeId() },
       data: { configuration: { subscription_configuration: { allow_merchant_amount_patch: true } } },
     });
@@ -669,7 +630,7 @@ describe('scheduled payments and charges', () => {
     try {
       // a cancel (or a store's deletion) holds the subscription and will go on to its payment
       const patched = await whileHolding(
-        env.database.url,
+        suite.env.database.url,
         { sql: 'SELECT id FROM subscriptions WHERE id = $1 FOR UPDATE', params: [created.id] },
         () => sdk().subscriptions.payments.update(storeId(), created.id, paymentId, { amount: 800 }),
         'the PATCH waiting for the subscription',
@@ -680,7 +641,7 @@ describe('scheduled payments and charges', () => {
       );
       expect(patched).toMatchObject({ amount: 800 });
     } finally {
-      await env.prisma.store.update({ where: { id: storeId() }, data: { configuration: {} } });
+      await suite.env.prisma.store.update({ where: { id: storeId() }, data: { configuration: {} } });
     }
   });
 
@@ -704,7 +665,7 @@ describe('scheduled payments and charges', () => {
       errors: [{ field: 'due_date', reason: 'FORBIDDEN_PARAMETER' }],
     });
 
-    await env.prisma.store.update({
+    await suite.env.prisma.store.update({
       where: { id: storeId() },
       data: {
         configuration: {
@@ -737,24 +698,29 @@ describe('scheduled payments and charges', () => {
     ).toMatchObject({
       code: 'CANNOT_CHANGE_CANCELED_SUBSCRIPTION',
     });
-    await env.prisma.store.update({ where: { id: storeId() }, data: { configuration: {} } });
+    await suite.env.prisma.store.update({ where: { id: storeId() }, data: { configuration: {} } });
   });
 
   it("lists the subscription's charges and its payment's charges; latest is 404 until there is one", async () => {
     const created: any = await createSubscription();
     expect(
-      (await shopApi.request(`/stores/${storeId()}/subscriptions/${created.id}/charges/latest`)).status,
+      (await suite.api.shop.request(`/stores/${storeId()}/subscriptions/${created.id}/charges/latest`))
+        .status,
     ).toBe(404);
     expect(((await sdk().subscriptions.charges(storeId(), created.id)) as any).items).toEqual([]);
 
-    const chargeId = await insertPendingCharge(env, shop, created.transactionTokenId, { requested: false });
-    await env.prisma.charge.update({
+    const chargeId = await insertPendingCharge(suite.env, suite.merchants.shop, created.transactionTokenId, {
+      requested: false,
+    });
+    await suite.env.prisma.charge.update({
       where: { id: chargeId },
       data: { subscriptionId: created.id, scheduledPaymentId: created.nextPayment.id, paymentAttempt: 1 },
     });
     const charges: any = await sdk().subscriptions.charges(storeId(), created.id);
     expect(charges.items.map((charge: any) => charge.id)).toEqual([chargeId]);
-    const latest = await shopApi.request(`/stores/${storeId()}/subscriptions/${created.id}/charges/latest`);
+    const latest = await suite.api.shop.request(
+      `/stores/${storeId()}/subscriptions/${created.id}/charges/latest`,
+    );
     expect(latest.body).toMatchObject({ id: chargeId, subscription_id: created.id });
     const ofPayment: any = await sdk().subscriptions.payments.listCharges(
       storeId(),

@@ -5,47 +5,29 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { PaymentType, TransactionTokenType } from 'univapay-node';
 import { TOKEN_UPDATED } from '@kessai/contracts';
 import {
   APPROVED_TEST_CARD,
-  GatewayClient,
-  listenLocally,
   NEXT_YEAR,
   outboxEventsOf,
-  RELAXED_RATE_LIMITS,
+  sdkCardToken,
   sdkError,
-  sdkFor,
-  TestEnvironment,
-  type SeededMerchant,
+  useSuite,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const mailDir = mkdtempSync(join(tmpdir(), 'kessai-token-mail-'));
+const suite = useSuite({
+  variables: { MAIL_DROP_DIR: mailDir },
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true }, foreign: { pci: true } },
+});
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
-let foreign: SeededMerchant;
-
-const sdk = () => sdkFor(baseUrl, shop.storeToken);
+const sdk = () => suite.sdk.shop;
 
 function confirmingToken(email: string | null = 'buyer@example.test'): Promise<any> {
-  return sdk().transactionTokens.create({
-    paymentType: PaymentType.CARD,
-    type: TransactionTokenType.RECURRING,
-    useConfirmation: true,
-    ...(email ? { email } : {}),
-    data: {
-      cardholder: 'Taro Yamada',
-      cardNumber: APPROVED_TEST_CARD,
-      expMonth: 12,
-      expYear: NEXT_YEAR,
-      cvv: '123',
-    },
-  });
+  return sdkCardToken(sdk(), { type: 'recurring', email, extra: { useConfirmation: true } });
 }
 
 /** The code mailed for a token (the mail drop is the delivery mechanism). */
@@ -56,22 +38,10 @@ function mailedCode(tokenId: string): { to: string; code: string } {
 }
 
 const charge = (tokenId: string) =>
-  new GatewayClient(baseUrl).as(shop).request('/charges', {
+  suite.api.shop.request('/charges', {
     method: 'POST',
     json: { transaction_token_id: tokenId, amount: 1000, currency: 'JPY' },
   });
-
-beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, MAIL_DROP_DIR: mailDir });
-  app = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(app);
-  shop = await env.seedPciMerchant('confirm-shop');
-  foreign = await env.seedPciMerchant('confirm-foreign');
-});
-
-afterAll(async () => {
-  await env?.close(app);
-});
 
 describe('token confirmation', () => {
   it('mails a code; a wrong one is refused, the right one confirms; only then can it be charged', async () => {
@@ -81,7 +51,7 @@ describe('token confirmation', () => {
     expect(mail.to).toBe('buyer@example.test');
     expect(mail.code).toMatch(/^\d{6}$/);
     // the code is nowhere but the mail: not in the row, not in the answer
-    const row = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } });
+    const row = await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } });
     expect(row.confirmationCodeHash).not.toContain(mail.code);
     expect(JSON.stringify(token)).not.toContain(mail.code);
 
@@ -90,25 +60,29 @@ describe('token confirmation', () => {
 
     const wrong = String((Number(mail.code) + 1) % 1_000_000).padStart(6, '0');
     const refused = await sdkError(
-      sdk().transactionTokens.confirm(shop.store.id, token.id, { confirmationCode: wrong }),
+      sdk().transactionTokens.confirm(suite.merchants.shop.store.id, token.id, { confirmationCode: wrong }),
     );
     expect(refused).toMatchObject({ httpCode: 400, code: 'WRONG_CONFIRMATION_CODE' });
 
-    const confirmed: any = await sdk().transactionTokens.confirm(shop.store.id, token.id, {
+    const confirmed: any = await sdk().transactionTokens.confirm(suite.merchants.shop.store.id, token.id, {
       confirmationCode: mail.code,
     });
     expect(confirmed).toMatchObject({ id: token.id, confirmed: true });
-    expect((await sdk().transactionTokens.get(shop.store.id, token.id)).confirmed).toBe(true);
-    const events = (await outboxEventsOf(env, token.id)).filter((event) => event.eventType === TOKEN_UPDATED);
+    expect((await sdk().transactionTokens.get(suite.merchants.shop.store.id, token.id)).confirmed).toBe(true);
+    const events = (await outboxEventsOf(suite.env, token.id)).filter(
+      (event) => event.eventType === TOKEN_UPDATED,
+    );
     expect(events.map((event) => (event.payload as { changed: string[] }).changed)).toEqual([['confirmed']]);
 
     const accepted = await charge(token.id);
     expect([accepted.status, accepted.body.status]).toEqual([201, 'pending']);
     // confirming again answers the token as it is, with no second event
-    await sdk().transactionTokens.confirm(shop.store.id, token.id, { confirmationCode: mail.code });
-    expect((await outboxEventsOf(env, token.id)).filter((e) => e.eventType === TOKEN_UPDATED)).toHaveLength(
-      1,
-    );
+    await sdk().transactionTokens.confirm(suite.merchants.shop.store.id, token.id, {
+      confirmationCode: mail.code,
+    });
+    expect(
+      (await outboxEventsOf(suite.env, token.id)).filter((e) => e.eventType === TOKEN_UPDATED),
+    ).toHaveLength(1);
   });
 
   it('spends the code after five wrong ones, even tried in parallel', async () => {
@@ -117,23 +91,27 @@ describe('token confirmation', () => {
     const wrong = (i: number) => String((Number(code) + 1 + i) % 1_000_000).padStart(6, '0');
     const answers = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        sdkError(sdk().transactionTokens.confirm(shop.store.id, token.id, { confirmationCode: wrong(i) })),
+        sdkError(
+          sdk().transactionTokens.confirm(suite.merchants.shop.store.id, token.id, {
+            confirmationCode: wrong(i),
+          }),
+        ),
       ),
     );
     const codes = answers.map((a) => String(a.code));
     expect(codes.filter((c) => c === 'WRONG_CONFIRMATION_CODE')).toHaveLength(5);
     expect(codes.filter((c) => c === 'CANNOT_UPDATE_TRANSACTION_TOKEN')).toHaveLength(3);
     const spent = await sdkError(
-      sdk().transactionTokens.confirm(shop.store.id, token.id, { confirmationCode: code }),
+      sdk().transactionTokens.confirm(suite.merchants.shop.store.id, token.id, { confirmationCode: code }),
     );
     expect(spent).toMatchObject({ httpCode: 400, code: 'CANNOT_UPDATE_TRANSACTION_TOKEN' });
-    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } })).confirmed).toBe(
-      false,
-    );
+    expect(
+      (await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } })).confirmed,
+    ).toBe(false);
   });
 
   it('needs an email; a token made without use_confirmation has nothing to confirm; others get 404', async () => {
-    const api = new GatewayClient(baseUrl).as(shop);
+    const api = suite.api.shop;
     const noEmail = await api.request('/tokens', {
       method: 'POST',
       json: {
@@ -165,24 +143,26 @@ describe('token confirmation', () => {
     });
     expect(plain).not.toHaveProperty('confirmed');
     const nothing = await sdkError(
-      sdk().transactionTokens.confirm(shop.store.id, plain.id, { confirmationCode: '000000' }),
+      sdk().transactionTokens.confirm(suite.merchants.shop.store.id, plain.id, {
+        confirmationCode: '000000',
+      }),
     );
     expect(nothing).toMatchObject({ httpCode: 400, code: 'CANNOT_UPDATE_TRANSACTION_TOKEN' });
 
     const token = await confirmingToken();
     const { code } = mailedCode(token.id);
-    const other = sdkFor(baseUrl, foreign.storeToken);
+    const other = suite.sdk.foreign;
     const foreignTry = await sdkError(
-      other.transactionTokens.confirm(shop.store.id, token.id, { confirmationCode: code }),
+      other.transactionTokens.confirm(suite.merchants.shop.store.id, token.id, { confirmationCode: code }),
     );
     expect(foreignTry.httpCode).toBe(404);
-    const bad = await api.request(`/stores/${shop.store.id}/tokens/${token.id}/confirm`, {
+    const bad = await api.request(`/stores/${suite.merchants.shop.store.id}/tokens/${token.id}/confirm`, {
       method: 'POST',
       json: {},
     });
     expect([bad.status, bad.body.code]).toEqual([400, 'VALIDATION_ERROR']);
-    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } })).confirmed).toBe(
-      false,
-    );
+    expect(
+      (await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } })).confirmed,
+    ).toBe(false);
   });
 });

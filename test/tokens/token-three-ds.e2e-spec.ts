@@ -13,14 +13,19 @@ import {
 import { threeDsRead, TokenThreeDsRepository } from '@kessai/db';
 import { PROCESSOR_SIGNATURE_HEADER, signProcessorCallback } from '@kessai/processor';
 import { bullOptions } from '@kessai/runtime';
-import { APPROVED_TEST_CARD, eventually, sdkError, useSuite, waitForJobs } from '@kessai/testing';
-import { PaymentType, TransactionTokenType } from 'univapay-node';
+import {
+  APPROVED_TEST_CARD,
+  eventually,
+  sdkCardToken,
+  sdkError,
+  useSuite,
+  waitForJobs,
+} from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const THREE_DS_CARD = '4000000000003220';
-const NEXT_YEAR = new Date().getUTCFullYear() + 1;
 
 const suite = useSuite({
   variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
@@ -36,13 +41,11 @@ let queue: Queue;
 const sdk = () => suite.sdk.shop;
 
 function threeDsToken(cardNumber: string, mode: 'normal' | 'force' | 'skip' = 'normal') {
-  return sdk().transactionTokens.create({
-    paymentType: PaymentType.CARD,
-    type: TransactionTokenType.RECURRING,
-    email: 'buyer@example.test',
-    data: { cardholder: 'Taro Yamada', cardNumber, expMonth: 12, expYear: NEXT_YEAR, cvv: '123' },
-    threeDs: { mode, redirectEndpoint: 'https://shop.example.test/3ds-done' },
-  } as any) as Promise<any>;
+  return sdkCardToken(sdk(), {
+    cardNumber,
+    type: 'recurring',
+    extra: { threeDs: { mode, redirectEndpoint: 'https://shop.example.test/3ds-done' } },
+  }) as Promise<any>;
 }
 
 const getToken = (id: string) =>
@@ -91,7 +94,7 @@ const updatedEvents = (tokenId: string) =>
 beforeAll(() => {
   queue = new Queue(CHARGES_QUEUE.name, bullOptions(suite.env.config));
   suite.cleanup(() => queue.close());
-});
+}, 60_000);
 
 describe('token 3-D Secure through the univapay-node SDK', () => {
   it('create with three_ds → issuer page → authenticated → successful → charged', async () => {

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import SDK from 'univapay-node';
 import { TOKEN_UPDATED } from '@kessai/contracts';
 import { TransactionTokensRepository } from '@kessai/db';
@@ -11,31 +10,27 @@ import {
   cardData,
   cardNumberEndingIn,
   lastWriterOf,
-  listenLocally,
   luhnValidRuns,
   NEXT_YEAR,
-  outboxEventsOf,
   ordinaryCardNumber,
+  outboxEventsOf,
   REAL_CARD_NUMBER,
-  RELAXED_RATE_LIMITS,
   requestJson,
   sdkError,
   sdkFor,
-  TestEnvironment,
+  useSuite,
   type Credentials,
   type JsonRequest,
-  type SeededMerchant,
 } from '@kessai/testing';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let app: NestFastifyApplication;
-let baseUrl: string;
 const log = new CapturedLog();
-let pci: SeededMerchant;
-let plain: SeededMerchant;
-let foreign: SeededMerchant;
+const suite = useSuite({
+  variables: { LOG_LEVEL: 'trace' },
+  gateway: (config) => createGatewayApp(config, { logger: log.logger('gateway', 'trace') }),
+  merchants: { pci: { pci: true }, plain: { domains: ['shop.plain.test'] }, foreign: { pci: true } },
+});
 let pciLive: Credentials;
 let pciMerchantToken: Credentials;
 
@@ -49,31 +44,21 @@ const PLAIN_ORIGIN = 'https://shop.plain.test';
 /** every card number this suite sends, to be found nowhere in the logs */
 const SENT_PANS = new Set<string>([PAN, AMEX, REAL_CARD_NUMBER]);
 
-const sdkAs = (token: Credentials) => sdkFor(baseUrl, token);
+const sdkAs = (token: Credentials) => sdkFor(suite.url, token);
 const card = (overrides: Record<string, unknown> = {}) => cardData({ cvv: CVV, ...overrides });
-const call = (path: string, init?: JsonRequest) => requestJson(baseUrl, path, init);
+const call = (path: string, init?: JsonRequest) => requestJson(suite.url, path, init);
 
 const createToken = (auth: string, json: unknown, origin?: string) =>
   call('/tokens', { method: 'POST', auth, json, origin });
 
 beforeAll(async () => {
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, LOG_LEVEL: 'trace' });
-  app = await createGatewayApp(env.config, { logger: log.logger('gateway', 'trace') });
-  baseUrl = await listenLocally(app);
-  pci = await env.seedPciMerchant('pci');
-  plain = await env.seedMerchant('plain', { domains: ['shop.plain.test'] });
-  foreign = await env.seedPciMerchant('foreign');
-  pciLive = await env.liveStoreToken(pci);
-  pciMerchantToken = await env.merchantToken(pci);
-});
-
-afterAll(async () => {
-  await env?.close(app);
+  pciLive = await suite.env.liveStoreToken(suite.merchants.pci);
+  pciMerchantToken = await suite.env.merchantToken(suite.merchants.pci);
 });
 
 describe('POST /tokens with card data', () => {
   it('creates a card token through the SDK, showing brand, last four, bin, expiry and cardholder only', async () => {
-    const token = await sdkAs(pci.storeToken).transactionTokens.create({
+    const token = await sdkAs(suite.merchants.pci.storeToken).transactionTokens.create({
       paymentType: 'card' as any,
       type: 'one_time' as any,
       email: 'buyer@example.test',
@@ -81,7 +66,7 @@ describe('POST /tokens with card data', () => {
       metadata: { order_id: 'A-1', orderId: 7 },
     });
     expect(token).toMatchObject({
-      storeId: pci.store.id,
+      storeId: suite.merchants.pci.store.id,
       email: 'buyer@example.test',
       active: true,
       mode: 'test',
@@ -107,7 +92,7 @@ describe('POST /tokens with card data', () => {
   });
 
   it('keeps the PAN encrypted in card_vault (decryptable with the vault key), the CVV only in Redis', async () => {
-    const res = await createToken(bearer(pci.storeToken), {
+    const res = await createToken(bearer(suite.merchants.pci.storeToken), {
       payment_type: 'card',
       type: 'one_time',
       data: card(),
@@ -130,52 +115,52 @@ describe('POST /tokens with card data', () => {
     );
     const id = res.body.id as string;
 
-    const row = await env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: id } });
+    const row = await suite.env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: id } });
     expect(row.keyId).toBe('test1');
     const stored = Buffer.from(row.ciphertext);
     for (const form of [stored.toString('latin1'), stored.toString('hex'), stored.toString('base64')]) {
       expect(form).not.toContain(PAN);
     }
-    const vault = new CardVault(env.config.VAULT_KEYS, env.config.VAULT_FINGERPRINT_SECRET);
+    const vault = new CardVault(suite.env.config.VAULT_KEYS, suite.env.config.VAULT_FINGERPRINT_SECRET);
     expect(vault.decrypt(row, { transactionTokenId: id }).reveal()).toBe(PAN);
     expect(row.fingerprint).toBe(vault.fingerprint(vault.decrypt(row, { transactionTokenId: id })));
 
     // nothing else in Postgres holds the number or the CVV
-    const tokenRow = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id } });
+    const tokenRow = await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id } });
     expect(JSON.stringify(tokenRow)).not.toContain(PAN);
     expect(JSON.stringify(tokenRow.data)).not.toMatch(/cvv"?:\s*"\d/);
 
     // the CVV waits sealed in Redis, is handed out once, then is gone
-    const redis = app.get(RedisService);
-    const key = `${env.config.REDIS_PREFIX}:cvv:{${id}}`;
+    const redis = suite.app.get(RedisService);
+    const key = `${suite.env.config.REDIS_PREFIX}:cvv:{${id}}`;
     const sealed = await redis.client.get(key);
     expect(sealed).toMatch(/^test1\.[\w-]+\.[\w-]+\.[\w-]+$/);
     const ttl = await redis.client.ttl(key);
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(env.config.CVV_TTL_SECONDS);
-    const cvvs = app.get(PendingCvvStore);
+    expect(ttl).toBeLessThanOrEqual(suite.env.config.CVV_TTL_SECONDS);
+    const cvvs = suite.app.get(PendingCvvStore);
     expect(await cvvs.take(id)).toBe(CVV);
     expect(await cvvs.take(id)).toBeNull();
     expect(await redis.client.exists(key)).toBe(0);
   });
 
   it('still uses a CVV kept under the names before the Redis Cluster change, for one charge only', async () => {
-    const redis = app.get(RedisService);
-    const cvvs = app.get(PendingCvvStore);
+    const redis = suite.app.get(RedisService);
+    const cvvs = suite.app.get(PendingCvvStore);
     // a gateway of the version before kept it without a hash tag (and a charge may have claimed it)
     const keptBefore = async (claimedBy?: string) => {
-      const res = await createToken(bearer(pci.storeToken), {
+      const res = await createToken(bearer(suite.merchants.pci.storeToken), {
         payment_type: 'card',
         type: 'one_time',
         data: card(),
       });
       expect(res.status).toBe(201);
       const id = res.body.id as string;
-      const sealed = await redis.client.get(`${env.config.REDIS_PREFIX}:cvv:{${id}}`);
+      const sealed = await redis.client.get(`${suite.env.config.REDIS_PREFIX}:cvv:{${id}}`);
       await cvvs.discard(id);
-      await redis.client.set(`${env.config.REDIS_PREFIX}:cvv:${id}`, sealed!, 'EX', 600);
+      await redis.client.set(`${suite.env.config.REDIS_PREFIX}:cvv:${id}`, sealed!, 'EX', 600);
       if (claimedBy)
-        await redis.client.set(`${env.config.REDIS_PREFIX}:cvv-claim:${id}`, claimedBy, 'EX', 600);
+        await redis.client.set(`${suite.env.config.REDIS_PREFIX}:cvv-claim:${id}`, claimedBy, 'EX', 600);
       return id;
     };
     const id = await keptBefore();
@@ -184,8 +169,8 @@ describe('POST /tokens with card data', () => {
     expect(await cvvs.peek(id, second)).toBeNull();
     expect(await cvvs.peek(id, first)).toBe(CVV);
     // moved under today's name with its remaining time; the old name is gone
-    expect(await redis.client.exists(`${env.config.REDIS_PREFIX}:cvv:${id}`)).toBe(0);
-    const ttl = await redis.client.ttl(`${env.config.REDIS_PREFIX}:cvv:{${id}}`);
+    expect(await redis.client.exists(`${suite.env.config.REDIS_PREFIX}:cvv:${id}`)).toBe(0);
+    const ttl = await redis.client.ttl(`${suite.env.config.REDIS_PREFIX}:cvv:{${id}}`);
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(600);
     await cvvs.discard(id, first);
@@ -205,38 +190,40 @@ describe('POST /tokens with card data', () => {
   });
 
   it('writes token, vault row and token_created event in one transaction', async () => {
-    const res = await createToken(bearer(pci.storeToken), {
+    const res = await createToken(bearer(suite.merchants.pci.storeToken), {
       payment_type: 'card',
       type: 'one_time',
       data: card(),
     });
     expect(res.status).toBe(201);
     const id = res.body.id as string;
-    const [event] = await outboxEventsOf(env, id);
+    const [event] = await outboxEventsOf(suite.env, id);
     expect(event).toMatchObject({
       eventType: 'token_created',
       aggregateType: 'transaction_token',
-      merchantId: pci.merchant.id,
-      storeId: pci.store.id,
+      merchantId: suite.merchants.pci.merchant.id,
+      storeId: suite.merchants.pci.store.id,
       correlationId: res.headers.get('x-request-id'),
       publishedOn: null,
     });
     expect(event.payload).toEqual({
       transaction_token_id: id,
-      store_id: pci.store.id,
+      store_id: suite.merchants.pci.store.id,
       type: 'one_time',
       payment_type: 'card',
       mode: 'test',
     });
-    const vaultRow = await env.prisma.cardVault.findUniqueOrThrow({ where: { transactionTokenId: id } });
-    const tx = await lastWriterOf(env, 'transaction_tokens', id);
+    const vaultRow = await suite.env.prisma.cardVault.findUniqueOrThrow({
+      where: { transactionTokenId: id },
+    });
+    const tx = await lastWriterOf(suite.env, 'transaction_tokens', id);
     expect(tx).toBeDefined();
-    expect(await lastWriterOf(env, 'card_vault', vaultRow.id)).toBe(tx);
-    expect(await lastWriterOf(env, 'outbox_events', event.id)).toBe(tx);
+    expect(await lastWriterOf(suite.env, 'card_vault', vaultRow.id)).toBe(tx);
+    expect(await lastWriterOf(suite.env, 'outbox_events', event.id)).toBe(tx);
   });
 
   it('accepts American Express with a 4-digit CVV and card numbers typed with spaces', async () => {
-    const res = await createToken(bearer(pci.storeToken), {
+    const res = await createToken(bearer(suite.merchants.pci.storeToken), {
       payment_type: 'card',
       type: 'one_time',
       data: card({ card_number: '3782 822463 10005', cvv: AMEX_CVV, exp_year: String(NEXT_YEAR % 100) }),
@@ -250,8 +237,10 @@ describe('POST /tokens with card data', () => {
   });
 
   it('refuses card data from a secret-bearing token of a merchant that is not PCI DSS compliant', async () => {
-    const before = await env.prisma.transactionToken.count({ where: { merchantId: plain.merchant.id } });
-    const res = await createToken(bearer(plain.storeToken), {
+    const before = await suite.env.prisma.transactionToken.count({
+      where: { merchantId: suite.merchants.plain.merchant.id },
+    });
+    const res = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'card',
       type: 'one_time',
       data: card(),
@@ -259,31 +248,37 @@ describe('POST /tokens with card data', () => {
     expect(res.status).toBe(403);
     expect(res.body).toEqual({ status: 'error', code: 'DIRECT_CARD_TOKEN_CREATION_DISABLED', errors: [] });
     const err = await sdkError(
-      sdkAs(plain.storeToken).transactionTokens.create({
+      sdkAs(suite.merchants.plain.storeToken).transactionTokens.create({
         paymentType: 'card' as any,
         type: 'one_time' as any,
         data: { cardholder: 'Taro Yamada', cardNumber: PAN, expMonth: 12, expYear: NEXT_YEAR, cvv: CVV },
       }),
     );
     expect(err).toMatchObject({ code: 'DIRECT_CARD_TOKEN_CREATION_DISABLED', httpCode: 403 });
-    expect(await env.prisma.transactionToken.count({ where: { merchantId: plain.merchant.id } })).toBe(
-      before,
-    );
+    expect(
+      await suite.env.prisma.transactionToken.count({
+        where: { merchantId: suite.merchants.plain.merchant.id },
+      }),
+    ).toBe(before);
   });
 
   it('lets a public (secret-less) token create card tokens for that merchant from an allowed Origin', async () => {
-    const jwtOnly = `Bearer ${plain.storeToken.jwt}`;
+    const jwtOnly = `Bearer ${suite.merchants.plain.storeToken.jwt}`;
     const res = await createToken(
       jwtOnly,
       { payment_type: 'card', type: 'one_time', data: card() },
       PLAIN_ORIGIN,
     );
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ store_id: plain.store.id, payment_type: 'card', mode: 'test' });
+    expect(res.body).toMatchObject({
+      store_id: suite.merchants.plain.store.id,
+      payment_type: 'card',
+      mode: 'test',
+    });
 
     const viaSdk = await new SDK({
-      endpoint: baseUrl,
-      jwt: plain.storeToken.jwt,
+      endpoint: suite.url,
+      jwt: suite.merchants.plain.storeToken.jwt,
       origin: PLAIN_ORIGIN,
     }).transactionTokens.create({
       paymentType: 'card' as any,
@@ -296,7 +291,7 @@ describe('POST /tokens with card data', () => {
     expect(noOrigin.status).toBe(401);
     expect(noOrigin.body.code).toBe('INVALID_DOMAIN');
     // reading tokens still needs the secret
-    const read = await call(`/stores/${plain.store.id}/tokens/${res.body.id}`, {
+    const read = await call(`/stores/${suite.merchants.plain.store.id}/tokens/${res.body.id}`, {
       auth: jwtOnly,
       origin: PLAIN_ORIGIN,
     });
@@ -307,19 +302,19 @@ describe('POST /tokens with card data', () => {
   it('refuses a CVV sent by PATCH with the secret of a merchant that is not PCI DSS compliant', async () => {
     // a card token made by the hosted checkout (public token), then updated by the merchant's server
     const created = await createToken(
-      `Bearer ${plain.storeToken.jwt}`,
+      `Bearer ${suite.merchants.plain.storeToken.jwt}`,
       { payment_type: 'card', type: 'one_time', data: card() },
       PLAIN_ORIGIN,
     );
     expect(created.status).toBe(201);
     const id = created.body.id as string;
-    const cvvs = app.get(PendingCvvStore);
+    const cvvs = suite.app.get(PendingCvvStore);
     await cvvs.discard(id);
-    const path = `/stores/${plain.store.id}/tokens/${id}`;
+    const path = `/stores/${suite.merchants.plain.store.id}/tokens/${id}`;
 
     const withCvv = await call(path, {
       method: 'PATCH',
-      auth: bearer(plain.storeToken),
+      auth: bearer(suite.merchants.plain.storeToken),
       json: { data: { cvv: '456' } },
     });
     expect(withCvv.status).toBe(403);
@@ -329,14 +324,14 @@ describe('POST /tokens with card data', () => {
       errors: [],
     });
     expect(await cvvs.take(id)).toBeNull();
-    expect(await env.prisma.outboxEvent.count({ where: { aggregateId: id, eventType: TOKEN_UPDATED } })).toBe(
-      0,
-    );
+    expect(
+      await suite.env.prisma.outboxEvent.count({ where: { aggregateId: id, eventType: TOKEN_UPDATED } }),
+    ).toBe(0);
 
     // what is not card data stays the merchant's to change
     const cardholder = await call(path, {
       method: 'PATCH',
-      auth: bearer(plain.storeToken),
+      auth: bearer(suite.merchants.plain.storeToken),
       json: { data: { cardholder: 'Hanako Sato' } },
     });
     expect(cardholder.status).toBe(200);
@@ -367,14 +362,18 @@ describe('POST /tokens with card data', () => {
       ],
     ];
     for (const [data, expected] of cases) {
-      const res = await createToken(bearer(pci.storeToken), { payment_type: 'card', type: 'one_time', data });
+      const res = await createToken(bearer(suite.merchants.pci.storeToken), {
+        payment_type: 'card',
+        type: 'one_time',
+        data,
+      });
       expect({ status: res.status, code: res.body.code }).toEqual({ status: 400, code: 'VALIDATION_ERROR' });
       expect(res.body.errors).toEqual(expect.arrayContaining(expected));
       expect(res.body.errors).toHaveLength(expected.length);
       for (const pan of SENT_PANS) expect(res.text).not.toContain(pan);
     }
     const sdkErr = await sdkError(
-      sdkAs(pci.storeToken).transactionTokens.create({
+      sdkAs(suite.merchants.pci.storeToken).transactionTokens.create({
         paymentType: 'card' as any,
         type: 'one_time' as any,
         data: { cardholder: 'Taro Yamada', cardNumber: badLuhn, expMonth: 12, expYear: NEXT_YEAR, cvv: CVV },
@@ -388,7 +387,7 @@ describe('POST /tokens with card data', () => {
   });
 
   it("test mode takes any valid number, as UnivaPay's does; live mode refuses test cards and takes real cards", async () => {
-    const auth = bearer(pci.storeToken);
+    const auth = bearer(suite.merchants.pci.storeToken);
     const numbers = [
       REAL_CARD_NUMBER,
       cardNumberEndingIn('1111'),
@@ -472,14 +471,14 @@ describe('POST /tokens with card data', () => {
     for (const [number, cardType, country] of cases) {
       SENT_PANS.add(number);
       const cvv = number.startsWith('37') ? AMEX_CVV : CVV;
-      const created = await sdkAs(pci.storeToken).transactionTokens.create({
+      const created = await sdkAs(suite.merchants.pci.storeToken).transactionTokens.create({
         paymentType: 'card' as any,
         type: 'one_time' as any,
         data: { cardholder: 'Taro Yamada', cardNumber: number, expMonth: 12, expYear: NEXT_YEAR, cvv },
       });
       expect([number, created.data]).toMatchObject([number, { card: { cardType, country } }]);
-      const read = await call(`/stores/${pci.store.id}/tokens/${created.id}`, {
-        auth: bearer(pci.storeToken),
+      const read = await call(`/stores/${suite.merchants.pci.store.id}/tokens/${created.id}`, {
+        auth: bearer(suite.merchants.pci.storeToken),
       });
       expect([number, read.body.data.card]).toMatchObject([number, { card_type: cardType, country }]);
     }
@@ -504,7 +503,7 @@ describe('token types', () => {
   const online = { brand: 'pay_pay_online' };
 
   it('subscription and recurring tokens; usage_limit only for recurring', async () => {
-    const auth = bearer(pci.storeToken);
+    const auth = bearer(suite.merchants.pci.storeToken);
     const sub = await createToken(auth, { payment_type: 'card', type: 'subscription', data: card() });
     expect(sub.status).toBe(201);
     expect(sub.body).toMatchObject({ type: 'subscription', usage_limit: null });
@@ -546,10 +545,10 @@ describe('token types', () => {
   });
 
   it('follows the store recurring_token_configuration: bounded needs usage_limit, none refuses', async () => {
-    const shop = await env.seedMerchant('recurring');
+    const shop = await suite.env.seedMerchant('recurring');
     const auth = bearer(shop.storeToken);
     const setRecurring = (recurring_type: string) =>
-      env.prisma.store.update({
+      suite.env.prisma.store.update({
         where: { id: shop.store.id },
         data: { configuration: { recurring_token_configuration: { recurring_type } } },
       });
@@ -581,7 +580,7 @@ describe('token types', () => {
   });
 
   it('online tokens (no PCI needed): brand and call method', async () => {
-    const sdk = sdkAs(plain.storeToken);
+    const sdk = sdkAs(suite.merchants.plain.storeToken);
     const token = await sdk.transactionTokens.create({
       paymentType: 'online' as any,
       type: 'one_time' as any,
@@ -591,9 +590,9 @@ describe('token types', () => {
       paymentType: 'online',
       data: { brand: 'pay_pay_online', callMethod: 'http_post' },
     });
-    expect(await env.prisma.cardVault.count({ where: { transactionTokenId: token.id } })).toBe(0);
+    expect(await suite.env.prisma.cardVault.count({ where: { transactionTokenId: token.id } })).toBe(0);
 
-    const explicit = await createToken(bearer(plain.storeToken), {
+    const explicit = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'online',
       type: 'one_time',
       data: { brand: 'we_chat_online', call_method: 'sdk', user_identifier: 'wx-user' },
@@ -604,7 +603,7 @@ describe('token types', () => {
       user_identifier: 'wx-user',
     });
 
-    const bad = await createToken(bearer(plain.storeToken), {
+    const bad = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'online',
       type: 'one_time',
       data: { brand: 'cash', call_method: 'fax' },
@@ -616,7 +615,7 @@ describe('token types', () => {
         { field: 'data.call_method', reason: 'INVALID_FORMAT' },
       ]),
     );
-    const threeDs = await createToken(bearer(plain.storeToken), {
+    const threeDs = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'online',
       type: 'one_time',
       three_ds: { mode: 'force' },
@@ -626,7 +625,7 @@ describe('token types', () => {
   });
 
   it('qr_scan tokens: one_time only, brand recognised, the scanned code never shown', async () => {
-    const res = await createToken(bearer(plain.storeToken), {
+    const res = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'qr_scan',
       type: 'one_time',
       data: { scanned_qr: '280000000000000001' },
@@ -635,16 +634,16 @@ describe('token types', () => {
     expect(res.body).toMatchObject({ payment_type: 'qr_scan', data: { brand: 'alipay' } });
     expect(res.body.data).not.toHaveProperty('gateway');
     expect(res.text).not.toContain('280000000000000001');
-    const stored = await env.prisma.transactionToken.findUniqueOrThrow({ where: { id: res.body.id } });
+    const stored = await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored.data).toMatchObject({ scanned_qr: '280000000000000001' });
 
-    const recurring = await createToken(bearer(plain.storeToken), {
+    const recurring = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'qr_scan',
       type: 'recurring',
       data: { scanned_qr: '280000000000000001' },
     });
     expect(recurring.body.errors).toEqual([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]);
-    const blank = await createToken(bearer(plain.storeToken), {
+    const blank = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'qr_scan',
       type: 'one_time',
       data: {},
@@ -653,7 +652,7 @@ describe('token types', () => {
   });
 
   it('payment types outside this issue answer PAYMENT_TYPE_NOT_SUPPORTED', async () => {
-    const res = await createToken(bearer(plain.storeToken), {
+    const res = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'paidy',
       type: 'one_time',
       data: { paidy_token: 'A' },
@@ -665,27 +664,35 @@ describe('token types', () => {
 
 describe('reading, listing, updating and deleting tokens', () => {
   it('gets a token through the SDK; other merchants, sibling stores and malformed ids get 404', async () => {
-    const created = await createToken(bearer(pci.storeToken), {
+    const created = await createToken(bearer(suite.merchants.pci.storeToken), {
       payment_type: 'card',
       type: 'one_time',
       data: card(),
     });
     const id = created.body.id as string;
-    const got = await sdkAs(pci.storeToken).transactionTokens.get(pci.store.id, id);
-    expect(got).toMatchObject({ id, storeId: pci.store.id, data: { card: { lastFour: '5556' } } });
+    const got = await sdkAs(suite.merchants.pci.storeToken).transactionTokens.get(
+      suite.merchants.pci.store.id,
+      id,
+    );
+    expect(got).toMatchObject({
+      id,
+      storeId: suite.merchants.pci.store.id,
+      data: { card: { lastFour: '5556' } },
+    });
     // the merchant's own merchant-scope token reaches every store
     expect(
-      (await call(`/stores/${pci.store.id}/tokens/${id}`, { auth: bearer(pciMerchantToken) })).status,
+      (await call(`/stores/${suite.merchants.pci.store.id}/tokens/${id}`, { auth: bearer(pciMerchantToken) }))
+        .status,
     ).toBe(200);
 
-    const missing = await call(`/stores/${pci.store.id}/tokens/${randomUUID()}`, {
-      auth: bearer(pci.storeToken),
+    const missing = await call(`/stores/${suite.merchants.pci.store.id}/tokens/${randomUUID()}`, {
+      auth: bearer(suite.merchants.pci.storeToken),
     });
     expect(missing.status).toBe(404);
     for (const [path, token] of [
-      [`/stores/${pci.store.id}/tokens/${id}`, foreign.storeToken],
-      [`/stores/${foreign.store.id}/tokens/${id}`, foreign.storeToken],
-      [`/stores/${pci.store.id}/tokens/not-a-uuid`, pci.storeToken],
+      [`/stores/${suite.merchants.pci.store.id}/tokens/${id}`, suite.merchants.foreign.storeToken],
+      [`/stores/${suite.merchants.foreign.store.id}/tokens/${id}`, suite.merchants.foreign.storeToken],
+      [`/stores/${suite.merchants.pci.store.id}/tokens/not-a-uuid`, suite.merchants.pci.storeToken],
     ] as const) {
       for (const method of ['GET', 'PATCH', 'DELETE']) {
         const res = await call(path, {
@@ -700,22 +707,22 @@ describe('reading, listing, updating and deleting tokens', () => {
         });
       }
     }
-    const sibling = await env.admin.createStore({ merchantId: pci.merchant.id, name: 'pci Sibling' });
-    const siblingToken = await env.admin.issueAppToken({
-      merchantId: pci.merchant.id,
-      storeId: sibling.id,
-      mode: 'test',
+    const { store: sibling, storeToken: siblingToken } = await suite.env.seedStore(
+      suite.merchants.pci,
+      'pci Sibling',
+    );
+    const fromSibling = await call(`/stores/${suite.merchants.pci.store.id}/tokens/${id}`, {
+      auth: bearer(siblingToken),
     });
-    const fromSibling = await call(`/stores/${pci.store.id}/tokens/${id}`, { auth: bearer(siblingToken) });
     expect(fromSibling.status).toBe(404);
     const wrongPath = await call(`/stores/${sibling.id}/tokens/${id}`, { auth: bearer(siblingToken) });
     expect(wrongPath.status).toBe(404);
     // the token is untouched
-    expect((await env.prisma.transactionToken.findUniqueOrThrow({ where: { id } })).active).toBe(true);
+    expect((await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id } })).active).toBe(true);
   });
 
   it('lists newest first with keyset pagination, total_hits, filters and merchant/store names', async () => {
-    const shop = await env.seedMerchant('pager');
+    const shop = await suite.env.seedMerchant('pager');
     const auth = bearer(shop.storeToken);
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
@@ -760,22 +767,25 @@ describe('reading, listing, updating and deleting tokens', () => {
     const badLimit = await call('/tokens?limit=5', { auth });
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.errors).toEqual([{ field: 'limit', reason: 'NOT_WITHIN_BOUNDS' }]);
-    const foreignCursor = await call(`/tokens?cursor=${ids[0]}`, { auth: bearer(foreign.storeToken) });
+    const foreignCursor = await call(`/tokens?cursor=${ids[0]}`, {
+      auth: bearer(suite.merchants.foreign.storeToken),
+    });
     expect(foreignCursor.status).toBe(400);
 
     // other merchants see none of them; a merchant token lists all its stores
-    const other = await call('/tokens', { auth: bearer(foreign.storeToken) });
+    const other = await call('/tokens', { auth: bearer(suite.merchants.foreign.storeToken) });
     expect(other.body.items.filter((t: { id: string }) => ids.includes(t.id))).toEqual([]);
-    expect((await call(`/stores/${shop.store.id}/tokens`, { auth: bearer(foreign.storeToken) })).status).toBe(
-      404,
-    );
-    const merchantWide = await env.admin.issueAppToken({ merchantId: shop.merchant.id, mode: 'test' });
+    expect(
+      (await call(`/stores/${shop.store.id}/tokens`, { auth: bearer(suite.merchants.foreign.storeToken) }))
+        .status,
+    ).toBe(404);
+    const merchantWide = await suite.env.admin.issueAppToken({ merchantId: shop.merchant.id, mode: 'test' });
     const all = await call('/tokens?limit=100', { auth: bearer(merchantWide) });
     expect(all.body.items).toHaveLength(12);
   });
 
   it('updates email, metadata and billing with a token_updated event in the same transaction', async () => {
-    const created = await createToken(bearer(pci.storeToken), {
+    const created = await createToken(bearer(suite.merchants.pci.storeToken), {
       payment_type: 'card',
       type: 'recurring',
       data: card({ line1: '1-2-3 Ginza', country: 'jp' }),
@@ -787,11 +797,15 @@ describe('reading, listing, updating and deleting tokens', () => {
     });
     const id = created.body.id as string;
 
-    const updated = await sdkAs(pci.storeToken).transactionTokens.update(pci.store.id, id, {
-      email: 'new@example.test',
-      metadata: { order_id: 'B-3', 'univapay-customer-id': 'c-1' },
-      data: { cardholder: 'Jiro Yamada', zip: '104-0061' },
-    });
+    const updated = await sdkAs(suite.merchants.pci.storeToken).transactionTokens.update(
+      suite.merchants.pci.store.id,
+      id,
+      {
+        email: 'new@example.test',
+        metadata: { order_id: 'B-3', 'univapay-customer-id': 'c-1' },
+        data: { cardholder: 'Jiro Yamada', zip: '104-0061' },
+      },
+    );
     expect(updated).toMatchObject({
       email: 'new@example.test',
       metadata: { order_id: 'B-3', 'univapay-customer-id': 'c-1' },
@@ -801,21 +815,21 @@ describe('reading, listing, updating and deleting tokens', () => {
       },
     });
 
-    const events = await outboxEventsOf(env, id);
+    const events = await outboxEventsOf(suite.env, id);
     expect(events.map((e) => e.eventType)).toEqual(['token_created', 'token_updated']);
     expect(events[1].payload).toEqual({
       transaction_token_id: id,
-      store_id: pci.store.id,
+      store_id: suite.merchants.pci.store.id,
       changed: ['email', 'metadata', 'cardholder', 'billing'],
       active: true,
     });
-    expect(await lastWriterOf(env, 'outbox_events', events[1].id)).toBe(
-      await lastWriterOf(env, 'transaction_tokens', id),
+    expect(await lastWriterOf(suite.env, 'outbox_events', events[1].id)).toBe(
+      await lastWriterOf(suite.env, 'transaction_tokens', id),
     );
 
-    const invalid = await call(`/stores/${pci.store.id}/tokens/${id}`, {
+    const invalid = await call(`/stores/${suite.merchants.pci.store.id}/tokens/${id}`, {
       method: 'PATCH',
-      auth: bearer(pci.storeToken),
+      auth: bearer(suite.merchants.pci.storeToken),
       json: { email: 'not-an-email', metadata: { nested: { a: 1 } }, data: { cvv: '1' } },
     });
     expect(invalid.status).toBe(400);
@@ -827,46 +841,46 @@ describe('reading, listing, updating and deleting tokens', () => {
     );
 
     // a new CVV for a later charge goes to Redis, never to the row
-    const withCvv = await call(`/stores/${pci.store.id}/tokens/${id}`, {
+    const withCvv = await call(`/stores/${suite.merchants.pci.store.id}/tokens/${id}`, {
       method: 'PATCH',
-      auth: bearer(pci.storeToken),
+      auth: bearer(suite.merchants.pci.storeToken),
       json: { data: { cvv: '456' } },
     });
     expect(withCvv.status).toBe(200);
-    const cvvs = app.get(PendingCvvStore);
+    const cvvs = suite.app.get(PendingCvvStore);
     expect(await cvvs.take(id)).toBe('456');
     expect(
-      JSON.stringify(await env.prisma.transactionToken.findUniqueOrThrow({ where: { id } })),
+      JSON.stringify(await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id } })),
     ).not.toContain('"456"');
   });
 
   it('delete deactivates the token (token_updated), is idempotent, and blocks later updates', async () => {
-    const created = await createToken(bearer(pci.storeToken), {
+    const created = await createToken(bearer(suite.merchants.pci.storeToken), {
       payment_type: 'card',
       type: 'one_time',
       data: card(),
     });
     const id = created.body.id as string;
-    const sdk = sdkAs(pci.storeToken);
-    await expect(sdk.transactionTokens.delete(pci.store.id, id)).resolves.toBeFalsy();
-    const got = await sdk.transactionTokens.get(pci.store.id, id);
+    const sdk = sdkAs(suite.merchants.pci.storeToken);
+    await expect(sdk.transactionTokens.delete(suite.merchants.pci.store.id, id)).resolves.toBeFalsy();
+    const got = await sdk.transactionTokens.get(suite.merchants.pci.store.id, id);
     expect(got.active).toBe(false);
-    expect(await app.get(PendingCvvStore).take(id)).toBeNull();
+    expect(await suite.app.get(PendingCvvStore).take(id)).toBeNull();
 
-    const again = await call(`/stores/${pci.store.id}/tokens/${id}`, {
+    const again = await call(`/stores/${suite.merchants.pci.store.id}/tokens/${id}`, {
       method: 'DELETE',
-      auth: bearer(pci.storeToken),
+      auth: bearer(suite.merchants.pci.storeToken),
     });
     expect(again.status).toBe(204);
-    const events = await outboxEventsOf(env, id);
+    const events = await outboxEventsOf(suite.env, id);
     expect(events.map((e) => e.eventType)).toEqual(['token_created', 'token_updated']);
     expect(events[1].payload).toMatchObject({ changed: ['active'], active: false });
-    expect(await lastWriterOf(env, 'outbox_events', events[1].id)).toBe(
-      await lastWriterOf(env, 'transaction_tokens', id),
+    expect(await lastWriterOf(suite.env, 'outbox_events', events[1].id)).toBe(
+      await lastWriterOf(suite.env, 'transaction_tokens', id),
     );
 
     const err = await sdkError(
-      sdk.transactionTokens.update(pci.store.id, id, { email: 'late@example.test' }),
+      sdk.transactionTokens.update(suite.merchants.pci.store.id, id, { email: 'late@example.test' }),
     );
     expect(err).toMatchObject({ code: 'CANNOT_UPDATE_TRANSACTION_TOKEN', httpCode: 400 });
   });
@@ -874,7 +888,7 @@ describe('reading, listing, updating and deleting tokens', () => {
 
 describe('card data never reaches a log line', () => {
   it('through valid, invalid, malformed and failing requests at trace level', async () => {
-    const auth = bearer(pci.storeToken);
+    const auth = bearer(suite.merchants.pci.storeToken);
     const amex = { payment_type: 'card', type: 'one_time', data: card({ card_number: AMEX, cvv: AMEX_CVV }) };
     await createToken(auth, amex);
     await createToken(auth, {
@@ -887,11 +901,11 @@ describe('card data never reaches a log line', () => {
       type: 'one_time',
       data: card({ exp_year: 2001, cvv: AMEX_CVV }),
     });
-    await createToken(bearer(plain.storeToken), amex); // PCI refusal
+    await createToken(bearer(suite.merchants.plain.storeToken), amex); // PCI refusal
     await createToken(bearer(pciLive), amex); // test card in live mode
-    await createToken(`Bearer ${plain.storeToken.jwt}`, amex); // public token without Origin
+    await createToken(`Bearer ${suite.merchants.plain.storeToken.jwt}`, amex); // public token without Origin
     await createToken(auth, { ...amex, surprise: AMEX }); // unknown field
-    await call(`/stores/${pci.store.id}/tokens/${randomUUID()}`, {
+    await call(`/stores/${suite.merchants.pci.store.id}/tokens/${randomUUID()}`, {
       method: 'PATCH',
       auth,
       json: { data: { cvv: AMEX_CVV } },
@@ -909,7 +923,7 @@ describe('card data never reaches a log line', () => {
     expect(malformed.text).not.toContain(AMEX);
 
     // a database failure mid-request: 500 with an error id, logged
-    const repository = app.get(TransactionTokensRepository);
+    const repository = suite.app.get(TransactionTokensRepository);
     const spy = jest
       .spyOn(repository, 'create')
       .mockRejectedValueOnce(new Error('connection terminated unexpectedly'));

@@ -157,6 +157,17 @@ export class TestEnvironment {
     return this.seedMerchant(label, { ...options, pciDssCompliant: true });
   }
 
+  /** Another store of a seeded merchant, and a test-mode store token of it. */
+  async seedStore(seeded: SeededMerchant, name: string) {
+    const store = await this.admin.createStore({ merchantId: seeded.merchant.id, name });
+    const storeToken = await this.admin.issueAppToken({
+      merchantId: seeded.merchant.id,
+      storeId: store.id,
+      mode: 'test',
+    });
+    return { store, storeToken };
+  }
+
   /** A merchant-wide token (no store) of a seeded merchant. */
   merchantToken(seeded: SeededMerchant, mode: 'test' | 'live' = 'test') {
     return this.admin.issueAppToken({ merchantId: seeded.merchant.id, mode });

@@ -38,6 +38,24 @@ export async function requestJson(baseUrl: string, path: string, init: JsonReque
   /* eslint-enable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-assignment */
 }
 
+/**
+ * A refusal in the API's error envelope (api-reference §2.1): this status and code, as JSON, with
+ * its list of field errors.
+ */
+export function expectErrorEnvelope(
+  res: { status: number; headers: Headers; body: unknown },
+  status: number,
+  code: string,
+): void {
+  expect({ status: res.status, code: (res.body as { code?: unknown } | null)?.code }).toEqual({
+    status,
+    code,
+  });
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- jest's asymmetric matcher
+  expect(res.body).toMatchObject({ status: 'error', errors: expect.any(Array) });
+}
+
 /** Starts an in-process app (a gateway made by createGatewayApp) on a free local port; its base URL. */
 export async function listenLocally(app: NestFastifyApplication): Promise<string> {
   await app.listen(0, '127.0.0.1');

@@ -19,3 +19,4 @@ export * from './plans';
 export * from './own-postgres';
 export * from './own-redis';
 export * from './suite';
+export * from './checkout';

@@ -7,15 +7,31 @@ export function sdkFor(baseUrl: string, token: Credentials): SDK {
   return new SDK({ endpoint: baseUrl, jwt: token.jwt, secret: token.secret });
 }
 
-/** A card token created through the SDK (the approved test card, one_time, unless told). */
+const TOKEN_TYPES = {
+  one_time: TransactionTokenType.ONE_TIME,
+  recurring: TransactionTokenType.RECURRING,
+  subscription: TransactionTokenType.SUBSCRIPTION,
+};
+
+/**
+ * A card token created through the SDK: the approved test card, one_time, the buyer's email, unless
+ * told (`email: null` sends none); `extra` are more of the request's fields (useConfirmation,
+ * threeDs…), as the SDK takes them.
+ */
 export function sdkCardToken(
   sdk: SDK,
-  options: { cardNumber?: string; type?: 'one_time' | 'recurring' } = {},
+  options: {
+    cardNumber?: string;
+    type?: keyof typeof TOKEN_TYPES;
+    email?: string | null;
+    extra?: Record<string, unknown>;
+  } = {},
 ) {
+  const email = options.email === undefined ? 'buyer@example.test' : options.email;
   return sdk.transactionTokens.create({
     paymentType: PaymentType.CARD,
-    type: options.type === 'recurring' ? TransactionTokenType.RECURRING : TransactionTokenType.ONE_TIME,
-    email: 'buyer@example.test',
+    type: TOKEN_TYPES[options.type ?? 'one_time'],
+    ...(email === null ? {} : { email }),
     data: {
       cardholder: 'Taro Yamada',
       cardNumber: options.cardNumber ?? APPROVED_TEST_CARD,
@@ -23,6 +39,7 @@ export function sdkCardToken(
       expYear: NEXT_YEAR,
       cvv: '123',
     },
+    ...options.extra,
   });
 }
 
