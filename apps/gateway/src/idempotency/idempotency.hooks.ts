@@ -50,7 +50,7 @@ const statusHeader = (status: IdempotencyStatus) => ({ 'idempotency-status': sta
  */
 export function registerIdempotency(
   fastify: FastifyInstance,
-  records: IdempotencyRecordsRepository,
+  records: Pick<IdempotencyRecordsRepository, 'claim' | 'complete' | 'release'>,
   config: GatewayConfig,
   logger: Logger,
   metrics: GatewayMetrics,
