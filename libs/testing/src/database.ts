@@ -62,7 +62,7 @@ async function newDatabase(serverUrl: string, template?: string): Promise<TestDa
  * Resolves once another backend waits for a lock that `holder` holds (pg_blocking_pids), not merely
  * once any backend waits for some lock.
  */
-export async function blockedBy(holder: Pick<Client, 'query'>, what: string): Promise<void> {
+async function blockedBy(holder: Pick<Client, 'query'>, what: string): Promise<void> {
   const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
   await eventually(
     async () => {

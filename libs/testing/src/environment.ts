@@ -16,7 +16,7 @@ import { createRedisClient, masterNodes, type RedisLocation } from '@kessai/redi
 import { closeBullConnections } from '@kessai/runtime';
 import { createTestDatabase, type TestDatabase } from './database';
 
-export function testRedisUrl(): string {
+function testRedisUrl(): string {
   return process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 }
 
@@ -72,10 +72,6 @@ export function testVariables(
     ...(overrides.NODE_ENV === 'production' ? { PUBLIC_BASE_URL: 'http://127.0.0.1' } : {}),
     ...overrides,
   };
-}
-
-export function testConfig(databaseUrl: string, overrides: Record<string, string> = {}): FullConfig {
-  return loadConfig(testVariables(databaseUrl, overrides));
 }
 
 /** Collects a process's log lines in memory, so tests can assert on what was (not) logged. */
@@ -198,7 +194,7 @@ export type SeededMerchant = Awaited<ReturnType<TestEnvironment['seedMerchant']>
  * Removes every key under `<prefix>:` (buckets, queues, jobs, CVVs): a suite or benchmark leaves
  * nothing behind in the shared Redis, which otherwise grows by every run's unconsumed jobs.
  */
-export async function dropRedisPrefix(location: RedisLocation, prefix: string): Promise<void> {
+async function dropRedisPrefix(location: RedisLocation, prefix: string): Promise<void> {
   const redis = createRedisClient(location, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await redis.connect();

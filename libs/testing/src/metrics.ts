@@ -9,7 +9,7 @@ const SAMPLE = /^([A-Za-z_:][A-Za-z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/;
 const LABEL = /([A-Za-z_][A-Za-z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
 
 /** The samples of a Prometheus text exposition (comments skipped). */
-export function parseMetrics(text: string): MetricSample[] {
+function parseMetrics(text: string): MetricSample[] {
   const samples: MetricSample[] = [];
   for (const line of text.split('\n')) {
     const match = SAMPLE.exec(line);

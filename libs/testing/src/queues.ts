@@ -24,19 +24,3 @@ export async function waitForJobs(queue: Queue, jobIds: string[], options: Event
   }
   return states;
 }
-
-/** Resolves once no job of the queue waits, runs or is delayed: the queue drained. */
-export async function waitForQueueIdle(queue: Queue, options: EventuallyOptions = {}) {
-  let counts: Record<string, number> = {};
-  try {
-    await eventually(
-      async () => {
-        counts = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
-        return Object.values(counts).every((count) => count === 0);
-      },
-      { what: `queue ${queue.name} to drain`, ...options },
-    );
-  } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)} (${JSON.stringify(counts)})`);
-  }
-}
