@@ -121,6 +121,12 @@ async function withBankConfiguration(changes: Record<string, unknown>, body: () 
   }
 }
 
+/** The charge as charges.poll answers it once it is no longer awaiting. */
+const pastAwaiting = (chargeId: string): Promise<Any> =>
+  sdk().charges.poll(suite.merchants.shop.store.id, chargeId, undefined, undefined, {
+    successCondition: (c: Any) => c.status !== 'awaiting',
+  });
+
 /** The charge once it is no longer awaiting. */
 const ended = (chargeId: string, timeoutMs = 15_000): Promise<Any> =>
   eventually(
@@ -176,15 +182,7 @@ describe('bank transfer through the SDK', () => {
     expect(instructions.payload.expiration_date).toBe(new Date(expiry.expirationDate).toISOString());
 
     expect(await pay('bank', instructions.payload.account_number, 5000)).toBe(200);
-    const paid: Any = await sdk().charges.poll(
-      suite.merchants.shop.store.id,
-      created.id,
-      undefined,
-      undefined,
-      {
-        successCondition: (c: Any) => c.status !== 'awaiting',
-      },
-    );
+    const paid: Any = await pastAwaiting(created.id);
     expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5000, chargedCurrency: 'JPY' });
     expect(
       await eventually(
@@ -227,15 +225,7 @@ describe('bank transfer through the SDK', () => {
     expect(await eventTypes(created.id)).not.toContain(CHARGE_FINISHED);
 
     expect(await pay('bank', payload.account_number, 2000)).toBe(200);
-    const paid: Any = await sdk().charges.poll(
-      suite.merchants.shop.store.id,
-      created.id,
-      undefined,
-      undefined,
-      {
-        successCondition: (c: Any) => c.status !== 'awaiting',
-      },
-    );
+    const paid: Any = await pastAwaiting(created.id);
     expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5000 });
     const events = await eventTypes(created.id);
     expect(events.filter((e) => e === BANK_TRANSFER_STATUS_UPDATED)).toHaveLength(2);
@@ -646,15 +636,7 @@ describe('konbini through the SDK', () => {
       await eventually(() => suite.env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }));
       expect(await statusOf(created.id)).toBe('awaiting');
       expect(await pay('konbini', instructions.payload.payment_code, 1500)).toBe(200);
-      const paid: Any = await sdk().charges.poll(
-        suite.merchants.shop.store.id,
-        created.id,
-        undefined,
-        undefined,
-        {
-          successCondition: (c: Any) => c.status !== 'awaiting',
-        },
-      );
+      const paid: Any = await pastAwaiting(created.id);
       expect(paid).toMatchObject({ status: 'successful', chargedAmount: 5500 });
       // a payment code has no virtual account: no bank-transfer ledger
       const ledgers = await (

@@ -6,11 +6,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
-  executedPlan,
   insertCardToken,
   insertWaitingSubscriptions,
   registeredStatement,
   rowsWritten,
+  statementPlan,
   tableReads,
   useSuite,
 } from '@kessai/testing';
@@ -83,12 +83,7 @@ describe('charge batch statements with thousands of charges pending', () => {
 
   it.each(modes)('reading a batch of pending charges reads only them (%s plan)', async (mode) => {
     const ids = pendingIds.slice(0, 50);
-    const plan = await executedPlan(
-      client,
-      FIND_PENDING_CHARGES.text,
-      FIND_PENDING_CHARGES.encode({ ids }),
-      mode,
-    );
+    const plan = await statementPlan(client, FIND_PENDING_CHARGES, { ids }, mode);
     const read = tableReads(plan, 'charges');
     expect(read.indexes).not.toContain(STATUS_INDEX);
     // a few reads per charge of the batch, nowhere near the PENDING charges pending
@@ -115,10 +110,10 @@ describe('charge batch statements with thousands of charges pending', () => {
       expires_on: null,
       cause_event_id: null,
     }));
-    const plan = await executedPlan(
+    const plan = await statementPlan(
       client,
-      RECORD_CHARGE_OUTCOMES.text,
-      RECORD_CHARGE_OUTCOMES.encode({ outcomes, ids, from: ['pending'] }),
+      RECORD_CHARGE_OUTCOMES,
+      { outcomes, ids, from: ['pending'] },
       mode,
     );
     const read = tableReads(plan, 'charges');
@@ -156,7 +151,7 @@ describe('subscription engine statements with thousands of payments pending', ()
         error_message: null,
         error_detail: null,
       }));
-      const plan = await executedPlan(client, START_PAYMENTS.text, START_PAYMENTS.encode({ input }), mode);
+      const plan = await statementPlan(client, START_PAYMENTS, { input }, mode);
       const read = tableReads(plan, 'scheduled_payments');
       expect(read.indexes).not.toContain('scheduled_payments_open_key');
       expect(read.rows).toBeLessThan(input.length * 10);
@@ -168,12 +163,7 @@ describe('subscription engine statements with thousands of payments pending', ()
   it.each(['custom', 'generic'] as const)(
     'terminating a batch of payments reads only them (%s plan)',
     async (mode) => {
-      const plan = await executedPlan(
-        client,
-        TERMINATE_PAYMENTS.text,
-        TERMINATE_PAYMENTS.encode({ paymentIds: pendingPaymentIds }),
-        mode,
-      );
+      const plan = await statementPlan(client, TERMINATE_PAYMENTS, { paymentIds: pendingPaymentIds }, mode);
       const read = tableReads(plan, 'scheduled_payments');
       expect(read.indexes).not.toContain('scheduled_payments_open_key');
       expect(read.rows).toBeLessThan(pendingPaymentIds.length * 10);

@@ -2,7 +2,7 @@
 // "3-D Secure") runs every CHARGE_SWEEP_INTERVAL_MS in every replica: among many thousands of tokens
 // it reads the few awaiting ones only, through their partial index, and finds those past deadline.
 import { Client } from 'pg';
-import { executedPlan, insertCardToken, registeredStatement, tableReads, useSuite } from '@kessai/testing';
+import { insertCardToken, registeredStatement, statementPlan, tableReads, useSuite } from '@kessai/testing';
 
 const TOKENS = 20_000;
 const FIND_EXPIRED = registeredStatement('token_three_ds_find_expired');
@@ -61,12 +61,7 @@ beforeAll(async () => {
 it.each(['custom', 'generic'] as const)(
   'the sweep reads the awaiting tokens only, by their partial index (%s plan)',
   async (mode) => {
-    const plan = await executedPlan(
-      client,
-      FIND_EXPIRED.text,
-      FIND_EXPIRED.encode({ expirySeconds: 1_200, limit: 500 }),
-      mode,
-    );
+    const plan = await statementPlan(client, FIND_EXPIRED, { expirySeconds: 1_200, limit: 500 }, mode);
     const read = tableReads(plan, 'transaction_tokens');
     expect(read.indexes).toEqual(['transaction_tokens_three_ds_awaiting_idx']);
     expect(read.rows).toBeLessThan(20);

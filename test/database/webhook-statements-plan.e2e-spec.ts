@@ -6,10 +6,10 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
   APPROVED_TEST_CARD,
-  executedPlan,
   insertCardToken,
   registeredStatement,
   rowsWritten,
+  statementPlan,
   tableReads,
   useSuite,
 } from '@kessai/testing';
@@ -116,12 +116,7 @@ describe('webhook batch statements with thousands of deliveries pending', () => 
       }));
       // one pair that has its row already (a dispatch run again): found by its key
       batch.push({ ...batch[0], id: randomUUID(), event_id: eventIds[0] });
-      const plan = await executedPlan(
-        client,
-        CREATE_DELIVERIES.text,
-        CREATE_DELIVERIES.encode({ deliveries: batch }),
-        mode,
-      );
+      const plan = await statementPlan(client, CREATE_DELIVERIES, { deliveries: batch }, mode);
       const read = tableReads(plan, 'webhook_deliveries');
       expect(read.indexes).not.toContain('webhook_deliveries_status_next_attempt_on_idx');
       // a few reads per delivery of the batch, nowhere near the PENDING deliveries pending
@@ -132,12 +127,7 @@ describe('webhook batch statements with thousands of deliveries pending', () => 
   it.each(modes)(
     "finding a batch's subscribed events reads the events and their charges by key, for the mode (%s plan)",
     async (mode) => {
-      const plan = await executedPlan(
-        client,
-        FIND_SUBSCRIBED_EVENTS.text,
-        FIND_SUBSCRIBED_EVENTS.encode({ ids: chargeEventIds }),
-        mode,
-      );
+      const plan = await statementPlan(client, FIND_SUBSCRIBED_EVENTS, { ids: chargeEventIds }, mode);
       const events = tableReads(plan, 'outbox_events');
       expect(events.indexes).toEqual(['outbox_events_pkey']);
       // a few reads per event of the batch, nowhere near the thousands of events stored
@@ -168,10 +158,10 @@ describe('webhook batch statements with thousands of deliveries pending', () => 
       disable_reason: null,
       judged: true,
     }));
-    const plan = await executedPlan(
+    const plan = await statementPlan(
       client,
-      RECORD_DELIVERY_ATTEMPTS.text,
-      RECORD_DELIVERY_ATTEMPTS.encode({ tries, disableAfterSeconds: 3_600 }),
+      RECORD_DELIVERY_ATTEMPTS,
+      { tries, disableAfterSeconds: 3_600 },
       mode,
     );
     const read = tableReads(plan, 'webhook_deliveries');

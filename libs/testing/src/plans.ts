@@ -50,6 +50,16 @@ export async function executedPlan(
   }
 }
 
+/** executedPlan of a libs/db statement (registeredStatement), its parameters encoded as it sends them. */
+export function statementPlan(
+  client: Client,
+  statement: SqlStatement,
+  params: Parameters<SqlStatement['encode']>[0],
+  mode: 'custom' | 'generic',
+): Promise<PlanNode[]> {
+  return executedPlan(client, statement.text, statement.encode(params), mode);
+}
+
 /** Index entries and rows of `table` a plan visited, and the indexes it used on it. */
 export function tableReads(plan: PlanNode[], table: string) {
   const reads = plan.filter(
