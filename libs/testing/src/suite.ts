@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -116,6 +116,8 @@ export interface Suite<M extends string = never, S extends SimulatorHandle = nev
     variables?: Record<string, string>,
     factory?: GatewayFactory,
   ): Promise<{ app: NestFastifyApplication; url: string; client: GatewayClient }>;
+  /** A gateway process of the suite (its variables, with `variables` over them), stopped with the suite. */
+  startGatewayProcess(variables?: Record<string, string>): Promise<{ app: SpawnedApp; url: string }>;
   /**
    * The admin CLI as an operator's shell runs it against this suite (its variables, PUBLIC_BASE_URL
    * the gateway's when there is one), printing nothing: what the command answers.
@@ -124,8 +126,6 @@ export interface Suite<M extends string = never, S extends SimulatorHandle = nev
   cli(...argv: string[]): Promise<any>;
   /** where `cli` keeps the credentials demo:bootstrap writes */
   readonly cliCredentialsFile: string;
-  /** A gateway process of the suite (its variables, with `variables` over them), stopped with the suite. */
-  startGatewayProcess(variables?: Record<string, string>): Promise<{ app: SpawnedApp; url: string }>;
   /** Something to undo when the suite ends: run before what the suite set up earlier (last in, first out). */
   cleanup(teardown: () => unknown): void;
 }
@@ -220,7 +220,11 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
   }
 
   get cliCredentialsFile(): string {
-    this.#credentialsFile ??= join(mkdtempSync(join(tmpdir(), 'kessai-cli-')), 'demo.json');
+    if (!this.#credentialsFile) {
+      const dir = mkdtempSync(join(tmpdir(), 'kessai-cli-'));
+      this.cleanup(() => rmSync(dir, { recursive: true, force: true }));
+      this.#credentialsFile = join(dir, 'demo.json');
+    }
     return this.#credentialsFile;
   }
 
