@@ -7,6 +7,7 @@ import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
 import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
+import { refundsInError, retryRefund } from './refunds';
 import { strayDeposits } from './stray-deposits';
 import { removeStoreLogo, setStoreLogo } from './store-logo';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
@@ -66,6 +67,10 @@ Commands:
   deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
                                               charge of ours, and deposits that came after their
                                               charge ended (of one merchant's charges with --merchant)
+  refunds:errored [--merchant ID] [--limit N] refunds the processor never answered (status error,
+                                              amount still reserved), oldest first (default 100)
+  refund:retry --id ID                        send a refund in error to the processor again under its
+                                              own key (executed at most once), now
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -293,6 +298,13 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
           merchantId: values.merchant,
           limit: values.limit === undefined ? 100 : positiveInt(values.limit, 'limit'),
         });
+      case 'refunds:errored':
+        return await refundsInError(database, {
+          merchantId: values.merchant,
+          limit: values.limit === undefined ? 100 : positiveInt(values.limit, 'limit'),
+        });
+      case 'refund:retry':
+        return await retryRefund(database, required(values.id, 'id'));
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:

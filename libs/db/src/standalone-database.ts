@@ -4,6 +4,7 @@ import { AppTokensRepository } from './repositories/app-tokens.repository';
 import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
 import { MerchantUsersRepository } from './repositories/merchant-users.repository';
 import { MerchantsRepository } from './repositories/merchants.repository';
+import { RefundsRepository } from './repositories/refunds.repository';
 import { StoresRepository } from './repositories/stores.repository';
 import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
@@ -26,6 +27,7 @@ export class StandaloneDatabase {
   readonly cardVault: CardVaultRepository;
   readonly deferredPayments: DeferredPaymentsRepository;
   readonly storeLogos: StoreLogosRepository;
+  readonly refunds: RefundsRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -40,6 +42,7 @@ export class StandaloneDatabase {
     this.cardVault = new CardVaultRepository(this.prisma);
     this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
     this.storeLogos = new StoreLogosRepository(this.prisma);
+    this.refunds = new RefundsRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -12,6 +12,8 @@ import {
   FIND_PENDING_REFUND,
   FIND_STALE_OPERATIONS,
   RECORD_REFUND_OUTCOME,
+  REDRIVE_DUE_REFUNDS,
+  REDRIVE_REFUND,
   REQUEST_REFUND,
 } from '../sql/refunds-cancels.sql';
 import type { PaymentErrorColumns } from './charge-outcomes.repository';
@@ -51,6 +53,12 @@ export interface PendingRefund {
   currency: string;
   /** the charge's payment at the processor */
   processorReference: string | null;
+}
+
+/** A refund sent to the processor again after `error`, and how many times that has now been done. */
+export interface RefundRedrive {
+  id: string;
+  redrives: number;
 }
 
 export interface RefundOutcome {
@@ -102,6 +110,7 @@ export class RefundsRepository {
         errorMessage: null,
         errorDetail: null,
         metadata: request.metadata as Prisma.JsonValue,
+        redrives: 0,
         createdOn: row.created_on,
         updatedOn: row.created_on,
       };
@@ -116,6 +125,15 @@ export class RefundsRepository {
 
   findInScope(scope: AccessScope, chargeId: string, id: string): Promise<Refund | null> {
     return this.prisma.refund.findFirst({ where: { id, chargeId, ...whereScope(scope) } });
+  }
+
+  /** Refunds in `error` (what an operator settles or re-drives), of one merchant when given, oldest first. */
+  findInError(limit: number, merchantId?: string): Promise<Refund[]> {
+    return this.prisma.refund.findMany({
+      where: { status: 'error', ...(merchantId ? { merchantId } : {}) },
+      orderBy: [{ updatedOn: 'asc' }, { id: 'asc' }],
+      take: limit,
+    });
   }
 
   async findStatus(id: string): Promise<Refund['status'] | null> {
@@ -154,6 +172,20 @@ export class RefundsRepository {
    */
   findStaleOperations(seconds: number, limit: number): Promise<{ kind: 'refund' | 'cancel'; id: string }[]> {
     return this.prisma.run(FIND_STALE_OPERATIONS, { seconds, limit });
+  }
+
+  /**
+   * The sweeper's re-drives (REDRIVE_DUE_REFUNDS): up to `limit` refunds in `error`, re-driven fewer
+   * than `maxRedrives` times and due by `baseSeconds × 2^redrives`, made pending again with a new
+   * refund_requested command each. Answers the ids re-driven and each one's count.
+   */
+  redriveDue(maxRedrives: number, baseSeconds: number, limit: number): Promise<RefundRedrive[]> {
+    return this.prisma.run(REDRIVE_DUE_REFUNDS, { maxRedrives, baseSeconds, limit });
+  }
+
+  /** An operator's re-drive of one refund in `error` (REDRIVE_REFUND); null when it is not in `error`. */
+  async redrive(id: string, correlationId: string | null): Promise<RefundRedrive | null> {
+    return (await this.prisma.run(REDRIVE_REFUND, { refundId: id, correlationId }))[0] ?? null;
   }
 
   async findPending(id: string): Promise<PendingRefund | null> {

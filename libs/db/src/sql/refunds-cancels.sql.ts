@@ -1,6 +1,7 @@
 import {
   CANCELLABLE_CHARGE_STATUSES,
   OPERATION_ENTRY_STATUS,
+  REFUND_REDRIVE,
   REFUNDABLE_CHARGE_STATUS,
   type ChargeStatus,
   type OperationStatus,
@@ -329,4 +330,71 @@ export const FIND_STALE_OPERATIONS = defineStatement({
       WHERE status = ${sqlLiteral(OPERATION_ENTRY_STATUS)}
         AND updated_on < now() - make_interval(secs => ${p.seconds})
       ORDER BY updated_on LIMIT ${p.limit})`,
+});
+
+/**
+ * Re-drives refunds that ended `error` (REFUND_REDRIVE: error → pending), each with a new
+ * refund_requested command, in one statement: refund-cancel-service then asks the processor again
+ * under the refund's own key, which it executes at most once. The amount stays reserved throughout
+ * (an `error` refund kept it). The error fields are cleared (the refund is in progress again) and
+ * `redrives` counts the re-drive. `FOR UPDATE SKIP LOCKED`: a refund another re-drive holds is left
+ * to it. `due` chooses the rows: the sweeper's schedule or an operator's one refund.
+ */
+function redriveRefundsText(due: string, correlationId: string): string {
+  return `
+    WITH due AS (${due}
+       FOR UPDATE SKIP LOCKED
+    ),
+    moved AS (
+      UPDATE refunds r
+         SET status = ${sqlLiteral(REFUND_REDRIVE.to)}, redrives = r.redrives + 1,
+             error_code = NULL, error_message = NULL, error_detail = NULL, updated_on = now()
+        FROM due
+       WHERE r.id = due.id AND r.status = ${sqlLiteral(REFUND_REDRIVE.from)}
+      RETURNING r.id, r.charge_id, r.merchant_id, r.store_id, r.amount, r.currency, r.redrives
+    ),
+    event AS (
+      ${outboxInsertFrom('moved', {
+        aggregateType: 'refund',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: refundRequestedSql(),
+        correlationId,
+      })}
+    )
+    SELECT id::text AS id, redrives FROM moved`;
+}
+
+/**
+ * The sweeper's re-drives: refunds in `error` re-driven fewer than `maxRedrives` times, whose last
+ * change is older than `baseSeconds × 2^redrives` (5 min, 10, 20, … by default), oldest first.
+ * Served by the partial index refunds_error_idx.
+ */
+export const REDRIVE_DUE_REFUNDS = defineStatement({
+  name: 'refunds_redrive_due',
+  params: { maxRedrives: pg.int4, baseSeconds: pg.int4, limit: pg.int4 },
+  columns: { id: pg.text, redrives: pg.int4 },
+  text: (p) =>
+    redriveRefundsText(
+      `
+      SELECT id FROM refunds
+       WHERE status = ${sqlLiteral(REFUND_REDRIVE.from)} AND redrives < ${p.maxRedrives}
+         AND updated_on < now() - make_interval(secs => ${p.baseSeconds} * power(2, redrives))
+       ORDER BY updated_on LIMIT ${p.limit}`,
+      'NULL',
+    ),
+});
+
+/** An operator's re-drive of one refund in `error`, whatever the schedule and the count. */
+export const REDRIVE_REFUND = defineStatement({
+  name: 'refunds_redrive_one',
+  params: { refundId: pg.uuid, correlationId: pg.nullable(pg.text) },
+  columns: { id: pg.text, redrives: pg.int4 },
+  text: (p) =>
+    redriveRefundsText(
+      `
+      SELECT id FROM refunds WHERE id = ${p.refundId} AND status = ${sqlLiteral(REFUND_REDRIVE.from)}`,
+      p.correlationId,
+    ),
 });
