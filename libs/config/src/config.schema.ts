@@ -275,6 +275,18 @@ export const configSchema = z.object({
   REFUND_REDRIVE_BASE_SECONDS: positiveInt.default(300),
 
   /**
+   * The ledger (docs/ledger.md): how often ledger-service's poster reads the outbox for the facts it
+   * posts (charges that succeeded, refunds); at once again after a full batch.
+   */
+  LEDGER_POST_INTERVAL_MS: positiveInt.default(500),
+  /** The most outbox events the poster posts in one database transaction. */
+  LEDGER_POST_BATCH: positiveInt.max(5_000).default(500),
+  /** How often pending money that became available is released to its store's available balance. */
+  LEDGER_RELEASE_INTERVAL_MS: positiveInt.default(60_000),
+  /** How often ledger-service checks the books (every entry read once: kessai_ledger_imbalance). */
+  LEDGER_VERIFY_INTERVAL_MS: positiveInt.default(600_000),
+
+  /**
    * Subscriptions (docs/subscriptions.md, "The engine"). Settlement jobs (charge_finished batches)
    * one subscription-service process runs at once.
    */
@@ -424,6 +436,7 @@ export type ProcessName =
   | 'refund-cancel-service'
   | 'subscription-service'
   | 'webhook-service'
+  | 'ledger-service'
   | 'admin';
 
 export type ProcessSecret = keyof typeof SECRET_USERS;

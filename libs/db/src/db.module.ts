@@ -26,6 +26,7 @@ import { CheckoutFormsRepository } from './repositories/checkout-forms.repositor
 import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
 import { CheckoutLinksRepository } from './repositories/checkout-links.repository';
 import { StoreLogosRepository } from './repositories/store-logos.repository';
+import { LedgerRepository } from './ledger/ledger.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -57,6 +58,7 @@ const repositories = [
   CheckoutProductsRepository,
   CheckoutLinksRepository,
   StoreLogosRepository,
+  LedgerRepository,
 ];
 
 @Global()

@@ -61,3 +61,4 @@ export * from './repositories/checkout-forms.repository';
 export * from './repositories/checkout-products.repository';
 export * from './repositories/checkout-links.repository';
 export * from './unavailable';
+export * from './ledger/ledger.repository';

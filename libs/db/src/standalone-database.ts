@@ -5,6 +5,7 @@ import { DeferredPaymentsRepository } from './repositories/deferred-payments.rep
 import { MerchantUsersRepository } from './repositories/merchant-users.repository';
 import { MerchantsRepository } from './repositories/merchants.repository';
 import { RefundsRepository } from './repositories/refunds.repository';
+import { LedgerRepository } from './ledger/ledger.repository';
 import { StoresRepository } from './repositories/stores.repository';
 import { TestClocksRepository } from './repositories/test-clocks.repository';
 import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
@@ -28,6 +29,7 @@ export class StandaloneDatabase {
   readonly deferredPayments: DeferredPaymentsRepository;
   readonly storeLogos: StoreLogosRepository;
   readonly refunds: RefundsRepository;
+  readonly ledger: LedgerRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -43,6 +45,7 @@ export class StandaloneDatabase {
     this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
     this.storeLogos = new StoreLogosRepository(this.prisma);
     this.refunds = new RefundsRepository(this.prisma);
+    this.ledger = new LedgerRepository(this.prisma);
   }
 
   close(): Promise<void> {
