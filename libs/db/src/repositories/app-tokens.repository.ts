@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid, type PageRequest } from '@kessai/domain';
+import { AuthenticationError, isUuid, type PageRequest } from '@kessai/domain';
 import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
-import { FIND_APP_TOKEN, REVOKE_APP_TOKEN_TREE } from '../sql/app-tokens.sql';
+import {
+  FIND_APP_TOKEN,
+  LOCK_APP_TOKEN_TREE,
+  LOCK_ISSUER,
+  REVOKE_APP_TOKEN_TREE,
+} from '../sql/app-tokens.sql';
 import type { AccessScope } from './scope';
 
 export interface NewAppToken {
@@ -61,7 +66,15 @@ export class AppTokensRepository {
       { resource: 'app_token', scope: token, max },
       {
         countActive: (tx) => tx.appToken.count({ where: activeOf(token) }),
-        create: (tx) => tx.appToken.create({ data: token }),
+        create: async (tx) => {
+          // the issuer held until this token is committed: a revocation running now waits, then
+          // revokes this one too; a revoked issuer issues nothing (decision 0028)
+          if (token.issuedBy !== null) {
+            const issuer = (await this.prisma.run(LOCK_ISSUER, { id: token.issuedBy }, { db: tx }))[0];
+            if (!issuer || issuer.revoked) throw new AuthenticationError('INVALID_APP_TOKEN');
+          }
+          return tx.appToken.create({ data: token });
+        },
       },
     );
   }
@@ -112,12 +125,23 @@ export class AppTokensRepository {
     at: Date,
   ): Promise<AppTokenRevocation | null> {
     if (!isUuid(id)) return null;
-    const rows = await this.prisma.run(REVOKE_APP_TOKEN_TREE, {
+    const root = {
       id,
       owned: owner !== null,
       merchantId: owner?.merchantId ?? null,
       storeId: owner?.storeId ?? null,
-      at,
+    };
+    const rows = await this.prisma.inTransaction(async (client) => {
+      // the whole tree locked first, until a walk finds nothing new: an issuance under it commits
+      // before the walk that revokes (it held its issuer), or starts after and finds it revoked
+      let locked = new Set<string>();
+      for (;;) {
+        const tree = await this.prisma.run(LOCK_APP_TOKEN_TREE, root, { db: client });
+        if (tree.length === locked.size && tree.every((row) => locked.has(row.id))) break;
+        locked = new Set(tree.map((row) => row.id));
+      }
+      if (locked.size === 0) return [];
+      return this.prisma.run(REVOKE_APP_TOKEN_TREE, { ...root, at }, { db: client });
     });
     if (rows.length === 0) return null;
     const token = await this.findById(id);

@@ -27,6 +27,54 @@ export const FIND_APP_TOKEN = defineStatement({
 });
 
 /**
+ * The issuing token's row, held FOR SHARE by an issuance until it commits: a revocation of the
+ * issuer (which locks it FOR UPDATE before it walks what it issued) then waits for the new token to
+ * be committed and revokes it too, and an issuance after the revocation finds its issuer revoked
+ * (decision 0028). No row: the issuer does not exist.
+ */
+export const LOCK_ISSUER = defineStatement({
+  name: 'app_tokens_lock_issuer',
+  params: { id: pg.uuid },
+  columns: { revoked: pg.bool },
+  text: (p) => `
+    SELECT revoked_on IS NOT NULL AS revoked FROM app_tokens WHERE id = ${p.id} FOR SHARE`,
+});
+
+/** The root's own rule of REVOKE_APP_TOKEN_TREE: an active token, of the owner when `owned`. */
+const REVOCATION_ROOT = (p: { id: string; owned: string; merchantId: string; storeId: string }) => `
+      SELECT id
+        FROM app_tokens
+       WHERE id = ${p.id}
+         AND revoked_on IS NULL
+         AND (NOT ${p.owned} OR (merchant_id = ${p.merchantId} AND store_id IS NOT DISTINCT FROM ${p.storeId}))`;
+
+/**
+ * What a revocation will revoke, locked before it does (ids in id order, FOR UPDATE): the root and
+ * every token it issued, transitively, as committed now. The revocation locks again until the walk
+ * finds no token it has not locked: an issuance holds its issuer FOR SHARE until it commits, so once
+ * every node is locked no token can be issued under the tree, and the revocation's own walk sees
+ * every one (decision 0028).
+ */
+export const LOCK_APP_TOKEN_TREE = defineStatement({
+  name: 'app_tokens_lock_tree',
+  params: {
+    id: pg.uuid,
+    owned: pg.bool,
+    merchantId: pg.nullable(pg.uuid),
+    storeId: pg.nullable(pg.uuid),
+  },
+  columns: { id: pg.text },
+  text: (p) => `
+    WITH RECURSIVE root AS (${REVOCATION_ROOT(p)}
+    ), tree AS (
+      SELECT id FROM root
+      UNION
+      SELECT child.id FROM app_tokens child JOIN tree ON child.issued_by = tree.id
+    )
+    SELECT id::text AS id FROM app_tokens WHERE id IN (SELECT id FROM tree) ORDER BY id FOR UPDATE`,
+});
+
+/**
  * Revokes an active token and every token it issued, transitively (docs/decisions/0028), in one
  * statement: a leaked token's offspring die with it. `owned` limits the token to one owner (the
  * store, or the merchant itself when storeId is null: an API caller's own scope); the operator
@@ -45,12 +93,7 @@ export const REVOKE_APP_TOKEN_TREE = defineStatement({
   },
   columns: { id: pg.text },
   text: (p) => `
-    WITH RECURSIVE root AS (
-      SELECT id
-        FROM app_tokens
-       WHERE id = ${p.id}
-         AND revoked_on IS NULL
-         AND (NOT ${p.owned} OR (merchant_id = ${p.merchantId} AND store_id IS NOT DISTINCT FROM ${p.storeId}))
+    WITH RECURSIVE root AS (${REVOCATION_ROOT(p)}
     ), tree AS (
       SELECT id, 0 AS depth FROM root
       UNION
