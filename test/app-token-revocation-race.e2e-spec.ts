@@ -101,7 +101,9 @@ describe('revoking a token while it issues another', () => {
     const parent = (await issueWith(merchant)).body as Issued;
     // authenticated once (now in the gateway's cache), then revoked in the database only, as a
     // revocation committed while this request was already past authentication would be
-    expect((await requestJson(baseUrl, `/stores/${shop.store.id}`, { auth: bearer(parent) })).status).toBe(200);
+    expect((await requestJson(baseUrl, `/stores/${shop.store.id}`, { auth: bearer(parent) })).status).toBe(
+      200,
+    );
     await env.prisma.appToken.update({ where: { id: parent.id }, data: { revokedOn: new Date() } });
     const refused = await issueWith(parent);
     expect(refused.status).toBe(401);
