@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/charge-outcomes.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/charges/charge-outcomes.sql.ts by npm run sql:generate: do not edit.
 
 -- charge_outcomes_find_pending
 -- params: $1 ids uuid[]

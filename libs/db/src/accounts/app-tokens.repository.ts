@@ -4,8 +4,8 @@ import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prism
 import { listPage } from '../keyset';
 import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
-import { FIND_APP_TOKEN, REVOKE_APP_TOKEN_TREE } from '../sql/app-tokens.sql';
-import type { AccessScope } from './scope';
+import { FIND_APP_TOKEN, REVOKE_APP_TOKEN_TREE } from './app-tokens.sql';
+import type { AccessScope } from '../scope';
 
 export interface NewAppToken {
   id: string;

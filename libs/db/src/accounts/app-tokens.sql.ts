@@ -1,5 +1,5 @@
 import type { AppTokenScope, ProcessingMode } from '../generated/prisma/enums';
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /** An app_tokens row by id: authentication reads it for every credential once per cache period. */
 export const FIND_APP_TOKEN = defineStatement({

@@ -4,7 +4,7 @@ import { DailyQuotas, type DailyQuota } from '../limits/daily-quotas';
 import { PrismaService } from '../prisma.service';
 import { LoginSessionsRepository } from './login-sessions.repository';
 import { MerchantUsersRepository } from './merchant-users.repository';
-import { OutboxRepository, type NewOutboxEvent } from './outbox.repository';
+import { OutboxRepository, type NewOutboxEvent } from '../outbox/outbox.repository';
 
 export interface NewPasswordReset {
   id: string;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { CAPTURABLE_CHARGE_STATUS } from '@kessai/domain';
 import type { Capture, CaptureStatus, ChargeStatus } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
-import { REQUEST_CAPTURE } from '../sql/captures.sql';
+import { REQUEST_CAPTURE } from './captures.sql';
 
 export type { Capture };
 

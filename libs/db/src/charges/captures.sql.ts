@@ -7,7 +7,7 @@ import {
 import type { CaptureStatus as ChargeCaptureStatus, ChargeOperation } from '../generated/prisma/enums';
 import { captureRequestedSql } from '../outbox/event-sql';
 import { outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlLiteral } from '../sql/statement';
 
 const CAPTURE: ChargeOperation = 'capture';
 const CANCEL: ChargeOperation = 'cancel';

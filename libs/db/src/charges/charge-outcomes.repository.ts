@@ -21,7 +21,7 @@ import {
   RECORD_CAPTURE_FAILED,
   RECORD_CHARGE_OUTCOMES,
   type ChargeOutcomeInput,
-} from '../sql/charge-outcomes.sql';
+} from './charge-outcomes.sql';
 import type { RowOf } from '../sql/statement';
 
 /** A pending charge with what its authorization needs, read in one query. */

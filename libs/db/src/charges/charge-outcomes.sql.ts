@@ -9,7 +9,7 @@ import type {
 } from '../generated/prisma/enums';
 import { chargeStatusSql } from '../outbox/event-sql';
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlLiteral } from '../sql/statement';
 
 /** charge-service's statements: reading the charges it processes and recording their outcomes. */
 

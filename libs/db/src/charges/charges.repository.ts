@@ -22,10 +22,10 @@ import {
   type ChargeCreateInput,
   FIND_CHARGE_IN_SCOPE,
   FIND_CHARGES,
-} from '../sql/charges.sql';
+} from './charges.sql';
 import type { RowOf } from '../sql/statement';
-import { ADVISORY_XACT_LOCK } from '../sql/limits.sql';
-import type { AccessScope } from './scope';
+import { ADVISORY_XACT_LOCK } from '../limits/limits.sql';
+import type { AccessScope } from '../scope';
 
 export type { Charge, ChargeStatus };
 

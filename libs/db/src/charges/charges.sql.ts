@@ -9,7 +9,7 @@ import type {
 } from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, processorNoticeReceivedSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlLiteral } from '../sql/statement';
 
 /** What `kessai_refuse` raises (SQLSTATE KS001) with, when the create statement must not stand. */
 export const REFUSED_TOKEN = 'token_not_claimable';

@@ -10,8 +10,8 @@ import {
   FIND_EXPIRY_WITH_CONFIGURATION,
   RECORD_CHARGE_DEPOSITS,
   RECORD_UNASSIGNED_DEPOSIT,
-} from '../sql/deferred-payments.sql';
-import type { AccessScope } from './scope';
+} from './deferred-payments.sql';
+import type { AccessScope } from '../scope';
 
 /** Money the processor reports received for a bank-transfer or konbini charge. */
 export interface NewChargeDeposit {

@@ -3,7 +3,7 @@ import { bankTransferStatusUpdatedSql, chargeStatusSql } from '../outbox/event-s
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
 import { AWAITING_PAYMENT_CHARGE_STATUSES, DEFERRED_PAYMENT_TYPES, type ChargeStatus } from '@kessai/domain';
 import type { ProcessingMode } from '../generated/prisma/enums';
-import { defineStatement, pg, sqlList } from './statement';
+import { defineStatement, pg, sqlList } from '../sql/statement';
 
 /**
  * Bank-transfer and konbini charges (docs/bank-transfer-and-konbini.md): the money received for

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { CheckoutForm, Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
-import type { AccessScope } from './scope';
+import type { AccessScope } from '../scope';
 
 export type { CheckoutForm };
 

@@ -7,9 +7,9 @@ import type {
   Prisma,
 } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
-import { CLAIM_CHECKOUT_LINK_PAYMENT, RELEASE_CHECKOUT_LINK_PAYMENT } from '../sql/checkout-links.sql';
+import { CLAIM_CHECKOUT_LINK_PAYMENT, RELEASE_CHECKOUT_LINK_PAYMENT } from './checkout-links.sql';
 import { checkoutScope } from './checkout-forms.repository';
-import type { AccessScope } from './scope';
+import type { AccessScope } from '../scope';
 
 export type { CheckoutLink, CheckoutEmail };
 

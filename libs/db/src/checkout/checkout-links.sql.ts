@@ -1,5 +1,5 @@
 import { UNCOMPLETED_ENDED_SUBSCRIPTION_STATUSES, UNSUCCESSFUL_CHARGE_STATUSES } from '@kessai/domain';
-import { defineStatement, pg, sqlList } from './statement';
+import { defineStatement, pg, sqlList } from '../sql/statement';
 
 /** A link's payment that failed: its charge ended without money, its subscription without completing. */
 const FAILED_CHARGE = sqlList(UNSUCCESSFUL_CHARGE_STATUSES);

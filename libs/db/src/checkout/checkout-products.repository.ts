@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { Prisma, type CheckoutProduct } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
 import { checkoutScope } from './checkout-forms.repository';
-import type { AccessScope } from './scope';
+import type { AccessScope } from '../scope';
 
 export type { CheckoutProduct };
 

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { IdempotencyRecord } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
-import { CLAIM_IDEMPOTENCY_KEY, DELETE_EXPIRED_IDEMPOTENCY_RECORDS } from '../sql/idempotency-records.sql';
+import { CLAIM_IDEMPOTENCY_KEY, DELETE_EXPIRED_IDEMPOTENCY_RECORDS } from './idempotency-records.sql';
 
 export interface IdempotencyClaim {
   credentialId: string;

@@ -1,4 +1,4 @@
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * Claims (credential, key): the unique index decides between concurrent claimers, and an expired

@@ -1,4 +1,4 @@
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * A transaction-scoped advisory lock on a 64-bit hash of `key`, released when the transaction ends;

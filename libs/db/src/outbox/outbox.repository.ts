@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { Prisma } from '../generated/prisma/client';
-import type { OutboxEventType } from '../outbox/outbox-events';
-import { appendOutboxEvent, type NewOutboxEvent } from '../outbox/outbox-writer';
+import type { OutboxEventType } from './outbox-events';
+import { appendOutboxEvent, type NewOutboxEvent } from './outbox-writer';
 import { PrismaService } from '../prisma.service';
-import { OUTBOX_BACKLOG } from '../sql/outbox.sql';
+import { OUTBOX_BACKLOG } from './outbox.sql';
 
 export type { NewOutboxEvent };
 

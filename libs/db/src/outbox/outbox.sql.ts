@@ -1,4 +1,4 @@
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * The relay's backlog for the metrics: how many events are unpublished (counted up to $1, so that

@@ -3,9 +3,9 @@ import type { ChargeStatus, ChargeTransition, OperationTransition, PageRequest }
 import type { Cancel, Prisma } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
-import { FIND_PENDING_CANCEL, RECORD_CANCEL_OUTCOME, REQUEST_CANCEL } from '../sql/refunds-cancels.sql';
-import type { PaymentErrorColumns } from './charge-outcomes.repository';
-import type { AccessScope } from './scope';
+import { FIND_PENDING_CANCEL, RECORD_CANCEL_OUTCOME, REQUEST_CANCEL } from './refunds-cancels.sql';
+import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
+import type { AccessScope } from '../scope';
 
 export type { Cancel };
 

@@ -15,7 +15,7 @@ import {
   refundRequestedSql,
 } from '../outbox/event-sql';
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlList, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlList, sqlLiteral } from '../sql/statement';
 
 const CANCELLABLE = sqlList(CANCELLABLE_CHARGE_STATUSES);
 const CANCEL: ChargeOperation = 'cancel';

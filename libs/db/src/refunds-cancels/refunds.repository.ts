@@ -13,9 +13,9 @@ import {
   FIND_STALE_OPERATIONS,
   RECORD_REFUND_OUTCOME,
   REQUEST_REFUND,
-} from '../sql/refunds-cancels.sql';
-import type { PaymentErrorColumns } from './charge-outcomes.repository';
-import type { AccessScope } from './scope';
+} from './refunds-cancels.sql';
+import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
+import type { AccessScope } from '../scope';
 
 export type { Refund, RefundReason };
 

@@ -7,8 +7,8 @@ import {
   CLOSE_STORE_SUBSCRIPTIONS_AND_TOKENS,
   FIND_STORE_TOKEN_SETTINGS,
   LOCK_STORE_SUBSCRIPTIONS,
-} from '../sql/stores.sql';
-import type { AccessScope } from './scope';
+} from './stores.sql';
+import type { AccessScope } from '../scope';
 
 export type StoreWithMerchant = Store & {
   merchant: Pick<Merchant, 'name' | 'configuration'>;

@@ -1,7 +1,7 @@
 import type { Prisma } from '../generated/prisma/client';
-import { defineStatement, pg } from './statement';
-import { cancelSubscriptionsCtes, lockCancelableSubscriptionsSql } from './subscriptions.sql';
-import { tokenDeactivatedEvents } from './transaction-tokens.sql';
+import { defineStatement, pg } from '../sql/statement';
+import { cancelSubscriptionsCtes, lockCancelableSubscriptionsSql } from '../subscriptions/subscriptions.sql';
+import { tokenDeactivatedEvents } from '../tokens/transaction-tokens.sql';
 
 /**
  * What creating a transaction token needs of its store and merchant; no row when the store is not the

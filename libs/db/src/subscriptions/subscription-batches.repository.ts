@@ -1,14 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../prisma.service';
-import { CREATE_SUBSCRIPTION } from '../sql/subscriptions.sql';
+import { CREATE_SUBSCRIPTION } from './subscriptions.sql';
 import {
   FIND_SUBSCRIPTION_BATCH,
   INSERT_SUBSCRIPTION_BATCH,
   LOCK_BATCH_OWNERS,
-} from '../sql/subscription-batches.sql';
+} from './subscription-batches.sql';
 import type { RowOf } from '../sql/statement';
-import { ChargesRepository, type ChargeCreation, type CreateChargeResult } from './charges.repository';
-import type { AccessScope } from './scope';
+import {
+  ChargesRepository,
+  type ChargeCreation,
+  type CreateChargeResult,
+} from '../charges/charges.repository';
+import type { AccessScope } from '../scope';
 import { createSubscriptionParams, type NewSubscription } from './subscriptions.repository';
 
 export interface NewSubscriptionBatch {

@@ -1,4 +1,4 @@
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * The first statement of a batch's transaction: its store and its subscriptions' test clocks, read

@@ -11,7 +11,7 @@ import {
   type PaymentChargeInput,
   type SettlementEventInput,
   type SettlementInput,
-} from '../sql/subscription-engine.sql';
+} from './subscription-engine.sql';
 import type { RowOf } from '../sql/statement';
 
 export type {
@@ -19,7 +19,7 @@ export type {
   PaymentChargeInput,
   SettlementEventInput,
   SettlementInput,
-} from '../sql/subscription-engine.sql';
+} from './subscription-engine.sql';
 
 /** A due payment as the scheduler claimed it, with its subscription, token and configurations. */
 export type DuePayment = RowOf<(typeof CLAIM_DUE_PAYMENTS)['columns']>;

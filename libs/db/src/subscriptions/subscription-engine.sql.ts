@@ -14,7 +14,7 @@ import type {
 } from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, subscriptionEventSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlList } from './statement';
+import { defineStatement, pg, sqlList } from '../sql/statement';
 
 /**
  * The subscription engine's statements (docs/subscriptions.md, "The engine"). subscription-service

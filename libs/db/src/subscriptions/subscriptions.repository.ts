@@ -23,8 +23,8 @@ import {
   UNSUSPEND_SUBSCRIPTION,
   UPDATE_SCHEDULED_PAYMENT,
   UPDATE_SUBSCRIPTION,
-} from '../sql/subscriptions.sql';
-import type { AccessScope } from './scope';
+} from './subscriptions.sql';
+import type { AccessScope } from '../scope';
 
 export type { Subscription, ScheduledPayment, SubscriptionStatus, TerminationMode };
 

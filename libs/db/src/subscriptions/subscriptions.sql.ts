@@ -9,7 +9,7 @@ import type {
 import { subscriptionEventSql, subscriptionUpdatedSql } from '../outbox/event-sql';
 import type { OutboxEventType } from '../outbox/outbox-events';
 import { outboxInsertFrom, type OutboxEventSql } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlList, sqlLiteral } from './statement';
+import { defineStatement, pg, sqlList, sqlLiteral } from '../sql/statement';
 
 /**
  * The subscription API's writes (docs/subscriptions.md, "The API"): each status change is one

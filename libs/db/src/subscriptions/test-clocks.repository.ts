@@ -9,7 +9,7 @@ import {
   DELETE_TEST_CLOCK,
   FIND_TEST_CLOCK_ADVANCING,
   LOCK_TEST_CLOCK_FOR_DELETION,
-} from '../sql/test-clocks.sql';
+} from './test-clocks.sql';
 
 export type { TestClock };
 

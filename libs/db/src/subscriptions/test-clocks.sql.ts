@@ -1,4 +1,4 @@
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 import { cancelSubscriptionsCtes, lockCancelableSubscriptionsSql } from './subscriptions.sql';
 
 /** Test clocks (docs/subscriptions.md, "Test clocks"): a test-mode merchant's frozen "now". */

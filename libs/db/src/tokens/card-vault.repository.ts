@@ -3,7 +3,7 @@ import {
   COUNT_VAULT_ENTRIES_BY_KEY,
   FIND_VAULT_ENTRIES_TO_ROTATE,
   ROTATE_VAULT_ENTRY,
-} from '../sql/card-vault.sql';
+} from './card-vault.sql';
 
 /** A stored card number as the vault encrypted it (libs/vault's EncryptedCardNumber). */
 export interface StoredVaultEntry {

@@ -1,4 +1,4 @@
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * The card vault's rotation (docs/operations.md, "Rotate keys"): entries still encrypted with

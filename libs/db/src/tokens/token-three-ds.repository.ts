@@ -7,7 +7,7 @@ import {
   FIND_TOKEN_THREE_DS,
   RECORD_TOKEN_THREE_DS_NOTICE,
   UPDATE_TOKEN_THREE_DS,
-} from '../sql/token-three-ds.sql';
+} from './token-three-ds.sql';
 
 /**
  * A card token's `data.three_ds` as stored. The API shows enabled, status, mode, redirect_endpoint,

@@ -6,7 +6,7 @@ import {
   tokenThreeDsUpdatedSql,
 } from '../outbox/event-sql';
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * A card token's 3-D Secure (docs/transaction-tokens.md, "3-D Secure"): its state is the token's

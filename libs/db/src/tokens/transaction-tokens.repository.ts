@@ -9,7 +9,7 @@ import {
   FIND_CHARGEABLE_TOKENS,
   RENEW_TRANSACTION_TOKEN,
   RECORD_TOKEN_UPDATED,
-} from '../sql/transaction-tokens.sql';
+} from './transaction-tokens.sql';
 
 export type { TransactionToken };
 

@@ -7,7 +7,7 @@ import {
   tokenUpdatedSql,
 } from '../outbox/event-sql';
 import { outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /** A token row as CREATE_TRANSACTION_TOKEN's columns declare it (a statement's RETURNING or SELECT). */
 const TOKEN_ROW = `id::text, merchant_id::text, store_id::text, mode::text, type::text, payment_type::text,

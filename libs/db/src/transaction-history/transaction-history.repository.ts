@@ -7,8 +7,8 @@ import {
   LIST_TRANSACTION_HISTORY,
   type TransactionHistoryParams,
   type TransactionHistoryRow,
-} from '../sql/transaction-history.sql';
-import type { AccessScope } from './scope';
+} from './transaction-history.sql';
+import type { AccessScope } from '../scope';
 
 export type { TransactionHistoryRow };
 

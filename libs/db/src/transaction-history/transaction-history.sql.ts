@@ -1,7 +1,7 @@
 import type { CursorDirection } from '@kessai/domain';
 import type { Prisma } from '../generated/prisma/client';
 import type { PaymentType, ProcessingMode } from '../generated/prisma/enums';
-import { defineStatement, pg, type ParamRefs, type ParamsOf, type RowOf } from './statement';
+import { defineStatement, pg, type ParamRefs, type ParamsOf, type RowOf } from '../sql/statement';
 
 /**
  * The transaction history (docs/transaction-history.md): charges and refunds as one ledger, in the

@@ -20,8 +20,8 @@ import {
   RECORD_DELIVERY_ATTEMPTS,
   ROTATE_WEBHOOK_SECRET,
   FIND_STALE_DELIVERIES,
-} from '../sql/webhooks.sql';
-import type { AccessScope } from './scope';
+} from './webhooks.sql';
+import type { AccessScope } from '../scope';
 
 export interface NewWebhook {
   merchantId: string;

@@ -1,6 +1,6 @@
 import type { DeliveryStatus, ProcessingMode } from '../generated/prisma/enums';
 import type { OutboxAggregateType } from '../outbox/outbox-events';
-import { defineStatement, pg } from './statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * webhook-service's statements (docs/webhooks.md), each for a batch: the events' matching webhooks,
