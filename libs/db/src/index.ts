@@ -25,7 +25,14 @@ export {
   type OutboxEventSql,
   type PayloadSql,
 } from './outbox/outbox-writer';
-export { registeredStatements, pg, type SqlStatement, type PgType, type RowOf, type ParamsOf } from './sql';
+export {
+  registeredStatements,
+  pg,
+  type SqlStatement,
+  type PgType,
+  type RowOf,
+  type ParamsOf,
+} from './all-statements';
 export * from './tokens/transaction-tokens.repository';
 export * from './tokens/token-three-ds.repository';
 export * from './idempotency/idempotency-records.repository';
