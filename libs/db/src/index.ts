@@ -1,17 +1,22 @@
+// The connection, its health and failures, and the plumbing every aggregate shares
 export * from './prisma.service';
-export * from './keyset';
+export * from './database-health';
+export * from './unavailable';
 export * from './db.module';
 export * from './standalone-database';
 export * from './scope';
-export * from './accounts/merchants.repository';
-export * from './stores/stores.repository';
-export * from './stores/store-logos.repository';
-export * from './accounts/app-tokens.repository';
-export * from './accounts/merchant-users.repository';
-export * from './accounts/login-sessions.repository';
-export * from './accounts/password-resets.repository';
-export * from './webhooks/webhooks.repository';
-export * from './tokens/card-vault.repository';
+export * from './keyset';
+export * from './limits/limit-scope';
+export * from './limits/active-limit';
+export * from './limits/daily-quotas';
+export {
+  registeredStatements,
+  pg,
+  type SqlStatement,
+  type PgType,
+  type RowOf,
+  type ParamsOf,
+} from './all-statements';
 export * from './outbox/outbox.repository';
 export * from './outbox/outbox-events';
 export {
@@ -25,20 +30,6 @@ export {
   type OutboxEventSql,
   type PayloadSql,
 } from './outbox/outbox-writer';
-export {
-  registeredStatements,
-  pg,
-  type SqlStatement,
-  type PgType,
-  type RowOf,
-  type ParamsOf,
-} from './all-statements';
-export * from './tokens/transaction-tokens.repository';
-export * from './tokens/token-three-ds.repository';
-export * from './idempotency/idempotency-records.repository';
-export * from './limits/limit-scope';
-export * from './limits/active-limit';
-export * from './limits/daily-quotas';
 export type {
   Merchant,
   Store,
@@ -52,19 +43,31 @@ export type {
   ChargeDeposit,
 } from './generated/prisma/client';
 export { Prisma } from './generated/prisma/client';
-export * from './charges/charge-outcomes.repository';
+
+// The repositories, by aggregate
+export * from './accounts/merchants.repository';
+export * from './accounts/merchant-users.repository';
+export * from './accounts/login-sessions.repository';
+export * from './accounts/password-resets.repository';
+export * from './accounts/app-tokens.repository';
+export * from './stores/stores.repository';
+export * from './stores/store-logos.repository';
+export * from './tokens/transaction-tokens.repository';
+export * from './tokens/token-three-ds.repository';
+export * from './tokens/card-vault.repository';
 export * from './charges/charges.repository';
+export * from './charges/charge-outcomes.repository';
 export * from './charges/captures.repository';
-export * from './transaction-history/transaction-history.repository';
-export * from './database-health';
+export * from './charges/deferred-payments.repository';
 export * from './refunds-cancels/refunds.repository';
 export * from './refunds-cancels/cancels.repository';
-export * from './subscriptions/subscription-engine.repository';
+export * from './transaction-history/transaction-history.repository';
 export * from './subscriptions/subscriptions.repository';
-export * from './subscriptions/test-clocks.repository';
+export * from './subscriptions/subscription-engine.repository';
 export * from './subscriptions/subscription-batches.repository';
-export * from './charges/deferred-payments.repository';
+export * from './subscriptions/test-clocks.repository';
+export * from './webhooks/webhooks.repository';
 export * from './checkout/checkout-forms.repository';
 export * from './checkout/checkout-products.repository';
 export * from './checkout/checkout-links.repository';
-export * from './unavailable';
+export * from './idempotency/idempotency-records.repository';
