@@ -57,6 +57,8 @@ export * from './tokens/token-three-ds.repository';
 export * from './tokens/card-vault.repository';
 export * from './charges/charges.repository';
 export * from './charges/charge-outcomes.repository';
+export * from './charges/capture-outcomes.repository';
+export * from './charges/charge-sweeps.repository';
 export * from './charges/captures.repository';
 export * from './charges/deferred-payments.repository';
 export * from './refunds-cancels/refunds.repository';

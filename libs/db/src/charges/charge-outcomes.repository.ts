@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
   RECONCILABLE_CHARGE_STATUSES,
-  type CaptureTransition,
   type ChargeStatus,
   type ChargeStatusEvent,
   type ChargeTransition,
@@ -9,20 +8,14 @@ import {
 } from '@kessai/domain';
 import type { CaptureStatus, MatchAmount, PaymentType, ProcessingMode } from '../generated/prisma/enums';
 import { PrismaService } from '../prisma.service';
+import type { RowOf } from '../sql/statement';
 import {
   FIND_CHARGE_TO_RECONCILE,
-  FIND_DUE_CAPTURES,
-  FIND_EXPIRED_AWAITING,
-  FIND_PENDING_CAPTURE,
   FIND_PENDING_CHARGES,
-  FIND_STALE_CAPTURES,
-  FIND_STALE_PENDING,
-  RECORD_CAPTURED,
-  RECORD_CAPTURE_FAILED,
   RECORD_CHARGE_OUTCOMES,
   type ChargeOutcomeInput,
 } from './charge-outcomes.sql';
-import type { RowOf } from '../sql/statement';
+import { feeTermsOfRow } from './fee-terms';
 
 /** A pending charge with what its authorization needs, read in one query. */
 export interface PendingCharge {
@@ -77,20 +70,6 @@ export interface ChargeToReconcile {
   feeTerms: FeeTerms | null;
 }
 
-/** A capture waiting for the processor, with its charge. */
-export interface PendingCapture {
-  id: string;
-  chargeId: string;
-  /** minor units */
-  amount: bigint;
-  currency: string;
-  chargeStatus: ChargeStatus;
-  mode: ProcessingMode;
-  processorReference: string | null;
-  /** the charge's fee terms; null on charges older than fees */
-  feeTerms: FeeTerms | null;
-}
-
 export interface PaymentErrorColumns {
   code: number;
   message: string;
@@ -125,12 +104,14 @@ export interface RecordedOutcome {
 }
 
 /**
- * charge-service's reads and writes. Each outcome is one conditional statement that moves the charge
- * only from the status it was read in and, in the same statement (so the same transaction), appends
- * the outbox event when and only when the row moved. A worker that lost a race writes nothing. The
- * moves and their events are the charge machine's (@kessai/domain), passed in by the caller; the
- * statements are sql/charge-outcomes.sql.ts. Plain SQL because this is the hot path: one round trip
- * to read, one to record.
+ * The processor's outcomes of charges: what charge-service's authorization (process_charge) and
+ * reconciliation (reconcile_charge) read and record. Each outcome is one conditional statement that
+ * moves the charge only from the status it was read in and, in the same statement (so the same
+ * transaction), appends the outbox event when and only when the row moved. A worker that lost a race
+ * writes nothing. The moves and their events are the charge machine's (@kessai/domain), passed in by
+ * the caller; the statements are charge-outcomes.sql.ts. Plain SQL because this is the hot path: one
+ * round trip to read, one to record. Captures' outcomes: capture-outcomes.repository.ts; the sweep's
+ * reads: charge-sweeps.repository.ts.
  */
 @Injectable()
 export class ChargeOutcomesRepository {
@@ -228,96 +209,9 @@ export class ChargeOutcomesRepository {
           cancelPending: row.cancel_pending,
           amount: row.amount,
           matchAmount: row.match_amount,
-          feeTerms: feeTermsOf(row),
+          feeTerms: feeTermsOfRow(row),
         }
       : null;
-  }
-
-  /** The charge's capture while it is pending (one capture per charge), with the charge's state. */
-  async findPendingCapture(chargeId: string): Promise<PendingCapture | null> {
-    const row = (await this.prisma.run(FIND_PENDING_CAPTURE, { chargeId }))[0];
-    return row
-      ? {
-          id: row.id,
-          chargeId: row.charge_id,
-          amount: row.amount,
-          currency: row.currency,
-          chargeStatus: row.charge_status,
-          mode: row.mode,
-          processorReference: row.processor_reference,
-          feeTerms: feeTermsOf(row),
-        }
-      : null;
-  }
-
-  /**
-   * The processor captured: the capture moves (`moves.capture`: pending → successful) and its
-   * charge (`moves.charge`: authorized → successful) with charged_amount = what was captured and
-   * `feeAmount` its fee, plus the charge's event, in one statement. False when the capture was no
-   * longer pending.
-   */
-  async recordCaptured(
-    captureId: string,
-    capturedAmount: bigint,
-    feeAmount: bigint | null,
-    moves: { capture: CaptureTransition; charge: ChargeTransition },
-    causeEventId: string | null = null,
-  ): Promise<boolean> {
-    const rows = await this.prisma.run(RECORD_CAPTURED, {
-      captureId,
-      capturedAmount,
-      feeAmount,
-      captureFrom: moves.capture.from,
-      captureTo: moves.capture.to,
-      chargeFrom: moves.charge.from,
-      chargeTo: moves.charge.to,
-      event: moves.charge.event,
-      causeEventId,
-    });
-    return rows[0]?.captured ?? false;
-  }
-
-  /**
-   * The processor refused the capture: the capture moves (`transition`: pending → failed) with the
-   * error; the charge stays as it is. False when the capture was no longer pending.
-   */
-  async recordCaptureFailed(
-    captureId: string,
-    transition: CaptureTransition,
-    error: PaymentErrorColumns,
-  ): Promise<boolean> {
-    const rows = await this.prisma.run(RECORD_CAPTURE_FAILED, {
-      captureId,
-      from: transition.from,
-      to: transition.to,
-      errorCode: error.code,
-      errorMessage: error.message,
-      errorDetail: error.detail,
-    });
-    return rows.length > 0;
-  }
-
-  /** Authorized charges whose capture_at has come and that have no capture yet. */
-  findDueCaptures(limit: number): Promise<{ id: string; amount: bigint; currency: string }[]> {
-    return this.prisma.run(FIND_DUE_CAPTURES, { limit });
-  }
-
-  /** Awaiting charges nobody completed in time. */
-  async findExpiredAwaiting(limit: number): Promise<{ id: string; expiresOn: Date }[]> {
-    const rows = await this.prisma.run(FIND_EXPIRED_AWAITING, { limit });
-    return rows.map((row) => ({ id: row.id, expiresOn: row.expires_on }));
-  }
-
-  /** Pending charges untouched for `seconds`: their job was lost or keeps failing. */
-  async findStalePending(seconds: number, limit: number): Promise<string[]> {
-    const rows = await this.prisma.run(FIND_STALE_PENDING, { seconds, limit });
-    return rows.map((row) => row.id);
-  }
-
-  /** Charges whose capture has been pending for `seconds`. */
-  async findStaleCaptures(seconds: number, limit: number): Promise<string[]> {
-    const rows = await this.prisma.run(FIND_STALE_CAPTURES, { seconds, limit });
-    return rows.map((row) => row.charge_id);
   }
 }
 
@@ -354,12 +248,6 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
       row.key_id && row.iv && row.ciphertext && row.auth_tag
         ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
         : null,
-    feeTerms: feeTermsOf(row),
+    feeTerms: feeTermsOfRow(row),
   };
-}
-
-function feeTermsOf(row: { fee_rate_ppm: number | null; fee_flat_amount: bigint | null }): FeeTerms | null {
-  return row.fee_rate_ppm === null || row.fee_flat_amount === null
-    ? null
-    : { ratePpm: row.fee_rate_ppm, flatAmount: row.fee_flat_amount };
 }

@@ -1,4 +1,4 @@
-import { CAPTURABLE_CHARGE_STATUS, type CaptureStatus, type ChargeStatus } from '@kessai/domain';
+import type { CaptureStatus, ChargeStatus } from '@kessai/domain';
 import type {
   CaptureStatus as ChargeCaptureStatus,
   ChargeStatus as SchemaChargeStatus,
@@ -9,9 +9,13 @@ import type {
 } from '../generated/prisma/enums';
 import { chargeStatusSql } from '../outbox/event-sql';
 import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from '../sql/statement';
+import { defineStatement, pg } from '../sql/statement';
+import { FEE_TERMS_COLUMNS } from './fee-terms';
 
-/** charge-service's statements: reading the charges it processes and recording their outcomes. */
+/**
+ * The processor's outcomes of charges (charge-service's process_charge and reconcile_charge): the
+ * charges to authorize or to look up again, read with what that needs, and their outcomes recorded.
+ */
 
 /**
  * The domain's machines name the schema's statuses (the type check fails when a migration and the
@@ -22,9 +26,6 @@ export const DOMAIN_STATUSES_MATCH_THE_SCHEMA: [
   Same<ChargeStatus, SchemaChargeStatus>,
   CaptureStatus extends OperationStatus ? true : false,
 ] = [true, true];
-
-/** The fee terms a charge was accepted under (null on charges older than fees). */
-const FEE_TERMS_COLUMNS = { fee_rate_ppm: pg.nullable(pg.int4), fee_flat_amount: pg.nullable(pg.int8) };
 
 /** The pending ones of the charges, with their tokens' payment data and vault rows (card tokens). */
 export const FIND_PENDING_CHARGES = defineStatement({
@@ -190,151 +191,4 @@ export const FIND_CHARGE_TO_RECONCILE = defineStatement({
            c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
      WHERE c.id = ${p.chargeId} AND c.status = ANY(${p.statuses})`,
-});
-
-/** The charge's capture while it is pending (one capture per charge), with the charge's state. */
-export const FIND_PENDING_CAPTURE = defineStatement({
-  name: 'charge_outcomes_find_pending_capture',
-  params: { chargeId: pg.uuid },
-  columns: {
-    id: pg.text,
-    charge_id: pg.text,
-    amount: pg.int8,
-    currency: pg.bpchar,
-    charge_status: pg.textOf<ChargeStatus>(),
-    mode: pg.textOf<ProcessingMode>(),
-    processor_reference: pg.nullable(pg.text),
-    ...FEE_TERMS_COLUMNS,
-  },
-  text: (p) => `
-    SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.amount, k.currency,
-           c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference,
-           c.fee_rate_ppm, c.fee_flat_amount
-      FROM captures k JOIN charges c ON c.id = k.charge_id
-     WHERE k.charge_id = ${p.chargeId} AND k.status = 'pending'`,
-});
-
-/**
- * The processor captured: the capture moves (captureFrom → captureTo) and its charge (chargeFrom →
- * chargeTo) with charged_amount = what was captured and its fee, plus the charge's event, in one
- * statement.
- * One row, `captured`: whether the capture was still in captureFrom.
- */
-export const RECORD_CAPTURED = defineStatement({
-  name: 'charge_outcomes_record_captured',
-  params: {
-    captureId: pg.uuid,
-    capturedAmount: pg.int8,
-    feeAmount: pg.nullable(pg.int8),
-    captureFrom: pg.enum<CaptureStatus>('operation_status'),
-    captureTo: pg.enum<CaptureStatus>('operation_status'),
-    chargeFrom: pg.enum<ChargeStatus>('charge_status'),
-    chargeTo: pg.enum<ChargeStatus>('charge_status'),
-    event: pg.text,
-    causeEventId: pg.nullable(pg.uuid),
-  },
-  columns: { captured: pg.bool },
-  text: (p) => `
-    WITH capture AS (
-      UPDATE captures SET status = ${p.captureTo}, updated_on = now()
-       WHERE id = ${p.captureId} AND status = ${p.captureFrom}
-      RETURNING charge_id, currency
-    ), changed AS (
-      UPDATE charges c
-         SET status = ${p.chargeTo}, capture_status = 'captured',
-             charged_amount = ${p.capturedAmount}, charged_currency = capture.currency,
-             fee_amount = ${p.feeAmount},
-             pending_operation = NULL, updated_on = now()
-        FROM capture
-       WHERE c.id = capture.charge_id AND c.status = ${p.chargeFrom}
-      RETURNING c.id, c.merchant_id, c.store_id, c.status
-    ), event AS (
-      ${outboxInsertFrom('changed', {
-        aggregateType: 'charge',
-        aggregateId: 'id',
-        merchantId: 'merchant_id',
-        storeId: 'store_id',
-        event: chargeStatusSql({ perRow: p.event }),
-        correlationId: correlationOf(p.causeEventId),
-      })}
-    )
-    SELECT EXISTS (SELECT 1 FROM capture) AS captured`,
-});
-
-/**
- * The processor refused the capture: it moves (from → to) with the error; the charge stays as it
- * is, free again for another capture or a cancel.
- */
-export const RECORD_CAPTURE_FAILED = defineStatement({
-  name: 'charge_outcomes_record_capture_failed',
-  params: {
-    captureId: pg.uuid,
-    from: pg.enum<CaptureStatus>('operation_status'),
-    to: pg.enum<CaptureStatus>('operation_status'),
-    errorCode: pg.int4,
-    errorMessage: pg.text,
-    errorDetail: pg.nullable(pg.text),
-  },
-  columns: { id: pg.text },
-  text: (p) => `
-    WITH moved AS (
-      UPDATE captures
-         SET status = ${p.to}, error_code = ${p.errorCode}, error_message = ${p.errorMessage},
-             error_detail = ${p.errorDetail}, updated_on = now()
-       WHERE id = ${p.captureId} AND status = ${p.from}
-      RETURNING id, charge_id
-    ), freed AS (
-      UPDATE charges c SET pending_operation = NULL
-        FROM moved
-       WHERE c.id = moved.charge_id AND c.pending_operation = 'capture'
-      RETURNING c.id
-    )
-    SELECT id::text AS id FROM moved`,
-});
-
-/** Capturable charges whose capture_at has come and that have no capture yet. */
-export const FIND_DUE_CAPTURES = defineStatement({
-  name: 'charge_outcomes_find_due_captures',
-  params: { limit: pg.int4 },
-  columns: { id: pg.text, amount: pg.int8, currency: pg.bpchar },
-  text: (p) => `
-    SELECT c.id::text AS id, c.requested_amount AS amount, c.requested_currency AS currency
-      FROM charges c
-     WHERE c.status = ${sqlLiteral(CAPTURABLE_CHARGE_STATUS)} AND c.capture_at <= now()
-       AND c.pending_operation IS NULL
-       AND NOT EXISTS (SELECT 1 FROM captures k WHERE k.charge_id = c.id)
-     LIMIT ${p.limit}`,
-});
-
-/** Awaiting charges nobody completed in time, with the deadline they passed. */
-export const FIND_EXPIRED_AWAITING = defineStatement({
-  name: 'charge_outcomes_find_expired_awaiting',
-  params: { limit: pg.int4 },
-  columns: { id: pg.text, expires_on: pg.timestamptz },
-  text: (p) => `
-    SELECT id::text AS id, expires_on FROM charges
-     WHERE status = 'awaiting' AND expires_on <= now()
-     LIMIT ${p.limit}`,
-});
-
-/** Pending charges untouched for `seconds`: their job was lost or keeps failing. */
-export const FIND_STALE_PENDING = defineStatement({
-  name: 'charge_outcomes_find_stale_pending',
-  params: { seconds: pg.int4, limit: pg.int4 },
-  columns: { id: pg.text },
-  text: (p) => `
-    SELECT id::text AS id FROM charges
-     WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${p.seconds})
-     LIMIT ${p.limit}`,
-});
-
-/** Charges whose capture has been pending for `seconds`. */
-export const FIND_STALE_CAPTURES = defineStatement({
-  name: 'charge_outcomes_find_stale_captures',
-  params: { seconds: pg.int4, limit: pg.int4 },
-  columns: { charge_id: pg.text },
-  text: (p) => `
-    SELECT charge_id::text AS charge_id FROM captures
-     WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${p.seconds})
-     LIMIT ${p.limit}`,
 });
