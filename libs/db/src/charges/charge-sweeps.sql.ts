@@ -32,23 +32,23 @@ export const FIND_EXPIRED_AWAITING = defineStatement({
 });
 
 /** Pending charges untouched for `seconds`: their job was lost or keeps failing. */
-export const FIND_STALE_PENDING = defineStatement({
-  name: 'charge_outcomes_find_stale_pending',
-  params: { seconds: pg.int4, limit: pg.int4 },
-  columns: { id: pg.text },
-  text: (p) => `
-    SELECT id::text AS id FROM charges
-     WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${p.seconds})
-     LIMIT ${p.limit}`,
-});
+export const FIND_STALE_PENDING = findStale('charge_outcomes_find_stale_pending', 'charges', 'id');
 
 /** Charges whose capture has been pending for `seconds`. */
-export const FIND_STALE_CAPTURES = defineStatement({
-  name: 'charge_outcomes_find_stale_captures',
-  params: { seconds: pg.int4, limit: pg.int4 },
-  columns: { charge_id: pg.text },
-  text: (p) => `
-    SELECT charge_id::text AS charge_id FROM captures
+export const FIND_STALE_CAPTURES = findStale('charge_outcomes_find_stale_captures', 'captures', 'charge_id');
+
+/**
+ * The rows of `table` (charges, captures) pending and untouched for `seconds` — one rule of staleness
+ * for both — by `column`, the charge's id.
+ */
+function findStale<const C extends string>(name: string, table: 'charges' | 'captures', column: C) {
+  return defineStatement({
+    name,
+    params: { seconds: pg.int4, limit: pg.int4 },
+    columns: { [column]: pg.text } as Record<C, typeof pg.text>,
+    text: (p) => `
+    SELECT ${column}::text AS ${column} FROM ${table}
      WHERE status = 'pending' AND updated_on < now() - make_interval(secs => ${p.seconds})
      LIMIT ${p.limit}`,
-});
+  });
+}
