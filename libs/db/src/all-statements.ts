@@ -24,12 +24,3 @@ import './tokens/token-three-ds.sql';
 import './tokens/transaction-tokens.sql';
 import './transaction-history/transaction-history.sql';
 import './webhooks/webhooks.sql';
-
-export {
-  registeredStatements,
-  pg,
-  type SqlStatement,
-  type PgType,
-  type RowOf,
-  type ParamsOf,
-} from './sql/statement';

@@ -1,3 +1,7 @@
+// Every plain statement registered, whichever repositories a process uses (the contract test prepares
+// them all through registeredStatements)
+import './all-statements';
+
 // The connection, its health and failures, and the plumbing every aggregate shares
 export * from './prisma.service';
 export * from './database-health';
@@ -16,7 +20,7 @@ export {
   type PgType,
   type RowOf,
   type ParamsOf,
-} from './all-statements';
+} from './sql/statement';
 export * from './outbox/outbox.repository';
 export * from './outbox/outbox-events';
 export {
