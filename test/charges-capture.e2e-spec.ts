@@ -4,7 +4,7 @@
 // charge in the database.
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { CAPTURE_REQUESTED } from '@kessai/contracts';
-import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
+import { CaptureOutcomesRepository, CapturesRepository, ChargeSweepsRepository } from '@kessai/db';
 import { captureTransition } from '@kessai/domain';
 import {
   GatewayClient,
@@ -145,8 +145,8 @@ describe('capture', () => {
         [{ field: 'status', reason: 'CANCEL_IN_PROGRESS' }],
       ]);
       // capture_at is due, but charge-service's sweep does not see the charge, and a request from it is refused
-      const charges = new ChargeOutcomesRepository(env.prisma);
-      expect((await charges.findDueCaptures(1000)).map((due) => due.id)).not.toContain(c.id);
+      const sweeps = new ChargeSweepsRepository(env.prisma);
+      expect((await sweeps.findDueCaptures(1000)).map((due) => due.id)).not.toContain(c.id);
       const captures = new CapturesRepository(env.prisma);
       await expect(
         captures.requestCapture({ chargeId: c.id, amount: 3000n, currency: 'JPY' }),
@@ -163,9 +163,9 @@ describe('capture', () => {
       expect([refused.status, refused.body.code]).toEqual([400, 'CANCEL_NOT_ALLOWED']);
       expect(await env.prisma.cancel.count({ where: { chargeId: c.id } })).toBe(0);
 
-      const charges = new ChargeOutcomesRepository(env.prisma);
+      const outcomes = new CaptureOutcomesRepository(env.prisma);
       const pending = await env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
-      await charges.recordCaptureFailed(pending.id, captureTransition('pending', 'failed'), {
+      await outcomes.recordCaptureFailed(pending.id, captureTransition('pending', 'failed'), {
         code: 308,
         message: 'CHARGE_INVALID_DATA',
         detail: null,

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/app-tokens.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/accounts/app-tokens.sql.ts by npm run sql:generate: do not edit.
 
 -- app_tokens_find_by_id
 -- params: $1 id uuid

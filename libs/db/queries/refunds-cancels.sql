@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/refunds-cancels.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/refunds-cancels/refunds-cancels.sql.ts by npm run sql:generate: do not edit.
 
 -- refunds_request
 -- params: $1 refundId uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 amount int8, $6 currency text, $7 reason refund_reason, $8 message text, $9 metadata jsonb, $10 correlationId text
