@@ -4,6 +4,15 @@ import type { ChargeScope, StoreActor } from '@kessai/payments';
 import type { Principal } from './principal';
 
 /**
+ * A resource's id from the path, lower-cased. A malformed one cannot name anything the caller may
+ * see: it answers 404 as `resource`, like an unknown id, never 400.
+ */
+export function pathId(raw: string, resource: string): string {
+  if (!isUuid(raw)) throw new NotFoundError(resource);
+  return raw.toLowerCase();
+}
+
+/**
  * The scope a route acts in: the path's store (which a store token must own), or the caller's own
  * scope when the path names none. A malformed or foreign store id answers as a missing `resource`.
  */

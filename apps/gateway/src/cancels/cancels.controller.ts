@@ -1,14 +1,13 @@
 import { Body, Controller, Get, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { parsePageRequest, toPage } from '@kessai/domain';
 import { CancelsService } from '@kessai/payments';
 import { presentCancel } from '@kessai/presenters';
 import { CurrentPrincipal } from '../auth/decorators';
 import { chargeScopeOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { getChargeSchema } from '../charges/charge.schemas';
-import { closeSignal, readPolling } from '../http/polling';
+import { parsePageRequest, presentPage } from '../http/pagination';
+import { pollingOf, readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
 import { createCancelSchema, updateCancelSchema } from './cancel.schemas';
 
@@ -47,7 +46,7 @@ export class CancelsController {
   ) {
     const page = parsePageRequest(query);
     const scope = chargeScopeOf(principal, storeId, chargeId);
-    return toPage(await this.cancels.list(scope, chargeId, page), page.limit, presentCancel);
+    return presentPage(await this.cancels.list(scope, chargeId, page), page, presentCancel);
   }
 
   @Get(':id')
@@ -59,12 +58,12 @@ export class CancelsController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { polling } = parseInput(getChargeSchema, query);
+    const polling = pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
     const scope = chargeScopeOf(principal, storeId, chargeId);
     const cancel = await readPolling(
       () => this.cancels.find(scope, chargeId, id),
       () => this.cancels.status(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal: closeSignal(reply) },
+      polling,
     );
     return presentCancel(cancel);
   }

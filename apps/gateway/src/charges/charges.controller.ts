@@ -7,11 +7,11 @@ import { presentCharge, presentIssuerToken, presentThreeDsIssuerToken } from '@k
 import { CurrentPrincipal } from '../auth/decorators';
 import { storeScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { closeSignal, readPolling } from '../http/polling';
+import { pollingOf, readPolling, type PollingOptions } from '../http/polling';
 import { parseInput } from '../http/validation';
 import { ChargeExpiryService } from './charge-expiry.service';
 import { listChargesFor } from './charge-list';
-import { captureSchema, createChargeSchema, getChargeSchema, updateChargeSchema } from './charge.schemas';
+import { captureSchema, createChargeSchema, updateChargeSchema } from './charge.schemas';
 
 /**
  * Charges (api-reference §5.2). POST /charges takes its store from the app token; the other routes
@@ -60,7 +60,7 @@ export class ChargesController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.#get(principal, null, id, query, closeSignal(reply));
+    return this.#get(principal, null, id, this.#pollingOf(query, reply));
   }
 
   @Get('stores/:storeId/charges/:id')
@@ -71,7 +71,7 @@ export class ChargesController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.#get(principal, storeId, id, query, closeSignal(reply));
+    return this.#get(principal, storeId, id, this.#pollingOf(query, reply));
   }
 
   /** PATCH: metadata only, replaced whole. */
@@ -165,21 +165,18 @@ export class ChargesController {
    * re-read until its status changes, at most CHARGE_POLLING_MAX_WAIT_MS (or until the client goes
    * away); the answer is then the charge as it is, pending or not.
    */
-  async #get(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    query: Record<string, unknown>,
-    signal: AbortSignal,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
+  async #get(principal: Principal, storeId: string | null, id: string, polling: PollingOptions) {
     const scope = storeScopeOf(principal, storeId, 'charge');
     const charge = await readPolling(
       () => this.charges.find(scope, id),
       () => this.charges.status(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal },
+      polling,
     );
     return presentCharge(charge);
+  }
+
+  #pollingOf(query: Record<string, unknown>, reply: FastifyReply): PollingOptions {
+    return pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
   }
 
   /** `storeId` from the path, or null for GET /charges (a store token's own store, a merchant's all). */

@@ -17,6 +17,7 @@ import {
   type RouteAccess,
 } from '../auth/decorators';
 import type { CredentialKind } from '../auth/principal';
+import { uuid } from '../http/request.schemas';
 import { CONTROLLER_DOCS, type Answer } from './operations';
 import { ErrorEnvelope, RESPONSE_SCHEMAS, type ResponseName } from './response-schemas';
 
@@ -48,7 +49,7 @@ const pageQuery = z.object({
     .regex(/^\d+$/)
     .optional()
     .describe(`items per page, ${PAGE_LIMIT_MIN}–${PAGE_LIMIT_MAX}; ${PAGE_LIMIT_DEFAULT} when absent`),
-  cursor: z.string().uuid().optional().describe('the id of the last item seen; the page starts after it'),
+  cursor: uuid.optional().describe('the id of the last item seen; the page starts after it'),
   cursor_direction: z.enum(['asc', 'desc']).optional().describe('desc (newest first) when absent'),
 });
 

@@ -43,8 +43,9 @@ import { type LinkPaymentView } from '../hosted-checkout/link-payments.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
 import { type presentStoreListItem, type presentStoreWithMerchant } from '../stores/store.presenter';
 import { type presentTransaction } from '../transaction-history/transaction.presenter';
+import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
-import { PROCESSING_MODES, TOKEN_TYPES, USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
+import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
@@ -62,7 +63,6 @@ import {
 /** A resource answers exactly these fields: additionalProperties false in the document. */
 const resource = <T extends z.ZodRawShape>(shape: T) => z.object(shape).strict();
 
-const uuid = z.string().uuid();
 const instant = z.string().datetime({ offset: true });
 const mode = z.enum(PROCESSING_MODES);
 const money = z.number().int().describe('minor units (e.g. yen, or cents)');

@@ -1,14 +1,13 @@
 import { Body, Controller, Get, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { parsePageRequest, toPage } from '@kessai/domain';
 import { RefundsService } from '@kessai/payments';
 import { presentRefund } from '@kessai/presenters';
 import { CurrentPrincipal } from '../auth/decorators';
 import { chargeScopeOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { getChargeSchema } from '../charges/charge.schemas';
-import { closeSignal, readPolling } from '../http/polling';
+import { parsePageRequest, presentPage } from '../http/pagination';
+import { pollingOf, readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
 import { createRefundSchema, updateRefundSchema } from './refund.schemas';
 
@@ -48,8 +47,7 @@ export class RefundsController {
     const page = parsePageRequest(query);
     const scope = chargeScopeOf(principal, storeId, chargeId);
     const { rows, totalHits } = await this.refunds.list(scope, chargeId, page);
-    const result = toPage(rows, page.limit, presentRefund);
-    return totalHits === null ? result : { ...result, total_hits: totalHits };
+    return presentPage(rows, page, presentRefund, totalHits);
   }
 
   /** With `polling=true` a pending refund is re-read until it ends, at most CHARGE_POLLING_MAX_WAIT_MS. */
@@ -62,12 +60,12 @@ export class RefundsController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { polling } = parseInput(getChargeSchema, query);
+    const polling = pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
     const scope = chargeScopeOf(principal, storeId, chargeId);
     const refund = await readPolling(
       () => this.refunds.find(scope, chargeId, id),
       () => this.refunds.status(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal: closeSignal(reply) },
+      polling,
     );
     return presentRefund(refund);
   }

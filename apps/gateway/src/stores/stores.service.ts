@@ -6,10 +6,9 @@ import {
   NotFoundError,
   PermissionError,
   ValidationError,
-  parsePageRequest,
-  toPage,
   uuidV5,
 } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import {
   applyPatch,
   contradictoryLimit,
@@ -124,7 +123,7 @@ export class StoresService {
     const page = parsePageRequest(query);
     const { search } = parseInput(listFilters, query);
     const rows = await this.stores.list(principal, page, search);
-    return toPage(rows, page.limit, (store) => presentStoreListItem(store, baseUrl));
+    return presentPage(rows, page, (store) => presentStoreListItem(store, baseUrl));
   }
 
   async get(principal: Principal, storeId: string, baseUrl: string) {

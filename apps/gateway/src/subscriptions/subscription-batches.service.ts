@@ -15,10 +15,10 @@ import { ChargesService } from '@kessai/payments';
 import { SubscriptionsService } from '@kessai/subscriptions';
 import { tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { createChargeSchema, getChargeSchema } from '../charges/charge.schemas';
+import { createChargeSchema } from '../charges/charge.schemas';
+import { metadataSchema, pollingQuerySchema } from '../http/request.schemas';
 import { readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
-import { metadataSchema } from '../transaction-tokens/transaction-token.schemas';
 import { createSubscriptionSchema } from './subscription.schemas';
 
 /** The most subscriptions one batch creates. */
@@ -101,7 +101,7 @@ export class SubscriptionBatchesService {
 
   /** With `polling=true` an awaiting batch is re-read until its status changes (bounded like charges). */
   async get(principal: Principal, id: string, query: Record<string, unknown>, signal?: AbortSignal) {
-    const { polling } = parseInput(getChargeSchema, query);
+    const { polling } = parseInput(pollingQuerySchema, query);
     if (!isUuid(id)) throw new NotFoundError('subscription_batch');
     const scope = { merchantId: principal.merchantId, storeId: principal.storeId };
     const read = async () => {

@@ -14,7 +14,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { parsePageRequest, toPage } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import { ChargesService } from '@kessai/payments';
 import {
   presentCharge,
@@ -28,8 +28,7 @@ import { CurrentPrincipal } from '../auth/decorators';
 import { subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { listChargesFor } from '../charges/charge-list';
-import { getChargeSchema } from '../charges/charge.schemas';
-import { closeSignal, readPolling } from '../http/polling';
+import { closeSignal, pollingOf, readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
 import { SubscriptionBatchesService } from './subscription-batches.service';
 import {
@@ -131,17 +130,12 @@ export class SubscriptionsController {
     @Query() query: Query,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { polling } = parseInput(getChargeSchema, query);
+    const polling = pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
     const scope = subscriptionScopeOf(principal, storeId, id);
     const subscription = await readPolling(
       () => this.subscriptions.find(scope, id),
       () => this.subscriptions.status(id),
-      {
-        polling,
-        maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS,
-        signal: closeSignal(reply),
-        waitingStatus: 'unverified',
-      },
+      { ...polling, waitingStatus: 'unverified' },
     );
     return presentSubscription(subscription);
   }
@@ -271,10 +265,9 @@ export class SubscriptionsController {
     const page = parsePageRequest(query);
     const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
     const { rows, totalHits } = await this.payments.list(subscription, page);
-    const result = toPage(rows, page.limit, (payment) =>
-      presentScheduledPayment(payment, subscription.retryInterval),
-    );
-    return totalHits === null ? result : { ...result, total_hits: totalHits };
+    const present = (payment: (typeof rows)[number]) =>
+      presentScheduledPayment(payment, subscription.retryInterval);
+    return presentPage(rows, page, present, totalHits);
   }
 
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId')
@@ -351,8 +344,7 @@ export class SubscriptionsController {
     ];
     const where = { statuses, mode: filters.mode, search: filters.search || undefined };
     const { rows, totalHits } = await this.subscriptions.list(scope, storeId, where, page);
-    const result = toPage(rows, page.limit, presentSubscriptionListItem);
-    return totalHits === null ? result : { ...result, total_hits: totalHits };
+    return presentPage(rows, page, presentSubscriptionListItem, totalHits);
   }
 
   async #suspend(

@@ -5,11 +5,10 @@ import {
   isUuid,
   MAX_TEST_CLOCK_ADVANCE_MS,
   NotFoundError,
-  parsePageRequest,
   PermissionError,
-  toPage,
   ValidationError,
 } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import { presentTestClock } from '@kessai/presenters';
 import type { Principal } from '../auth/principal';
 import type { Correlation } from '@kessai/observability';
@@ -46,9 +45,8 @@ export class TestClocksService {
     testModeOnly(principal);
     const page = parsePageRequest(query);
     const rows = await this.clocks.list(principal.merchantId, page);
-    const result = toPage(rows, page.limit, presentTestClock);
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.clocks.count(principal.merchantId) };
+    const totalHits = page.cursor !== null ? null : await this.clocks.count(principal.merchantId);
+    return presentPage(rows, page, presentTestClock, totalHits);
   }
 
   /** Moves the clock to a later time (at most MAX_TEST_CLOCK_ADVANCE_MS ahead). */

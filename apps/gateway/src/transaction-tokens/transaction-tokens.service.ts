@@ -25,10 +25,9 @@ import {
   StoreTokenRequiredError,
   ServiceUnavailableError,
   ValidationError,
-  parsePageRequest,
-  toPage,
   type FieldError,
 } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import {
   disabledPaymentType,
@@ -262,10 +261,9 @@ export class TransactionTokensService {
       customerId: filters.customer_id,
     };
     const rows = await this.tokens.list(principal.merchantId, where, page);
-    const result = toPage(rows, page.limit, presentTokenListItem);
     // total_hits only on a first page, as UnivaPay's lists (api-reference §4)
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.tokens.count(principal.merchantId, where) };
+    const totalHits = page.cursor !== null ? null : await this.tokens.count(principal.merchantId, where);
+    return presentPage(rows, page, presentTokenListItem, totalHits);
   }
 
   async update(principal: Principal, storeId: string, id: string, body: unknown, context: Correlation) {
