@@ -18,6 +18,7 @@ import {
 } from '../auth/decorators';
 import type { CredentialKind } from '../auth/principal';
 import { uuid } from '../http/request.schemas';
+import { handlerNamesOf } from '../http/route-handlers';
 import { CONTROLLER_DOCS, type Answer } from './operations';
 import { ErrorEnvelope, RESPONSE_SCHEMAS, type ResponseName } from './response-schemas';
 
@@ -219,9 +220,7 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
     const docs = CONTROLLER_DOCS[controller.name];
     if (!docs) throw new Error(`${controller.name} has no entry in CONTROLLER_DOCS (openapi/operations.ts)`);
     const operations = docs.operations;
-    const handlers = Object.getOwnPropertyNames(controller.prototype).filter(
-      (name) => factsOf(controller, name) !== null,
-    );
+    const handlers = handlerNamesOf(controller).filter((name) => factsOf(controller, name) !== null);
     for (const name of Object.keys(operations))
       if (!handlers.includes(name))
         throw new Error(`${controller.name}.${name} is documented but is no route`);
