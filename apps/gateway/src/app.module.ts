@@ -34,7 +34,6 @@ import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service
 import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
 import { TokenConfirmationDelivery } from './transaction-tokens/token-confirmation';
 import { ChargesController } from './charges/charges.controller';
-import { ChargeExpiryService } from './charges/charge-expiry.service';
 import { RefundsController } from './refunds/refunds.controller';
 import { CancelsController } from './cancels/cancels.controller';
 import { ProcessorCallbacksController } from './processor-callbacks/processor-callbacks.controller';
@@ -101,7 +100,6 @@ export class GatewayModule {
         TransactionTokensService,
         TokenThreeDsService,
         TokenConfirmationDelivery,
-        ChargeExpiryService,
         ProcessorCallbacksService,
         TransactionHistoryService,
         SubscriptionBatchesService,

@@ -1,21 +1,34 @@
 import { Injectable } from '@nestjs/common';
-import { z } from 'zod';
-import { DeferredPaymentsRepository, StoresRepository, type AccessScope } from '@kessai/db';
-import { BusinessRuleError, ConflictError, NotFoundError, ValidationError } from '@kessai/domain';
-import { presentBankTransferLedgers, presentChargeExpiry } from '@kessai/presenters';
+import {
+  DeferredPaymentsRepository,
+  StoresRepository,
+  type AccessScope,
+  type BankTransferLedgerSource,
+  type ChargeExpiry,
+} from '@kessai/db';
+import { BusinessRuleError, ConflictError, isUuid, NotFoundError, ValidationError } from '@kessai/domain';
 import { effectiveConfiguration, extendedDeadline, isExpirationPeriod } from '@kessai/store-configuration';
-import type { Principal } from '../auth/principal';
-import { parseInput } from '../http/validation';
-import { extendExpirySchema } from './charge.schemas';
+import type { ChargeScope } from '../actor';
+import type { ExpiryExtensionInput } from './charge-inputs';
 
-const uuid = z.string().uuid();
 /** Extensions that lost a race to another one read again; past this many, the caller is told. */
 const EXTENSION_TRIES = 3;
 
 /**
+ * An extension's own form: a period (ISO 8601) no longer than a payment period may be, else 400
+ * INVALID_TIME_PERIOD on `expiration_period`. Checked by `extend` first; a front end may check it
+ * earlier (the gateway does, before the path's scope, as it always answered).
+ */
+export function checkExpiryExtension(request: ExpiryExtensionInput): void {
+  if (request.expiration_period !== undefined && !isExpirationPeriod(request.expiration_period))
+    throw ValidationError.field('expiration_period', 'INVALID_TIME_PERIOD');
+}
+
+/**
  * The payment deadline of bank-transfer and konbini charges (docs/bank-transfer-and-konbini.md,
- * "Expiry"): read it (the SDK's charges.expiry) and extend it within the store's limits; and a bank
- * transfer's ledger of the money asked for and received.
+ * "Expiry"), for the gateway and any other front end: read it (the SDK's charges.expiry), extend it
+ * within the store's limits; and a bank transfer's ledger of the money asked for and received. A
+ * charge without a deadline (card, online, QR), another store's or an unknown one is 404 `charge`.
  */
 @Injectable()
 export class ChargeExpiryService {
@@ -24,22 +37,19 @@ export class ChargeExpiryService {
     private readonly stores: StoresRepository,
   ) {}
 
-  /** GET …/expiry/latest: 404 for a charge without a deadline (card, online, QR) as for an unknown one. */
-  async latest(principal: Principal, storeId: string, chargeId: string) {
-    const found = await this.#find(scopeOf(principal, storeId), chargeId);
-    return presentChargeExpiry(found.expiry);
+  /** The charge's deadline as it is. */
+  async latest(scope: ChargeScope, chargeId: string): Promise<ChargeExpiry> {
+    return (await this.#find(scope, chargeId)).expiry;
   }
 
   /**
-   * POST …/expiry: moves the deadline of a pending or awaiting charge (the limits: extendedDeadline).
-   * One conditional statement; an extension that another one overtook reads again and is judged anew.
+   * Moves the deadline of a pending or awaiting charge (the limits: extendedDeadline) and answers
+   * the new one. One conditional statement; an extension that another one overtook reads again and
+   * is judged anew.
    */
-  async extend(principal: Principal, storeId: string, chargeId: string, body: unknown) {
-    const request = parseInput(extendExpirySchema, body);
-    if (request.expiration_period !== undefined && !isExpirationPeriod(request.expiration_period))
-      throw ValidationError.field('expiration_period', 'INVALID_TIME_PERIOD');
-    const scope = scopeOf(principal, storeId);
-    const store = await this.stores.findVisibleWithMerchant(principal, storeId);
+  async extend(scope: ChargeScope, chargeId: string, request: ExpiryExtensionInput): Promise<ChargeExpiry> {
+    checkExpiryExtension(request);
+    const store = await this.stores.findVisibleWithMerchant(scope, scope.storeId);
     if (!store) throw new NotFoundError('charge');
     const rules = effectiveConfiguration(
       store.merchant.configuration,
@@ -68,36 +78,22 @@ export class ChargeExpiryService {
         throw new BusinessRuleError(decided.refused, [{ field, reason: decided.refused }]);
       }
       if (await this.deferredPayments.extend(expiry, decided.deadline)) {
-        return presentChargeExpiry((await this.#find(scope, chargeId)).expiry);
+        return (await this.#find(scope, chargeId)).expiry;
       }
     }
     throw new ConflictError('CONFLICTED');
   }
 
-  /**
-   * GET …/bank_transfer_ledgers: a bank-transfer charge's virtual-account ledger; 404 for any other
-   * charge (konbini has no account), another merchant's, or an unknown one.
-   */
-  async ledgers(principal: Principal, storeId: string, chargeId: string) {
-    const scope = scopeOf(principal, storeId);
-    const found = uuid.safeParse(chargeId).success
-      ? await this.deferredPayments.findLedger(scope, chargeId)
-      : null;
-    if (!found) throw new NotFoundError('charge');
-    return presentBankTransferLedgers(found);
-  }
-
-  async #find(scope: AccessScope, chargeId: string) {
-    const found = uuid.safeParse(chargeId).success
-      ? await this.deferredPayments.findExpiry(scope, chargeId)
-      : null;
+  /** A bank-transfer charge's virtual-account ledger; 404 for any other charge (konbini has no account). */
+  async ledgers(scope: ChargeScope, chargeId: string): Promise<BankTransferLedgerSource> {
+    const found = isUuid(chargeId) ? await this.deferredPayments.findLedger(scope, chargeId) : null;
     if (!found) throw new NotFoundError('charge');
     return found;
   }
-}
 
-function scopeOf(principal: Principal, storeId: string): AccessScope {
-  if (!uuid.safeParse(storeId).success) throw new NotFoundError('charge');
-  if (principal.storeId !== null && principal.storeId !== storeId) throw new NotFoundError('charge');
-  return { merchantId: principal.merchantId, storeId };
+  async #find(scope: AccessScope, chargeId: string) {
+    const found = isUuid(chargeId) ? await this.deferredPayments.findExpiry(scope, chargeId) : null;
+    if (!found) throw new NotFoundError('charge');
+    return found;
+  }
 }
