@@ -41,9 +41,7 @@ import { ProcessorCallbacksService } from './processor-callbacks/processor-callb
 import { TransactionHistoryController } from './transaction-history/transaction-history.controller';
 import { TransactionHistoryService } from './transaction-history/transaction-history.service';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
-import { SubscriptionBatchesService } from './subscriptions/subscription-batches.service';
 import { TestClocksController } from './test-clocks/test-clocks.controller';
-import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
 import { buildOpenApiDocument } from './openapi/openapi-document';
@@ -102,8 +100,6 @@ export class GatewayModule {
         TokenConfirmationDelivery,
         ProcessorCallbacksService,
         TransactionHistoryService,
-        SubscriptionBatchesService,
-        TestClocksService,
         CheckoutService,
         HostedPagesService,
         LinkPaymentsService,

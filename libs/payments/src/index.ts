@@ -1,5 +1,6 @@
 export * from './payments.module';
 export * from './actor';
+export * from './checked-input';
 export * from './charges/charge-inputs';
 export * from './charges/charges.service';
 export * from './charges/charge-expiry.service';

@@ -35,8 +35,8 @@ import { createRefundSchema, updateRefundSchema } from '../refunds/refund.schema
 import type { StoresController } from '../stores/stores.controller';
 import { customerIdRequest, listFilters, storeCreation, storeUpdate } from '../stores/stores.service';
 import type { SubscriptionsController } from '../subscriptions/subscriptions.controller';
-import { createBatchSchema } from '../subscriptions/subscription-batches.service';
 import {
+  createBatchSchema,
   createSubscriptionSchema,
   listSubscriptionsSchema,
   simulatePlanSchema,

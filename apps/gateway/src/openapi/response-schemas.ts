@@ -42,6 +42,7 @@ import { type CheckoutService } from '../checkout/checkout.service';
 import { type LinkPaymentView } from '../hosted-checkout/link-payments.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
 import { type presentStoreListItem, type presentStoreWithMerchant } from '../stores/store.presenter';
+import { type presentBatch } from '../subscriptions/subscription-batch.presenter';
 import { type presentTransaction } from '../transaction-history/transaction.presenter';
 import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
@@ -798,6 +799,7 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentScheduledPayment>, typeof ScheduledPayment>,
   true satisfies Agrees<Out<typeof presentSubscription>, typeof Subscription>,
   true satisfies Agrees<Out<typeof presentSubscriptionListItem>, typeof SubscriptionListItem>,
+  true satisfies Agrees<Out<typeof presentBatch>, typeof SubscriptionBatch>,
   true satisfies Agrees<Out<typeof presentTestClock>, typeof TestClock>,
   true satisfies Agrees<Out<typeof presentStoreWithMerchant>, typeof Store>,
   true satisfies Agrees<Out<typeof presentStoreListItem>, typeof StoreListItem>,

@@ -2,7 +2,8 @@ import { Duration } from 'luxon';
 import { z } from 'zod';
 import { canonicalZoneId, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
 import { PAYMENT_TYPES, SUBSCRIPTION_STATUSES } from '@kessai/domain';
-import { CHARGE_THREE_DS_MODES } from '../charges/charge.schemas';
+import { MAX_BATCH_SUBSCRIPTIONS, type SubscriptionBatchInput } from '@kessai/subscriptions';
+import { CHARGE_THREE_DS_MODES, createChargeSchema } from '../charges/charge.schemas';
 import {
   calendarDate,
   calendarPeriod,
@@ -17,6 +18,7 @@ import {
   redirectUrl,
   uuid,
 } from '../http/request.schemas';
+import { checkInput, parseInput } from '../http/validation';
 
 /**
  * Request schemas of the subscription routes (api-reference §5.3), in wire (snake_case) form: the
@@ -225,3 +227,29 @@ export const updateScheduledPaymentSchema = z
     amount: chargeAmountSchema.optional(),
   })
   .strict();
+
+/**
+ * POST /subscriptions/batches: up to MAX_BATCH_SUBSCRIPTIONS subscriptions (each as POST
+ * /subscriptions takes one) and at most one charge (as POST /charges takes one).
+ */
+export const createBatchSchema = z
+  .object({
+    subscriptions: z.array(z.unknown()).min(1).max(MAX_BATCH_SUBSCRIPTIONS),
+    charges: z.array(z.unknown()).max(1).optional(),
+    initial_charge_metadata: metadataSchema.optional(),
+  })
+  .strict();
+
+/**
+ * A batch's body: its shape refused at once; each item checked by its own schema and refused at
+ * its turn by SubscriptionBatchesService, under its own name (subscriptions[1].amount).
+ */
+export function parseSubscriptionBatch(body: unknown): SubscriptionBatchInput {
+  const request = parseInput(createBatchSchema, body);
+  const charge = request.charges?.[0];
+  return {
+    subscriptions: request.subscriptions.map((item) => checkInput(createSubscriptionSchema, item)),
+    charge: charge === undefined ? null : checkInput(createChargeSchema, charge),
+    initial_charge_metadata: request.initial_charge_metadata,
+  };
+}

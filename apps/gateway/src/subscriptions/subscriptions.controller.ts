@@ -23,17 +23,23 @@ import {
   presentSubscription,
   presentSubscriptionListItem,
 } from '@kessai/presenters';
-import { ScheduledPaymentsService, SubscriptionsService } from '@kessai/subscriptions';
+import {
+  ScheduledPaymentsService,
+  SubscriptionBatchesService,
+  subscriptionBatchStatus,
+  SubscriptionsService,
+} from '@kessai/subscriptions';
 import { CurrentPrincipal } from '../auth/decorators';
-import { subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
+import { storeScopeOf, subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { listChargesFor } from '../charges/charge-list';
-import { closeSignal, pollingOf, readPolling } from '../http/polling';
+import { pollingOf, readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
-import { SubscriptionBatchesService } from './subscription-batches.service';
+import { presentBatch } from './subscription-batch.presenter';
 import {
   createSubscriptionSchema,
   listSubscriptionsSchema,
+  parseSubscriptionBatch,
   simulatePlanSchema,
   suspendSchema,
   updateSubscriptionSchema,
@@ -88,23 +94,37 @@ export class SubscriptionsController {
     return presentSubscription(await this.subscriptions.create(actor, input, context(request)));
   }
 
+  /** Up to ten subscriptions and at most one charge, in the app token's store, all or nothing. */
   @Post('subscriptions/batches')
-  createBatch(
+  async createBatch(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.batches.create(principal, body, context(request));
+    const actor = tokenStoreOf(principal);
+    const input = parseSubscriptionBatch(body);
+    return presentBatch(await this.batches.create(actor, input, context(request)));
   }
 
+  /** With `polling=true` an awaiting batch is re-read until its status changes (bounded like charges). */
   @Get('subscriptions/batches/:batchId')
-  getBatch(
+  async getBatch(
     @CurrentPrincipal() principal: Principal,
     @Param('batchId') batchId: string,
     @Query() query: Query,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.batches.get(principal, batchId, query, closeSignal(reply));
+    const polling = pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
+    const scope = storeScopeOf(principal, null, 'subscription_batch');
+    const read = async () => {
+      const batch = await this.batches.find(scope, batchId);
+      return { batch, status: subscriptionBatchStatus(batch) };
+    };
+    const { batch } = await readPolling(read, async () => (await read()).status, {
+      ...polling,
+      waitingStatus: 'awaiting',
+    });
+    return presentBatch(batch);
   }
 
   @Get('subscriptions')
