@@ -28,7 +28,6 @@ import { CheckoutService } from './checkout/checkout.service';
 import { HostedCheckoutController } from './hosted-checkout/hosted-checkout.controller';
 import { HostedPagesService } from './hosted-checkout/hosted-pages.service';
 import { LinkPaymentsService } from './hosted-checkout/link-payments.service';
-import { StoresService } from './stores/stores.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
 import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
 import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
@@ -94,7 +93,6 @@ export class GatewayModule {
         AppTokenCache,
         AppTokenAuthenticator,
         ...vaultProviders,
-        StoresService,
         TransactionTokensService,
         TokenThreeDsService,
         TokenConfirmationDelivery,

@@ -1,113 +1,94 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { MerchantsRepository, StoresRepository, type Prisma } from '@kessai/db';
 import {
+  MerchantsRepository,
+  StoresRepository,
+  type AccessScope,
+  type NewStoreLogo,
+  type Prisma,
+  type StoreWithMerchant,
+} from '@kessai/db';
+import {
+  isUuid,
   LOGO_MAX_BYTES,
   logoContentType,
   NotFoundError,
   PermissionError,
   ValidationError,
   uuidV5,
+  type PageRequest,
 } from '@kessai/domain';
-import { parsePageRequest, presentPage } from '../http/pagination';
+import { LOGGER, type Correlation, type Logger } from '@kessai/observability';
 import {
   applyPatch,
   contradictoryLimit,
   effectiveConfiguration,
-  merchantConfigurationPatchSchema,
   unreadableColorPair,
   type StoreConfiguration,
 } from '@kessai/store-configuration';
-import { z } from 'zod';
-import { AppTokenCache } from '../auth/app-token-cache';
-import type { Principal } from '../auth/principal';
-import { FormFile, formInput } from '../http/form-body';
-import { parseInput } from '../http/validation';
-import { presentStoreListItem, presentStoreWithMerchant } from './store.presenter';
-import { LOGGER, type Logger } from '@kessai/observability';
+import { AppTokenChanges } from './app-token-changes';
+import type { LogoUpload, StoreChangesInput, StoreInput } from './store-inputs';
 
-const storeIdParam = z.string().uuid();
-/**
- * A logo as the SDK sends a Blob: a file of a multipart/form-data body (http/form-body.ts). Any other
- * value (text, JSON) is refused; null removes the store's logo.
- */
-const logoUpload = z
-  .custom<FormFile | null>((logo) => logo === null || logo instanceof FormFile, {
-    params: { reason: 'INVALID_FORMAT' },
-  })
-  .optional();
-/** `sdk.stores.update`, as JSON or, with a logo, as multipart/form-data. */
-export const storeUpdate = z
-  .object({
-    name: z.string().trim().min(1).max(100).optional(),
-    configuration: merchantConfigurationPatchSchema.optional(),
-    logo: logoUpload,
-  })
-  .strict();
-/** `sdk.stores.create`, as JSON or, with a logo, as multipart/form-data. */
-export const storeCreation = z
-  .object({
-    name: z.string().trim().min(1).max(100),
-    configuration: merchantConfigurationPatchSchema.optional(),
-    logo: logoUpload,
-  })
-  .strict();
-export const listFilters = z.object({ search: z.string().max(200).optional() }).passthrough();
-/** A merchant's own id for its customer: any text a merchant's system would use as a key. */
-export const customerIdRequest = z.object({ customer_id: z.string().trim().min(1).max(255) }).strict();
+/** A merchant acting on all its stores: what creating and deleting a store needs. */
+export interface MerchantScope extends AccessScope {
+  storeId: null;
+}
 
 /**
- * The store use cases (api-reference §5.7): create, read and list, change the name and the
- * configuration (the store's own layer, docs/configuration.md), delete (deactivate), and the
- * customer UUID of a merchant-local id.
+ * The store use cases (api-reference §5.7), for the gateway, the console's Settings page and any
+ * other front end: create, read and list, change the name, the configuration (the store's own
+ * layer, docs/configuration.md) and the logo, delete (deactivate), and the customer UUID of a
+ * merchant-local id. Answers are rows, which each front end presents; a malformed store id is the
+ * same 404 as an unknown one.
  */
 @Injectable()
 export class StoresService {
   constructor(
     private readonly stores: StoresRepository,
     private readonly merchants: MerchantsRepository,
-    private readonly appTokens: AppTokenCache,
+    private readonly appTokens: AppTokenChanges,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  /**
-   * POST /stores: merchant credentials only (a store token names a store already). A logo comes
-   * with the store or not at all (one transaction).
-   */
-  async create(principal: Principal, body: unknown, baseUrl: string) {
-    if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
-    const { name, configuration, logo } = parseInput(storeCreation, formInput(storeCreation, body));
-    const newLogo = logo ? checkedLogo(logo) : undefined;
-    const merchant = await this.merchants.findById(principal.merchantId);
-    if (!merchant) throw new NotFoundError('merchant');
-    const stored = configuration ? applyPatch({}, configuration) : {};
-    requireCoherent(effectiveConfiguration(merchant.configuration, stored));
+  /** Creating and deleting stores is for merchant-wide credentials: a store's own are 403. */
+  merchantOf(scope: AccessScope): MerchantScope {
+    if (scope.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
+    return { merchantId: scope.merchantId, storeId: null };
+  }
+
+  /** A new store of the merchant; a logo comes with it or not at all (one transaction). */
+  async create(merchant: MerchantScope, request: StoreInput): Promise<StoreWithMerchant> {
+    const newLogo = request.logo ? checkedLogo(request.logo) : undefined;
+    const found = await this.merchants.findById(merchant.merchantId);
+    if (!found) throw new NotFoundError('merchant');
+    const stored = request.configuration ? applyPatch({}, request.configuration) : {};
+    requireCoherent(effectiveConfiguration(found.configuration, stored));
     const store = await this.stores.create({
-      merchantId: principal.merchantId,
-      name,
+      merchantId: merchant.merchantId,
+      name: request.name,
       configuration: stored as Prisma.InputJsonObject,
       logo: newLogo,
     });
-    return presentStoreWithMerchant(
-      {
-        ...store,
-        merchant: { name: merchant.name, configuration: merchant.configuration },
-        logo: newLogo ? { digest: newLogo.digest } : null,
-      },
-      baseUrl,
-    );
+    return {
+      ...store,
+      merchant: { name: found.name, configuration: found.configuration },
+      logo: newLogo ? { digest: newLogo.digest } : null,
+    };
   }
 
   /**
-   * DELETE /stores/{id}: merchant credentials only. The store is deactivated (docs/stores.md): it
-   * and its app tokens stop working at once on every gateway; its subscriptions are canceled and its
-   * transaction tokens deactivated, with their events; its charges stay readable and refundable with
-   * the merchant's credentials.
+   * Deactivates the store (docs/stores.md): it and its app tokens stop working at once on every
+   * gateway (the revocations are announced); its subscriptions are canceled and its transaction
+   * tokens deactivated, with their events; its charges stay readable and refundable with the
+   * merchant's credentials. Answers the app tokens it revoked.
    */
-  async delete(principal: Principal, storeId: string, context: { correlationId: string }): Promise<void> {
-    if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
-    const deleted = await this.stores.delete(principal.merchantId, visibleId(storeId), context);
+  async delete(
+    merchant: MerchantScope,
+    storeId: string,
+    correlation: Correlation,
+  ): Promise<{ revokedAppTokenIds: string[] }> {
+    const deleted = await this.stores.delete(merchant.merchantId, visibleId(storeId), correlation);
     if (!deleted) throw new NotFoundError('store');
-    for (const id of deleted.revokedAppTokenIds) await this.appTokens.invalidate(id);
+    for (const id of deleted.revokedAppTokenIds) await this.appTokens.announce(id);
     this.logger.info(
       {
         storeId,
@@ -117,32 +98,31 @@ export class StoresService {
       },
       'store deleted',
     );
+    return { revokedAppTokenIds: deleted.revokedAppTokenIds };
   }
 
-  async list(principal: Principal, query: Record<string, unknown>, baseUrl: string) {
-    const page = parsePageRequest(query);
-    const { search } = parseInput(listFilters, query);
-    const rows = await this.stores.list(principal, page, search);
-    return presentPage(rows, page, (store) => presentStoreListItem(store, baseUrl));
+  /** A page of the stores the scope may see, `search` narrowing them by name. */
+  list(scope: AccessScope, page: PageRequest, search?: string): Promise<StoreWithMerchant[]> {
+    return this.stores.list(scope, page, search);
   }
 
-  async get(principal: Principal, storeId: string, baseUrl: string) {
-    const store = await this.stores.findVisibleWithMerchant(principal, visibleId(storeId));
+  async find(scope: AccessScope, storeId: string): Promise<StoreWithMerchant> {
+    const store = await this.stores.findVisibleWithMerchant(scope, visibleId(storeId));
     if (!store) throw new NotFoundError('store');
-    return presentStoreWithMerchant(store, baseUrl);
+    return store;
   }
 
   /**
-   * `name`, `configuration` and `logo` as `sdk.stores.update(id, {name, configuration, logo})` sends
-   * them: the configuration's keys change the store's own layer (a value replaces, null returns the
-   * key to the merchant's setting; fees are the operator's and refused here); a logo file replaces
-   * the store's logo, `logo: null` removes it. All of it is written or, when a part is refused, none.
+   * A store's name, configuration and logo, as `sdk.stores.update(id, {name, configuration, logo})`
+   * sends them: the configuration's keys change the store's own layer (a value replaces, null
+   * returns the key to the merchant's setting); a logo replaces the store's, null removes it. All of
+   * it is written or, when a part is refused, none.
    */
-  async update(principal: Principal, storeId: string, body: unknown, baseUrl: string) {
+  async update(scope: AccessScope, storeId: string, request: StoreChangesInput): Promise<StoreWithMerchant> {
     const id = visibleId(storeId);
-    const { name, configuration, logo } = parseInput(storeUpdate, formInput(storeUpdate, body));
-    const store = await this.stores.change(principal, id, {
-      name,
+    const { configuration, logo } = request;
+    const store = await this.stores.change(scope, id, {
+      name: request.name,
       configuration: configuration
         ? (stored, merchantConfiguration) => {
             const next = applyPatch(stored, configuration);
@@ -153,7 +133,7 @@ export class StoresService {
       logo: logo === undefined ? undefined : logo === null ? null : checkedLogo(logo),
     });
     if (!store) throw new NotFoundError('store');
-    return presentStoreWithMerchant(store, baseUrl);
+    return store;
   }
 
   /**
@@ -161,11 +141,10 @@ export class StoresService {
    * namespace, so the same (store, id) always gives the same UUID, another store another one, and
    * nothing is stored.
    */
-  async createCustomerId(principal: Principal, storeId: string, body: unknown) {
+  async customerId(scope: AccessScope, storeId: string, customerId: string): Promise<string> {
     const id = visibleId(storeId);
-    const { customer_id } = parseInput(customerIdRequest, body);
-    if (!(await this.stores.findVisible(principal, id))) throw new NotFoundError('store');
-    return { customer_id: uuidV5(id, customer_id) };
+    if (!(await this.stores.findVisible(scope, id))) throw new NotFoundError('store');
+    return uuidV5(id, customerId);
   }
 }
 
@@ -174,7 +153,7 @@ export class StoresService {
  * file name or the declared type), of at most LOGO_MAX_BYTES; otherwise 400 with UnivaPay's codes for
  * an upload, FILE_MAX_SIZE_EXCEEDED or FILE_INVALID_TYPE, on `logo`.
  */
-function checkedLogo(file: FormFile) {
+export function checkedLogo(file: LogoUpload): NewStoreLogo {
   if (file.truncated || file.size > LOGO_MAX_BYTES)
     throw new ValidationError(
       [{ field: 'logo', reason: 'FILE_MAX_SIZE_EXCEEDED' }],
@@ -200,6 +179,6 @@ function requireCoherent(configuration: StoreConfiguration) {
 
 /** A malformed id cannot name anything the caller may see: it answers 404 like any unknown id. */
 function visibleId(storeId: string): string {
-  if (!storeIdParam.safeParse(storeId).success) throw new NotFoundError('store');
+  if (!isUuid(storeId)) throw new NotFoundError('store');
   return storeId.toLowerCase();
 }

@@ -33,7 +33,7 @@ import type { ProcessorCallbacksController } from '../processor-callbacks/proces
 import type { RefundsController } from '../refunds/refunds.controller';
 import { createRefundSchema, updateRefundSchema } from '../refunds/refund.schemas';
 import type { StoresController } from '../stores/stores.controller';
-import { customerIdRequest, listFilters, storeCreation, storeUpdate } from '../stores/stores.service';
+import { customerIdRequest, listFilters, storeCreation, storeUpdate } from '../stores/store.schemas';
 import type { SubscriptionsController } from '../subscriptions/subscriptions.controller';
 import {
   createBatchSchema,
