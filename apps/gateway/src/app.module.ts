@@ -5,10 +5,10 @@ import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { PaymentsModule } from '@kessai/payments';
 import { SubscriptionsModule } from '@kessai/subscriptions';
+import { TransactionTokensModule } from '@kessai/transaction-tokens';
 import { WebhooksModule } from '@kessai/webhooks';
 import { RedisModule } from '@kessai/redis';
 import { LoggerModule, metricsRegistryProvider, type Logger } from '@kessai/observability';
-import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { AppTokenCache } from './auth/app-token-cache';
 import { LoginController } from './accounts/login.controller';
@@ -29,9 +29,6 @@ import { HostedCheckoutController } from './hosted-checkout/hosted-checkout.cont
 import { HostedPagesService } from './hosted-checkout/hosted-pages.service';
 import { LinkPaymentsService } from './hosted-checkout/link-payments.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
-import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
-import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
-import { TokenConfirmationDelivery } from './transaction-tokens/token-confirmation';
 import { ChargesController } from './charges/charges.controller';
 import { RefundsController } from './refunds/refunds.controller';
 import { CancelsController } from './cancels/cancels.controller';
@@ -82,6 +79,7 @@ export class GatewayModule {
         AccountsModule,
         PaymentsModule,
         SubscriptionsModule,
+        TransactionTokensModule,
         WebhooksModule,
       ],
       controllers: GATEWAY_CONTROLLERS,
@@ -92,10 +90,6 @@ export class GatewayModule {
         IdempotencySweeper,
         AppTokenCache,
         AppTokenAuthenticator,
-        ...vaultProviders,
-        TransactionTokensService,
-        TokenThreeDsService,
-        TokenConfirmationDelivery,
         ProcessorCallbacksService,
         TransactionHistoryService,
         CheckoutService,

@@ -8,51 +8,39 @@ import {
   type TransactionToken,
 } from '@kessai/db';
 import { BusinessRuleError, ValidationError } from '@kessai/domain';
-import type { Principal } from '../auth/principal';
-import { presentToken } from '@kessai/presenters';
 import type { Correlation } from '@kessai/observability';
-import { TransactionTokensService } from './transaction-tokens.service';
 
 /**
- * A card token's 3-D Secure over the API (docs/transaction-tokens.md, "3-D Secure"): the issuer page
- * while awaiting, starting authentication again (enableThreeDs), turning it off (disableThreeDs).
+ * A card token's 3-D Secure (docs/transaction-tokens.md, "3-D Secure"), for the gateway and any
+ * other front end: the issuer page while awaiting, starting authentication again (enableThreeDs),
+ * turning it off (disableThreeDs). Each takes the token as TransactionTokensService.find read it.
  * The authentication itself is charge-service's (authenticate_token).
  */
 @Injectable()
 export class TokenThreeDsService {
   constructor(
-    private readonly tokens: TransactionTokensService,
-    private readonly repository: TransactionTokensRepository,
+    private readonly tokens: TransactionTokensRepository,
     private readonly threeDs: TokenThreeDsRepository,
   ) {}
 
-  /** GET …/tokens/{id}/three_ds/issuer_token: ThreeDsIssuerToken while awaiting, else 400 INVALID_THREE_DS_STATUS. */
-  async issuerToken(principal: Principal, storeId: string, id: string) {
-    const token = await this.tokens.findVisible(principal, storeId, id);
+  /** The issuer page (ThreeDsIssuerToken, as stored) while awaiting, else 400 INVALID_THREE_DS_STATUS. */
+  issuerToken(token: TransactionToken): Record<string, unknown> {
     const threeDs = token.paymentType === 'card' ? storedTokenThreeDs(token.data) : null;
     if (!threeDs?.enabled || threeDs.status !== 'awaiting' || !threeDs.issuer_token)
       throw new BusinessRuleError('INVALID_THREE_DS_STATUS');
-    const issuer = threeDs.issuer_token;
-    return {
-      issuer_token: typeof issuer.issuer_token === 'string' ? issuer.issuer_token : null,
-      call_method: typeof issuer.call_method === 'string' ? issuer.call_method : null,
-      payload: asObject(issuer.payload),
-      payment_type: 'card',
-      content_type: typeof issuer.content_type === 'string' ? issuer.content_type : null,
-    };
+    return threeDs.issuer_token;
   }
 
   /**
-   * POST …/tokens/{id}/three_ds: authentication starts again (a new attempt, pending, with
-   * token_three_ds_requested) unless it succeeded already, in which case it is only switched on.
-   * Answers the token.
+   * Authentication starts again (a new attempt, pending, with token_three_ds_requested) unless it
+   * succeeded already, in which case it is only switched on. Answers the token.
    */
-  async enable(principal: Principal, storeId: string, id: string, context: Correlation) {
-    const token = await this.#changeable(principal, storeId, id);
+  async enable(token: TransactionToken, correlation: Correlation): Promise<TransactionToken> {
+    checkChangeable(token);
     const threeDs = storedTokenThreeDs(token.data);
     if (threeDs?.status === 'successful') {
-      if (threeDs.enabled) return presentToken(token);
-      return this.#apply(token, threeDs, { ...threeDs, enabled: true }, false, context);
+      if (threeDs.enabled) return token;
+      return this.#apply(token, threeDs, { ...threeDs, enabled: true }, false, correlation);
     }
     const next: StoredTokenThreeDs = {
       enabled: true,
@@ -65,22 +53,15 @@ export class TokenThreeDsService {
       issuer_token: null,
       processor_reference: null,
     };
-    return this.#apply(token, threeDs, next, true, context);
+    return this.#apply(token, threeDs, next, true, correlation);
   }
 
-  /** DELETE …/tokens/{id}/three_ds: charges no longer need it; answers the token (with a body). */
-  async disable(principal: Principal, storeId: string, id: string, context: Correlation) {
-    const token = await this.#changeable(principal, storeId, id);
+  /** Charges no longer need it; answers the token. */
+  async disable(token: TransactionToken, correlation: Correlation): Promise<TransactionToken> {
+    checkChangeable(token);
     const threeDs = storedTokenThreeDs(token.data);
-    if (!threeDs?.enabled) return presentToken(token);
-    return this.#apply(token, threeDs, { ...threeDs, enabled: false }, false, context);
-  }
-
-  async #changeable(principal: Principal, storeId: string, id: string): Promise<TransactionToken> {
-    const token = await this.tokens.findVisible(principal, storeId, id);
-    if (token.paymentType !== 'card') throw ValidationError.field('three_ds', 'ONLY_FOR_CARD_PAYMENT');
-    if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
-    return token;
+    if (!threeDs?.enabled) return token;
+    return this.#apply(token, threeDs, { ...threeDs, enabled: false }, false, correlation);
   }
 
   async #apply(
@@ -88,21 +69,20 @@ export class TokenThreeDsService {
     read: StoredTokenThreeDs | null,
     next: StoredTokenThreeDs,
     requested: boolean,
-    context: Correlation,
-  ) {
+    correlation: Correlation,
+  ): Promise<TransactionToken> {
     // Not applied when charge-service or another request moved it meanwhile: either way the answer
     // is the token as it now is.
     await this.threeDs.update(token.id, threeDsRead(read), next, {
       requested,
-      correlationId: context.correlationId,
+      correlationId: correlation.correlationId,
     });
-    const current = await this.repository.findInStore(token.merchantId, token.storeId, token.id);
-    return presentToken(current ?? token);
+    return (await this.tokens.findInStore(token.merchantId, token.storeId, token.id)) ?? token;
   }
 }
 
-function asObject(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
+/** An active card token's; otherwise ONLY_FOR_CARD_PAYMENT, or CANNOT_UPDATE_TRANSACTION_TOKEN. */
+function checkChangeable(token: TransactionToken): void {
+  if (token.paymentType !== 'card') throw ValidationError.field('three_ds', 'ONLY_FOR_CARD_PAYMENT');
+  if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
 }

@@ -44,6 +44,7 @@ import { type presentMerchant } from '../merchants/merchant.presenter';
 import { type presentStoreListItem, type presentStoreWithMerchant } from '../stores/store.presenter';
 import { type presentBatch } from '../subscriptions/subscription-batch.presenter';
 import { type presentTransaction } from '../transaction-history/transaction.presenter';
+import { type presentTokenThreeDsIssuerToken } from '../transaction-tokens/token-three-ds.presenter';
 import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
@@ -795,6 +796,7 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentCancel>, typeof Cancel>,
   true satisfies Agrees<Out<typeof presentToken>, typeof TransactionToken>,
   true satisfies Agrees<Out<typeof presentTokenListItem>, typeof TransactionTokenListItem>,
+  true satisfies Agrees<Out<typeof presentTokenThreeDsIssuerToken>, typeof ThreeDsIssuerToken>,
   true satisfies Agrees<Out<typeof presentPlannedPayment>, typeof PlannedPayment>,
   true satisfies Agrees<Out<typeof presentScheduledPayment>, typeof ScheduledPayment>,
   true satisfies Agrees<Out<typeof presentSubscription>, typeof Subscription>,

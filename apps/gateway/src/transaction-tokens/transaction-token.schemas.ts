@@ -1,13 +1,17 @@
-import { z } from 'zod';
+import { z, type ZodType, type ZodTypeDef } from 'zod';
 import { isExpirationPeriod, isTimeShift } from '@kessai/store-configuration';
 import { CHARGEABLE_PAYMENT_TYPES, PAYMENT_TYPES, type ChargeablePaymentType } from '@kessai/domain';
+import type { Checked } from '@kessai/payments';
+import type { TokenDataInput, TokenInput } from '@kessai/transaction-tokens';
 import { metadataSchema, PROCESSING_MODES, redirectUrl, TOKEN_TYPES, uuid } from '../http/request.schemas';
+import { checkInput, parseInput } from '../http/validation';
 
 /**
  * Request schemas of the transaction token routes (api-reference §5.1), in wire (snake_case) form.
- * Card numbers, expiry and CVV are declared here only as "present"; libs/cards checks them, so
- * that their reasons (INVALID_CARD_NUMBER, INVALID_CVV, …) are the same everywhere. No schema ever
- * puts a submitted value into an error: field errors name the field and a reason only.
+ * Card numbers, expiry and CVV are declared here only as "present"; libs/cards checks them (in
+ * libs/transaction-tokens), so that their reasons (INVALID_CARD_NUMBER, INVALID_CVV, …) are the
+ * same everywhere. No schema ever puts a submitted value into an error: field errors name the field
+ * and a reason only.
  */
 
 export const USAGE_LIMITS = ['daily', 'weekly', 'monthly', 'annually'] as const;
@@ -78,7 +82,6 @@ const billingFields = {
     .optional(),
   phone_number: phoneNumber.optional(),
 };
-export const BILLING_KEYS = ['line1', 'line2', 'state', 'city', 'country', 'zip', 'phone_number'] as const;
 
 /** CVV authorization is not offered yet: `enabled: false` (or absent) is the only accepted value. */
 const cvvAuthorizeOff = z
@@ -187,7 +190,6 @@ export const createTokenSchema = z
     metadata: metadataSchema.optional(),
   })
   .strict();
-export type CreateTokenRequest = z.infer<typeof createTokenSchema>;
 
 export const updateTokenSchema = z
   .object({
@@ -204,7 +206,6 @@ export const updateTokenSchema = z
       .optional(),
   })
   .strict();
-export type UpdateTokenRequest = z.infer<typeof updateTokenSchema>;
 
 export const listFiltersSchema = z
   .object({
@@ -239,3 +240,37 @@ export const renewTokenSchema = z
       .strict(),
   })
   .strict();
+
+/**
+ * POST /tokens: the request's shape refused at once; its `data` checked by its payment type's
+ * schema, and refused by TransactionTokensService after the store's rules (a payment type the store
+ * switched off is refused as such, whatever its data), each field named under `data.`.
+ */
+export function parseTokenCreation(body: unknown): TokenInput {
+  const { payment_type, data, ...fields } = parseInput(createTokenSchema, body);
+  return { ...fields, ...tokenDataOf(payment_type, data) };
+}
+
+function tokenDataOf(paymentType: ChargeablePaymentType, data: Record<string, unknown>): TokenDataInput {
+  switch (paymentType) {
+    case 'card':
+      return { payment_type: 'card', data: { card: data, billing: checkData(cardDataSchema, data) } };
+    case 'online':
+      return { payment_type: 'online', data: checkData(onlineDataSchema, data) };
+    case 'qr_scan':
+      return { payment_type: 'qr_scan', data: checkData(qrScanDataSchema, data) };
+    case 'bank_transfer':
+      return { payment_type: 'bank_transfer', data: checkData(bankTransferDataSchema, data) };
+    case 'konbini':
+      return { payment_type: 'konbini', data: checkData(konbiniDataSchema, data) };
+  }
+}
+
+function checkData<T>(schema: ZodType<T, ZodTypeDef, unknown>, data: Record<string, unknown>): Checked<T> {
+  const checked = checkInput(schema, data);
+  if (checked.ok) return checked;
+  return {
+    ok: false,
+    errors: checked.errors.map((e) => ({ ...e, field: e.field === null ? 'data' : `data.${e.field}` })),
+  };
+}
