@@ -136,27 +136,25 @@ export class TransactionTokensController {
   /** The SDK's transactionTokens.enableThreeDs: authentication starts again unless it succeeded; 200 with the token. */
   @Post('stores/:storeId/tokens/:id/three_ds')
   @HttpCode(200)
-  async enableThreeDs(
+  enableThreeDs(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Req() request: FastifyRequest,
   ) {
-    const token = await this.#find(principal, storeId, id);
-    return presentToken(await this.threeDs.enable(token, correlationOf(request)));
+    return this.#switchThreeDs(principal, storeId, id, 'enable', request);
   }
 
   /** The SDK's transactionTokens.disableThreeDs: 200 with the token (the SDK reads a body, not a 204). */
   @Delete('stores/:storeId/tokens/:id/three_ds')
   @HttpCode(200)
-  async disableThreeDs(
+  disableThreeDs(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Req() request: FastifyRequest,
   ) {
-    const token = await this.#find(principal, storeId, id);
-    return presentToken(await this.threeDs.disable(token, correlationOf(request)));
+    return this.#switchThreeDs(principal, storeId, id, 'disable', request);
   }
 
   /** Deactivates the token (it stays readable, inactive) and forgets its pending CVV. */
@@ -174,6 +172,18 @@ export class TransactionTokensController {
   /** The path's token: its store (which a store token must own) and its id, both well-formed. */
   #find(principal: Principal, storeId: string, id: string) {
     return this.tokens.find(inStoreScopeOf(principal, storeId, id, 'transaction_token'), id);
+  }
+
+  /** The path's token with its 3-D Secure switched on (authentication started again) or off. */
+  async #switchThreeDs(
+    principal: Principal,
+    storeId: string,
+    id: string,
+    to: 'enable' | 'disable',
+    request: FastifyRequest,
+  ) {
+    const token = await this.#find(principal, storeId, id);
+    return presentToken(await this.threeDs[to](token, correlationOf(request)));
   }
 
   /** `storeId` from the path, or null for GET /tokens (a store token's own store, a merchant's all). */
