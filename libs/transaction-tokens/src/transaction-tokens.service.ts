@@ -7,60 +7,52 @@ import {
   type CardBrand,
   type SensitiveCardData,
 } from '@kessai/cards';
-import type { Correlation } from '@kessai/observability';
 import {
   StoresRepository,
   TransactionTokensRepository,
+  type AccessScope,
   type NewCardVaultEntry,
-  type StoreTokenSettings,
   type Prisma,
+  type StoreTokenSettings,
   type TransactionToken,
   type TransactionTokenChanges,
-  type TransactionTokenFilters,
+  type TransactionTokenListItem,
 } from '@kessai/db';
 import {
   BusinessRuleError,
+  isUuid,
   NotFoundError,
   PermissionError,
-  StoreTokenRequiredError,
   ServiceUnavailableError,
   ValidationError,
-  parsePageRequest,
-  toPage,
   type FieldError,
+  type PageRequest,
 } from '@kessai/domain';
-import { CardVault, PendingCvvStore } from '@kessai/vault';
+import { LOGGER, type Correlation, type Logger } from '@kessai/observability';
+import { accepted, type StoreScope } from '@kessai/payments';
 import {
   disabledPaymentType,
   effectiveConfiguration,
   type RecurringTokenPrivilege,
 } from '@kessai/store-configuration';
-import { z, type ZodType, type ZodTypeDef } from 'zod';
-import type { CheckoutLinkPrincipal, Principal } from '../auth/principal';
-import { parseInput, toFieldErrors } from '../http/validation';
+import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { detectQrBrand } from './qr-brand';
-import {
-  BILLING_KEYS,
-  cardDataSchema,
-  confirmTokenSchema,
-  createTokenSchema,
-  renewTokenSchema,
-  listFiltersSchema,
-  onlineDataSchema,
-  bankTransferDataSchema,
-  konbiniDataSchema,
-  qrScanDataSchema,
-  updateTokenSchema,
-  type CreateTokenRequest,
-} from './transaction-token.schemas';
-import { presentToken, presentTokenListItem } from '@kessai/presenters';
 import {
   confirmationCodeHash,
   newConfirmationCode,
   TOKEN_CONFIRMATION_ATTEMPTS,
   TokenConfirmationDelivery,
 } from './token-confirmation';
-import { LOGGER, type Logger } from '@kessai/observability';
+import {
+  BILLING_KEYS,
+  type BillingInput,
+  type TokenActor,
+  type TokenChangesInput,
+  type TokenCreator,
+  type TokenInput,
+  type TokenListFilters,
+  type TokenRenewalInput,
+} from './token-inputs';
 
 interface PreparedToken {
   data: Prisma.InputJsonObject;
@@ -68,13 +60,12 @@ interface PreparedToken {
   cvv: string | null;
 }
 
-const uuid = z.string().uuid();
-
 /**
- * The transaction token use cases (api-reference §5.1): create (with the PCI DSS gate, card checks,
- * the vault and the pending CVV), read, list, update, delete, and the one-use claim that charges
- * will make. Card numbers and CVVs exist here only inside SensitiveCardData / CardNumber objects,
- * whose text forms are masked, and leave only encrypted.
+ * The transaction token use cases (api-reference §5.1), for the gateway and any other front end:
+ * create (with the PCI DSS gate, the type rules, card checks, the vault and the pending CVV),
+ * confirm, renew, read, list, update, delete. Inputs are parsed already; answers are rows, which
+ * each front end presents. Card numbers and CVVs exist here only inside SensitiveCardData /
+ * CardNumber objects, whose text forms are masked, and leave only encrypted.
  */
 @Injectable()
 export class TransactionTokensService {
@@ -87,14 +78,21 @@ export class TransactionTokensService {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  async create(principal: Principal, body: unknown, context: Correlation) {
-    const storeId = storeOf(principal);
-    const request = parseInput(createTokenSchema, body);
-    const settings = await this.stores.findTokenSettings(principal.merchantId, storeId);
+  /**
+   * A new token in the creator's store. The store's rules come first (a payment type it switched
+   * off, recurring tokens it does not allow), then the payment type's data, then the confirmation.
+   */
+  async create(
+    actor: TokenCreator,
+    request: TokenInput,
+    correlation: Correlation,
+  ): Promise<TransactionToken> {
+    const storeId = actor.storeId;
+    const settings = await this.stores.findTokenSettings(actor.merchantId, storeId);
     if (!settings) throw new NotFoundError('store');
 
-    if (request.payment_type === 'card') checkCardDataAllowed(principal, settings);
-    if (principal.checkoutLink) checkLinkToken(principal.checkoutLink, request);
+    if (request.payment_type === 'card') checkCardDataAllowed(actor, settings);
+    if (actor.checkoutLink) checkLinkToken(actor.checkoutLink, request);
     const configuration = effectiveConfiguration(settings.merchantConfiguration, settings.storeConfiguration);
     // a payment type the store has switched off: refused now, with the code its charge would get
     const disabled = disabledPaymentType(configuration, request.payment_type);
@@ -102,7 +100,7 @@ export class TransactionTokensService {
     checkTypeRules(request, configuration.recurring_token_configuration.recurring_type);
 
     const id = randomUUID();
-    const prepared = this.prepare(id, request, principal.mode);
+    const prepared = this.prepare(id, request, actor.mode);
     // use_confirmation: the customer confirms the token with a code sent to its email
     if (request.use_confirmation && !request.email) {
       throw new BusinessRuleError('CONFIRMATION_REQUIRES_EMAIL', [
@@ -116,28 +114,28 @@ export class TransactionTokensService {
       const token = await this.tokens.create(
         {
           id,
-          merchantId: principal.merchantId,
+          merchantId: actor.merchantId,
           storeId,
-          mode: principal.mode,
+          mode: actor.mode,
           type: request.type,
           paymentType: request.payment_type,
           email: request.email ?? null,
           usageLimit: request.usage_limit ?? null,
           data: prepared.data,
           // a link page's token says which link made it (the merchant finds a token-only link's token so)
-          metadata: principal.checkoutLink
-            ? { ...request.metadata, checkout_link_id: principal.checkoutLink.id }
+          metadata: actor.checkoutLink
+            ? { ...request.metadata, checkout_link_id: actor.checkoutLink.id }
             : (request.metadata ?? {}),
           confirmationCodeHash: code === null ? null : confirmationCodeHash(id, code),
         },
         prepared.vault,
-        { correlationId: context.correlationId },
+        { correlationId: correlation.correlationId },
       );
       // the store was deleted meanwhile (the insert waited for the deletion, then wrote nothing)
       if (!token) throw new NotFoundError('store');
       if (code !== null && token.email)
         await this.confirmations.deliver({ tokenId: id, to: token.email, code });
-      return presentToken(token);
+      return token;
     } catch (error) {
       if (prepared.cvv !== null) await this.pendingCvvs.discard(id).catch(() => undefined);
       throw error;
@@ -145,48 +143,50 @@ export class TransactionTokensService {
   }
 
   /**
-   * POST …/tokens/{id}/confirm: the code the customer received confirms a use_confirmation token
-   * (200, the token). A wrong code is 400 WRONG_CONFIRMATION_CODE and counts; after
-   * TOKEN_CONFIRMATION_ATTEMPTS the code is spent. A token not waiting for a code is 400
-   * CANNOT_UPDATE_TRANSACTION_TOKEN, or the token as it is when it is confirmed already.
+   * The code the customer received confirms a use_confirmation token (`token` as find() read it). A
+   * wrong code is 400 WRONG_CONFIRMATION_CODE and counts; after TOKEN_CONFIRMATION_ATTEMPTS the code
+   * is spent. A token not waiting for a code is 400 CANNOT_UPDATE_TRANSACTION_TOKEN, or the token as
+   * it is when it is confirmed already.
    */
-  async confirm(principal: Principal, storeId: string, id: string, body: unknown, context: Correlation) {
-    const token = await this.findVisible(principal, storeId, id);
-    const { confirmation_code } = parseInput(confirmTokenSchema, body);
+  async confirm(token: TransactionToken, code: string, correlation: Correlation): Promise<TransactionToken> {
     const result = await this.tokens.confirm(
       token.id,
-      confirmationCodeHash(token.id, confirmation_code),
+      confirmationCodeHash(token.id, code),
       TOKEN_CONFIRMATION_ATTEMPTS,
-      { correlationId: context.correlationId },
+      { correlationId: correlation.correlationId },
     );
     switch (result.outcome) {
       case 'confirmed':
-        return presentToken(result.token);
+        return result.token;
       case 'wrong_code':
         throw new BusinessRuleError('WRONG_CONFIRMATION_CODE', [
           { field: 'confirmation_code', reason: 'WRONG_CONFIRMATION_CODE' },
         ]);
       case 'not_confirmable':
-        if (result.token.confirmed === true && result.token.active) return presentToken(result.token);
+        if (result.token.confirmed === true && result.token.active) return result.token;
         throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
     }
   }
 
   /**
-   * POST (/stores/{storeId})/tokens/{id}/renew: a recurring or subscription card token gets a new
-   * token for the card's new expiry (or a new card), answered with `previous_id`. The old token is
-   * deactivated and its subscriptions move to the new one, with token_replaced, in one statement.
-   * Without a new number the card's is taken from the vault and sealed again under the new token.
+   * A recurring or subscription card token (`token` as find() read it) gets a new token for the
+   * card's new expiry (or a new card), answered with `previous_id`. The old token is deactivated and
+   * its subscriptions move to the new one, with token_replaced, in one statement. Without a new
+   * number the card's is taken from the vault and sealed again under the new token.
    */
-  async renew(principal: Principal, storeId: string | null, id: string, body: unknown, context: Correlation) {
-    const token = await this.findVisible(principal, storeId ?? storeOf(principal), id);
-    const { data } = parseInput(renewTokenSchema, body);
+  async renew(
+    actor: TokenActor,
+    token: TransactionToken,
+    request: TokenRenewalInput,
+    correlation: Correlation,
+  ): Promise<TransactionToken> {
+    const { data } = request;
     if (token.paymentType !== 'card' || token.type === 'one_time') {
       throw new BusinessRuleError('INVALID_TOKEN_TYPE', [{ field: 'type', reason: 'INVALID_TOKEN_TYPE' }]);
     }
     if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
     if (data.card_number !== undefined || data.cvv !== undefined) {
-      checkCardDataAllowed(principal, await this.stores.findTokenSettings(token.merchantId, token.storeId));
+      checkCardDataAllowed(actor, await this.stores.findTokenSettings(token.merchantId, token.storeId));
     }
     const newId = randomUUID();
     const cardNumber = data.card_number ?? (await this.storedCardNumber(token)).reveal();
@@ -220,13 +220,13 @@ export class TransactionTokensService {
           },
         },
         this.vault.encrypt(card.cardNumber, { transactionTokenId: newId }),
-        { correlationId: context.correlationId },
+        { correlationId: correlation.correlationId },
       );
       // lost a race with a DELETE or another renewal
       if (!renewed) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
       // the old token is inactive now: its pending CVV goes, as on DELETE
       await this.pendingCvvs.discard(token.id).catch(() => undefined);
-      return presentToken(renewed);
+      return renewed;
     } catch (error) {
       if (cvv !== null) await this.pendingCvvs.discard(newId).catch(() => undefined);
       throw error;
@@ -239,42 +239,43 @@ export class TransactionTokensService {
     return this.vault.decrypt(entry, { transactionTokenId: token.id });
   }
 
-  async get(principal: Principal, storeId: string, id: string) {
-    return presentToken(await this.findVisible(principal, storeId, id));
+  /** A token of the scope's store; a malformed id is the same 404 as an unknown or foreign one. */
+  async find(scope: StoreScope, id: string): Promise<TransactionToken> {
+    const token = isUuid(id) ? await this.tokens.findInStore(scope.merchantId, scope.storeId, id) : null;
+    if (!token) throw new NotFoundError('transaction_token');
+    return token;
   }
 
-  /** `storeId` from the path, or null for GET /tokens (a store token's own store, a merchant's all). */
-  async list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
-    const page = parsePageRequest(query);
-    const filters = parseInput(listFiltersSchema, query);
-    let scopeStore = principal.storeId;
-    if (storeId !== null) {
-      if (!uuid.safeParse(storeId).success) throw new NotFoundError('store');
-      if (!(await this.stores.findVisible(principal, storeId))) throw new NotFoundError('store');
-      scopeStore = storeId;
-    }
-    const where: TransactionTokenFilters = {
-      storeId: scopeStore,
-      type: filters.type,
-      mode: filters.mode,
-      paymentType: filters.payment_type,
-      search: filters.search || undefined,
-      customerId: filters.customer_id,
-    };
-    const rows = await this.tokens.list(principal.merchantId, where, page);
-    const result = toPage(rows, page.limit, presentTokenListItem);
-    // total_hits only on a first page, as UnivaPay's lists (api-reference §4)
-    if (page.cursor !== null) return result;
-    return { ...result, total_hits: await this.tokens.count(principal.merchantId, where) };
+  /**
+   * A page of the tokens `scope` may see, in `storeId` (which must be visible to it) or, when null,
+   * in the scope itself (a store token's own store, a merchant's all); with the total count on a
+   * first page (total_hits, as UnivaPay's lists: api-reference §4).
+   */
+  async list(
+    scope: AccessScope,
+    storeId: string | null,
+    filters: TokenListFilters,
+    page: PageRequest,
+  ): Promise<{ rows: TransactionTokenListItem[]; totalHits: number | null }> {
+    if (storeId !== null && !(isUuid(storeId) && (await this.stores.findVisible(scope, storeId))))
+      throw new NotFoundError('store');
+    const where = { ...filters, storeId: storeId ?? scope.storeId };
+    const rows = await this.tokens.list(scope.merchantId, where, page);
+    if (page.cursor !== null) return { rows, totalHits: null };
+    return { rows, totalHits: await this.tokens.count(scope.merchantId, where) };
   }
 
-  async update(principal: Principal, storeId: string, id: string, body: unknown, context: Correlation) {
-    const token = await this.findVisible(principal, storeId, id);
-    const request = parseInput(updateTokenSchema, body);
+  /** Email, metadata and a card's cardholder, CVV and billing; `token` as find() read it. */
+  async update(
+    actor: TokenActor,
+    token: TransactionToken,
+    request: TokenChangesInput,
+    correlation: Correlation,
+  ): Promise<TransactionToken> {
     if (!token.active) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
     // a CVV is card data: the same gate as a card token's creation
-    if (token.paymentType === 'card' && request.data?.cvv !== undefined && principal.hasSecret) {
-      checkCardDataAllowed(principal, await this.stores.findTokenSettings(token.merchantId, token.storeId));
+    if (token.paymentType === 'card' && request.data?.cvv !== undefined && actor.hasSecret) {
+      checkCardDataAllowed(actor, await this.stores.findTokenSettings(token.merchantId, token.storeId));
     }
 
     const changes: TransactionTokenChanges = {};
@@ -294,42 +295,29 @@ export class TransactionTokensService {
       cvv = dataUpdate.cvv;
       changed.push(...dataUpdate.changed);
     }
-    if (changed.length === 0) return presentToken(token);
+    if (changed.length === 0) return token;
 
     if (cvv !== null) await this.keepCvv(token.id, cvv);
     const updated = await this.tokens.update(token.id, changes, {
       changed,
-      correlationId: context.correlationId,
+      correlationId: correlation.correlationId,
     });
     if (!updated) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
-    return presentToken(updated);
+    return updated;
   }
 
   /** Deactivates the token (it stays readable, inactive) and forgets its pending CVV. */
-  async delete(principal: Principal, storeId: string, id: string, context: Correlation): Promise<void> {
-    const token = await this.findVisible(principal, storeId, id);
-    await this.tokens.deactivate(token.id, { correlationId: context.correlationId });
+  async delete(token: TransactionToken, correlation: Correlation): Promise<void> {
+    await this.tokens.deactivate(token.id, { correlationId: correlation.correlationId });
     await this.pendingCvvs.discard(token.id).catch(() => undefined);
   }
 
-  /** The token of the caller's store; 404 for a malformed, unknown or foreign one. */
-  async findVisible(principal: Principal, storeId: string, id: string): Promise<TransactionToken> {
-    // a malformed id, another store's path or another merchant's token: all the same 404
-    if (!uuid.safeParse(storeId).success || !uuid.safeParse(id).success)
-      throw new NotFoundError('transaction_token');
-    if (principal.storeId !== null && principal.storeId !== storeId)
-      throw new NotFoundError('transaction_token');
-    const token = await this.tokens.findInStore(principal.merchantId, storeId, id);
-    if (!token) throw new NotFoundError('transaction_token');
-    return token;
-  }
-
-  private prepare(id: string, request: CreateTokenRequest, mode: Principal['mode']): PreparedToken {
+  private prepare(id: string, request: TokenInput, mode: TokenActor['mode']): PreparedToken {
     switch (request.payment_type) {
       case 'card':
         return this.prepareCard(id, request, mode);
       case 'online': {
-        const online = parseData(onlineDataSchema, request.data);
+        const online = accepted(request.data);
         return {
           data: {
             brand: online.brand,
@@ -342,7 +330,7 @@ export class TransactionTokensService {
         };
       }
       case 'qr_scan': {
-        const { scanned_qr } = parseData(qrScanDataSchema, request.data);
+        const { scanned_qr } = accepted(request.data);
         // kept for the charge, never shown: the presenter picks brand and gateway only
         return {
           data: { brand: detectQrBrand(scanned_qr), gateway: null, scanned_qr },
@@ -351,7 +339,7 @@ export class TransactionTokensService {
         };
       }
       case 'bank_transfer': {
-        const bank = parseData(bankTransferDataSchema, request.data);
+        const bank = accepted(request.data);
         return {
           data: {
             brand: bank.brand,
@@ -363,7 +351,7 @@ export class TransactionTokensService {
         };
       }
       case 'konbini': {
-        const konbini = parseData(konbiniDataSchema, request.data);
+        const konbini = accepted(request.data);
         return {
           data: {
             customer_name: konbini.customer_name,
@@ -379,16 +367,21 @@ export class TransactionTokensService {
     }
   }
 
-  private prepareCard(id: string, request: CreateTokenRequest, mode: Principal['mode']): PreparedToken {
-    const rest = cardDataSchema.safeParse(request.data);
-    const errors: FieldError[] = rest.success ? [] : prefixed(toFieldErrors(rest.error.issues));
-    const checked = validateCard(request.data, { mode, fieldPrefix: 'data' });
+  private prepareCard(
+    id: string,
+    request: TokenInput & { payment_type: 'card' },
+    mode: TokenActor['mode'],
+  ): PreparedToken {
+    // the other fields' errors and the card's, together
+    const { card: fields, billing: rest } = request.data;
+    const errors: FieldError[] = rest.ok ? [] : [...rest.errors];
+    const checked = validateCard(fields, { mode, fieldPrefix: 'data' });
     if (!checked.ok && checked.code === 'VALIDATION_ERROR') errors.push(...checked.errors);
-    if (errors.length > 0 || !rest.success) throw new ValidationError(errors);
+    if (errors.length > 0 || !rest.ok) throw new ValidationError(errors);
     if (!checked.ok) throw new BusinessRuleError(checked.code, checked.errors);
 
     const card: SensitiveCardData = checked.card;
-    const billing = pickBilling(rest.data);
+    const billing = pickBilling(rest.value);
     const threeDs = request.three_ds;
     return {
       data: {
@@ -414,7 +407,7 @@ export class TransactionTokensService {
 
   private cardDataUpdate(
     token: TransactionToken,
-    update: NonNullable<z.infer<typeof updateTokenSchema>['data']>,
+    update: NonNullable<TokenChangesInput['data']>,
   ): { data: Prisma.InputJsonObject | null; cvv: string | null; changed: string[] } {
     const given = Object.keys(update).filter((key) => update[key as keyof typeof update] !== undefined);
     if (token.paymentType !== 'card') {
@@ -468,18 +461,13 @@ export class TransactionTokensService {
   }
 }
 
-function storeOf(principal: Principal): string {
-  // POST /tokens names no store: it is the app token's (api-reference §1.2)
-  if (principal.storeId === null) throw new StoreTokenRequiredError();
-  return principal.storeId;
-}
-
 /**
- * Card data (a card token, a CVV) through the API is for PCI DSS compliant merchants only; a
- * secret-less (public) token is the hosted checkout's, whose page is ours, so it may always send it.
+ * Card data (a card token, a CVV) through a secret-bearing credential is for PCI DSS compliant
+ * merchants only; a public token is the hosted checkout's, whose page is ours, so it may always
+ * send it.
  */
-function checkCardDataAllowed(principal: Principal, settings: StoreTokenSettings | null): void {
-  if (principal.hasSecret && !settings?.pciDssCompliant) {
+function checkCardDataAllowed(actor: TokenActor, settings: StoreTokenSettings | null): void {
+  if (actor.hasSecret && !settings?.pciDssCompliant) {
     throw new PermissionError('DIRECT_CARD_TOKEN_CREATION_DISABLED');
   }
 }
@@ -488,13 +476,18 @@ function checkCardDataAllowed(principal: Principal, settings: StoreTokenSettings
  * A checkout link's credentials make only what its page pays with: a card or online (QR operator)
  * token of the link's token type.
  */
-function checkLinkToken(link: CheckoutLinkPrincipal, request: CreateTokenRequest): void {
+function checkLinkToken(link: NonNullable<TokenActor['checkoutLink']>, request: TokenInput): void {
   if (request.type !== link.tokenType) throw ValidationError.field('type', 'INVALID_TOKEN_TYPE');
   if (request.payment_type !== 'card' && request.payment_type !== 'online')
     throw ValidationError.field('payment_type', 'PAYMENT_TYPE_NOT_SUPPORTED');
 }
 
-function checkTypeRules(request: CreateTokenRequest, recurring: RecurringTokenPrivilege): void {
+/**
+ * Which token types a payment type and the store allow: a usage limit for recurring tokens only;
+ * recurring tokens as the store's recurring_type says (none; bounded: with a usage limit); one-time
+ * tokens only for a code or account given out per charge; 3-D Secure for cards only.
+ */
+function checkTypeRules(request: TokenInput, recurring: RecurringTokenPrivilege): void {
   if (request.usage_limit && request.type !== 'recurring') {
     throw new BusinessRuleError('USAGE_LIMIT_NOT_APPLICABLE', [
       { field: 'usage_limit', reason: 'USAGE_LIMIT_NOT_APPLICABLE' },
@@ -527,19 +520,7 @@ function checkTypeRules(request: CreateTokenRequest, recurring: RecurringTokenPr
   }
 }
 
-function parseData<T>(schema: ZodType<T, ZodTypeDef, unknown>, data: unknown): T {
-  const result = schema.safeParse(data);
-  if (!result.success) throw new ValidationError(prefixed(toFieldErrors(result.error.issues)));
-  return result.data;
-}
-
-function prefixed(errors: FieldError[]): FieldError[] {
-  return errors.map((e) => ({ ...e, field: e.field === null ? 'data' : `data.${e.field}` }));
-}
-
-function pickBilling(
-  source: Partial<Record<(typeof BILLING_KEYS)[number], unknown>>,
-): Record<string, Prisma.InputJsonValue> {
+function pickBilling(source: BillingInput): Record<string, Prisma.InputJsonValue> {
   const billing: Record<string, Prisma.InputJsonValue> = {};
   for (const key of BILLING_KEYS) {
     const value = source[key];
