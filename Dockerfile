@@ -74,7 +74,7 @@ EXPOSE 3000
 # /heartbeat on PORT, or a worker's /health on HEALTH_PORT (each worker's default health port when
 # HEALTH_PORT is unset), and passes on a 200 status line.
 HEALTHCHECK --interval=15s --timeout=10s --start-period=180s --retries=5 \
-  CMD ["bash", "-c", "case $APP in charge-service) d=3101 ;; subscription-service) d=3102 ;; refund-cancel-service) d=3103 ;; webhook-service) d=3104 ;; *) d= ;; esac; if [ -n \"${HEALTH_PORT:-$d}\" ]; then port=${HEALTH_PORT:-$d} path=/health; else port=${PORT:-3000} path=/heartbeat; fi; exec 3<>/dev/tcp/127.0.0.1/$port && printf 'GET %s HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' \"$path\" >&3 && read -r _ code _ <&3 && [ \"$code\" = 200 ]"]
+  CMD ["bash", "-c", "case $APP in charge-service) d=3101 ;; subscription-service) d=3102 ;; refund-cancel-service) d=3103 ;; webhook-service) d=3104 ;; ledger-service) d=3105 ;; *) d= ;; esac; if [ -n \"${HEALTH_PORT:-$d}\" ]; then port=${HEALTH_PORT:-$d} path=/health; else port=${PORT:-3000} path=/heartbeat; fi; exec 3<>/dev/tcp/127.0.0.1/$port && printf 'GET %s HTTP/1.1\\r\\nHost: 127.0.0.1\\r\\nConnection: close\\r\\n\\r\\n' \"$path\" >&3 && read -r _ code _ <&3 && [ \"$code\" = 200 ]"]
 
 # exec: node itself receives SIGTERM and shuts down gracefully (run with --init / compose init: true
 # so that PID 1 is a real init that reaps children and forwards signals)

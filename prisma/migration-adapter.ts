@@ -1,7 +1,10 @@
 /**
  * Driver adapter for Prisma's JavaScript schema engine (migrate deploy/dev/diff run offline with it).
  *
- * Two upstream bugs of @prisma/adapter-pg 6.19 are mended here, for migrations only:
+ * Three upstream bugs of @prisma/adapter-pg 6.19 are mended here, for migrations only:
+ * - it runs a migration's script by splitting it at every `;`, which cuts a function body (PL/pgSQL)
+ *   or a comment holding one in pieces; the script is sent whole instead, as one simple-protocol
+ *   query (Postgres runs its statements in order, in one implicit transaction);
  * - introspection selects Postgres `name` (oid 19) and `"char"` (oid 18) columns, which the adapter
  *   cannot map to a column type (prisma/orm#27403); they are reported as `text` (oid 25);
  * - its shadow database ignores the database name when a connection string is given, and drops the
@@ -16,6 +19,28 @@ const UNDECODABLE_OIDS = new Set([18, 19]);
 
 type PgResult = { fields?: { dataTypeID: number }[] };
 type Queryable = { performIO(query: unknown): Promise<PgResult | PgResult[]> };
+type ScriptRunner = {
+  executeScript?: (script: string) => Promise<void>;
+  underlyingDriver?: () => unknown;
+  onError?: (error: unknown) => never;
+};
+
+function runScriptsWhole<T>(queryable: T): T {
+  const target = queryable as unknown as ScriptRunner;
+  if (typeof target.executeScript !== 'function' || typeof target.underlyingDriver !== 'function')
+    return queryable;
+  const driver = target.underlyingDriver() as { query(text: string): Promise<unknown> };
+  target.executeScript = async (script) => {
+    try {
+      await driver.query(script);
+    } catch (error) {
+      // the adapter's own error conversion, as its executeScript does
+      if (typeof target.onError === 'function') target.onError(error);
+      throw error;
+    }
+  };
+  return queryable;
+}
 
 function reportNameColumnsAsText<T>(queryable: T): T {
   const target = queryable as unknown as Queryable;
@@ -50,7 +75,7 @@ export class MigrationAdapterFactory extends PrismaPg {
   }
 
   override async connect() {
-    return reportNameColumnsAsText(await super.connect());
+    return runScriptsWhole(reportNameColumnsAsText(await super.connect()));
   }
 
   override async connectToShadowDb() {
@@ -60,7 +85,7 @@ export class MigrationAdapterFactory extends PrismaPg {
     await admin.query(`CREATE DATABASE "${database}"`);
     await admin.end();
     const shadow = new PrismaPg({ connectionString: withDatabase(this.connectionString, database) });
-    const adapter = reportNameColumnsAsText(await shadow.connect());
+    const adapter = runScriptsWhole(reportNameColumnsAsText(await shadow.connect()));
     const dispose = adapter.dispose.bind(adapter);
     adapter.dispose = async () => {
       await dispose();

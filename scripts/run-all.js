@@ -3,7 +3,7 @@
 // base URL and demo credentials once the gateway answers, and stops them all gracefully on Ctrl-C
 // or SIGTERM (each gets SIGTERM and SHUTDOWN_TIMEOUT_MS to finish its in-flight work).
 // REPLICAS=N (npm run start:cluster: 2) runs N of each: gateway i on PORT + 10·(i-1), its workers'
-// health ports at PORT + 10·(i-1) + 1…4, all against the one Postgres and Redis.
+// health ports at PORT + 10·(i-1) + 1…5, all against the one Postgres and Redis.
 const { spawn } = require('child_process');
 
 const credentials = JSON.parse(process.argv[2]);
@@ -24,13 +24,17 @@ const services = gatewayPorts.flatMap((base, i) => {
   const suffix = replicas > 1 ? `-${i + 1}` : '';
   return [
     { name: `gateway${suffix}`, entry: 'dist/apps/gateway/src/main.js', env: { PORT: String(base) } },
-    ...['charge-service', 'subscription-service', 'refund-cancel-service', 'webhook-service'].map(
-      (name, k) => ({
-        name: `${name}${suffix}`,
-        entry: `dist/apps/${name}/src/main.js`,
-        env: { HEALTH_PORT: String(base + k + 1) },
-      }),
-    ),
+    ...[
+      'charge-service',
+      'subscription-service',
+      'refund-cancel-service',
+      'webhook-service',
+      'ledger-service',
+    ].map((name, k) => ({
+      name: `${name}${suffix}`,
+      entry: `dist/apps/${name}/src/main.js`,
+      env: { HEALTH_PORT: String(base + k + 1) },
+    })),
   ];
 });
 

@@ -1,5 +1,6 @@
 /**
- * `npm run sql:generate`: writes libs/db/queries/<module>.sql, every plain SQL statement of libs/db
+ * `npm run sql:generate`: writes libs/db/queries/<module>.sql (libs/db/src/<aggregate>/<module>.sql.ts's
+ * statements; one flat folder, so module names are unique), every plain SQL statement of libs/db
  * as Postgres receives it (name, parameter and column types, text), so that a reviewer sees in a
  * diff the SQL a change produces, not only the TypeScript that builds it (immich's generated query
  * files are the model). `npm run sql:check` (CI): fails when the committed files are not what the
@@ -64,12 +65,18 @@ export function generatedQueryFiles(): Map<string, string> {
   const order = registeredStatements();
   const claimed = new Set<SqlStatement>();
   const files = new Map<string, string>();
+  const sources = new Map<string, string>();
   for (const [module, exported] of exportsOf) {
     const own = new Set(reachable(Object.values(exported)));
     const statements = order.filter((statement) => own.has(statement));
     if (statements.length === 0) continue;
     for (const statement of statements) claimed.add(statement);
+    // one folder of review files for every aggregate's folder: a module's name must be unique
     const name = `${basename(module, '.ts').replace(/\.sql$/, '')}.sql`;
+    const same = sources.get(name);
+    if (same)
+      throw new Error(`${relative(ROOT, same)} and ${relative(ROOT, module)} would both write ${name}`);
+    sources.set(name, module);
     const header = `-- Generated from ${relative(ROOT, module)} by npm run sql:generate: do not edit.\n`;
     files.set(name, `${header}\n${statements.map(describe).join('\n\n')}\n`);
   }

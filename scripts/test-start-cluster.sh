@@ -68,12 +68,12 @@ run_once() {
   ) >"$work/run-all.log" 2>&1 &
   runner=$!
   local gateways=("http://127.0.0.1:$BASE_PORT" "http://127.0.0.1:$((BASE_PORT + 10))")
-  # ready: both gateways and every worker's health endpoint (run-all: PORT + 10·i + 1…4)
+  # ready: both gateways and every worker's health endpoint (run-all: PORT + 10·i + 1…5)
   local ready=0
   for _ in $(seq 1 240); do
     ready=1
     for replica in 0 10; do
-      for offset in 0 1 2 3 4; do
+      for offset in 0 1 2 3 4 5; do
         local path=/health
         [[ $offset == 0 ]] && path=/heartbeat
         curl -fsS -o /dev/null 2>/dev/null "http://127.0.0.1:$((BASE_PORT + replica + offset))$path" || ready=0

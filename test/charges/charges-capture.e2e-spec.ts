@@ -3,7 +3,7 @@
 // it. The real gateway in-process, Postgres and Redis; no charge-service, so a test authorizes a
 // charge in the database.
 import { CAPTURE_REQUESTED } from '@kessai/contracts';
-import { CapturesRepository, ChargeOutcomesRepository } from '@kessai/db';
+import { CaptureOutcomesRepository, CapturesRepository, ChargeSweepsRepository } from '@kessai/db';
 import { captureTransition } from '@kessai/domain';
 import { lastWriterOf, outboxEventsOf, sdkFor, updateChargeRow, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
@@ -123,8 +123,8 @@ describe('capture', () => {
         [{ field: 'status', reason: 'CANCEL_IN_PROGRESS' }],
       ]);
       // capture_at is due, but charge-service's sweep does not see the charge, and a request from it is refused
-      const charges = new ChargeOutcomesRepository(suite.env.prisma);
-      expect((await charges.findDueCaptures(1000)).map((due) => due.id)).not.toContain(c.id);
+      const sweeps = new ChargeSweepsRepository(suite.env.prisma);
+      expect((await sweeps.findDueCaptures(1000)).map((due) => due.id)).not.toContain(c.id);
       const captures = new CapturesRepository(suite.env.prisma);
       await expect(
         captures.requestCapture({ chargeId: c.id, amount: 3000n, currency: 'JPY' }),
@@ -141,9 +141,9 @@ describe('capture', () => {
       expect([refused.status, refused.body.code]).toEqual([400, 'CANCEL_NOT_ALLOWED']);
       expect(await suite.env.prisma.cancel.count({ where: { chargeId: c.id } })).toBe(0);
 
-      const charges = new ChargeOutcomesRepository(suite.env.prisma);
+      const outcomes = new CaptureOutcomesRepository(suite.env.prisma);
       const pending = await suite.env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
-      await charges.recordCaptureFailed(pending.id, captureTransition('pending', 'failed'), {
+      await outcomes.recordCaptureFailed(pending.id, captureTransition('pending', 'failed'), {
         code: 308,
         message: 'CHARGE_INVALID_DATA',
         detail: null,

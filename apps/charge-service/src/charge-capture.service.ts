@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ChargeOutcomesRepository } from '@kessai/db';
+import { CaptureOutcomesRepository } from '@kessai/db';
 import { CAPTURABLE_CHARGE_STATUS, captureTransition, chargeTransition } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
 import {
@@ -22,7 +22,7 @@ import { feeOf } from './charge-outcomes';
 @Injectable()
 export class ChargeCaptureService {
   constructor(
-    private readonly charges: ChargeOutcomesRepository,
+    private readonly captures: CaptureOutcomesRepository,
     private readonly processors: PaymentProcessors,
     private readonly metrics: ChargeMetrics,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -35,11 +35,11 @@ export class ChargeCaptureService {
    * processor's; nothing was taken).
    */
   async captureCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
-    const capture = await this.charges.findPendingCapture(chargeId);
+    const capture = await this.captures.findPendingCapture(chargeId);
     if (!capture) return;
     const processor = this.processors.forMode(capture.mode);
     const refuse = async (reason: string) => {
-      const recorded = await this.charges.recordCaptureFailed(
+      const recorded = await this.captures.recordCaptureFailed(
         capture.id,
         captureTransition('pending', 'failed'),
         paymentError('PROCESSING_ERROR', reason),
@@ -86,7 +86,7 @@ export class ChargeCaptureService {
     }
     const recorded =
       result.outcome === 'captured'
-        ? await this.charges.recordCaptured(
+        ? await this.captures.recordCaptured(
             capture.id,
             fromProcessorAmount(result.capturedAmount),
             feeOf(fromProcessorAmount(result.capturedAmount), capture.feeTerms),
@@ -96,7 +96,7 @@ export class ChargeCaptureService {
             },
             causeEventId,
           )
-        : await this.charges.recordCaptureFailed(
+        : await this.captures.recordCaptureFailed(
             capture.id,
             captureTransition('pending', 'failed'),
             result.error,

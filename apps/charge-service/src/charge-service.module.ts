@@ -1,5 +1,10 @@
 import { Module } from '@nestjs/common';
-import { ChargeOutcomesRepository, TokenThreeDsRepository } from '@kessai/db';
+import {
+  CaptureOutcomesRepository,
+  ChargeOutcomesRepository,
+  ChargeSweepsRepository,
+  TokenThreeDsRepository,
+} from '@kessai/db';
 import { vaultProviders } from '@kessai/vault';
 import { ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
@@ -22,6 +27,8 @@ import { OutboxRelayModule } from '@kessai/runtime';
   providers: [
     ...vaultProviders,
     ChargeOutcomesRepository,
+    CaptureOutcomesRepository,
+    ChargeSweepsRepository,
     TokenThreeDsRepository,
     ChargeJobs,
     ChargeMetrics,

@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { CapturesRepository, ChargeOutcomesRepository, TokenThreeDsRepository } from '@kessai/db';
+import { CapturesRepository, ChargeSweepsRepository, TokenThreeDsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { PeriodicTask } from '@kessai/runtime';
 
@@ -23,7 +23,7 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   readonly #awaitingExpirySeconds: number;
 
   constructor(
-    private readonly charges: ChargeOutcomesRepository,
+    private readonly sweeps: ChargeSweepsRepository,
     private readonly captures: CapturesRepository,
     private readonly jobs: ChargeJobs,
     private readonly tokens: TokenThreeDsRepository,
@@ -49,7 +49,7 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   /** One pass; resolves to how many charges it gave work to. */
   async sweep(): Promise<number> {
     let requested = 0;
-    for (const due of await this.charges.findDueCaptures(BATCH)) {
+    for (const due of await this.sweeps.findDueCaptures(BATCH)) {
       // the full authorized amount; a capture requested meanwhile (API, another replica) wins
       const result = await this.captures
         .requestCapture({ chargeId: due.id, amount: due.amount, currency: due.currency })
@@ -60,9 +60,9 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
       if (result?.outcome === 'created') requested++;
     }
     const [expired, stalePending, staleCaptures, expiredTokens] = await Promise.all([
-      this.charges.findExpiredAwaiting(BATCH),
-      this.charges.findStalePending(this.#staleSeconds, BATCH),
-      this.charges.findStaleCaptures(this.#staleSeconds, BATCH),
+      this.sweeps.findExpiredAwaiting(BATCH),
+      this.sweeps.findStalePending(this.#staleSeconds, BATCH),
+      this.sweeps.findStaleCaptures(this.#staleSeconds, BATCH),
       this.tokens.findExpiredAwaiting(this.#awaitingExpirySeconds, BATCH),
     ]);
     const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));

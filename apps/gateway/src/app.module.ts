@@ -5,10 +5,10 @@ import { DbModule } from '@kessai/db';
 import { AccountsModule } from '@kessai/accounts';
 import { PaymentsModule } from '@kessai/payments';
 import { SubscriptionsModule } from '@kessai/subscriptions';
+import { TransactionTokensModule } from '@kessai/transaction-tokens';
 import { WebhooksModule } from '@kessai/webhooks';
 import { RedisModule } from '@kessai/redis';
 import { LoggerModule, metricsRegistryProvider, type Logger } from '@kessai/observability';
-import { vaultProviders } from '@kessai/vault';
 import { AppTokenAuthenticator } from './auth/app-token-authenticator';
 import { AppTokenCache } from './auth/app-token-cache';
 import { LoginController } from './accounts/login.controller';
@@ -28,13 +28,8 @@ import { CheckoutService } from './checkout/checkout.service';
 import { HostedCheckoutController } from './hosted-checkout/hosted-checkout.controller';
 import { HostedPagesService } from './hosted-checkout/hosted-pages.service';
 import { LinkPaymentsService } from './hosted-checkout/link-payments.service';
-import { StoresService } from './stores/stores.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
-import { TokenThreeDsService } from './transaction-tokens/token-three-ds.service';
-import { TransactionTokensService } from './transaction-tokens/transaction-tokens.service';
-import { TokenConfirmationDelivery } from './transaction-tokens/token-confirmation';
 import { ChargesController } from './charges/charges.controller';
-import { ChargeExpiryService } from './charges/charge-expiry.service';
 import { RefundsController } from './refunds/refunds.controller';
 import { CancelsController } from './cancels/cancels.controller';
 import { ProcessorCallbacksController } from './processor-callbacks/processor-callbacks.controller';
@@ -42,9 +37,7 @@ import { ProcessorCallbacksService } from './processor-callbacks/processor-callb
 import { TransactionHistoryController } from './transaction-history/transaction-history.controller';
 import { TransactionHistoryService } from './transaction-history/transaction-history.service';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
-import { SubscriptionBatchesService } from './subscriptions/subscription-batches.service';
 import { TestClocksController } from './test-clocks/test-clocks.controller';
-import { TestClocksService } from './test-clocks/test-clocks.service';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
 import { buildOpenApiDocument } from './openapi/openapi-document';
@@ -86,6 +79,7 @@ export class GatewayModule {
         AccountsModule,
         PaymentsModule,
         SubscriptionsModule,
+        TransactionTokensModule,
         WebhooksModule,
       ],
       controllers: GATEWAY_CONTROLLERS,
@@ -96,16 +90,8 @@ export class GatewayModule {
         IdempotencySweeper,
         AppTokenCache,
         AppTokenAuthenticator,
-        ...vaultProviders,
-        StoresService,
-        TransactionTokensService,
-        TokenThreeDsService,
-        TokenConfirmationDelivery,
-        ChargeExpiryService,
         ProcessorCallbacksService,
         TransactionHistoryService,
-        SubscriptionBatchesService,
-        TestClocksService,
         CheckoutService,
         HostedPagesService,
         LinkPaymentsService,

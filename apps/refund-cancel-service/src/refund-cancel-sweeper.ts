@@ -8,15 +8,22 @@ import { ContractQueue, InjectContractQueue, PeriodicTask } from '@kessai/runtim
 const BATCH = 500;
 
 /**
- * Every REFUND_CANCEL_SWEEP_INTERVAL_MS, queues again the refunds and cancels pending for
- * REFUND_CANCEL_STALE_SECONDS: their job was lost (a Redis without persistence, a flushed queue).
- * A job's own retries end it well before that (the last attempt records `error`). Safe in any
- * number of replicas: one job id per operation and time bucket, and the jobs are repeatable.
+ * Every REFUND_CANCEL_SWEEP_INTERVAL_MS:
+ * - queues again the refunds and cancels pending for REFUND_CANCEL_STALE_SECONDS: their job was
+ *   lost (a Redis without persistence, a flushed queue). A job's own retries end it well before
+ *   that (the last attempt records `error`). Safe in any number of replicas: one job id per
+ *   operation and time bucket, and the jobs are repeatable.
+ * - re-drives the refunds in `error` that are due (REFUND_REDRIVE_MAX times at most, the first
+ *   REFUND_REDRIVE_BASE_SECONDS after the error, doubling): each is made pending again with a new
+ *   refund_requested command in one statement, which the outbox relay publishes. The processor,
+ *   asked again under the refund's own key, executes it at most once. Replicas take disjoint rows
+ *   (`SKIP LOCKED`), and a refund pending again is no longer in `error`.
  */
 @Injectable()
 export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDestroy {
   readonly #task: PeriodicTask;
   readonly #staleSeconds: number;
+  readonly #redrive: { max: number; baseSeconds: number };
 
   constructor(
     private readonly refunds: RefundsRepository,
@@ -30,10 +37,12 @@ export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDest
       intervalMs: config.REFUND_CANCEL_SWEEP_INTERVAL_MS,
       run: async () => {
         await this.sweep();
+        await this.redrive();
       },
       logger,
     });
     this.#staleSeconds = config.REFUND_CANCEL_STALE_SECONDS;
+    this.#redrive = { max: config.REFUND_REDRIVE_MAX, baseSeconds: config.REFUND_REDRIVE_BASE_SECONDS };
   }
 
   onApplicationBootstrap() {
@@ -54,6 +63,18 @@ export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDest
     );
     this.logger.info({ requeued: stale.length }, 'refund/cancel sweep');
     return stale.length;
+  }
+
+  /** One pass of re-drives; resolves to the refunds made pending again. */
+  async redrive(): Promise<number> {
+    if (this.#redrive.max === 0) return 0;
+    const redriven = await this.refunds.redriveDue(this.#redrive.max, this.#redrive.baseSeconds, BATCH);
+    if (redriven.length > 0)
+      this.logger.warn(
+        { refunds: redriven.map(({ id, redrives }) => ({ id, redrives })) },
+        'refunds in error sent to the processor again',
+      );
+    return redriven.length;
   }
 
   /** Lets the sweep in progress finish. */

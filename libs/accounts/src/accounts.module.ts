@@ -6,10 +6,14 @@ import { LoginService } from './login.service';
 import { MerchantUsersService } from './merchant-users.service';
 import { PasswordResetDelivery, passwordResetDeliveryFor } from './password-reset-delivery';
 import { PasswordResetService } from './password-reset.service';
+import { StoresService } from './stores.service';
 
-const services = [AppTokenService, MerchantUsersService, LoginService, PasswordResetService];
+const services = [AppTokenService, MerchantUsersService, LoginService, PasswordResetService, StoresService];
 
-/** Credentials and accounts for Nest apps; needs the (global) ConfigModule, DbModule and RedisModule. */
+/**
+ * Credentials and accounts for Nest apps (app tokens, merchant users, logins, password resets,
+ * stores); needs the (global) ConfigModule, DbModule, RedisModule and LoggerModule.
+ */
 @Module({
   providers: [
     ...services,

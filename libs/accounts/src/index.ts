@@ -7,3 +7,5 @@ export * from './login.service';
 export * from './password-reset.service';
 export * from './password-reset-delivery';
 export * from './passwords';
+export * from './store-inputs';
+export * from './stores.service';

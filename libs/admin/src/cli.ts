@@ -7,6 +7,8 @@ import { StandaloneDatabase } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
 import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
+import { adjustLedger, verifyLedger } from './ledger';
+import { refundsInError, retryRefund } from './refunds';
 import { strayDeposits } from './stray-deposits';
 import { removeStoreLogo, setStoreLogo } from './store-logo';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
@@ -66,6 +68,15 @@ Commands:
   deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
                                               charge of ours, and deposits that came after their
                                               charge ended (of one merchant's charges with --merchant)
+  refunds:errored [--merchant ID] [--limit N] refunds the processor never answered (status error,
+                                              amount still reserved), oldest first (default 100)
+  refund:retry --id ID                        send a refund in error to the processor again under its
+                                              own key (executed at most once), now
+  ledger:verify                               check every invariant of the books (docs/ledger.md):
+                                              exits 1 when one fails
+  ledger:adjust --store ID --amount N --currency CUR --reason TEXT --by NAME [--mode test|live] [--id ID]
+                                              correct what a store is owed (minor units; negative:
+                                              owed less), recorded with the reason and the operator
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -94,6 +105,8 @@ const options = {
   all: { type: 'boolean' },
   file: { type: 'string' },
   remove: { type: 'boolean' },
+  reason: { type: 'string' },
+  by: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -122,6 +135,12 @@ function objectOf(text: string | undefined): Record<string, unknown> {
 function integer(text: string, flag: string): number {
   if (!/^\d{1,13}$/.test(text)) throw new AdminError(`--${flag} must be a whole number`);
   return Number(text);
+}
+
+/** --amount as signed minor units (ledger:adjust). */
+function signedAmount(text: string): bigint {
+  if (!/^-?\d{1,13}$/.test(text)) throw new AdminError('--amount must be a whole number of minor units');
+  return BigInt(text);
 }
 
 function positiveInt(text: string, flag: string): number {
@@ -292,6 +311,31 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         return await strayDeposits(database, {
           merchantId: values.merchant,
           limit: values.limit === undefined ? 100 : positiveInt(values.limit, 'limit'),
+        });
+      case 'refunds:errored':
+        return await refundsInError(database, {
+          merchantId: values.merchant,
+          limit: values.limit === undefined ? 100 : positiveInt(values.limit, 'limit'),
+        });
+      case 'refund:retry':
+        return await retryRefund(database, required(values.id, 'id'));
+      case 'ledger:verify': {
+        const verification = await verifyLedger(database);
+        if (!verification.ok)
+          throw new AdminError(
+            `the ledger does not verify (docs/ledger.md): ${JSON.stringify(verification)}`,
+          );
+        return verification;
+      }
+      case 'ledger:adjust':
+        return await adjustLedger(database, {
+          storeId: required(values.store, 'store'),
+          mode: mode(values.mode),
+          amount: signedAmount(required(values.amount, 'amount')),
+          currency: required(values.currency, 'currency').toUpperCase(),
+          reason: required(values.reason, 'reason'),
+          by: required(values.by, 'by'),
+          id: values.id,
         });
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);

@@ -259,6 +259,32 @@ export const configSchema = z.object({
   REFUND_CANCEL_STALE_SECONDS: positiveInt.default(1_800),
   /** How often refund-cancel-service looks for stale refunds and cancels. */
   REFUND_CANCEL_SWEEP_INTERVAL_MS: positiveInt.default(10_000),
+  /**
+   * A refund that ended `error` (the processor unreachable through every retry) is sent to the
+   * processor again under its own key, at most this many times (0: never; an operator may still
+   * with `refund:retry`), by the same sweep (docs/refunds-and-cancels.md, "Re-driving a refund in
+   * error").
+   */
+  REFUND_REDRIVE_MAX: z.coerce.number().int().min(0).max(10).default(6),
+  /**
+   * The first re-drive comes this long after the refund ended `error`, each next one twice as long
+   * after the one before (5, 10, 20, … minutes). The whole schedule, REFUND_REDRIVE_BASE_SECONDS ×
+   * (2^REFUND_REDRIVE_MAX − 1), must end within 12 hours: a processor keeps an idempotency key for a
+   * day or more (Stripe, 24 hours), and the refund's last try must still find its key.
+   */
+  REFUND_REDRIVE_BASE_SECONDS: positiveInt.default(300),
+
+  /**
+   * The ledger (docs/ledger.md): how often ledger-service's poster reads the outbox for the facts it
+   * posts (charges that succeeded, refunds); at once again after a full batch.
+   */
+  LEDGER_POST_INTERVAL_MS: positiveInt.default(500),
+  /** The most outbox events the poster posts in one database transaction. */
+  LEDGER_POST_BATCH: positiveInt.max(5_000).default(500),
+  /** How often pending money that became available is released to its store's available balance. */
+  LEDGER_RELEASE_INTERVAL_MS: positiveInt.default(60_000),
+  /** How often ledger-service checks the books (every entry read once: kessai_ledger_imbalance). */
+  LEDGER_VERIFY_INTERVAL_MS: positiveInt.default(600_000),
 
   /**
    * Subscriptions (docs/subscriptions.md, "The engine"). Settlement jobs (charge_finished batches)
@@ -410,6 +436,7 @@ export type ProcessName =
   | 'refund-cancel-service'
   | 'subscription-service'
   | 'webhook-service'
+  | 'ledger-service'
   | 'admin';
 
 export type ProcessSecret = keyof typeof SECRET_USERS;
@@ -478,9 +505,18 @@ export function isLoopbackHost(host: string): boolean {
   return bare === 'localhost' || bare === '::1' || /^127(\.\d{1,3}){3}$/.test(bare);
 }
 
+/** The longest a refund's re-drive schedule may last (REFUND_REDRIVE_BASE_SECONDS). */
+const REFUND_REDRIVE_WINDOW_SECONDS = 12 * 3_600;
+
 /** Problems of settings that depend on each other, which the schema's fields cannot see one by one. */
 export function crossFieldProblems(config: AppConfig): string[] {
   const problems: string[] = [];
+  const redriveSchedule = config.REFUND_REDRIVE_BASE_SECONDS * (2 ** config.REFUND_REDRIVE_MAX - 1);
+  if (redriveSchedule > REFUND_REDRIVE_WINDOW_SECONDS)
+    problems.push(
+      `REFUND_REDRIVE_BASE_SECONDS × (2^REFUND_REDRIVE_MAX − 1) is ${redriveSchedule} s: keep it within ` +
+        `${REFUND_REDRIVE_WINDOW_SECONDS} s (12 hours), while the processor still knows the refund's key`,
+    );
   if (config.QUEUE_DASHBOARD_ENABLED && config.QUEUE_DASHBOARD_PASSWORD === undefined)
     problems.push('QUEUE_DASHBOARD_PASSWORD is required when QUEUE_DASHBOARD_ENABLED=true');
   // anyone can read .env.example: its placeholders are no secret outside one's own machine

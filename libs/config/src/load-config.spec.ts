@@ -52,6 +52,17 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('keeps a refund re-drive schedule within 12 hours', () => {
+    // 340 × 127 = 43,180 s
+    expect(loadConfig({ ...valid, REFUND_REDRIVE_MAX: '7', REFUND_REDRIVE_BASE_SECONDS: '340' })).toMatchObject({
+      REFUND_REDRIVE_MAX: 7,
+    });
+    expect(problemsOf({ ...valid, REFUND_REDRIVE_MAX: '7', REFUND_REDRIVE_BASE_SECONDS: '341' })).toEqual([
+      expect.stringContaining('REFUND_REDRIVE_BASE_SECONDS × (2^REFUND_REDRIVE_MAX − 1) is 43307 s'),
+    ]);
+    expect(loadConfig({ ...valid, REFUND_REDRIVE_MAX: '0' }).REFUND_REDRIVE_MAX).toBe(0);
+  });
+
   it('coerces PORT from the environment string', () => {
     expect(loadConfig({ ...valid, PORT: '4123' }).PORT).toBe(4123);
   });

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/app-tokens.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/accounts/app-tokens.sql.ts by npm run sql:generate: do not edit.
 
 -- app_tokens_find_by_id
 -- params: $1 id uuid
@@ -7,6 +7,27 @@ SELECT id::text, merchant_id::text, store_id::text, scope::text, mode::text, dom
        version, issued_by::text, revoked_on, created_on, updated_on
   FROM app_tokens
  WHERE id = $1::uuid;
+
+-- app_tokens_lock_issuer
+-- params: $1 id uuid
+-- columns: revoked bool
+SELECT revoked_on IS NOT NULL AS revoked FROM app_tokens WHERE id = $1::uuid FOR SHARE;
+
+-- app_tokens_lock_tree
+-- params: $1 id uuid, $2 owned bool, $3 merchantId uuid, $4 storeId uuid
+-- columns: id text
+WITH RECURSIVE root AS (
+  SELECT id
+    FROM app_tokens
+   WHERE id = $1::uuid
+     AND revoked_on IS NULL
+     AND (NOT $2::bool OR (merchant_id = $3::uuid AND store_id IS NOT DISTINCT FROM $4::uuid))
+), tree AS (
+  SELECT id FROM root
+  UNION
+  SELECT child.id FROM app_tokens child JOIN tree ON child.issued_by = tree.id
+)
+SELECT id::text AS id FROM app_tokens WHERE id IN (SELECT id FROM tree) ORDER BY id FOR UPDATE;
 
 -- app_tokens_revoke_tree
 -- params: $1 id uuid, $2 owned bool, $3 merchantId uuid, $4 storeId uuid, $5 at timestamptz

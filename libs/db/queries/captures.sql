@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/captures.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/charges/captures.sql.ts by npm run sql:generate: do not edit.
 
 -- captures_request
 -- params: $1 chargeId uuid, $2 captureId uuid, $3 amount int8, $4 currency text, $5 correlationId text

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/card-vault.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/tokens/card-vault.sql.ts by npm run sql:generate: do not edit.
 
 -- card_vault_find_to_rotate
 -- params: $1 activeKeyId text, $2 limit int4

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/charges.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/charges/charges.sql.ts by npm run sql:generate: do not edit.
 
 -- charges_create
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 transactionTokenType token_type, $6 mode processing_mode, $7 requestedAmount int8, $8 requestedCurrency text, $9 capture bool, $10 captureAt timestamptz, $11 descriptor text, $12 onlyDirectCurrency bool, $13 feeRatePpm int4, $14 feeFlatAmount int8, $15 expiresOn timestamptz, $16 matchAmount match_amount, $17 threeDs jsonb, $18 redirect jsonb, $19 metadata jsonb, $20 correlationId text, $21 now timestamptz, $22 quotaResource text, $23 quotaScopeKey text, $24 quotaDay date, $25 quotaMax int4, $26 duplicateWindowSeconds int4, $27 duplicateErrorCode int4, $28 duplicateErrorMessage text, $29 duplicateErrorDetail text

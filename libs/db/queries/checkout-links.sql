@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/checkout-links.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/checkout/checkout-links.sql.ts by npm run sql:generate: do not edit.
 
 -- checkout_link_payment_claim
 -- params: $1 linkId uuid, $2 kind text, $3 paymentId uuid, $4 staleSeconds int4

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/deferred-payments.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/charges/deferred-payments.sql.ts by npm run sql:generate: do not edit.
 
 -- deferred_payments_record_deposits
 -- params: $1 chargeId uuid, $2 deposits jsonb, $3 causeEventId uuid

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/idempotency-records.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/idempotency/idempotency-records.sql.ts by npm run sql:generate: do not edit.
 
 -- idempotency_records_claim
 -- params: $1 credentialId text, $2 key text, $3 method text, $4 path text, $5 requestHash text, $6 expiresOn timestamptz

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/limits.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/limits/limits.sql.ts by npm run sql:generate: do not edit.
 
 -- advisory_xact_lock
 -- params: $1 key text

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/outbox.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/outbox/outbox.sql.ts by npm run sql:generate: do not edit.
 
 -- outbox_backlog
 -- params: $1 cap int4

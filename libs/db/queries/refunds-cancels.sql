@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/refunds-cancels.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/refunds-cancels/refunds-cancels.sql.ts by npm run sql:generate: do not edit.
 
 -- refunds_request
 -- params: $1 refundId uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 amount int8, $6 currency text, $7 reason refund_reason, $8 message text, $9 metadata jsonb, $10 correlationId text
@@ -173,3 +173,54 @@ UNION ALL
   WHERE status = 'pending'
     AND updated_on < now() - make_interval(secs => $1::int4)
   ORDER BY updated_on LIMIT $2::int4);
+
+-- refunds_redrive_due
+-- params: $1 maxRedrives int4, $2 baseSeconds int4, $3 limit int4
+-- columns: id text, redrives int4
+  WITH due AS (
+    SELECT id FROM refunds
+     WHERE status = 'error' AND redrives < $1::int4
+       AND updated_on < now() - make_interval(secs => $2::int4 * power(2, redrives))
+     ORDER BY updated_on LIMIT $3::int4
+     FOR UPDATE SKIP LOCKED
+  ),
+  moved AS (
+    UPDATE refunds r
+       SET status = 'pending', redrives = r.redrives + 1,
+           error_code = NULL, error_message = NULL, error_detail = NULL, updated_on = now()
+      FROM due
+     WHERE r.id = due.id AND r.status = 'error'
+    RETURNING r.id, r.charge_id, r.merchant_id, r.store_id, r.amount, r.currency, r.redrives
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'refund', id,
+       'refund_requested', jsonb_build_object('refund_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'amount', amount::text, 'currency', currency::text), NULL
+  FROM moved
+  )
+  SELECT id::text AS id, redrives FROM moved;
+
+-- refunds_redrive_one
+-- params: $1 refundId uuid, $2 correlationId text
+-- columns: id text, redrives int4
+  WITH due AS (
+    SELECT id FROM refunds WHERE id = $1::uuid AND status = 'error'
+     FOR UPDATE SKIP LOCKED
+  ),
+  moved AS (
+    UPDATE refunds r
+       SET status = 'pending', redrives = r.redrives + 1,
+           error_code = NULL, error_message = NULL, error_detail = NULL, updated_on = now()
+      FROM due
+     WHERE r.id = due.id AND r.status = 'error'
+    RETURNING r.id, r.charge_id, r.merchant_id, r.store_id, r.amount, r.currency, r.redrives
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'refund', id,
+       'refund_requested', jsonb_build_object('refund_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'amount', amount::text, 'currency', currency::text), $2::text
+  FROM moved
+  )
+  SELECT id::text AS id, redrives FROM moved;

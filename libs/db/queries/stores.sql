@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/stores.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/stores/stores.sql.ts by npm run sql:generate: do not edit.
 
 -- stores_find_token_settings
 -- params: $1 storeId uuid, $2 merchantId uuid

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/subscription-batches.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/subscriptions/subscription-batches.sql.ts by npm run sql:generate: do not edit.
 
 -- subscription_batches_lock_owners
 -- params: $1 storeId uuid, $2 merchantId uuid, $3 clockIds uuid[]

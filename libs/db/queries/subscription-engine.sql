@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/subscription-engine.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/subscriptions/subscription-engine.sql.ts by npm run sql:generate: do not edit.
 
 -- subscription_engine_claim_due
 -- params: $1 limit int4

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/subscriptions.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/subscriptions/subscriptions.sql.ts by npm run sql:generate: do not edit.
 
 -- subscriptions_create
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 mode processing_mode, $6 period subscription_period, $7 cyclicalPeriod text, $8 amount int8, $9 currency text, $10 initialAmount int8, $11 scheduleCreatedAt timestamptz, $12 startOn date, $13 zoneId text, $14 preserveEndOfMonth bool, $15 retryInterval text, $16 terminationMode termination_mode, $17 installmentPlan jsonb, $18 subscriptionPlan jsonb, $19 paymentsLeft int4, $20 cyclesLeft int4, $21 amountLeft int8, $22 descriptor text, $23 onlyDirectCurrency bool, $24 threeDs jsonb, $25 firstChargeAuthorizationOnly bool, $26 firstChargeCaptureAfter text, $27 metadata jsonb, $28 testClockId uuid, $29 paymentId uuid, $30 paymentCycle int4, $31 paymentDueDate date, $32 paymentDueAt timestamptz, $33 paymentAmount int8, $34 paymentIsLast bool, $35 correlationId text

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/test-clocks.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/subscriptions/test-clocks.sql.ts by npm run sql:generate: do not edit.
 
 -- test_clocks_find_advancing
 -- params: $1 ids uuid[]

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/token-three-ds.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/tokens/token-three-ds.sql.ts by npm run sql:generate: do not edit.
 
 -- token_three_ds_find
 -- params: $1 id uuid, $2 expirySeconds int4

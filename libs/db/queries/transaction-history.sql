@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/transaction-history.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/transaction-history/transaction-history.sql.ts by npm run sql:generate: do not edit.
 
 -- transaction_history_merchant_desc (replanned)
 -- params: $1 merchantId uuid, $2 includeCharges bool, $3 includeRefunds bool, $4 status text, $5 mode processing_mode, $6 lowerOn text, $7 lowerId uuid, $8 upperOn text, $9 upperId uuid, $10 take int4

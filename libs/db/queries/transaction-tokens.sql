@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/transaction-tokens.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/tokens/transaction-tokens.sql.ts by npm run sql:generate: do not edit.
 
 -- transaction_tokens_create
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 mode processing_mode, $5 type token_type, $6 paymentType payment_type, $7 email text, $8 usageLimit usage_limit, $9 data jsonb, $10 metadata jsonb, $11 hasVault bool, $12 keyId text, $13 iv bytea, $14 ciphertext bytea, $15 authTag bytea, $16 fingerprint text, $17 confirmationCodeHash text, $18 correlationId text

@@ -1,4 +1,4 @@
--- Generated from libs/db/src/sql/webhooks.sql.ts by npm run sql:generate: do not edit.
+-- Generated from libs/db/src/webhooks/webhooks.sql.ts by npm run sql:generate: do not edit.
 
 -- webhooks_find_subscribed_events
 -- params: $1 ids uuid[]

@@ -1,31 +1,32 @@
 import { Global, Module } from '@nestjs/common';
 import { PrismaService } from './prisma.service';
-import { AppTokensRepository } from './repositories/app-tokens.repository';
-import { MerchantsRepository } from './repositories/merchants.repository';
-import { StoresRepository } from './repositories/stores.repository';
+import { AppTokensRepository } from './accounts/app-tokens.repository';
+import { MerchantsRepository } from './accounts/merchants.repository';
+import { StoresRepository } from './stores/stores.repository';
 import { DailyQuotas } from './limits/daily-quotas';
-import { IdempotencyRecordsRepository } from './repositories/idempotency-records.repository';
-import { LoginSessionsRepository } from './repositories/login-sessions.repository';
-import { MerchantUsersRepository } from './repositories/merchant-users.repository';
-import { OutboxRepository } from './repositories/outbox.repository';
-import { PasswordResetsRepository } from './repositories/password-resets.repository';
-import { TransactionTokensRepository } from './repositories/transaction-tokens.repository';
-import { TokenThreeDsRepository } from './repositories/token-three-ds.repository';
-import { WebhooksRepository } from './repositories/webhooks.repository';
-import { ChargesRepository } from './repositories/charges.repository';
-import { CapturesRepository } from './repositories/captures.repository';
-import { RefundsRepository } from './repositories/refunds.repository';
-import { CancelsRepository } from './repositories/cancels.repository';
-import { SubscriptionsRepository } from './repositories/subscriptions.repository';
-import { TestClocksRepository } from './repositories/test-clocks.repository';
-import { TransactionHistoryRepository } from './repositories/transaction-history.repository';
-import { SubscriptionEngineRepository } from './repositories/subscription-engine.repository';
-import { SubscriptionBatchesRepository } from './repositories/subscription-batches.repository';
-import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
-import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
-import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
-import { CheckoutLinksRepository } from './repositories/checkout-links.repository';
-import { StoreLogosRepository } from './repositories/store-logos.repository';
+import { IdempotencyRecordsRepository } from './idempotency/idempotency-records.repository';
+import { LoginSessionsRepository } from './accounts/login-sessions.repository';
+import { MerchantUsersRepository } from './accounts/merchant-users.repository';
+import { OutboxRepository } from './outbox/outbox.repository';
+import { PasswordResetsRepository } from './accounts/password-resets.repository';
+import { TransactionTokensRepository } from './tokens/transaction-tokens.repository';
+import { TokenThreeDsRepository } from './tokens/token-three-ds.repository';
+import { WebhooksRepository } from './webhooks/webhooks.repository';
+import { ChargesRepository } from './charges/charges.repository';
+import { CapturesRepository } from './charges/captures.repository';
+import { RefundsRepository } from './refunds-cancels/refunds.repository';
+import { CancelsRepository } from './refunds-cancels/cancels.repository';
+import { SubscriptionsRepository } from './subscriptions/subscriptions.repository';
+import { TestClocksRepository } from './subscriptions/test-clocks.repository';
+import { TransactionHistoryRepository } from './transaction-history/transaction-history.repository';
+import { SubscriptionEngineRepository } from './subscriptions/subscription-engine.repository';
+import { SubscriptionBatchesRepository } from './subscriptions/subscription-batches.repository';
+import { DeferredPaymentsRepository } from './charges/deferred-payments.repository';
+import { CheckoutFormsRepository } from './checkout/checkout-forms.repository';
+import { CheckoutProductsRepository } from './checkout/checkout-products.repository';
+import { CheckoutLinksRepository } from './checkout/checkout-links.repository';
+import { StoreLogosRepository } from './stores/store-logos.repository';
+import { LedgerRepository } from './ledger/ledger.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -57,6 +58,7 @@ const repositories = [
   CheckoutProductsRepository,
   CheckoutLinksRepository,
   StoreLogosRepository,
+  LedgerRepository,
 ];
 
 @Global()

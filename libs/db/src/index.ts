@@ -1,18 +1,27 @@
+// Every plain statement registered, whichever repositories a process uses (the contract test prepares
+// them all through registeredStatements)
+import './all-statements';
+
+// The connection, its health and failures, and the plumbing every aggregate shares
 export * from './prisma.service';
-export * from './keyset';
+export * from './database-health';
+export * from './unavailable';
 export * from './db.module';
 export * from './standalone-database';
-export * from './repositories/scope';
-export * from './repositories/merchants.repository';
-export * from './repositories/stores.repository';
-export * from './repositories/store-logos.repository';
-export * from './repositories/app-tokens.repository';
-export * from './repositories/merchant-users.repository';
-export * from './repositories/login-sessions.repository';
-export * from './repositories/password-resets.repository';
-export * from './repositories/webhooks.repository';
-export * from './repositories/card-vault.repository';
-export * from './repositories/outbox.repository';
+export * from './scope';
+export * from './keyset';
+export * from './limits/limit-scope';
+export * from './limits/active-limit';
+export * from './limits/daily-quotas';
+export {
+  registeredStatements,
+  pg,
+  type SqlStatement,
+  type PgType,
+  type RowOf,
+  type ParamsOf,
+} from './sql/statement';
+export * from './outbox/outbox.repository';
 export * from './outbox/outbox-events';
 export {
   outboxInsertFrom,
@@ -25,13 +34,6 @@ export {
   type OutboxEventSql,
   type PayloadSql,
 } from './outbox/outbox-writer';
-export { registeredStatements, pg, type SqlStatement, type PgType, type RowOf, type ParamsOf } from './sql';
-export * from './repositories/transaction-tokens.repository';
-export * from './repositories/token-three-ds.repository';
-export * from './repositories/idempotency-records.repository';
-export * from './limits/limit-scope';
-export * from './limits/active-limit';
-export * from './limits/daily-quotas';
 export type {
   Merchant,
   Store,
@@ -45,19 +47,34 @@ export type {
   ChargeDeposit,
 } from './generated/prisma/client';
 export { Prisma } from './generated/prisma/client';
-export * from './repositories/charge-outcomes.repository';
-export * from './repositories/charges.repository';
-export * from './repositories/captures.repository';
-export * from './repositories/transaction-history.repository';
-export * from './database-health';
-export * from './repositories/refunds.repository';
-export * from './repositories/cancels.repository';
-export * from './repositories/subscription-engine.repository';
-export * from './repositories/subscriptions.repository';
-export * from './repositories/test-clocks.repository';
-export * from './repositories/subscription-batches.repository';
-export * from './repositories/deferred-payments.repository';
-export * from './repositories/checkout-forms.repository';
-export * from './repositories/checkout-products.repository';
-export * from './repositories/checkout-links.repository';
-export * from './unavailable';
+
+// The repositories, by aggregate
+export * from './accounts/merchants.repository';
+export * from './accounts/merchant-users.repository';
+export * from './accounts/login-sessions.repository';
+export * from './accounts/password-resets.repository';
+export * from './accounts/app-tokens.repository';
+export * from './stores/stores.repository';
+export * from './stores/store-logos.repository';
+export * from './tokens/transaction-tokens.repository';
+export * from './tokens/token-three-ds.repository';
+export * from './tokens/card-vault.repository';
+export * from './charges/charges.repository';
+export * from './charges/charge-outcomes.repository';
+export * from './charges/capture-outcomes.repository';
+export * from './charges/charge-sweeps.repository';
+export * from './charges/captures.repository';
+export * from './charges/deferred-payments.repository';
+export * from './refunds-cancels/refunds.repository';
+export * from './refunds-cancels/cancels.repository';
+export * from './transaction-history/transaction-history.repository';
+export * from './subscriptions/subscriptions.repository';
+export * from './subscriptions/subscription-engine.repository';
+export * from './subscriptions/subscription-batches.repository';
+export * from './subscriptions/test-clocks.repository';
+export * from './webhooks/webhooks.repository';
+export * from './checkout/checkout-forms.repository';
+export * from './checkout/checkout-products.repository';
+export * from './checkout/checkout-links.repository';
+export * from './idempotency/idempotency-records.repository';
+export * from './ledger/ledger.repository';

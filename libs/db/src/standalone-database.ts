@@ -1,15 +1,17 @@
 import type { AppConfig } from '@kessai/config';
 import { PrismaService } from './prisma.service';
-import { AppTokensRepository } from './repositories/app-tokens.repository';
-import { DeferredPaymentsRepository } from './repositories/deferred-payments.repository';
-import { MerchantUsersRepository } from './repositories/merchant-users.repository';
-import { MerchantsRepository } from './repositories/merchants.repository';
-import { StoresRepository } from './repositories/stores.repository';
-import { TestClocksRepository } from './repositories/test-clocks.repository';
-import { CheckoutFormsRepository } from './repositories/checkout-forms.repository';
-import { CheckoutProductsRepository } from './repositories/checkout-products.repository';
-import { CardVaultRepository } from './repositories/card-vault.repository';
-import { StoreLogosRepository } from './repositories/store-logos.repository';
+import { AppTokensRepository } from './accounts/app-tokens.repository';
+import { DeferredPaymentsRepository } from './charges/deferred-payments.repository';
+import { MerchantUsersRepository } from './accounts/merchant-users.repository';
+import { MerchantsRepository } from './accounts/merchants.repository';
+import { StoresRepository } from './stores/stores.repository';
+import { TestClocksRepository } from './subscriptions/test-clocks.repository';
+import { CheckoutFormsRepository } from './checkout/checkout-forms.repository';
+import { CheckoutProductsRepository } from './checkout/checkout-products.repository';
+import { CardVaultRepository } from './tokens/card-vault.repository';
+import { StoreLogosRepository } from './stores/store-logos.repository';
+import { RefundsRepository } from './refunds-cancels/refunds.repository';
+import { LedgerRepository } from './ledger/ledger.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -26,6 +28,8 @@ export class StandaloneDatabase {
   readonly cardVault: CardVaultRepository;
   readonly deferredPayments: DeferredPaymentsRepository;
   readonly storeLogos: StoreLogosRepository;
+  readonly refunds: RefundsRepository;
+  readonly ledger: LedgerRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -40,6 +44,8 @@ export class StandaloneDatabase {
     this.cardVault = new CardVaultRepository(this.prisma);
     this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
     this.storeLogos = new StoreLogosRepository(this.prisma);
+    this.refunds = new RefundsRepository(this.prisma);
+    this.ledger = new LedgerRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -16,3 +16,4 @@ export * from './logo-image';
 export * from './subscription-status';
 export * from './scheduled-payment-status';
 export * from './payment-types';
+export * from './ledger';

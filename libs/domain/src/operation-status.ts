@@ -4,7 +4,10 @@ import { CANCEL_FINISHED, REFUND_FINISHED } from '@kessai/contracts';
  * The state machine of refunds and cancels (RefundStatus / CancelStatus, api-reference §5.12;
  * docs/refunds-and-cancels.md): requested `pending`, then the processor's answer makes it
  * `successful` or `failed` (refused, with a payment error), or `error` when the processor could
- * not be reached through every retry. No final status is ever left.
+ * not be reached through every retry. `successful` and `failed` are never left. A refund's `error`
+ * may be re-driven (`error → pending`, REFUND_REDRIVE): its amount stayed reserved, and the
+ * processor, asked again under the refund's own key, executes it at most once. A cancel's `error`
+ * is not re-driven.
  */
 export const OPERATION_STATUSES = ['pending', 'successful', 'failed', 'error'] as const;
 export type OperationStatus = (typeof OPERATION_STATUSES)[number];
@@ -19,6 +22,15 @@ export const OPERATION_TRANSITIONS: Readonly<Record<OperationStatus, readonly Op
 };
 
 export type OperationKind = 'refund' | 'cancel';
+
+/** A refund in `error` sent to the processor again under its own key (the sweeper's or an operator's). */
+export const REFUND_REDRIVE = { from: 'error', to: 'pending' } as const satisfies OperationTransition;
+
+/** The moves of each kind: the common machine, and a refund's re-drive. */
+const MOVES_OF: Readonly<Record<OperationKind, (from: OperationStatus) => readonly OperationStatus[]>> = {
+  refund: (from) => (from === REFUND_REDRIVE.from ? [REFUND_REDRIVE.to] : OPERATION_TRANSITIONS[from]),
+  cancel: (from) => OPERATION_TRANSITIONS[from],
+};
 
 /** The event that announces an operation's end: refund_finished or cancel_finished. */
 export const OPERATION_FINISHED_EVENT = {
@@ -42,8 +54,8 @@ export class IllegalOperationTransitionError extends Error {
   }
 }
 
-export function canMoveOperation(from: OperationStatus, to: OperationStatus): boolean {
-  return OPERATION_TRANSITIONS[from].includes(to);
+export function canMoveOperation(kind: OperationKind, from: OperationStatus, to: OperationStatus): boolean {
+  return MOVES_OF[kind](from).includes(to);
 }
 
 /** The move of a refund or cancel; throws IllegalOperationTransitionError when it is not allowed. */
@@ -52,7 +64,7 @@ export function operationTransition(
   from: OperationStatus,
   to: OperationStatus,
 ): OperationTransition {
-  if (!canMoveOperation(from, to)) throw new IllegalOperationTransitionError(kind, from, to);
+  if (!canMoveOperation(kind, from, to)) throw new IllegalOperationTransitionError(kind, from, to);
   return { from, to };
 }
 

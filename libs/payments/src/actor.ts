@@ -18,7 +18,10 @@ export interface StoreActor extends PaymentsActor {
 export type MetadataScalar = string | number | boolean | null;
 export type Metadata = Record<string, MetadataScalar | MetadataScalar[]>;
 
-/** The scope of a write on one charge: its merchant and store. */
-export interface ChargeScope extends AccessScope {
+/** A scope within one store: its merchant and that store (a token's, a charge's). */
+export interface StoreScope extends AccessScope {
   storeId: string;
 }
+
+/** The scope of a write on one charge: its merchant and store. */
+export type ChargeScope = StoreScope;

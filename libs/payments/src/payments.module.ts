@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { CancelsService } from './cancels/cancels.service';
+import { ChargeExpiryService } from './charges/charge-expiry.service';
 import { ChargesService } from './charges/charges.service';
 import { RefundsService } from './refunds/refunds.service';
 
-const services = [ChargesService, RefundsService, CancelsService];
+const services = [ChargesService, ChargeExpiryService, RefundsService, CancelsService];
 
 /**
  * The payment use cases every front end shares (docs/decisions/0026-use-cases-in-libs.md): charges
- * accepted, read, listed and captured; refunds; cancels. Needs the (global) DbModule.
+ * accepted, read, listed and captured; a deferred charge's deadline; refunds; cancels. Needs the (global) DbModule.
  */
 @Module({ providers: services, exports: services })
 export class PaymentsModule {}

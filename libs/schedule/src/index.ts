@@ -2,3 +2,4 @@ export * from './period';
 export * from './schedule';
 export * from './stored';
 export * from './engine-decisions';
+export * from './availability';

@@ -1,3 +1,4 @@
+import { DEFAULT_WAIT_PERIOD } from './wait-period';
 import type { CardBrand } from '@kessai/cards';
 import { DEFAULT_CHECKOUT_COLORS, type CheckoutColors } from './checkout-theme';
 
@@ -126,6 +127,11 @@ export interface StoreConfiguration {
   /** a brand's percent instead of percent_fee for card charges of that brand */
   card_brand_percent_fees: Partial<Record<FeeCardBrand, number>>;
   flat_fees: AmountWithCurrency[];
+  /**
+   * how long after a sale its money becomes available to be paid out (ISO 8601 period of days,
+   * weeks or hours; the ledger, docs/ledger.md)
+   */
+  wait_period: string;
   /** ISO 3166-1 alpha-2 */
   country: string;
   /** IANA time zone */
@@ -148,11 +154,15 @@ export const OBJECT_KEYS = [
   'checkout_colors',
 ] as const satisfies readonly (keyof StoreConfiguration)[];
 
-/** Fees are the operator's terms: set through the admin CLI, never by the merchant's own API calls. */
+/**
+ * Fees and when money is paid out are the operator's terms: set through the admin CLI, never by the
+ * merchant's own API calls.
+ */
 export const OPERATOR_ONLY_KEYS = [
   'percent_fee',
   'card_brand_percent_fees',
   'flat_fees',
+  'wait_period',
 ] as const satisfies readonly (keyof StoreConfiguration)[];
 
 /** What every store is held to until its merchant or itself says otherwise. */
@@ -187,6 +197,7 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   percent_fee: 0,
   card_brand_percent_fees: {},
   flat_fees: [],
+  wait_period: DEFAULT_WAIT_PERIOD,
   country: 'JP',
   display_time_zone: 'Asia/Tokyo',
   language: 'JA_JP',

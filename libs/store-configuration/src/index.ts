@@ -4,3 +4,4 @@ export * from './merge';
 export * from './charge-rules';
 export * from './payment-deadline';
 export * from './checkout-theme';
+export * from './wait-period';

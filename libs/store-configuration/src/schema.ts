@@ -3,6 +3,7 @@ import { CARD_BRANDS } from '@kessai/cards';
 import { isKnownCurrency, percentToPpm } from '@kessai/domain';
 import { CHECKOUT_COLOR_KEYS, HEX_COLOR, normaliseHexColor, type CheckoutColorKey } from './checkout-theme';
 import { isExpirationPeriod, isTimeShift } from './payment-deadline';
+import { isWaitPeriod } from './wait-period';
 import {
   FEE_CARD_BRANDS,
   MATCH_AMOUNTS,
@@ -137,6 +138,7 @@ const layer = {
     .strict()
     .nullish(),
   flat_fees: amountsWithCurrency(0).nullish(),
+  wait_period: z.string().trim().refine(isWaitPeriod, reason('INVALID_TIME_PERIOD')).nullish(),
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/)

@@ -2,6 +2,8 @@ export * from './subscriptions.module';
 export * from './subscription-inputs';
 export * from './subscriptions.service';
 export * from './scheduled-payments.service';
+export * from './subscription-batches.service';
+export * from './test-clocks.service';
 export * from './subscription-refusals';
 export * from './subscription-token';
 export * from './subscription-schedule';

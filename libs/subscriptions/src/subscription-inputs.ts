@@ -1,5 +1,5 @@
 import type { SubscriptionStatus, TerminationMode } from '@kessai/db';
-import type { Metadata } from '@kessai/payments';
+import type { ChargeInput, Checked, Metadata } from '@kessai/payments';
 import type { CalendarPeriod, SubscriptionPeriod } from '@kessai/schedule';
 
 // The inputs of the subscription use cases, as a front end parsed them (the gateway:
@@ -73,4 +73,27 @@ export interface ScheduledPaymentChangesInput {
   due_date?: string;
   /** minor units, at least 1 */
   amount?: number;
+}
+
+/** A test clock to create (docs/subscriptions.md, "Test clocks"). */
+export interface TestClockInput {
+  frozen_time: Date;
+  name?: string | null;
+}
+
+/** A test clock's move to a later time. */
+export interface TestClockAdvanceInput {
+  frozen_time: Date;
+}
+
+/**
+ * A batch to create: its subscriptions and its charge (at most one) as the front end checked them,
+ * each refused at its turn (Checked), so that the first item refused is the one answered, as if
+ * they had been sent one by one.
+ */
+export interface SubscriptionBatchInput {
+  subscriptions: Checked<SubscriptionInput>[];
+  charge: Checked<ChargeInput> | null;
+  /** laid over the charge's own metadata */
+  initial_charge_metadata?: Metadata;
 }

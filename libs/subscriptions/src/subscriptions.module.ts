@@ -1,13 +1,22 @@
 import { Module } from '@nestjs/common';
+import { PaymentsModule } from '@kessai/payments';
 import { ScheduledPaymentsService } from './scheduled-payments.service';
+import { SubscriptionBatchesService } from './subscription-batches.service';
 import { SubscriptionsService } from './subscriptions.service';
+import { TestClocksService } from './test-clocks.service';
 
-const services = [SubscriptionsService, ScheduledPaymentsService];
+const services = [
+  SubscriptionsService,
+  ScheduledPaymentsService,
+  SubscriptionBatchesService,
+  TestClocksService,
+];
 
 /**
  * The subscription use cases every front end shares (docs/decisions/0026-use-cases-in-libs.md):
  * simulate a plan, create, read, list, change, cancel, suspend, unsuspend; a scheduled payment's
- * reads and change. Needs the (global) DbModule.
+ * reads and change; batches (whose charge is libs/payments'); test clocks. Needs the (global)
+ * DbModule.
  */
-@Module({ providers: services, exports: services })
+@Module({ imports: [PaymentsModule], providers: services, exports: services })
 export class SubscriptionsModule {}

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from 'pg';
 import { eventually } from './eventually';
 
@@ -10,9 +11,38 @@ export function testServerUrl(): string {
   return process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/kessai_test';
 }
 
-/** Named after TEST_DATABASE_URL's database, so that two test runs with different URLs never share one. */
+/**
+ * The template every suite's database is copied from: named after TEST_DATABASE_URL's database, so
+ * that two test runs with different URLs never share one, and after the migrations it holds, so
+ * that two runs at once on one server (two checkouts, a branch with a migration more) never drop or
+ * copy each other's: runs of the same migrations share it (test/global-setup.ts builds it once).
+ */
 export function templateDatabase(): string {
-  return `${new URL(testServerUrl()).pathname.slice(1) || 'kessai_test'}_template`;
+  return `${templatePrefix()}${migrationsDigest()}`;
+}
+
+/** What every template's name starts with on TEST_DATABASE_URL's server. */
+export function templatePrefix(): string {
+  return `${new URL(testServerUrl()).pathname.slice(1) || 'kessai_test'}_template_`;
+}
+
+let digest: string | undefined;
+
+/** 12 hex digits of SHA-256 over prisma/migrations: each folder's name and its migration.sql. */
+function migrationsDigest(): string {
+  if (digest === undefined) {
+    const dir = path.join(ROOT, 'prisma', 'migrations');
+    const hash = createHash('sha256');
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    )) {
+      if (!entry.isDirectory()) continue;
+      hash.update(`${entry.name}\0`);
+      hash.update(readFileSync(path.join(dir, entry.name, 'migration.sql')));
+    }
+    digest = hash.digest('hex').slice(0, 12);
+  }
+  return digest;
 }
 
 export function withDatabase(url: string, database: string): string {

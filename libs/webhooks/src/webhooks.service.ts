@@ -12,6 +12,7 @@ import {
 import {
   ACTIVE_LIMITS,
   ConflictError,
+  isUuid,
   NotFoundError,
   PermissionError,
   ValidationError,
@@ -19,11 +20,8 @@ import {
   type PageRequest,
 } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
-import { z } from 'zod';
 import type { WebhookChangesInput, WebhookInput } from './webhook-inputs';
 import { WebhookUrlPolicy } from './webhook-url.policy';
-
-const uuid = z.string().uuid();
 
 /**
  * Webhook management (api-reference §5.10, docs/webhooks.md), for the gateway and any other front
@@ -87,7 +85,7 @@ export class WebhooksService {
     correlation: Correlation,
   ): Promise<LoggedDelivery> {
     const webhook = await this.findVisible(scope, id);
-    if (!uuid.safeParse(deliveryId).success) throw new NotFoundError('webhook_delivery');
+    if (!isUuid(deliveryId)) throw new NotFoundError('webhook_delivery');
     const delivery = deliveryId.toLowerCase();
     if (!webhook.active && (await this.webhooks.findLoggedDelivery(webhook.id, delivery)))
       throw new ConflictError('CONFLICTED', [{ field: null, reason: 'WEBHOOK_INACTIVE' }]);
@@ -140,14 +138,12 @@ export class WebhooksService {
   }
 
   async delete(scope: AccessScope, id: string): Promise<void> {
-    if (!uuid.safeParse(id).success || !(await this.webhooks.delete(scope, id.toLowerCase())))
+    if (!isUuid(id) || !(await this.webhooks.delete(scope, id.toLowerCase())))
       throw new NotFoundError('webhook');
   }
 
   private async findVisible(scope: AccessScope, id: string): Promise<Webhook> {
-    const webhook = uuid.safeParse(id).success
-      ? await this.webhooks.findInScope(scope, id.toLowerCase())
-      : null;
+    const webhook = isUuid(id) ? await this.webhooks.findInScope(scope, id.toLowerCase()) : null;
     if (!webhook) throw new NotFoundError('webhook');
     return webhook;
   }
@@ -162,7 +158,7 @@ export class WebhooksService {
       if (actor.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
       return { merchantId: actor.merchantId, storeId: null };
     }
-    if (!uuid.safeParse(storeId).success) throw new NotFoundError('store');
+    if (!isUuid(storeId)) throw new NotFoundError('store');
     const store = await this.stores.findVisible(actor, storeId.toLowerCase());
     if (!store) throw new NotFoundError('store');
     return { merchantId: store.merchantId, storeId: store.id };

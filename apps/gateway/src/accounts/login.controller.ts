@@ -1,16 +1,9 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { LoginService, PASSWORD_MAX_LENGTH } from '@kessai/accounts';
-import { z } from 'zod';
+import { LoginService } from '@kessai/accounts';
 import { AcceptsCredentials, CurrentPrincipal, Open } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
-
-export const credentials = z
-  .object({
-    email: z.string().trim().min(1).max(254),
-    password: z.string().min(1).max(PASSWORD_MAX_LENGTH),
-  })
-  .strict();
+import { credentials } from './account.schemas';
 
 /** Merchant users sign in for a login token (`Authorization: Bearer <token>`) and sign out. */
 @Controller()

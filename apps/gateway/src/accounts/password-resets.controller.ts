@@ -1,17 +1,9 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, PasswordResetService } from '@kessai/accounts';
-import { z } from 'zod';
+import { PasswordResetService } from '@kessai/accounts';
 import { Open } from '../auth/decorators';
 import { parseInput } from '../http/validation';
-
-export const resetRequest = z.object({ email: z.string().trim().email().max(254) }).strict();
-export const resetConfirmation = z
-  .object({
-    token: z.string().min(1).max(200),
-    password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
-  })
-  .strict();
+import { resetConfirmation, resetRequest } from './account.schemas';
 
 /**
  * Password resets. The token travels in the body, never in the path, so that it does not end up in

@@ -1,36 +1,13 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import {
-  APP_TOKEN_DOMAIN,
-  AppTokenService,
-  isWildcardOverPublicSuffix,
-  type TokenManager,
-} from '@kessai/accounts';
-import { NotFoundError, parsePageRequest, toPage } from '@kessai/domain';
-import { z } from 'zod';
+import { AppTokenService, type TokenManager } from '@kessai/accounts';
 import { AppTokenCache } from '../auth/app-token-cache';
 import { AcceptsCredentials, CurrentPrincipal } from '../auth/decorators';
+import { pathId } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import { parseInput } from '../http/validation';
 import { presentAppJwt, presentIssuedAppJwt } from './app-jwt.presenter';
-
-export const createBody = z
-  .object({
-    mode: z.enum(['test', 'live']).default('test'),
-    domains: z
-      .array(
-        z
-          .string()
-          .trim()
-          .max(253)
-          .regex(APP_TOKEN_DOMAIN)
-          .refine((domain) => !isWildcardOverPublicSuffix(domain), { params: { reason: 'INVALID_FORMAT' } }),
-      )
-      .max(50)
-      .default([]),
-  })
-  .strict();
-
-const uuid = z.string().uuid();
+import { createAppJwtSchema } from './app-jwt.schemas';
 
 /**
  * App tokens (`app_jwts`): the merchant's own under /app_jwts (merchant-scope credentials only), a
@@ -47,7 +24,7 @@ export class AppJwtsController {
 
   @Post('app_jwts')
   async createMerchantToken(@CurrentPrincipal() principal: Principal, @Body() body: unknown) {
-    const request = parseInput(createBody, body);
+    const request = parseInput(createAppJwtSchema, body);
     return presentIssuedAppJwt(await this.tokens.issue(managerOf(principal), null, request));
   }
 
@@ -57,18 +34,18 @@ export class AppJwtsController {
     @Query() query: Record<string, unknown>,
   ) {
     const page = parsePageRequest(query);
-    return toPage(await this.tokens.list(managerOf(principal), null, page), page.limit, presentAppJwt);
+    return presentPage(await this.tokens.list(managerOf(principal), null, page), page, presentAppJwt);
   }
 
   @Get('app_jwts/:id')
   async getMerchantToken(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    return presentAppJwt(await this.tokens.get(managerOf(principal), null, tokenId(id)));
+    return presentAppJwt(await this.tokens.get(managerOf(principal), null, pathId(id, 'app_token')));
   }
 
   @Delete('app_jwts/:id')
   @HttpCode(204)
   async revokeMerchantToken(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
-    const revoked = await this.tokens.revoke(managerOf(principal), null, tokenId(id));
+    const revoked = await this.tokens.revoke(managerOf(principal), null, pathId(id, 'app_token'));
     for (const revokedId of revoked.revokedIds) this.cache.forget(revokedId);
   }
 
@@ -78,8 +55,10 @@ export class AppJwtsController {
     @Param('storeId') storeId: string,
     @Body() body: unknown,
   ) {
-    const request = parseInput(createBody, body);
-    return presentIssuedAppJwt(await this.tokens.issue(managerOf(principal), storeIdOf(storeId), request));
+    const request = parseInput(createAppJwtSchema, body);
+    return presentIssuedAppJwt(
+      await this.tokens.issue(managerOf(principal), pathId(storeId, 'store'), request),
+    );
   }
 
   @Get('stores/:storeId/app_jwts')
@@ -89,8 +68,8 @@ export class AppJwtsController {
     @Query() query: Record<string, unknown>,
   ) {
     const page = parsePageRequest(query);
-    const rows = await this.tokens.list(managerOf(principal), storeIdOf(storeId), page);
-    return toPage(rows, page.limit, presentAppJwt);
+    const rows = await this.tokens.list(managerOf(principal), pathId(storeId, 'store'), page);
+    return presentPage(rows, page, presentAppJwt);
   }
 
   @Get('stores/:storeId/app_jwts/:id')
@@ -99,7 +78,9 @@ export class AppJwtsController {
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return presentAppJwt(await this.tokens.get(managerOf(principal), storeIdOf(storeId), tokenId(id)));
+    return presentAppJwt(
+      await this.tokens.get(managerOf(principal), pathId(storeId, 'store'), pathId(id, 'app_token')),
+    );
   }
 
   @Delete('stores/:storeId/app_jwts/:id')
@@ -109,7 +90,11 @@ export class AppJwtsController {
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    const revoked = await this.tokens.revoke(managerOf(principal), storeIdOf(storeId), tokenId(id));
+    const revoked = await this.tokens.revoke(
+      managerOf(principal),
+      pathId(storeId, 'store'),
+      pathId(id, 'app_token'),
+    );
     for (const revokedId of revoked.revokedIds) this.cache.forget(revokedId);
   }
 }
@@ -126,15 +111,4 @@ function appTokenIdOf(principal: Principal): string {
   // the guard lets only app tokens and logins in here, and the authenticator names every app token
   if (principal.appTokenId === undefined) throw new Error(`no app token id on a ${principal.kind} principal`);
   return principal.appTokenId;
-}
-
-/** A malformed id cannot name anything the caller may see: 404 like any unknown id, never 400. */
-function storeIdOf(raw: string): string {
-  if (!uuid.safeParse(raw).success) throw new NotFoundError('store');
-  return raw.toLowerCase();
-}
-
-function tokenId(raw: string): string {
-  if (!uuid.safeParse(raw).success) throw new NotFoundError('app_token');
-  return raw.toLowerCase();
 }

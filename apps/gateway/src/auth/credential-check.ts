@@ -3,6 +3,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import type { FastifyInstance } from 'fastify';
 import { AuthenticationError, DomainError } from '@kessai/domain';
 import { sendError } from '../http/error-response';
+import { handlerNamesOf } from '../http/route-handlers';
 import { ROUTE_ACCESS, type RouteAccess } from './decorators';
 
 /**
@@ -15,8 +16,8 @@ export function credentialRoutes(controllers: readonly Type[]): Map<string, bool
     const base = (Reflect.getMetadata(PATH_METADATA, controller) as string | undefined) ?? '';
     const controllerAccess = Reflect.getMetadata(ROUTE_ACCESS, controller) as RouteAccess | undefined;
     const prototype = controller.prototype as Record<string, unknown>;
-    for (const name of Object.getOwnPropertyNames(prototype)) {
-      const handler = name === 'constructor' ? undefined : prototype[name];
+    for (const name of handlerNamesOf(controller)) {
+      const handler = prototype[name];
       if (typeof handler !== 'function') continue;
       const paths = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
       const method = Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod | undefined;

@@ -1,7 +1,16 @@
 import type { AccessScope } from '@kessai/db';
 import { isUuid, NotFoundError, StoreTokenRequiredError } from '@kessai/domain';
-import type { ChargeScope, StoreActor } from '@kessai/payments';
+import type { ChargeScope, StoreActor, StoreScope } from '@kessai/payments';
 import type { Principal } from './principal';
+
+/**
+ * A resource's id from the path, lower-cased. A malformed one cannot name anything the caller may
+ * see: it answers 404 as `resource`, like an unknown id, never 400.
+ */
+export function pathId(raw: string, resource: string): string {
+  if (!isUuid(raw)) throw new NotFoundError(resource);
+  return raw.toLowerCase();
+}
 
 /**
  * The scope a route acts in: the path's store (which a store token must own), or the caller's own
@@ -15,13 +24,23 @@ export function storeScopeOf(principal: Principal, storeId: string | null, resou
 }
 
 /**
- * The scope of a route under /stores/{storeId}/charges/{chargeId}: the path's store, which a store
- * token must own; a malformed store or charge id is the same 404 as an unknown charge.
+ * The scope of a route under /stores/{storeId}/<resources>/{id}: the path's store, which a store
+ * token must own; a malformed store or resource id is the same 404 as an unknown `resource`.
  */
-export function chargeScopeOf(principal: Principal, storeId: string, chargeId: string): ChargeScope {
-  if (!isUuid(storeId) || !isUuid(chargeId)) throw new NotFoundError('charge');
-  if (principal.storeId !== null && principal.storeId !== storeId) throw new NotFoundError('charge');
+export function inStoreScopeOf(
+  principal: Principal,
+  storeId: string,
+  id: string,
+  resource: string,
+): StoreScope {
+  if (!isUuid(storeId) || !isUuid(id)) throw new NotFoundError(resource);
+  if (principal.storeId !== null && principal.storeId !== storeId) throw new NotFoundError(resource);
   return { merchantId: principal.merchantId, storeId };
+}
+
+/** The scope of a route under /stores/{storeId}/charges/{chargeId} (inStoreScopeOf). */
+export function chargeScopeOf(principal: Principal, storeId: string, chargeId: string): ChargeScope {
+  return inStoreScopeOf(principal, storeId, chargeId, 'charge');
 }
 
 /** Routes that name no store (POST /charges, batches) act in the app token's (api-reference §1.2). */

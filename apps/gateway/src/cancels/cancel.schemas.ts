@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { metadataSchema } from '../transaction-tokens/transaction-token.schemas';
+import { metadataSchema } from '../http/request.schemas';
 
 /** Request schemas of the cancel routes (api-reference §5.5): metadata only (the SDK sends `{}`). */
 export const createCancelSchema = z.object({ metadata: metadataSchema.optional() }).strict();

@@ -1,86 +1,38 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Controller, Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { parsePageRequest, toPage } from '@kessai/domain';
-import { CancelsService } from '@kessai/payments';
+import type { AccessScope, Cancel } from '@kessai/db';
+import type { PageRequest } from '@kessai/domain';
+import { CancelsService, type Metadata } from '@kessai/payments';
 import { presentCancel } from '@kessai/presenters';
-import { CurrentPrincipal } from '../auth/decorators';
-import { chargeScopeOf } from '../auth/path-scope';
-import type { Principal } from '../auth/principal';
-import { getChargeSchema } from '../charges/charge.schemas';
-import { closeSignal, readPolling } from '../http/polling';
+import { ChargeChildrenController } from '../charges/charge-children.controller';
 import { parseInput } from '../http/validation';
 import { createCancelSchema, updateCancelSchema } from './cancel.schemas';
 
 /**
  * Cancels of a charge (api-reference §5.5): the SDK's cancels.create/get/list/poll, and PATCH. The
- * use cases are libs/payments' CancelsService.
+ * use cases are libs/payments' CancelsService; the routes are ChargeChildrenController's.
  */
 @Controller('stores/:storeId/charges/:chargeId/cancels')
-export class CancelsController {
+export class CancelsController extends ChargeChildrenController<
+  Cancel,
+  { metadata?: Metadata },
+  ReturnType<typeof presentCancel>
+> {
   constructor(
     private readonly cancels: CancelsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  @Post()
-  async create(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    const cancel = await this.cancels.create(scope, chargeId, parseInput(createCancelSchema, body), {
-      correlationId: request.id,
-    });
-    return presentCancel(cancel);
+    super(cancels, createCancelSchema, presentCancel, config);
   }
 
-  @Get()
-  async list(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Query() query: Record<string, unknown>,
-  ) {
-    const page = parsePageRequest(query);
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    return toPage(await this.cancels.list(scope, chargeId, page), page.limit, presentCancel);
-  }
-
-  @Get(':id')
-  async get(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Param('id') id: string,
-    @Query() query: Record<string, unknown>,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    const cancel = await readPolling(
-      () => this.cancels.find(scope, chargeId, id),
-      () => this.cancels.status(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal: closeSignal(reply) },
-    );
-    return presentCancel(cancel);
+  /** A page of the charge's cancels (not counted). */
+  protected async listOf(scope: AccessScope, chargeId: string, page: PageRequest) {
+    return { rows: await this.cancels.list(scope, chargeId, page), totalHits: null };
   }
 
   /** PATCH: metadata only, replaced whole. */
-  @Patch(':id')
-  async update(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-  ) {
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    const cancel = await this.cancels.find(scope, chargeId, id);
+  protected change(scope: AccessScope, chargeId: string, current: Cancel, body: unknown) {
     const { metadata } = parseInput(updateCancelSchema, body);
-    return presentCancel(await this.cancels.updateMetadata(scope, chargeId, cancel, metadata));
+    return this.cancels.updateMetadata(scope, chargeId, current, metadata);
   }
 }

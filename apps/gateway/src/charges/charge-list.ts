@@ -1,5 +1,5 @@
 import type { AccessScope, ChargeFilters } from '@kessai/db';
-import { parsePageRequest, toPage } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import type { ChargesService } from '@kessai/payments';
 import { presentChargeListItem } from '@kessai/presenters';
 import { parseInput } from '../http/validation';
@@ -37,6 +37,5 @@ export async function listChargesFor(
     },
     page,
   );
-  const result = toPage(rows, page.limit, presentChargeListItem);
-  return totalHits === null ? result : { ...result, total_hits: totalHits };
+  return presentPage(rows, page, presentChargeListItem, totalHits);
 }

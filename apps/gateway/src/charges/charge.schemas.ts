@@ -1,10 +1,21 @@
 import { z } from 'zod';
-import { CHARGE_STATUSES, isKnownCurrency } from '@kessai/domain';
-import { metadataSchema, PROCESSING_MODES } from '../transaction-tokens/transaction-token.schemas';
+import { CHARGE_STATUSES } from '@kessai/domain';
+import {
+  chargeAmountSchema,
+  currencySchema,
+  descriptorSchema,
+  instant,
+  metadataSchema,
+  PROCESSING_MODES,
+  reason,
+  redirectUrl,
+  uuid,
+} from '../http/request.schemas';
 
 /**
- * Request schemas of the charge routes (api-reference §5.2), in wire (snake_case) form. Errors name
- * the field and a reason, never a submitted value.
+ * Request schemas of the charge routes (api-reference §5.2), in wire (snake_case) form, from the
+ * shared vocabulary (http/request.schemas.ts). Errors name the field and a reason, never a
+ * submitted value.
  */
 
 export const CHARGE_THREE_DS_MODES = [
@@ -15,30 +26,6 @@ export const CHARGE_THREE_DS_MODES = [
   'require',
   'provided',
 ] as const;
-
-/** The largest amount accepted, in minor units (well inside a JSON number's exact range). */
-export const MAX_CHARGE_AMOUNT = 9_999_999_999;
-
-const reason = (name: string) => ({ params: { reason: name } });
-
-/** A positive integer amount in minor units. */
-export const chargeAmountSchema = z
-  .number()
-  .int()
-  .superRefine((value, ctx) => {
-    if (value < 1) ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('CHARGE_AMOUNT_TOO_LOW') });
-    else if (value > MAX_CHARGE_AMOUNT)
-      ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('CHARGE_AMOUNT_TOO_HIGH') });
-  });
-
-/** An ISO 4217 code, any case on input, upper case after parsing. */
-export const currencySchema = z
-  .string()
-  .regex(/^[A-Za-z]{3}$/)
-  .transform((v) => v.toUpperCase())
-  .refine(isKnownCurrency, reason('UNSUPPORTED_CURRENCY'));
-
-const url = z.string().trim().url().max(2048);
 
 /** capture_at: an ISO 8601 date-time with offset, or a Unix time in seconds or milliseconds. */
 const captureAt = z.union([z.string(), z.number()]).transform((value, ctx) => {
@@ -61,19 +48,19 @@ const captureAt = z.union([z.string(), z.number()]).transform((value, ctx) => {
 
 export const createChargeSchema = z
   .object({
-    transaction_token_id: z.string().uuid(),
+    transaction_token_id: uuid,
     amount: chargeAmountSchema,
     currency: currencySchema,
     capture: z.boolean().default(true),
     capture_at: captureAt.nullish(),
-    descriptor: z.string().trim().min(1).max(200).nullish(),
+    descriptor: descriptorSchema.nullish(),
     ignore_descriptor_on_error: z.boolean().optional(),
     only_direct_currency: z.boolean().default(false),
-    redirect: z.object({ endpoint: url }).strict().nullish(),
+    redirect: z.object({ endpoint: redirectUrl }).strict().nullish(),
     three_ds: z
       .object({
         mode: z.enum(CHARGE_THREE_DS_MODES).default('normal'),
-        redirect_endpoint: url.nullish(),
+        redirect_endpoint: redirectUrl.nullish(),
         redirect_id: z.string().trim().min(1).max(255).nullish(),
       })
       .strict()
@@ -96,19 +83,13 @@ const minorUnits = z
   .string()
   .regex(/^\d{1,15}$/)
   .transform((v) => BigInt(v));
-export const instant = z
-  .string()
-  .datetime({ offset: true })
-  .transform((v) => new Date(v))
-  // zod accepts offsets such as +25:00 that no Date can hold
-  .refine((at) => Number.isFinite(at.getTime()), reason('INVALID_FORMAT_DATE'));
 
 export const listChargesSchema = z
   .object({
     status: z.enum(CHARGE_STATUSES).optional(),
     mode: z.enum(PROCESSING_MODES).optional(),
-    transaction_token_id: z.string().uuid().optional(),
-    subscription_id: z.string().uuid().optional(),
+    transaction_token_id: uuid.optional(),
+    subscription_id: uuid.optional(),
     currency: currencySchema.optional(),
     amount_from: minorUnits.optional(),
     amount_to: minorUnits.optional(),
@@ -130,11 +111,6 @@ export const listChargesSchema = z
       .optional(),
   })
   .passthrough();
-
-export const getChargeSchema = z
-  .object({ polling: z.enum(['true', 'false']).optional() })
-  .passthrough()
-  .transform((q) => ({ polling: q.polling === 'true' }));
 
 /**
  * POST /stores/{storeId}/charges/{id}/expiry: an extension of a bank-transfer or konbini charge's

@@ -2,16 +2,21 @@ import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { PermissionError } from '@kessai/domain';
-import { ChargesService } from '@kessai/payments';
-import { presentCharge, presentIssuerToken, presentThreeDsIssuerToken } from '@kessai/presenters';
+import { ChargeExpiryService, ChargesService, checkExpiryExtension } from '@kessai/payments';
+import {
+  presentBankTransferLedgers,
+  presentCharge,
+  presentChargeExpiry,
+  presentIssuerToken,
+  presentThreeDsIssuerToken,
+} from '@kessai/presenters';
 import { CurrentPrincipal } from '../auth/decorators';
-import { storeScopeOf, tokenStoreOf } from '../auth/path-scope';
+import { chargeScopeOf, storeScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
-import { closeSignal, readPolling } from '../http/polling';
+import { pollingOf, readPolling, type PollingOptions } from '../http/polling';
 import { parseInput } from '../http/validation';
-import { ChargeExpiryService } from './charge-expiry.service';
 import { listChargesFor } from './charge-list';
-import { captureSchema, createChargeSchema, getChargeSchema, updateChargeSchema } from './charge.schemas';
+import { captureSchema, createChargeSchema, extendExpirySchema, updateChargeSchema } from './charge.schemas';
 
 /**
  * Charges (api-reference §5.2). POST /charges takes its store from the app token; the other routes
@@ -60,7 +65,7 @@ export class ChargesController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.#get(principal, null, id, query, closeSignal(reply));
+    return this.#get(principal, null, id, this.#pollingOf(query, reply));
   }
 
   @Get('stores/:storeId/charges/:id')
@@ -71,7 +76,7 @@ export class ChargesController {
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.#get(principal, storeId, id, query, closeSignal(reply));
+    return this.#get(principal, storeId, id, this.#pollingOf(query, reply));
   }
 
   /** PATCH: metadata only, replaced whole. */
@@ -115,24 +120,28 @@ export class ChargesController {
 
   /** The SDK's charges.expiry: a bank-transfer or konbini charge's payment deadline. */
   @Get('stores/:storeId/charges/:id/expiry/latest')
-  expiry(
+  async expiry(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
-    return this.expiries.latest(principal, storeId, id);
+    return presentChargeExpiry(await this.expiries.latest(chargeScopeOf(principal, storeId, id), id));
   }
 
   /** Extends that deadline (docs/decisions/0014-bank-transfer-expiry-and-matching.md); answers the new one. */
   @Post('stores/:storeId/charges/:id/expiry')
   @HttpCode(200)
-  extendExpiry(
+  async extendExpiry(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
     @Body() body: unknown,
   ) {
-    return this.expiries.extend(principal, storeId, id, body);
+    const input = parseInput(extendExpirySchema, body);
+    // the period's own refusal comes before the path's 404, as it always did
+    checkExpiryExtension(input);
+    const extended = await this.expiries.extend(chargeScopeOf(principal, storeId, id), id, input);
+    return presentChargeExpiry(extended);
   }
 
   /**
@@ -141,13 +150,13 @@ export class ChargesController {
    * store token gets 403.
    */
   @Get('stores/:storeId/charges/:id/bank_transfer_ledgers')
-  bankTransferLedgers(
+  async bankTransferLedgers(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Param('id') id: string,
   ) {
     if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
-    return this.expiries.ledgers(principal, storeId, id);
+    return presentBankTransferLedgers(await this.expiries.ledgers(chargeScopeOf(principal, storeId, id), id));
   }
 
   @Get('stores/:storeId/charges/:id/three_ds/issuer_token')
@@ -165,21 +174,18 @@ export class ChargesController {
    * re-read until its status changes, at most CHARGE_POLLING_MAX_WAIT_MS (or until the client goes
    * away); the answer is then the charge as it is, pending or not.
    */
-  async #get(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    query: Record<string, unknown>,
-    signal: AbortSignal,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
+  async #get(principal: Principal, storeId: string | null, id: string, polling: PollingOptions) {
     const scope = storeScopeOf(principal, storeId, 'charge');
     const charge = await readPolling(
       () => this.charges.find(scope, id),
       () => this.charges.status(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal },
+      polling,
     );
     return presentCharge(charge);
+  }
+
+  #pollingOf(query: Record<string, unknown>, reply: FastifyReply): PollingOptions {
+    return pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
   }
 
   /** `storeId` from the path, or null for GET /charges (a store token's own store, a merchant's all). */

@@ -4,15 +4,12 @@ import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { StoresRepository } from '@kessai/db';
 import { NotFoundError, StoreTokenRequiredError } from '@kessai/domain';
 import { effectiveConfiguration } from '@kessai/store-configuration';
-import { z } from 'zod';
 import { BrowserAllowed, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { publicBaseUrl, storeLogoUrl } from '../http/public-base-url';
 import { parseInput } from '../http/validation';
 import { presentCheckoutInfo } from './checkout-info.presenter';
-
-/** `origin` is the SDK's deprecated parameter: the Origin header is what the guard checks. */
-export const checkoutInfoQuery = z.object({ origin: z.string().max(2048).optional() }).passthrough();
+import { checkoutInfoQuery } from './checkout-info.schemas';
 
 /**
  * GET /checkout_info (api-reference §5.9): what the app token's store accepts, for the hosted

@@ -6,7 +6,7 @@ import {
   type DeferredPaymentType,
 } from '@kessai/domain';
 import { readableCheckoutColors, type StoreConfiguration } from '@kessai/store-configuration';
-import { RECOGNISED_QR_BRANDS } from '../transaction-tokens/qr-brand';
+import { RECOGNISED_QR_BRANDS } from '@kessai/transaction-tokens';
 import {
   BANK_TRANSFER_BRANDS,
   CONVENIENCE_STORES,

@@ -1,8 +1,18 @@
 import { Duration } from 'luxon';
 import { z } from 'zod';
-import { formatCalendarPeriod, parseCalendarPeriod, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
-import { chargeAmountSchema, currencySchema, MAX_CHARGE_AMOUNT } from '../charges/charge.schemas';
-import { metadataSchema } from '../transaction-tokens/transaction-token.schemas';
+import { isUuid } from '@kessai/domain';
+import { formatCalendarPeriod, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
+import {
+  calendarDate,
+  calendarPeriod,
+  chargeAmountSchema,
+  currencySchema,
+  issue,
+  MAX_CHARGE_AMOUNT,
+  metadataSchema,
+  reason,
+  TOKEN_TYPES,
+} from '../http/request.schemas';
 
 /**
  * Request schemas of the hosted checkout routes (api-reference §5.11, docs/hosted-checkout.md), in
@@ -10,13 +20,10 @@ import { metadataSchema } from '../transaction-tokens/transaction-token.schemas'
  * (INVALID_SUBSCRIPTION_PERIOD, INVALID_SUBSCRIPTION_CYCLES, INVALID_DURATION, INVALID_FORMAT_UUID, …).
  */
 
-const reason = (name: string) => ({ params: { reason: name } });
-const issue = (ctx: z.RefinementCtx, path: (string | number)[], name: string) =>
-  ctx.addIssue({ code: z.ZodIssueCode.custom, path, ...reason(name) });
-
+/** A UUID, refused as the SDK's checkout refuses one (INVALID_FORMAT_UUID); lower-cased. */
 const uuid = z
   .string()
-  .refine((value) => z.string().uuid().safeParse(value).success, reason('INVALID_FORMAT_UUID'))
+  .refine(isUuid, reason('INVALID_FORMAT_UUID'))
   .transform((value) => value.toLowerCase());
 
 /** An ISO 8601 date-time with an offset. */
@@ -29,15 +36,8 @@ const instant = z
   .transform((value) => new Date(value));
 
 /** An ISO 8601 calendar duration (P1M, P2W, P23D), kept in its canonical form. */
-const calendarPeriod = (invalidReason: string) =>
-  z.string().transform((value, ctx) => {
-    const period = parseCalendarPeriod(value);
-    if (period === null) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason(invalidReason) });
-      return z.NEVER;
-    }
-    return formatCalendarPeriod(period);
-  });
+const canonicalPeriod = (invalidReason: string) =>
+  calendarPeriod(invalidReason).transform(formatCalendarPeriod);
 
 /** An ISO 8601 duration of at most a week (charge_capture_in: card authorizations do not outlive one). */
 const captureIn = z.string().transform((value, ctx) => {
@@ -89,7 +89,7 @@ export const createTemporaryLinkSchema = z
     expiry: instant.nullish(),
     amount: chargeAmountSchema,
     currency: currencySchema,
-    token_type: z.enum(['one_time', 'subscription', 'recurring']),
+    token_type: z.enum(TOKEN_TYPES),
     token_only: z.boolean().default(false),
     hide_cvv: z.boolean().nullish(),
     hide_prefilled_email: z.boolean().nullish(),
@@ -108,7 +108,7 @@ export const createTemporaryLinkSchema = z
       )
       .transform((value) => value as (typeof SUBSCRIPTION_PERIODS)[number])
       .nullish(),
-    subscription_cyclical_period: calendarPeriod('INVALID_SUBSCRIPTION_PERIOD').nullish(),
+    subscription_cyclical_period: canonicalPeriod('INVALID_SUBSCRIPTION_PERIOD').nullish(),
     subscription_cycles: boundedInt(1, 1000, 'INVALID_SUBSCRIPTION_CYCLES').nullish(),
     subscription_initial_amount: boundedInt(
       0,
@@ -116,15 +116,12 @@ export const createTemporaryLinkSchema = z
       'INVALID_SUBSCRIPTION_INITIAL_AMOUNT',
     ).nullish(),
     /** YYYY-MM-DD; not in the past is the service's to say (it needs today's date) */
-    subscription_start_on: z
-      .string()
-      .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value), reason('INVALID_SUBSCRIPTION_START_ON'))
-      .nullish(),
-    subscription_start_in: calendarPeriod('INVALID_DURATION').nullish(),
+    subscription_start_on: calendarDate('INVALID_SUBSCRIPTION_START_ON').nullish(),
+    subscription_start_in: canonicalPeriod('INVALID_DURATION').nullish(),
     subscription_start_in_months: boundedInt(0, 24, 'NOT_WITHIN_BOUNDS').nullish(),
     subscription_start_day_of_month: boundedInt(1, 31, 'INVALID_SUBSCRIPTION_START_DAY_OF_MONTH').nullish(),
     subscription_preserve_end_of_month: z.boolean().nullish(),
-    subscription_retry_interval: calendarPeriod('INVALID_DURATION').nullish(),
+    subscription_retry_interval: canonicalPeriod('INVALID_DURATION').nullish(),
     products: z
       .array(
         z

@@ -1,4 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pollingQuerySchema } from './request.schemas';
+import { parseInput } from './validation';
 
 /** How often a polling GET re-reads a pending resource's status. */
 export const POLLING_INTERVAL_MS = 100;
@@ -28,6 +30,29 @@ export async function waitWhilePending(
   }
 }
 
+/** What a GET's read waits for: whether it polls, for how long at most, until the client goes away. */
+export interface PollingOptions {
+  polling: boolean;
+  maxWaitMs: number;
+  signal?: AbortSignal;
+  /** the status waited out: `pending` unless told */
+  waitingStatus?: string;
+}
+
+/**
+ * A GET's polling options: `polling` from its query (pollingQuerySchema, parsed before the route
+ * reads anything, so that a malformed one is a 400 whatever the path names), waiting at most
+ * `maxWaitMs` (CHARGE_POLLING_MAX_WAIT_MS) or until the client closes the connection.
+ */
+export function pollingOf(
+  query: Record<string, unknown>,
+  reply: Parameters<typeof closeSignal>[0],
+  maxWaitMs: number,
+): PollingOptions {
+  const { polling } = parseInput(pollingQuerySchema, query);
+  return { polling, maxWaitMs, signal: closeSignal(reply) };
+}
+
 /**
  * A GET's read with `polling=true`: `read()` once, and while it is `pending` (or
  * `options.waitingStatus`) wait for its status to change (waitWhilePending), then read again.
@@ -35,7 +60,7 @@ export async function waitWhilePending(
 export async function readPolling<T extends { status: string }>(
   read: () => Promise<T>,
   status: () => Promise<string | null>,
-  options: { polling: boolean; maxWaitMs: number; signal?: AbortSignal; waitingStatus?: string },
+  options: PollingOptions,
 ): Promise<T> {
   const waitingStatus = options.waitingStatus ?? 'pending';
   const first = await read();

@@ -1,5 +1,6 @@
 import type { ZodIssue, ZodType, ZodTypeDef } from 'zod';
-import { ValidationError, type FieldError } from '@kessai/domain';
+import { type FieldError } from '@kessai/domain';
+import { accepted, type Checked } from '@kessai/payments';
 
 function reasonOf(issue: ZodIssue): string {
   switch (issue.code) {
@@ -48,9 +49,15 @@ export function toFieldErrors(issues: ZodIssue[]): FieldError[] {
   });
 }
 
+/** Request input checked against a snake_case schema (absent: `{}`): its value, or its field errors. */
+export function checkInput<T>(schema: ZodType<T, ZodTypeDef, unknown>, input: unknown): Checked<T> {
+  const result = schema.safeParse(input ?? {});
+  return result.success
+    ? { ok: true, value: result.data }
+    : { ok: false, errors: toFieldErrors(result.error.issues) };
+}
+
 /** Parses request input against a snake_case schema, or throws a ValidationError naming each field. */
 export function parseInput<T>(schema: ZodType<T, ZodTypeDef, unknown>, input: unknown): T {
-  const result = schema.safeParse(input ?? {});
-  if (!result.success) throw new ValidationError(toFieldErrors(result.error.issues));
-  return result.data;
+  return accepted(checkInput(schema, input));
 }

@@ -17,6 +17,8 @@ import {
   type RouteAccess,
 } from '../auth/decorators';
 import type { CredentialKind } from '../auth/principal';
+import { uuid } from '../http/request.schemas';
+import { handlerNamesOf } from '../http/route-handlers';
 import { CONTROLLER_DOCS, type Answer } from './operations';
 import { ErrorEnvelope, RESPONSE_SCHEMAS, type ResponseName } from './response-schemas';
 
@@ -48,7 +50,7 @@ const pageQuery = z.object({
     .regex(/^\d+$/)
     .optional()
     .describe(`items per page, ${PAGE_LIMIT_MIN}–${PAGE_LIMIT_MAX}; ${PAGE_LIMIT_DEFAULT} when absent`),
-  cursor: z.string().uuid().optional().describe('the id of the last item seen; the page starts after it'),
+  cursor: uuid.optional().describe('the id of the last item seen; the page starts after it'),
   cursor_direction: z.enum(['asc', 'desc']).optional().describe('desc (newest first) when absent'),
 });
 
@@ -218,9 +220,7 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
     const docs = CONTROLLER_DOCS[controller.name];
     if (!docs) throw new Error(`${controller.name} has no entry in CONTROLLER_DOCS (openapi/operations.ts)`);
     const operations = docs.operations;
-    const handlers = Object.getOwnPropertyNames(controller.prototype).filter(
-      (name) => factsOf(controller, name) !== null,
-    );
+    const handlers = handlerNamesOf(controller).filter((name) => factsOf(controller, name) !== null);
     for (const name of Object.keys(operations))
       if (!handlers.includes(name))
         throw new Error(`${controller.name}.${name} is documented but is no route`);

@@ -2,10 +2,9 @@ import type { ZodTypeAny } from 'zod';
 import { processorCallbackWireSchema } from '@kessai/processor';
 import type { LoginController } from '../accounts/login.controller';
 import type { PasswordResetsController } from '../accounts/password-resets.controller';
-import { credentials } from '../accounts/login.controller';
-import { resetConfirmation, resetRequest } from '../accounts/password-resets.controller';
+import { credentials, resetConfirmation, resetRequest } from '../accounts/account.schemas';
 import type { AppJwtsController } from '../app-jwts/app-jwts.controller';
-import { createBody as createAppJwtSchema } from '../app-jwts/app-jwts.controller';
+import { createAppJwtSchema } from '../app-jwts/app-jwt.schemas';
 import type { CancelsController } from '../cancels/cancels.controller';
 import { createCancelSchema, updateCancelSchema } from '../cancels/cancel.schemas';
 import type { ChargesController } from '../charges/charges.controller';
@@ -13,12 +12,11 @@ import {
   captureSchema,
   createChargeSchema,
   extendExpirySchema,
-  getChargeSchema,
   listChargesSchema,
   updateChargeSchema,
 } from '../charges/charge.schemas';
 import type { CheckoutInfoController } from '../checkout-info/checkout-info.controller';
-import { checkoutInfoQuery } from '../checkout-info/checkout-info.controller';
+import { checkoutInfoQuery } from '../checkout-info/checkout-info.schemas';
 import type { CheckoutController } from '../checkout/checkout.controller';
 import {
   checkoutInfoQuerySchema,
@@ -26,6 +24,7 @@ import {
   createTemporaryLinkSchema,
 } from '../checkout/checkout.schemas';
 import type { HeartbeatController } from '../heartbeat/heartbeat.controller';
+import { pollingQuerySchema } from '../http/request.schemas';
 import type { HostedCheckoutController } from '../hosted-checkout/hosted-checkout.controller';
 import { createPaymentSchema as createLinkPaymentSchema } from '../hosted-checkout/link-payments.service';
 import type { MeController } from '../merchants/me.controller';
@@ -34,10 +33,10 @@ import type { ProcessorCallbacksController } from '../processor-callbacks/proces
 import type { RefundsController } from '../refunds/refunds.controller';
 import { createRefundSchema, updateRefundSchema } from '../refunds/refund.schemas';
 import type { StoresController } from '../stores/stores.controller';
-import { customerIdRequest, listFilters, storeCreation, storeUpdate } from '../stores/stores.service';
+import { customerIdRequest, listFilters, storeCreation, storeUpdate } from '../stores/store.schemas';
 import type { SubscriptionsController } from '../subscriptions/subscriptions.controller';
-import { createBatchSchema } from '../subscriptions/subscription-batches.service';
 import {
+  createBatchSchema,
   createSubscriptionSchema,
   listSubscriptionsSchema,
   simulatePlanSchema,
@@ -104,7 +103,7 @@ export interface ControllerDocs<C> {
   operations: Handlers<C>;
 }
 
-const polling = getChargeSchema;
+const polling = pollingQuerySchema;
 const page = (name: ResponseName): Answer => ({ page: name, totalHits: true });
 
 const charges: ControllerDocs<ChargesController> = {

@@ -42,9 +42,12 @@ import { type CheckoutService } from '../checkout/checkout.service';
 import { type LinkPaymentView } from '../hosted-checkout/link-payments.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
 import { type presentStoreListItem, type presentStoreWithMerchant } from '../stores/store.presenter';
+import { type presentBatch } from '../subscriptions/subscription-batch.presenter';
 import { type presentTransaction } from '../transaction-history/transaction.presenter';
+import { type presentTokenThreeDsIssuerToken } from '../transaction-tokens/token-three-ds.presenter';
+import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
-import { PROCESSING_MODES, TOKEN_TYPES, USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
+import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
@@ -62,7 +65,6 @@ import {
 /** A resource answers exactly these fields: additionalProperties false in the document. */
 const resource = <T extends z.ZodRawShape>(shape: T) => z.object(shape).strict();
 
-const uuid = z.string().uuid();
 const instant = z.string().datetime({ offset: true });
 const mode = z.enum(PROCESSING_MODES);
 const money = z.number().int().describe('minor units (e.g. yen, or cents)');
@@ -794,10 +796,12 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentCancel>, typeof Cancel>,
   true satisfies Agrees<Out<typeof presentToken>, typeof TransactionToken>,
   true satisfies Agrees<Out<typeof presentTokenListItem>, typeof TransactionTokenListItem>,
+  true satisfies Agrees<Out<typeof presentTokenThreeDsIssuerToken>, typeof ThreeDsIssuerToken>,
   true satisfies Agrees<Out<typeof presentPlannedPayment>, typeof PlannedPayment>,
   true satisfies Agrees<Out<typeof presentScheduledPayment>, typeof ScheduledPayment>,
   true satisfies Agrees<Out<typeof presentSubscription>, typeof Subscription>,
   true satisfies Agrees<Out<typeof presentSubscriptionListItem>, typeof SubscriptionListItem>,
+  true satisfies Agrees<Out<typeof presentBatch>, typeof SubscriptionBatch>,
   true satisfies Agrees<Out<typeof presentTestClock>, typeof TestClock>,
   true satisfies Agrees<Out<typeof presentStoreWithMerchant>, typeof Store>,
   true satisfies Agrees<Out<typeof presentStoreListItem>, typeof StoreListItem>,

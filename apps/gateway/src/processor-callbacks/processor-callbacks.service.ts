@@ -1,12 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { ChargesRepository, DeferredPaymentsRepository, TokenThreeDsRepository } from '@kessai/db';
-import { AuthenticationError, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
+import { AuthenticationError, isUuid, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
 import { InvalidProcessorCallbackError, verifyProcessorCallback } from '@kessai/processor';
-import { z } from 'zod';
 import { LOGGER, type Logger } from '@kessai/observability';
-
-const uuid = z.string().uuid();
 
 /**
  * Signed notices from the payment processor (docs/processor-simulator.md, "Callbacks"): an online
@@ -58,7 +55,7 @@ export class ProcessorCallbacksService {
     }
     // our reference is the charge id; anything else is not ours (a 404 the processor may retry, harmlessly)
     const recorded =
-      uuid.safeParse(notice.reference).success &&
+      isUuid(notice.reference) &&
       (await this.charges.recordProcessorNotice(
         notice.reference,
         { noticeId: notice.notificationId, event: notice.event, status: notice.status },

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { REFUND_REASONS } from '@kessai/payments';
-import { currencySchema, MAX_CHARGE_AMOUNT } from '../charges/charge.schemas';
-import { metadataSchema } from '../transaction-tokens/transaction-token.schemas';
+import { currencySchema, MAX_CHARGE_AMOUNT, metadataSchema, reason } from '../http/request.schemas';
 
 /** Request schemas of the refund routes (api-reference §5.4), in wire (snake_case) form. */
 
@@ -9,9 +8,7 @@ import { metadataSchema } from '../transaction-tokens/transaction-token.schemas'
 const amount = z
   .number()
   .int()
-  .refine((value) => value >= 1 && value <= MAX_CHARGE_AMOUNT, {
-    params: { reason: 'REFUND_NOT_WITHIN_BOUNDS' },
-  });
+  .refine((value) => value >= 1 && value <= MAX_CHARGE_AMOUNT, reason('REFUND_NOT_WITHIN_BOUNDS'));
 
 const message = z.string().trim().min(1).max(255);
 

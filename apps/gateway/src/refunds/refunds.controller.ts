@@ -1,89 +1,36 @@
-import { Body, Controller, Get, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Controller, Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { parsePageRequest, toPage } from '@kessai/domain';
-import { RefundsService } from '@kessai/payments';
+import type { AccessScope, Refund } from '@kessai/db';
+import type { PageRequest } from '@kessai/domain';
+import { RefundsService, type RefundInput } from '@kessai/payments';
 import { presentRefund } from '@kessai/presenters';
-import { CurrentPrincipal } from '../auth/decorators';
-import { chargeScopeOf } from '../auth/path-scope';
-import type { Principal } from '../auth/principal';
-import { getChargeSchema } from '../charges/charge.schemas';
-import { closeSignal, readPolling } from '../http/polling';
+import { ChargeChildrenController } from '../charges/charge-children.controller';
 import { parseInput } from '../http/validation';
 import { createRefundSchema, updateRefundSchema } from './refund.schemas';
 
 /**
  * Refunds of a charge (api-reference §5.4): the SDK's refunds.create/get/list/update/poll. The use
- * cases are libs/payments' RefundsService.
+ * cases are libs/payments' RefundsService; the routes are ChargeChildrenController's.
  */
 @Controller('stores/:storeId/charges/:chargeId/refunds')
-export class RefundsController {
+export class RefundsController extends ChargeChildrenController<
+  Refund,
+  RefundInput,
+  ReturnType<typeof presentRefund>
+> {
   constructor(
     private readonly refunds: RefundsService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
-
-  @Post()
-  async create(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    const refund = await this.refunds.create(scope, chargeId, parseInput(createRefundSchema, body), {
-      correlationId: request.id,
-    });
-    return presentRefund(refund);
+    super(refunds, createRefundSchema, presentRefund, config);
   }
 
-  @Get()
-  async list(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Query() query: Record<string, unknown>,
-  ) {
-    const page = parsePageRequest(query);
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    const { rows, totalHits } = await this.refunds.list(scope, chargeId, page);
-    const result = toPage(rows, page.limit, presentRefund);
-    return totalHits === null ? result : { ...result, total_hits: totalHits };
-  }
-
-  /** With `polling=true` a pending refund is re-read until it ends, at most CHARGE_POLLING_MAX_WAIT_MS. */
-  @Get(':id')
-  async get(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Param('id') id: string,
-    @Query() query: Record<string, unknown>,
-    @Res({ passthrough: true }) reply: FastifyReply,
-  ) {
-    const { polling } = parseInput(getChargeSchema, query);
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    const refund = await readPolling(
-      () => this.refunds.find(scope, chargeId, id),
-      () => this.refunds.status(id),
-      { polling, maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS, signal: closeSignal(reply) },
-    );
-    return presentRefund(refund);
+  protected listOf(scope: AccessScope, chargeId: string, page: PageRequest) {
+    return this.refunds.list(scope, chargeId, page);
   }
 
   /** PATCH: reason, message and metadata; `status` is accepted only unchanged. */
-  @Patch(':id')
-  async update(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('chargeId') chargeId: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-  ) {
-    const scope = chargeScopeOf(principal, storeId, chargeId);
-    const refund = await this.refunds.find(scope, chargeId, id);
-    const changes = parseInput(updateRefundSchema, body);
-    return presentRefund(await this.refunds.update(scope, chargeId, refund, changes));
+  protected change(scope: AccessScope, chargeId: string, current: Refund, body: unknown) {
+    return this.refunds.update(scope, chargeId, current, parseInput(updateRefundSchema, body));
   }
 }

@@ -12,25 +12,45 @@ import {
   Req,
 } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
+import { StoresService } from '@kessai/accounts';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { AppTokenCache } from '../auth/app-token-cache';
 import { CurrentPrincipal } from '../auth/decorators';
+import { pathId } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
+import { formInput } from '../http/form-body';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import { publicBaseUrl } from '../http/public-base-url';
-import { StoresService } from './stores.service';
+import { parseInput } from '../http/validation';
+import { presentStoreListItem, presentStoreWithMerchant } from './store.presenter';
+import { customerIdRequest, listFilters, storeCreation, storeUpdate } from './store.schemas';
 
-/** The store routes (api-reference §5.7); POST and PATCH take JSON or, with a logo, multipart/form-data. */
+/**
+ * The store routes (api-reference §5.7); POST and PATCH take JSON or, with a logo,
+ * multipart/form-data. The use cases are libs/accounts' StoresService.
+ */
 @Controller('stores')
 export class StoresController {
   constructor(
     private readonly stores: StoresService,
+    private readonly appTokens: AppTokenCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
+  /** Merchant credentials only (a store token names a store already). */
   @Post()
-  create(@CurrentPrincipal() principal: Principal, @Body() body: unknown, @Req() request: FastifyRequest) {
-    return this.stores.create(principal, body, publicBaseUrl(this.config, request));
+  async create(
+    @CurrentPrincipal() principal: Principal,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+  ) {
+    const merchant = this.stores.merchantOf(principal);
+    const input = parseInput(storeCreation, formInput(storeCreation, body));
+    const store = await this.stores.create(merchant, input);
+    return presentStoreWithMerchant(store, publicBaseUrl(this.config, request));
   }
 
+  /** Merchant credentials only: the store is deactivated, its app tokens stop working at once. */
   @Delete(':storeId')
   @HttpCode(204)
   async delete(
@@ -38,44 +58,58 @@ export class StoresController {
     @Param('storeId') storeId: string,
     @Req() request: FastifyRequest,
   ) {
-    await this.stores.delete(principal, storeId, { correlationId: request.id });
+    const merchant = this.stores.merchantOf(principal);
+    const deleted = await this.stores.delete(merchant, storeId, { correlationId: request.id });
+    // the use case told every gateway; this one forgets them before it answers
+    for (const id of deleted.revokedAppTokenIds) this.appTokens.forget(id);
   }
 
   @Get()
-  list(
+  async list(
     @CurrentPrincipal() principal: Principal,
     @Query() query: Record<string, unknown>,
     @Req() request: FastifyRequest,
   ) {
-    return this.stores.list(principal, query, publicBaseUrl(this.config, request));
+    const page = parsePageRequest(query);
+    const { search } = parseInput(listFilters, query);
+    const baseUrl = publicBaseUrl(this.config, request);
+    const rows = await this.stores.list(principal, page, search);
+    return presentPage(rows, page, (store) => presentStoreListItem(store, baseUrl));
   }
 
   @Get(':storeId')
-  get(
+  async get(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Req() request: FastifyRequest,
   ) {
-    return this.stores.get(principal, storeId, publicBaseUrl(this.config, request));
+    const store = await this.stores.find(principal, storeId);
+    return presentStoreWithMerchant(store, publicBaseUrl(this.config, request));
   }
 
+  /** `name`, `configuration` (fees are the operator's, refused here) and `logo` (null removes it). */
   @Patch(':storeId')
-  update(
+  async update(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.stores.update(principal, storeId, body, publicBaseUrl(this.config, request));
+    const id = pathId(storeId, 'store');
+    const input = parseInput(storeUpdate, formInput(storeUpdate, body));
+    const store = await this.stores.update(principal, id, input);
+    return presentStoreWithMerchant(store, publicBaseUrl(this.config, request));
   }
 
   @Post(':storeId/create_customer_id')
   @HttpCode(200)
-  createCustomerId(
+  async createCustomerId(
     @CurrentPrincipal() principal: Principal,
     @Param('storeId') storeId: string,
     @Body() body: unknown,
   ) {
-    return this.stores.createCustomerId(principal, storeId, body);
+    const id = pathId(storeId, 'store');
+    const { customer_id } = parseInput(customerIdRequest, body);
+    return { customer_id: await this.stores.customerId(principal, id, customer_id) };
   }
 }

@@ -1,14 +1,24 @@
 import { Duration } from 'luxon';
 import { z } from 'zod';
-import { canonicalZoneId, parseCalendarPeriod, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
+import { canonicalZoneId, SUBSCRIPTION_PERIODS } from '@kessai/schedule';
+import { PAYMENT_TYPES, SUBSCRIPTION_STATUSES } from '@kessai/domain';
+import { MAX_BATCH_SUBSCRIPTIONS, type SubscriptionBatchInput } from '@kessai/subscriptions';
+import { CHARGE_THREE_DS_MODES, createChargeSchema } from '../charges/charge.schemas';
 import {
-  CHARGE_THREE_DS_MODES,
+  calendarDate,
+  calendarPeriod,
   chargeAmountSchema,
   currencySchema,
+  descriptorSchema,
+  issue,
   MAX_CHARGE_AMOUNT,
-} from '../charges/charge.schemas';
-import { PAYMENT_TYPES, SUBSCRIPTION_STATUSES } from '@kessai/domain';
-import { metadataSchema, PROCESSING_MODES } from '../transaction-tokens/transaction-token.schemas';
+  metadataSchema,
+  PROCESSING_MODES,
+  reason,
+  redirectUrl,
+  uuid,
+} from '../http/request.schemas';
+import { checkInput, parseInput } from '../http/validation';
 
 /**
  * Request schemas of the subscription routes (api-reference §5.3), in wire (snake_case) form: the
@@ -17,22 +27,7 @@ import { metadataSchema, PROCESSING_MODES } from '../transaction-tokens/transact
  * simulate_plan and POST /subscriptions refuse the same input with the same reasons.
  */
 
-const reason = (name: string) => ({ params: { reason: name } });
-const issue = (ctx: z.RefinementCtx, path: (string | number)[], name: string) =>
-  ctx.addIssue({ code: z.ZodIssueCode.custom, path, ...reason(name) });
-
 export const TERMINATION_MODES = ['immediate', 'on_next_payment'] as const;
-
-/** An ISO 8601 duration of whole years, months, weeks and days (P1M, P2W, P23D). */
-const calendarPeriod = (invalidReason: string) =>
-  z.string().transform((value, ctx) => {
-    const period = parseCalendarPeriod(value);
-    if (period === null) {
-      ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason(invalidReason) });
-      return z.NEVER;
-    }
-    return period;
-  });
 
 /** An amount in minor units that may be any size a charge may be; 0 is left to the engine's rule. */
 const initialAmount = z
@@ -75,10 +70,7 @@ export const subscriptionPlanSchema = z
 export const scheduleSettingsSchema = z
   .object({
     /** a calendar date in zone_id; whether it exists and is not past is the engine's to say */
-    start_on: z
-      .string()
-      .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value), reason('INVALID_FORMAT_DATE'))
-      .nullish(),
+    start_on: calendarDate().nullish(),
     zone_id: z
       .string()
       .max(64)
@@ -136,8 +128,6 @@ export const simulatePlanSchema = z
   .superRefine(refuseContradictions);
 export type SimulatePlanRequest = z.infer<typeof simulatePlanSchema>;
 
-const url = z.string().trim().url().max(2048);
-const descriptor = z.string().trim().min(1).max(200);
 const terminationSettings = z.object({ termination_mode: z.enum(TERMINATION_MODES).nullish() }).strict();
 
 /** The longest first_charge_capture_after: card authorizations do not outlive a week. */
@@ -164,14 +154,14 @@ const captureAfter = z.string().transform((text, ctx) => {
  */
 export const createSubscriptionSchema = z
   .object({
-    transaction_token_id: z.string().uuid(),
+    transaction_token_id: uuid,
     ...scheduleFields,
-    descriptor: descriptor.nullish(),
+    descriptor: descriptorSchema.nullish(),
     only_direct_currency: z.boolean().nullish(),
     three_ds: z
       .object({
         mode: z.enum(CHARGE_THREE_DS_MODES).nullish(),
-        redirect_endpoint: url.nullish(),
+        redirect_endpoint: redirectUrl.nullish(),
         redirect_id: z.string().trim().min(1).max(255).nullish(),
       })
       .strict()
@@ -179,7 +169,7 @@ export const createSubscriptionSchema = z
     metadata: metadataSchema.optional(),
     first_charge_authorization_only: z.boolean().nullish(),
     first_charge_capture_after: captureAfter.nullish(),
-    test_clock_id: z.string().uuid().nullish(),
+    test_clock_id: uuid.nullish(),
   })
   .strict()
   .superRefine((request, ctx) => {
@@ -197,10 +187,10 @@ export type CreateSubscriptionRequest = z.infer<typeof createSubscriptionSchema>
  */
 export const updateSubscriptionSchema = z
   .object({
-    transaction_token_id: z.string().uuid().optional(),
+    transaction_token_id: uuid.optional(),
     amount: chargeAmountSchema.optional(),
     status: z.enum(SUBSCRIPTION_STATUSES).optional(),
-    descriptor: descriptor.nullish(),
+    descriptor: descriptorSchema.nullish(),
     only_direct_currency: z.boolean().optional(),
     metadata: metadataSchema.optional(),
     schedule_settings: terminationSettings.optional(),
@@ -213,7 +203,7 @@ export const updateSubscriptionSchema = z
 export const suspendSchema = z.object({ schedule_settings: terminationSettings.nullish() }).strict();
 
 /** PATCH …/token */
-export const updateTokenSchema = z.object({ transaction_token_id: z.string().uuid() }).strict();
+export const updateTokenSchema = z.object({ transaction_token_id: uuid }).strict();
 
 const statusList = z
   .union([z.enum(SUBSCRIPTION_STATUSES), z.array(z.enum(SUBSCRIPTION_STATUSES))])
@@ -233,10 +223,33 @@ export const listSubscriptionsSchema = z
 /** PATCH …/payments/{id}: a pending payment's due date and amount, as the store allows. */
 export const updateScheduledPaymentSchema = z
   .object({
-    due_date: z
-      .string()
-      .refine((value) => /^\d{4}-\d{2}-\d{2}$/.test(value), reason('INVALID_FORMAT_DATE'))
-      .optional(),
+    due_date: calendarDate().optional(),
     amount: chargeAmountSchema.optional(),
   })
   .strict();
+
+/**
+ * POST /subscriptions/batches: up to MAX_BATCH_SUBSCRIPTIONS subscriptions (each as POST
+ * /subscriptions takes one) and at most one charge (as POST /charges takes one).
+ */
+export const createBatchSchema = z
+  .object({
+    subscriptions: z.array(z.unknown()).min(1).max(MAX_BATCH_SUBSCRIPTIONS),
+    charges: z.array(z.unknown()).max(1).optional(),
+    initial_charge_metadata: metadataSchema.optional(),
+  })
+  .strict();
+
+/**
+ * A batch's body: its shape refused at once; each item checked by its own schema and refused at
+ * its turn by SubscriptionBatchesService, under its own name (subscriptions[1].amount).
+ */
+export function parseSubscriptionBatch(body: unknown): SubscriptionBatchInput {
+  const request = parseInput(createBatchSchema, body);
+  const charge = request.charges?.[0];
+  return {
+    subscriptions: request.subscriptions.map((item) => checkInput(createSubscriptionSchema, item)),
+    charge: charge === undefined ? null : checkInput(createChargeSchema, charge),
+    initial_charge_metadata: request.initial_charge_metadata,
+  };
+}

@@ -14,7 +14,7 @@ import {
 } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { parsePageRequest, toPage } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import { ChargesService } from '@kessai/payments';
 import {
   presentCharge,
@@ -23,18 +23,23 @@ import {
   presentSubscription,
   presentSubscriptionListItem,
 } from '@kessai/presenters';
-import { ScheduledPaymentsService, SubscriptionsService } from '@kessai/subscriptions';
+import {
+  ScheduledPaymentsService,
+  SubscriptionBatchesService,
+  subscriptionBatchStatus,
+  SubscriptionsService,
+} from '@kessai/subscriptions';
 import { CurrentPrincipal } from '../auth/decorators';
-import { subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
+import { storeScopeOf, subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { listChargesFor } from '../charges/charge-list';
-import { getChargeSchema } from '../charges/charge.schemas';
-import { closeSignal, readPolling } from '../http/polling';
+import { pollingOf, readPolling } from '../http/polling';
 import { parseInput } from '../http/validation';
-import { SubscriptionBatchesService } from './subscription-batches.service';
+import { presentBatch } from './subscription-batch.presenter';
 import {
   createSubscriptionSchema,
   listSubscriptionsSchema,
+  parseSubscriptionBatch,
   simulatePlanSchema,
   suspendSchema,
   updateSubscriptionSchema,
@@ -89,23 +94,37 @@ export class SubscriptionsController {
     return presentSubscription(await this.subscriptions.create(actor, input, context(request)));
   }
 
+  /** Up to ten subscriptions and at most one charge, in the app token's store, all or nothing. */
   @Post('subscriptions/batches')
-  createBatch(
+  async createBatch(
     @CurrentPrincipal() principal: Principal,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.batches.create(principal, body, context(request));
+    const actor = tokenStoreOf(principal);
+    const input = parseSubscriptionBatch(body);
+    return presentBatch(await this.batches.create(actor, input, context(request)));
   }
 
+  /** With `polling=true` an awaiting batch is re-read until its status changes (bounded like charges). */
   @Get('subscriptions/batches/:batchId')
-  getBatch(
+  async getBatch(
     @CurrentPrincipal() principal: Principal,
     @Param('batchId') batchId: string,
     @Query() query: Query,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    return this.batches.get(principal, batchId, query, closeSignal(reply));
+    const polling = pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
+    const scope = storeScopeOf(principal, null, 'subscription_batch');
+    const read = async () => {
+      const batch = await this.batches.find(scope, batchId);
+      return { batch, status: subscriptionBatchStatus(batch) };
+    };
+    const { batch } = await readPolling(read, async () => (await read()).status, {
+      ...polling,
+      waitingStatus: 'awaiting',
+    });
+    return presentBatch(batch);
   }
 
   @Get('subscriptions')
@@ -131,17 +150,12 @@ export class SubscriptionsController {
     @Query() query: Query,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
-    const { polling } = parseInput(getChargeSchema, query);
+    const polling = pollingOf(query, reply, this.config.CHARGE_POLLING_MAX_WAIT_MS);
     const scope = subscriptionScopeOf(principal, storeId, id);
     const subscription = await readPolling(
       () => this.subscriptions.find(scope, id),
       () => this.subscriptions.status(id),
-      {
-        polling,
-        maxWaitMs: this.config.CHARGE_POLLING_MAX_WAIT_MS,
-        signal: closeSignal(reply),
-        waitingStatus: 'unverified',
-      },
+      { ...polling, waitingStatus: 'unverified' },
     );
     return presentSubscription(subscription);
   }
@@ -271,10 +285,9 @@ export class SubscriptionsController {
     const page = parsePageRequest(query);
     const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
     const { rows, totalHits } = await this.payments.list(subscription, page);
-    const result = toPage(rows, page.limit, (payment) =>
-      presentScheduledPayment(payment, subscription.retryInterval),
-    );
-    return totalHits === null ? result : { ...result, total_hits: totalHits };
+    const present = (payment: (typeof rows)[number]) =>
+      presentScheduledPayment(payment, subscription.retryInterval);
+    return presentPage(rows, page, present, totalHits);
   }
 
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId')
@@ -351,8 +364,7 @@ export class SubscriptionsController {
     ];
     const where = { statuses, mode: filters.mode, search: filters.search || undefined };
     const { rows, totalHits } = await this.subscriptions.list(scope, storeId, where, page);
-    const result = toPage(rows, page.limit, presentSubscriptionListItem);
-    return totalHits === null ? result : { ...result, total_hits: totalHits };
+    return presentPage(rows, page, presentSubscriptionListItem, totalHits);
   }
 
   async #suspend(

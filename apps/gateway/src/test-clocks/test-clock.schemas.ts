@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { instant } from '../charges/charge.schemas';
+import { instant } from '../http/request.schemas';
 
 /** Request schemas of the test clock routes (docs/subscriptions.md, "Test clocks"). */
 

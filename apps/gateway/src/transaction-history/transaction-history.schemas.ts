@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { CHARGE_STATUSES } from '@kessai/domain';
-import { instant } from '../charges/charge.schemas';
-import { PROCESSING_MODES } from '../transaction-tokens/transaction-token.schemas';
+import { instant, PROCESSING_MODES } from '../http/request.schemas';
 
 export const TRANSACTION_TYPES = ['charge', 'refund'] as const;
 

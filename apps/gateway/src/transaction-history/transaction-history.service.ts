@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { StoresRepository, TransactionHistoryRepository, type AccessScope } from '@kessai/db';
-import { NotFoundError, isUuid, parsePageRequest, toPage } from '@kessai/domain';
+import { NotFoundError, isUuid } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
 import { listTransactionHistorySchema } from './transaction-history.schemas';
@@ -30,6 +31,6 @@ export class TransactionHistoryService {
       scope = { merchantId: principal.merchantId, storeId };
     }
     const rows = await this.history.list(scope, filters, page);
-    return toPage(rows, page.limit, presentTransaction);
+    return presentPage(rows, page, presentTransaction);
   }
 }

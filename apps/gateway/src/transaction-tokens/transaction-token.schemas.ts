@@ -1,23 +1,20 @@
-import { z } from 'zod';
+import { z, type ZodType, type ZodTypeDef } from 'zod';
 import { isExpirationPeriod, isTimeShift } from '@kessai/store-configuration';
-import {
-  CHARGEABLE_PAYMENT_TYPES,
-  PAYMENT_TYPES,
-  ValidationError,
-  type ChargeablePaymentType,
-} from '@kessai/domain';
-import { parseJsonText } from '../http/json-text';
+import { CHARGEABLE_PAYMENT_TYPES, PAYMENT_TYPES, type ChargeablePaymentType } from '@kessai/domain';
+import type { Checked } from '@kessai/payments';
+import type { TokenDataInput, TokenInput } from '@kessai/transaction-tokens';
+import { metadataSchema, PROCESSING_MODES, redirectUrl, TOKEN_TYPES, uuid } from '../http/request.schemas';
+import { checkInput, parseInput } from '../http/validation';
 
 /**
  * Request schemas of the transaction token routes (api-reference §5.1), in wire (snake_case) form.
- * Card numbers, expiry and CVV are declared here only as "present"; libs/cards checks them, so
- * that their reasons (INVALID_CARD_NUMBER, INVALID_CVV, …) are the same everywhere. No schema ever
- * puts a submitted value into an error: field errors name the field and a reason only.
+ * Card numbers, expiry and CVV are declared here only as "present"; libs/cards checks them (in
+ * libs/transaction-tokens), so that their reasons (INVALID_CARD_NUMBER, INVALID_CVV, …) are the
+ * same everywhere. No schema ever puts a submitted value into an error: field errors name the field
+ * and a reason only.
  */
 
-export const TOKEN_TYPES = ['one_time', 'subscription', 'recurring'] as const;
 export const USAGE_LIMITS = ['daily', 'weekly', 'monthly', 'annually'] as const;
-export const PROCESSING_MODES = ['test', 'live', 'live_test'] as const;
 export const TOKEN_THREE_DS_MODES = ['normal', 'force', 'skip', 'if_available'] as const;
 export const ONLINE_CALL_METHODS = ['http_get', 'http_get_mobile', 'http_post', 'sdk', 'web', 'app'] as const;
 export const ONLINE_BRANDS = [
@@ -49,61 +46,9 @@ export const ONLINE_BRANDS = [
   'alipay_connect_online',
 ] as const;
 
-const METADATA_MAX_JSON_LENGTH = 16_384;
-type MetadataScalar = string | number | boolean | null;
-export type Metadata = Record<string, MetadataScalar | MetadataScalar[]>;
-
-const isScalar = (v: unknown): v is MetadataScalar =>
-  v === null || ['string', 'number', 'boolean'].includes(typeof v);
-
-/**
- * Metadata as an object or a JSON-encoded object (the SDK allows both, api-reference §3): flat,
- * values scalars or arrays of scalars, kept verbatim.
- */
-// the object form first: it is the common one, and a union's failed first option costs an issue
-// object and its message every time (both failing is INVALID_FORMAT either way)
-export const metadataSchema = z.union([z.record(z.unknown()), z.string()]).transform((raw, ctx): Metadata => {
-  let value: unknown = raw;
-  if (typeof raw === 'string') {
-    // held to the body's limits and string rules (a decoded string may spell U+0000 or a lone
-    // surrogate, which the request body's parser could not see)
-    try {
-      value = parseJsonText(raw);
-    } catch (error) {
-      if (!(error instanceof ValidationError)) value = undefined;
-      else {
-        for (const { field, reason } of error.errors)
-          ctx.addIssue({ code: z.ZodIssueCode.custom, path: field ? [field] : [], params: { reason } });
-        return z.NEVER;
-      }
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_OBJECT' } });
-    return z.NEVER;
-  }
-  // flat first: only then is its length measured (stringifying a deep value could overflow the stack)
-  let flat = true;
-  for (const [key, entry] of Object.entries(value)) {
-    const ok = isScalar(entry) || (Array.isArray(entry) && entry.every(isScalar));
-    if (!ok) {
-      flat = false;
-      ctx.addIssue({
-        code: z.ZodIssueCode.custom,
-        path: [key],
-        params: { reason: 'NESTED_JSON_NOT_ALLOWED' },
-      });
-    }
-  }
-  if (!flat) return z.NEVER;
-  if (JSON.stringify(value).length > METADATA_MAX_JSON_LENGTH) {
-    ctx.addIssue({ code: z.ZodIssueCode.custom, params: { reason: 'INVALID_FORMAT_LENGTH' } });
-    return z.NEVER;
-  }
-  return value as Metadata;
-});
-
 const text = (max: number) => z.string().trim().max(max);
+/** the customer's address: the token's, and its confirmation code's destination */
+const email = z.string().trim().max(254).email();
 
 const phoneNumber = z
   .object({
@@ -137,7 +82,6 @@ const billingFields = {
     .optional(),
   phone_number: phoneNumber.optional(),
 };
-export const BILLING_KEYS = ['line1', 'line2', 'state', 'city', 'country', 'zip', 'phone_number'] as const;
 
 /** CVV authorization is not offered yet: `enabled: false` (or absent) is the only accepted value. */
 const cvvAuthorizeOff = z
@@ -231,14 +175,14 @@ export const createTokenSchema = z
       })
       .transform((v) => v as ChargeablePaymentType),
     type: z.enum(TOKEN_TYPES),
-    email: z.string().trim().max(254).email().nullish(),
+    email: email.nullish(),
     usage_limit: z.enum(USAGE_LIMITS).nullish(),
     data: z.record(z.unknown()),
     use_confirmation: z.boolean().optional(),
     three_ds: z
       .object({
         mode: z.enum(TOKEN_THREE_DS_MODES).default('normal'),
-        redirect_endpoint: z.string().trim().url().max(2048).optional(),
+        redirect_endpoint: redirectUrl.optional(),
         redirect_id: text(255).optional(),
       })
       .strict()
@@ -246,11 +190,10 @@ export const createTokenSchema = z
     metadata: metadataSchema.optional(),
   })
   .strict();
-export type CreateTokenRequest = z.infer<typeof createTokenSchema>;
 
 export const updateTokenSchema = z
   .object({
-    email: z.string().trim().max(254).email().nullish(),
+    email: email.nullish(),
     metadata: metadataSchema.optional(),
     data: z
       .object({
@@ -263,7 +206,6 @@ export const updateTokenSchema = z
       .optional(),
   })
   .strict();
-export type UpdateTokenRequest = z.infer<typeof updateTokenSchema>;
 
 export const listFiltersSchema = z
   .object({
@@ -271,7 +213,7 @@ export const listFiltersSchema = z
     mode: z.enum(PROCESSING_MODES).optional(),
     payment_type: z.enum(PAYMENT_TYPES).optional(),
     search: z.string().trim().max(200).optional(),
-    customer_id: z.string().uuid().optional(),
+    customer_id: uuid.optional(),
   })
   .passthrough();
 
@@ -287,7 +229,7 @@ export const renewTokenSchema = z
   .object({
     data: z
       .object({
-        email: z.string().trim().max(254).email().nullish(),
+        email: email.nullish(),
         cardholder: z.unknown(),
         exp_month: z.unknown(),
         exp_year: z.unknown(),
@@ -298,3 +240,37 @@ export const renewTokenSchema = z
       .strict(),
   })
   .strict();
+
+/**
+ * POST /tokens: the request's shape refused at once; its `data` checked by its payment type's
+ * schema, and refused by TransactionTokensService after the store's rules (a payment type the store
+ * switched off is refused as such, whatever its data), each field named under `data.`.
+ */
+export function parseTokenCreation(body: unknown): TokenInput {
+  const { payment_type, data, ...fields } = parseInput(createTokenSchema, body);
+  return { ...fields, ...tokenDataOf(payment_type, data) };
+}
+
+function tokenDataOf(paymentType: ChargeablePaymentType, data: Record<string, unknown>): TokenDataInput {
+  switch (paymentType) {
+    case 'card':
+      return { payment_type: 'card', data: { card: data, billing: checkData(cardDataSchema, data) } };
+    case 'online':
+      return { payment_type: 'online', data: checkData(onlineDataSchema, data) };
+    case 'qr_scan':
+      return { payment_type: 'qr_scan', data: checkData(qrScanDataSchema, data) };
+    case 'bank_transfer':
+      return { payment_type: 'bank_transfer', data: checkData(bankTransferDataSchema, data) };
+    case 'konbini':
+      return { payment_type: 'konbini', data: checkData(konbiniDataSchema, data) };
+  }
+}
+
+function checkData<T>(schema: ZodType<T, ZodTypeDef, unknown>, data: Record<string, unknown>): Checked<T> {
+  const checked = checkInput(schema, data);
+  if (checked.ok) return checked;
+  return {
+    ok: false,
+    errors: checked.errors.map((e) => ({ ...e, field: e.field === null ? 'data' : `data.${e.field}` })),
+  };
+}

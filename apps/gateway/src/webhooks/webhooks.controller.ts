@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
-import { parsePageRequest, toPage } from '@kessai/domain';
+import { parsePageRequest, presentPage } from '../http/pagination';
 import { WebhooksService } from '@kessai/webhooks';
 import { CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
@@ -166,7 +166,7 @@ export class WebhooksController {
   async #list(principal: Principal, storeId: string | null, query: Record<string, unknown>) {
     const page = parsePageRequest(query);
     const owner = await this.webhooks.ownerOf(principal, storeId);
-    return toPage(await this.webhooks.list(owner, page), page.limit, presentWebhookListItem);
+    return presentPage(await this.webhooks.list(owner, page), page, presentWebhookListItem);
   }
 
   async #get(principal: Principal, storeId: string | null, id: string) {
@@ -183,7 +183,7 @@ export class WebhooksController {
   ) {
     const page = parsePageRequest(query);
     const owner = await this.webhooks.ownerOf(principal, storeId);
-    return toPage(await this.webhooks.listDeliveries(owner, id, page), page.limit, presentDelivery);
+    return presentPage(await this.webhooks.listDeliveries(owner, id, page), page, presentDelivery);
   }
 
   /**

@@ -1,8 +1,8 @@
 import { ResourceLimitError, type ActiveLimitedResource } from '@kessai/domain';
 import type { Prisma } from '../generated/prisma/client';
 import type { PrismaService } from '../prisma.service';
-import type { AccessScope } from '../repositories/scope';
-import { ADVISORY_XACT_LOCK } from '../sql/limits.sql';
+import type { AccessScope } from '../scope';
+import { ADVISORY_XACT_LOCK } from './limits.sql';
 import { limitScopeKey } from './limit-scope';
 
 export interface ActiveLimit {

@@ -2,8 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { ResourceLimitError, utcDay, type DailyQuotaResource } from '@kessai/domain';
 import type { Prisma } from '../generated/prisma/client';
 import { PrismaService } from '../prisma.service';
-import { CONSUME_DAILY_QUOTA } from '../sql/limits.sql';
-import type { AccessScope } from '../repositories/scope';
+import { CONSUME_DAILY_QUOTA } from './limits.sql';
+import type { AccessScope } from '../scope';
 import { limitScopeKey } from './limit-scope';
 
 export interface DailyQuota {

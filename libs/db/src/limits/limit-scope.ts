@@ -1,4 +1,4 @@
-import type { AccessScope } from '../repositories/scope';
+import type { AccessScope } from '../scope';
 
 /**
  * The key a scope's limits are counted under. A store's resources count against that store; the

@@ -1,12 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { CancelsRepository, ChargesRepository, type AccessScope, type Cancel } from '@kessai/db';
-import { BusinessRuleError, NotFoundError, type PageRequest } from '@kessai/domain';
+import { BusinessRuleError, isUuid, NotFoundError, type PageRequest } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
-import { z } from 'zod';
 import type { ChargeScope, Metadata } from '../actor';
-
-const uuid = z.string().uuid();
 
 /**
  * Cancels of authorized or awaiting charges (api-reference §5.5, docs/refunds-and-cancels.md):
@@ -76,7 +73,7 @@ export class CancelsService {
   }
 
   private async findVisible(scope: AccessScope, chargeId: string, id: string): Promise<Cancel> {
-    const cancel = uuid.safeParse(id).success ? await this.cancels.findInScope(scope, chargeId, id) : null;
+    const cancel = isUuid(id) ? await this.cancels.findInScope(scope, chargeId, id) : null;
     if (!cancel) throw new NotFoundError('cancel');
     return cancel;
   }

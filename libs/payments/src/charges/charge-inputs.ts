@@ -29,3 +29,13 @@ export interface CaptureInput {
   amount: number;
   currency: string;
 }
+
+/**
+ * An extension of a bank-transfer or konbini charge's payment deadline: by a period (ISO 8601, with
+ * an optional time of day to move to), or to a date; neither: the store's default_extension_period.
+ */
+export interface ExpiryExtensionInput {
+  expiration_period?: string;
+  expiration_time_shift?: string;
+  expiration_date?: Date;
+}

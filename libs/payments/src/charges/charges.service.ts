@@ -23,10 +23,11 @@ import {
   DAILY_QUOTAS,
   isChargeablePaymentType,
   isDeferredPaymentType,
+  isUuid,
   NotFoundError,
   ResourceLimitError,
-  ValidationError,
   tokenThreeDsRefusal,
+  ValidationError,
   type PageRequest,
 } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
@@ -40,7 +41,6 @@ import {
   paymentDeadline,
   type StoreConfiguration,
 } from '@kessai/store-configuration';
-import { z } from 'zod';
 import type { Metadata, PaymentsActor, StoreActor } from '../actor';
 import type { CaptureInput, ChargeInput } from './charge-inputs';
 
@@ -55,7 +55,6 @@ const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
 /** How far ahead capture_at may be: card authorizations do not outlive a week. */
 export const MAX_CAPTURE_DELAY_MS = 7 * 24 * 3_600_000;
 
-const uuid = z.string().uuid();
 const TOKEN_FIELD = 'transaction_token_id';
 
 /**
@@ -301,13 +300,13 @@ export class ChargesService {
   }
 
   private async findVisible(scope: AccessScope, id: string): Promise<Charge> {
-    const charge = uuid.safeParse(id).success ? await this.charges.findInScope(scope, id) : null;
+    const charge = isUuid(id) ? await this.charges.findInScope(scope, id) : null;
     if (!charge) throw new NotFoundError('charge');
     return charge;
   }
 
   private async findIssuerTokens(scope: AccessScope, id: string): Promise<ChargeIssuerTokens> {
-    const charge = uuid.safeParse(id).success ? await this.charges.findIssuerTokens(scope, id) : null;
+    const charge = isUuid(id) ? await this.charges.findIssuerTokens(scope, id) : null;
     if (!charge) throw new NotFoundError('charge');
     return charge;
   }

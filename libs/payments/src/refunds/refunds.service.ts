@@ -4,16 +4,14 @@ import { ChargesRepository, RefundsRepository, type AccessScope, type Refund } f
 import {
   BusinessRuleError,
   isRefundablePaymentType,
+  isUuid,
   NotFoundError,
   ValidationError,
   type PageRequest,
 } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
-import { z } from 'zod';
 import type { ChargeScope } from '../actor';
 import type { RefundChanges, RefundInput } from './refund-inputs';
-
-const uuid = z.string().uuid();
 
 /**
  * Refunds of successful charges (api-reference §5.4, docs/refunds-and-cancels.md): accept one
@@ -119,7 +117,7 @@ export class RefundsService {
   }
 
   private async findVisible(scope: AccessScope, chargeId: string, id: string): Promise<Refund> {
-    const refund = uuid.safeParse(id).success ? await this.refunds.findInScope(scope, chargeId, id) : null;
+    const refund = isUuid(id) ? await this.refunds.findInScope(scope, chargeId, id) : null;
     if (!refund) throw new NotFoundError('refund');
     return refund;
   }

@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { APP_TOKEN_DOMAIN, isWildcardOverPublicSuffix } from '@kessai/accounts';
+import { reason } from '../http/request.schemas';
+
+/** Request schemas of the app token routes (`app_jwts`), in wire (snake_case) form. */
+
+/** POST (/stores/{storeId})/app_jwts: the new token's mode and the Origins its public use may come from. */
+export const createAppJwtSchema = z
+  .object({
+    mode: z.enum(['test', 'live']).default('test'),
+    domains: z
+      .array(
+        z
+          .string()
+          .trim()
+          .max(253)
+          .regex(APP_TOKEN_DOMAIN)
+          .refine((domain) => !isWildcardOverPublicSuffix(domain), reason('INVALID_FORMAT')),
+      )
+      .max(50)
+      .default([]),
+  })
+  .strict();

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { LedgerMetrics } from './ledger-metrics';
+import { LedgerPoster } from './ledger-poster';
+import { LedgerRelease } from './ledger-release';
+import { LedgerVerifier } from './ledger-verifier';
+
+/**
+ * The ledger (docs/ledger.md): the poster of the business facts the outbox carries, the release of
+ * pending money that became available, and the periodic check of the books. The config, Postgres
+ * (LedgerRepository), Redis and the logger come from the worker service's root.
+ */
+@Module({ providers: [LedgerMetrics, LedgerPoster, LedgerRelease, LedgerVerifier] })
+export class LedgerServiceModule {}

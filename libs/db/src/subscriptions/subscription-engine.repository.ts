@@ -1,0 +1,102 @@
+import { Injectable } from '@nestjs/common';
+import { PrismaService } from '../prisma.service';
+import {
+  APPLY_SETTLEMENTS,
+  CLAIM_DUE_PAYMENTS,
+  FIND_UNSETTLED_CHARGES,
+  LOCK_SETTLEMENTS,
+  START_PAYMENTS,
+  TERMINATE_PAYMENTS,
+  type NextPaymentInput,
+  type PaymentChargeInput,
+  type SettlementEventInput,
+  type SettlementInput,
+} from './subscription-engine.sql';
+import type { RowOf } from '../sql/statement';
+
+export type {
+  NextPaymentInput,
+  PaymentChargeInput,
+  SettlementEventInput,
+  SettlementInput,
+} from './subscription-engine.sql';
+
+/** A due payment as the scheduler claimed it, with its subscription, token and configurations. */
+export type DuePayment = RowOf<(typeof CLAIM_DUE_PAYMENTS)['columns']>;
+/** A payment whose try's charge is final, locked with its subscription for settling. */
+export type PaymentToSettle = RowOf<(typeof LOCK_SETTLEMENTS)['columns']>;
+
+/** What the scheduler does with the payments it claimed. */
+export interface ClaimDecisions {
+  /** payments to charge now: one charge each */
+  charges: PaymentChargeInput[];
+  /** payments not to charge: a termination, or a subscription that ended */
+  terminations: string[];
+}
+
+/** What the engine decided for the payments it settles. */
+export interface SettlementDecisions {
+  settlements: SettlementInput[];
+  next: NextPaymentInput[];
+  events: SettlementEventInput[];
+}
+
+/**
+ * The subscription engine's transactions (docs/subscriptions.md, "The engine"): each reads and
+ * locks its rows, lets the caller decide, and applies the decisions before it commits.
+ */
+@Injectable()
+export class SubscriptionEngineRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * Claims up to `limit` due payments (and up to `limit` on test clocks), skipping those another
+   * transaction holds, and starts or terminates each as `decide` says, in one transaction. Resolves
+   * to how many payments it claimed.
+   */
+  async claimDuePayments(
+    limit: number,
+    decide: (due: DuePayment[]) => ClaimDecisions,
+  ): Promise<{ claimed: number; started: number; terminated: number }> {
+    return this.prisma.inTransaction(async (db) => {
+      const due = await this.prisma.run(CLAIM_DUE_PAYMENTS, { limit }, { db });
+      if (due.length === 0) return { claimed: 0, started: 0, terminated: 0 };
+      const decisions = decide(due);
+      const started =
+        decisions.charges.length === 0
+          ? []
+          : await this.prisma.run(START_PAYMENTS, { input: decisions.charges }, { db });
+      const terminated =
+        decisions.terminations.length === 0
+          ? []
+          : await this.prisma.run(TERMINATE_PAYMENTS, { paymentIds: decisions.terminations }, { db });
+      return { claimed: due.length, started: started.length, terminated: terminated.length };
+    });
+  }
+
+  /**
+   * Settles the scheduled payments whose current try's charge is among `chargeIds` and final: locks
+   * them with their subscriptions, lets `decide` say what follows, applies it, commits. Charges of no
+   * scheduled payment, or of a try already settled, are skipped. Resolves to the payments settled.
+   */
+  async settle(
+    chargeIds: readonly string[],
+    decide: (payments: PaymentToSettle[]) => SettlementDecisions,
+  ): Promise<string[]> {
+    if (chargeIds.length === 0) return [];
+    return this.prisma.inTransaction(async (db) => {
+      const payments = await this.prisma.run(LOCK_SETTLEMENTS, { chargeIds }, { db });
+      if (payments.length === 0) return [];
+      const decisions = decide(payments);
+      if (decisions.settlements.length === 0) return [];
+      const settled = await this.prisma.run(APPLY_SETTLEMENTS, decisions, { db });
+      return settled.map((row) => row.payment_id);
+    });
+  }
+
+  /** Charges whose payment is still processing though they have been final for `staleSeconds`. */
+  async findUnsettledCharges(staleSeconds: number, limit: number): Promise<string[]> {
+    const rows = await this.prisma.run(FIND_UNSETTLED_CHARGES, { staleSeconds, limit });
+    return rows.map((row) => row.charge_id);
+  }
+}

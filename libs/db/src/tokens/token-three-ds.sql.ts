@@ -1,0 +1,162 @@
+import type { ProcessingMode } from '../generated/prisma/enums';
+import type { Prisma } from '../generated/prisma/client';
+import {
+  tokenThreeDsNoticeReceivedSql,
+  tokenThreeDsRequestedSql,
+  tokenThreeDsUpdatedSql,
+} from '../outbox/event-sql';
+import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
+import { defineStatement, pg } from '../sql/statement';
+
+/**
+ * A card token's 3-D Secure (docs/transaction-tokens.md, "3-D Secure"): its state is the token's
+ * `data.three_ds` object; every change is conditional on what it was read as (status, attempt,
+ * expiry marker, enabled).
+ */
+
+/** When a token's awaiting 3-D Secure expires: as stored, else from its last change. */
+const threeDsDeadline = (alias: string, expirySeconds: string) =>
+  `COALESCE((${alias}.data->'three_ds'->>'expires_on')::timestamptz,
+            ${alias}.updated_on + make_interval(secs => ${expirySeconds}))`;
+
+/**
+ * What charge-service needs to authenticate a card token: its 3-D Secure, card and vault row, and
+ * whether an awaiting authentication is past its deadline by Postgres' clock (the one the sweeper
+ * finds it by): `three_ds.expires_on`, else (awaiting before deadlines were stored) the token's last
+ * change + `expirySeconds`.
+ */
+export const FIND_TOKEN_THREE_DS = defineStatement({
+  name: 'token_three_ds_find',
+  params: { id: pg.uuid, expirySeconds: pg.int4 },
+  columns: {
+    id: pg.text,
+    mode: pg.textOf<ProcessingMode>(),
+    active: pg.bool,
+    data: pg.jsonb<Prisma.JsonValue>(),
+    expired: pg.bool,
+    key_id: pg.nullable(pg.text),
+    iv: pg.nullable(pg.bytea),
+    ciphertext: pg.nullable(pg.bytea),
+    auth_tag: pg.nullable(pg.bytea),
+  },
+  text: (p) => `
+    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data,
+           COALESCE(t.data->'three_ds'->>'status' = 'awaiting'
+                    AND ${threeDsDeadline('t', p.expirySeconds)} <= now(), false) AS expired,
+           v.key_id, v.iv, v.ciphertext, v.auth_tag
+      FROM transaction_tokens t
+      LEFT JOIN card_vault v ON v.transaction_token_id = t.id
+     WHERE t.id = ${p.id} AND t.payment_type = 'card'`,
+});
+
+/**
+ * Replaces the token's `data.three_ds` with `threeDs` while its status, attempt and expiry marker are
+ * still the ones read (`fromStatus` null: none), writing token_three_ds_updated when the status or
+ * `enabled` changes and, with `requested`, token_three_ds_requested (charge-service authenticates).
+ * `enabled` is the merchant's switch: with `fromEnabled` (the gateway's changes) it must still be as
+ * read; null (charge-service recording what the processor did) it is not compared and the stored
+ * one is kept, so that a disable in between is never undone and never makes an outcome go unrecorded.
+ * The correlation is the request's, else the cause event's. No row when the token moved meanwhile.
+ */
+export const UPDATE_TOKEN_THREE_DS = defineStatement({
+  name: 'token_three_ds_update',
+  params: {
+    id: pg.uuid,
+    fromStatus: pg.nullable(pg.text),
+    fromAttempt: pg.int4,
+    fromExpiring: pg.bool,
+    fromEnabled: pg.nullable(pg.bool),
+    threeDs: pg.jsonb<unknown>(),
+    requested: pg.bool,
+    correlationId: pg.nullable(pg.text),
+    causeEventId: pg.nullable(pg.uuid),
+  },
+  columns: { id: pg.text, changed: pg.bool },
+  text: (p) => `
+    WITH old AS (
+      SELECT id, data->'three_ds' AS three_ds
+        FROM transaction_tokens
+       WHERE id = ${p.id} AND payment_type = 'card'
+         AND data->'three_ds'->>'status' IS NOT DISTINCT FROM ${p.fromStatus}
+         AND COALESCE((data->'three_ds'->>'attempt')::int, 0) = ${p.fromAttempt}
+         AND COALESCE((data->'three_ds'->>'expiring')::boolean, false) = ${p.fromExpiring}
+         AND (${p.fromEnabled}::boolean IS NULL
+              OR COALESCE((data->'three_ds'->>'enabled')::boolean, false) = ${p.fromEnabled})
+         FOR UPDATE
+    ), token AS (
+      UPDATE transaction_tokens t
+         SET data = jsonb_set(t.data, '{three_ds}',
+                      CASE WHEN ${p.fromEnabled}::boolean IS NULL
+                           THEN ${p.threeDs} || jsonb_build_object(
+                                  'enabled', COALESCE(old.three_ds->'enabled', 'false'::jsonb))
+                           ELSE ${p.threeDs} END),
+             updated_on = now()
+        FROM old
+       WHERE t.id = old.id
+      RETURNING t.id, t.merchant_id, t.store_id, t.data,
+                (old.three_ds->>'status' IS DISTINCT FROM t.data->'three_ds'->>'status'
+                 OR old.three_ds->>'enabled' IS DISTINCT FROM t.data->'three_ds'->>'enabled') AS changed
+    ), updated_event AS (
+      ${outboxInsertFrom('token', {
+        aggregateType: 'transaction_token',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: tokenThreeDsUpdatedSql(),
+        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
+        where: 'changed',
+      })}
+    ), requested_event AS (
+      ${outboxInsertFrom('token', {
+        aggregateType: 'transaction_token',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: tokenThreeDsRequestedSql(),
+        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
+        where: p.requested,
+      })}
+    )
+    SELECT id::text AS id, changed FROM token`,
+});
+
+/**
+ * The processor's notice about a card token's authentication (POST /processor/callbacks), as a
+ * token_three_ds_notice_received command; no row when the token is not ours.
+ */
+export const RECORD_TOKEN_THREE_DS_NOTICE = defineStatement({
+  name: 'token_three_ds_record_notice',
+  params: { id: pg.uuid, noticeId: pg.text, status: pg.text, correlationId: pg.nullable(pg.text) },
+  columns: { id: pg.text },
+  text: (p) => `
+    ${outboxInsertFrom('transaction_tokens', {
+      aggregateType: 'transaction_token',
+      aggregateId: 'id',
+      merchantId: 'merchant_id',
+      storeId: 'store_id',
+      event: tokenThreeDsNoticeReceivedSql({ noticeId: p.noticeId, status: p.status }),
+      correlationId: p.correlationId,
+      where: `id = ${p.id} AND payment_type = 'card' AND data->'three_ds' IS NOT NULL AND data->'three_ds' <> 'null'::jsonb`,
+    })}
+    RETURNING aggregate_id::text AS id`,
+});
+
+/**
+ * Card tokens whose 3-D Secure nobody completed: awaiting past `three_ds.expires_on` (set when it
+ * became awaiting; a token that became awaiting before expires_on existed counts from its last
+ * change, `updated_on` + `expirySeconds`), at most `limit`, with the deadline passed. Served by the
+ * partial index transaction_tokens_three_ds_awaiting_idx (awaiting tokens only: few at any time).
+ */
+export const FIND_EXPIRED_TOKEN_THREE_DS = defineStatement({
+  name: 'token_three_ds_find_expired',
+  params: { expirySeconds: pg.int4, limit: pg.int4 },
+  columns: { id: pg.text, expires_on: pg.timestamptz },
+  text: (p) => `
+    SELECT id::text AS id, deadline AS expires_on
+      FROM (SELECT t.id, ${threeDsDeadline('t', p.expirySeconds)} AS deadline
+              FROM transaction_tokens t
+             WHERE (t.data->'three_ds'->>'status') = 'awaiting') awaiting
+     WHERE deadline <= now()
+     ORDER BY deadline
+     LIMIT ${p.limit}`,
+});

@@ -1,0 +1,338 @@
+import type {
+  NewCardVaultEntry,
+  NewTransactionToken,
+  Prisma,
+  StoresRepository,
+  StoreTokenSettings,
+  TransactionToken,
+  TransactionTokensRepository,
+} from '@kessai/db';
+import { BusinessRuleError, ServiceUnavailableError } from '@kessai/domain';
+import type { Logger } from '@kessai/observability';
+import type { CardVault, PendingCvvStore } from '@kessai/vault';
+import type { TokenConfirmationDelivery } from './token-confirmation';
+import type { TokenCreator, TokenInput } from './token-inputs';
+import { TransactionTokensService } from './transaction-tokens.service';
+
+// The token rules of TransactionTokensService on in-memory repositories: which payment types, token
+// types and usage limits a store accepts, who may send card data, what a checkout link's
+// credentials may make, and in which order the refusals come. The statements behind create are the
+// e2e suites' (test/transaction-tokens.e2e-spec.ts), on real Postgres and Redis.
+
+const MERCHANT = '00000000-0000-4000-8000-000000000001';
+const STORE = '00000000-0000-4000-8000-000000000002';
+const LINK = '00000000-0000-4000-8000-000000000003';
+const correlation = { correlationId: 'req-1' };
+/** a merchant's server: secret-bearing, test mode */
+const server: TokenCreator = { merchantId: MERCHANT, storeId: STORE, mode: 'test', hasSecret: true };
+/** the hosted checkout's page: a public token */
+const page: TokenCreator = { ...server, hasSecret: false };
+
+const card = {
+  cardholder: 'TARO YAMADA',
+  card_number: '4242424242424242',
+  exp_month: 12,
+  exp_year: new Date().getUTCFullYear() + 3,
+  cvv: '123',
+};
+
+/** A VALIDATION_ERROR naming these fields. */
+const invalid = (errors: { field: string; reason: string }[]) => ({ code: 'VALIDATION_ERROR', errors });
+
+function cardToken(overrides: Partial<TokenInput> = {}): TokenInput {
+  return {
+    payment_type: 'card',
+    type: 'one_time',
+    data: { card, billing: { ok: true, value: { city: 'Tokyo' } } },
+    ...overrides,
+  } as TokenInput;
+}
+
+function onlineToken(overrides: Partial<TokenInput> = {}): TokenInput {
+  return {
+    payment_type: 'online',
+    type: 'one_time',
+    data: { ok: true, value: { brand: 'pay_pay_online', call_method: 'http_post' } },
+    ...overrides,
+  } as TokenInput;
+}
+
+/** In-memory stand-ins for what TransactionTokensService reads and writes. */
+class Fakes {
+  settings: StoreTokenSettings | null = {
+    pciDssCompliant: true,
+    storeConfiguration: {},
+    merchantConfiguration: {},
+  };
+  created: NewTransactionToken[] = [];
+  vaultEntries: (NewCardVaultEntry | null)[] = [];
+  keptCvvs = new Map<string, string>();
+  discarded: string[] = [];
+  delivered: { tokenId: string; to: string; code: string }[] = [];
+  redisDown = false;
+
+  readonly tokens: Partial<TransactionTokensRepository> = {
+    create: (token: NewTransactionToken, vault: NewCardVaultEntry | null) => {
+      this.created.push(token);
+      this.vaultEntries.push(vault);
+      return Promise.resolve({ ...token, active: true } as unknown as TransactionToken);
+    },
+  };
+
+  readonly stores: Partial<StoresRepository> = {
+    findTokenSettings: () => Promise.resolve(this.settings),
+  };
+
+  readonly vault = {
+    encrypt: () => ({
+      keyId: 'k1',
+      iv: new Uint8Array(12),
+      ciphertext: new Uint8Array(16),
+      fingerprint: 'f',
+    }),
+  } as unknown as CardVault;
+
+  readonly pendingCvvs = {
+    put: (id: string, cvv: string) => {
+      if (this.redisDown) return Promise.reject(new Error('ECONNREFUSED'));
+      this.keptCvvs.set(id, cvv);
+      return Promise.resolve();
+    },
+    discard: (id: string) => {
+      this.discarded.push(id);
+      return Promise.resolve();
+    },
+  } as unknown as PendingCvvStore;
+
+  readonly confirmations = {
+    deliver: (message: { tokenId: string; to: string; code: string }) => {
+      this.delivered.push(message);
+      return Promise.resolve();
+    },
+  } as TokenConfirmationDelivery;
+
+  readonly logger = { warn: () => undefined } as unknown as Logger;
+
+  /** the store's configuration layer (the merchant's stays empty) */
+  configure(configuration: Prisma.JsonValue): void {
+    if (this.settings) this.settings = { ...this.settings, storeConfiguration: configuration };
+  }
+
+  service(): TransactionTokensService {
+    return new TransactionTokensService(
+      this.tokens as TransactionTokensRepository,
+      this.stores as StoresRepository,
+      this.vault,
+      this.pendingCvvs,
+      this.confirmations,
+      this.logger,
+    );
+  }
+}
+
+describe('TransactionTokensService: creating a token', () => {
+  let fakes: Fakes;
+  let tokens: TransactionTokensService;
+
+  beforeEach(() => {
+    fakes = new Fakes();
+    tokens = fakes.service();
+  });
+
+  const create = (request: TokenInput, actor: TokenCreator = server) =>
+    tokens.create(actor, request, correlation);
+
+  it('keeps a card token’s summary and billing, seals its number and keeps its CVV for the first charge', async () => {
+    const token = await create(cardToken({ metadata: { order: 7 } }));
+    const [row] = fakes.created;
+    expect(row).toMatchObject({
+      merchantId: MERCHANT,
+      storeId: STORE,
+      mode: 'test',
+      type: 'one_time',
+      paymentType: 'card',
+      metadata: { order: 7 },
+      data: { card: { last_four: '4242', brand: 'visa' }, billing: { city: 'Tokyo' }, three_ds: null },
+    });
+    expect(JSON.stringify(row)).not.toContain(card.card_number);
+    expect(fakes.vaultEntries[0]).not.toBeNull();
+    expect(fakes.keptCvvs.get(token.id)).toBe('123');
+  });
+
+  describe('which token types and usage limits a store accepts', () => {
+    it.each([
+      [
+        'a usage limit on a one-time token',
+        { type: 'one_time', usage_limit: 'monthly' },
+        'USAGE_LIMIT_NOT_APPLICABLE',
+      ],
+      [
+        'a usage limit on a subscription token',
+        { type: 'subscription', usage_limit: 'daily' },
+        'USAGE_LIMIT_NOT_APPLICABLE',
+      ],
+    ] as const)('refuses %s', async (_, overrides, code) => {
+      await expect(create(cardToken(overrides))).rejects.toMatchObject({
+        code,
+        errors: [{ field: 'usage_limit', reason: code }],
+      });
+      expect(fakes.created).toEqual([]);
+    });
+
+    it('recurring tokens as the store’s recurring_type says: none, bounded (with a limit), infinite', async () => {
+      fakes.configure({ recurring_token_configuration: { recurring_type: 'none' } });
+      await expect(create(cardToken({ type: 'recurring' }))).rejects.toMatchObject({
+        code: 'RECURRING_TOKEN_NOT_ALLOWED',
+        errors: [{ field: 'type', reason: 'RECURRING_TOKEN_NOT_ALLOWED' }],
+      });
+      fakes.configure({ recurring_token_configuration: { recurring_type: 'bounded' } });
+      await expect(create(cardToken({ type: 'recurring' }))).rejects.toMatchObject({
+        code: 'RECURRING_USAGE_LIMIT_REQUIRED',
+      });
+      await create(cardToken({ type: 'recurring', usage_limit: 'monthly' }));
+      fakes.configure({});
+      await create(cardToken({ type: 'recurring' }));
+      expect(fakes.created.map((row) => [row.type, row.usageLimit])).toEqual([
+        ['recurring', 'monthly'],
+        ['recurring', null],
+      ]);
+    });
+
+    it.each([
+      ['qr_scan', { ok: true, value: { scanned_qr: '134567890123456789' } }],
+      ['bank_transfer', { ok: true, value: { brand: 'aozora_bank' } }],
+      [
+        'konbini',
+        {
+          ok: true,
+          value: {
+            customer_name: 'Taro',
+            convenience_store: 'lawson',
+            phone_number: { country_code: '81', local_number: '0312345678' },
+          },
+        },
+      ],
+    ])('a %s token is one-time only', async (paymentType, data) => {
+      const request = { payment_type: paymentType, data, type: 'recurring' } as TokenInput;
+      await expect(create(request)).rejects.toMatchObject(
+        invalid([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]),
+      );
+      await create({ ...request, type: 'one_time' });
+      expect(fakes.created.map((row) => row.paymentType)).toEqual([paymentType]);
+    });
+
+    it('3-D Secure is for card tokens only', async () => {
+      await expect(create(onlineToken({ three_ds: { mode: 'normal' } }))).rejects.toMatchObject(
+        invalid([{ field: 'three_ds', reason: 'ONLY_FOR_CARD_PAYMENT' }]),
+      );
+      await create(
+        cardToken({ three_ds: { mode: 'force', redirect_endpoint: 'https://shop.example/back' } }),
+      );
+      expect(fakes.created[0]?.data).toMatchObject({
+        three_ds: { enabled: true, status: 'pending', mode: 'force', attempt: 1 },
+      });
+    });
+  });
+
+  describe('which payment types a store accepts', () => {
+    it.each([
+      ['card', cardToken(), { card_configuration: { enabled: false } }, 'CARD_PROCESSING_DISABLED'],
+      ['online', onlineToken(), { online_configuration: { enabled: false } }, 'ONLINE_PROCESSING_DISABLED'],
+    ] as const)(
+      'refuses a %s token when the store switched the type off',
+      async (_, request, configuration, code) => {
+        fakes.configure(configuration);
+        await expect(create(request)).rejects.toMatchObject({
+          code,
+          errors: [{ field: 'payment_type', reason: code }],
+        });
+      },
+    );
+
+    it('refuses a switched-off type before looking at its data', async () => {
+      fakes.configure({ online_configuration: { enabled: false } });
+      const badData = onlineToken({
+        data: { ok: false, errors: [{ field: 'data.brand', reason: 'INVALID_FORMAT' }] },
+      });
+      await expect(create(badData)).rejects.toMatchObject({ code: 'ONLINE_PROCESSING_DISABLED' });
+      fakes.configure({});
+      await expect(create(badData)).rejects.toMatchObject(
+        invalid([{ field: 'data.brand', reason: 'INVALID_FORMAT' }]),
+      );
+    });
+  });
+
+  describe('card data', () => {
+    it('through a secret-bearing credential needs a PCI DSS compliant merchant; the hosted page’s public token may always send it', async () => {
+      fakes.settings = { pciDssCompliant: false, storeConfiguration: {}, merchantConfiguration: {} };
+      await expect(create(cardToken())).rejects.toMatchObject({
+        code: 'DIRECT_CARD_TOKEN_CREATION_DISABLED',
+      });
+      await create(cardToken(), page);
+      await create(onlineToken());
+      expect(fakes.created.map((row) => row.paymentType)).toEqual(['card', 'online']);
+    });
+
+    it('reports the other fields’ errors and the card’s together', async () => {
+      const request = cardToken({
+        data: {
+          card: { ...card, card_number: '4242424242424241' },
+          billing: { ok: false, errors: [{ field: 'data.zip', reason: 'INVALID_FORMAT' }] },
+        },
+      });
+      await expect(create(request)).rejects.toMatchObject(
+        invalid([
+          { field: 'data.zip', reason: 'INVALID_FORMAT' },
+          { field: 'data.card_number', reason: 'INVALID_CARD_NUMBER' },
+        ]),
+      );
+    });
+
+    it('refuses a test card in live mode', async () => {
+      await expect(create(cardToken(), { ...server, mode: 'live' })).rejects.toMatchObject({
+        code: 'NO_TEST_CARD_IN_LIVE_MODE',
+      });
+    });
+
+    it('without Redis to keep the CVV in, refuses with 503 rather than store the token without it', async () => {
+      fakes.redisDown = true;
+      await expect(create(cardToken())).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(fakes.created).toEqual([]);
+    });
+  });
+
+  describe('a checkout link’s own credentials', () => {
+    const link: TokenCreator = { ...page, checkoutLink: { id: LINK, tokenType: 'subscription' } };
+
+    it('make a card or online token of the link’s type, marked with the link', async () => {
+      await create(cardToken({ type: 'subscription' }), link);
+      expect(fakes.created[0]?.metadata).toEqual({ checkout_link_id: LINK });
+      await expect(create(cardToken({ type: 'one_time' }), link)).rejects.toMatchObject(
+        invalid([{ field: 'type', reason: 'INVALID_TOKEN_TYPE' }]),
+      );
+      const konbini = {
+        payment_type: 'konbini',
+        type: 'subscription',
+        data: { ok: true, value: {} },
+      } as TokenInput;
+      await expect(create(konbini, link)).rejects.toMatchObject(
+        invalid([{ field: 'payment_type', reason: 'PAYMENT_TYPE_NOT_SUPPORTED' }]),
+      );
+    });
+  });
+
+  describe('use_confirmation', () => {
+    it('needs an email, where the code goes (and nowhere else)', async () => {
+      await expect(create(onlineToken({ use_confirmation: true }))).rejects.toBeInstanceOf(BusinessRuleError);
+      const token = await create(onlineToken({ use_confirmation: true, email: 'taro@example.com' }));
+      const [message] = fakes.delivered;
+      expect(message).toMatchObject({
+        tokenId: token.id,
+        to: 'taro@example.com',
+        code: expect.stringMatching(/^\d{6}$/),
+      });
+      expect(fakes.created[0]?.confirmationCodeHash).toMatch(/^sha256\$/);
+      expect(JSON.stringify(fakes.created[0])).not.toContain(message?.code);
+    });
+  });
+});

@@ -1,0 +1,292 @@
+// The ledger (issue 31; docs/ledger.md): ledger-service posts what real charges and refunds did,
+// once each, with the store's fee and wait period; pending money is released once available; the
+// books verify; and the database itself refuses whatever would break them. The real gateway in
+// process, charge-service, refund-cancel-service and ledger-service processes, the simulator.
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { Client } from 'pg';
+import { runCli } from '@kessai/admin';
+import { LedgerRepository, PrismaService, type PostingRequest } from '@kessai/db';
+import { owedToStore, salePosting } from '@kessai/domain';
+import { availableOn } from '@kessai/schedule';
+import {
+  eventually,
+  GatewayClient,
+  listenLocally,
+  RELAXED_RATE_LIMITS,
+  startWorkerProcess,
+  TestEnvironment,
+  type SeededMerchant,
+  type SpawnedApp,
+} from '@kessai/testing';
+import {
+  startProcessorSimulator,
+  type ProcessorSimulator,
+} from '../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../apps/gateway/src/app.factory';
+
+const DECLINED_CARD = '4111111111111111';
+
+let env: TestEnvironment;
+let simulator: ProcessorSimulator;
+let gateway: NestFastifyApplication;
+let api: GatewayClient;
+let shop: SeededMerchant;
+let prisma: PrismaService;
+let ledger: LedgerRepository;
+const apps: SpawnedApp[] = [];
+
+const cli = (...argv: string[]) =>
+  runCli(argv, { env: env.variables, credentialsFile: '/dev/null', print: () => undefined });
+
+beforeAll(async () => {
+  simulator = await startProcessorSimulator({ latencyMs: 0 });
+  env = await TestEnvironment.create({
+    ...RELAXED_RATE_LIMITS,
+    PROCESSOR_TEST_URL: simulator.url,
+    LEDGER_POST_INTERVAL_MS: '100',
+    LEDGER_RELEASE_INTERVAL_MS: '200',
+    LEDGER_VERIFY_INTERVAL_MS: '200',
+  });
+  gateway = await createGatewayApp(env.config);
+  api = new GatewayClient(await listenLocally(gateway)).as((shop = await env.seedPciMerchant('ledger')));
+  // 3.6 % of every charge, and money available three days after it was taken, in Tokyo
+  await cli(
+    'merchant:configure',
+    '--merchant',
+    shop.merchant.id,
+    '--set',
+    '{"percent_fee": 3.6, "wait_period": "P3D"}',
+  );
+  for (const service of ['charge-service', 'refund-cancel-service', 'ledger-service']) {
+    const { app } = await startWorkerProcess(`apps/${service}/src/main.ts`, env.variables);
+    apps.push(app);
+  }
+  prisma = new PrismaService(env.config);
+  ledger = new LedgerRepository(prisma);
+}, 120_000);
+
+afterAll(async () => {
+  for (const app of apps) await app.stop('SIGKILL');
+  await prisma?.onModuleDestroy();
+  await simulator?.close();
+  await env?.close(gateway);
+});
+
+async function finalCharge(id: string, status: string) {
+  return eventually(
+    async () => {
+      const row = await env.prisma.charge.findUniqueOrThrow({ where: { id } });
+      return row.status === status ? row : null;
+    },
+    { timeoutMs: 30_000, what: `charge ${id} ${status}` },
+  );
+}
+
+const postingOf = (kind: 'sale' | 'refund', sourceId: string) =>
+  env.prisma.ledgerTransaction.findFirst({ where: { kind, sourceId }, include: { entries: true } });
+
+async function storeBalances() {
+  const accounts = await env.prisma.ledgerAccount.findMany({ where: { storeId: shop.store.id } });
+  return Object.fromEntries(accounts.map((a) => [a.kind, owedToStore(a.balance)]));
+}
+
+async function platformBalance(kind: 'processor_clearing' | 'platform_fee_revenue') {
+  return (await env.prisma.ledgerAccount.findFirstOrThrow({ where: { kind, mode: 'test', currency: 'JPY' } }))
+    .balance;
+}
+
+describe('posting what charges and refunds did', () => {
+  it('posts each successful charge and refund once, with its fee and availability, and nothing for a decline', async () => {
+    const paid = await api.charge(await api.cardToken(), { amount: 1000 });
+    const held = await api.charge(await api.cardToken(), { amount: 2000, capture: false });
+    const declined = await api.charge(await api.cardToken({ cardNumber: DECLINED_CARD }), { amount: 700 });
+    await finalCharge(paid.id, 'successful');
+    await finalCharge(held.id, 'authorized');
+    await finalCharge(declined.id, 'failed');
+    // a partial capture: only what was captured is taken
+    const captured = await api.request(`/stores/${shop.store.id}/charges/${held.id}/capture`, {
+      method: 'POST',
+      json: { amount: 1500, currency: 'JPY' },
+    });
+    expect(captured.status).toBe(200);
+    await finalCharge(held.id, 'successful');
+    const refund = await api.request(`/stores/${shop.store.id}/charges/${paid.id}/refunds`, {
+      method: 'POST',
+      json: { amount: 400, currency: 'JPY' },
+    });
+    expect(refund.status).toBe(201);
+    const refundId = (refund.body as { id: string }).id;
+
+    await eventually(
+      async () => (await postingOf('refund', refundId)) && (await postingOf('sale', held.id)),
+      {
+        timeoutMs: 30_000,
+        what: 'the sales and the refund to be posted',
+      },
+    );
+    const first = (await postingOf('sale', paid.id))!;
+    const second = (await postingOf('sale', held.id))!;
+    expect(first).toMatchObject({
+      amount: 1000n,
+      feeAmount: 36n,
+      feeRatePpm: 36_000,
+      currency: 'JPY',
+      mode: 'test',
+    });
+    expect(second).toMatchObject({ amount: 1500n, feeAmount: 54n });
+    expect(await postingOf('sale', declined.id)).toBeNull();
+    expect(await postingOf('refund', refundId)).toMatchObject({ amount: -400n, feeAmount: 0n });
+    // available from the start of the Tokyo day after three days from the charge's end
+    const finished = await env.prisma.outboxEvent.findFirstOrThrow({
+      where: { aggregateId: paid.id, eventType: 'charge_finished' },
+    });
+    expect(first.availableOn).toEqual(availableOn(finished.createdOn, 'P3D', 'Asia/Tokyo'));
+    expect(first.entries.filter((e) => e.availableOn !== null).map((e) => e.availableOn)).toEqual([
+      first.availableOn,
+      first.availableOn,
+    ]);
+
+    // one posting per fact, however often the poster ran
+    expect(
+      await env.prisma.ledgerTransaction.count({ where: { sourceId: { in: [paid.id, held.id, refundId] } } }),
+    ).toBe(3);
+    // the books, by hand: the store is owed 964 + 1,446 once available, and paid back 400 already
+    expect(await storeBalances()).toEqual({ store_pending: 964n + 1446n, store_available: -400n });
+    expect(await platformBalance('processor_clearing')).toBe(1000n + 1500n - 400n);
+    expect(await platformBalance('platform_fee_revenue')).toBe(-(36n + 54n));
+    expect(await ledger.verify()).toMatchObject({
+      unbalancedTransactions: 0,
+      emptyTransactions: 0,
+      unbalancedBooks: 0,
+      wrongBalances: 0,
+      wrongMaturities: 0,
+    });
+    expect(await cli('ledger:verify')).toMatchObject({ ok: true, transactions: 3 });
+  }, 90_000);
+
+  it('releases pending money once its instant has come, exactly what it holds', async () => {
+    const before = await storeBalances();
+    const past = new Date(Date.now() - 3_600_000);
+    const matured: PostingRequest = {
+      posting: salePosting({
+        chargeId: crypto.randomUUID(),
+        mode: 'test',
+        merchantId: shop.merchant.id,
+        storeId: shop.store.id,
+        currency: 'JPY',
+        grossAmount: 5000n,
+        feeAmount: 180n,
+        feeRatePpm: 36_000,
+        feeFlatAmount: null,
+        availableOn: past,
+      }),
+      createdBy: 'test',
+      causeEventId: null,
+    };
+    expect((await ledger.post([matured])).written).toHaveLength(1);
+    await eventually(async () => (await storeBalances()).store_available === before.store_available + 4820n, {
+      timeoutMs: 15_000,
+      what: 'the matured 4,820 to be released',
+    });
+    expect(await storeBalances()).toEqual({
+      store_pending: before.store_pending,
+      store_available: before.store_available + 4820n,
+    });
+    const pending = await env.prisma.ledgerAccount.findFirstOrThrow({
+      where: { storeId: shop.store.id, kind: 'store_pending' },
+    });
+    expect(
+      await env.prisma.ledgerMaturity.findUniqueOrThrow({
+        where: { accountId_availableOn: { accountId: pending.id, availableOn: past } },
+      }),
+    ).toMatchObject({ amount: 0n });
+    expect(
+      await env.prisma.ledgerTransaction.count({ where: { kind: 'release', storeId: shop.store.id } }),
+    ).toBe(1);
+  }, 30_000);
+
+  it('posts a fact twice as one, and never accepts it again with other amounts', async () => {
+    const chargeId = crypto.randomUUID();
+    const sale = (grossAmount: bigint): PostingRequest => ({
+      posting: salePosting({
+        chargeId,
+        mode: 'test',
+        merchantId: shop.merchant.id,
+        storeId: shop.store.id,
+        currency: 'JPY',
+        grossAmount,
+        feeAmount: 0n,
+        feeRatePpm: 0,
+        feeFlatAmount: null,
+        availableOn: new Date(Date.now() + 86_400_000),
+      }),
+      createdBy: 'test',
+      causeEventId: null,
+    });
+    expect(await ledger.post([sale(300n)])).toMatchObject({
+      written: [expect.anything()],
+      repeated: 0,
+      conflicts: [],
+    });
+    const books = await storeBalances();
+    expect(await ledger.post([sale(300n)])).toMatchObject({ written: [], repeated: 1, conflicts: [] });
+    expect(await ledger.post([sale(301n)])).toMatchObject({
+      written: [],
+      repeated: 0,
+      conflicts: [{ kind: 'sale', sourceId: chargeId, stored: { amount: 300n }, wanted: { amount: 301n } }],
+    });
+    expect(await storeBalances()).toEqual(books);
+  });
+});
+
+describe('the database keeps the books', () => {
+  let sql: Client;
+  beforeAll(async () => {
+    sql = new Client({ connectionString: env.database.url });
+    await sql.connect();
+  });
+  afterAll(() => sql?.end());
+
+  const refused = async (statement: string, message: RegExp) =>
+    expect(sql.query(statement)).rejects.toThrow(message);
+
+  it('refuses to change or remove an entry or a transaction', async () => {
+    await refused('UPDATE ledger_entries SET amount = amount + 1', /append-only: UPDATE on ledger_entries/);
+    await refused('DELETE FROM ledger_entries', /append-only: DELETE on ledger_entries/);
+    await refused('TRUNCATE ledger_entries CASCADE', /append-only: TRUNCATE/);
+    await refused(`UPDATE ledger_transactions SET amount = 1`, /append-only: UPDATE on ledger_transactions/);
+    await refused('DELETE FROM ledger_transactions', /append-only: DELETE on ledger_transactions/);
+  });
+
+  it('refuses a balance or a maturity written by hand', async () => {
+    await refused('UPDATE ledger_accounts SET balance = 0', /balance is the sum of its entries/);
+    await refused('DELETE FROM ledger_accounts', /DELETE refused/);
+    await refused('UPDATE ledger_maturities SET amount = 0', /maturity is the sum/);
+  });
+
+  it('refuses a transaction that does not balance, one without entries, and entries added later', async () => {
+    const [clearing, fees] = await Promise.all([
+      env.prisma.ledgerAccount.findFirstOrThrow({ where: { kind: 'processor_clearing', mode: 'test' } }),
+      env.prisma.ledgerAccount.findFirstOrThrow({ where: { kind: 'platform_fee_revenue', mode: 'test' } }),
+    ]);
+    const transaction = (id: string) => `
+      INSERT INTO ledger_transactions (id, kind, source_type, source_id, mode, merchant_id, currency, amount, created_by)
+      VALUES ('${id}', 'adjustment', 'adjustment', gen_random_uuid(), 'test', '${shop.merchant.id}', 'JPY', 5, 'test')`;
+    const unbalanced = crypto.randomUUID();
+    await refused(
+      `WITH t AS (${transaction(unbalanced)} RETURNING id)
+       INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
+       SELECT id, '${clearing.id}', 'JPY', 5 FROM t`,
+      /does not balance: its JPY entries sum to 5/,
+    );
+    await refused(transaction(crypto.randomUUID()), /has no entries/);
+    // the sale posted above: two more entries that would balance, in a later transaction
+    const posted = await env.prisma.ledgerTransaction.findFirstOrThrow({ where: { kind: 'sale' } });
+    await refused(
+      `INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
+       VALUES ('${posted.id}', '${clearing.id}', 'JPY', 7), ('${posted.id}', '${fees.id}', 'JPY', -7)`,
+      /posted by another database transaction: its entries are closed/,
+    );
+    expect(await ledger.verify()).toMatchObject({ unbalancedTransactions: 0, wrongBalances: 0 });
+  });
+});
