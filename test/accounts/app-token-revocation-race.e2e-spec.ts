@@ -2,42 +2,28 @@
 // being revoked is revoked with it, and an issuance after the revocation is refused. The issuance
 // is held inside its transaction, after it took its issuer, by a lock on the merchant's row (the
 // new token's foreign key waits for it); the revocation then starts and must wait for it.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import {
-  bearer,
-  eventually,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  requestJson,
-  TestEnvironment,
-  whileHolding,
-  type Credentials,
-  type SeededMerchant,
-} from '@kessai/testing';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { bearer, eventually, requestJson, useSuite, whileHolding, type Credentials } from '@kessai/testing';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-let env: TestEnvironment;
-let gateway: NestFastifyApplication;
-let baseUrl: string;
-let shop: SeededMerchant;
+const suite = useSuite({
+  // the gateway's cache keeps a credential it authenticated for a minute: the second case needs a
+  // revoked issuer the authenticator still takes, so that the issuance itself must refuse it
+  variables: { APP_TOKEN_CACHE_TTL_MS: '60000' },
+  gateway: createGatewayApp,
+  merchants: { shop: { label: 'revocation-race' } },
+});
 
 beforeAll(async () => {
   // the gateway's cache keeps a credential it authenticated for a minute: the second case needs a
   // revoked issuer the authenticator still takes, so that the issuance itself must refuse it
-  env = await TestEnvironment.create({ ...RELAXED_RATE_LIMITS, APP_TOKEN_CACHE_TTL_MS: '60000' });
-  gateway = await createGatewayApp(env.config);
-  baseUrl = await listenLocally(gateway);
-  shop = await env.seedMerchant('revocation-race');
 });
-
-afterAll(() => env?.close(gateway));
 
 interface Issued extends Credentials {
   id: string;
 }
 
 async function issueWith(issuer: Credentials) {
-  return requestJson(baseUrl, `/stores/${shop.store.id}/app_jwts`, {
+  return requestJson(suite.url, `/stores/${suite.merchants.shop.store.id}/app_jwts`, {
     method: 'POST',
     auth: bearer(issuer),
     json: {},
@@ -45,22 +31,28 @@ async function issueWith(issuer: Credentials) {
 }
 
 const revoke = (who: Credentials, id: string) =>
-  requestJson(baseUrl, `/stores/${shop.store.id}/app_jwts/${id}`, { method: 'DELETE', auth: bearer(who) });
+  requestJson(suite.url, `/stores/${suite.merchants.shop.store.id}/app_jwts/${id}`, {
+    method: 'DELETE',
+    auth: bearer(who),
+  });
 
 const isActive = async (id: string) =>
-  (await env.prisma.appToken.findUniqueOrThrow({ where: { id } })).revokedOn === null;
+  (await suite.env.prisma.appToken.findUniqueOrThrow({ where: { id } })).revokedOn === null;
 
 describe('revoking a token while it issues another', () => {
   it('revokes the token issued during the revocation, and refuses the issue after it', async () => {
-    const merchant = await env.merchantToken(shop);
+    const merchant = await suite.env.merchantToken(suite.merchants.shop);
     const created = await issueWith(merchant);
     expect(created.status).toBe(201);
     const parent = created.body as Issued;
 
     let revocation: ReturnType<typeof revoke> | undefined;
     const child = await whileHolding(
-      env.database.url,
-      { sql: 'SELECT id FROM merchants WHERE id = $1 FOR UPDATE', params: [shop.merchant.id] },
+      suite.env.database.url,
+      {
+        sql: 'SELECT id FROM merchants WHERE id = $1 FOR UPDATE',
+        params: [suite.merchants.shop.merchant.id],
+      },
       () => issueWith(parent),
       'the issuance waiting on the merchant row, its issuer held',
       async (probe, holder) => {
@@ -90,23 +82,24 @@ describe('revoking a token while it issues another', () => {
       parent: false,
       child: false,
     });
-    const authenticated = await requestJson(baseUrl, `/stores/${shop.store.id}`, {
+    const authenticated = await requestJson(suite.url, `/stores/${suite.merchants.shop.store.id}`, {
       auth: bearer(child.body as Issued),
     });
     expect(authenticated.status).toBe(401);
   }, 60_000);
 
   it('refuses an issuance by a token revoked meanwhile, as the credential it no longer is', async () => {
-    const merchant = await env.merchantToken(shop);
+    const merchant = await suite.env.merchantToken(suite.merchants.shop);
     const parent = (await issueWith(merchant)).body as Issued;
     // authenticated once (now in the gateway's cache), then revoked in the database only, as a
     // revocation committed while this request was already past authentication would be
-    expect((await requestJson(baseUrl, `/stores/${shop.store.id}`, { auth: bearer(parent) })).status).toBe(
-      200,
-    );
-    await env.prisma.appToken.update({ where: { id: parent.id }, data: { revokedOn: new Date() } });
+    expect(
+      (await requestJson(suite.url, `/stores/${suite.merchants.shop.store.id}`, { auth: bearer(parent) }))
+        .status,
+    ).toBe(200);
+    await suite.env.prisma.appToken.update({ where: { id: parent.id }, data: { revokedOn: new Date() } });
     const refused = await issueWith(parent);
     expect(refused.status).toBe(401);
-    expect(await env.prisma.appToken.count({ where: { issuedBy: parent.id } })).toBe(0);
+    expect(await suite.env.prisma.appToken.count({ where: { issuedBy: parent.id } })).toBe(0);
   });
 });

@@ -7,21 +7,16 @@ import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { LedgerRepository, PrismaService, type PostingRequest } from '@kessai/db';
 import { adjustmentPosting, owedToStore, refundPosting, salePosting } from '@kessai/domain';
-import { TestEnvironment } from '@kessai/testing';
+import { useSuite } from '@kessai/testing';
 
-let env: TestEnvironment;
+const suite = useSuite();
 let prismas: PrismaService[];
 let posters: LedgerRepository[];
 
-beforeAll(async () => {
-  env = await TestEnvironment.create();
-  prismas = [new PrismaService(env.config), new PrismaService(env.config)];
+beforeAll(() => {
+  prismas = [new PrismaService(suite.env.config), new PrismaService(suite.env.config)];
+  suite.cleanup(() => Promise.all(prismas.map((prisma) => prisma.onModuleDestroy())));
   posters = prismas.map((prisma) => new LedgerRepository(prisma));
-});
-
-afterAll(async () => {
-  for (const prisma of prismas ?? []) await prisma.onModuleDestroy();
-  await env?.close();
 });
 
 type Fact =
@@ -109,7 +104,7 @@ describe('the ledger under concurrency (property)', () => {
           // both release at once, until nothing matured is left
           while ((await Promise.all(posters.map((p) => p.release(2)))).some((n) => n > 0));
 
-          const posted = await env.prisma.ledgerTransaction.groupBy({
+          const posted = await suite.env.prisma.ledgerTransaction.groupBy({
             by: ['sourceId'],
             where: { merchantId: requests[0].posting.merchantId, kind: { not: 'release' } },
             _count: true,
@@ -118,7 +113,7 @@ describe('the ledger under concurrency (property)', () => {
           expect(posted.every((row) => row._count === 1)).toBe(true);
           const owed = expected(facts);
           for (const [i, storeId] of stores.entries()) {
-            const accounts = await env.prisma.ledgerAccount.findMany({ where: { storeId } });
+            const accounts = await suite.env.prisma.ledgerAccount.findMany({ where: { storeId } });
             const balance = (kind: string) =>
               owedToStore(accounts.find((a) => a.kind === kind)?.balance ?? 0n);
             expect({

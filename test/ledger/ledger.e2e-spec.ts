@@ -2,80 +2,48 @@
 // once each, with the store's fee and wait period; pending money is released once available; the
 // books verify; and the database itself refuses whatever would break them. The real gateway in
 // process, charge-service, refund-cancel-service and ledger-service processes, the simulator.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { Client } from 'pg';
-import { runCli } from '@kessai/admin';
 import { LedgerRepository, PrismaService, type PostingRequest } from '@kessai/db';
 import { owedToStore, salePosting } from '@kessai/domain';
 import { availableOn } from '@kessai/schedule';
-import {
-  eventually,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { eventually, useSuite } from '@kessai/testing';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const DECLINED_CARD = '4111111111111111';
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-let gateway: NestFastifyApplication;
-let api: GatewayClient;
-let shop: SeededMerchant;
-let prisma: PrismaService;
-let ledger: LedgerRepository;
-const apps: SpawnedApp[] = [];
-
-const cli = (...argv: string[]) =>
-  runCli(argv, { env: env.variables, credentialsFile: '/dev/null', print: () => undefined });
-
-beforeAll(async () => {
-  simulator = await startProcessorSimulator({ latencyMs: 0 });
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    PROCESSOR_TEST_URL: simulator.url,
+const suite = useSuite({
+  simulator: (callbackSecret) => startProcessorSimulator({ latencyMs: 0, callbackSecret }),
+  variables: {
     LEDGER_POST_INTERVAL_MS: '100',
     LEDGER_RELEASE_INTERVAL_MS: '200',
     LEDGER_VERIFY_INTERVAL_MS: '200',
-  });
-  gateway = await createGatewayApp(env.config);
-  api = new GatewayClient(await listenLocally(gateway)).as((shop = await env.seedPciMerchant('ledger')));
+  },
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true, label: 'ledger' } },
+  workers: ['charge-service', 'refund-cancel-service', 'ledger-service'],
+});
+let prisma: PrismaService;
+let ledger: LedgerRepository;
+
+beforeAll(async () => {
   // 3.6 % of every charge, and money available three days after it was taken, in Tokyo
-  await cli(
+  await suite.cli(
     'merchant:configure',
     '--merchant',
-    shop.merchant.id,
+    suite.merchants.shop.merchant.id,
     '--set',
     '{"percent_fee": 3.6, "wait_period": "P3D"}',
   );
-  for (const service of ['charge-service', 'refund-cancel-service', 'ledger-service']) {
-    const { app } = await startWorkerProcess(`apps/${service}/src/main.ts`, env.variables);
-    apps.push(app);
-  }
-  prisma = new PrismaService(env.config);
+  prisma = new PrismaService(suite.env.config);
+  suite.cleanup(() => prisma.onModuleDestroy());
   ledger = new LedgerRepository(prisma);
-}, 120_000);
-
-afterAll(async () => {
-  for (const app of apps) await app.stop('SIGKILL');
-  await prisma?.onModuleDestroy();
-  await simulator?.close();
-  await env?.close(gateway);
-});
+}, 60_000);
 
 async function finalCharge(id: string, status: string) {
   return eventually(
     async () => {
-      const row = await env.prisma.charge.findUniqueOrThrow({ where: { id } });
+      const row = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id } });
       return row.status === status ? row : null;
     },
     { timeoutMs: 30_000, what: `charge ${id} ${status}` },
@@ -83,37 +51,52 @@ async function finalCharge(id: string, status: string) {
 }
 
 const postingOf = (kind: 'sale' | 'refund', sourceId: string) =>
-  env.prisma.ledgerTransaction.findFirst({ where: { kind, sourceId }, include: { entries: true } });
+  suite.env.prisma.ledgerTransaction.findFirst({ where: { kind, sourceId }, include: { entries: true } });
 
 async function storeBalances() {
-  const accounts = await env.prisma.ledgerAccount.findMany({ where: { storeId: shop.store.id } });
+  const accounts = await suite.env.prisma.ledgerAccount.findMany({
+    where: { storeId: suite.merchants.shop.store.id },
+  });
   return Object.fromEntries(accounts.map((a) => [a.kind, owedToStore(a.balance)]));
 }
 
 async function platformBalance(kind: 'processor_clearing' | 'platform_fee_revenue') {
-  return (await env.prisma.ledgerAccount.findFirstOrThrow({ where: { kind, mode: 'test', currency: 'JPY' } }))
-    .balance;
+  return (
+    await suite.env.prisma.ledgerAccount.findFirstOrThrow({ where: { kind, mode: 'test', currency: 'JPY' } })
+  ).balance;
 }
 
 describe('posting what charges and refunds did', () => {
   it('posts each successful charge and refund once, with its fee and availability, and nothing for a decline', async () => {
-    const paid = await api.charge(await api.cardToken(), { amount: 1000 });
-    const held = await api.charge(await api.cardToken(), { amount: 2000, capture: false });
-    const declined = await api.charge(await api.cardToken({ cardNumber: DECLINED_CARD }), { amount: 700 });
+    const paid = await suite.api.shop.charge(await suite.api.shop.cardToken(), { amount: 1000 });
+    const held = await suite.api.shop.charge(await suite.api.shop.cardToken(), {
+      amount: 2000,
+      capture: false,
+    });
+    const declined = await suite.api.shop.charge(
+      await suite.api.shop.cardToken({ cardNumber: DECLINED_CARD }),
+      { amount: 700 },
+    );
     await finalCharge(paid.id, 'successful');
     await finalCharge(held.id, 'authorized');
     await finalCharge(declined.id, 'failed');
     // a partial capture: only what was captured is taken
-    const captured = await api.request(`/stores/${shop.store.id}/charges/${held.id}/capture`, {
-      method: 'POST',
-      json: { amount: 1500, currency: 'JPY' },
-    });
+    const captured = await suite.api.shop.request(
+      `/stores/${suite.merchants.shop.store.id}/charges/${held.id}/capture`,
+      {
+        method: 'POST',
+        json: { amount: 1500, currency: 'JPY' },
+      },
+    );
     expect(captured.status).toBe(200);
     await finalCharge(held.id, 'successful');
-    const refund = await api.request(`/stores/${shop.store.id}/charges/${paid.id}/refunds`, {
-      method: 'POST',
-      json: { amount: 400, currency: 'JPY' },
-    });
+    const refund = await suite.api.shop.request(
+      `/stores/${suite.merchants.shop.store.id}/charges/${paid.id}/refunds`,
+      {
+        method: 'POST',
+        json: { amount: 400, currency: 'JPY' },
+      },
+    );
     expect(refund.status).toBe(201);
     const refundId = (refund.body as { id: string }).id;
 
@@ -137,7 +120,7 @@ describe('posting what charges and refunds did', () => {
     expect(await postingOf('sale', declined.id)).toBeNull();
     expect(await postingOf('refund', refundId)).toMatchObject({ amount: -400n, feeAmount: 0n });
     // available from the start of the Tokyo day after three days from the charge's end
-    const finished = await env.prisma.outboxEvent.findFirstOrThrow({
+    const finished = await suite.env.prisma.outboxEvent.findFirstOrThrow({
       where: { aggregateId: paid.id, eventType: 'charge_finished' },
     });
     expect(first.availableOn).toEqual(availableOn(finished.createdOn, 'P3D', 'Asia/Tokyo'));
@@ -148,7 +131,9 @@ describe('posting what charges and refunds did', () => {
 
     // one posting per fact, however often the poster ran
     expect(
-      await env.prisma.ledgerTransaction.count({ where: { sourceId: { in: [paid.id, held.id, refundId] } } }),
+      await suite.env.prisma.ledgerTransaction.count({
+        where: { sourceId: { in: [paid.id, held.id, refundId] } },
+      }),
     ).toBe(3);
     // the books, by hand: the store is owed 964 + 1,446 once available, and paid back 400 already
     expect(await storeBalances()).toEqual({ store_pending: 964n + 1446n, store_available: -400n });
@@ -161,7 +146,7 @@ describe('posting what charges and refunds did', () => {
       wrongBalances: 0,
       wrongMaturities: 0,
     });
-    expect(await cli('ledger:verify')).toMatchObject({ ok: true, transactions: 3 });
+    expect(await suite.cli('ledger:verify')).toMatchObject({ ok: true, transactions: 3 });
   }, 90_000);
 
   it('releases pending money once its instant has come, exactly what it holds', async () => {
@@ -171,8 +156,8 @@ describe('posting what charges and refunds did', () => {
       posting: salePosting({
         chargeId: crypto.randomUUID(),
         mode: 'test',
-        merchantId: shop.merchant.id,
-        storeId: shop.store.id,
+        merchantId: suite.merchants.shop.merchant.id,
+        storeId: suite.merchants.shop.store.id,
         currency: 'JPY',
         grossAmount: 5000n,
         feeAmount: 180n,
@@ -192,16 +177,18 @@ describe('posting what charges and refunds did', () => {
       store_pending: before.store_pending,
       store_available: before.store_available + 4820n,
     });
-    const pending = await env.prisma.ledgerAccount.findFirstOrThrow({
-      where: { storeId: shop.store.id, kind: 'store_pending' },
+    const pending = await suite.env.prisma.ledgerAccount.findFirstOrThrow({
+      where: { storeId: suite.merchants.shop.store.id, kind: 'store_pending' },
     });
     expect(
-      await env.prisma.ledgerMaturity.findUniqueOrThrow({
+      await suite.env.prisma.ledgerMaturity.findUniqueOrThrow({
         where: { accountId_availableOn: { accountId: pending.id, availableOn: past } },
       }),
     ).toMatchObject({ amount: 0n });
     expect(
-      await env.prisma.ledgerTransaction.count({ where: { kind: 'release', storeId: shop.store.id } }),
+      await suite.env.prisma.ledgerTransaction.count({
+        where: { kind: 'release', storeId: suite.merchants.shop.store.id },
+      }),
     ).toBe(1);
   }, 30_000);
 
@@ -211,8 +198,8 @@ describe('posting what charges and refunds did', () => {
       posting: salePosting({
         chargeId,
         mode: 'test',
-        merchantId: shop.merchant.id,
-        storeId: shop.store.id,
+        merchantId: suite.merchants.shop.merchant.id,
+        storeId: suite.merchants.shop.store.id,
         currency: 'JPY',
         grossAmount,
         feeAmount: 0n,
@@ -242,7 +229,7 @@ describe('posting what charges and refunds did', () => {
 describe('the database keeps the books', () => {
   let sql: Client;
   beforeAll(async () => {
-    sql = new Client({ connectionString: env.database.url });
+    sql = new Client({ connectionString: suite.env.database.url });
     await sql.connect();
   });
   afterAll(() => sql?.end());
@@ -266,12 +253,16 @@ describe('the database keeps the books', () => {
 
   it('refuses a transaction that does not balance, one without entries, and entries added later', async () => {
     const [clearing, fees] = await Promise.all([
-      env.prisma.ledgerAccount.findFirstOrThrow({ where: { kind: 'processor_clearing', mode: 'test' } }),
-      env.prisma.ledgerAccount.findFirstOrThrow({ where: { kind: 'platform_fee_revenue', mode: 'test' } }),
+      suite.env.prisma.ledgerAccount.findFirstOrThrow({
+        where: { kind: 'processor_clearing', mode: 'test' },
+      }),
+      suite.env.prisma.ledgerAccount.findFirstOrThrow({
+        where: { kind: 'platform_fee_revenue', mode: 'test' },
+      }),
     ]);
     const transaction = (id: string) => `
       INSERT INTO ledger_transactions (id, kind, source_type, source_id, mode, merchant_id, currency, amount, created_by)
-      VALUES ('${id}', 'adjustment', 'adjustment', gen_random_uuid(), 'test', '${shop.merchant.id}', 'JPY', 5, 'test')`;
+      VALUES ('${id}', 'adjustment', 'adjustment', gen_random_uuid(), 'test', '${suite.merchants.shop.merchant.id}', 'JPY', 5, 'test')`;
     const unbalanced = crypto.randomUUID();
     await refused(
       `WITH t AS (${transaction(unbalanced)} RETURNING id)
@@ -281,7 +272,7 @@ describe('the database keeps the books', () => {
     );
     await refused(transaction(crypto.randomUUID()), /has no entries/);
     // the sale posted above: two more entries that would balance, in a later transaction
-    const posted = await env.prisma.ledgerTransaction.findFirstOrThrow({ where: { kind: 'sale' } });
+    const posted = await suite.env.prisma.ledgerTransaction.findFirstOrThrow({ where: { kind: 'sale' } });
     await refused(
       `INSERT INTO ledger_entries (transaction_id, account_id, currency, amount)
        VALUES ('${posted.id}', '${clearing.id}', 'JPY', 7), ('${posted.id}', '${fees.id}', 'JPY', -7)`,

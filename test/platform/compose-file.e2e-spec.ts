@@ -5,7 +5,7 @@ import {
   composeValidator,
   readComposeDocument,
   type ComposeValidator,
-} from '../scripts/compose-check';
+} from '../../scripts/compose-check';
 
 /**
  * `npm run compose:check` (issue 34): the compose files are valid for the Compose Specification as
@@ -28,7 +28,7 @@ ${extra}`;
 
 describe('compose:check', () => {
   it.each(COMPOSE_FILES)('%s is valid for Compose v1 and v2', (file) => {
-    const document = readComposeDocument(readFileSync(join(__dirname, '..', file), 'utf8'));
+    const document = readComposeDocument(readFileSync(join(__dirname, '..', '..', file), 'utf8'));
     expect(v1(document)).toEqual([]);
     expect(v2(document)).toEqual([]);
   });

@@ -4,58 +4,27 @@
 // processor executes each key once) and never stuck (the refund ends with its true outcome). Real
 // charges (gateway in process, charge-service with its outbox relay), the simulator in process, two
 // refund-cancel-service processes.
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AdminError, runCli } from '@kessai/admin';
 import { REFUND_FINISHED, REFUND_REQUESTED } from '@kessai/contracts';
 import { HttpPaymentProcessor } from '@kessai/processor';
-import {
-  eventually,
-  GatewayClient,
-  listenLocally,
-  RELAXED_RATE_LIMITS,
-  startWorkerProcess,
-  TestEnvironment,
-  type SeededMerchant,
-  type SpawnedApp,
-} from '@kessai/testing';
-import {
-  startProcessorSimulator,
-  type ProcessorSimulator,
-} from '../apps/processor-simulator/src/start-simulator';
-import { operationStats } from '../apps/processor-simulator/src/simulator-state';
-import { createGatewayApp } from '../apps/gateway/src/app.factory';
+import { eventually, useSuite } from '@kessai/testing';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const BASE_SECONDS = 60;
 const MAX_REDRIVES = 3;
 
-let env: TestEnvironment;
-let simulator: ProcessorSimulator;
-let gateway: NestFastifyApplication;
-let api: GatewayClient;
-let shop: SeededMerchant;
-const apps: SpawnedApp[] = [];
-
-beforeAll(async () => {
-  simulator = await startProcessorSimulator({ latencyMs: 0 });
-  env = await TestEnvironment.create({
-    ...RELAXED_RATE_LIMITS,
-    PROCESSOR_TEST_URL: simulator.url,
+const suite = useSuite({
+  simulator: (callbackSecret) => startProcessorSimulator({ latencyMs: 0, callbackSecret }),
+  variables: {
     REFUND_REDRIVE_BASE_SECONDS: String(BASE_SECONDS),
     REFUND_REDRIVE_MAX: String(MAX_REDRIVES),
     REFUND_CANCEL_SWEEP_INTERVAL_MS: '200',
-  });
-  gateway = await createGatewayApp(env.config);
-  api = new GatewayClient(await listenLocally(gateway)).as(
-    (shop = await env.seedPciMerchant('refund-redrive')),
-  );
-  const { app } = await startWorkerProcess('apps/charge-service/src/main.ts', env.variables);
-  apps.push(app);
-}, 90_000);
-
-afterAll(async () => {
-  for (const app of apps) await app.stop('SIGKILL');
-  await simulator?.close();
-  await env?.close(gateway);
+  },
+  gateway: createGatewayApp,
+  merchants: { shop: { pci: true, label: 'refund-redrive' } },
+  workers: ['charge-service'],
 });
 
 interface PaidCharge {
@@ -64,10 +33,12 @@ interface PaidCharge {
 }
 
 async function successfulCharge(amount: number): Promise<PaidCharge> {
-  const { id } = (await api.charge(await api.cardToken(), { amount })) as { id: string };
+  const { id } = (await suite.api.shop.charge(await suite.api.shop.cardToken(), { amount })) as {
+    id: string;
+  };
   const charge = await eventually(
     async () => {
-      const row = await env.prisma.charge.findUniqueOrThrow({ where: { id } });
+      const row = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id } });
       return row.status === 'successful' ? row : null;
     },
     { timeoutMs: 30_000, what: `charge ${id} to succeed` },
@@ -81,10 +52,10 @@ async function successfulCharge(amount: number): Promise<PaidCharge> {
  */
 async function erroredRefund(charge: PaidCharge, amount: number, secondsAgo: number, redrives = 0) {
   const changed = new Date(Date.now() - secondsAgo * 1000);
-  const refund = await env.prisma.refund.create({
+  const refund = await suite.env.prisma.refund.create({
     data: {
-      merchantId: shop.merchant.id,
-      storeId: shop.store.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
       chargeId: charge.id,
       mode: 'test',
       status: 'error',
@@ -97,17 +68,17 @@ async function erroredRefund(charge: PaidCharge, amount: number, secondsAgo: num
       updatedOn: changed,
     },
   });
-  await env.prisma.$executeRaw`
+  await suite.env.prisma.$executeRaw`
     UPDATE charges SET refund_reserved_amount = refund_reserved_amount + ${amount} WHERE id = ${charge.id}::uuid`;
   return refund.id;
 }
 
-const refundOf = (id: string) => env.prisma.refund.findUniqueOrThrow({ where: { id } });
+const refundOf = (id: string) => suite.env.prisma.refund.findUniqueOrThrow({ where: { id } });
 const eventsOf = (id: string, eventType: string) =>
-  env.prisma.outboxEvent.count({ where: { aggregateId: id, eventType } });
+  suite.env.prisma.outboxEvent.count({ where: { aggregateId: id, eventType } });
 
 async function cli(...argv: string[]): Promise<unknown> {
-  return runCli(argv, { env: env.variables, credentialsFile: '/dev/null', print: () => undefined });
+  return runCli(argv, { env: suite.env.variables, credentialsFile: '/dev/null', print: () => undefined });
 }
 
 describe('re-driving refunds in error', () => {
@@ -115,7 +86,7 @@ describe('re-driving refunds in error', () => {
     const charge = await successfulCharge(10_000);
     // executed at the processor, its answer lost: the processor must answer it again, not refund again
     const executed = await erroredRefund(charge, 1_000, BASE_SECONDS + 30);
-    await new HttpPaymentProcessor({ baseUrl: simulator.url }).refund({
+    await new HttpPaymentProcessor({ baseUrl: suite.simulator.url }).refund({
       processorReference: charge.processorReference,
       idempotencyKey: executed,
       amount: 1_000,
@@ -129,8 +100,7 @@ describe('re-driving refunds in error', () => {
     const exhausted = await erroredRefund(charge, 400, 24 * 3_600, MAX_REDRIVES);
 
     for (let i = 0; i < 2; i++) {
-      const { app } = await startWorkerProcess('apps/refund-cancel-service/src/main.ts', env.variables);
-      apps.push(app);
+      await suite.startWorker('refund-cancel-service');
     }
     await eventually(
       async () =>
@@ -139,7 +109,7 @@ describe('re-driving refunds in error', () => {
       { timeoutMs: 60_000, what: 'the two due refunds to succeed' },
     );
 
-    const stats = simulator.stats();
+    const stats = suite.simulator.stats();
     // each executed once at the processor; the executed one asked twice (before, and re-driven)
     expect(operationStats(stats, 'refund', executed)).toMatchObject({ requests: 2, executions: 1 });
     expect(operationStats(stats, 'refund', unreached)).toMatchObject({ requests: 1, executions: 1 });
@@ -155,7 +125,9 @@ describe('re-driving refunds in error', () => {
     expect(await eventsOf(notYetDue, REFUND_REQUESTED)).toBe(0);
     expect(await eventsOf(exhausted, REFUND_REQUESTED)).toBe(0);
     expect(
-      ((await cli('refunds:errored', '--merchant', shop.merchant.id)) as { id: string }[]).map((r) => r.id),
+      (
+        (await cli('refunds:errored', '--merchant', suite.merchants.shop.merchant.id)) as { id: string }[]
+      ).map((r) => r.id),
     ).toEqual([exhausted, notYetDue]);
 
     // the operator re-drives the exhausted one now
@@ -169,10 +141,10 @@ describe('re-driving refunds in error', () => {
       timeoutMs: 30_000,
       what: 'the operator’s re-drive to succeed',
     });
-    expect(operationStats(simulator.stats(), 'refund', exhausted)).toMatchObject({ executions: 1 });
+    expect(operationStats(suite.simulator.stats(), 'refund', exhausted)).toMatchObject({ executions: 1 });
 
     // the charge: what succeeded refunded once, what is still in error still reserved
-    expect(await env.prisma.charge.findUniqueOrThrow({ where: { id: charge.id } })).toMatchObject({
+    expect(await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: charge.id } })).toMatchObject({
       refundedAmount: 1_000n + 2_000n + 400n,
       refundReservedAmount: 1_000n + 2_000n + 400n + 300n,
     });
