@@ -135,6 +135,39 @@ SELECT merchant_id, store_id, 'subscription', subscription_id,
   )
   SELECT target.status, EXISTS (SELECT 1 FROM moved) AS moved FROM target;
 
+-- subscriptions_retry_first_payment
+-- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 correlationId text
+-- columns: status subscription_status, moved bool
+  WITH target AS (SELECT id, status FROM subscriptions WHERE id = $1::uuid AND merchant_id = $2::uuid
+ AND ($3::uuid IS NULL OR store_id = $3::uuid) FOR UPDATE),
+  moved AS (
+    UPDATE subscriptions s
+       SET status = 'unverified',
+           transaction_token_id = $4::uuid, updated_on = now()
+      FROM target
+     WHERE s.id = target.id AND s.status IN ('unconfirmed')
+       AND EXISTS (SELECT 1 FROM scheduled_payments sp
+                    WHERE sp.subscription_id = s.id AND sp.sequence = 1 AND sp.status = 'failed')
+    RETURNING s.id, s.merchant_id, s.store_id, s.status, s.test_clock_id
+  ),
+  payment AS (
+    UPDATE scheduled_payments sp
+       SET status = 'pending', updated_on = now(),
+           next_try_at = COALESCE(
+             (SELECT c.frozen_time FROM test_clocks c WHERE c.id = moved.test_clock_id), now())
+      FROM moved
+     WHERE sp.subscription_id = moved.id AND sp.sequence = 1 AND sp.status = 'failed'
+    RETURNING sp.id, sp.subscription_id
+  ),
+  event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'subscription', subscription_id,
+       'subscription_updated', jsonb_build_object('subscription_id', subscription_id::text, 'store_id', store_id::text, 'changed', to_jsonb(ARRAY['transaction_token_id', 'status']), 'status', status::text), $5::text
+  FROM (SELECT m.id AS subscription_id, m.merchant_id, m.store_id, m.status FROM moved m) AS changed
+  )
+  SELECT target.status, EXISTS (SELECT 1 FROM moved) AS moved FROM target;
+
 -- subscriptions_mark_termination
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 from subscription_status[], $5 terminateWith subscription_status, $6 correlationId text
 -- columns: status subscription_status, has_pending bool, marked bool

@@ -21,14 +21,15 @@ export const SCHEDULED_PAYMENT_TRANSITIONS: Readonly<
   // its charge succeeded / failed, tried again or paused / failed, its tries over
   processing: ['paid', 'pending', 'failed'],
   paid: [],
-  failed: [],
+  // the first payment of an unconfirmed subscription, tried again with a new token (the
+  // subscription's first_retried); every other failed payment stays failed
+  failed: ['pending'],
   canceled: [],
 };
 
-/** Statuses a payment never leaves. */
+/** Statuses a payment never leaves (a failed one is left only by its subscription's first_retried). */
 export const FINAL_SCHEDULED_PAYMENT_STATUSES = [
   'paid',
-  'failed',
   'canceled',
 ] as const satisfies readonly ScheduledPaymentStatus[];
 

@@ -41,6 +41,8 @@ const ALLOWED = new Map<string, readonly string[]>([
   ['suspend: current → suspended', [SUBSCRIPTION_SUSPENDED]],
   ['suspend: unpaid → suspended', [SUBSCRIPTION_SUSPENDED]],
   ['unsuspend: suspended → unpaid', [SUBSCRIPTION_UPDATED]],
+  // PATCH …/token of a subscription whose first payment failed: the first payment tried again
+  ['first_retried: unconfirmed → unverified', [SUBSCRIPTION_UPDATED]],
   // a payment marked terminate_with_status falls due: only a subscription that has not ended
   ['terminate_canceled: unverified → canceled', [SUBSCRIPTION_CANCELED]],
   ['terminate_canceled: current → canceled', [SUBSCRIPTION_CANCELED]],
@@ -135,15 +137,16 @@ describe('the subscription state machine', () => {
     }
   });
 
-  it('has ended at canceled, completed and unconfirmed: never charged again, and only canceled from there', () => {
+  it('has ended at canceled, completed and unconfirmed: never charged again, and only canceled or retried from there', () => {
     expect(SUBSCRIPTION_STATUSES.filter(isEndedSubscriptionStatus).sort()).toEqual([
       'canceled',
       'completed',
       'unconfirmed',
     ]);
     expect([...ENDED_SUBSCRIPTION_STATUSES].sort()).toEqual(['canceled', 'completed', 'unconfirmed']);
-    // no move of the scheduler or of a settlement starts from an ended subscription
-    expect(MOVES.filter((move) => canMoveSubscription(move, 'unconfirmed'))).toEqual(['cancel']);
+    // no move of the scheduler or of a settlement starts from an ended subscription: only the API's
+    // cancel, and a new token trying the first payment again
+    expect(MOVES.filter((move) => canMoveSubscription(move, 'unconfirmed'))).toEqual(['cancel', 'first_retried']);
   });
 
   it('names the statuses each request and the engine decide by', () => {

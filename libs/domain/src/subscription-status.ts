@@ -44,10 +44,11 @@ export const SUBSCRIPTION_ENTRY = { status: 'unverified', event: SUBSCRIPTION_CR
 export const FINAL_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'completed'];
 
 /**
- * Statuses after which a subscription is never charged again: the final ones, and `unconfirmed`
- * (its first payment failed, and the engine schedules nothing after it). A payment of an ended
+ * Statuses after which a subscription is not charged again: the final ones, and `unconfirmed` (its
+ * first payment failed, and the engine schedules nothing after it). A payment of an ended
  * subscription is only settled, never charged nor terminated into another status. An unconfirmed
- * subscription is not final: it may still be canceled, and its fields changed.
+ * subscription is not final: it may still be canceled and its fields changed, and a new token tries
+ * its first payment again (first_retried).
  */
 export const ENDED_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = [
   'canceled',
@@ -110,6 +111,11 @@ export const SUBSCRIPTION_MOVES = {
   suspend: { from: SUSPENDABLE_SUBSCRIPTION_STATUSES, to: 'suspended', events: [SUBSCRIPTION_SUSPENDED] },
   /** PATCH …/unsuspend (UnivaPay's rule: unpaid, the pending payment tried again) */
   unsuspend: { from: ['suspended'], to: 'unpaid', events: [SUBSCRIPTION_UPDATED] },
+  /**
+   * PATCH …/token (or PATCH with a new transaction_token_id) of a subscription whose first payment
+   * failed: the first payment is tried again at once with the new token (decision 0031)
+   */
+  first_retried: { from: ['unconfirmed'], to: 'unverified', events: [SUBSCRIPTION_UPDATED] },
 
   // the scheduler, at a due payment marked terminate_with_status
   terminate_canceled: { from: NOT_ENDED, to: 'canceled', events: [SUBSCRIPTION_CANCELED] },

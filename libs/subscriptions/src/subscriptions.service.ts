@@ -219,17 +219,23 @@ export class SubscriptionsService {
       changes.plan = planChange(subscription, plan, changes.amount ?? subscription.amount, paid);
       changed.push('subscription_plan');
     }
+    let retryWith: string | null = null;
     if (request.transaction_token_id !== undefined) {
       const token = await this.subscriptionToken(subscription, request.transaction_token_id, actor);
-      if (token !== subscription.transactionTokenId)
+      // its first payment failed: the token tries it again, after the other changes (decision 0031)
+      if (subscription.status === 'unconfirmed') retryWith = token;
+      else if (token !== subscription.transactionTokenId)
         change('transactionTokenId', 'transaction_token_id', token);
     }
-    if (changed.length === 0) {
+    if (changed.length === 0 && retryWith === null) {
       if (subscriptionIsFinal(subscription)) throw subscriptionRefusal(subscription.status);
       return subscription;
     }
-    const result = await this.subscriptions.update(scope, id, changes, changed, correlation.correlationId);
-    if (!result.moved) throw subscriptionRefusal(result.status);
+    if (changed.length > 0) {
+      const result = await this.subscriptions.update(scope, id, changes, changed, correlation.correlationId);
+      if (!result.moved) throw subscriptionRefusal(result.status);
+    }
+    if (retryWith !== null) return this.retryFirstPayment(scope, id, retryWith, correlation);
     return this.findVisible(scope, id);
   }
 
@@ -244,6 +250,8 @@ export class SubscriptionsService {
     const id = subscription.id;
     const token = await this.subscriptionToken(subscription, transactionTokenId, actor);
     if (subscriptionIsFinal(subscription)) throw subscriptionRefusal(subscription.status);
+    // its first payment failed: a token (even the same one, the card since topped up) tries it again
+    if (subscription.status === 'unconfirmed') return this.retryFirstPayment(scope, id, token, correlation);
     if (token === subscription.transactionTokenId) return subscription;
     const result = await this.subscriptions.update(
       scope,
@@ -252,6 +260,22 @@ export class SubscriptionsService {
       ['transaction_token_id'],
       correlation.correlationId,
     );
+    if (!result.moved) throw subscriptionRefusal(result.status);
+    return this.findVisible(scope, id);
+  }
+
+  /**
+   * A subscription whose first payment failed (`unconfirmed`), given a token: back to `unverified`
+   * with it, and its first payment tried again at once (decision 0031). A subscription that is no
+   * longer unconfirmed (a cancel, or a retry, in between) is refused as its status says.
+   */
+  private async retryFirstPayment(
+    scope: AccessScope,
+    id: string,
+    token: string,
+    correlation: Correlation,
+  ): Promise<SubscriptionWithNextPayment> {
+    const result = await this.subscriptions.retryFirstPayment(scope, id, token, correlation.correlationId);
     if (!result.moved) throw subscriptionRefusal(result.status);
     return this.findVisible(scope, id);
   }

@@ -21,6 +21,7 @@ import {
   MARK_TERMINATION,
   SUSPEND_SUBSCRIPTION,
   UNSUSPEND_SUBSCRIPTION,
+  RETRY_FIRST_PAYMENT,
   UPDATE_SCHEDULED_PAYMENT,
   UPDATE_SUBSCRIPTION,
 } from './subscriptions.sql';
@@ -239,6 +240,27 @@ export class SubscriptionsRepository {
   /** PATCH …/unsuspend (UNSUSPEND_SUBSCRIPTION). */
   unsuspend(scope: AccessScope, id: string, correlationId: string | null): Promise<Transition> {
     return this.transition(UNSUSPEND_SUBSCRIPTION, scope, id, correlationId);
+  }
+
+  /**
+   * A new token for a subscription whose first payment failed: back to unverified, the first payment
+   * tried again now (RETRY_FIRST_PAYMENT).
+   */
+  async retryFirstPayment(
+    scope: AccessScope,
+    id: string,
+    transactionTokenId: string,
+    correlationId: string | null,
+  ): Promise<Transition> {
+    const row = (
+      await this.prisma.run(RETRY_FIRST_PAYMENT, {
+        ...scopeParams(scope, id),
+        transactionTokenId,
+        correlationId,
+      })
+    )[0];
+    if (!row) return { moved: false, status: null };
+    return row.moved ? { moved: true } : { moved: false, status: row.status };
   }
 
   /**

@@ -297,6 +297,51 @@ export const UNSUSPEND_SUBSCRIPTION = defineStatement({
     }),
 });
 
+const FIRST_RETRIABLE = sqlList(SUBSCRIPTION_MOVES.first_retried.from);
+
+/**
+ * A new token for a subscription whose first payment failed (decision 0031): the subscription
+ * unconfirmed → unverified with the token, and its first payment (sequence 1, failed) pending again,
+ * due now (the clock's time for a subscription on a test clock), so that the scheduler tries it at
+ * once with the new token. The subscription is locked before its payment (decision 0023). With
+ * subscription_updated (changed: transaction_token_id, status). `moved` false: not unconfirmed, or
+ * its first payment is not a failed one (nothing changed).
+ */
+export const RETRY_FIRST_PAYMENT = defineStatement({
+  name: 'subscriptions_retry_first_payment',
+  params: { ...scopeParams, transactionTokenId: pg.uuid, correlationId: pg.nullable(pg.text) },
+  columns: { status: pg.enum<SubscriptionStatus>('subscription_status'), moved: pg.bool },
+  text: (p) => `
+    WITH target AS (SELECT id, status FROM subscriptions WHERE ${inScope(p)} FOR UPDATE),
+    moved AS (
+      UPDATE subscriptions s
+         SET status = ${sqlLiteral(SUBSCRIPTION_MOVES.first_retried.to)},
+             transaction_token_id = ${p.transactionTokenId}, updated_on = now()
+        FROM target
+       WHERE s.id = target.id AND s.status IN ${FIRST_RETRIABLE}
+         AND EXISTS (SELECT 1 FROM scheduled_payments sp
+                      WHERE sp.subscription_id = s.id AND sp.sequence = 1 AND sp.status = 'failed')
+      RETURNING s.id, s.merchant_id, s.store_id, s.status, s.test_clock_id
+    ),
+    payment AS (
+      UPDATE scheduled_payments sp
+         SET status = 'pending', updated_on = now(),
+             next_try_at = COALESCE(
+               (SELECT c.frozen_time FROM test_clocks c WHERE c.id = moved.test_clock_id), now())
+        FROM moved
+       WHERE sp.subscription_id = moved.id AND sp.sequence = 1 AND sp.status = 'failed'
+      RETURNING sp.id, sp.subscription_id
+    ),
+    event AS (
+      ${outboxInsertFrom(eventRows('moved', null), {
+        ...eventSpec,
+        event: subscriptionUpdatedSql(`ARRAY['transaction_token_id', 'status']`),
+        correlationId: p.correlationId,
+      })}
+    )
+    SELECT target.status, EXISTS (SELECT 1 FROM moved) AS moved FROM target`,
+});
+
 /**
  * termination_mode on_next_payment (of a cancel or a suspend): marks the pending payment with the
  * status the subscription takes instead of charging it, while the subscription is in one of
