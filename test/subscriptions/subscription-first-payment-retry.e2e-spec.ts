@@ -5,7 +5,7 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type SDK from 'univapay-node';
-import { SubscriptionPeriod } from 'univapay-node';
+import { ChargeStatus, SubscriptionPeriod } from 'univapay-node';
 import { APPROVED_TEST_CARD, eventually, sdkCardToken, sdkError, useSuite } from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
@@ -50,7 +50,7 @@ describe('a subscription whose first payment failed', () => {
     expect(paid).toMatchObject({ status: 'current' });
     const charges = (await sdk().subscriptions.charges(storeId(), id)).items;
     expect(charges.map((charge) => charge.status).sort()).toEqual(['failed', 'successful']);
-    expect(charges.find((charge) => charge.status === 'successful')).toMatchObject({
+    expect(charges.find((charge) => charge.status === ChargeStatus.SUCCESSFUL)).toMatchObject({
       transactionTokenId: good.id,
       chargedAmount: 1000,
     });
