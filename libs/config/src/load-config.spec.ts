@@ -54,7 +54,9 @@ describe('loadConfig', () => {
 
   it('keeps a refund re-drive schedule within 12 hours', () => {
     // 340 × 127 = 43,180 s
-    expect(loadConfig({ ...valid, REFUND_REDRIVE_MAX: '7', REFUND_REDRIVE_BASE_SECONDS: '340' })).toMatchObject({
+    expect(
+      loadConfig({ ...valid, REFUND_REDRIVE_MAX: '7', REFUND_REDRIVE_BASE_SECONDS: '340' }),
+    ).toMatchObject({
       REFUND_REDRIVE_MAX: 7,
     });
     expect(problemsOf({ ...valid, REFUND_REDRIVE_MAX: '7', REFUND_REDRIVE_BASE_SECONDS: '341' })).toEqual([

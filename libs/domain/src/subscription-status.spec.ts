@@ -146,7 +146,10 @@ describe('the subscription state machine', () => {
     expect([...ENDED_SUBSCRIPTION_STATUSES].sort()).toEqual(['canceled', 'completed', 'unconfirmed']);
     // no move of the scheduler or of a settlement starts from an ended subscription: only the API's
     // cancel, and a new token trying the first payment again
-    expect(MOVES.filter((move) => canMoveSubscription(move, 'unconfirmed'))).toEqual(['cancel', 'first_retried']);
+    expect(MOVES.filter((move) => canMoveSubscription(move, 'unconfirmed'))).toEqual([
+      'cancel',
+      'first_retried',
+    ]);
   });
 
   it('names the statuses each request and the engine decide by', () => {

@@ -4,12 +4,7 @@ import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prism
 import { listPage } from '../keyset';
 import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
-import {
-  FIND_APP_TOKEN,
-  LOCK_APP_TOKEN_TREE,
-  LOCK_ISSUER,
-  REVOKE_APP_TOKEN_TREE,
-} from './app-tokens.sql';
+import { FIND_APP_TOKEN, LOCK_APP_TOKEN_TREE, LOCK_ISSUER, REVOKE_APP_TOKEN_TREE } from './app-tokens.sql';
 import type { AccessScope } from '../scope';
 
 export interface NewAppToken {
