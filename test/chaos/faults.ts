@@ -33,7 +33,7 @@ const RECOVERY_DEADLINE_MS = 90_000;
 const FLOWS_BETWEEN_FAULTS = 8;
 const LOAD_BETWEEN_FAULTS_MAX_MS = 20_000;
 
-type Probe = 'charge' | 'webhook' | 'refund' | 'subscription';
+type Probe = 'charge' | 'webhook' | 'refund' | 'subscription' | 'ledger';
 
 /** The probes that show each target consumes again; a restart of Redis or Postgres: all of them. */
 const PROBES: Record<FaultResult['target'], Probe[]> = {
@@ -42,8 +42,9 @@ const PROBES: Record<FaultResult['target'], Probe[]> = {
   'refund-cancel-service': ['refund'],
   'subscription-service': ['subscription'],
   'webhook-service': ['charge', 'webhook'],
-  redis: ['charge', 'webhook', 'refund', 'subscription'],
-  postgres: ['charge', 'webhook', 'refund', 'subscription'],
+  'ledger-service': ['ledger'],
+  redis: ['charge', 'webhook', 'refund', 'subscription', 'ledger'],
+  postgres: ['charge', 'webhook', 'refund', 'subscription', 'ledger'],
 };
 
 export class FaultRunner {
@@ -179,6 +180,20 @@ export class FaultRunner {
           async () =>
             (await this.system.env!.prisma.refund.findUnique({ where: { id: String(body.id) } }))?.status !==
             'pending',
+        );
+        return;
+      }
+      case 'ledger': {
+        // a charge's sale in the books: ledger-service reads the outbox and posts it
+        const chargeId = await this.chargeThroughApi(779);
+        await this.finalCharge(chargeId, deadline);
+        await this.untilRow(
+          deadline,
+          `charge ${chargeId} posted`,
+          async () =>
+            (await this.system.env!.prisma.ledgerTransaction.count({
+              where: { kind: 'sale', sourceType: 'charge', sourceId: chargeId },
+            })) === 1,
         );
         return;
       }

@@ -38,10 +38,16 @@ const UNFINISHED = `
     (SELECT count(*)::int FROM captures WHERE status = 'pending') AS captures,
     (SELECT count(*)::int FROM scheduled_payments WHERE status = 'processing') AS payments,
     (SELECT count(*)::int FROM webhook_deliveries WHERE status = 'pending') AS deliveries,
-    (SELECT count(*)::int FROM outbox_events WHERE published_on IS NULL) AS outbox`;
+    (SELECT count(*)::int FROM outbox_events WHERE published_on IS NULL) AS outbox,
+    (SELECT count(*)::int FROM charges c WHERE c.status = 'successful' AND NOT EXISTS (
+       SELECT 1 FROM ledger_transactions t
+        WHERE t.kind = 'sale' AND t.source_type = 'charge' AND t.source_id = c.id))
+    + (SELECT count(*)::int FROM refunds r WHERE r.status = 'successful' AND NOT EXISTS (
+       SELECT 1 FROM ledger_transactions t
+        WHERE t.kind = 'refund' AND t.source_type = 'refund' AND t.source_id = r.id)) AS unposted`;
 
 export type Unfinished = Record<
-  'charges' | 'refunds' | 'cancels' | 'captures' | 'payments' | 'deliveries' | 'outbox',
+  'charges' | 'refunds' | 'cancels' | 'captures' | 'payments' | 'deliveries' | 'outbox' | 'unposted',
   number
 >;
 
@@ -334,6 +340,52 @@ export async function reconcile(
     }
     const duplicates = [...received.values()].filter((n) => n > 1).length;
 
+    // the books (docs/ledger.md): every successful charge one sale of what it charged, every
+    // successful refund one refund of its amount, nothing else posted twice, and every invariant holds
+    const { rows: postings } = await db.query<{
+      what: string;
+      id: string;
+      expected: string;
+      posted: string[];
+    }>(
+      `SELECT 'charge' AS what, c.id::text AS id, c.charged_amount::text AS expected,
+              array(SELECT t.amount::text FROM ledger_transactions t
+                     WHERE t.kind = 'sale' AND t.source_type = 'charge' AND t.source_id = c.id) AS posted
+         FROM charges c WHERE c.status = 'successful'
+       UNION ALL
+       SELECT 'refund', r.id::text, (-r.amount)::text,
+              array(SELECT t.amount::text FROM ledger_transactions t
+                     WHERE t.kind = 'refund' AND t.source_type = 'refund' AND t.source_id = r.id)
+         FROM refunds r WHERE r.status = 'successful'`,
+    );
+    for (const posting of postings) {
+      if (posting.posted.length === 0) add('lost', `${posting.what} ${posting.id}: not posted in the ledger`);
+      else if (posting.posted.length > 1)
+        add('doubled', `${posting.what} ${posting.id}: posted ${posting.posted.length} times`);
+      else if (posting.posted[0] !== posting.expected)
+        add('wrong', `${posting.what} ${posting.id}: posted ${posting.posted[0]}, not ${posting.expected}`);
+    }
+    const { rows: unexpectedPostings } = await db.query<{ id: string; kind: string }>(
+      `SELECT t.id::text, t.kind::text FROM ledger_transactions t
+        WHERE (t.kind = 'sale' AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.id = t.source_id AND c.status = 'successful'))
+           OR (t.kind = 'refund' AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.id = t.source_id AND r.status = 'successful'))`,
+    );
+    for (const posting of unexpectedPostings)
+      add(
+        'wrong',
+        `ledger ${posting.kind} ${posting.id} records no successful ${posting.kind === 'sale' ? 'charge' : 'refund'}`,
+      );
+    const { rows: books } = await db.query<{ unbalanced: number; wrong_balances: number }>(
+      `SELECT (SELECT count(*)::int FROM (SELECT transaction_id FROM ledger_entries GROUP BY transaction_id, currency
+                                           HAVING sum(amount) <> 0) x) AS unbalanced,
+              (SELECT count(*)::int FROM ledger_accounts a
+                WHERE a.balance <> coalesce((SELECT sum(e.amount) FROM ledger_entries e WHERE e.account_id = a.id), 0))
+                AS wrong_balances`,
+    );
+    if (books[0].unbalanced > 0) add('wrong', `${books[0].unbalanced} ledger transactions do not balance`);
+    if (books[0].wrong_balances > 0)
+      add('wrong', `${books[0].wrong_balances} ledger balances are not their entries' sum`);
+
     const { rows: unfinished } = await db.query<Unfinished>(UNFINISHED);
     for (const [what, n] of Object.entries(unfinished[0])) if (n > 0) add('stuck', `${n} ${what} unfinished`);
 
@@ -354,6 +406,7 @@ export async function reconcile(
         'webhook events': events.length,
         'webhook requests received': receiver.of('/hooks').length,
         'deliveries received more than once': duplicates,
+        'ledger postings of charges and refunds': postings.length,
       },
     };
   } finally {

@@ -1,6 +1,6 @@
 // The system under test for the chaos suite: its own Postgres cluster and Redis (so that restarting
 // them disturbs nothing else), the processor simulator (a process of the build, read through its
-// inspection API) and a webhook receiver (in this process): the outside world; and the five services
+// inspection API) and a webhook receiver (in this process): the outside world; and the six services
 // as real processes of the build, each restartable.
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +31,7 @@ export const SERVICES = [
   'refund-cancel-service',
   'subscription-service',
   'webhook-service',
+  'ledger-service',
 ] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
@@ -60,6 +61,7 @@ export const CHAOS_SETTINGS: Record<string, string> = {
   WEBHOOK_RETRY_MAX_DELAY_MS: '4000',
   WEBHOOK_MAX_ATTEMPTS: '40',
   SHUTDOWN_TIMEOUT_MS: '10000',
+  LEDGER_POST_INTERVAL_MS: '200',
 };
 
 /** The build's entry points: a restart from them takes seconds where ts-node takes tens on a busy machine. */
