@@ -1,6 +1,6 @@
 // The sample Grafana dashboard (docs/grafana/kessai-dashboard.json, docs/operations.md "Metrics"):
 // every metric its queries name is one that a real Kessai process registers (the gateway and the
-// four worker services, scraped), so a renamed or removed metric fails here instead of leaving a
+// five worker services, scraped), so a renamed or removed metric fails here instead of leaving a
 // panel silently empty.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +8,13 @@ import { useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const DASHBOARD_FILE = join(__dirname, '..', '..', 'docs', 'grafana', 'kessai-dashboard.json');
-const WORKERS = ['charge-service', 'subscription-service', 'refund-cancel-service', 'webhook-service'];
+const WORKERS = [
+  'charge-service',
+  'subscription-service',
+  'refund-cancel-service',
+  'webhook-service',
+  'ledger-service',
+];
 
 interface Target {
   expr?: string;

@@ -10,6 +10,7 @@ import { SubscriptionServiceModule } from '../../apps/subscription-service/src/s
 import { SubscriptionsProcessor } from '../../apps/subscription-service/src/subscriptions.processor';
 import { WebhookDeliveriesProcessor } from '../../apps/webhook-service/src/webhook-deliveries.processor';
 import { WebhookServiceModule } from '../../apps/webhook-service/src/webhook-service.module';
+import { LedgerServiceModule } from '../../apps/ledger-service/src/ledger-service.module';
 
 /**
  * Each worker service starts with the secrets it uses and none of the others (decision 0027): the
@@ -28,7 +29,12 @@ function variablesOf(name: string): Record<string, string> {
 
 const services: Array<
   Pick<WorkerServiceOptions, 'imports' | 'processors'> & {
-    name: 'charge-service' | 'refund-cancel-service' | 'subscription-service' | 'webhook-service';
+    name:
+      | 'charge-service'
+      | 'refund-cancel-service'
+      | 'subscription-service'
+      | 'webhook-service'
+      | 'ledger-service';
   }
 > = [
   { name: 'charge-service', imports: [ChargeServiceModule], processors: [ChargesProcessor] },
@@ -43,6 +49,8 @@ const services: Array<
     processors: [SubscriptionsProcessor],
   },
   { name: 'webhook-service', imports: [WebhookServiceModule], processors: [WebhookDeliveriesProcessor] },
+  // consumes no queue: it reads the outbox from Postgres
+  { name: 'ledger-service', imports: [LedgerServiceModule], processors: [] },
 ];
 
 describe('per-process secrets', () => {
