@@ -18,9 +18,12 @@ say() { echo "test:start-cluster: $*"; }
 work=$(mktemp -d)
 runner=
 database=
+# the Redis Cluster this script started (a cluster that answered before is left running)
+cluster_started=
 cleanup() {
   if [[ -n $runner ]] && kill -0 "$runner" 2>/dev/null; then kill -TERM "$runner" 2>/dev/null || true; wait "$runner" 2>/dev/null || true; fi
   if [[ -n $database ]]; then psql "$PG_BASE/postgres" -qc "DROP DATABASE IF EXISTS $database WITH (FORCE)" >/dev/null 2>&1 || true; fi
+  if [[ -n $cluster_started ]]; then bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true; fi
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -54,7 +57,10 @@ run_once() {
   local redis_mode=$1
   database="kessai_cluster_$(head -c 6 /dev/urandom | od -An -tx1 | tr -d ' \n')"
   node scripts/make-env.js .env.example "$work/env" >/dev/null
-  [[ $redis_mode == cluster ]] && bash scripts/redis-cluster.sh start >/dev/null
+  if [[ $redis_mode == cluster ]]; then
+    redis-cli -p "${REDIS_CLUSTER_PORTS%% *}" ping >/dev/null 2>&1 || cluster_started=1
+    bash scripts/redis-cluster.sh start >/dev/null
+  fi
   (
     load_env "$redis_mode"
     node scripts/ensure-database.js >/dev/null
