@@ -189,8 +189,9 @@ export function cpuTable(before: CpuSnapshot, after: CpuSnapshot, units: number,
     `| ${name} | ${used.toFixed(2)} | ${((used / wall) * 100).toFixed(0)} % | ${((used * 1000) / units).toFixed(3)} |`;
   const rows: string[] = [];
   let sum = 0;
-  for (const name of Object.keys(before.seconds)) {
-    let used = after.seconds[name] - before.seconds[name];
+  // a process started between the two snapshots (ledger-service, say) counts from nothing
+  for (const name of Object.keys(after.seconds)) {
+    let used = after.seconds[name] - (before.seconds[name] ?? 0);
     if (name === 'postgres') {
       used = 0;
       for (const [pid, seconds] of after.postgresPids) used += seconds - (before.postgresPids.get(pid) ?? 0);

@@ -21,6 +21,9 @@
  * BENCH_PROCESSOR_LATENCY_MS (2), BENCH_EXPECTED_RATE (1500: tokens are made for this many charges
  * per second), BENCH_CARD (4000056655665556: approved, and its refund succeeds), BENCH_REFUNDS (1; 0
  * leaves the refunds phase and refund-cancel-service out), BENCH_REFUND_SECONDS (BENCH_SECONDS),
+ * BENCH_LEDGER (1; 0 leaves the ledger phase out: ledger-service started after the measured window,
+ * its catch-up on that window's charges timed, then a second window of as many stores of their own
+ * measured with it running, issue 31's "with the ledger posting" against "without"),
  * BENCH_DB_POOL_SIZE (unset: the processes' default),
  * RATE_LIMIT_ENABLED (true), TEST_DATABASE_URL (its server hosts the scratch database),
  * BENCH_NODE_ARGS (extra node flags for every spawned process, e.g. --cpu-prof --cpu-prof-dir=DIR).
@@ -49,6 +52,7 @@ const EXPECTED_RATE = num('BENCH_EXPECTED_RATE', 1500);
 const CARD = process.env.BENCH_CARD ?? '4000056655665556';
 const REFUNDS = process.env.BENCH_REFUNDS !== '0';
 const REFUND_SECONDS = num('BENCH_REFUND_SECONDS', SECONDS);
+const LEDGER = process.env.BENCH_LEDGER !== '0';
 const RATE_LIMITS = process.env.RATE_LIMIT_ENABLED ?? 'true';
 const DAILY_TEST_CHARGES = 1_440;
 const FINAL = `('successful', 'failed', 'error', 'authorized', 'canceled')`;
@@ -410,7 +414,10 @@ async function main() {
   const procs: Proc[] = [];
   try {
     console.log(`scratch database ${env.database.name}, Redis prefix ${variables.REDIS_PREFIX}`);
-    const stores = await seedStores(env, STORES);
+    const allStores = await seedStores(env, LEDGER ? 2 * STORES : STORES);
+    // the ledger's window charges stores of its own: each store's daily test quota holds one window
+    const stores = allStores.slice(0, STORES);
+    const ledgerStores = allStores.slice(STORES);
 
     // the outside world first
     const simulator = await startSimulator(variables, PROCESSOR_LATENCY_MS);
@@ -455,12 +462,15 @@ async function main() {
 
     // card tokens are made before each phase: for the warm-up at BENCH_EXPECTED_RATE, for the
     // measured run at twice the rate the warm-up reached (within the stores' daily test quota)
-    const makeTokens = async (perStore: number) => {
-      perStore = Math.max(1, Math.min(perStore, DAILY_TEST_CHARGES - tokensPerStore));
-      tokensPerStore += perStore;
-      console.log(`creating ${perStore * STORES} card tokens (${STORES} stores × ${perStore}) …`);
+    const makeTokens = async (perStore: number, forStores = stores) => {
+      const used = forStores === stores ? tokensPerStore : 0;
+      perStore = Math.max(1, Math.min(perStore, DAILY_TEST_CHARGES - used));
+      if (forStores === stores) tokensPerStore += perStore;
+      console.log(
+        `creating ${perStore * forStores.length} card tokens (${forStores.length} stores × ${perStore}) …`,
+      );
       const cpu = await cpuSnapshot(procs, redis, db);
-      const load = await createCardTokens(gateways, stores, perStore);
+      const load = await createCardTokens(gateways, forStores, perStore);
       const gatewayCpu = gateways.length
         ? ((await cpuSnapshot(procs, redis, db)).seconds.gateway - cpu.seconds.gateway) * 1000
         : NaN;
@@ -510,6 +520,48 @@ async function main() {
     const allCharges = await scalar(db, 'SELECT count(*) AS n FROM charges', []);
     const footprint = await redisFootprint(redis, variables.REDIS_PREFIX);
 
+    const unposted = () =>
+      scalar(
+        db,
+        `SELECT count(*) AS n FROM charges c WHERE c.status = 'successful' AND NOT EXISTS (
+           SELECT 1 FROM ledger_transactions t
+            WHERE t.kind = 'sale' AND t.source_type = 'charge' AND t.source_id = c.id)`,
+      );
+    const measureLedger = async () => {
+      const backlog = await unposted();
+      const catchUpBefore = await cpuSnapshot(procs, redis, db);
+      const caughtUpFrom = performance.now();
+      procs.push(await startWorker('ledger-service', 'ledger-service', { ...variables }));
+      await waitUntil(
+        'ledger-service to post every charge so far',
+        async () => (await unposted()) === 0,
+        600_000,
+      );
+      const catchUp = { charges: backlog, seconds: (performance.now() - caughtUpFrom) / 1000 };
+      const catchUpCpu = cpuTable(
+        catchUpBefore,
+        await cpuSnapshot(procs, redis, db),
+        Math.max(backlog, 1),
+        'posting',
+      );
+      await makeTokens(Math.ceil((expectedRate * SECONDS) / STORES) + 1, ledgerStores);
+      const before = await cpuSnapshot(procs, redis, db);
+      const window = await driveCharges(gateways, ledgerStores, SECONDS * 1000);
+      const atEnd = await cpuSnapshot(procs, redis, db);
+      await drain(db, window.startedAt, 300_000);
+      await waitUntil('the window’s charges to be posted', async () => (await unposted()) === 0, 300_000);
+      const windowStats = await finalStats(db, window.startedAt, window.endedAt);
+      const windowAccepted = window.load.statuses[201] ?? 0;
+      return {
+        catchUp,
+        catchUpCpu,
+        window,
+        windowStats,
+        windowAccepted,
+        cpu: cpuTable(before, atEnd, Math.max(windowAccepted, 1), 'charge'),
+      };
+    };
+
     // the floor, same client and concurrency, while the rest idles
     const floorPort = await freePort();
     const floor = Proc.start(
@@ -528,6 +580,10 @@ async function main() {
     const floorCpuBefore = await cpuSnapshot([floor], redis, db);
     const floorLoad = await driveFloor(floorUrl, stores, SECONDS * 1000);
     const floorCpuAfter = await cpuSnapshot([floor], redis, db);
+
+    // the ledger (issue 31): ledger-service started now, its catch-up on everything so far timed,
+    // then a second window on stores of their own with it running
+    const ledger = LEDGER ? await measureLedger() : null;
 
     const header = [
       `\nPOST /charges, ${CONCURRENCY} connections (closed loop), ${SECONDS} s after a ${WARMUP_SECONDS} s warm-up;`,
@@ -569,7 +625,30 @@ async function main() {
     console.log(`\nCPU of the floor run (per request):\n`);
     console.log(cpuTable(floorCpuBefore, floorCpuAfter, Math.max(floorLoad.requests, 1), 'request'));
 
+    if (ledger) {
+      const ratio = ledger.windowStats.endToEndPerSecond / stats.endToEndPerSecond;
+      console.log(
+        `\nledger (issue 31): ledger-service posted the ${ledger.catchUp.charges} charges made before it started in ` +
+          `${fmt(ledger.catchUp.seconds, 1)} s (${fmt(ledger.catchUp.charges / Math.max(ledger.catchUp.seconds, 0.001))} postings/s, ` +
+          `its poll interval included); then a ${SECONDS} s window on ${ledgerStores.length} stores of their own with it running:\n`,
+      );
+      console.log('| measure | per second | p50 ms | p99 ms | notes |');
+      console.log('|---|---|---|---|---|');
+      console.log(
+        `| POST /charges accepted (201), ledger-service running | ${fmt(ledger.windowAccepted / ledger.window.load.seconds)} | ${fmt(ledger.window.load.p50Ms, 1)} | ${fmt(ledger.window.load.p99Ms, 1)} | ${statusList(ledger.window.load.statuses)} |`,
+      );
+      console.log(
+        `| end to end, ledger-service running | ${fmt(ledger.windowStats.endToEndPerSecond)} | | | ${ledger.windowStats.created} charges; **${fmt(100 * ratio)} %** of the window without it (issue 31: at least 90 %) |`,
+      );
+      console.log(`\nCPU of the catch-up (per posting):\n`);
+      console.log(ledger.catchUpCpu);
+      console.log(`\nCPU during the window with ledger-service running (per accepted charge):\n`);
+      console.log(ledger.cpu);
+    }
+
     if (REFUNDS) await measureRefunds({ procs, redis, db, gateways, stores, charges: run });
+    console.log(`\nPostgres storage per 1,000,000 charges (docs/scaling.md), from this run's tables:\n`);
+    console.log(await storageTable(db));
   } catch (error) {
     for (const proc of procs) {
       if (proc.output.length > 0) console.error(`--- ${proc.name}:\n${proc.output.slice(-30).join('\n')}`);
@@ -581,6 +660,41 @@ async function main() {
     await db.end();
     await env.close();
   }
+}
+
+/**
+ * What each table holds per charge, rows and bytes (heap, TOAST and every index: pg_total_relation_size
+ * after a VACUUM, so that dead row versions are not counted), scaled to a million charges.
+ */
+async function storageTable(db: Client): Promise<string> {
+  const tables = [
+    'charges',
+    'transaction_tokens',
+    'card_vault',
+    'outbox_events',
+    'webhook_deliveries',
+    'webhook_attempts',
+    'idempotency_records',
+    'refunds',
+    'ledger_transactions',
+    'ledger_entries',
+  ];
+  await db.query(`VACUUM ${tables.join(', ')}`);
+  const charges = await scalar(db, 'SELECT count(*) AS n FROM charges');
+  const rows = [
+    '| table | rows per charge | bytes per charge | GiB per 1,000,000 charges |',
+    '|---|---|---|---|',
+  ];
+  for (const table of tables) {
+    const { rows: size } = await db.query<{ n: string; bytes: string }>(
+      `SELECT (SELECT count(*) FROM ${table})::text AS n, pg_total_relation_size('${table}')::text AS bytes`,
+    );
+    const perCharge = Number(size[0].bytes) / Math.max(charges, 1);
+    rows.push(
+      `| ${table} | ${fmt(Number(size[0].n) / Math.max(charges, 1), 2)} | ${fmt(perCharge)} | ${fmt((perCharge * 1e6) / 2 ** 30, 2)} |`,
+    );
+  }
+  return rows.join('\n');
 }
 
 main().catch((error: unknown) => {
