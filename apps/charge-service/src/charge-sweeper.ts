@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CapturesRepository, ChargeSweepsRepository, TokenThreeDsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { PeriodicTask } from '@kessai/runtime';
+import { PeriodicService } from '@kessai/runtime';
 
 import { ChargeJobs, type ChargeJobRequest } from './charge-jobs';
 
@@ -17,8 +17,7 @@ const BATCH = 500;
  * consecutive sweeps) add each at most once per bucket; the jobs themselves are repeatable.
  */
 @Injectable()
-export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask;
+export class ChargeSweeper extends PeriodicService {
   readonly #staleSeconds: number;
   readonly #awaitingExpirySeconds: number;
 
@@ -30,20 +29,13 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#task = new PeriodicTask({
-      name: 'charge sweep',
-      intervalMs: config.CHARGE_SWEEP_INTERVAL_MS,
-      run: async () => {
-        await this.sweep();
-      },
-      logger,
-    });
+    super({ name: 'charge sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, logger });
     this.#staleSeconds = config.CHARGE_STALE_PENDING_SECONDS;
     this.#awaitingExpirySeconds = config.CHARGE_AWAITING_EXPIRY_SECONDS;
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
+  protected async tick(): Promise<void> {
+    await this.sweep();
   }
 
   /** One pass; resolves to how many charges it gave work to. */
@@ -96,10 +88,5 @@ export class ChargeSweeper implements OnApplicationBootstrap, OnModuleDestroy {
 
   #job(name: ChargeJobRequest['name'], chargeId: string, ...idParts: string[]): ChargeJobRequest {
     return { name, chargeId, causeEventId: null, eventType: 'charge_sweep', idParts: ['sweep', ...idParts] };
-  }
-
-  /** Lets the sweep in progress finish. */
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
   }
 }

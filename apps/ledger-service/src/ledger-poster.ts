@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { LedgerRepository, OUTBOX_CURSOR } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { PeriodicTask } from '@kessai/runtime';
+import { PeriodicService } from '@kessai/runtime';
 import { postingsOf } from './fact-postings';
 import { LedgerMetrics } from './ledger-metrics';
 
@@ -17,8 +17,7 @@ import { LedgerMetrics } from './ledger-metrics';
  * posting.
  */
 @Injectable()
-export class LedgerPoster implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask;
+export class LedgerPoster extends PeriodicService {
   readonly #batch: number;
 
   constructor(
@@ -27,18 +26,13 @@ export class LedgerPoster implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    super({ name: 'ledger poster', intervalMs: config.LEDGER_POST_INTERVAL_MS, runAtStart: true, logger });
     this.#batch = config.LEDGER_POST_BATCH;
-    this.#task = new PeriodicTask({
-      name: 'ledger poster',
-      intervalMs: config.LEDGER_POST_INTERVAL_MS,
-      runAtStart: true,
-      run: async () => ((await this.postOnce()) === this.#batch ? { pauseMs: 0 } : undefined),
-      logger,
-    });
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
+  /** A full batch: the next one at once. */
+  protected async tick() {
+    return (await this.postOnce()) === this.#batch ? { pauseMs: 0 } : undefined;
   }
 
   /** One batch; resolves to how many events it read (null: another process holds the cursor). */
@@ -88,9 +82,5 @@ export class LedgerPoster implements OnApplicationBootstrap, OnModuleDestroy {
       );
       return events.length;
     });
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
   }
 }

@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { LedgerRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { PeriodicTask } from '@kessai/runtime';
+import { PeriodicService } from '@kessai/runtime';
 import { LedgerMetrics } from './ledger-metrics';
 
 /**
@@ -11,35 +11,26 @@ import { LedgerMetrics } from './ledger-metrics';
  * (docs/operations.md, "Alerts"). A broken invariant is also logged as an error.
  */
 @Injectable()
-export class LedgerVerifier implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask;
-
+export class LedgerVerifier extends PeriodicService {
   constructor(
     private readonly ledger: LedgerRepository,
     private readonly metrics: LedgerMetrics,
-    @Inject(LOGGER) logger: Logger,
+    @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#task = new PeriodicTask({
+    super({
       name: 'ledger verification',
       intervalMs: config.LEDGER_VERIFY_INTERVAL_MS,
       runAtStart: true,
-      run: async () => {
-        const verification = await this.ledger.verify();
-        this.metrics.verified(verification);
-        const { entries, transactions, ...checks } = verification;
-        if (Object.values(checks).some((count) => count !== 0))
-          logger.error({ ...checks, entries, transactions }, 'the ledger does not verify (docs/ledger.md)');
-      },
       logger,
     });
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
-  }
-
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
+  protected async tick(): Promise<void> {
+    const verification = await this.ledger.verify();
+    this.metrics.verified(verification);
+    const { entries, transactions, ...checks } = verification;
+    if (Object.values(checks).some((count) => count !== 0))
+      this.logger.error({ ...checks, entries, transactions }, 'the ledger does not verify (docs/ledger.md)');
   }
 }

@@ -1,9 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { jobId, REFUNDS_CANCELS_QUEUE, type OperationJobData } from '@kessai/contracts';
 import { RefundsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { ContractQueue, InjectContractQueue, PeriodicTask } from '@kessai/runtime';
+import { ContractQueue, InjectContractQueue, PeriodicService } from '@kessai/runtime';
 
 const BATCH = 500;
 
@@ -20,8 +20,7 @@ const BATCH = 500;
  *   (`SKIP LOCKED`), and a refund pending again is no longer in `error`.
  */
 @Injectable()
-export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask;
+export class RefundCancelSweeper extends PeriodicService {
   readonly #staleSeconds: number;
   readonly #redrive: { max: number; baseSeconds: number };
 
@@ -32,21 +31,14 @@ export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDest
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#task = new PeriodicTask({
-      name: 'refund/cancel sweep',
-      intervalMs: config.REFUND_CANCEL_SWEEP_INTERVAL_MS,
-      run: async () => {
-        await this.sweep();
-        await this.redrive();
-      },
-      logger,
-    });
+    super({ name: 'refund/cancel sweep', intervalMs: config.REFUND_CANCEL_SWEEP_INTERVAL_MS, logger });
     this.#staleSeconds = config.REFUND_CANCEL_STALE_SECONDS;
     this.#redrive = { max: config.REFUND_REDRIVE_MAX, baseSeconds: config.REFUND_REDRIVE_BASE_SECONDS };
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
+  protected async tick(): Promise<void> {
+    await this.sweep();
+    await this.redrive();
   }
 
   /** One pass; resolves to how many operations it queued again. */
@@ -75,10 +67,5 @@ export class RefundCancelSweeper implements OnApplicationBootstrap, OnModuleDest
         'refunds in error sent to the processor again',
       );
     return redriven.length;
-  }
-
-  /** Lets the sweep in progress finish. */
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
   }
 }

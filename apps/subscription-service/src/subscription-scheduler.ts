@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { SubscriptionEngineRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { PeriodicTask } from '@kessai/runtime';
+import { PeriodicService } from '@kessai/runtime';
 import { decideClaims } from '@kessai/schedule';
 import { SubscriptionMetrics } from './subscription-metrics';
 
@@ -15,9 +15,8 @@ import { SubscriptionMetrics } from './subscription-metrics';
  * nothing, so its payments are due again for the others.
  */
 @Injectable()
-export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDestroy {
+export class SubscriptionScheduler extends PeriodicService {
   readonly #batch: number;
-  readonly #task: PeriodicTask;
 
   constructor(
     private readonly engine: SubscriptionEngineRepository,
@@ -25,19 +24,18 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
     @Inject(LOGGER) logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#batch = config.SUBSCRIPTION_SCHEDULER_BATCH;
-    this.#task = new PeriodicTask({
+    super({
       name: 'subscription scheduler batch',
       intervalMs: config.SUBSCRIPTION_SCHEDULER_IDLE_MS,
       runAtStart: true,
-      // a batch that claimed something: the next one at once
-      run: async () => ((await this.runOnce()) > 0 ? { pauseMs: 0 } : undefined),
       logger,
     });
+    this.#batch = config.SUBSCRIPTION_SCHEDULER_BATCH;
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
+  /** A batch that claimed something: the next one at once. */
+  protected async tick() {
+    return (await this.runOnce()) > 0 ? { pauseMs: 0 } : undefined;
   }
 
   /** One batch: resolves to how many due payments it claimed. */
@@ -48,10 +46,5 @@ export class SubscriptionScheduler implements OnApplicationBootstrap, OnModuleDe
       this.metrics.terminated.inc(result.terminated);
     }
     return result.claimed;
-  }
-
-  /** Lets the batch in progress commit, so that nothing is claimed and left. */
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
   }
 }

@@ -1,8 +1,8 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { SubscriptionEngineRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { PeriodicTask } from '@kessai/runtime';
+import { PeriodicService } from '@kessai/runtime';
 import { PaymentSettlementService } from './payment-settlement.service';
 
 const BATCH = 500;
@@ -14,8 +14,7 @@ const BATCH = 500;
  * a payment settles once.
  */
 @Injectable()
-export class SubscriptionSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask;
+export class SubscriptionSweeper extends PeriodicService {
   readonly #staleSeconds: number;
 
   constructor(
@@ -24,19 +23,12 @@ export class SubscriptionSweeper implements OnApplicationBootstrap, OnModuleDest
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#task = new PeriodicTask({
-      name: 'subscription sweep',
-      intervalMs: config.SUBSCRIPTION_SWEEP_INTERVAL_MS,
-      run: async () => {
-        await this.sweep();
-      },
-      logger,
-    });
+    super({ name: 'subscription sweep', intervalMs: config.SUBSCRIPTION_SWEEP_INTERVAL_MS, logger });
     this.#staleSeconds = config.SUBSCRIPTION_STALE_SECONDS;
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
+  protected async tick(): Promise<void> {
+    await this.sweep();
   }
 
   /** One pass; resolves to how many payments it settled. */
@@ -46,10 +38,5 @@ export class SubscriptionSweeper implements OnApplicationBootstrap, OnModuleDest
     const settled = await this.settlement.settle(charges);
     this.logger.info({ settled: settled.length }, 'subscription sweep');
     return settled.length;
-  }
-
-  /** Lets the sweep in progress finish. */
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
   }
 }

@@ -1,9 +1,9 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { jobId, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/contracts';
 import { WebhooksRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { ContractQueue, InjectContractQueue, PeriodicTask } from '@kessai/runtime';
+import { ContractQueue, InjectContractQueue, PeriodicService } from '@kessai/runtime';
 
 const BATCH = 500;
 
@@ -14,8 +14,7 @@ const BATCH = 500;
  * replicas: one job id per delivery, try and time bucket; a try that runs twice is recorded once.
  */
 @Injectable()
-export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask;
+export class WebhookSweeper extends PeriodicService {
   readonly #staleSeconds: number;
 
   constructor(
@@ -25,19 +24,12 @@ export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    this.#task = new PeriodicTask({
-      name: 'webhook sweep',
-      intervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS,
-      run: async () => {
-        await this.sweep();
-      },
-      logger,
-    });
+    super({ name: 'webhook sweep', intervalMs: config.WEBHOOK_SWEEP_INTERVAL_MS, logger });
     this.#staleSeconds = config.WEBHOOK_STALE_SECONDS;
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
+  protected async tick(): Promise<void> {
+    await this.sweep();
   }
 
   /** One pass; resolves to how many deliveries it queued again. */
@@ -58,10 +50,5 @@ export class WebhookSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     );
     this.logger.warn({ deliveries: stale.length }, 'webhook deliveries queued again (their job was lost)');
     return stale.length;
-  }
-
-  /** Lets the sweep in progress finish. */
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
   }
 }

@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '@kessai/observability';
 import {
+  PeriodicService,
   PeriodicTask,
   type PeriodicRunResult,
   type PeriodicTaskOptions,
@@ -211,5 +212,51 @@ describe('PeriodicTask', () => {
     await timers.paused();
     await task.stop();
     expect(timers.pauses).toEqual([800, 1_200, 25, 1_000]);
+  });
+});
+
+/** A provider as the sweeps are written: its own field set after super(), its tick the controlled run. */
+class TestSweep extends PeriodicService {
+  readonly #label: string;
+
+  constructor(
+    private readonly runs: ControlledRuns,
+    timers: ManualTimers,
+  ) {
+    super({
+      name: 'test sweep',
+      intervalMs: 1_000,
+      runAtStart: true,
+      logger: createLogger({ service: 'test', level: 'silent' }),
+      timers,
+    });
+    this.#label = 'sweep';
+  }
+
+  get label(): string {
+    return this.#label;
+  }
+
+  protected tick(): Promise<PeriodicRunResult> {
+    return this.runs.run();
+  }
+}
+
+describe('PeriodicService', () => {
+  it('starts its task at bootstrap, not before, and its destroy waits for the tick in progress', async () => {
+    const runs = new ControlledRuns();
+    const sweep = new TestSweep(runs, new ManualTimers());
+    await settle();
+    expect(runs.calls).toBe(0);
+    sweep.onApplicationBootstrap();
+    await runs.running();
+    expect(sweep.label).toBe('sweep');
+    let destroyed = false;
+    const destroying = sweep.onModuleDestroy().then(() => (destroyed = true));
+    await settle();
+    expect(destroyed).toBe(false);
+    runs.finish(0);
+    await destroying;
+    expect(runs.calls).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import type { Logger } from '@kessai/observability';
 
 /** How a PeriodicTask waits and draws its jitter: Node's timers and Math.random, or a test's own. */
@@ -104,5 +105,31 @@ export class PeriodicTask {
   #interval(): number {
     const { intervalMs, jitter = 0 } = this.#options;
     return Math.round(intervalMs * (1 - jitter + 2 * jitter * this.#timers.random()));
+  }
+}
+
+/**
+ * A Nest provider whose work is one PeriodicTask (a sweep, the scheduler, the ledger's loops): the
+ * task starts in onApplicationBootstrap and stops in onModuleDestroy, which waits for the run in
+ * progress, so that nothing is left half-done when the process closes its connections (DbModule is
+ * destroyed last). A subclass gives the task's name and timing and implements `tick`, one run; its
+ * own fields are set before the first tick, which comes at bootstrap at the earliest.
+ */
+export abstract class PeriodicService implements OnApplicationBootstrap, OnModuleDestroy {
+  readonly #task: PeriodicTask;
+
+  protected constructor(options: Omit<PeriodicTaskOptions, 'run'>) {
+    this.#task = new PeriodicTask({ ...options, run: () => this.tick() });
+  }
+
+  /** One run: `{ pauseMs }` asks for the next one sooner or later than the interval. */
+  protected abstract tick(): Promise<PeriodicRunResult>;
+
+  onApplicationBootstrap(): void {
+    this.#task.start();
+  }
+
+  onModuleDestroy(): Promise<void> {
+    return this.#task.stop();
   }
 }

@@ -1,33 +1,24 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { IdempotencyRecordsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
-import { PeriodicTask } from '@kessai/runtime';
+import { PeriodicService } from '@kessai/runtime';
 
 const SWEEP_EVERY_MS = 10 * 60_000;
 const BATCH = 1_000;
 
 /** Deletes expired Idempotency-Key records now and then; every replica may run it. */
 @Injectable()
-export class IdempotencySweeper implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask;
-
+export class IdempotencySweeper extends PeriodicService {
   constructor(
     private readonly records: IdempotencyRecordsRepository,
     @Inject(LOGGER) logger: Logger,
   ) {
     // a failed sweep is logged (it was swallowed before) and tried again at the next interval
-    this.#task = new PeriodicTask({
-      name: 'idempotency sweep',
-      intervalMs: SWEEP_EVERY_MS,
-      run: async () => {
-        await this.sweep();
-      },
-      logger,
-    });
+    super({ name: 'idempotency sweep', intervalMs: SWEEP_EVERY_MS, logger });
   }
 
-  onApplicationBootstrap() {
-    this.#task.start();
+  protected async tick(): Promise<void> {
+    await this.sweep();
   }
 
   /** Deletes in batches so that one sweep never holds a long transaction. */
@@ -38,10 +29,5 @@ export class IdempotencySweeper implements OnApplicationBootstrap, OnModuleDestr
       total += deleted;
       if (deleted < BATCH) return total;
     }
-  }
-
-  /** Lets the sweep in progress finish (before Postgres closes: DbModule is destroyed last). */
-  onModuleDestroy(): Promise<void> {
-    return this.#task.stop();
   }
 }
