@@ -2,16 +2,18 @@
 
 -- refunds_request
 -- params: $1 refundId uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 amount int8, $6 currency text, $7 reason refund_reason, $8 message text, $9 metadata jsonb, $10 correlationId text
--- columns: status charge_status, charged_currency bpchar, created bool, mode text, created_on timestamptz
+-- columns: status charge_status, charged_currency bpchar, payment_type payment_type, created bool, mode text, created_on timestamptz
   WITH target AS (
-    SELECT id, status, charged_currency FROM charges
-     WHERE id = $4::uuid AND merchant_id = $2::uuid AND store_id = $3::uuid
+    SELECT c.id, c.status, c.charged_currency, t.payment_type
+      FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
+     WHERE c.id = $4::uuid AND c.merchant_id = $2::uuid AND c.store_id = $3::uuid
   ),
   reserved AS (
     UPDATE charges c
        SET refund_reserved_amount = c.refund_reserved_amount + $5::int8
       FROM target
      WHERE c.id = target.id AND c.status = 'successful'
+       AND target.payment_type IN ('card', 'qr_scan', 'online')
        AND c.charged_currency = $6::text
        AND c.refund_reserved_amount + $5::int8 <= c.charged_amount
     RETURNING c.id, c.merchant_id, c.store_id, c.mode
@@ -31,7 +33,7 @@ SELECT merchant_id, store_id, 'refund', id,
        'refund_requested', jsonb_build_object('refund_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'amount', amount::text, 'currency', currency::text), $10::text
   FROM created
   )
-  SELECT target.status, target.charged_currency, created.id IS NOT NULL AS created,
+  SELECT target.status, target.charged_currency, target.payment_type, created.id IS NOT NULL AS created,
          created.mode::text AS mode, created.created_on
     FROM target LEFT JOIN created ON true;
 

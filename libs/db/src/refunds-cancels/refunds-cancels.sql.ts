@@ -3,10 +3,11 @@ import {
   OPERATION_ENTRY_STATUS,
   REFUND_REDRIVE,
   REFUNDABLE_CHARGE_STATUS,
+  REFUNDABLE_PAYMENT_TYPES,
   type ChargeStatus,
   type OperationStatus,
 } from '@kessai/domain';
-import type { ChargeOperation, RefundReason } from '../generated/prisma/enums';
+import type { ChargeOperation, PaymentType, RefundReason } from '../generated/prisma/enums';
 import {
   cancelFinishedSql,
   cancelRequestedSql,
@@ -19,12 +20,15 @@ import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg, sqlList, sqlLiteral } from '../sql/statement';
 
 const CANCELLABLE = sqlList(CANCELLABLE_CHARGE_STATUSES);
+const REFUNDABLE_TYPES = sqlList(REFUNDABLE_PAYMENT_TYPES);
 const CANCEL: ChargeOperation = 'cancel';
 
 /**
  * Accepts a refund: reserves its amount on the charge and inserts the refund (pending) with its
  * refund_requested command, in one statement. The reservation is one conditional UPDATE of the
- * charge row: only a successful charge, in its currency, and only while the refunds reserved
+ * charge row: only a successful charge of a refundable payment type (money received by bank
+ * transfer or at a konbini is returned by the merchant, not the processor: api-reference §5.4),
+ * in its currency, and only while the refunds reserved
  * (pending and successful) plus this one stay within charged_amount. Concurrent refunds of one
  * charge queue on the row lock and each re-checks the condition against the row as the one before
  * left it (READ COMMITTED re-evaluates an UPDATE's WHERE on the newest version), so their sum never
@@ -48,6 +52,7 @@ export const REQUEST_REFUND = defineStatement({
   columns: {
     status: pg.enum<ChargeStatus>('charge_status'),
     charged_currency: pg.nullable(pg.bpchar),
+    payment_type: pg.enum<PaymentType>('payment_type'),
     created: pg.bool,
     /** the refund as inserted (null when refused) */
     mode: pg.nullable(pg.textOf<'test' | 'live' | 'live_test'>()),
@@ -55,14 +60,16 @@ export const REQUEST_REFUND = defineStatement({
   },
   text: (p) => `
     WITH target AS (
-      SELECT id, status, charged_currency FROM charges
-       WHERE id = ${p.chargeId} AND merchant_id = ${p.merchantId} AND store_id = ${p.storeId}
+      SELECT c.id, c.status, c.charged_currency, t.payment_type
+        FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
+       WHERE c.id = ${p.chargeId} AND c.merchant_id = ${p.merchantId} AND c.store_id = ${p.storeId}
     ),
     reserved AS (
       UPDATE charges c
          SET refund_reserved_amount = c.refund_reserved_amount + ${p.amount}
         FROM target
        WHERE c.id = target.id AND c.status = ${sqlLiteral(REFUNDABLE_CHARGE_STATUS)}
+         AND target.payment_type IN ${REFUNDABLE_TYPES}
          AND c.charged_currency = ${p.currency}
          AND c.refund_reserved_amount + ${p.amount} <= c.charged_amount
       RETURNING c.id, c.merchant_id, c.store_id, c.mode
@@ -85,7 +92,7 @@ export const REQUEST_REFUND = defineStatement({
         correlationId: p.correlationId,
       })}
     )
-    SELECT target.status, target.charged_currency, created.id IS NOT NULL AS created,
+    SELECT target.status, target.charged_currency, target.payment_type, created.id IS NOT NULL AS created,
            created.mode::text AS mode, created.created_on
       FROM target LEFT JOIN created ON true`,
 });

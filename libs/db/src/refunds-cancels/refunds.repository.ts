@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import {
+  isRefundablePaymentType,
   refundKeepsReservation,
   type OperationTransition,
   type PageRequest,
@@ -38,6 +39,8 @@ export interface RefundRequest {
 export type RequestRefundResult =
   | { outcome: 'created'; refund: Refund }
   | { outcome: 'charge_not_found' }
+  /** bank transfer and konbini: the merchant returns the money itself (api-reference §5.4) */
+  | { outcome: 'payment_type_not_refundable'; paymentType: string }
   /** the charge is not successful: nothing to refund */
   | { outcome: 'not_refundable'; status: ChargeStatus }
   | { outcome: 'currency_mismatch'; chargedCurrency: string }
@@ -116,6 +119,8 @@ export class RefundsRepository {
       };
       return { outcome: 'created', refund };
     }
+    if (!isRefundablePaymentType(row.payment_type))
+      return { outcome: 'payment_type_not_refundable', paymentType: row.payment_type };
     if (row.status !== 'successful') return { outcome: 'not_refundable', status: row.status };
     if (row.charged_currency !== request.currency) {
       return { outcome: 'currency_mismatch', chargedCurrency: row.charged_currency ?? '' };

@@ -1,14 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { ChargesRepository, RefundsRepository, type AccessScope, type Refund } from '@kessai/db';
-import {
-  BusinessRuleError,
-  isRefundablePaymentType,
-  isUuid,
-  NotFoundError,
-  ValidationError,
-  type PageRequest,
-} from '@kessai/domain';
+import { BusinessRuleError, isUuid, NotFoundError, ValidationError, type PageRequest } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import type { ChargeScope } from '../actor';
 import type { RefundChanges, RefundInput } from './refund-inputs';
@@ -34,14 +27,8 @@ export class RefundsService {
     correlation: Correlation,
   ): Promise<Refund> {
     const storeId = scope.storeId;
-    // money received by bank transfer or at a konbini is not returned through the processor
-    // (api-reference §5.4): the merchant returns it to the consumer directly
-    const charge = await this.charges.findIssuerTokens(scope, chargeId);
-    if (charge && !isRefundablePaymentType(charge.paymentType)) {
-      throw new BusinessRuleError('REFUND_NOT_ALLOWED', [
-        { field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' },
-      ]);
-    }
+    // one statement decides (REQUEST_REFUND): the charge in the scope, its payment type, status,
+    // currency and what is left of it to refund
     const result = await this.refunds.request({
       id: randomUUID(),
       merchantId: scope.merchantId,
@@ -59,6 +46,12 @@ export class RefundsService {
         return result.refund;
       case 'charge_not_found':
         throw new NotFoundError('charge');
+      // money received by bank transfer or at a konbini is not returned through the processor
+      // (api-reference §5.4): the merchant returns it to the consumer directly
+      case 'payment_type_not_refundable':
+        throw new BusinessRuleError('REFUND_NOT_ALLOWED', [
+          { field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' },
+        ]);
       case 'not_refundable':
         throw new BusinessRuleError('CANNOT_REFUND_UNSUCCESSFUL_CHARGE');
       case 'currency_mismatch':
