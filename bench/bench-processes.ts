@@ -183,11 +183,9 @@ export async function cpuSnapshot(
   };
 }
 
-export function cpuTable(before: CpuSnapshot, after: CpuSnapshot, units: number, unitName: string) {
-  const wall = (after.machineTotal - before.machineTotal) / cpus().length; // /proc/stat counts every core
-  const line = (name: string, used: number) =>
-    `| ${name} | ${used.toFixed(2)} | ${((used / wall) * 100).toFixed(0)} % | ${((used * 1000) / units).toFixed(3)} |`;
-  const rows: string[] = [];
+/** CPU seconds each process used between two snapshots, with their sum and what else the machine did. */
+function cpuUsed(before: CpuSnapshot, after: CpuSnapshot) {
+  const processes: [string, number][] = [];
   let sum = 0;
   // a process started between the two snapshots (ledger-service, say) counts from nothing
   for (const name of Object.keys(after.seconds)) {
@@ -197,12 +195,30 @@ export function cpuTable(before: CpuSnapshot, after: CpuSnapshot, units: number,
       for (const [pid, seconds] of after.postgresPids) used += seconds - (before.postgresPids.get(pid) ?? 0);
     }
     sum += used;
-    rows.push(line(name, used));
+    processes.push([name, used]);
   }
-  const busy = after.machineBusy - before.machineBusy;
-  rows.push(line('**this benchmark (sum)**', sum));
   // anything else on the machine (another test run, an editor): the figures are only clean when ~0
-  rows.push(line('other processes', busy - sum));
+  const other = after.machineBusy - before.machineBusy - sum;
+  return { processes, sum, other };
+}
+
+/** ms of CPU per unit by process, `other processes` included (bench:all's table). */
+export function cpuPerUnit(before: CpuSnapshot, after: CpuSnapshot, units: number): Record<string, number> {
+  const { processes, other } = cpuUsed(before, after);
+  const perUnit = (seconds: number) => Number(((seconds * 1000) / Math.max(units, 1)).toFixed(3));
+  const entries: [string, number][] = processes.map(([name, seconds]) => [name, perUnit(seconds)]);
+  entries.push(['other processes', perUnit(other)]);
+  return Object.fromEntries(entries);
+}
+
+export function cpuTable(before: CpuSnapshot, after: CpuSnapshot, units: number, unitName: string) {
+  const wall = (after.machineTotal - before.machineTotal) / cpus().length; // /proc/stat counts every core
+  const line = (name: string, used: number) =>
+    `| ${name} | ${used.toFixed(2)} | ${((used / wall) * 100).toFixed(0)} % | ${((used * 1000) / units).toFixed(3)} |`;
+  const { processes, sum, other } = cpuUsed(before, after);
+  const rows = processes.map(([name, used]) => line(name, used));
+  rows.push(line('**this benchmark (sum)**', sum));
+  rows.push(line('other processes', other));
   return [
     `| process | CPU s | CPU (100 % = one core of ${cpus().length}) | CPU ms per ${unitName} |`,
     '|---|---|---|---|',

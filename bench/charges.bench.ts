@@ -33,10 +33,19 @@ import { createRedisClient, masterNodes, type RedisClient } from '@kessai/redis'
 import { Client } from 'pg';
 import { TestEnvironment } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
-import { cpuSnapshot, cpuTable, freePort, Proc, startSimulator, startWorker } from './bench-processes';
+import {
+  cpuPerUnit,
+  cpuSnapshot,
+  cpuTable,
+  freePort,
+  Proc,
+  startSimulator,
+  startWorker,
+} from './bench-processes';
 import { scalar, sleep, waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
 import { drainRefunds, driveRefunds, refundableCharges, refundStats } from './refunds-phase';
+import { meetsTargets, recordSummary, type SummaryRow } from './summary';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SECONDS = num('BENCH_SECONDS', 15);
@@ -328,6 +337,8 @@ async function measureRefunds(context: {
   gateways: string[];
   stores: BenchStore[];
   charges: ChargeRun;
+  /** the charges' end-to-end rate of this run: refunds are measured against it (issue 35) */
+  chargesEndToEnd: number;
 }) {
   const { procs, redis, db, gateways } = context;
   const authByStore = new Map(context.stores.map((store) => [store.storeId, store.refundAuth]));
@@ -393,6 +404,18 @@ async function measureRefunds(context: {
   console.log(cpuTable(cpuBefore, cpuAtEnd, Math.max(accepted, 1), 'refund'));
   console.log(`\nCPU from the refunds window's start until every refund was final (per refund):\n`);
   console.log(cpuTable(cpuBefore, cpuDrained, Math.max(stats.created, 1), 'refund'));
+  const row: SummaryRow = {
+    bench: 'charges',
+    path: 'refunds end to end',
+    perSecond: stats.endToEndPerSecond,
+    reference: { name: 'charges end to end', perSecond: context.chargesEndToEnd },
+    targetRatio: 1,
+    p50Ms: stats.acceptToFinalP50,
+    p99Ms: stats.acceptToFinalP99,
+    cpuMsPerOp: cpuPerUnit(cpuBefore, cpuDrained, stats.created),
+    notes: `${stats.created} refunds; out of step ${stats.overRefunded}`,
+  };
+  recordSummary({ ...row, pass: meetsTargets(row) && drained && stats.overRefunded === 0 });
 }
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
@@ -559,6 +582,7 @@ async function main() {
         windowStats,
         windowAccepted,
         cpu: cpuTable(before, atEnd, Math.max(windowAccepted, 1), 'charge'),
+        cpuPerCharge: cpuPerUnit(before, atEnd, windowAccepted),
       };
     };
 
@@ -624,6 +648,18 @@ async function main() {
     console.log(cpuTable(cpuBefore, cpuDrained, Math.max(stats.created, 1), 'charge'));
     console.log(`\nCPU of the floor run (per request):\n`);
     console.log(cpuTable(floorCpuBefore, floorCpuAfter, Math.max(floorLoad.requests, 1), 'request'));
+    const chargesRow: SummaryRow = {
+      bench: 'charges',
+      path: 'charges end to end',
+      perSecond: stats.endToEndPerSecond,
+      reference: { name: 'floor (INCR + INSERT + BullMQ add)', perSecond: floorLoad.perSecond },
+      targetRatio: 0.75,
+      p50Ms: stats.acceptToFinalP50,
+      p99Ms: stats.acceptToFinalP99,
+      cpuMsPerOp: cpuPerUnit(cpuBefore, cpuDrained, stats.created),
+      notes: `${stats.created} charges, accepted ${fmt(accepted / run.load.seconds)}/s`,
+    };
+    recordSummary({ ...chargesRow, pass: meetsTargets(chargesRow) && drained });
 
     if (ledger) {
       const ratio = ledger.windowStats.endToEndPerSecond / stats.endToEndPerSecond;
@@ -644,9 +680,28 @@ async function main() {
       console.log(ledger.catchUpCpu);
       console.log(`\nCPU during the window with ledger-service running (per accepted charge):\n`);
       console.log(ledger.cpu);
+      const ledgerRow: SummaryRow = {
+        bench: 'charges',
+        path: 'charges end to end, ledger posting',
+        perSecond: ledger.windowStats.endToEndPerSecond,
+        reference: { name: 'charges end to end', perSecond: stats.endToEndPerSecond },
+        targetRatio: 0.9,
+        cpuMsPerOp: ledger.cpuPerCharge,
+        notes: `catch-up ${fmt(ledger.catchUp.charges / Math.max(ledger.catchUp.seconds, 0.001))} postings/s`,
+      };
+      recordSummary({ ...ledgerRow, pass: meetsTargets(ledgerRow) });
     }
 
-    if (REFUNDS) await measureRefunds({ procs, redis, db, gateways, stores, charges: run });
+    if (REFUNDS)
+      await measureRefunds({
+        procs,
+        redis,
+        db,
+        gateways,
+        stores,
+        charges: run,
+        chargesEndToEnd: stats.endToEndPerSecond,
+      });
     console.log(`\nPostgres storage per 1,000,000 charges (docs/scaling.md), from this run's tables:\n`);
     console.log(await storageTable(db));
   } catch (error) {

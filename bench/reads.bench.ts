@@ -26,6 +26,7 @@ import globalSetup from '../test/global-setup';
 import { freePort, Proc } from './bench-processes';
 import { waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
+import { recordSummary } from './summary';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SECONDS = num('BENCH_SECONDS', 10);
@@ -214,6 +215,17 @@ async function main() {
       );
       if (!okStatuses)
         console.log(`  answers: gateway ${statusList(g.statuses)}; floor ${statusList(f!.statuses)}`);
+      recordSummary({
+        bench: 'reads',
+        path: read,
+        perSecond: g.perSecond,
+        reference: { name: 'bare Fastify route, one indexed SELECT', perSecond: f!.perSecond },
+        targetRatio: TARGET,
+        pass,
+        p50Ms: g.p50Ms,
+        p99Ms: g.p99Ms,
+        notes: okStatuses ? `${g.requests} reads, all 200` : `answers ${statusList(g.statuses)}`,
+      });
     }
     process.exitCode = failed ? 1 : 0;
   } finally {

@@ -38,8 +38,9 @@ import {
   TestEnvironment,
 } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
-import { cpuSnapshot, cpuTable, type Proc, startSimulator, startWorker } from './bench-processes';
+import { cpuPerUnit, cpuSnapshot, cpuTable, type Proc, startSimulator, startWorker } from './bench-processes';
 import { scalar, sleep, waitUntil } from './db-helpers';
+import { meetsTargets, recordSummary, type SummaryRow } from './summary';
 
 const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PAYMENTS = num('BENCH_PAYMENTS', 20_000);
@@ -142,6 +143,8 @@ async function chargesReference(): Promise<{ endToEnd: number; floor: number; ta
       cwd: path.resolve(__dirname, '..'),
       env: {
         ...process.env,
+        // its rows are this benchmark's reference, not lines of bench:all's table
+        BENCH_SUMMARY_FILE: '',
         TS_NODE_TRANSPILE_ONLY: '1',
         BENCH_REFUNDS: '0',
         BENCH_SECONDS: String(CHARGES_SECONDS),
@@ -176,6 +179,7 @@ async function main() {
   const procs: Proc[] = [];
   let result: RecurringResult | undefined;
   let cpu = '';
+  let cpuPerPayment: Record<string, number> = {};
   try {
     console.log(`scratch database ${env.database.name}, Redis prefix ${variables.REDIS_PREFIX}`);
     const shop = await env.seedMerchant('bench-recurring');
@@ -222,6 +226,7 @@ async function main() {
     const cpuAfter = await cpuSnapshot(procs, redis, db);
     result = await measure(db, subscriptions, releasedAt);
     cpu = cpuTable(cpuBefore, cpuAfter, Math.max(result.paid, 1), 'payment');
+    cpuPerPayment = cpuPerUnit(cpuBefore, cpuAfter, result.paid);
   } catch (error) {
     for (const proc of procs) {
       if (proc.output.length > 0) console.error(`--- ${proc.name}:\n${proc.output.slice(-30).join('\n')}`);
@@ -250,6 +255,22 @@ async function main() {
     );
   }
   console.log(`\nsettled per second (from the release): ${result.perSecondSeries.join(' ')}`);
+  const row: SummaryRow = {
+    bench: 'recurring',
+    path: `recurring payments, release → settled (${PAYMENTS})`,
+    perSecond: result.perSecond,
+    ...(reference
+      ? {
+          reference: { name: 'charges end to end (same run)', perSecond: reference.endToEnd },
+          targetRatio: 1,
+        }
+      : {}),
+    p50Ms: result.p50Ms,
+    p99Ms: result.p99Ms,
+    cpuMsPerOp: cpuPerPayment,
+    notes: `duplicates ${result.duplicates}, missed ${result.missed}`,
+  };
+  recordSummary({ ...row, pass: meetsTargets(row) && result.duplicates === 0 && result.missed === 0 });
   console.log(`\nCPU from the release until every payment was settled (per payment):\n`);
   console.log(cpu);
   if (reference) console.log(`\nbench:charges rows:\n${reference.table.join('\n')}`);
