@@ -8,6 +8,7 @@ import { AdminError, AdminService, describeMerchant, describeStore, describeUser
 import { bootstrapDemo } from './bootstrap';
 import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
 import { adjustLedger, verifyLedger } from './ledger';
+import { listBankAccounts, verifyBankAccount } from './bank-accounts';
 import { refundsInError, retryRefund } from './refunds';
 import { strayDeposits } from './stray-deposits';
 import { removeStoreLogo, setStoreLogo } from './store-logo';
@@ -77,6 +78,10 @@ Commands:
   ledger:adjust --store ID --amount N --currency CUR --reason TEXT --by NAME [--mode test|live] [--id ID]
                                               correct what a store is owed (minor units; negative:
                                               owed less), recorded with the reason and the operator
+  bank-accounts --merchant ID                 a merchant's bank accounts of every mode, deleted ones
+                                              too (numbers as their last four)
+  bank-account:verify --id ID --status S      a live bank account's verification outcome: verified,
+                                              unable_to_verify or errored (docs/ledger.md)
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -107,6 +112,7 @@ const options = {
   remove: { type: 'boolean' },
   reason: { type: 'string' },
   by: { type: 'string' },
+  status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -337,6 +343,14 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
           by: required(values.by, 'by'),
           id: values.id,
         });
+      case 'bank-accounts':
+        return await listBankAccounts(database, required(values.merchant, 'merchant'));
+      case 'bank-account:verify':
+        return await verifyBankAccount(
+          database,
+          required(values.id, 'id'),
+          required(values.status, 'status'),
+        );
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:
