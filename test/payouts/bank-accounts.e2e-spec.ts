@@ -5,7 +5,10 @@
 // account through the CLI (docs/ledger.md, "Bank accounts"; decision 0032).
 import { BankAccountStatus, BankAccountType, type ResponseBankAccount } from 'univapay-node';
 import type SDK from 'univapay-node';
+import { randomBytes } from 'node:crypto';
+import { runCli } from '@kessai/admin';
 import { sdkError, sdkFor, useSuite } from '@kessai/testing';
+import { BankAccountCipher } from '@kessai/vault';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const suite = useSuite({
@@ -310,6 +313,48 @@ describe('live accounts and the operator', () => {
     expect(await sdkError(empty.bankAccounts.getPrimary())).toMatchObject({
       code: 'PRIMARY_BANK_ACCOUNT_NOT_FOUND',
       httpCode: 404,
+    });
+  });
+});
+
+describe('vault:rotate', () => {
+  it('moves every bank account number to the first key of VAULT_KEYS, deleted accounts’ too', async () => {
+    const [oldKey] = suite.env.config.VAULT_KEYS;
+    const before = await suite.env.prisma.bankAccount.findMany({ where: { keyId: oldKey.id } });
+    expect(before.some((account) => account.deletedOn !== null)).toBe(true);
+    const newKey = randomBytes(32);
+    const rotate = () =>
+      runCli(['vault:rotate', '--batch', '2'], {
+        env: {
+          ...suite.env.variables,
+          VAULT_KEYS: `rotated:${newKey.toString('base64')},${oldKey.id}:${Buffer.from(oldKey.key).toString('base64')}`,
+        },
+        credentialsFile: suite.cliCredentialsFile,
+        print: () => undefined,
+      }) as Promise<any>;
+    const first = await rotate();
+    expect(first.bank_accounts).toEqual({
+      rotated: before.length,
+      changed_meanwhile: 0,
+      numbers_by_key_before: { [oldKey.id]: before.length },
+      numbers_by_key_after: { rotated: before.length },
+    });
+    // the numbers open with the new key alone, unchanged; the fingerprints are kept
+    const newOnly = new BankAccountCipher(
+      [{ id: 'rotated', key: newKey }],
+      suite.env.config.VAULT_FINGERPRINT_SECRET,
+    );
+    const oldOnly = new BankAccountCipher([oldKey], suite.env.config.VAULT_FINGERPRINT_SECRET);
+    for (const account of before) {
+      const after = await suite.env.prisma.bankAccount.findUniqueOrThrow({ where: { id: account.id } });
+      expect(after.keyId).toBe('rotated');
+      expect(after.fingerprint).toBe(account.fingerprint);
+      expect(newOnly.decrypt(after, after.id)).toBe(oldOnly.decrypt(account, account.id));
+    }
+    // run again: nothing left to move
+    expect((await rotate()).bank_accounts).toMatchObject({
+      rotated: 0,
+      numbers_by_key_after: { rotated: before.length },
     });
   });
 });

@@ -62,8 +62,9 @@ Commands:
                                               minor units; the code is unique in the store)
   checkout:product:update --id ID --set JSON  e.g. {"active": false}
   checkout:product:list --store ID
-  vault:rotate [--batch N]                    re-encrypt every stored card number still under an
-                                              older key with VAULT_KEYS' first (docs/operations.md)
+  vault:rotate [--batch N]                    re-encrypt every stored card and bank account number
+                                              still under an older key with VAULT_KEYS' first
+                                              (docs/operations.md)
   jobs:failed --queue NAME [--limit N]        a queue's dead jobs, newest first (default 20)
   jobs:retry --queue NAME (--id JOB | --all)  dead jobs back to waiting
   deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
@@ -298,7 +299,7 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         return await listCheckoutProducts(database, required(values.store, 'store'));
       case 'vault:rotate':
         return await rotateVault(
-          database.cardVault,
+          database,
           config,
           values.batch === undefined ? 500 : Math.max(1, integer(values.batch, 'batch')),
         );

@@ -49,6 +49,9 @@ describe('BankAccountCipher', () => {
     expect(rotated.decrypt(old, id)).toBe(NUMBER);
     expect(rotated.encrypt(NUMBER, bank, id).keyId).toBe('k1');
     expect(() => cipher.decrypt(old, id)).toThrow(UnknownVaultKeyError);
+    const moved = rotated.reencrypt(old, id);
+    expect(moved.keyId).toBe('k1');
+    expect(cipher.decrypt(moved, id)).toBe(NUMBER);
   });
 
   it('fingerprints the same account at the same bank alike, whatever the key and case', () => {

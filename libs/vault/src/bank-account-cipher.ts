@@ -16,11 +16,15 @@ const HKDF_INFO = 'bank-account-fingerprint.v1';
 /** The encrypted account number as the bank_accounts row stores it (same columns as card_vault's). */
 export type EncryptedAccountNumber = EncryptedCardNumber;
 
-/** A new row's encrypted columns, its fingerprint and what may be shown of the number. */
-export interface AccountNumberEntry extends EncryptedAccountNumber {
+/** The encrypted columns, ready for a Prisma create or update. */
+export interface SealedAccountNumber extends EncryptedAccountNumber {
   iv: VaultBytes;
   ciphertext: VaultBytes;
   authTag: VaultBytes;
+}
+
+/** A new row's encrypted columns, its fingerprint and what may be shown of the number. */
+export interface AccountNumberEntry extends SealedAccountNumber {
   fingerprint: string;
   lastFour: string;
 }
@@ -79,16 +83,8 @@ export class BankAccountCipher {
 
   /** `accountNumber`: digits only, as the request schema admits it. */
   encrypt(accountNumber: string, identity: AccountIdentity, bankAccountId: string): AccountNumberEntry {
-    const key = this.#keys.get(this.#activeKeyId) as Buffer;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: AUTH_TAG_BYTES });
-    cipher.setAAD(additionalData(bankAccountId));
-    const ciphertext = Buffer.concat([cipher.update(accountNumber, 'utf8'), cipher.final()]);
     return {
-      keyId: this.#activeKeyId,
-      iv: new Uint8Array(iv),
-      ciphertext: new Uint8Array(ciphertext),
-      authTag: new Uint8Array(cipher.getAuthTag()),
+      ...this.#seal(accountNumber, bankAccountId),
       fingerprint: this.fingerprint(accountNumber, identity),
       lastFour: accountNumber.slice(-4),
     };
@@ -111,6 +107,16 @@ export class BankAccountCipher {
     }
   }
 
+  /** The key new numbers are encrypted with. */
+  get activeKeyId(): string {
+    return this.#activeKeyId;
+  }
+
+  /** The same number under the active key with a fresh IV, for rotation (the fingerprint stays). */
+  reencrypt(entry: EncryptedAccountNumber, bankAccountId: string): SealedAccountNumber {
+    return this.#seal(this.decrypt(entry, bankAccountId), bankAccountId);
+  }
+
   /** 64 hex characters, equal for the same number at the same bank (country, bank and branch, case-blind). */
   fingerprint(accountNumber: string, identity: AccountIdentity): string {
     const subject = JSON.stringify([
@@ -120,6 +126,20 @@ export class BankAccountCipher {
       accountNumber,
     ]);
     return createHmac('sha256', this.#fingerprintKey).update(subject, 'utf8').digest('hex');
+  }
+
+  #seal(accountNumber: string, bankAccountId: string): SealedAccountNumber {
+    const key = this.#keys.get(this.#activeKeyId) as Buffer;
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: AUTH_TAG_BYTES });
+    cipher.setAAD(additionalData(bankAccountId));
+    const ciphertext = Buffer.concat([cipher.update(accountNumber, 'utf8'), cipher.final()]);
+    return {
+      keyId: this.#activeKeyId,
+      iv: new Uint8Array(iv),
+      ciphertext: new Uint8Array(ciphertext),
+      authTag: new Uint8Array(cipher.getAuthTag()),
+    };
   }
 
   toJSON(): { activeKeyId: string } {

@@ -128,6 +128,33 @@ export class BankAccountsRepository {
     });
   }
 
+  /** Up to `limit` accounts (deleted ones too) whose number another key than `activeKeyId` encrypted. */
+  findToRotate(activeKeyId: string, limit: number): Promise<BankAccount[]> {
+    return this.prisma.bankAccount.findMany({
+      where: { keyId: { not: activeKeyId } },
+      orderBy: { id: 'asc' },
+      take: limit,
+    });
+  }
+
+  /** Replaces the number's encryption of `old`; false when it changed since it was read. */
+  async replaceEncryption(
+    old: Pick<BankAccount, 'id' | 'keyId' | 'iv'>,
+    next: Pick<BankAccount, 'keyId' | 'iv' | 'ciphertext' | 'authTag'>,
+  ): Promise<boolean> {
+    const { count } = await this.prisma.bankAccount.updateMany({
+      where: { id: old.id, keyId: old.keyId, iv: { equals: old.iv } },
+      data: { keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, authTag: next.authTag },
+    });
+    return count > 0;
+  }
+
+  /** How many account numbers (deleted accounts' too) each key encrypted. */
+  async countByKey(): Promise<Record<string, number>> {
+    const rows = await this.prisma.bankAccount.groupBy({ by: ['keyId'], _count: { _all: true } });
+    return Object.fromEntries(rows.map((row) => [row.keyId, row._count._all]));
+  }
+
   #underLock<T>(
     owner: BankAccountOwner,
     work: (tx: Prisma.TransactionClient, held: BankAccount[]) => Promise<T>,
