@@ -2,7 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { ConfigModule, type GatewayConfig } from '@kessai/config';
 import { DbModule } from '@kessai/db';
-import { AccountsModule } from '@kessai/accounts';
+import { AccountsModule, BankAccountsModule } from '@kessai/accounts';
 import { PaymentsModule } from '@kessai/payments';
 import { SubscriptionsModule } from '@kessai/subscriptions';
 import { TransactionTokensModule } from '@kessai/transaction-tokens';
@@ -39,6 +39,7 @@ import { TransactionHistoryService } from './transaction-history/transaction-his
 import { SubscriptionsController } from './subscriptions/subscriptions.controller';
 import { TestClocksController } from './test-clocks/test-clocks.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
+import { BankAccountsController } from './bank-accounts/bank-accounts.controller';
 import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 
@@ -64,6 +65,7 @@ export const GATEWAY_CONTROLLERS = [
   SubscriptionsController,
   TestClocksController,
   WebhooksController,
+  BankAccountsController,
 ];
 
 @Module({})
@@ -77,6 +79,7 @@ export class GatewayModule {
         DbModule,
         RedisModule,
         AccountsModule,
+        BankAccountsModule,
         PaymentsModule,
         SubscriptionsModule,
         TransactionTokensModule,

@@ -9,3 +9,6 @@ export * from './password-reset-delivery';
 export * from './passwords';
 export * from './store-inputs';
 export * from './stores.service';
+export * from './bank-account-inputs';
+export * from './bank-accounts.module';
+export * from './bank-accounts.service';

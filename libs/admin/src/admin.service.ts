@@ -28,6 +28,7 @@ import {
   applyPatch,
   contradictoryLimit,
   effectiveConfiguration,
+  MERCHANT_ONLY_KEYS,
   MIN_TEXT_CONTRAST,
   operatorConfigurationPatchSchema,
   unreadableColorPair,
@@ -244,6 +245,11 @@ export class AdminService {
    */
   async configureStore(storeId: string, change: unknown) {
     const patch = parseConfigurationChange(change);
+    const merchantOnly = MERCHANT_ONLY_KEYS.filter((key) => patch[key] !== undefined);
+    if (merchantOnly.length > 0)
+      throw new AdminError(
+        `invalid configuration: ${merchantOnly.join(', ')} is the merchant's (payouts are per merchant): merchant:configure`,
+      );
     const existing = await this.stores.findById(storeId);
     if (!existing) throw new AdminError(`no store ${storeId}`);
     const store = await this.stores.updateConfiguration(

@@ -8,6 +8,7 @@ import { AdminError, AdminService, describeMerchant, describeStore, describeUser
 import { bootstrapDemo } from './bootstrap';
 import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
 import { adjustLedger, verifyLedger } from './ledger';
+import { listBankAccounts, verifyBankAccount } from './bank-accounts';
 import { refundsInError, retryRefund } from './refunds';
 import { strayDeposits } from './stray-deposits';
 import { removeStoreLogo, setStoreLogo } from './store-logo';
@@ -61,8 +62,9 @@ Commands:
                                               minor units; the code is unique in the store)
   checkout:product:update --id ID --set JSON  e.g. {"active": false}
   checkout:product:list --store ID
-  vault:rotate [--batch N]                    re-encrypt every stored card number still under an
-                                              older key with VAULT_KEYS' first (docs/operations.md)
+  vault:rotate [--batch N]                    re-encrypt every stored card and bank account number
+                                              still under an older key with VAULT_KEYS' first
+                                              (docs/operations.md)
   jobs:failed --queue NAME [--limit N]        a queue's dead jobs, newest first (default 20)
   jobs:retry --queue NAME (--id JOB | --all)  dead jobs back to waiting
   deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
@@ -77,6 +79,10 @@ Commands:
   ledger:adjust --store ID --amount N --currency CUR --reason TEXT --by NAME [--mode test|live] [--id ID]
                                               correct what a store is owed (minor units; negative:
                                               owed less), recorded with the reason and the operator
+  bank-accounts --merchant ID                 a merchant's bank accounts of every mode, deleted ones
+                                              too (numbers as their last four)
+  bank-account:verify --id ID --status S      a live bank account's verification outcome: verified,
+                                              unable_to_verify or errored (docs/ledger.md)
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -107,6 +113,7 @@ const options = {
   remove: { type: 'boolean' },
   reason: { type: 'string' },
   by: { type: 'string' },
+  status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -292,7 +299,7 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         return await listCheckoutProducts(database, required(values.store, 'store'));
       case 'vault:rotate':
         return await rotateVault(
-          database.cardVault,
+          database,
           config,
           values.batch === undefined ? 500 : Math.max(1, integer(values.batch, 'batch')),
         );
@@ -337,6 +344,14 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
           by: required(values.by, 'by'),
           id: values.id,
         });
+      case 'bank-accounts':
+        return await listBankAccounts(database, required(values.merchant, 'merchant'));
+      case 'bank-account:verify':
+        return await verifyBankAccount(
+          database,
+          required(values.id, 'id'),
+          required(values.status, 'status'),
+        );
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);
       default:

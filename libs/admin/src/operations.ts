@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import type { AppConfig, ProcessConfig } from '@kessai/config';
 import { QUEUES } from '@kessai/contracts';
-import type { CardVaultRepository } from '@kessai/db';
+import type { BankAccountsRepository, CardVaultRepository } from '@kessai/db';
 import { BullConnections } from '@kessai/runtime';
-import { CardVault } from '@kessai/vault';
+import { BankAccountCipher, CardVault } from '@kessai/vault';
 import { AdminError } from './admin.service';
 
 /**
@@ -14,14 +14,16 @@ import { AdminError } from './admin.service';
 /**
  * vault:rotate: every card_vault entry encrypted with another key than VAULT_KEYS' first is
  * decrypted and encrypted again with it, a page at a time, each entry only while it is as it was
- * read (safe beside running services, and run again after a crash). Its counts by key before and
- * after tell when an old key may leave VAULT_KEYS: once it encrypts nothing.
+ * read (safe beside running services, and run again after a crash); then the bank accounts'
+ * numbers, which the same keys encrypt, the same way. Its counts by key before and after tell when
+ * an old key may leave VAULT_KEYS: once it encrypts nothing of either.
  */
 export async function rotateVault(
-  repository: CardVaultRepository,
+  repositories: { cardVault: CardVaultRepository; bankAccounts: BankAccountsRepository },
   config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
   batch: number,
 ) {
+  const repository = repositories.cardVault;
   const vault = new CardVault(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET);
   const before = await repository.countByKey();
   let rotated = 0;
@@ -42,6 +44,33 @@ export async function rotateVault(
     changed_meanwhile: changedMeanwhile,
     entries_by_key_before: before,
     entries_by_key_after: await repository.countByKey(),
+    bank_accounts: await rotateBankAccountNumbers(repositories.bankAccounts, config, batch),
+  };
+}
+
+/** vault:rotate's second part: the bank accounts' numbers (deleted accounts' too). */
+async function rotateBankAccountNumbers(
+  repository: BankAccountsRepository,
+  config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
+  batch: number,
+) {
+  const cipher = new BankAccountCipher(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET);
+  const before = await repository.countByKey();
+  let rotated = 0;
+  let changedMeanwhile = 0;
+  for (;;) {
+    const page = await repository.findToRotate(cipher.activeKeyId, batch);
+    if (page.length === 0) break;
+    for (const account of page) {
+      if (await repository.replaceEncryption(account, cipher.reencrypt(account, account.id))) rotated++;
+      else changedMeanwhile++;
+    }
+  }
+  return {
+    rotated,
+    changed_meanwhile: changedMeanwhile,
+    numbers_by_key_before: before,
+    numbers_by_key_after: await repository.countByKey(),
   };
 }
 

@@ -27,6 +27,7 @@ import { CheckoutProductsRepository } from './checkout/checkout-products.reposit
 import { CheckoutLinksRepository } from './checkout/checkout-links.repository';
 import { StoreLogosRepository } from './stores/store-logos.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
+import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -59,6 +60,7 @@ const repositories = [
   CheckoutLinksRepository,
   StoreLogosRepository,
   LedgerRepository,
+  BankAccountsRepository,
 ];
 
 @Global()

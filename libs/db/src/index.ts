@@ -78,3 +78,4 @@ export * from './checkout/checkout-products.repository';
 export * from './checkout/checkout-links.repository';
 export * from './idempotency/idempotency-records.repository';
 export * from './ledger/ledger.repository';
+export * from './payouts/bank-accounts.repository';

@@ -12,6 +12,7 @@ import { CardVaultRepository } from './tokens/card-vault.repository';
 import { StoreLogosRepository } from './stores/store-logos.repository';
 import { RefundsRepository } from './refunds-cancels/refunds.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
+import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -30,6 +31,7 @@ export class StandaloneDatabase {
   readonly storeLogos: StoreLogosRepository;
   readonly refunds: RefundsRepository;
   readonly ledger: LedgerRepository;
+  readonly bankAccounts: BankAccountsRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -46,6 +48,7 @@ export class StandaloneDatabase {
     this.storeLogos = new StoreLogosRepository(this.prisma);
     this.refunds = new RefundsRepository(this.prisma);
     this.ledger = new LedgerRepository(this.prisma);
+    this.bankAccounts = new BankAccountsRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -78,8 +78,11 @@ export class StoreTokenRequiredError extends PermissionError {
 
 /** Unknown id, or an id the caller may not see: both answer the same. */
 export class NotFoundError extends DomainError {
-  constructor(readonly resource?: string) {
-    super('NOT_FOUND');
+  constructor(
+    readonly resource?: string,
+    code: ErrorCodeOf<404> = 'NOT_FOUND',
+  ) {
+    super(code);
   }
 }
 

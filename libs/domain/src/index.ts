@@ -17,3 +17,4 @@ export * from './subscription-status';
 export * from './scheduled-payment-status';
 export * from './payment-types';
 export * from './ledger';
+export * from './bank-accounts';

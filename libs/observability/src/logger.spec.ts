@@ -22,6 +22,8 @@ describe('createLogger', () => {
         req: { headers: { authorization: 'Bearer s3cret.a.b.c' } },
         body: { card_number: '4242424242424242', cvv: '123', data: { card_number: '4000000000000002' } },
         secret: 'plain-secret',
+        bankAccount: { accountNumber: '76543210', ciphertext: 'c1phertext' },
+        account_number: '12345678',
         webhook: { signing_secret: 'whsec_one', auth_token: 'Bearer hook-token' },
         delivery: {
           signingSecret: 'whsec_two',
@@ -42,6 +44,9 @@ describe('createLogger', () => {
       'plain-secret',
       'whsec_',
       'hook-token',
+      '76543210',
+      '12345678',
+      'c1phertext',
     ]) {
       expect(text).not.toContain(leaked);
     }

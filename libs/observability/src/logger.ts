@@ -32,6 +32,13 @@ export const REDACTED_PATHS = [
   '*.previousSigningSecret',
   'authToken',
   '*.authToken',
+  // a bank account's number (the request's and the row's names) and its encrypted columns
+  'account_number',
+  '*.account_number',
+  'accountNumber',
+  '*.accountNumber',
+  'ciphertext',
+  '*.ciphertext',
 ];
 
 export interface LoggerOptions {

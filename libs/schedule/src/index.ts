@@ -3,3 +3,4 @@ export * from './schedule';
 export * from './stored';
 export * from './engine-decisions';
 export * from './availability';
+export * from './payout-days';

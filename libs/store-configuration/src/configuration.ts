@@ -8,6 +8,40 @@ import { DEFAULT_CHECKOUT_COLORS, type CheckoutColors } from './checkout-theme';
  */
 
 export const RECURRING_TOKEN_PRIVILEGES = ['none', 'bounded', 'infinite'] as const;
+
+/** The SDK's TransferPeriod: how often a merchant is paid out. */
+export const TRANSFER_PERIODS = ['weekly', 'biweekly', 'semimonthly', 'monthly', 'bimonthly'] as const;
+export type TransferPeriod = (typeof TRANSFER_PERIODS)[number];
+/** The SDK's DayOfWeek. */
+export const DAYS_OF_WEEK = [
+  'sunday',
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+] as const;
+export type DayOfWeek = (typeof DAYS_OF_WEEK)[number];
+/** The SDK's WeekOfMonth. */
+export const WEEKS_OF_MONTH = ['first', 'second', 'third', 'fourth', 'last'] as const;
+export type WeekOfMonth = (typeof WEEKS_OF_MONTH)[number];
+
+/**
+ * When a merchant is paid out (the SDK's TransferScheduleItem, api-reference §5.6; docs/ledger.md,
+ * "Payout schedule"). Its `wait_period` is the configuration's own top-level key.
+ */
+export interface TransferSchedule {
+  period: TransferPeriod;
+  /** a payout only once a whole period has passed since the merchant's first sale */
+  full_period_required: boolean;
+  /** the weekly and biweekly payout day */
+  day_of_week: DayOfWeek;
+  /** the week of a monthly or bimonthly payout on `day_of_week` */
+  week_of_month: WeekOfMonth;
+  /** the day of a monthly, bimonthly or semimonthly payout (a shorter month's last day when past it) */
+  day_of_month: number;
+}
 export type RecurringTokenPrivilege = (typeof RECURRING_TOKEN_PRIVILEGES)[number];
 
 /** The QRGateway enum (api-reference §5.12): the operators a scanned code is paid through. */
@@ -132,6 +166,13 @@ export interface StoreConfiguration {
    * weeks or hours; the ledger, docs/ledger.md)
    */
   wait_period: string;
+  /** when the merchant is paid out; the merchant's layer only (payouts are per merchant) */
+  transfer_schedule: TransferSchedule;
+  /**
+   * the least balance of its currency a payout is made of (other currencies: any positive balance);
+   * the merchant's layer only
+   */
+  min_transfer_payout: AmountWithCurrency;
   /** ISO 3166-1 alpha-2 */
   country: string;
   /** IANA time zone */
@@ -152,6 +193,7 @@ export const OBJECT_KEYS = [
   'subscription_configuration',
   'card_brand_percent_fees',
   'checkout_colors',
+  'transfer_schedule',
 ] as const satisfies readonly (keyof StoreConfiguration)[];
 
 /**
@@ -163,6 +205,14 @@ export const OPERATOR_ONLY_KEYS = [
   'card_brand_percent_fees',
   'flat_fees',
   'wait_period',
+  'transfer_schedule',
+  'min_transfer_payout',
+] as const satisfies readonly (keyof StoreConfiguration)[];
+
+/** Payouts are per merchant: these keys are set on the merchant's layer only, never a store's. */
+export const MERCHANT_ONLY_KEYS = [
+  'transfer_schedule',
+  'min_transfer_payout',
 ] as const satisfies readonly (keyof StoreConfiguration)[];
 
 /** What every store is held to until its merchant or itself says otherwise. */
@@ -198,6 +248,15 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   card_brand_percent_fees: {},
   flat_fees: [],
   wait_period: DEFAULT_WAIT_PERIOD,
+  // the reference's fixture: monthly, on the 1st
+  transfer_schedule: {
+    period: 'monthly',
+    full_period_required: false,
+    day_of_week: 'monday',
+    week_of_month: 'first',
+    day_of_month: 1,
+  },
+  min_transfer_payout: { amount: 0, currency: 'JPY' },
   country: 'JP',
   display_time_zone: 'Asia/Tokyo',
   language: 'JA_JP',

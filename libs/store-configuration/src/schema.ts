@@ -5,11 +5,14 @@ import { CHECKOUT_COLOR_KEYS, HEX_COLOR, normaliseHexColor, type CheckoutColorKe
 import { isExpirationPeriod, isTimeShift } from './payment-deadline';
 import { isWaitPeriod } from './wait-period';
 import {
+  DAYS_OF_WEEK,
   FEE_CARD_BRANDS,
   MATCH_AMOUNTS,
   OPERATOR_ONLY_KEYS,
   QR_GATEWAYS,
   RECURRING_TOKEN_PRIVILEGES,
+  TRANSFER_PERIODS,
+  WEEKS_OF_MONTH,
   type FeeCardBrand,
 } from './configuration';
 
@@ -47,6 +50,15 @@ const amountsWithCurrency = (min: number) =>
         seen.add(item.currency);
       });
     });
+
+/** One of `values`, refused with the SDK's reason for the field. */
+const oneOf = <T extends string>(values: readonly [T, ...T[]], reasonName: string) =>
+  z
+    .string()
+    .refine(
+      (value): value is T => (values as readonly string[]).includes(value),
+      reason(reasonName),
+    ) as unknown as z.ZodType<T, z.ZodTypeDef, unknown>;
 
 const percent = z.number().refine((v) => percentToPpm(v) !== null, reason('INVALID_PERCENT_FEE'));
 
@@ -139,6 +151,23 @@ const layer = {
     .nullish(),
   flat_fees: amountsWithCurrency(0).nullish(),
   wait_period: z.string().trim().refine(isWaitPeriod, reason('INVALID_TIME_PERIOD')).nullish(),
+  transfer_schedule: z
+    .object({
+      period: oneOf(TRANSFER_PERIODS, 'INVALID_TIME_PERIOD').nullish(),
+      full_period_required: z.boolean().nullish(),
+      day_of_week: oneOf(DAYS_OF_WEEK, 'INVALID_DAY_OF_WEEK').nullish(),
+      week_of_month: oneOf(WEEKS_OF_MONTH, 'INVALID_WEEK_OF_MONTH').nullish(),
+      day_of_month: z
+        .number()
+        .refine((day) => Number.isInteger(day) && day >= 1 && day <= 31, reason('INVALID_DAY_OF_MONTH'))
+        .nullish(),
+    })
+    .strict()
+    .nullish(),
+  min_transfer_payout: z
+    .object({ amount: z.number().int().min(0).max(MAX_AMOUNT), currency })
+    .strict()
+    .nullish(),
   country: z
     .string()
     .regex(/^[A-Za-z]{2}$/)

@@ -1,3 +1,4 @@
+export * from './bank-account-cipher';
 export * from './card-fingerprint';
 export * from './card-vault';
 export * from './cvv-cipher';

@@ -1,5 +1,6 @@
 import type { Provider } from '@nestjs/common';
 import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
+import { BankAccountCipher } from './bank-account-cipher';
 import { CardVault } from './card-vault';
 import { PendingCvvStore } from './pending-cvv-store';
 
@@ -18,3 +19,13 @@ export const cardVaultProvider: Provider = {
  * pending CVVs (the gateway writes both; charge-service reads them).
  */
 export const vaultProviders: Provider[] = [cardVaultProvider, PendingCvvStore];
+
+/** The process's BankAccountCipher, from the same VAULT_KEYS and VAULT_FINGERPRINT_SECRET. */
+export const bankAccountCipherProvider: Provider = {
+  provide: BankAccountCipher,
+  useFactory: (config: AppConfig) => {
+    const keys = requireSecrets(config, ['VAULT_KEYS', 'VAULT_FINGERPRINT_SECRET'], 'bank account numbers');
+    return new BankAccountCipher(keys.VAULT_KEYS, keys.VAULT_FINGERPRINT_SECRET);
+  },
+  inject: [APP_CONFIG],
+};

@@ -57,6 +57,13 @@ import {
   renewTokenSchema,
   updateTokenSchema,
 } from '../transaction-tokens/transaction-token.schemas';
+import type { BankAccountsController } from '../bank-accounts/bank-accounts.controller';
+import {
+  createBankAccountSchema,
+  listBankAccountsSchema,
+  primaryBankAccountSchema,
+  updateBankAccountSchema,
+} from '../bank-accounts/bank-account.schemas';
 import type { WebhooksController } from '../webhooks/webhooks.controller';
 import { createWebhookSchema, updateWebhookSchema } from '../webhooks/webhook.schemas';
 import type { OpenApiController } from './openapi.controller';
@@ -515,6 +522,53 @@ const webhooks: ControllerDocs<WebhooksController> = {
   },
 };
 
+const bankAccounts: ControllerDocs<BankAccountsController> = {
+  tag: 'Bank accounts',
+  operations: {
+    create: {
+      summary: 'Add a bank account',
+      description:
+        'Where the merchant’s payouts of its currency go, in the credential’s mode. The first account ' +
+        'of a currency is its primary; `primary: true` moves the primary to the new one. A test-mode ' +
+        'account is `verified` at once, a live one `new` until the operator verifies it.',
+      sdk: 'bankAccounts.create',
+      body: createBankAccountSchema,
+      ok: 'BankAccount',
+    },
+    list: {
+      summary: 'List the merchant’s bank accounts',
+      sdk: 'bankAccounts.list',
+      query: listBankAccountsSchema,
+      paged: true,
+      ok: { page: 'BankAccount' },
+    },
+    getPrimary: {
+      summary: 'The primary bank account',
+      description:
+        'Of `currency` when given (Kessai’s own parameter), else the only primary; 404 ' +
+        'PRIMARY_BANK_ACCOUNT_NOT_FOUND when there is none.',
+      sdk: 'bankAccounts.getPrimary',
+      query: primaryBankAccountSchema,
+      ok: 'BankAccount',
+    },
+    get: { summary: 'Get a bank account', sdk: 'bankAccounts.get', ok: 'BankAccount' },
+    update: {
+      summary: 'Change a bank account',
+      description:
+        'A new number or bank is verified again. `primary: false` on the primary is 400 ' +
+        'MUST_HAVE_A_PRIMARY_BANK_ACCOUNT: make another account primary instead.',
+      sdk: 'bankAccounts.update',
+      body: updateBankAccountSchema,
+      ok: 'BankAccount',
+    },
+    delete: {
+      summary: 'Delete a bank account',
+      description: 'The primary goes only as its currency’s last account (MUST_HAVE_A_PRIMARY_BANK_ACCOUNT).',
+      sdk: 'bankAccounts.delete',
+    },
+  },
+};
+
 const stores: ControllerDocs<StoresController> = {
   tag: 'Stores',
   operations: {
@@ -808,6 +862,7 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   TestClocksController: testClocks,
   TransactionHistoryController: history,
   WebhooksController: webhooks,
+  BankAccountsController: bankAccounts,
   StoresController: stores,
   AppJwtsController: appJwts,
   LoginController: login,

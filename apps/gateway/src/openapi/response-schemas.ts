@@ -22,6 +22,8 @@ import {
   type presentRefund,
 } from '@kessai/presenters';
 import {
+  BANK_ACCOUNT_STATUSES,
+  BANK_ACCOUNT_TYPES,
   CAPTURE_STATUSES,
   CHARGE_STATUSES,
   CHARGEABLE_PAYMENT_TYPES,
@@ -48,6 +50,7 @@ import { type presentTokenThreeDsIssuerToken } from '../transaction-tokens/token
 import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
+import { type presentBankAccount } from '../bank-accounts/bank-account.presenter';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
@@ -700,6 +703,27 @@ export const WebhookDelivery = resource({
   created_on: instant,
 });
 
+export const BankAccount = resource({
+  id: uuid,
+  holder_name: z.string(),
+  bank_name: z.string(),
+  branch_name: z.string().optional(),
+  country: z.string().describe('ISO 3166-1 alpha-2'),
+  bank_address: z.string().optional(),
+  currency: z.string(),
+  routing_number: z.string().optional(),
+  swift_code: z.string().optional(),
+  ifsc_code: z.string().optional(),
+  routing_code: z.string().optional(),
+  last_four: z.string(),
+  status: z.enum(BANK_ACCOUNT_STATUSES),
+  created_on: instant,
+  primary: z.boolean().describe('the account payouts of its currency go to'),
+  account_number: z.string().describe('masked: asterisks and the last four digits'),
+  account_type: z.enum(BANK_ACCOUNT_TYPES),
+  mode: z.enum(['test', 'live']).describe('Kessai’s: the books it is paid from'),
+});
+
 export const LinkPayment = resource({
   kind: z.enum(['charge', 'subscription']),
   id: uuid,
@@ -762,6 +786,7 @@ export const RESPONSE_SCHEMAS = {
   WebhookListItem,
   CreatedWebhook,
   WebhookDelivery,
+  BankAccount,
   Heartbeat,
   Empty,
 } as const;
@@ -824,4 +849,5 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentWebhookListItem>, typeof WebhookListItem>,
   true satisfies Agrees<Out<typeof presentCreatedWebhook>, typeof CreatedWebhook>,
   true satisfies Agrees<Out<typeof presentDelivery>, typeof WebhookDelivery>,
+  true satisfies Agrees<Out<typeof presentBankAccount>, typeof BankAccount>,
 ];
