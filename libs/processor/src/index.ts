@@ -11,3 +11,4 @@ export * from './payment-processors';
 export * from './komoju/komoju-errors';
 export * from './komoju/komoju-wire';
 export * from './komoju/komoju-payment-processor';
+export * from './komoju/komoju-webhooks';
