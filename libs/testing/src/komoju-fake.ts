@@ -113,6 +113,8 @@ export interface FakeKomoju {
   payments: Map<string, FakeKomojuPayment>;
   /** operations executed, by name: what a retried key must not raise */
   executed: { create: number; capture: number; cancel: number; refund: number };
+  /** every request received, in order: its method, path and X-KOMOJU-IDEMPOTENCY key */
+  requests: { method: string; path: string; key: string | null }[];
   /** payment creations executed under an external_order_num (declined attempts included) */
   createdFor(externalOrderNum: string): number;
   /** the next `count` POSTs answer 503 service_unavailable without executing */
@@ -167,6 +169,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
   const keys = new Map<string, Kept>();
   const executed = { create: 0, capture: 0, cancel: 0, refund: 0 };
   const createdByOrder = new Map<string, number>();
+  const requests: FakeKomoju['requests'] = [];
   const deliveries: WebhookDelivery[] = [];
   let failing = 0;
   let delaying = 0;
@@ -177,6 +180,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
     url: '',
     payments,
     executed,
+    requests,
     createdFor: (order) => createdByOrder.get(order) ?? 0,
     webhookUrl: options.webhookUrl,
     deliveries,
@@ -422,6 +426,8 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
       return send(error(401, 'unauthorized', 'User authorization failed'));
     const method = request.method ?? 'GET';
     const url = new URL(request.url ?? '/', 'http://fake.invalid');
+    const idempotency = request.headers['x-komoju-idempotency'];
+    requests.push({ method, path: url.pathname, key: typeof idempotency === 'string' ? idempotency : null });
     let body: Record<string, unknown> = {};
     if (method === 'POST') {
       try {
