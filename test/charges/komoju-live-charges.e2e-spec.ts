@@ -100,6 +100,20 @@ describe('live charges on KOMOJU', () => {
     expect(paymentOf(created.id)?.status).toBe('captured');
   });
 
+  it('refuses a partial capture with PARTIAL_CAPTURE_NOT_SUPPORTED, never sending it to KOMOJU', async () => {
+    const created = await cardCharge(REAL_CARD_NUMBER, { capture: false });
+    expect((await poll(created.id)).status).toBe('authorized');
+    const captures = fake.executed.capture;
+    const res = await suite.gateway.as(live).request(`/stores/${storeId()}/charges/${created.id}/capture`, {
+      method: 'POST',
+      json: { amount: 600, currency: 'JPY' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 'error', code: 'PARTIAL_CAPTURE_NOT_SUPPORTED' });
+    expect((await sdk.charges.get(storeId(), created.id)).status).toBe('authorized');
+    expect(fake.executed.capture).toBe(captures);
+  });
+
   it('refunds part of a charge at KOMOJU', async () => {
     const created = await cardCharge(REAL_CARD_NUMBER);
     expect((await poll(created.id)).status).toBe('successful');

@@ -38,6 +38,7 @@ export const ERROR_CODES = {
     'LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED',
     'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED',
     'MAXIMUM_EXTENSIONS_REACHED',
+    'PARTIAL_CAPTURE_NOT_SUPPORTED',
     'NO_TEST_CARD_IN_LIVE_MODE',
     // a checkout link that is disabled or expired (docs/hosted-checkout.md)
     'NOT_ACTIVE',
