@@ -11,6 +11,7 @@ import {
   type Credentials,
   type FakeKomoju,
   KOMOJU_TEST_CARDS,
+  luhnValidRuns,
   REAL_CARD_NUMBER,
   sdkCardToken,
   sdkFor,
@@ -173,5 +174,19 @@ describe('live charges on KOMOJU', () => {
     );
     expect(delivery?.status).toBe(204);
     expect((await poll(created.id, (c) => c.status !== 'awaiting')).status).toBe('successful');
+  });
+});
+
+// charge-service decrypts card numbers and holds KOMOJU's secret key; refund-cancel-service holds
+// the key too: everything they logged while the charges above ran (retries included)
+describe('the workers’ logs', () => {
+  it('never carry a card number, a CVV, KOMOJU’s secret key or its Basic credentials', () => {
+    const text = suite.workers.map((worker) => worker.app.lines.join('\n')).join('\n');
+    expect(text).toContain('"msg":"processor call failed transiently; retrying"');
+    expect(luhnValidRuns(text)).toEqual([]);
+    expect(text).not.toMatch(/cvv"?\s*[:=]\s*"?\d/i);
+    expect(text).not.toContain(SECRET_KEY);
+    expect(text).not.toContain(Buffer.from(`${SECRET_KEY}:`).toString('base64'));
+    expect(text).not.toContain(WEBHOOK_SECRET);
   });
 });
