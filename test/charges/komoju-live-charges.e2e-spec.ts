@@ -14,7 +14,9 @@ import {
   luhnValidRuns,
   REAL_CARD_NUMBER,
   sdkCardToken,
+  sdkError,
   sdkFor,
+  sdkOnlineToken,
   startFakeKomoju,
   useSuite,
 } from '@kessai/testing';
@@ -113,6 +115,26 @@ describe('live charges on KOMOJU', () => {
     expect(res.body).toMatchObject({ status: 'error', code: 'PARTIAL_CAPTURE_NOT_SUPPORTED' });
     expect((await sdk.charges.get(storeId(), created.id)).status).toBe('authorized');
     expect(fake.executed.capture).toBe(captures);
+  });
+
+  it('refuses at creation what KOMOJU cannot take: an online payment, a required 3-D Secure', async () => {
+    const created = fake.executed.create;
+    const online = await sdkOnlineToken(sdk);
+    const refused = await sdkError(
+      sdk.charges.create({ transactionTokenId: online.id, amount: 1200, currency: 'JPY' }),
+    );
+    expect(refused).toMatchObject({ code: 'NOT_SUPPORTED_BY_PROCESSOR' });
+    const card = await sdkCardToken(sdk, { cardNumber: REAL_CARD_NUMBER });
+    const threeDs = await sdkError(
+      sdk.charges.create({
+        transactionTokenId: card.id,
+        amount: 1200,
+        currency: 'JPY',
+        threeDs: { mode: 'require', redirectEndpoint: 'https://shop.example.test/back' },
+      } as Any),
+    );
+    expect(threeDs).toMatchObject({ code: 'NOT_SUPPORTED_BY_PROCESSOR' });
+    expect(fake.executed.create).toBe(created);
   });
 
   it('refunds part of a charge at KOMOJU', async () => {
