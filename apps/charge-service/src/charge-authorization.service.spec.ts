@@ -39,6 +39,7 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
     callMethod: null,
     scannedQr: '280000000000000001',
     konbini: null,
+    email: null,
     expiresOn: null,
     vault: null,
     feeTerms: { ratePpm: 36_000, flatAmount: 30n },

@@ -272,6 +272,7 @@ export class ChargeAuthorizationService {
           method,
           expiresOn: charge.expiresOn,
           callbackUrl: this.processors.callbackUrl,
+          customerEmail: charge.email,
         };
         return () => processor.createDeferredPayment(request);
       }

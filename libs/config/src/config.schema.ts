@@ -214,6 +214,18 @@ export const configSchema = z.object({
   PROCESSOR_TEST_URL: z.string().url().default('http://127.0.0.1:3190'),
   /** A real acquirer for live-mode charges; unset: live charges end `error` without reaching anyone. */
   PROCESSOR_LIVE_URL: z.string().url().optional(),
+  /**
+   * Who takes live-mode charges: `http`, a processor speaking the simulator's protocol at
+   * PROCESSOR_LIVE_URL, or `komoju`, KOMOJU's Payments API at KOMOJU_API_URL with KOMOJU_SECRET_KEY
+   * (docs/processors.md). Test-mode charges always go to PROCESSOR_TEST_URL.
+   */
+  PROCESSOR_LIVE: z.enum(['http', 'komoju']).default('http'),
+  /** KOMOJU's API base; a fake's in the test suites. */
+  KOMOJU_API_URL: z.string().url().default('https://komoju.com/api/v1'),
+  /** KOMOJU's secret key (sk_live_…): charge-service and refund-cancel-service need it when PROCESSOR_LIVE=komoju. */
+  KOMOJU_SECRET_KEY: z.string().min(1).optional(),
+  /** The secret token of the KOMOJU webhook: the gateway needs it when PROCESSOR_LIVE=komoju. At least 16 characters. */
+  KOMOJU_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Sent as `Authorization: Bearer <key>` on processor calls (the simulator then requires it too). */
   PROCESSOR_API_KEY: z.string().min(1).optional(),
   /** HMAC key of the notices the processor posts to POST /processor/callbacks. At least 32 characters. */
@@ -482,6 +494,8 @@ const SECRETS = [
   'VAULT_FINGERPRINT_SECRET',
   'PROCESSOR_CALLBACK_SECRET',
   'METRICS_TOKEN',
+  'KOMOJU_SECRET_KEY',
+  'KOMOJU_WEBHOOK_SECRET',
 ] as const;
 
 /** `10.0.0.1`, `::1`, `10.0.0.0/8` or `fd00::/8`. */
@@ -517,6 +531,8 @@ export function crossFieldProblems(config: AppConfig): string[] {
       `REFUND_REDRIVE_BASE_SECONDS × (2^REFUND_REDRIVE_MAX − 1) is ${redriveSchedule} s: keep it within ` +
         `${REFUND_REDRIVE_WINDOW_SECONDS} s (12 hours), while the processor still knows the refund's key`,
     );
+  if (config.PROCESSOR_LIVE === 'komoju' && config.PROCESSOR_LIVE_URL !== undefined)
+    problems.push('PROCESSOR_LIVE_URL is for PROCESSOR_LIVE=http: unset it when live charges go to KOMOJU');
   if (config.QUEUE_DASHBOARD_ENABLED && config.QUEUE_DASHBOARD_PASSWORD === undefined)
     problems.push('QUEUE_DASHBOARD_PASSWORD is required when QUEUE_DASHBOARD_ENABLED=true');
   // anyone can read .env.example: its placeholders are no secret outside one's own machine

@@ -39,6 +39,8 @@ export const ERROR_CODES = {
     'MAXIMUM_EXPIRY_EXTENSION_EXCEEDED',
     'MAXIMUM_EXTENSIONS_REACHED',
     'MUST_HAVE_A_PRIMARY_BANK_ACCOUNT',
+    'PARTIAL_CAPTURE_NOT_SUPPORTED',
+    'NOT_SUPPORTED_BY_PROCESSOR',
     'NO_TEST_CARD_IN_LIVE_MODE',
     // a checkout link that is disabled or expired (docs/hosted-checkout.md)
     'NOT_ACTIVE',

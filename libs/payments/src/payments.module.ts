@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { CancelsService } from './cancels/cancels.service';
 import { ChargeExpiryService } from './charges/charge-expiry.service';
 import { ChargesService } from './charges/charges.service';
+import { liveProcessorLimitsProvider } from './charges/live-processor-limits';
 import { RefundsService } from './refunds/refunds.service';
 
 const services = [ChargesService, ChargeExpiryService, RefundsService, CancelsService];
@@ -10,5 +11,5 @@ const services = [ChargesService, ChargeExpiryService, RefundsService, CancelsSe
  * The payment use cases every front end shares (docs/decisions/0026-use-cases-in-libs.md): charges
  * accepted, read, listed and captured; a deferred charge's deadline; refunds; cancels. Needs the (global) DbModule.
  */
-@Module({ providers: services, exports: services })
+@Module({ providers: [...services, liveProcessorLimitsProvider], exports: services })
 export class PaymentsModule {}

@@ -158,6 +158,8 @@ export interface DeferredPaymentRequest {
   expiresOn: Date;
   /** where the processor posts the signed notice that money arrived */
   callbackUrl: string;
+  /** the customer's email, for processors that send the instructions themselves (KOMOJU requires it) */
+  customerEmail?: string | null;
 }
 
 /** Where the customer sends the money. */

@@ -1,6 +1,7 @@
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { APP_CONFIG, type AppConfig, ConfigError } from '@kessai/config';
 import type { Logger } from '@kessai/observability';
 import { HttpPaymentProcessor } from './http/http-payment-processor';
+import { KomojuPaymentProcessor } from './komoju/komoju-payment-processor';
 import type { PaymentProcessor } from './payment-processor';
 import { DEFAULT_PROCESSOR_RETRY_POLICY, type ProcessorRetryPolicy, withProcessorRetries } from './retry';
 
@@ -13,8 +14,10 @@ export function processorCallbackUrl(config: AppConfig): string {
 
 /**
  * The processor of each mode: test payments go to PROCESSOR_TEST_URL (the simulator), live ones to
- * PROCESSOR_LIVE_URL, or nowhere when it is not configured. Shared by the services that call the
- * processor (charge-service, refund-cancel-service), each providing it from its config.
+ * KOMOJU when PROCESSOR_LIVE=komoju, else to PROCESSOR_LIVE_URL, or nowhere when it is not
+ * configured. Shared by the services that call the processor (charge-service,
+ * refund-cancel-service), each providing it from its config: a missing KOMOJU_SECRET_KEY stops the
+ * service at start (a ConfigError naming it, never its value).
  */
 export class PaymentProcessors {
   readonly callbackUrl: string;
@@ -25,9 +28,7 @@ export class PaymentProcessors {
   constructor(config: AppConfig) {
     const options = { timeoutMs: config.PROCESSOR_TIMEOUT_MS, apiKey: config.PROCESSOR_API_KEY };
     this.#test = new HttpPaymentProcessor({ ...options, baseUrl: config.PROCESSOR_TEST_URL });
-    this.#live = config.PROCESSOR_LIVE_URL
-      ? new HttpPaymentProcessor({ ...options, baseUrl: config.PROCESSOR_LIVE_URL })
-      : null;
+    this.#live = liveProcessor(config, options);
     this.#policy = { ...DEFAULT_PROCESSOR_RETRY_POLICY, attempts: config.PROCESSOR_MAX_ATTEMPTS };
     this.callbackUrl = processorCallbackUrl(config);
   }
@@ -47,6 +48,24 @@ export class PaymentProcessors {
         ),
     });
   }
+}
+
+function liveProcessor(
+  config: AppConfig,
+  options: { timeoutMs: number; apiKey: string | undefined },
+): PaymentProcessor | null {
+  if (config.PROCESSOR_LIVE === 'komoju') {
+    if (!config.KOMOJU_SECRET_KEY)
+      throw new ConfigError(['KOMOJU_SECRET_KEY is required when PROCESSOR_LIVE=komoju']);
+    return new KomojuPaymentProcessor({
+      secretKey: config.KOMOJU_SECRET_KEY,
+      baseUrl: config.KOMOJU_API_URL,
+      timeoutMs: options.timeoutMs,
+    });
+  }
+  return config.PROCESSOR_LIVE_URL
+    ? new HttpPaymentProcessor({ ...options, baseUrl: config.PROCESSOR_LIVE_URL })
+    : null;
 }
 
 /** The Nest provider of PaymentProcessors, built from the service's config. */

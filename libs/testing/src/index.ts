@@ -20,3 +20,5 @@ export * from './own-postgres';
 export * from './own-redis';
 export * from './suite';
 export * from './checkout';
+export * from './komoju-fake';
+export * from './processor-contract';

@@ -1,5 +1,5 @@
 import type { ZodTypeAny } from 'zod';
-import { processorCallbackWireSchema } from '@kessai/processor';
+import { komojuEventSchema, processorCallbackWireSchema } from '@kessai/processor';
 import type { LoginController } from '../accounts/login.controller';
 import type { PasswordResetsController } from '../accounts/password-resets.controller';
 import { credentials, resetConfirmation, resetRequest } from '../accounts/account.schemas';
@@ -833,6 +833,13 @@ const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
       summary: 'A signed notice from the payment processor',
       description: 'The X-Processor-Signature header over the raw body is the credential.',
       body: processorCallbackWireSchema,
+    },
+    receiveKomoju: {
+      summary: 'A KOMOJU webhook delivery',
+      description:
+        'The X-Komoju-Signature header (hex HMAC-SHA256 of the raw body, KOMOJU_WEBHOOK_SECRET) is the ' +
+        'credential (docs/processors.md).',
+      body: komojuEventSchema,
     },
   },
 };

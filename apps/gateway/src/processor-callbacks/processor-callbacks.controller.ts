@@ -3,7 +3,7 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AuthenticationError } from '@kessai/domain';
-import { PROCESSOR_SIGNATURE_HEADER } from '@kessai/processor';
+import { KOMOJU_SIGNATURE_HEADER, PROCESSOR_SIGNATURE_HEADER } from '@kessai/processor';
 import { Open } from '../auth/decorators';
 import type { RawJsonRouteConfig } from '../http/json-body-parser';
 import { subjectOf, type RateLimitRouteConfig } from '../limits/rate-limit.hook';
@@ -37,8 +37,31 @@ export class ProcessorCallbacksController {
   } satisfies RawJsonRouteConfig & RateLimitRouteConfig)
   @HttpCode(204)
   async receive(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
+    await this.#penalizingRefusals(request, () =>
+      this.callbacks.receive(request.rawBody, request.headers[PROCESSOR_SIGNATURE_HEADER], request.id),
+    );
+  }
+
+  /**
+   * POST /processor/komoju/webhooks: KOMOJU's webhook deliveries, the X-Komoju-Signature over the
+   * raw body the credential, limited and answered as POST /processor/callbacks is (204, 401, 404).
+   */
+  @Post('komoju/webhooks')
+  @Open()
+  @RouteConfig({
+    rateLimit: 'signature_failures',
+    rawJsonBody: true,
+  } satisfies RawJsonRouteConfig & RateLimitRouteConfig)
+  @HttpCode(204)
+  async receiveKomoju(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
+    await this.#penalizingRefusals(request, () =>
+      this.callbacks.receiveKomoju(request.rawBody, request.headers[KOMOJU_SIGNATURE_HEADER], request.id),
+    );
+  }
+
+  async #penalizingRefusals(request: RawBodyRequest<FastifyRequest>, receive: () => Promise<void>) {
     try {
-      await this.callbacks.receive(request.rawBody, request.headers[PROCESSOR_SIGNATURE_HEADER], request.id);
+      await receive();
     } catch (error) {
       if (error instanceof AuthenticationError && this.config.RATE_LIMIT_ENABLED)
         // counted, never in the way of the answer: an unreachable Redis only skips the count

@@ -1,8 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
+import { APP_CONFIG, ConfigError, type GatewayConfig } from '@kessai/config';
 import { ChargesRepository, DeferredPaymentsRepository, TokenThreeDsRepository } from '@kessai/db';
 import { AuthenticationError, isUuid, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
-import { InvalidProcessorCallbackError, verifyProcessorCallback } from '@kessai/processor';
+import {
+  InvalidProcessorCallbackError,
+  komojuEventToCallback,
+  type ProcessorCallback,
+  verifyKomojuWebhook,
+  verifyProcessorCallback,
+} from '@kessai/processor';
 import { LOGGER, type Logger } from '@kessai/observability';
 
 /**
@@ -22,7 +28,11 @@ export class ProcessorCallbacksService {
     private readonly deferredPayments: DeferredPaymentsRepository,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    // live charges on KOMOJU answer through its webhooks: a gateway that could not verify them stops at start
+    if (config.PROCESSOR_LIVE === 'komoju' && !config.KOMOJU_WEBHOOK_SECRET)
+      throw new ConfigError(['KOMOJU_WEBHOOK_SECRET is required when PROCESSOR_LIVE=komoju']);
+  }
 
   async receive(
     rawBody: Buffer | string | undefined,
@@ -42,6 +52,35 @@ export class ProcessorCallbacksService {
       this.logger.warn({ err: error }, 'processor callback refused');
       throw new AuthenticationError('INVALID_CREDENTIALS');
     }
+    await this.#record(notice, correlationId);
+  }
+
+  /**
+   * A KOMOJU webhook delivery (docs/processors.md, "Webhooks"): its X-Komoju-Signature verified over
+   * the raw body with KOMOJU_WEBHOOK_SECRET, then recorded as the simulator's notices are. Events the
+   * charge path has no use for are acknowledged and change nothing.
+   */
+  async receiveKomoju(
+    rawBody: Buffer | string | undefined,
+    signatureHeader: string | string[] | undefined,
+    correlationId: string,
+  ): Promise<void> {
+    const secret = this.config.KOMOJU_WEBHOOK_SECRET;
+    let notice: ProcessorCallback | null;
+    try {
+      if (!secret) throw new InvalidProcessorCallbackError('no KOMOJU webhook secret is configured');
+      notice = komojuEventToCallback(
+        verifyKomojuWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }),
+      );
+    } catch (error) {
+      if (!(error instanceof InvalidProcessorCallbackError)) throw error;
+      this.logger.warn({ err: error }, 'KOMOJU webhook refused');
+      throw new AuthenticationError('INVALID_CREDENTIALS');
+    }
+    if (notice) await this.#record(notice, correlationId);
+  }
+
+  async #record(notice: ProcessorCallback, correlationId: string): Promise<void> {
     // a card token's 3-D Secure authentication: its reference names the token and the attempt
     const token = parseTokenThreeDsReference(notice.reference);
     if (token) {

@@ -43,6 +43,8 @@ export interface PendingCharge {
   scannedQr: string | null;
   /** konbini tokens: where and who pays */
   konbini: { convenienceStore: string; customerName: string; phoneNumber: string | null } | null;
+  /** the token's email, for processors that send the payment instructions themselves (KOMOJU) */
+  email: string | null;
   /** bank transfer and konbini: the payment deadline, set when the charge was accepted */
   expiresOn: Date | null;
   /** card tokens: the encrypted PAN */
@@ -243,6 +245,7 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
             phoneNumber: row.phone_number,
           }
         : null,
+    email: row.email,
     expiresOn: row.expires_on,
     vault:
       row.key_id && row.iv && row.ciphertext && row.auth_tag

@@ -55,6 +55,8 @@ export const FIND_PENDING_CHARGES = defineStatement({
     convenience_store: pg.nullable(pg.text),
     customer_name: pg.nullable(pg.text),
     phone_number: pg.nullable(pg.text),
+    /** the token's email: processors that send the payment instructions themselves need it (KOMOJU) */
+    email: pg.nullable(pg.text),
     /** bank transfer and konbini: the payment deadline */
     expires_on: pg.nullable(pg.timestamptz),
     key_id: pg.nullable(pg.text),
@@ -78,7 +80,7 @@ export const FIND_PENDING_CHARGES = defineStatement({
            t.data->>'convenience_store' AS convenience_store, t.data->>'customer_name' AS customer_name,
            NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
                             t.data->'phone_number'->>'local_number'), '') AS phone_number,
-           c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag, c.fee_rate_ppm, c.fee_flat_amount
+           t.email, c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag, c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c
       JOIN transaction_tokens t ON t.id = c.transaction_token_id
       LEFT JOIN card_vault v ON v.transaction_token_id = t.id

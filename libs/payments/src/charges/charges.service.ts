@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import {
   CapturesRepository,
@@ -43,6 +43,11 @@ import {
 } from '@kessai/store-configuration';
 import type { Metadata, PaymentsActor, StoreActor } from '../actor';
 import type { CaptureInput, ChargeInput } from './charge-inputs';
+import {
+  LIVE_PROCESSOR_LIMITS,
+  liveProcessorRefusal,
+  type LiveProcessorLimits,
+} from './live-processor-limits';
 
 /** The duplicate rule (spec "Duplicate charge rule"): same recurring card token and amount within 30 s. */
 const DUPLICATE_RULE: NonNullable<CreateChargeOptions['duplicateRule']> = {
@@ -76,6 +81,9 @@ export class ChargesService {
     private readonly captures: CapturesRepository,
     private readonly tokens: TransactionTokensRepository,
     private readonly stores: StoresRepository,
+    @Optional()
+    @Inject(LIVE_PROCESSOR_LIMITS)
+    private readonly liveLimits: LiveProcessorLimits | null = null,
   ) {
     this.#chargeableTokens = new Coalescer((keys) => this.tokens.findChargeableMany(keys), {
       maxItems: 200,
@@ -122,6 +130,16 @@ export class ChargesService {
     if (!token) throw new NotFoundError('transaction_token');
     const deferred = isDeferredPaymentType(token.paymentType);
     checkToken(token, actor, request);
+    // a live charge the live processor cannot take is refused now, never accepted to end `error`
+    const unsupported =
+      token.mode === 'live'
+        ? liveProcessorRefusal(this.liveLimits, token.paymentType, request.three_ds?.mode)
+        : null;
+    if (unsupported) {
+      throw new BusinessRuleError('NOT_SUPPORTED_BY_PROCESSOR', [
+        { field: unsupported, reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
+      ]);
+    }
     checkCaptureAtFor(token.paymentType, request, now);
     const configuration = effectiveConfiguration(token.merchantConfiguration, token.storeConfiguration);
     const amount = BigInt(request.amount);

@@ -1,0 +1,46 @@
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { KOMOJU_CAPABILITIES } from '@kessai/processor';
+
+/**
+ * What the live processor cannot take, for a live charge to be refused at creation with
+ * NOT_SUPPORTED_BY_PROCESSOR rather than accepted to end `error` (docs/processors.md,
+ * "Unsupported"). null: the live processor speaks the simulator's protocol and takes everything.
+ */
+export interface LiveProcessorLimits {
+  processor: string;
+  /** the payment types it takes */
+  paymentTypes: readonly string[];
+  /** the three_ds modes it cannot honour */
+  refusedThreeDsModes: readonly string[];
+}
+
+export const LIVE_PROCESSOR_LIMITS = Symbol('LIVE_PROCESSOR_LIMITS');
+
+export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>): LiveProcessorLimits | null {
+  if (config.PROCESSOR_LIVE !== 'komoju') return null;
+  return {
+    processor: 'komoju',
+    paymentTypes: KOMOJU_CAPABILITIES.bankTransfer
+      ? ['card', 'konbini', 'bank_transfer']
+      : ['card', 'konbini'],
+    refusedThreeDsModes: KOMOJU_CAPABILITIES.threeDsRedirect ? [] : ['require', 'force'],
+  };
+}
+
+/** The field a live charge is refused for, or null when the live processor takes it. */
+export function liveProcessorRefusal(
+  limits: LiveProcessorLimits | null,
+  paymentType: string,
+  threeDsMode: string | undefined,
+): 'transaction_token_id' | 'three_ds' | null {
+  if (!limits) return null;
+  if (!limits.paymentTypes.includes(paymentType)) return 'transaction_token_id';
+  if (threeDsMode !== undefined && limits.refusedThreeDsModes.includes(threeDsMode)) return 'three_ds';
+  return null;
+}
+
+export const liveProcessorLimitsProvider = {
+  provide: LIVE_PROCESSOR_LIMITS,
+  useFactory: (config: AppConfig) => liveProcessorLimitsOf(config),
+  inject: [APP_CONFIG],
+};

@@ -1,0 +1,439 @@
+import { type z } from 'zod';
+import { checkWireAmount } from '../amounts';
+import { keepAliveTransport, type ProcessorTransport } from '../http/keep-alive-transport';
+import { paymentError, type PaymentErrorName } from '../payment-errors';
+import {
+  type AuthorizeRequest,
+  type AuthorizeResult,
+  type CaptureRequest,
+  type CaptureResult,
+  type DeferredPaymentRequest,
+  type DeferredPaymentResult,
+  type OperatorPaymentRequest,
+  type OperatorPaymentResult,
+  type PaymentProcessor,
+  type PaymentStatusResult,
+  type ProcessorPayment,
+  type ProcessorPaymentStatus,
+  type RefundRequest,
+  type RefundResult,
+  type VoidRequest,
+  type VoidResult,
+} from '../payment-processor';
+import {
+  ProcessorRequestRejectedError,
+  type ProcessorOperation,
+  TransientProcessorError,
+} from '../processor-errors';
+import { komojuErrorDisposition, komojuPaymentError } from './komoju-errors';
+import {
+  KOMOJU_KONBINI_STORES,
+  komojuErrorBodySchema,
+  type KomojuPayment,
+  komojuPaymentListSchema,
+  komojuPaymentSchema,
+} from './komoju-wire';
+
+export const KOMOJU_API_URL = 'https://komoju.com/api/v1';
+
+/** KOMOJU's idempotency header (https://doc.komoju.com/docs/idempotent-requests): at most 100 ASCII characters. */
+export const KOMOJU_IDEMPOTENCY_HEADER = 'x-komoju-idempotency';
+
+export interface KomojuPaymentProcessorOptions {
+  /** the account's secret key (sk_…): HTTP Basic user name, empty password */
+  secretKey: string;
+  /** https://komoju.com/api/v1 unless a test points it at a fake */
+  baseUrl?: string;
+  timeoutMs?: number;
+  fetch?: ProcessorTransport;
+}
+
+/**
+ * What KOMOJU can do of the port, for the gateway to refuse the rest at creation with the SDK's
+ * error code (docs/processors.md, "Unsupported"): a call outside it is refused by the adapter too
+ * (ProcessorRequestRejectedError, nothing sent), never sent to fail later.
+ */
+export const KOMOJU_CAPABILITIES = {
+  /** Capture takes the whole authorization only: KOMOJU's capture documents no remainder rule. */
+  partialCapture: false,
+  /** 3-D Secure through KOMOJU's Secure Token API is not built yet: mode require/force is refused. */
+  threeDsRedirect: false,
+  /** PayPay and other online brands through KOMOJU are a later slice. */
+  operatorPayments: false,
+  /** KOMOJU's bank transfer needs the customer's name in kanji and kana and a phone: the API's token has none. */
+  bankTransfer: false,
+  konbiniStores: Object.keys(KOMOJU_KONBINI_STORES),
+} as const;
+
+type Answer =
+  { kind: 'ok'; body: unknown } | { kind: 'error'; status: number; code?: string; message?: string };
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * The PaymentProcessor port on KOMOJU's Payments API (https://doc.komoju.com/reference), JSON over
+ * HTTPS with the secret key as HTTP Basic user (https://doc.komoju.com/docs/authentication).
+ *
+ * - Every state-changing call carries X-KOMOJU-IDEMPOTENCY: the charge id for a payment, our
+ *   capture's, cancel's or refund's id otherwise. KOMOJU executes each key once and answers repeats
+ *   with the first answer; a repeat while the first is still running gets 409, retried here as
+ *   transient.
+ * - Our charge id is also the payment's `external_order_num`, which `status(reference)` lists by
+ *   (GET /payments?external_order_num=…) to find a payment after a crash or a timeout.
+ * - Declines are results mapped through KOMOJU_ERROR_TABLE; timeouts, connection failures, 5xx,
+ *   429, 409 and unreadable 2xx answers are TransientProcessorError.
+ * Request bodies carry the PAN and CVV: never put into an error or a log line.
+ */
+export class KomojuPaymentProcessor implements PaymentProcessor {
+  readonly #baseUrl: string;
+  readonly #authorization: string;
+  readonly #timeoutMs: number;
+  readonly #fetch: ProcessorTransport;
+
+  constructor(options: KomojuPaymentProcessorOptions) {
+    this.#baseUrl = (options.baseUrl ?? KOMOJU_API_URL).replace(/\/+$/, '');
+    this.#authorization = `Basic ${Buffer.from(`${options.secretKey}:`, 'utf8').toString('base64')}`;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.#fetch = options.fetch ?? keepAliveTransport();
+  }
+
+  async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
+    const method = request.paymentMethod;
+    if (method.type !== 'card') throw unsupported('authorize', 'consumer-presented QR codes');
+    const threeDs = request.threeDs?.mode;
+    if (threeDs === 'require' || threeDs === 'force') throw unsupported('authorize', '3-D Secure');
+    const cvv = method.card.revealCvv();
+    const answer = await this.#send('authorize', 'POST', '/payments', request.reference, {
+      amount: checkWireAmount(request.amount),
+      currency: request.currency,
+      external_order_num: request.reference,
+      capture: request.capture,
+      payment_details: {
+        type: 'credit_card',
+        number: method.card.cardNumber.reveal(),
+        month: method.card.expMonth,
+        year: method.card.expYear,
+        ...(cvv === null ? {} : { verification_value: cvv }),
+        name: method.card.cardholder,
+      },
+    });
+    if (answer.kind === 'error') {
+      const decline = this.#decline('authorize', answer, 'CARD_REJECTED');
+      // KOMOJU answers a refused card with its error object and no payment: our reference stands in
+      return { outcome: 'declined', processorReference: request.reference, error: decline };
+    }
+    const payment = this.#parse('authorize', komojuPaymentSchema, answer.body);
+    switch (payment.status) {
+      case 'captured':
+        return { outcome: 'approved', processorReference: payment.id, captured: true };
+      case 'authorized':
+        return { outcome: 'approved', processorReference: payment.id, captured: false };
+      case 'pending':
+        // KOMOJU wants a 3-D Secure authentication this adapter cannot offer yet; the pending
+        // payment expires at KOMOJU unpaid
+        return {
+          outcome: 'declined',
+          processorReference: payment.id,
+          error: paymentError('THREE_DS_COULD_NOT_BE_COMPLETED', 'KOMOJU asked for 3-D Secure'),
+        };
+      case 'cancelled':
+      case 'expired':
+      case 'failed':
+      case 'refunded':
+        return { outcome: 'declined', processorReference: payment.id, error: paymentError('CARD_REJECTED') };
+    }
+  }
+
+  async capture(request: CaptureRequest): Promise<CaptureResult> {
+    // KOMOJU's capture takes the whole authorization: a partial one is refused before anything is sent
+    const current = await this.#show('capture', request.processorReference);
+    if (!current) return { outcome: 'rejected', error: transactionNotFound() };
+    if (request.currency !== current.currency || request.amount > current.amount) {
+      return {
+        outcome: 'rejected',
+        error: paymentError('CHARGE_INVALID_DATA', 'amount or currency mismatch'),
+      };
+    }
+    if (request.amount < current.amount) {
+      return { outcome: 'rejected', error: paymentError('PARTIAL_CAPTURE_NOT_SUPPORTED') };
+    }
+    const answer = await this.#send(
+      'capture',
+      'POST',
+      `/payments/${encodeURIComponent(request.processorReference)}/capture`,
+      request.idempotencyKey,
+      {},
+    );
+    if (answer.kind === 'error') {
+      return { outcome: 'rejected', error: this.#decline('capture', answer, 'CHARGE_INVALID_DATA') };
+    }
+    const payment = this.#parse('capture', komojuPaymentSchema, answer.body);
+    if (payment.status !== 'captured') throw new TransientProcessorError('capture', 'malformed_response');
+    return { outcome: 'captured', capturedAmount: payment.amount };
+  }
+
+  async void(request: VoidRequest): Promise<VoidResult> {
+    const answer = await this.#send(
+      'void',
+      'POST',
+      `/payments/${encodeURIComponent(request.processorReference)}/cancel`,
+      request.idempotencyKey,
+      {},
+    );
+    if (answer.kind === 'error') {
+      return { outcome: 'rejected', error: this.#decline('void', answer, 'CANCEL_UNAVAILABLE') };
+    }
+    const payment = this.#parse('void', komojuPaymentSchema, answer.body);
+    if (payment.status !== 'cancelled') throw new TransientProcessorError('void', 'malformed_response');
+    return { outcome: 'voided' };
+  }
+
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    const answer = await this.#send(
+      'refund',
+      'POST',
+      `/payments/${encodeURIComponent(request.processorReference)}/refund`,
+      request.idempotencyKey,
+      { amount: checkWireAmount(request.amount) },
+    );
+    if (answer.kind === 'error') {
+      return { outcome: 'rejected', error: this.#decline('refund', answer, 'REFUND_FAILED') };
+    }
+    const payment = this.#parse('refund', komojuPaymentSchema, answer.body);
+    if (payment.currency !== request.currency)
+      throw new TransientProcessorError('refund', 'malformed_response');
+    // the payment answers with all its refunds, the newest last: the one this key made
+    const refund = payment.refunds?.at(-1);
+    if (!refund) throw new TransientProcessorError('refund', 'malformed_response');
+    return { outcome: 'refunded', refundReference: refund.id, amount: refund.amount };
+  }
+
+  createOperatorPayment(_request: OperatorPaymentRequest): Promise<OperatorPaymentResult> {
+    return Promise.reject(unsupported('create_operator_payment', 'online and QR operator payments'));
+  }
+
+  async createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
+    const method = request.method;
+    if (method.type !== 'konbini') throw unsupported('create_deferred_payment', 'bank transfers');
+    const store = KOMOJU_KONBINI_STORES[method.convenienceStore];
+    if (!store) throw unsupported('create_deferred_payment', `konbini ${method.convenienceStore}`);
+    // No expiry_days: a retry must send the same body, and a day count from now would not be.
+    // Kessai voids the charge past its own deadline (the dashboard's default expiry must be longer).
+    const answer = await this.#send('create_deferred_payment', 'POST', '/payments', request.reference, {
+      amount: checkWireAmount(request.amount),
+      currency: request.currency,
+      external_order_num: request.reference,
+      payment_details: {
+        type: 'konbini',
+        store,
+        ...(request.customerEmail ? { email: request.customerEmail } : {}),
+        ...(method.phoneNumber ? { phone: method.phoneNumber } : {}),
+      },
+    });
+    if (answer.kind === 'error') {
+      // a payment that was refused as such: nothing to pay, nothing to retry
+      throw new ProcessorRequestRejectedError(
+        'create_deferred_payment',
+        answer.status,
+        answer.code ?? 'unknown',
+        answer.message ?? 'refused',
+      );
+    }
+    const payment = this.#parse('create_deferred_payment', komojuPaymentSchema, answer.body);
+    const details = payment.payment_details;
+    if (!details.instructions_url || !(details.confirmation_code ?? details.receipt)) {
+      throw new TransientProcessorError('create_deferred_payment', 'malformed_response');
+    }
+    return {
+      processorReference: payment.id,
+      instructions: {
+        type: 'konbini',
+        convenienceStore: method.convenienceStore,
+        paymentCode: details.confirmation_code ?? details.receipt ?? '',
+        receiptNumber: details.receipt ?? '',
+        paymentUrl: details.instructions_url,
+      },
+    };
+  }
+
+  async status(reference: string): Promise<PaymentStatusResult> {
+    const answer = await this.#send(
+      'status',
+      'GET',
+      `/payments?external_order_num=${encodeURIComponent(reference)}`,
+      null,
+    );
+    if (answer.kind === 'error') throw this.#refusal('status', answer);
+    const list = this.#parse('status', komojuPaymentListSchema, answer.body);
+    const payment = list.data.find((candidate) => candidate.external_order_num === reference);
+    return payment ? { found: true, payment: fromKomoju(payment, reference) } : { found: false };
+  }
+
+  /** GET /payments/:id; null when KOMOJU has no such payment. */
+  async #show(operation: ProcessorOperation, id: string): Promise<KomojuPayment | null> {
+    const answer = await this.#send(operation, 'GET', `/payments/${encodeURIComponent(id)}`, null);
+    if (answer.kind === 'error') {
+      if (answer.status === 404) return null;
+      throw this.#refusal(operation, answer);
+    }
+    return this.#parse(operation, komojuPaymentSchema, answer.body);
+  }
+
+  /** A declined or refused operation: its SDK error, or the refusal thrown. */
+  #decline(
+    operation: ProcessorOperation,
+    answer: Extract<Answer, { kind: 'error' }>,
+    stateRefusal: PaymentErrorName,
+  ) {
+    if (answer.status === 404 && operation !== 'authorize') return transactionNotFound();
+    const disposition = komojuErrorDisposition(answer.status, answer.code);
+    if (disposition.kind !== 'decline') throw this.#refusal(operation, answer);
+    // a refusal for the payment's state reads as the operation's own code (cancel, refund)
+    const sdk = answer.code === 'unprocessable_entity' ? stateRefusal : disposition.sdk;
+    return komojuPaymentError(sdk, answer.message);
+  }
+
+  #refusal(operation: ProcessorOperation, answer: Extract<Answer, { kind: 'error' }>) {
+    return new ProcessorRequestRejectedError(
+      operation,
+      answer.status,
+      answer.code ?? 'unknown',
+      (answer.message ?? 'refused').slice(0, 200),
+    );
+  }
+
+  async #send(
+    operation: ProcessorOperation,
+    method: 'GET' | 'POST',
+    path: string,
+    idempotencyKey: string | null,
+    body?: unknown,
+  ): Promise<Answer> {
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      authorization: this.#authorization,
+    };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (idempotencyKey !== null) headers[KOMOJU_IDEMPOTENCY_HEADER] = idempotencyKey;
+
+    let status: number;
+    let text: string;
+    const controller = new AbortController();
+    const timer = setTimeout(
+      () => controller.abort(new DOMException('KOMOJU did not answer in time', 'TimeoutError')),
+      this.#timeoutMs,
+    );
+    try {
+      const response = await this.#fetch(`${this.#baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: controller.signal,
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      // not chained as `cause`: a transport error can carry the request, card number included
+      const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined;
+      const timedOut = name === 'TimeoutError' || name === 'AbortError';
+      throw new TransientProcessorError(operation, timedOut ? 'timeout' : 'network');
+    } finally {
+      clearTimeout(timer);
+    }
+
+    if (status >= 200 && status < 300) {
+      try {
+        return { kind: 'ok', body: JSON.parse(text) as unknown };
+      } catch {
+        throw new TransientProcessorError(operation, 'malformed_response', status);
+      }
+    }
+    const error = readError(text);
+    const disposition = komojuErrorDisposition(status, error.code);
+    if (disposition.kind === 'transient') {
+      throw new TransientProcessorError(operation, status === 429 ? 'rate_limited' : 'server_error', status);
+    }
+    return { kind: 'error', status, ...error };
+  }
+
+  #parse<S extends z.ZodTypeAny>(operation: ProcessorOperation, schema: S, body: unknown): z.infer<S> {
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) throw new TransientProcessorError(operation, 'malformed_response');
+    return parsed.data as z.infer<S>;
+  }
+}
+
+function readError(text: string): { code?: string; message?: string } {
+  try {
+    const parsed = komojuErrorBodySchema.safeParse(JSON.parse(text));
+    if (parsed.success) {
+      return { code: parsed.data.error.code, message: parsed.data.error.message ?? undefined };
+    }
+  } catch {
+    // not JSON: the status alone decides
+  }
+  return {};
+}
+
+function unsupported(operation: ProcessorOperation, what: string): ProcessorRequestRejectedError {
+  return new ProcessorRequestRejectedError(operation, 0, 'unsupported', `KOMOJU: ${what} are not supported`);
+}
+
+function transactionNotFound() {
+  return paymentError('TRANSACTION_NOT_FOUND', 'KOMOJU has no payment with this id');
+}
+
+const KIND_BY_TYPE: Record<string, ProcessorPayment['kind']> = {
+  credit_card: 'card',
+  konbini: 'konbini',
+  bank_transfer: 'bank_transfer',
+};
+
+function statusOf(payment: KomojuPayment, kind: ProcessorPayment['kind']): ProcessorPaymentStatus {
+  const deferred = kind === 'konbini' || kind === 'bank_transfer';
+  switch (payment.status) {
+    case 'pending':
+      return deferred ? 'awaiting_payment' : 'pending_authentication';
+    case 'authorized':
+      // for konbini and bank transfer "authorized" means waiting for the customer to pay
+      return deferred ? 'awaiting_payment' : 'authorized';
+    case 'captured':
+    case 'refunded':
+      return 'captured';
+    case 'cancelled':
+      return 'voided';
+    case 'expired':
+      return 'expired';
+    case 'failed':
+      return 'declined';
+  }
+}
+
+/** KOMOJU's payment as the port's: a paid konbini payment is one deposit of its amount. */
+export function fromKomoju(payment: KomojuPayment, reference: string): ProcessorPayment {
+  const kind = KIND_BY_TYPE[payment.payment_details.type] ?? 'card';
+  const status = statusOf(payment, kind);
+  const captured = status === 'captured';
+  const deferred = kind === 'konbini' || kind === 'bank_transfer';
+  return {
+    processorReference: payment.id,
+    reference,
+    kind,
+    status,
+    amount: payment.amount,
+    currency: payment.currency,
+    capturedAmount: captured ? payment.amount : 0,
+    refundedAmount: payment.amount_refunded ?? 0,
+    error: status === 'declined' ? paymentError('CARD_REJECTED') : null,
+    deposits:
+      deferred && captured
+        ? [
+            {
+              id: payment.id,
+              amount: payment.amount,
+              receivedOn: new Date(payment.captured_at ?? payment.created_at ?? Date.now()),
+            },
+          ]
+        : [],
+  };
+}

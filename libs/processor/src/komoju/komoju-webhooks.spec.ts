@@ -1,0 +1,77 @@
+import { randomUUID } from 'node:crypto';
+import { startCallbackReceiver, startFakeKomoju, waitFor } from '@kessai/testing';
+import { InvalidProcessorCallbackError } from '../processor-callback';
+import { KomojuPaymentProcessor } from './komoju-payment-processor';
+import { KOMOJU_SIGNATURE_HEADER, komojuEventToCallback, verifyKomojuWebhook } from './komoju-webhooks';
+
+const WEBHOOK_SECRET = 'komoju-webhook-secret-token-0123456789';
+
+describe('KOMOJU webhooks', () => {
+  it('verifies a delivery of the fake over its raw body and turns a paid konbini into a deposit notice', async () => {
+    const receiver = await startCallbackReceiver();
+    const fake = await startFakeKomoju({
+      secretKey: 'sk_test',
+      webhookSecret: WEBHOOK_SECRET,
+      webhookUrl: receiver.url,
+    });
+    try {
+      const processor = new KomojuPaymentProcessor({ secretKey: 'sk_test', baseUrl: fake.url });
+      const reference = randomUUID();
+      const created = await processor.createDeferredPayment({
+        reference,
+        amount: 1800,
+        currency: 'JPY',
+        method: { type: 'konbini', convenienceStore: 'lawson', customerName: 'Taro', phoneNumber: null },
+        expiresOn: new Date(Date.now() + 86_400_000),
+        callbackUrl: receiver.url,
+        customerEmail: 'taro@example.com',
+      });
+      await fake.payKonbini(created.processorReference);
+      await waitFor(() => receiver.received.some((r) => r.headers['x-komoju-event'] === 'payment.captured'));
+      const delivery = receiver.received.find((r) => r.headers['x-komoju-event'] === 'payment.captured')!;
+
+      const event = verifyKomojuWebhook({
+        rawBody: delivery.body,
+        signatureHeader: delivery.headers[KOMOJU_SIGNATURE_HEADER],
+        secret: WEBHOOK_SECRET,
+      });
+      expect(komojuEventToCallback(event)).toMatchObject({
+        notificationId: event.id,
+        event: 'deferred_payment',
+        status: 'deposit_received',
+        reference,
+        processorReference: created.processorReference,
+        depositId: created.processorReference,
+        amount: 1800,
+        currency: 'JPY',
+      });
+
+      // the konbini's creation (payment.authorized) is no money: nothing for the charge path
+      const authorized = receiver.received.find((r) => r.headers['x-komoju-event'] === 'payment.authorized')!;
+      const signature = authorized.headers[KOMOJU_SIGNATURE_HEADER];
+      expect(
+        komojuEventToCallback(
+          verifyKomojuWebhook({
+            rawBody: authorized.body,
+            signatureHeader: signature,
+            secret: WEBHOOK_SECRET,
+          }),
+        ),
+      ).toBeNull();
+
+      // one byte changed, another secret, no header: refused
+      const bad =
+        (rawBody: string, header: string | undefined, secret = WEBHOOK_SECRET) =>
+        () =>
+          verifyKomojuWebhook({ rawBody, signatureHeader: header, secret });
+      const header = delivery.headers[KOMOJU_SIGNATURE_HEADER] as string;
+      expect(bad(delivery.body.replace('1800', '1900'), header)).toThrow(InvalidProcessorCallbackError);
+      expect(bad(delivery.body, header, 'another-secret')).toThrow('signature does not match');
+      expect(bad(delivery.body, undefined)).toThrow('signature header missing');
+      expect(bad(delivery.body, 'abc')).toThrow('signature header malformed');
+    } finally {
+      await fake.close();
+      await receiver.close();
+    }
+  });
+});

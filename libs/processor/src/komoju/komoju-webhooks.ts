@@ -1,0 +1,72 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { InvalidProcessorCallbackError, type ProcessorCallback } from '../processor-callback';
+import { komojuEventSchema, komojuPaymentSchema, type KomojuEvent } from './komoju-wire';
+
+/**
+ * KOMOJU's webhook deliveries (https://doc.komoju.com/docs/webhooks): a POST of an Event as JSON,
+ * X-Komoju-ID (the delivery), X-Komoju-Event (e.g. payment.captured) and X-Komoju-Signature, the
+ * hex SHA-256 HMAC of the raw body keyed with the webhook's secret token. The signature covers no
+ * timestamp, so a captured delivery could be replayed: harmless here, since a notice is only a
+ * nudge and charge-service asks KOMOJU itself (`status`) before it moves a charge.
+ */
+export const KOMOJU_SIGNATURE_HEADER = 'x-komoju-signature';
+
+export function signKomojuWebhook(rawBody: string, secret: string): string {
+  return createHmac('sha256', secret).update(rawBody, 'utf8').digest('hex');
+}
+
+export interface VerifyKomojuWebhookInput {
+  /** the body exactly as received: re-serialised JSON would not match the signature */
+  rawBody: string | Buffer;
+  signatureHeader: string | string[] | undefined;
+  secret: string;
+}
+
+/** Checks the signature in constant time and returns the Event, or throws InvalidProcessorCallbackError. */
+export function verifyKomojuWebhook(input: VerifyKomojuWebhookInput): KomojuEvent {
+  const raw = typeof input.rawBody === 'string' ? Buffer.from(input.rawBody, 'utf8') : input.rawBody;
+  const header = Array.isArray(input.signatureHeader) ? input.signatureHeader[0] : input.signatureHeader;
+  if (!header) throw new InvalidProcessorCallbackError('signature header missing');
+  if (!/^[0-9a-fA-F]{64}$/.test(header))
+    throw new InvalidProcessorCallbackError('signature header malformed');
+  const expected = createHmac('sha256', input.secret).update(raw).digest();
+  if (!timingSafeEqual(expected, Buffer.from(header, 'hex'))) {
+    throw new InvalidProcessorCallbackError('signature does not match');
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new InvalidProcessorCallbackError('body is not JSON');
+  }
+  const parsed = komojuEventSchema.safeParse(json);
+  if (!parsed.success) throw new InvalidProcessorCallbackError('body is not a KOMOJU event');
+  return parsed.data;
+}
+
+/**
+ * The processor notice a KOMOJU event is for the charge path, or null for an event it has no use
+ * for (a card's: its outcome was the answer of the call; a ping; an expiry or cancellation, which
+ * Kessai decides itself at the charge's deadline). A konbini or bank transfer payment captured is
+ * money received: one deposit of the payment's amount, its id the payment's (KOMOJU pays a payment
+ * once, in full). The event id is the notice id: the same on every redelivery of one event.
+ */
+export function komojuEventToCallback(event: KomojuEvent): ProcessorCallback | null {
+  if (event.type !== 'payment.captured') return null;
+  const payment = komojuPaymentSchema.safeParse(event.data);
+  if (!payment.success) throw new InvalidProcessorCallbackError('event data is not a KOMOJU payment');
+  const { id, payment_details, external_order_num, amount, currency, captured_at } = payment.data;
+  if (payment_details.type !== 'konbini' && payment_details.type !== 'bank_transfer') return null;
+  if (!external_order_num) return null;
+  return {
+    notificationId: event.id,
+    event: 'deferred_payment',
+    processorReference: id,
+    reference: external_order_num,
+    status: 'deposit_received',
+    depositId: id,
+    amount,
+    currency,
+    occurredOn: new Date(captured_at ?? event.created_at),
+  };
+}

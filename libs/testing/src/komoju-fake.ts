@@ -1,0 +1,491 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+
+// A stateful fake of KOMOJU's Payments API for tests, speaking KOMOJU's wire only as KOMOJU documents
+// it: https://doc.komoju.com/reference (payments: create, show, list, capture, cancel, refund),
+// https://doc.komoju.com/docs/errors (the error object and statuses), https://doc.komoju.com/docs/
+// idempotent-requests (X-KOMOJU-IDEMPOTENCY: a repeat answers the first answer, a repeat while the
+// first runs answers 409), https://doc.komoju.com/docs/webhooks (Event bodies, X-Komoju-ID,
+// X-Komoju-Event, X-Komoju-Signature = hex HMAC-SHA256 of the raw body), https://doc.komoju.com/
+// docs/test-cards (the test card numbers and their outcomes), and the models of the official Ruby
+// SDK (komoju/komoju-ruby-sdk). Where KOMOJU documents nothing the fake says so beside the rule.
+
+/** KOMOJU's test cards (https://doc.komoju.com/docs/test-cards) and the error each answers with. */
+export const KOMOJU_TEST_CARDS = {
+  visa: '4111111111111111',
+  mastercard: '5555555555554444',
+  jcb: '3530111333300000',
+  amex: '378282246310005',
+  diners: '30569309025904',
+  insufficientFunds: '4123111111111000',
+  exceededLimit: '4123111111111018',
+  badSecurityCode: '4123111111111034',
+  expired: '4123111111111042',
+  cardUnusable: '4123111111111059',
+  invalidCard: '4123111111111075',
+} as const;
+
+/**
+ * The error code of each failing test card. The page names the scenario, not the code: the codes
+ * are KOMOJU's card codes (KOMOJU's ActiveMerchant gateway: bad_verification_value, card_expired,
+ * card_declined, invalid_number) and the Komoju-Scenario name insufficient_funds.
+ */
+const DECLINES: Record<string, { code: string; message: string }> = {
+  [KOMOJU_TEST_CARDS.insufficientFunds]: { code: 'insufficient_funds', message: 'Insufficient funds' },
+  [KOMOJU_TEST_CARDS.exceededLimit]: { code: 'card_declined', message: 'The card exceeded its limit' },
+  [KOMOJU_TEST_CARDS.badSecurityCode]: {
+    code: 'bad_verification_value',
+    message: 'The verification value is invalid',
+  },
+  [KOMOJU_TEST_CARDS.expired]: { code: 'card_expired', message: 'The card has expired' },
+  [KOMOJU_TEST_CARDS.cardUnusable]: { code: 'card_declined', message: 'The card was declined' },
+  [KOMOJU_TEST_CARDS.invalidCard]: { code: 'invalid_number', message: 'The card number is invalid' },
+};
+
+const KONBINI_STORES = ['seven-eleven', 'lawson', 'family-mart', 'ministop', 'daily-yamazaki', 'seicomart'];
+
+type Status = 'pending' | 'authorized' | 'captured' | 'cancelled' | 'expired' | 'refunded' | 'failed';
+
+export interface FakeKomojuPayment {
+  id: string;
+  resource: 'payment';
+  status: Status;
+  amount: number;
+  tax: number;
+  customer: null;
+  payment_deadline: string | null;
+  payment_details: Record<string, unknown>;
+  payment_method_fee: number;
+  total: number;
+  currency: string;
+  description: string | null;
+  captured_at: string | null;
+  external_order_num: string | null;
+  metadata: Record<string, string>;
+  created_at: string;
+  amount_refunded: number;
+  locale: string;
+  session: null;
+  customer_family_name: null;
+  customer_given_name: null;
+  mcc: null;
+  statement_descriptor: null;
+  refunds: {
+    id: string;
+    resource: 'refund';
+    amount: number;
+    currency: string;
+    payment: string;
+    created_at: string;
+  }[];
+  refund_requests: never[];
+}
+
+export interface FakeKomojuOptions {
+  secretKey: string;
+  /** signs webhook deliveries */
+  webhookSecret: string;
+  /** where deliveries go; none are sent without it */
+  webhookUrl?: string;
+}
+
+export interface WebhookDelivery {
+  id: string;
+  event: string;
+  body: string;
+  status: number | null;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+interface Kept {
+  fingerprint: string;
+  answer: Answer | null;
+}
+
+export interface FakeKomoju {
+  /** the API base, as KomojuPaymentProcessor's baseUrl (…/api/v1) */
+  url: string;
+  payments: Map<string, FakeKomojuPayment>;
+  /** operations executed, by name: what a retried key must not raise */
+  executed: { create: number; capture: number; cancel: number; refund: number };
+  /** every request received, in order: its method, path and X-KOMOJU-IDEMPOTENCY key */
+  requests: { method: string; path: string; key: string | null }[];
+  /** payment creations executed under an external_order_num (declined attempts included) */
+  createdFor(externalOrderNum: string): number;
+  /** the next `count` POSTs answer 503 service_unavailable without executing */
+  failNext(count: number): void;
+  /** the next `count` POSTs execute, then answer only after `ms` (a client timeout after the fact) */
+  delayNext(count: number, ms: number): void;
+  /** a customer pays a konbini payment at the store: captured, and payment.captured delivered */
+  payKonbini(paymentId: string): Promise<void>;
+  /** delivers an event of a payment (again), as KOMOJU does on its retries */
+  deliver(event: string, paymentId: string): Promise<WebhookDelivery>;
+  webhookUrl: string | undefined;
+  deliveries: WebhookDelivery[];
+  close(): Promise<void>;
+}
+
+function komojuId(): string {
+  return randomBytes(13).toString('hex');
+}
+
+function error(status: number, code: string, message: string, param: string | null = null): Answer {
+  return { status, body: { error: { code, message, param } } };
+}
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+function brandOf(number: string): string {
+  if (number.startsWith('4')) return 'visa';
+  if (/^5[1-5]/.test(number)) return 'master';
+  if (/^3[47]/.test(number)) return 'american_express';
+  if (number.startsWith('35')) return 'jcb';
+  if (number.startsWith('30') || number.startsWith('36')) return 'diners_club';
+  return 'unknown';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeKomoju> {
+  const payments = new Map<string, FakeKomojuPayment>();
+  const keys = new Map<string, Kept>();
+  const executed = { create: 0, capture: 0, cancel: 0, refund: 0 };
+  const createdByOrder = new Map<string, number>();
+  const requests: FakeKomoju['requests'] = [];
+  const deliveries: WebhookDelivery[] = [];
+  let failing = 0;
+  let delaying = 0;
+  let delayMs = 0;
+  const expectedAuthorization = `Basic ${Buffer.from(`${options.secretKey}:`).toString('base64')}`;
+
+  const fake: FakeKomoju = {
+    url: '',
+    payments,
+    executed,
+    requests,
+    createdFor: (order) => createdByOrder.get(order) ?? 0,
+    webhookUrl: options.webhookUrl,
+    deliveries,
+    failNext: (count) => {
+      failing = count;
+    },
+    delayNext: (count, ms) => {
+      delaying = count;
+      delayMs = ms;
+    },
+    payKonbini: async (paymentId) => {
+      const payment = payments.get(paymentId);
+      if (!payment || payment.payment_details.type !== 'konbini' || payment.status !== 'authorized') {
+        throw new Error(`payment ${paymentId} is no konbini payment waiting to be paid`);
+      }
+      payment.status = 'captured';
+      payment.captured_at = new Date().toISOString();
+      await fake.deliver('payment.captured', paymentId);
+    },
+    deliver: async (event, paymentId) => {
+      const payment = payments.get(paymentId);
+      if (!payment) throw new Error(`no payment ${paymentId}`);
+      const body = JSON.stringify({
+        id: `ev_${komojuId()}`,
+        type: event,
+        resource: 'event',
+        data: payment,
+        created_at: new Date().toISOString(),
+        reason: null,
+      });
+      const delivery: WebhookDelivery = { id: komojuId(), event, body, status: null };
+      deliveries.push(delivery);
+      if (!fake.webhookUrl) return delivery;
+      try {
+        const response = await fetch(fake.webhookUrl, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Komoju-Webhook',
+            'x-komoju-id': delivery.id,
+            'x-komoju-event': event,
+            'x-komoju-signature': createHmac('sha256', options.webhookSecret).update(body).digest('hex'),
+          },
+          body,
+        });
+        await response.text();
+        delivery.status = response.status;
+      } catch {
+        delivery.status = 0;
+      }
+      return delivery;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+
+  function paymentIn(status: Status, request: Record<string, unknown>, details: Record<string, unknown>) {
+    const amount = request.amount as number;
+    const now = new Date().toISOString();
+    const payment: FakeKomojuPayment = {
+      id: komojuId(),
+      resource: 'payment',
+      status,
+      amount,
+      tax: 0,
+      customer: null,
+      payment_deadline: null,
+      payment_details: details,
+      payment_method_fee: 0,
+      total: amount,
+      currency: request.currency as string,
+      description: typeof request.description === 'string' ? request.description : null,
+      captured_at: status === 'captured' ? now : null,
+      external_order_num: typeof request.external_order_num === 'string' ? request.external_order_num : null,
+      metadata: {},
+      created_at: now,
+      amount_refunded: 0,
+      locale: 'ja',
+      session: null,
+      customer_family_name: null,
+      customer_given_name: null,
+      mcc: null,
+      statement_descriptor: null,
+      refunds: [],
+      refund_requests: [],
+    };
+    payments.set(payment.id, payment);
+    return payment;
+  }
+
+  function countCreation(request: Record<string, unknown>) {
+    executed.create++;
+    if (typeof request.external_order_num === 'string') {
+      const order = request.external_order_num;
+      createdByOrder.set(order, (createdByOrder.get(order) ?? 0) + 1);
+    }
+  }
+
+  function create(request: Record<string, unknown>): Answer {
+    if (!Number.isSafeInteger(request.amount) || (request.amount as number) < 0)
+      return error(422, 'missing_parameter', 'A required parameter (amount) is missing', 'amount');
+    if (typeof request.currency !== 'string' || !/^[A-Z]{3}$/.test(request.currency))
+      return error(422, 'missing_parameter', 'A required parameter (currency) is missing', 'currency');
+    const details = request.payment_details;
+    if (!isRecord(details))
+      return error(
+        422,
+        'missing_parameter',
+        'A required parameter (payment_details) is missing',
+        'payment_details',
+      );
+    if (details.type === 'credit_card') {
+      for (const field of ['number', 'month', 'year'])
+        if (details[field] === undefined || details[field] === null)
+          return error(
+            422,
+            'missing_parameter',
+            `A required parameter (payment_details[${field}]) is missing`,
+          );
+      const number = String(details.number);
+      countCreation(request);
+      const decline = DECLINES[number];
+      if (decline) return error(422, decline.code, decline.message);
+      if (!/^\d{12,19}$/.test(number) || !luhn(number))
+        return error(422, 'invalid_number', 'The card number is invalid');
+      // "The payment will be captured immediately if omitted" (CreatePaymentRequest.capture)
+      const payment = paymentIn(request.capture === false ? 'authorized' : 'captured', request, {
+        type: 'credit_card',
+        brand: brandOf(number),
+        last_four_digits: number.slice(-4),
+        month: Number(details.month),
+        year: Number(details.year),
+        name: typeof details.name === 'string' ? details.name : null,
+        email: typeof details.email === 'string' ? details.email : null,
+      });
+      void fake.deliver(
+        payment.status === 'captured' ? 'payment.captured' : 'payment.authorized',
+        payment.id,
+      );
+      return { status: 200, body: payment };
+    }
+    if (details.type === 'konbini') {
+      if (typeof details.store !== 'string' || !KONBINI_STORES.includes(details.store))
+        return error(422, 'missing_parameter', 'A required parameter (payment_details[store]) is missing');
+      if (typeof details.email !== 'string' || details.email === '')
+        return error(422, 'missing_parameter', 'A required parameter (payment_details[email]) is missing');
+      countCreation(request);
+      const receipt = String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
+      const payment = paymentIn('authorized', request, {
+        type: 'konbini',
+        store: details.store,
+        email: details.email,
+        confirmation_code: String(Math.floor(Math.random() * 1e6)).padStart(6, '0'),
+        receipt,
+        instructions_url: `${fake.url.replace(/\/api\/v1$/, '')}/konbini/${receipt}`,
+      });
+      payment.payment_deadline = new Date(Date.now() + 7 * 86_400_000).toISOString();
+      void fake.deliver('payment.authorized', payment.id);
+      return { status: 200, body: payment };
+    }
+    return error(422, 'bad_request', 'The payment type is not supported', 'payment_details[type]');
+  }
+
+  function capture(payment: FakeKomojuPayment): Answer {
+    // "Only works on payments with a payment_type of credit_card" (Payment: Capture)
+    if (payment.payment_details.type !== 'credit_card' || payment.status !== 'authorized')
+      return error(422, 'unprocessable_entity', 'The payment cannot be captured');
+    executed.capture++;
+    payment.status = 'captured';
+    payment.captured_at = new Date().toISOString();
+    void fake.deliver('payment.captured', payment.id);
+    return { status: 200, body: payment };
+  }
+
+  function cancel(payment: FakeKomojuPayment): Answer {
+    // "The given payment must have a state of pending or authorized" (Payment: Cancel)
+    if (payment.status !== 'pending' && payment.status !== 'authorized')
+      return error(422, 'unprocessable_entity', 'The payment cannot be cancelled');
+    executed.cancel++;
+    payment.status = 'cancelled';
+    void fake.deliver('payment.cancelled', payment.id);
+    return { status: 200, body: payment };
+  }
+
+  function refund(payment: FakeKomojuPayment, request: Record<string, unknown>): Answer {
+    const remaining = payment.amount - payment.amount_refunded;
+    // konbini is refunded by a Refund Request (a manual bank transfer), not by this call
+    if (payment.status !== 'captured' || payment.payment_details.type !== 'credit_card')
+      return error(422, 'unprocessable_entity', 'The payment cannot be refunded');
+    // "If no amount is specified, the whole payment is refunded" (Payment: Refund)
+    const amount = request.amount === undefined ? remaining : request.amount;
+    if (!Number.isSafeInteger(amount) || (amount as number) <= 0 || (amount as number) > remaining)
+      return error(422, 'unprocessable_entity', 'The refund amount is invalid', 'amount');
+    executed.refund++;
+    payment.refunds.push({
+      id: komojuId(),
+      resource: 'refund',
+      amount: amount as number,
+      currency: payment.currency,
+      payment: payment.id,
+      created_at: new Date().toISOString(),
+    });
+    payment.amount_refunded += amount as number;
+    if (payment.amount_refunded === payment.amount) payment.status = 'refunded';
+    void fake.deliver(
+      payment.status === 'refunded' ? 'payment.refunded' : 'payment.refund.created',
+      payment.id,
+    );
+    return { status: 200, body: payment };
+  }
+
+  function route(method: string, url: URL, body: Record<string, unknown>): Answer {
+    const path = url.pathname.replace(/^\/api\/v1/, '');
+    if (method === 'GET' && path === '/payments') {
+      const order = url.searchParams.get('external_order_num');
+      const data = [...payments.values()].filter((p) => order === null || p.external_order_num === order);
+      return {
+        status: 200,
+        body: { resource: 'list', data, total: data.length, page: 1, per_page: 10, last_page: 1 },
+      };
+    }
+    if (method === 'POST' && path === '/payments') return create(body);
+    const match = /^\/payments\/([^/]+)(?:\/(capture|cancel|refund))?$/.exec(path);
+    const payment = match ? payments.get(decodeURIComponent(match[1])) : undefined;
+    if (!match) return error(404, 'not_found', 'The requested resource could not be found');
+    if (!payment) return error(404, 'not_found', 'The requested resource could not be found');
+    if (method === 'GET' && !match[2]) return { status: 200, body: payment };
+    if (method === 'POST' && match[2] === 'capture') return capture(payment);
+    if (method === 'POST' && match[2] === 'cancel') return cancel(payment);
+    if (method === 'POST' && match[2] === 'refund') return refund(payment, body);
+    return error(404, 'not_found', 'The requested resource could not be found');
+  }
+
+  function handle(request: IncomingMessage, response: ServerResponse, raw: string) {
+    const send = (answer: Answer) =>
+      response
+        .writeHead(answer.status, { 'content-type': 'application/json' })
+        .end(JSON.stringify(answer.body));
+    if (request.headers.authorization !== expectedAuthorization)
+      return send(error(401, 'unauthorized', 'User authorization failed'));
+    const method = request.method ?? 'GET';
+    const url = new URL(request.url ?? '/', 'http://fake.invalid');
+    const idempotency = request.headers['x-komoju-idempotency'];
+    requests.push({ method, path: url.pathname, key: typeof idempotency === 'string' ? idempotency : null });
+    let body: Record<string, unknown> = {};
+    if (method === 'POST') {
+      try {
+        const parsed: unknown = raw === '' ? {} : JSON.parse(raw);
+        if (!isRecord(parsed)) throw new Error('not an object');
+        body = parsed;
+      } catch {
+        return send(error(400, 'bad_request', 'The request body is not JSON'));
+      }
+      if (failing > 0) {
+        failing--;
+        return send(error(503, 'service_unavailable', 'The server is under maintenance'));
+      }
+    }
+    const key = method === 'POST' ? request.headers['x-komoju-idempotency'] : undefined;
+    if (typeof key === 'string') {
+      if (key.length === 0 || key.length > 100 || !/^[\x20-\x7e]+$/.test(key))
+        return send(error(400, 'bad_request', 'The idempotency key is invalid'));
+      const fingerprint = createHash('sha256').update(`${url.pathname}\n${raw}`).digest('hex');
+      const kept = keys.get(key);
+      if (kept) {
+        // KOMOJU asks that every retry send the same key and body; what it answers to a different
+        // body is not documented: the fake refuses it as a bad request, never executing it
+        if (kept.fingerprint !== fingerprint)
+          return send(error(400, 'bad_request', 'The idempotency key was used for another request'));
+        // "If the request is retried before the first one produces a response, HTTP 409 is returned"
+        if (!kept.answer) return send(error(409, 'conflict', 'A request with this key is in progress'));
+        return send(kept.answer);
+      }
+      const entry: Kept = { fingerprint, answer: null };
+      keys.set(key, entry);
+      const answer = route(method, url, body);
+      // a 5xx is no answer to keep: the operation was not executed and may be retried
+      if (answer.status >= 500) keys.delete(key);
+      else entry.answer = answer;
+      return delayed(() => send(answer));
+    }
+    return send(route(method, url, body));
+  }
+
+  function delayed(send: () => void) {
+    if (delaying > 0) {
+      delaying--;
+      setTimeout(send, delayMs).unref();
+      return;
+    }
+    send();
+  }
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      handle(request, response, Buffer.concat(chunks).toString('utf8'));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  fake.url = `http://127.0.0.1:${port}/api/v1`;
+  return fake;
+}
