@@ -12,6 +12,7 @@ import { ChargeAuthorizationService } from './charge-authorization.service';
 import { ChargeCaptureService } from './charge-capture.service';
 import { ChargeReconciliationService } from './charge-reconciliation.service';
 import { ChargeSweeper } from './charge-sweeper';
+import { PaymentInstructionsMailer } from './payment-instructions-mailer';
 import { ChargesProcessor } from './charges.processor';
 import { TokenAuthenticationService } from './token-authentication.service';
 import { paymentProcessorsProvider } from '@kessai/processor';
@@ -38,8 +39,15 @@ import { OutboxRelayModule } from '@kessai/runtime';
     ChargeReconciliationService,
     TokenAuthenticationService,
     ChargeSweeper,
+    PaymentInstructionsMailer,
     ChargesProcessor,
   ],
-  exports: [ChargeAuthorizationService, ChargeCaptureService, ChargeReconciliationService, ChargeSweeper],
+  exports: [
+    ChargeAuthorizationService,
+    ChargeCaptureService,
+    ChargeReconciliationService,
+    ChargeSweeper,
+    PaymentInstructionsMailer,
+  ],
 })
 export class ChargeServiceModule {}
