@@ -19,8 +19,8 @@ import { paymentProcessorsProvider } from '@kessai/processor';
 import { OutboxRelayModule } from '@kessai/runtime';
 
 /**
- * Charge processing: the charges queue's processor, the processors (payment), the sweeper, and an
- * outbox relay (as in webhook-service: any number of replicas may run it at once). The config,
+ * Charge processing: the charges queue's processor, the processors (payment), the sweeper, the link
+ * page's payment instructions mailer (decision 0032), and an outbox relay (as in webhook-service: any number of replicas may run it at once). The config,
  * Postgres, Redis, BullMQ's queues and the logger come from the worker service's root.
  */
 @Module({

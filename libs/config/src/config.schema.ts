@@ -142,9 +142,9 @@ export const configSchema = z.object({
   MAIL_DROP_DIR: z.string().min(1).optional(),
   /**
    * The SMTP server outgoing mail is sent through (`smtp://user:password@host:587`, or `smtps://` for
-   * TLS from the start): the link page's payment instructions (docs/hosted-checkout.md). Unset:
-   * charge-service sends none (the consumer still sees them on the page). It carries a password:
-   * keep it as secret as DATABASE_URL.
+   * TLS from the start): the link page's payment instructions (docs/hosted-checkout.md), recorded by
+   * the gateway and sent by charge-service (set it on both). Unset: none are recorded or sent (the
+   * consumer still sees them on the page). It carries a password: keep it as secret as DATABASE_URL.
    */
   SMTP_URL: z
     .string()
