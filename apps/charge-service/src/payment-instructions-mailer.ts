@@ -13,6 +13,8 @@ const CLAIM_SECONDS = 120;
 /** Sends of one mail before it is given up (`failed`), a little further apart each time. */
 const MAX_ATTEMPTS = 12;
 const MAX_RETRY_SECONDS = 3_600;
+/** A mail whose charge does not exist this long after it was recorded will never have one. */
+const ORPHAN_SECONDS = 600;
 
 /** The Message-ID of a charge's instructions mail: one per charge, so a repeated send is the same message. */
 export function paymentMailMessageId(chargeId: string): string {
@@ -64,6 +66,7 @@ export class PaymentInstructionsMailer implements OnApplicationBootstrap, OnModu
   async sendDue(): Promise<number> {
     if (!this.#transport) return 0;
     let sent = 0;
+    await this.mails.skipOrphans(ORPHAN_SECONDS);
     for (const mail of await this.mails.claimDue(BATCH, CLAIM_SECONDS)) {
       if (await this.#handle(mail, this.#transport)) sent++;
     }

@@ -54,3 +54,12 @@ UPDATE checkout_payment_mails
        updated_on = now()
  WHERE charge_id = $1::uuid AND status = 'pending'
 RETURNING charge_id::text AS charge_id;
+
+-- checkout_payment_mails_skip_orphans
+-- params: $1 seconds int4
+-- columns: charge_id text
+UPDATE checkout_payment_mails m
+   SET status = 'skipped', updated_on = now()
+ WHERE m.status = 'pending' AND m.created_on < now() - make_interval(secs => $1::int4)
+   AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.id = m.charge_id)
+RETURNING m.charge_id::text AS charge_id;

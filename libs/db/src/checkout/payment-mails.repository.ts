@@ -6,6 +6,7 @@ import {
   FORGET_PAYMENT_MAIL,
   POSTPONE_PAYMENT_MAIL,
   RECORD_PAYMENT_MAIL,
+  SKIP_ORPHAN_PAYMENT_MAILS,
 } from './payment-mails.sql';
 
 /** A claimed instructions mail with what it says: the charge, its token's email, its instructions. */
@@ -67,6 +68,11 @@ export class CheckoutPaymentMailsRepository {
    */
   async finish(chargeId: string, status: 'sent' | 'skipped' | 'failed'): Promise<boolean> {
     return (await this.prisma.run(FINISH_PAYMENT_MAIL, { chargeId, status })).length === 1;
+  }
+
+  /** Skips the pending mails of charges never created after `seconds`; answers how many. */
+  async skipOrphans(seconds: number): Promise<number> {
+    return (await this.prisma.run(SKIP_ORPHAN_PAYMENT_MAILS, { seconds })).length;
   }
 
   async postpone(chargeId: string, retrySeconds: number, error: string): Promise<void> {

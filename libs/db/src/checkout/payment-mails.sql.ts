@@ -105,3 +105,20 @@ export const POSTPONE_PAYMENT_MAIL = defineStatement({
      WHERE charge_id = ${p.chargeId} AND status = 'pending'
     RETURNING charge_id::text AS charge_id`,
 });
+
+/**
+ * Pending mails of charges that were never created (the gateway's request died between the mail's
+ * row and the charge) after `seconds`: skipped, so that the mailer's scan does not read them again.
+ * A charge is created within its request, long before.
+ */
+export const SKIP_ORPHAN_PAYMENT_MAILS = defineStatement({
+  name: 'checkout_payment_mails_skip_orphans',
+  params: { seconds: pg.int4 },
+  columns: { charge_id: pg.text },
+  text: (p) => `
+    UPDATE checkout_payment_mails m
+       SET status = 'skipped', updated_on = now()
+     WHERE m.status = 'pending' AND m.created_on < now() - make_interval(secs => ${p.seconds})
+       AND NOT EXISTS (SELECT 1 FROM charges c WHERE c.id = m.charge_id)
+    RETURNING m.charge_id::text AS charge_id`,
+});

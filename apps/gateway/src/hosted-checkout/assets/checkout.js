@@ -495,7 +495,8 @@
     };
     if (el('cvv')) data.cvv = digits(el('cvv').value);
     var body = { payment_type: 'card', type: config.tokenType, data: data };
-    if (el('email')) body.email = el('email').value.trim();
+    // an email the form does not require may be left empty (the field is there for bank transfers)
+    if (el('email') && el('email').value.trim()) body.email = el('email').value.trim();
     return body;
   }
   function deferredBody(chosen) {
@@ -516,7 +517,7 @@
       type: config.tokenType,
       data: { brand: brand, call_method: 'http_get' },
     };
-    if (el('email')) body.email = el('email').value.trim();
+    if (el('email') && el('email').value.trim()) body.email = el('email').value.trim();
     return body;
   }
 
