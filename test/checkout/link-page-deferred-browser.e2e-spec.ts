@@ -112,11 +112,11 @@ async function awaitingCharge(linkId: string) {
 }
 
 /** The one mail of a charge, once its row says it was sent. */
-async function mailOf(chargeId: string) {
+async function mailOf(chargeId: string, timeoutMs = STEP_MS) {
   await eventually(
     async () =>
       (await suite.env.prisma.checkoutPaymentMail.findUnique({ where: { chargeId } }))?.status === 'sent',
-    { timeoutMs: STEP_MS, what: 'the instructions mail sent' },
+    { timeoutMs, what: 'the instructions mail sent' },
   );
   const mails = mailbox.messages.filter((mail) => mail.messageId?.includes(chargeId));
   expect(mails).toHaveLength(1);
@@ -399,6 +399,43 @@ describe('bad input', () => {
     });
     expect(await chargesOfLink(cardLink.id)).toEqual([]);
   });
+});
+
+describe('a mail server that refuses for a while', () => {
+  it('gets the mail later, once: the mailer postpones it and tries again', async () => {
+    mailbox.refuseNext(1);
+    const link = await createLink(shop, form.id);
+    const post = (path: string, json: unknown) =>
+      requestJson(suite.url, path, { method: 'POST', auth: linkAuth(link), origin: suite.url, json });
+    const token = await post('/tokens', {
+      payment_type: 'bank_transfer',
+      type: 'one_time',
+      email: 'jiro@example.test',
+      data: { brand: 'bank_test_brand' },
+    });
+    const payment = await post(`/checkout/links/${link.id}/payments`, {
+      transaction_token_id: token.body.id,
+      lang: 'en',
+    });
+    expect(payment.status).toBe(201);
+    const postponed = await eventually(
+      async () => {
+        const row = await suite.env.prisma.checkoutPaymentMail.findUnique({
+          where: { chargeId: payment.body.id },
+        });
+        return row?.lastError ? row : null;
+      },
+      { timeoutMs: STEP_MS, what: 'the refused mail postponed' },
+    );
+    expect(postponed).toMatchObject({ status: 'pending', attempts: 1 });
+    expect(postponed.lastError).toContain('451');
+    expect(postponed.lastError).not.toContain('jiro@example.test');
+    expect(mailbox.refused).toBe(1);
+    expect(mailbox.to('jiro@example.test')).toEqual([]);
+    // tried again after its backoff (10 s), by either replica
+    const mail = await mailOf(payment.body.id, 40_000);
+    expect(mail.to).toEqual(['jiro@example.test']);
+  }, 60_000);
 });
 
 // last: what the runs above left behind

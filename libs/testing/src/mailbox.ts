@@ -20,8 +20,16 @@ export interface ReceivedMail {
  */
 export class Mailbox {
   readonly messages: ReceivedMail[] = [];
+  /** messages refused so far (each with a temporary 451, as a busy server answers) */
+  refused = 0;
   #server: SMTPServer | null = null;
   #url = '';
+  #toRefuse = 0;
+
+  /** Refuses the next `count` messages with 451 (a temporary failure): the sender must try again. */
+  refuseNext(count: number): void {
+    this.#toRefuse = count;
+  }
 
   get url(): string {
     return this.#url;
@@ -33,6 +41,15 @@ export class Mailbox {
       disabledCommands: ['STARTTLS', 'AUTH'],
       logger: false,
       onData: (stream, session, callback) => {
+        if (this.#toRefuse > 0) {
+          this.#toRefuse--;
+          this.refused++;
+          stream.resume();
+          stream.on('end', () =>
+            callback(Object.assign(new Error('Mailbox busy, try again later'), { responseCode: 451 })),
+          );
+          return;
+        }
         simpleParser(stream)
           .then((parsed) => {
             this.messages.push({
