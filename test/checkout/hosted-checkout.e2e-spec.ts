@@ -195,12 +195,13 @@ describe("the link's own credentials", () => {
     const recurring = await post(suite.url, { ...CARD, type: 'recurring' });
     expect(recurring.status).toBe(400);
     expect(recurring.body.errors).toEqual([{ field: 'type', reason: 'INVALID_TOKEN_TYPE' }]);
-    const bank = await post(suite.url, {
-      payment_type: 'bank_transfer',
+    // a scanned QR code is the shop counter's, never a link page's
+    const scanned = await post(suite.url, {
+      payment_type: 'qr_scan',
       type: 'one_time',
-      data: { brand: 'bank_test_brand' },
+      data: { scanned_qr: '280000000000000001' },
     });
-    expect(bank.body.errors).toEqual([{ field: 'payment_type', reason: 'PAYMENT_TYPE_NOT_SUPPORTED' }]);
+    expect(scanned.body.errors).toEqual([{ field: 'payment_type', reason: 'PAYMENT_TYPE_NOT_SUPPORTED' }]);
     for (const [method, path] of [
       ['GET', `/checkout/links/${link.id}`],
       ['GET', '/charges'],

@@ -140,6 +140,21 @@ export const configSchema = z.object({
    * sender exists. Unset: reset tokens are created and recorded as outbox events but not delivered.
    */
   MAIL_DROP_DIR: z.string().min(1).optional(),
+  /**
+   * The SMTP server outgoing mail is sent through (`smtp://user:password@host:587`, or `smtps://` for
+   * TLS from the start): the link page's payment instructions (docs/hosted-checkout.md), recorded by
+   * the gateway and sent by charge-service (set it on both). Unset: none are recorded or sent (the
+   * consumer still sees them on the page). It carries a password: keep it as secret as DATABASE_URL.
+   */
+  SMTP_URL: z
+    .string()
+    .url()
+    .refine((v) => /^smtps?:\/\//.test(v), 'must be an smtp:// or smtps:// URL')
+    .optional(),
+  /** The From of the mail Kessai sends through SMTP_URL, an address or `Name <address>`. */
+  MAIL_FROM: z.string().min(3).max(320).default('Kessai <no-reply@kessai.invalid>'),
+  /** How often charge-service looks for payment instructions mails to send (with SMTP_URL set). */
+  PAYMENT_MAIL_INTERVAL_MS: positiveInt.default(2_000),
   /** The pino log level of the process. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** The largest request body the gateway accepts (larger: 413 in the error envelope). */

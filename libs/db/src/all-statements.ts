@@ -11,6 +11,7 @@ import './charges/charge-sweeps.sql';
 import './charges/charges.sql';
 import './charges/deferred-payments.sql';
 import './checkout/checkout-links.sql';
+import './checkout/payment-mails.sql';
 import './idempotency/idempotency-records.sql';
 import './ledger/ledger.sql';
 import './limits/limits.sql';

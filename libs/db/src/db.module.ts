@@ -25,6 +25,7 @@ import { DeferredPaymentsRepository } from './charges/deferred-payments.reposito
 import { CheckoutFormsRepository } from './checkout/checkout-forms.repository';
 import { CheckoutProductsRepository } from './checkout/checkout-products.repository';
 import { CheckoutLinksRepository } from './checkout/checkout-links.repository';
+import { CheckoutPaymentMailsRepository } from './checkout/payment-mails.repository';
 import { StoreLogosRepository } from './stores/store-logos.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
@@ -58,6 +59,7 @@ const repositories = [
   CheckoutFormsRepository,
   CheckoutProductsRepository,
   CheckoutLinksRepository,
+  CheckoutPaymentMailsRepository,
   StoreLogosRepository,
   LedgerRepository,
   BankAccountsRepository,

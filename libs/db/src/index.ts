@@ -76,6 +76,7 @@ export * from './webhooks/webhooks.repository';
 export * from './checkout/checkout-forms.repository';
 export * from './checkout/checkout-products.repository';
 export * from './checkout/checkout-links.repository';
+export * from './checkout/payment-mails.repository';
 export * from './idempotency/idempotency-records.repository';
 export * from './ledger/ledger.repository';
 export * from './payouts/bank-accounts.repository';

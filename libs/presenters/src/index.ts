@@ -13,3 +13,4 @@ export * from './subscription.presenter';
 export * from './test-clock.presenter';
 export * from './deferred-payment.presenter';
 export * from './checkout.presenter';
+export * from './payment-instructions';

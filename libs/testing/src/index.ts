@@ -14,6 +14,7 @@ export * from './slow-network';
 export * from './metrics';
 export * from './subscriptions';
 export * from './webhook-receiver';
+export * from './mailbox';
 export * from './images';
 export * from './plans';
 export * from './own-postgres';

@@ -472,13 +472,17 @@ function checkCardDataAllowed(actor: TokenActor, settings: StoreTokenSettings | 
   }
 }
 
+/** What a checkout link's page pays with (docs/hosted-checkout.md). */
+const LINK_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'bank_transfer', 'konbini'];
+
 /**
- * A checkout link's credentials make only what its page pays with: a card or online (QR operator)
- * token of the link's token type.
+ * A checkout link's credentials make only what its page pays with: a card, online (QR operator),
+ * bank-transfer or konbini token of the link's token type (the store's rules apply after, as to any
+ * token).
  */
 function checkLinkToken(link: NonNullable<TokenActor['checkoutLink']>, request: TokenInput): void {
   if (request.type !== link.tokenType) throw ValidationError.field('type', 'INVALID_TOKEN_TYPE');
-  if (request.payment_type !== 'card' && request.payment_type !== 'online')
+  if (!LINK_PAYMENT_TYPES.includes(request.payment_type))
     throw ValidationError.field('payment_type', 'PAYMENT_TYPE_NOT_SUPPORTED');
 }
 

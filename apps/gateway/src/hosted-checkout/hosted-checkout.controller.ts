@@ -91,7 +91,8 @@ export class HostedCheckoutController {
     @Param('id') id: string,
     @Param('kind') kind: string,
     @Param('paymentId') paymentId: string,
+    @Query('lang') lang: unknown,
   ) {
-    return this.payments.get(principal, id, kind, paymentId);
+    return this.payments.get(principal, id, kind, paymentId, lang);
   }
 }

@@ -10,6 +10,7 @@ import {
   type CheckoutLinkInfo,
 } from '@kessai/db';
 import { isUuid, logoPath, NotFoundError } from '@kessai/domain';
+import { convenienceStoreName } from '@kessai/presenters';
 import { effectiveConfiguration, type StoreConfiguration } from '@kessai/store-configuration';
 import { AppTokenAuthenticator } from '../auth/app-token-authenticator';
 import { supportedBrands } from '../checkout-info/checkout-info.presenter';
@@ -22,6 +23,7 @@ import {
   pageHeaders,
   pickLang,
   refusalPage,
+  type KonbiniChoice,
   type Lang,
   type PaymentMethod,
 } from './hosted-pages';
@@ -163,6 +165,7 @@ export class HostedPagesService {
     const configuration = effectiveConfiguration(store.merchant.configuration, store.configuration);
     const otherLang = lang === 'ja' ? 'en' : 'ja';
     const theme = pageTheme(configuration.checkout_colors);
+    const methods = methodsOf(info, configuration, lang);
     const html = checkoutPage({
       lang,
       kind: 'link',
@@ -173,7 +176,9 @@ export class HostedPagesService {
       description: info.description ?? info.form.description,
       amount: { minor: info.amount, currency: info.currency },
       testMode: info.mode !== 'live',
-      methods: methodsOf(info, configuration, lang),
+      methods,
+      konbiniStores: konbiniStoresOf(configuration, lang),
+      mailsInstructions: this.config.SMTP_URL !== undefined,
       requireEmail: info.form.requireEmail,
       showCvv: true,
       submitText: info.form.submitButtonText,
@@ -188,9 +193,24 @@ export class HostedPagesService {
         resume: typeof query.resume === 'string',
         successUrl: info.form.successRedirectUrl,
         failureUrl: info.form.failureRedirectUrl,
+        // a bank transfer's bank: the test bank in test mode
+        bankBrand: info.mode === 'live' ? 'aozora_bank' : 'bank_test_brand',
+        // the link's bank transfer or konbini charge made before: the page shows its instructions
+        // again (it is never paid twice: the link is claimed for it)
+        payment: await this.deferredPaymentOf(info),
       },
     });
     return { status: 200, headers: pageHeaders([], [theme.cspSource]), html };
+  }
+
+  /**
+   * The bank transfer or konbini charge the link's page made, while it is not failed: its
+   * instructions are what a consumer coming back wants to see. Null for any other payment.
+   */
+  private async deferredPaymentOf(info: CheckoutLinkInfo): Promise<{ kind: 'charge'; id: string } | null> {
+    if (info.paymentKind !== 'charge' || info.paymentId === null) return null;
+    const charge = await this.links.deferredChargeOf(info.id, info.paymentId);
+    return charge ? { kind: 'charge', id: charge.id } : null;
   }
 
   async framePage(query: Record<string, unknown>, acceptLanguage: string | undefined): Promise<RenderedPage> {
@@ -244,7 +264,11 @@ export class HostedPagesService {
   }
 }
 
-/** What the link's page offers: a card, and the online (QR operator) brands its form and store take. */
+/**
+ * What the link's page offers: a card, the online (QR operator) brands, bank transfer and konbini —
+ * each when the form names it and the store takes it. An operator's, a bank's or a konbini's payment
+ * is one payment in yen (bank transfer and konbini): not for a subscription or a token-only link.
+ */
 function methodsOf(info: CheckoutLinkInfo, configuration: StoreConfiguration, lang: Lang): PaymentMethod[] {
   const wanted = info.form.supportedPaymentMethods;
   const brands = supportedBrands(configuration);
@@ -258,7 +282,19 @@ function methodsOf(info: CheckoutLinkInfo, configuration: StoreConfiguration, la
       if (brand.payment_type === 'online' && PAGE_ONLINE_BRANDS.includes(brand.brand))
         methods.push({ id: brand.brand, label: onlineBrandName(brand.brand) });
   }
+  const oneYenPayment = info.tokenType === 'one_time' && !tokenOnly(info) && info.currency === 'JPY';
+  if (oneYenPayment && wanted.includes('bank_transfer') && configuration.bank_transfer_configuration.enabled)
+    methods.push({ id: 'bank_transfer', label: messagesFor(lang).bankTransfer });
+  if (oneYenPayment && wanted.includes('konbini') && konbiniStoresOf(configuration, lang).length > 0)
+    methods.push({ id: 'konbini', label: messagesFor(lang).konbini });
   return methods;
+}
+
+/** The convenience stores the store takes konbini payments at (all of them while konbini is on). */
+function konbiniStoresOf(configuration: StoreConfiguration, lang: Lang): KonbiniChoice[] {
+  return supportedBrands(configuration)
+    .filter((brand) => brand.payment_type === 'konbini')
+    .map((brand) => ({ id: brand.brand, label: convenienceStoreName(brand.brand, lang) }));
 }
 
 /** A link (or its form) that makes a token only, which the merchant's server then charges. */

@@ -30,6 +30,16 @@ const MESSAGES = {
     pay: 'Pay',
     save: 'Save card',
     onlineHint: 'You will be taken to the operator’s page to pay, then back here.',
+    bankTransfer: 'Bank transfer',
+    konbini: 'Convenience store (konbini)',
+    konbiniStore: 'Convenience store',
+    customerName: 'Full name',
+    phone: 'Phone number',
+    deferredHint: 'You will get the payment instructions on this page, and pay before their deadline.',
+    deferredMailHint:
+      'You will get the payment instructions on this page and by email, and pay before their deadline.',
+    preparing: 'Preparing your payment instructions…',
+    instructionsMailed: 'The same instructions have been sent to your email.',
     language: 'Language',
     testMode: 'Test mode: no real payment is made.',
     secure: 'Card details go straight to Kessai over an encrypted connection.',
@@ -44,6 +54,8 @@ const MESSAGES = {
       failed: 'The payment could not be completed. Try again.',
       network: 'Kessai could not be reached. Check your connection and try again.',
       alreadyPaid: 'This link has already been paid, or a payment on it is in progress.',
+      phone: 'Enter a valid phone number.',
+      unavailable: 'This payment method is not available for this shop. Choose another one.',
       form: 'Check the fields marked in red.',
     },
     processing: 'Processing your payment…',
@@ -73,6 +85,16 @@ const MESSAGES = {
     pay: '支払う',
     save: 'カードを登録',
     onlineHint: '決済事業者のページでお支払いの後、このページに戻ります。',
+    bankTransfer: '銀行振込',
+    konbini: 'コンビニ払い',
+    konbiniStore: 'お支払いするコンビニ',
+    customerName: 'お名前',
+    phone: '電話番号',
+    deferredHint: 'お支払い方法のご案内をこのページに表示します。期限までにお支払いください。',
+    deferredMailHint:
+      'お支払い方法のご案内をこのページとメールでお知らせします。期限までにお支払いください。',
+    preparing: 'お支払い方法のご案内を準備しています…',
+    instructionsMailed: '同じご案内をメールでもお送りしました。',
     language: '言語',
     testMode: 'テストモード：実際の支払いは行われません。',
     secure: 'カード情報は暗号化された通信で直接 Kessai に送信されます。',
@@ -88,6 +110,8 @@ const MESSAGES = {
       failed: 'お支払いを完了できませんでした。もう一度お試しください。',
       network: 'Kessai に接続できませんでした。通信環境をご確認のうえ、もう一度お試しください。',
       alreadyPaid: 'このリンクはお支払い済みか、お支払いの処理中です。',
+      phone: '正しい電話番号を入力してください。',
+      unavailable: 'このお支払い方法はこのショップではご利用いただけません。別の方法をお選びください。',
       form: '赤で示された項目をご確認ください。',
     },
     processing: 'お支払いを処理しています…',
@@ -231,7 +255,13 @@ export function refusalPage(lang: Lang, message: string, framed = false): string
 }
 
 export interface PaymentMethod {
-  /** `card`, or an online (QR operator) brand */
+  /** `card`, an online (QR operator) brand, `bank_transfer` or `konbini` */
+  id: string;
+  label: string;
+}
+
+/** A konbini the page offers: its API name (ConvenienceStore) and its name in the page's language. */
+export interface KonbiniChoice {
   id: string;
   label: string;
 }
@@ -250,6 +280,10 @@ export interface CheckoutPage {
   amount: { minor: bigint; currency: string } | null;
   testMode: boolean;
   methods: PaymentMethod[];
+  /** the convenience stores offered with `konbini` (none: no konbini fields) */
+  konbiniStores?: KonbiniChoice[];
+  /** the payment instructions are mailed too (the page says so) */
+  mailsInstructions?: boolean;
   requireEmail: boolean;
   showCvv: boolean;
   submitText: string | null;
@@ -279,10 +313,39 @@ ${hint ? `<p class="hint" id="${id}-hint">${escapeHtml(hint)}</p>` : ''}<p class
 </div>`;
 }
 
+/**
+ * The fields of a bank transfer or konbini payment: for konbini the store, the payer's name and phone
+ * number (the konbini network prints them on the slip); a hint that the instructions follow.
+ */
+function deferredFields(page: CheckoutPage, m: Messages): string {
+  const ids = page.methods.map((method) => method.id);
+  if (!ids.includes('bank_transfer') && !ids.includes('konbini')) return '';
+  const hint = escapeHtml(page.mailsInstructions ? m.deferredMailHint : m.deferredHint);
+  const stores = page.konbiniStores ?? [];
+  const konbini =
+    ids.includes('konbini') && stores.length > 0
+      ? `<div id="konbini-fields" hidden>
+<div class="field" id="konbini-store-field">
+<label for="konbini-store">${escapeHtml(m.konbiniStore)}</label>
+<select id="konbini-store" required aria-required="true" aria-describedby="konbini-store-error">
+${stores.map((store) => `<option value="${escapeHtml(store.id)}">${escapeHtml(store.label)}</option>`).join('\n')}
+</select>
+<p class="error" id="konbini-store-error"></p>
+</div>
+${field('customer-name', m.customerName, 'type="text" autocomplete="name" required aria-required="true" maxlength="100"')}
+${field('phone', m.phone, 'type="tel" inputmode="tel" autocomplete="tel-national" required aria-required="true" maxlength="20"')}
+</div>`
+      : '';
+  return `<div id="deferred-fields" hidden><p class="hint">${hint}</p></div>
+${konbini}`;
+}
+
 export function checkoutPage(page: CheckoutPage): string {
   const m = messagesFor(page.lang);
   const amount = page.amount ? formatAmount(page.amount.minor, page.amount.currency, page.lang) : null;
   const tokenOnly = page.config.tokenOnly === true;
+  // a bank transfer or konbini payment's instructions are mailed: the email is asked for then
+  const deferred = page.methods.some((method) => method.id === 'bank_transfer' || method.id === 'konbini');
   const submit =
     page.submitText ?? (page.kind === 'frame' || tokenOnly ? m.save : amount ? `${m.pay} ${amount}` : m.pay);
   const methods =
@@ -321,16 +384,23 @@ ${page.showCvv ? field('cvv', m.cvv, 'type="text" inputmode="numeric" autocomple
 </div>
 </div>
 <div id="online-fields" hidden><p class="hint">${escapeHtml(m.onlineHint)}</p></div>
-${page.requireEmail ? field('email', m.email, 'type="email" autocomplete="email" spellcheck="false" required aria-required="true" maxlength="254"') : ''}
+${deferredFields(page, m)}
+${page.requireEmail || deferred ? field('email', m.email, 'type="email" autocomplete="email" spellcheck="false" required aria-required="true" maxlength="254"') : ''}
 <p class="error form-error" id="form-error" role="alert"></p>
 <button type="submit" id="pay-button" class="pay-button">${escapeHtml(submit)}</button>
 <p class="secure">${escapeHtml(m.secure)}</p>
 </form>
 <div id="status" class="status" role="status" aria-live="polite"></div>
 <div id="result" class="result" hidden tabindex="-1"></div>
+<section id="instructions" class="instructions" hidden tabindex="-1" aria-labelledby="instructions-title">
+<h2 id="instructions-title"></h2>
+<p id="instructions-intro"></p>
+<dl id="instructions-lines"></dl>
+<p id="instructions-mailed" class="hint"></p>
+</section>
 </div>
 </main>
-<script type="application/json" id="checkout-config">${jsonBlock({ ...page.config, lang: page.lang, kind: page.kind, amount, messages: m })}</script>
+<script type="application/json" id="checkout-config">${jsonBlock({ ...page.config, lang: page.lang, kind: page.kind, amount, methods: page.methods.map((method) => method.id), requireEmail: page.requireEmail, mailsInstructions: page.mailsInstructions === true, messages: m })}</script>
 <script src="/checkout/assets/checkout.js"></script>`;
   return shell({
     lang: page.lang,

@@ -1,14 +1,34 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
 import { checkoutLinkSecret } from '@kessai/auth';
-import { CheckoutLinksRepository, TransactionTokensRepository, type CheckoutLink } from '@kessai/db';
+import {
+  CheckoutLinksRepository,
+  CheckoutPaymentMailsRepository,
+  StoresRepository,
+  TransactionTokensRepository,
+  type CheckoutLink,
+} from '@kessai/db';
 import { randomUUID } from 'node:crypto';
 import { DateTime, Duration } from 'luxon';
-import { BusinessRuleError, DomainError, NotFoundError, PermissionError } from '@kessai/domain';
+import {
+  BusinessRuleError,
+  DomainError,
+  NotFoundError,
+  PermissionError,
+  ValidationError,
+} from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import { ChargesService } from '@kessai/payments';
 import { SubscriptionsService } from '@kessai/subscriptions';
-import { presentCharge, presentIssuerToken, presentThreeDsIssuerToken } from '@kessai/presenters';
+import {
+  paymentInstructions,
+  presentCharge,
+  presentIssuerToken,
+  presentThreeDsIssuerToken,
+  type DeferredInstructionsPayload,
+  type PaymentInstructions,
+} from '@kessai/presenters';
+import { effectiveConfiguration } from '@kessai/store-configuration';
 import { z } from 'zod';
 import { storeScopeOf, subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
@@ -19,7 +39,16 @@ import { createSubscriptionSchema } from '../subscriptions/subscription.schemas'
 /** The metadata key that ties a charge or subscription to the link that paid it. */
 export const CHECKOUT_LINK_METADATA_KEY = 'checkout_link_id';
 
-export const createPaymentSchema = z.object({ transaction_token_id: z.string().uuid() }).strict();
+export const createPaymentSchema = z
+  .object({
+    transaction_token_id: z.string().uuid(),
+    // the page's language: a bank transfer's or konbini's instructions are mailed in it
+    lang: z.enum(['en', 'ja']).optional(),
+  })
+  .strict();
+/** GET …/payments/{kind}/{id}: the language of a bank transfer's or konbini's instructions. */
+export const paymentQuerySchema = z.object({ lang: z.enum(['en', 'ja']).optional() }).passthrough();
+const DEFERRED_PAYMENT_TYPES: readonly string[] = ['bank_transfer', 'konbini'];
 const paymentKinds = z.enum(['charge', 'subscription']);
 const uuid = z.string().uuid();
 /**
@@ -36,6 +65,11 @@ export interface LinkPaymentView {
   error: { code: number | null; message: string | null } | null;
   /** an awaiting payment's page (the issuer's 3-D Secure page, the QR operator's payment page) */
   next_action: { type: 'redirect'; url: string; method: string; payload: unknown } | null;
+  /**
+   * an awaiting bank transfer's or konbini payment's instructions (the virtual account or the
+   * payment code, the amount, the deadline in the store's time zone), in the page's language
+   */
+  instructions: PaymentInstructions | null;
 }
 
 /**
@@ -50,6 +84,8 @@ export class LinkPaymentsService {
   constructor(
     private readonly links: CheckoutLinksRepository,
     private readonly tokens: TransactionTokensRepository,
+    private readonly mails: CheckoutPaymentMailsRepository,
+    private readonly stores: StoresRepository,
     private readonly charges: ChargesService,
     private readonly subscriptions: SubscriptionsService,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
@@ -65,8 +101,11 @@ export class LinkPaymentsService {
     const link = await this.linkOf(principal, linkId);
     const request = parseInput(createPaymentSchema, body);
     // a token-only link pays nothing: the merchant's server charges the token
-    if (link.tokenOnly || (await this.links.formCheckout(link.formId)) === 'token')
+    const form = await this.links.formSettings(link.formId);
+    if (link.tokenOnly || form?.checkout === 'token')
       throw new PermissionError('FORBIDDEN', [{ field: null, reason: 'TOKEN_ONLY_LINK' }]);
+    const offered = form?.supportedPaymentMethods ?? [];
+    const lang = request.lang ?? 'en';
     const metadata = { ...(link.metadata as Record<string, unknown>), [CHECKOUT_LINK_METADATA_KEY]: link.id };
     const secret = checkoutLinkSecret(link.id, this.config.JWT_SIGNING_KEY);
     // where the issuer's or operator's page sends the consumer back: this link's page, resuming
@@ -80,15 +119,11 @@ export class LinkPaymentsService {
         { field: null, reason: 'LINK_ALREADY_PAID' },
       ]);
     try {
-      await this.createClaimed(
-        principal,
-        link,
-        request.transaction_token_id,
-        paymentId,
-        metadata,
-        back,
+      await this.createClaimed(principal, link, request.transaction_token_id, paymentId, metadata, back, {
         context,
-      );
+        offered,
+        lang,
+      });
     } catch (error) {
       // refused before anything was written: the link may be paid again (an unknown outcome keeps
       // the claim, which the charge or subscription, if it exists, then holds)
@@ -96,7 +131,7 @@ export class LinkPaymentsService {
       throw error;
     }
     return kind === 'charge'
-      ? this.viewCharge(principal, paymentId)
+      ? this.viewCharge(principal, paymentId, lang)
       : this.viewSubscription(principal, paymentId);
   }
 
@@ -107,7 +142,7 @@ export class LinkPaymentsService {
     paymentId: string,
     metadata: Record<string, unknown>,
     back: (kind: string) => string,
-    context: Correlation,
+    { context, offered, lang }: { context: Correlation; offered: string[]; lang: 'en' | 'ja' },
   ): Promise<void> {
     if (link.tokenType === 'subscription') {
       const actor = tokenStoreOf(principal);
@@ -132,6 +167,19 @@ export class LinkPaymentsService {
     const token = await this.tokens.findInStore(principal.merchantId, link.storeId, tokenId);
     if (!token) throw new NotFoundError('transaction_token');
     const card = token.paymentType === 'card';
+    const deferred = DEFERRED_PAYMENT_TYPES.includes(token.paymentType);
+    if (deferred) {
+      // paid later, outside: only as the link's page offers it, and with somewhere to send the
+      // instructions to
+      if (!offered.includes(token.paymentType))
+        throw new BusinessRuleError('DISABLED_PAYMENT_TYPE', [
+          { field: 'transaction_token_id', reason: 'PAYMENT_TYPE_NOT_OFFERED' },
+        ]);
+      if (!token.email) throw ValidationError.field('email', 'REQUIRED_VALUE');
+      // the mail is recorded before the charge, under the charge's id, so that no crash between the
+      // two loses it; a charge that is never created leaves a row nothing sends
+      if (this.config.SMTP_URL !== undefined) await this.mails.record(paymentId, link.id, lang);
+    }
     const actor = tokenStoreOf(principal);
     const request = parseInput(createChargeSchema, {
       transaction_token_id: token.id,
@@ -145,28 +193,56 @@ export class LinkPaymentsService {
             three_ds: { redirect_endpoint: back('charge') },
           }
         : {}),
-      redirect: { endpoint: back('charge') },
+      ...(deferred ? {} : { redirect: { endpoint: back('charge') } }),
       metadata,
     });
-    await this.charges.create(actor, request, context, paymentId);
+    try {
+      await this.charges.create(actor, request, context, paymentId);
+    } catch (error) {
+      if (deferred && error instanceof DomainError) await this.mails.forget(paymentId);
+      throw error;
+    }
   }
 
-  async get(principal: Principal, linkId: string, kind: string, id: string): Promise<LinkPaymentView> {
+  async get(
+    principal: Principal,
+    linkId: string,
+    kind: string,
+    id: string,
+    lang: unknown,
+  ): Promise<LinkPaymentView> {
     await this.linkOf(principal, linkId);
     const parsedKind = paymentKinds.safeParse(kind);
     if (!parsedKind.success || !uuid.safeParse(id).success) throw new NotFoundError('payment');
     return parsedKind.data === 'charge'
-      ? this.viewCharge(principal, id)
+      ? this.viewCharge(principal, id, lang === 'ja' ? 'ja' : 'en')
       : this.viewSubscription(principal, id);
   }
 
-  private async viewCharge(principal: Principal, id: string): Promise<LinkPaymentView> {
+  private async viewCharge(principal: Principal, id: string, lang: 'en' | 'ja'): Promise<LinkPaymentView> {
     const link = principal.checkoutLink;
-    const charge = presentCharge(await this.charges.find(storeScopeOf(principal, null, 'charge'), id));
+    const found = await this.charges.find(storeScopeOf(principal, null, 'charge'), id);
+    const charge = presentCharge(found);
     if (!link || (charge.metadata as Record<string, unknown>)[CHECKOUT_LINK_METADATA_KEY] !== link.id)
       throw new NotFoundError('charge');
     let next: LinkPaymentView['next_action'] = null;
-    if (charge.status === 'awaiting') {
+    let instructions: PaymentInstructions | null = null;
+    // what charge-service stored when the processor gave out the account or code
+    const issued = found.issuerToken as {
+      payment_type?: string;
+      payload?: DeferredInstructionsPayload;
+    } | null;
+    if (
+      charge.status === 'awaiting' &&
+      issued?.payment_type &&
+      DEFERRED_PAYMENT_TYPES.includes(issued.payment_type)
+    ) {
+      instructions = await this.instructionsOf(
+        principal,
+        { ...found, paymentType: issued.payment_type, payload: issued.payload ?? null },
+        lang,
+      );
+    } else if (charge.status === 'awaiting') {
       const storeId = charge.store_id;
       const scope = { merchantId: principal.merchantId, storeId };
       const issuer = await this.charges
@@ -190,7 +266,39 @@ export class LinkPaymentsService {
       status: charge.status,
       error: charge.error ? { code: charge.error.code ?? null, message: charge.error.message ?? null } : null,
       next_action: next,
+      instructions,
     };
+  }
+
+  /** An awaiting bank transfer's or konbini charge's instructions, as the page and the mail show them. */
+  private async instructionsOf(
+    principal: Principal,
+    charge: {
+      storeId: string;
+      paymentType: string;
+      payload: DeferredInstructionsPayload | null;
+      requestedAmount: bigint;
+      requestedCurrency: string;
+      expiresOn: Date | null;
+    },
+    lang: 'en' | 'ja',
+  ): Promise<PaymentInstructions | null> {
+    const scope = { merchantId: principal.merchantId, storeId: charge.storeId };
+    const store = await this.stores.findVisibleWithMerchant(scope, charge.storeId);
+    if (!charge.payload || !store) return null;
+    const configuration = effectiveConfiguration(store.merchant.configuration, store.configuration);
+    return paymentInstructions(
+      {
+        paymentType: charge.paymentType as 'bank_transfer' | 'konbini',
+        payload: charge.payload,
+        amount: charge.requestedAmount,
+        currency: charge.requestedCurrency,
+        // the current deadline: an extension moves it
+        deadline: charge.expiresOn,
+        timeZone: configuration.display_time_zone,
+      },
+      lang,
+    );
   }
 
   private async viewSubscription(principal: Principal, id: string): Promise<LinkPaymentView> {
@@ -200,7 +308,14 @@ export class LinkPaymentsService {
     const subscription = await this.subscriptions.find(scope, id);
     if ((subscription.metadata as Record<string, unknown>)[CHECKOUT_LINK_METADATA_KEY] !== link.id)
       throw new NotFoundError('subscription');
-    return { kind: 'subscription', id, status: subscription.status, error: null, next_action: null };
+    return {
+      kind: 'subscription',
+      id,
+      status: subscription.status,
+      error: null,
+      next_action: null,
+      instructions: null,
+    };
   }
 
   /** The credentials' own link, by the id in the path: any other id is 404. */

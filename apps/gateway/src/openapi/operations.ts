@@ -26,7 +26,10 @@ import {
 import type { HeartbeatController } from '../heartbeat/heartbeat.controller';
 import { pollingQuerySchema } from '../http/request.schemas';
 import type { HostedCheckoutController } from '../hosted-checkout/hosted-checkout.controller';
-import { createPaymentSchema as createLinkPaymentSchema } from '../hosted-checkout/link-payments.service';
+import {
+  createPaymentSchema as createLinkPaymentSchema,
+  paymentQuerySchema as linkPaymentQuerySchema,
+} from '../hosted-checkout/link-payments.service';
 import type { MeController } from '../merchants/me.controller';
 import type { MetricsController } from '../metrics/metrics.controller';
 import type { ProcessorCallbacksController } from '../processor-callbacks/processor-callbacks.controller';
@@ -798,13 +801,17 @@ const hostedCheckout: ControllerDocs<HostedCheckoutController> = {
       description:
         `${linkCredentials} Makes the link’s one charge, or its subscription for a subscription link, ` +
         'with everything but the token from the link’s row; a second payment answers 400 ' +
-        'TRANSACTION_ALREADY_PROCESSED, a token-only link 403.',
+        'TRANSACTION_ALREADY_PROCESSED, a token-only link 403; a bank transfer or konbini token ' +
+        'needs an email (its instructions are mailed, in `lang`) and a form that offers it.',
       body: createLinkPaymentSchema,
       ok: 'LinkPayment',
     },
     getPayment: {
       summary: 'The link page’s payment: pending, its outcome, or where to go next',
-      description: `${linkCredentials} \`kind\` is charge or subscription; only a payment of this link.`,
+      description:
+        `${linkCredentials} \`kind\` is charge or subscription; only a payment of this link. An ` +
+        'awaiting bank transfer or konbini charge answers its payment instructions, in `lang`.',
+      query: linkPaymentQuerySchema,
       ok: 'LinkPayment',
     },
   },

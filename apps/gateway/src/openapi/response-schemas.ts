@@ -743,6 +743,18 @@ export const LinkPayment = resource({
     .strict()
     .nullable()
     .describe('an awaiting charge’s page: the issuer’s 3-D Secure page or the operator’s payment page'),
+  instructions: z
+    .object({
+      payment_type: z.enum(['bank_transfer', 'konbini']),
+      title: z.string(),
+      intro: z.string(),
+      lines: z.array(z.object({ key: z.string(), label: z.string(), value: z.string() }).strict()),
+    })
+    .strict()
+    .nullable()
+    .describe(
+      'an awaiting bank transfer’s or konbini payment’s instructions (virtual account or payment code, amount, deadline in the store’s time zone), in the language of `?lang=` (en, ja)',
+    ),
 }).describe('what the hosted link page reads of its payment');
 
 export const Heartbeat = resource({ status: z.literal('ok') });

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { UNSUCCESSFUL_CHARGE_STATUSES } from '@kessai/domain';
 import type {
   CheckoutEmail,
   CheckoutForm,
@@ -85,13 +86,33 @@ export class CheckoutLinksRepository {
     return { ...rest, storeDeleted: store.deletedOn !== null };
   }
 
-  /** What a link's form does: `payment`, or `token` (the page makes a token only). */
-  async formCheckout(formId: string): Promise<string | null> {
-    const form = await this.prisma.checkoutForm.findUnique({
-      where: { id: formId },
-      select: { checkout: true },
+  /**
+   * The link's claimed charge when it is a bank transfer or konbini one (paid outside, later) that
+   * did not fail: its page shows its instructions again. Null otherwise.
+   */
+  async deferredChargeOf(linkId: string, chargeId: string): Promise<{ id: string } | null> {
+    return this.prisma.charge.findFirst({
+      where: {
+        id: chargeId,
+        status: { notIn: [...UNSUCCESSFUL_CHARGE_STATUSES] },
+        metadata: { path: ['checkout_link_id'], equals: linkId },
+        transactionToken: { paymentType: { in: ['bank_transfer', 'konbini'] } },
+      },
+      select: { id: true },
     });
-    return form?.checkout ?? null;
+  }
+
+  /**
+   * What a link's form does: `checkout` `payment`, or `token` (the page makes a token only), and the
+   * payment methods its page offers.
+   */
+  async formSettings(
+    formId: string,
+  ): Promise<{ checkout: string; supportedPaymentMethods: string[] } | null> {
+    return this.prisma.checkoutForm.findUnique({
+      where: { id: formId },
+      select: { checkout: true, supportedPaymentMethods: true },
+    });
   }
 
   /**

@@ -13,6 +13,10 @@
   var formError = document.getElementById('form-error');
   var cardFields = document.getElementById('card-fields');
   var onlineFields = document.getElementById('online-fields');
+  var deferredFields = document.getElementById('deferred-fields');
+  var konbiniFields = document.getElementById('konbini-fields');
+  var instructionsBox = document.getElementById('instructions');
+  var DEFERRED = ['bank_transfer', 'konbini'];
   var el = function (id) {
     return document.getElementById(id);
   };
@@ -120,6 +124,15 @@
       if (!final && d.length < n) return '';
       return d.length === n ? '' : m.errors.cvv.replace('{n}', String(n));
     },
+    'customer-name': function (value, final) {
+      if (!value.trim()) return final ? m.errors.required : '';
+      return '';
+    },
+    phone: function (value, final) {
+      if (!value.trim()) return final ? m.errors.required : '';
+      if (!final) return '';
+      return /^[\d -]{4,20}$/.test(value.trim()) && digits(value).length >= 4 ? '' : m.errors.phone;
+    },
     email: function (value, final) {
       if (!value.trim()) return final ? m.errors.required : '';
       if (!final) return '';
@@ -145,11 +158,22 @@
   }
   var method = function () {
     var chosen = form.querySelector('input[name="method"]:checked');
-    return chosen ? chosen.value : 'card';
+    if (chosen) return chosen.value;
+    return (config.methods && config.methods[0]) || 'card';
+  };
+  var isDeferred = function (id) {
+    return DEFERRED.indexOf(id) >= 0;
   };
   var activeFields = function () {
-    var ids = method() === 'card' ? ['cardholder', 'card-number', 'expiry', 'cvv'] : [];
-    if (el('email')) ids.push('email');
+    var chosen = method();
+    var ids =
+      chosen === 'card'
+        ? ['cardholder', 'card-number', 'expiry', 'cvv']
+        : chosen === 'konbini'
+          ? ['customer-name', 'phone']
+          : [];
+    // a bank transfer's or konbini's instructions are mailed: the email is needed then
+    if (el('email') && (config.requireEmail !== false || isDeferred(chosen))) ids.push('email');
     return ids.filter(function (id) {
       return el(id);
     });
@@ -181,15 +205,21 @@
     });
   });
 
+  var applyMethod = function () {
+    var chosen = method();
+    cardFields.hidden = chosen !== 'card';
+    onlineFields.hidden = chosen === 'card' || isDeferred(chosen);
+    if (deferredFields) deferredFields.hidden = !isDeferred(chosen);
+    if (konbiniFields) konbiniFields.hidden = chosen !== 'konbini';
+  };
   var methodInputs = form.querySelectorAll('input[name="method"]');
   for (var i = 0; i < methodInputs.length; i++) {
     methodInputs[i].addEventListener('change', function () {
-      var card = method() === 'card';
-      cardFields.hidden = !card;
-      onlineFields.hidden = card;
+      applyMethod();
       formError.textContent = '';
     });
   }
+  applyMethod();
 
   // ---- requests ----------------------------------------------------------------------------
   var newKey = function () {
@@ -295,12 +325,18 @@
     'data.exp_month': 'expiry',
     'data.exp_year': 'expiry',
     'data.cardholder': 'cardholder',
+    'data.customer_name': 'customer-name',
+    'data.phone_number': 'phone',
+    'data.phone_number.local_number': 'phone',
+    'data.convenience_store': 'konbini-store',
     email: 'email',
   };
+  var UNAVAILABLE = ['DISABLED_PAYMENT_TYPE', 'CONVENIENCE_PROCESSING_DISABLED', 'CURRENCY_NOT_SUPPORTED'];
   var apiFailure = function (result) {
     if (result.status === 0) return showFormError(m.errors.network);
     if (result.body && result.body.code === 'TRANSACTION_ALREADY_PROCESSED')
       return showFormError(m.errors.alreadyPaid);
+    if (result.body && UNAVAILABLE.indexOf(result.body.code) >= 0) return showFormError(m.errors.unavailable);
     var errors = (result.body && result.body.errors) || [];
     var marked = false;
     errors.forEach(function (e) {
@@ -315,7 +351,13 @@
               ? m.errors.expiry
               : id === 'cvv'
                 ? m.errors.cvv.replace('{n}', String(cvvLength()))
-                : m.errors.required,
+                : id === 'phone'
+                  ? m.errors.phone
+                  : id === 'email'
+                    ? m.errors.email
+                    : id === 'konbini-store'
+                      ? m.errors.unavailable
+                      : m.errors.required,
         );
       }
     });
@@ -325,6 +367,8 @@
   function follow(payment) {
     var status = payment.status;
     if (payment.kind === 'charge') {
+      // a bank transfer or konbini payment: the consumer pays outside, by these instructions
+      if (status === 'awaiting' && payment.instructions) return showInstructions(payment.instructions);
       if (status === 'successful' || status === 'authorized') return succeed(payment);
       if (status === 'failed' || status === 'error' || status === 'canceled') return decline(payment);
       // back from the issuer's or operator's page: wait for its answer rather than go there again
@@ -340,7 +384,15 @@
   function poll(payment, failures) {
     setTimeout(
       function () {
-        var path = '/checkout/links/' + config.linkId + '/payments/' + payment.kind + '/' + payment.id;
+        var path =
+          '/checkout/links/' +
+          config.linkId +
+          '/payments/' +
+          payment.kind +
+          '/' +
+          payment.id +
+          '?lang=' +
+          encodeURIComponent(config.lang);
         api('GET', path).then(function (r) {
           if (r.ok) return follow(r.body);
           var transient = r.status === 0 || r.status === 429 || r.status >= 500;
@@ -350,6 +402,31 @@
       },
       POLL_MS * Math.pow(1.5, failures),
     );
+  }
+  function showInstructions(instructions) {
+    sessionStorage.removeItem(STORAGE_KEY);
+    idle();
+    form.hidden = true;
+    resultBox.hidden = true;
+    el('instructions-title').textContent = instructions.title;
+    el('instructions-intro').textContent = instructions.intro;
+    var list = el('instructions-lines');
+    list.textContent = '';
+    instructions.lines.forEach(function (line) {
+      var row = document.createElement('div');
+      row.className = 'instruction';
+      row.setAttribute('data-key', line.key);
+      var dt = document.createElement('dt');
+      dt.textContent = line.label;
+      var dd = document.createElement('dd');
+      dd.textContent = line.value;
+      row.appendChild(dt);
+      row.appendChild(dd);
+      list.appendChild(row);
+    });
+    el('instructions-mailed').textContent = config.mailsInstructions ? m.instructionsMailed : '';
+    instructionsBox.hidden = false;
+    instructionsBox.focus();
   }
   function succeed(payment) {
     sessionStorage.removeItem(STORAGE_KEY);
@@ -418,7 +495,20 @@
     };
     if (el('cvv')) data.cvv = digits(el('cvv').value);
     var body = { payment_type: 'card', type: config.tokenType, data: data };
-    if (el('email')) body.email = el('email').value.trim();
+    // an email the form does not require may be left empty (the field is there for bank transfers)
+    if (el('email') && el('email').value.trim()) body.email = el('email').value.trim();
+    return body;
+  }
+  function deferredBody(chosen) {
+    var body = { payment_type: chosen, type: config.tokenType, email: el('email').value.trim() };
+    body.data =
+      chosen === 'bank_transfer'
+        ? { brand: config.bankBrand }
+        : {
+            customer_name: el('customer-name').value.trim(),
+            convenience_store: el('konbini-store').value,
+            phone_number: { country_code: '81', local_number: el('phone').value.trim() },
+          };
     return body;
   }
   function onlineBody(brand) {
@@ -427,7 +517,7 @@
       type: config.tokenType,
       data: { brand: brand, call_method: 'http_get' },
     };
-    if (el('email')) body.email = el('email').value.trim();
+    if (el('email') && el('email').value.trim()) body.email = el('email').value.trim();
     return body;
   }
 
@@ -447,22 +537,22 @@
     }
     var chosen = method();
     busy(m.processing);
-    api('POST', '/tokens', chosen === 'card' ? cardBody() : onlineBody(chosen), newKey()).then(
-      function (token) {
-        if (!token.ok) return apiFailure(token);
-        if (config.kind === 'frame') return tokenized(token.body);
-        if (config.tokenOnly) return tokenOnlyDone(token.body);
-        api(
-          'POST',
-          '/checkout/links/' + config.linkId + '/payments',
-          { transaction_token_id: token.body.id },
-          newKey(),
-        ).then(function (payment) {
-          if (!payment.ok) return apiFailure(payment);
-          follow(payment.body);
-        });
-      },
-    );
+    var tokenBody =
+      chosen === 'card' ? cardBody() : isDeferred(chosen) ? deferredBody(chosen) : onlineBody(chosen);
+    api('POST', '/tokens', tokenBody, newKey()).then(function (token) {
+      if (!token.ok) return apiFailure(token);
+      if (config.kind === 'frame') return tokenized(token.body);
+      if (config.tokenOnly) return tokenOnlyDone(token.body);
+      api(
+        'POST',
+        '/checkout/links/' + config.linkId + '/payments',
+        { transaction_token_id: token.body.id, lang: config.lang },
+        newKey(),
+      ).then(function (payment) {
+        if (!payment.ok) return apiFailure(payment);
+        follow(payment.body);
+      });
+    });
   });
 
   // ---- the frame: hands the token to the embedding page ------------------------------------
@@ -508,8 +598,13 @@
     }
   }
 
-  // ---- back from the issuer's or operator's page -------------------------------------------
-  if (config.kind === 'link' && config.resume) {
+  // ---- back on the page of a bank transfer or konbini payment made before: its instructions ----
+  if (config.kind === 'link' && config.payment && config.payment.id) {
+    form.hidden = true;
+    busy(m.preparing);
+    follow({ kind: config.payment.kind, id: config.payment.id, status: 'pending' });
+  } else if (config.kind === 'link' && config.resume) {
+    // back from the issuer's or operator's page: the same payment, polled on
     var saved = null;
     try {
       saved = JSON.parse(sessionStorage.getItem(STORAGE_KEY) || 'null');
