@@ -1,8 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { ChargesRepository, RefundsRepository, type AccessScope, type Refund } from '@kessai/db';
+import {
+  ChargesRepository,
+  RefundsRepository,
+  type AccessScope,
+  type AuditEntry,
+  type Refund,
+} from '@kessai/db';
 import {
   BusinessRuleError,
+  ConflictError,
   isRefundablePaymentType,
   isUuid,
   NotFoundError,
@@ -26,12 +33,18 @@ export class RefundsService {
     private readonly charges: ChargesRepository,
   ) {}
 
-  /** Accepts a refund of the scope's charge `chargeId`, within what is left of it to refund. */
+  /**
+   * Accepts a refund of the scope's charge `chargeId`, within what is left of it to refund.
+   * `options.id`: the refund's id, chosen by a front end that makes a resubmitted form a no-op (the
+   * second insert of one id is refused by its primary key); `options.audit`: the console's audit
+   * row, written in the refund's transaction.
+   */
   async create(
     scope: ChargeScope,
     chargeId: string,
     request: RefundInput,
     correlation: Correlation,
+    options: { id?: string; audit?: AuditEntry } = {},
   ): Promise<Refund> {
     const storeId = scope.storeId;
     // money received by bank transfer or at a konbini is not returned through the processor
@@ -42,18 +55,21 @@ export class RefundsService {
         { field: 'charge_id', reason: 'REFUND_NOT_ALLOWED' },
       ]);
     }
-    const result = await this.refunds.request({
-      id: randomUUID(),
-      merchantId: scope.merchantId,
-      storeId,
-      chargeId,
-      amount: BigInt(request.amount),
-      currency: request.currency,
-      reason: request.reason ?? null,
-      message: request.message ?? null,
-      metadata: request.metadata ?? {},
-      correlationId: correlation.correlationId,
-    });
+    const result = await this.refunds.request(
+      {
+        id: options.id ?? randomUUID(),
+        merchantId: scope.merchantId,
+        storeId,
+        chargeId,
+        amount: BigInt(request.amount),
+        currency: request.currency,
+        reason: request.reason ?? null,
+        message: request.message ?? null,
+        metadata: request.metadata ?? {},
+        correlationId: correlation.correlationId,
+      },
+      { audit: options.audit },
+    );
     switch (result.outcome) {
       case 'created':
         return result.refund;
@@ -69,6 +85,12 @@ export class RefundsService {
         throw new BusinessRuleError('REFUND_NOT_WITHIN_BOUNDS', [
           { field: 'amount', reason: 'REFUND_NOT_WITHIN_BOUNDS' },
         ]);
+      case 'id_taken': {
+        // the same form sent again: its refund, when it is this charge's; a foreign id is a conflict
+        const existing = await this.refunds.findInScope(scope, chargeId, options.id ?? '');
+        if (!existing) throw new ConflictError('CONFLICTED');
+        return existing;
+      }
     }
   }
 
