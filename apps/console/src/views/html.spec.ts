@@ -1,0 +1,16 @@
+import { html, raw } from './html';
+
+describe('html', () => {
+  it('escapes interpolated text, lists included, and keeps Html as it is', () => {
+    const name = '<script>alert("x")</script>&\'';
+    const page = html`<p title="${name}">${name}</p>
+      ${[html`<b>${'<i>'}</b>`, '<u>']}${raw('<br>')}`;
+    expect(page.text).toBe(
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p><b>&lt;i&gt;</b>&lt;u&gt;<br>',
+    );
+  });
+
+  it('leaves out null, undefined and false', () => {
+    expect(html`${null}${undefined}${false}${0}`.text).toBe('0');
+  });
+});
