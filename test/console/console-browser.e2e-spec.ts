@@ -27,6 +27,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'console');
 const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const STEP_MS = 20_000;
+/** merchant-controlled text that would run if a page did not escape it */
+const MARKUP = '<script>document.title="owned"</script><img src=x onerror=alert(1)>';
 jest.setTimeout(90_000);
 
 const suite = useSuite({
@@ -62,6 +64,7 @@ async function successfulCharge(
   merchant: 'shop' | 'other',
   amount = 1200,
   email = 'buyer@example.test',
+  metadata: Record<string, string> = {},
 ): Promise<string> {
   const api = suite.api[merchant];
   const token = await api.request('/tokens', {
@@ -80,7 +83,7 @@ async function successfulCharge(
     },
   });
   expect(token.status).toBe(201);
-  const charge = await api.charge((token.body as { id: string }).id, { amount });
+  const charge = await api.charge((token.body as { id: string }).id, { amount, metadata });
   await eventually(
     async () =>
       (await suite.env.prisma.charge.findUnique({ where: { id: charge.id } }))?.status === 'successful' ||
@@ -128,12 +131,8 @@ beforeAll(async () => {
   shop = suite.merchants.shop;
   for (const [role, email] of Object.entries(users)) {
     const merchantId = role === 'other' ? suite.merchants.other.merchant.id : shop.merchant.id;
-    const user = await suite.env.admin.createUser({ merchantId, email, password });
-    if (role !== 'owner' && role !== 'other')
-      await suite.env.prisma.merchantUser.update({
-        where: { id: user.id },
-        data: { role: role as 'admin' | 'viewer' },
-      });
+    const consoleRole = role === 'admin' || role === 'viewer' ? role : 'owner';
+    await suite.env.admin.createUser({ merchantId, email, password, role: consoleRole });
   }
   receiver = new WebhookReceiver();
   await receiver.start();
@@ -218,7 +217,7 @@ describe('sign-in', () => {
 describe('payments', () => {
   let chargeId: string;
   beforeAll(async () => {
-    chargeId = await successfulCharge('shop', 5000, 'refund-me@example.test');
+    chargeId = await successfulCharge('shop', 5000, 'refund-me@example.test', { note: MARKUP });
   }, 60_000);
 
   it('refuses a POST without its CSRF token (403), and one with another session’s: nothing written', async () => {
@@ -270,6 +269,9 @@ describe('payments', () => {
     await page.goto(`${consoleUrl}/payments?email=refund-me@example.test`);
     await page.getByRole('link', { name: chargeId }).click();
     expect(await page.locator('#refundable').textContent()).toBe('5000 JPY');
+    // the charge's metadata shows as the text it is
+    expect(await page.locator('.metadata dd').first().textContent()).toBe(MARKUP);
+    expect(await page.locator('main script, main img').count()).toBe(0);
     await accessible(page);
     await page.getByLabel('Amount to refund (JPY)').fill('1500');
     await page.getByLabel('Reason').selectOption('customer_request');
