@@ -19,7 +19,7 @@ export type ConsoleConfig = ProcessConfig<'console'>;
 
 /**
  * The merchant console: the libs' use cases (accounts, payments) called in-process, as the gateway
- * calls them (decision 0032), behind the console's own sessions, CSRF and roles.
+ * calls them (decision 0035), behind the console's own sessions, CSRF and roles.
  */
 @Module({})
 export class ConsoleModule {
