@@ -1,6 +1,6 @@
 /** Unit tests live beside the code (*.spec.ts); end-to-end suites under test/<area>/ (*.e2e-spec.ts). */
 const moduleNameMapper = {
-  '^@kessai/(config|contracts|domain|db|auth|observability|runtime|admin|testing|cards|vault|processor|accounts|redis|store-configuration|schedule|presenters|payments|subscriptions|webhooks|transaction-tokens)$':
+  '^@kessai/(config|contracts|domain|db|auth|observability|runtime|admin|testing|cards|vault|processor|accounts|redis|store-configuration|schedule|presenters|payments|subscriptions|webhooks|transaction-tokens|rate-limits)$':
     '<rootDir>/libs/$1/src',
 };
 const transform = {

@@ -11,8 +11,8 @@ import { loadConfig } from '@kessai/config';
 import { RedisService } from '@kessai/redis';
 import { RELAXED_RATE_LIMITS, TestEnvironment, startGatewayProcess } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
-import { RateLimiter } from '../apps/gateway/src/limits/rate-limiter';
-import { planFor } from '../apps/gateway/src/limits/rate-limit.policy';
+import { RateLimiter } from '@kessai/rate-limits';
+import { planFor } from '@kessai/rate-limits';
 import { pidCpuSeconds, redisCpuSeconds } from './bench-processes';
 import { percentile, runLoad, type LoadResult } from './load';
 

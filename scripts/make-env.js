@@ -12,6 +12,7 @@ const generated = {
   VAULT_FINGERPRINT_SECRET: () => randomBytes(32).toString('hex'),
   PROCESSOR_CALLBACK_SECRET: () => randomBytes(32).toString('hex'),
   METRICS_TOKEN: () => randomBytes(24).toString('hex'),
+  CONSOLE_SESSION_SECRET: () => randomBytes(32).toString('hex'),
 };
 
 // Settings for a development .env only (NODE_ENV=development): local webhook receivers. Production

@@ -1,5 +1,5 @@
 // Runs the processor simulator (the outside world test-mode charges reach at PROCESSOR_TEST_URL),
-// then the gateway and every worker service as child processes, prefixes their output, prints the
+// then the gateway, every worker service and the merchant console as child processes, prefixes their output, prints the
 // base URL and demo credentials once the gateway answers, and stops them all gracefully on Ctrl-C
 // or SIGTERM (each gets SIGTERM and SHUTDOWN_TIMEOUT_MS to finish its in-flight work).
 // REPLICAS=N (npm run start:cluster: 2) runs N of each: gateway i on PORT + 10·(i-1), its workers'
@@ -20,6 +20,13 @@ const simulator = {
 };
 const replicas = Math.max(1, Math.floor(Number(process.env.REPLICAS || 1)));
 const gatewayPorts = Array.from({ length: replicas }, (_, i) => port + 10 * i);
+// the merchant console on CONSOLE_PORT (3300): one, whatever REPLICAS says (its sessions are in Postgres)
+const consolePort = Number(process.env.CONSOLE_PORT || 3300);
+const consoleService = {
+  name: 'console',
+  entry: 'dist/apps/console/src/main.js',
+  env: { CONSOLE_PORT: String(consolePort) },
+};
 const services = gatewayPorts.flatMap((base, i) => {
   const suffix = replicas > 1 ? `-${i + 1}` : '';
   return [
@@ -103,9 +110,10 @@ async function main() {
     if (!stopping) process.stdout.write(`[run-all] the simulator does not answer at ${simulatorHealth}\n`);
     return stop(1);
   }
-  for (const service of services) startChild(service);
+  for (const service of [...services, consoleService]) startChild(service);
   for (const gatewayPort of gatewayPorts)
     if (!(await waitFor(`http://127.0.0.1:${gatewayPort}/heartbeat`))) return;
+  if (!(await waitFor(`http://127.0.0.1:${consolePort}/health`))) return;
   process.stdout.write(
     [
       '',
@@ -120,7 +128,8 @@ async function main() {
       `  store id     ${credentials.store_id}`,
       `  secret       ${credentials.secret}`,
       `  jwt          ${credentials.jwt}`,
-      `  user         ${credentials.user_email} / ${credentials.user_password}  (POST /authenticate)`,
+      `  user         ${credentials.user_email} / ${credentials.user_password}  (POST /authenticate, the console)`,
+      `  console      http://127.0.0.1:${consolePort}  (sign in with the user above)`,
       `  processor    ${processorUrl.origin} (the simulator; test cards: docs/processor-simulator.md)`,
       '',
       '  try:  curl -H "Authorization: Bearer <secret>.<jwt>" ' + credentials.base_url + '/me',

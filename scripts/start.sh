@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm start`: the whole service on this machine. Creates .env with fresh keys on first run, makes
 # PostgreSQL and Redis available, builds, applies migrations, creates (or reuses) the demo merchant,
-# store and test app token, then runs the gateway on PORT and every worker service until Ctrl-C.
+# store and test app token, then runs the gateway on PORT, every worker service and the merchant
+# console (CONSOLE_PORT) until Ctrl-C.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

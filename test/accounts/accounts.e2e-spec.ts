@@ -497,9 +497,35 @@ describe('admin CLI', () => {
       merchant_id: suite.merchants.acme.merchant.id,
       email: 'ops@acme.test',
       name: 'Ops',
+      role: 'owner',
       created_on: expect.any(String),
     });
     expect(JSON.stringify(user)).not.toContain('cli-password-1');
+    const viewer = await cli(
+      'user:create',
+      '--merchant',
+      suite.merchants.acme.merchant.id,
+      '--email',
+      'viewer@acme.test',
+      '--password',
+      'cli-password-2',
+      '--role',
+      'viewer',
+    );
+    expect(viewer.role).toBe('viewer');
+    await expect(
+      cli(
+        'user:create',
+        '--merchant',
+        suite.merchants.acme.merchant.id,
+        '--email',
+        'boss@acme.test',
+        '--password',
+        'cli-password-3',
+        '--role',
+        'boss',
+      ),
+    ).rejects.toThrow(AdminError);
     expect(
       (await http('/authenticate', { body: { email: 'ops@acme.test', password: 'cli-password-1' } })).status,
     ).toBe(200);

@@ -15,8 +15,8 @@ import {
   type SpawnedApp,
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
-import { planFor } from '../../apps/gateway/src/limits/rate-limit.policy';
-import { RateLimiter } from '../../apps/gateway/src/limits/rate-limiter';
+import { planFor } from '@kessai/rate-limits';
+import { RateLimiter } from '@kessai/rate-limits';
 
 type Token = Credentials & { id: string };
 

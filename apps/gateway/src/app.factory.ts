@@ -17,7 +17,7 @@ import { IdempotencyRecordsRepository } from '@kessai/db';
 import { LOGO_MAX_BYTES } from '@kessai/domain';
 import { registerIdempotency } from './idempotency/idempotency.hooks';
 import { registerRateLimiting } from './limits/rate-limit.hook';
-import { RateLimiter } from './limits/rate-limiter';
+import { RateLimiter } from '@kessai/rate-limits';
 import { registerTenantWriteLimit } from './limits/tenant-writes';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { registerHttpMetrics } from './metrics/http-metrics.hook';

@@ -16,7 +16,7 @@ import { PasswordResetsController } from './accounts/password-resets.controller'
 import { AppJwtsController } from './app-jwts/app-jwts.controller';
 import { AuthGuard } from './auth/auth.guard';
 import { IdempotencySweeper } from './idempotency/idempotency-sweeper';
-import { RateLimiter } from './limits/rate-limiter';
+import { RateLimiter } from '@kessai/rate-limits';
 import { HeartbeatController } from './heartbeat/heartbeat.controller';
 import { GatewayMetrics } from './metrics/gateway-metrics';
 import { MetricsController } from './metrics/metrics.controller';

@@ -54,18 +54,14 @@ export class LoginService implements OnModuleInit {
    * take as long: without a user the password is checked against a dummy hash.
    */
   async login(email: string, password: string, now = new Date()): Promise<LoginResult> {
-    const user = await this.users.findByEmail(normalizeEmail(email));
-    const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
-    if (!user || !matches) throw new AuthenticationError('INVALID_CREDENTIALS');
-
-    const expiresOn = new Date(now.getTime() + LOGIN_SESSION_TTL_MS);
-    const session = await this.sessions.create({ userId: user.id, merchantId: user.merchantId, expiresOn });
+    const user = await this.verifyCredentials(email, password);
+    const { sessionId, expiresOn } = await this.openSession(user, LOGIN_SESSION_TTL_MS, now);
     const token = signLoginToken(
-      { sessionId: session.id, merchantId: user.merchantId, userId: user.id, expiresOn },
+      { sessionId, merchantId: user.merchantId, userId: user.id, expiresOn },
       this.#signingKey,
       now,
     );
-    return { token, user, sessionId: session.id, expiresOn };
+    return { token, user, sessionId, expiresOn };
   }
 
   /** The session of a login token, or 401 INVALID_LOGIN_TOKEN / EXPIRED_LOGIN_TOKEN. */
@@ -94,5 +90,40 @@ export class LoginService implements OnModuleInit {
 
   async logout(sessionId: string, now = new Date()): Promise<void> {
     await this.sessions.revoke(sessionId, now);
+  }
+
+  /**
+   * The user whose email and password these are: the one check of every sign-in (POST
+   * /authenticate, the console's). An unknown email and a wrong password fail alike, and as slowly.
+   */
+  async verifyCredentials(email: string, password: string): Promise<MerchantUser> {
+    const user = await this.users.findByEmail(normalizeEmail(email));
+    const matches = await verifyPassword(password, user?.passwordHash ?? (await dummyPasswordHash()));
+    if (!user || !matches) throw new AuthenticationError('INVALID_CREDENTIALS');
+    return user;
+  }
+
+  /**
+   * A login session of `user` lasting `ttlMs`: a login token's (LOGIN_SESSION_TTL_MS), or a console
+   * session's, which is the same row (so a password reset and sign-out everywhere end both kinds).
+   */
+  async openSession(user: MerchantUser, ttlMs: number, now = new Date()) {
+    const expiresOn = new Date(now.getTime() + ttlMs);
+    const session = await this.sessions.create({ userId: user.id, merchantId: user.merchantId, expiresOn });
+    return { sessionId: session.id, expiresOn };
+  }
+
+  /** The session `sessionId` and its user while it is neither revoked nor expired; null otherwise. */
+  async activeSession(sessionId: string, now = new Date()) {
+    const session = await this.sessions.findById(sessionId);
+    if (!session || session.revokedOn !== null || session.expiresOn.getTime() <= now.getTime()) return null;
+    const user = await this.users.findById(session.userId);
+    if (!user || user.merchantId !== session.merchantId) return null;
+    return { sessionId: session.id, expiresOn: session.expiresOn, user };
+  }
+
+  /** Ends every session of the user (login tokens and console sessions): how many were open. */
+  logoutEverywhere(userId: string, now = new Date()): Promise<number> {
+    return this.sessions.revokeAllOfUser(userId, now);
   }
 }

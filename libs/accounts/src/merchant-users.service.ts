@@ -14,12 +14,15 @@ export class MerchantUsersService {
     email: string;
     name: string;
     password: string;
+    /** the user's console role; owner when not given */
+    role?: MerchantUser['role'];
   }): Promise<MerchantUser> {
     return this.users.create({
       merchantId: input.merchantId,
       email: normalizeEmail(input.email),
       name: input.name,
       passwordHash: await hashPassword(input.password),
+      ...(input.role ? { role: input.role } : {}),
     });
   }
 

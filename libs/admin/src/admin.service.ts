@@ -80,6 +80,7 @@ export function describeUser(user: MerchantUser) {
     merchant_id: user.merchantId,
     email: user.email,
     name: user.name,
+    role: user.role,
     created_on: user.createdOn.toISOString(),
   };
 }
@@ -204,6 +205,7 @@ export class AdminService {
     email: string;
     password: string;
     name?: string;
+    role?: MerchantUser['role'];
   }): Promise<MerchantUser> {
     await this.requireMerchant(input.merchantId);
     requireUsablePassword(input.password);

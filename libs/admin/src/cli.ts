@@ -3,7 +3,7 @@
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '@kessai/config';
-import { StandaloneDatabase } from '@kessai/db';
+import { StandaloneDatabase, type MerchantUser } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
 import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
@@ -43,7 +43,7 @@ Commands:
                                               the secret is printed once and stored only as a hash
   token:list --merchant ID [--store ID]
   token:revoke --id ID                        also revokes every token it issued, transitively
-  user:create --merchant ID --email EMAIL --password PASSWORD [--name NAME]
+  user:create --merchant ID --email EMAIL --password PASSWORD [--name NAME] [--role owner|admin|developer|viewer]
                                               a merchant user, who signs in with POST /authenticate
   clock:create --merchant ID --time ISO [--name NAME]
                                               a test clock at that instant (docs/subscriptions.md)
@@ -112,6 +112,7 @@ const options = {
   file: { type: 'string' },
   remove: { type: 'boolean' },
   reason: { type: 'string' },
+  role: { type: 'string' },
   by: { type: 'string' },
   status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -241,6 +242,7 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
             email: required(values.email, 'email'),
             password: required(values.password, 'password'),
             name: values.name,
+            role: values.role === undefined ? undefined : userRole(values.role),
           }),
         );
       case 'clock:create':
@@ -360,4 +362,10 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
   } finally {
     await database.close();
   }
+}
+
+/** A merchant user's console role (docs/console.md); owner when not given. */
+function userRole(value: string): MerchantUser['role'] {
+  if (value === 'owner' || value === 'admin' || value === 'developer' || value === 'viewer') return value;
+  throw new AdminError(`--role must be owner, admin, developer or viewer, not ${JSON.stringify(value)}`);
 }

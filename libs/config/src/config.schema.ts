@@ -96,6 +96,18 @@ export const configSchema = z.object({
     .optional(),
   /** The gateway's HTTP port. */
   PORT: port.default(3000),
+  /** The merchant console's HTTP port (apps/console, docs/console.md). */
+  CONSOLE_PORT: port.default(3300),
+  /**
+   * Key of the merchant console's session cookie (HMAC-signed session id) and of its CSRF tokens
+   * (derived from the session). At least 32 characters; changing it signs everyone out.
+   */
+  CONSOLE_SESSION_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /**
+   * How long a console session lasts from sign-in; signing in again is needed afterwards (its
+   * login_sessions row expires then).
+   */
+  CONSOLE_SESSION_TTL_MS: positiveInt.max(7 * 86_400_000).default(8 * 3_600_000),
   /** The health port of a worker service (each worker needs its own when they share a host). */
   HEALTH_PORT: port.optional(),
   /**
@@ -449,11 +461,12 @@ export type AppConfig = z.infer<typeof configSchema>;
  * JWT is not handed the keys to do so. Every other setting has a default or is optional.
  */
 export const SECRET_USERS = {
-  JWT_SIGNING_KEY: ['gateway', 'admin'],
+  JWT_SIGNING_KEY: ['gateway', 'admin', 'console'],
   IDEMPOTENCY_KEY_SECRET: ['gateway'],
   VAULT_KEYS: ['gateway', 'charge-service', 'admin'],
   VAULT_FINGERPRINT_SECRET: ['gateway', 'charge-service', 'admin'],
   PROCESSOR_CALLBACK_SECRET: ['gateway'],
+  CONSOLE_SESSION_SECRET: ['console'],
 } as const satisfies Record<string, readonly ProcessName[]>;
 
 /** Kessai's processes (the admin CLI is `admin`). */
@@ -464,6 +477,7 @@ export type ProcessName =
   | 'subscription-service'
   | 'webhook-service'
   | 'ledger-service'
+  | 'console'
   | 'admin';
 
 export type ProcessSecret = keyof typeof SECRET_USERS;
@@ -511,6 +525,7 @@ const SECRETS = [
   'METRICS_TOKEN',
   'KOMOJU_SECRET_KEY',
   'KOMOJU_WEBHOOK_SECRET',
+  'CONSOLE_SESSION_SECRET',
 ] as const;
 
 /** `10.0.0.1`, `::1`, `10.0.0.0/8` or `fd00::/8`. */

@@ -9,6 +9,7 @@ const valid = {
   VAULT_KEYS: `k1:${key}`,
   VAULT_FINGERPRINT_SECRET: 'f'.repeat(32),
   PROCESSOR_CALLBACK_SECRET: 'p'.repeat(32),
+  CONSOLE_SESSION_SECRET: 'c'.repeat(32),
 };
 
 /** Production's address, which production requires. */

@@ -4,6 +4,7 @@
  * test (test/sql-statements.e2e-spec.ts) prepares each.
  */
 import './accounts/app-tokens.sql';
+import './audit/console-audit.sql';
 import './charges/capture-outcomes.sql';
 import './charges/captures.sql';
 import './charges/charge-outcomes.sql';

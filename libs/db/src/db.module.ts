@@ -1,6 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { PrismaService } from './prisma.service';
 import { AppTokensRepository } from './accounts/app-tokens.repository';
+import { ConsoleAuditRepository } from './audit/console-audit.repository';
 import { MerchantsRepository } from './accounts/merchants.repository';
 import { StoresRepository } from './stores/stores.repository';
 import { DailyQuotas } from './limits/daily-quotas';
@@ -37,6 +38,7 @@ const repositories = [
   MerchantsRepository,
   StoresRepository,
   AppTokensRepository,
+  ConsoleAuditRepository,
   MerchantUsersRepository,
   LoginSessionsRepository,
   PasswordResetsRepository,

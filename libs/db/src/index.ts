@@ -54,6 +54,7 @@ export * from './accounts/merchant-users.repository';
 export * from './accounts/login-sessions.repository';
 export * from './accounts/password-resets.repository';
 export * from './accounts/app-tokens.repository';
+export * from './audit/console-audit.repository';
 export * from './stores/stores.repository';
 export * from './stores/store-logos.repository';
 export * from './tokens/transaction-tokens.repository';

@@ -11,6 +11,7 @@ import { CheckoutProductsRepository } from './checkout/checkout-products.reposit
 import { CardVaultRepository } from './tokens/card-vault.repository';
 import { StoreLogosRepository } from './stores/store-logos.repository';
 import { RefundsRepository } from './refunds-cancels/refunds.repository';
+import { ConsoleAuditRepository } from './audit/console-audit.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 
@@ -46,7 +47,7 @@ export class StandaloneDatabase {
     this.cardVault = new CardVaultRepository(this.prisma);
     this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
     this.storeLogos = new StoreLogosRepository(this.prisma);
-    this.refunds = new RefundsRepository(this.prisma);
+    this.refunds = new RefundsRepository(this.prisma, new ConsoleAuditRepository(this.prisma));
     this.ledger = new LedgerRepository(this.prisma);
     this.bankAccounts = new BankAccountsRepository(this.prisma);
   }

@@ -39,3 +39,9 @@ export function currencyExponent(code: string): number {
 export function formatAmount(amount: bigint | number, currency: string): number {
   return Number(amount) / 10 ** currencyExponent(currency);
 }
+
+/**
+ * The largest amount accepted, in minor units (well inside a JSON number's exact range): a charge's,
+ * a refund's; every front end's bound.
+ */
+export const MAX_CHARGE_AMOUNT = 9_999_999_999;

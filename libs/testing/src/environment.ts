@@ -60,6 +60,7 @@ export function testVariables(
     VAULT_KEYS: `test1:${randomBytes(32).toString('base64')}`,
     VAULT_FINGERPRINT_SECRET: randomBytes(32).toString('hex'),
     PROCESSOR_CALLBACK_SECRET: randomBytes(32).toString('hex'),
+    CONSOLE_SESSION_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'warn',
     // a CI machine running suites in parallel can be slower than production's 250 ms; a refused
     // request there would be a flaky test, not a finding

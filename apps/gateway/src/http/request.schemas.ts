@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isKnownCurrency, ValidationError } from '@kessai/domain';
+import { isKnownCurrency, MAX_CHARGE_AMOUNT, ValidationError } from '@kessai/domain';
 import type { Metadata, MetadataScalar } from '@kessai/payments';
 import { parseCalendarPeriod } from '@kessai/schedule';
 import { parseJsonText } from './json-text';
@@ -79,8 +79,7 @@ export const metadataSchema = z.union([z.record(z.unknown()), z.string()]).trans
   return value as Metadata;
 });
 
-/** The largest amount accepted, in minor units (well inside a JSON number's exact range). */
-export const MAX_CHARGE_AMOUNT = 9_999_999_999;
+export { MAX_CHARGE_AMOUNT };
 
 /** A positive integer amount in minor units, at most MAX_CHARGE_AMOUNT: a charge's, a plan's. */
 export const chargeAmountSchema = z

@@ -4,8 +4,8 @@ import { RateLimitedError, ServiceUnavailableError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
 import { sendError } from '../http/error-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import { callbackFailureBucket, planFor } from './rate-limit.policy';
-import { RateLimiterUnavailableError, type RateLimiter } from './rate-limiter';
+import { callbackFailureBucket, planFor } from '@kessai/rate-limits';
+import { RateLimiterUnavailableError, type RateLimiter } from '@kessai/rate-limits';
 
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 

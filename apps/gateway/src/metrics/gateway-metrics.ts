@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { REQUEST_DURATION_BUCKETS } from '@kessai/observability';
-import type { RateLimitFamily } from '../limits/rate-limit.policy';
+import type { RateLimitFamily } from '@kessai/rate-limits';
 
 /** Methods labelled as themselves; any other is `other`, so that a client cannot add series. */
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);

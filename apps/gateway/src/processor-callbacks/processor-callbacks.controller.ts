@@ -7,8 +7,8 @@ import { KOMOJU_SIGNATURE_HEADER, PROCESSOR_SIGNATURE_HEADER } from '@kessai/pro
 import { Open } from '../auth/decorators';
 import type { RawJsonRouteConfig } from '../http/json-body-parser';
 import { subjectOf, type RateLimitRouteConfig } from '../limits/rate-limit.hook';
-import { callbackFailureBucket } from '../limits/rate-limit.policy';
-import { RateLimiter } from '../limits/rate-limiter';
+import { callbackFailureBucket } from '@kessai/rate-limits';
+import { RateLimiter } from '@kessai/rate-limits';
 import { ProcessorCallbacksService } from './processor-callbacks.service';
 
 /**

@@ -9,6 +9,8 @@ export interface NewMerchantUser {
   email: string;
   name: string;
   passwordHash: string;
+  /** the console role (docs/console.md); the column's default, owner, when not given */
+  role?: MerchantUser['role'];
 }
 
 @Injectable()

@@ -119,6 +119,12 @@ export interface ChargeFilters {
   to?: Date;
   /** one metadata entry, matched as a string or, when numeric, as a number */
   metadata?: { key: string; value: string };
+  /** the charge's transaction token's payment type */
+  paymentType?: PaymentType;
+  /** the charge's transaction token's email, exactly (emails are kept as given) */
+  email?: string;
+  /** the last four digits of the card of the charge's transaction token */
+  cardLastFour?: string;
 }
 
 /** What GET .../issuer_token and .../three_ds/issuer_token need of a charge. */
@@ -584,7 +590,13 @@ function whereOf(merchantId: string, filters: ChargeFilters): Prisma.ChargeWhere
     ...(filters.to ? { lt: filters.to } : {}),
   };
   const metadata = filters.metadata;
+  const token: Prisma.TransactionTokenWhereInput = {
+    ...(filters.paymentType ? { paymentType: filters.paymentType } : {}),
+    ...(filters.email ? { email: { equals: filters.email, mode: 'insensitive' } } : {}),
+    ...(filters.cardLastFour ? { data: { path: ['card', 'last_four'], equals: filters.cardLastFour } } : {}),
+  };
   return {
+    ...(Object.keys(token).length > 0 ? { transactionToken: token } : {}),
     ...whereScope({ merchantId, storeId: filters.storeId }),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.mode ? { mode: filters.mode } : {}),

@@ -10,6 +10,16 @@ export type { NewOutboxEvent };
 /** `OutboxRepository.backlog` counts unpublished events up to this many. */
 export const OUTBOX_BACKLOG_COUNT_CAP = 100_000;
 
+/** An event of one aggregate as a timeline shows it, with the webhook deliveries it caused. */
+export interface AggregateEvent {
+  id: string;
+  aggregateType: string;
+  aggregateId: string;
+  eventType: string;
+  createdOn: Date;
+  deliveries: { id: string; status: string; attempts: number; updatedOn: Date }[];
+}
+
 /** The relay's backlog: unpublished events (up to OUTBOX_BACKLOG_COUNT_CAP), and the oldest one's age. */
 export interface OutboxBacklog {
   unpublished: number;
@@ -56,6 +66,32 @@ export const OUTBOX_TAKE_BATCH = {
 @Injectable()
 export class OutboxRepository {
   constructor(private readonly prisma: PrismaService) {}
+
+  /**
+   * The events of the merchant's aggregates `aggregateIds` (a charge and its refunds: a payment's
+   * timeline), oldest first, at most `limit`, with their webhook deliveries.
+   */
+  async ofAggregates(merchantId: string, aggregateIds: string[], limit: number): Promise<AggregateEvent[]> {
+    const rows = await this.prisma.outboxEvent.findMany({
+      where: { merchantId, aggregateId: { in: aggregateIds } },
+      orderBy: [{ sequence: 'asc' }],
+      take: limit,
+      select: {
+        id: true,
+        aggregateType: true,
+        aggregateId: true,
+        eventType: true,
+        createdOn: true,
+        deliveries: {
+          select: { id: true, status: true, updatedOn: true, _count: { select: { attempts: true } } },
+        },
+      },
+    });
+    return rows.map(({ deliveries, ...event }) => ({
+      ...event,
+      deliveries: deliveries.map(({ _count, ...delivery }) => ({ ...delivery, attempts: _count.attempts })),
+    }));
+  }
 
   /**
    * Appends one event; resolves to its id. Call it with the transaction that makes the state change,

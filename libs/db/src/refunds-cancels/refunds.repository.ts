@@ -8,6 +8,7 @@ import {
 } from '@kessai/domain';
 import type { Prisma, Refund, RefundReason } from '../generated/prisma/client';
 import { listPage } from '../keyset';
+import { DatabaseError } from 'pg';
 import { PrismaService } from '../prisma.service';
 import {
   FIND_PENDING_REFUND,
@@ -18,9 +19,12 @@ import {
   REQUEST_REFUND,
 } from './refunds-cancels.sql';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
+import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
 import type { AccessScope } from '../scope';
 
 export type { Refund, RefundReason };
+
+const UNIQUE_VIOLATION = '23505';
 
 export interface RefundRequest {
   id: string;
@@ -45,7 +49,9 @@ export type RequestRefundResult =
   | { outcome: 'not_refundable'; status: ChargeStatus }
   | { outcome: 'currency_mismatch'; chargedCurrency: string }
   /** the amount plus the refunds pending and successful would exceed charged_amount */
-  | { outcome: 'exceeds_charge' };
+  | { outcome: 'exceeds_charge' }
+  /** a refund of this id exists already (a front end's resubmitted form): nothing was written */
+  | { outcome: 'id_taken' };
 
 /** A pending refund with what its processor call needs. */
 export interface PendingRefund {
@@ -73,15 +79,20 @@ export interface RefundOutcome {
 /** Refunds of successful charges (docs/refunds-and-cancels.md). */
 @Injectable()
 export class RefundsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: ConsoleAuditRepository,
+  ) {}
 
   /**
    * Reserves the amount on the charge and inserts the refund (pending) with its refund_requested
    * command, in one statement (REQUEST_REFUND): atomic against any number of concurrent refunds.
-   * The create is a `write`: an answer lost after sending is WriteOutcomeUnknownError.
+   * The create is a `write`: an answer lost after sending is WriteOutcomeUnknownError. With `audit`
+   * (a console write), the statement and the audit row of a created refund share one transaction,
+   * whose lost COMMIT answer is WriteOutcomeUnknownError as well.
    */
-  async request(request: RefundRequest): Promise<RequestRefundResult> {
-    const rows = await this.prisma.write('refund create', REQUEST_REFUND, {
+  async request(request: RefundRequest, options: { audit?: AuditEntry } = {}): Promise<RequestRefundResult> {
+    const params = {
       refundId: request.id,
       merchantId: request.merchantId,
       storeId: request.storeId,
@@ -92,7 +103,26 @@ export class RefundsRepository {
       message: request.message,
       metadata: request.metadata,
       correlationId: request.correlationId,
-    });
+    };
+    const audit = options.audit;
+    let rows;
+    try {
+      rows = audit
+        ? await this.prisma.inTransaction(async (client) => {
+            const result = await this.prisma.run(REQUEST_REFUND, params, { db: client });
+            if (result[0]?.created) await this.audit.record({ ...audit, targetId: request.id }, client);
+            return result;
+          })
+        : await this.prisma.write('refund create', REQUEST_REFUND, params);
+    } catch (error) {
+      if (
+        error instanceof DatabaseError &&
+        error.code === UNIQUE_VIOLATION &&
+        error.constraint === 'refunds_pkey'
+      )
+        return { outcome: 'id_taken' };
+      throw error;
+    }
     const row = rows[0];
     if (!row) return { outcome: 'charge_not_found' };
     if (row.created && row.mode !== null && row.created_on !== null) {

@@ -1,7 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { ChargesRepository, RefundsRepository, type AccessScope, type Refund } from '@kessai/db';
-import { BusinessRuleError, isUuid, NotFoundError, ValidationError, type PageRequest } from '@kessai/domain';
+import {
+  ChargesRepository,
+  RefundsRepository,
+  type AccessScope,
+  type AuditEntry,
+  type Refund,
+} from '@kessai/db';
+import {
+  BusinessRuleError,
+  ConflictError,
+  isUuid,
+  NotFoundError,
+  ValidationError,
+  type PageRequest,
+} from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import type { ChargeScope } from '../actor';
 import type { RefundChanges, RefundInput } from './refund-inputs';
@@ -19,28 +32,37 @@ export class RefundsService {
     private readonly charges: ChargesRepository,
   ) {}
 
-  /** Accepts a refund of the scope's charge `chargeId`, within what is left of it to refund. */
+  /**
+   * Accepts a refund of the scope's charge `chargeId`, within what is left of it to refund.
+   * `options.id`: the refund's id, chosen by a front end that makes a resubmitted form a no-op (the
+   * second insert of one id is refused by its primary key); `options.audit`: the console's audit
+   * row, written in the refund's transaction.
+   */
   async create(
     scope: ChargeScope,
     chargeId: string,
     request: RefundInput,
     correlation: Correlation,
+    options: { id?: string; audit?: AuditEntry } = {},
   ): Promise<Refund> {
     const storeId = scope.storeId;
     // one statement decides (REQUEST_REFUND): the charge in the scope, its payment type, status,
     // currency and what is left of it to refund
-    const result = await this.refunds.request({
-      id: randomUUID(),
-      merchantId: scope.merchantId,
-      storeId,
-      chargeId,
-      amount: BigInt(request.amount),
-      currency: request.currency,
-      reason: request.reason ?? null,
-      message: request.message ?? null,
-      metadata: request.metadata ?? {},
-      correlationId: correlation.correlationId,
-    });
+    const result = await this.refunds.request(
+      {
+        id: options.id ?? randomUUID(),
+        merchantId: scope.merchantId,
+        storeId,
+        chargeId,
+        amount: BigInt(request.amount),
+        currency: request.currency,
+        reason: request.reason ?? null,
+        message: request.message ?? null,
+        metadata: request.metadata ?? {},
+        correlationId: correlation.correlationId,
+      },
+      { audit: options.audit },
+    );
     switch (result.outcome) {
       case 'created':
         return result.refund;
@@ -62,6 +84,12 @@ export class RefundsService {
         throw new BusinessRuleError('REFUND_NOT_WITHIN_BOUNDS', [
           { field: 'amount', reason: 'REFUND_NOT_WITHIN_BOUNDS' },
         ]);
+      case 'id_taken': {
+        // the same form sent again: its refund, when it is this charge's; a foreign id is a conflict
+        const existing = await this.refunds.findInScope(scope, chargeId, options.id ?? '');
+        if (!existing) throw new ConflictError('CONFLICTED');
+        return existing;
+      }
     }
   }
 

@@ -1,0 +1,46 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { AccountsModule } from '@kessai/accounts';
+import { ConfigModule, type ProcessConfig } from '@kessai/config';
+import { DbModule } from '@kessai/db';
+import { LoggerModule, type Logger } from '@kessai/observability';
+import { PaymentsModule } from '@kessai/payments';
+import { RateLimiter } from '@kessai/rate-limits';
+import { RedisModule } from '@kessai/redis';
+import { AssetsController } from './pages/assets.controller';
+import { HealthController } from './pages/health.controller';
+import { PageErrorsFilter } from './pages/page-errors.filter';
+import { PaymentsController } from './pages/payments.controller';
+import { SignInController } from './pages/sign-in.controller';
+import { ConsoleGuard } from './session/console.guard';
+import { ConsoleSessions } from './session/console-sessions';
+
+export type ConsoleConfig = ProcessConfig<'console'>;
+
+/**
+ * The merchant console: the libs' use cases (accounts, payments) called in-process, as the gateway
+ * calls them (decision 0035), behind the console's own sessions, CSRF and roles.
+ */
+@Module({})
+export class ConsoleModule {
+  static register(config: ConsoleConfig, logger: Logger): DynamicModule {
+    return {
+      module: ConsoleModule,
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggerModule.forRoot(logger),
+        DbModule,
+        RedisModule,
+        AccountsModule,
+        PaymentsModule,
+      ],
+      controllers: [HealthController, AssetsController, SignInController, PaymentsController],
+      providers: [
+        RateLimiter,
+        ConsoleSessions,
+        { provide: APP_GUARD, useClass: ConsoleGuard },
+        { provide: APP_FILTER, useClass: PageErrorsFilter },
+      ],
+    };
+  }
+}

@@ -1,0 +1,260 @@
+import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { ChargesService, RefundsService } from '@kessai/payments';
+import { OutboxRepository, TransactionTokensRepository, type Charge } from '@kessai/db';
+import { DomainError, isUuid, NotFoundError, PAGE_LIMIT_DEFAULT } from '@kessai/domain';
+import { may } from '../roles';
+import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
+import { cookieOptions, MODE_COOKIE } from '../session/cookies';
+import { CurrentSession, Requires } from '../session/decorators';
+import { paymentListPage, paymentPage } from '../views/payments';
+import { minorAmount } from '../views/money';
+import { modeForm, paymentListQuery, refundForm, type PaymentListQuery } from './payments.schemas';
+import { modeOf, originOf, pageContext } from './request-context';
+
+/** The most events a payment's timeline shows. */
+const TIMELINE_LIMIT = 200;
+/** The refunds a payment's page lists. */
+const REFUNDS_SHOWN = 100;
+
+/**
+ * The payments pages (docs/console.md): the list with its filters in the URL and keyset pages, a
+ * payment with its refunds and events, and a refund through RefundsService.create, the use case
+ * POST /charges/{id}/refunds runs, with the console's audit row in the refund's transaction.
+ */
+@Controller()
+export class PaymentsController {
+  constructor(
+    private readonly sessions: ConsoleSessions,
+    private readonly charges: ChargesService,
+    private readonly refunds: RefundsService,
+    private readonly outbox: OutboxRepository,
+    private readonly tokens: TransactionTokensRepository,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  @Get('payments')
+  @Requires('payments:read')
+  async list(
+    @CurrentSession() session: ConsoleSession,
+    @Query() query: Record<string, string>,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const ctx = pageContext(request, this.sessions);
+    const shown = stringsOf(query);
+    const parsed = paymentListQuery.safeParse(query);
+    if (!parsed.success) {
+      const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.')))].join(', ');
+      return send(
+        reply,
+        400,
+        paymentListPage(ctx, {
+          rows: [],
+          query: shown,
+          nextQuery: null,
+          previousQuery: null,
+          error: `${ctx.m.filters}: ${fields}`,
+        }),
+      );
+    }
+    const q = parsed.data;
+    const backwards = q.direction === 'previous';
+    const scope = { merchantId: session.user.merchantId, storeId: null };
+    let rows;
+    try {
+      ({ rows } = await this.charges.list(scope, null, filtersOf(q, modeOf(request)), {
+        limit: PAGE_LIMIT_DEFAULT,
+        cursor: q.cursor ?? null,
+        direction: backwards ? 'asc' : 'desc',
+      }));
+    } catch (error) {
+      // a cursor of another merchant (or none) is a page that does not exist
+      if (error instanceof DomainError) throw new NotFoundError('page');
+      throw error;
+    }
+    const more = rows.length > PAGE_LIMIT_DEFAULT;
+    const page = rows.slice(0, PAGE_LIMIT_DEFAULT);
+    if (backwards) page.reverse();
+    const base = { ...shown };
+    delete base.cursor;
+    delete base.direction;
+    const first = page[0];
+    const last = page[page.length - 1];
+    const hasNext = backwards ? q.cursor !== undefined : more;
+    const hasPrevious = backwards ? more : q.cursor !== undefined;
+    return send(
+      reply,
+      200,
+      paymentListPage(ctx, {
+        rows: page,
+        query: shown,
+        nextQuery: hasNext && last ? new URLSearchParams({ ...base, cursor: last.id }).toString() : null,
+        previousQuery:
+          hasPrevious && first
+            ? new URLSearchParams({ ...base, cursor: first.id, direction: 'previous' }).toString()
+            : null,
+      }),
+    );
+  }
+
+  @Get('payments/:id')
+  @Requires('payments:read')
+  async show(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const query = request.query as Record<string, unknown>;
+    const ctx = pageContext(request, this.sessions);
+    const charge = await this.chargeOf(session, id, request);
+    return send(
+      reply,
+      200,
+      await this.renderPayment(
+        session,
+        charge,
+        request,
+        query.refunded !== undefined ? ctx.m.refundDone : undefined,
+      ),
+    );
+  }
+
+  @Post('payments/:id/refunds')
+  @Requires('payments:refund')
+  async refund(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const ctx = pageContext(request, this.sessions);
+    const charge = await this.chargeOf(session, id, request);
+    const currency = charge.chargedCurrency ?? charge.requestedCurrency;
+    const parsed = refundForm.safeParse(body);
+    const amount = parsed.success ? minorAmount(parsed.data.amount, currency) : null;
+    if (!parsed.success || amount === null || amount < 1n) {
+      const page = await this.renderPayment(
+        session,
+        charge,
+        request,
+        undefined,
+        `${ctx.m.refundRefused}: VALIDATION_ERROR`,
+      );
+      return send(reply, 400, page);
+    }
+    const form = parsed.data;
+    const detail = { amount: amount.toString(), currency, reason: form.reason ?? null, charge_id: charge.id };
+    try {
+      await this.refunds.create(
+        { merchantId: charge.merchantId, storeId: charge.storeId },
+        charge.id,
+        { amount: Number(amount), currency, reason: form.reason ?? null, message: form.message ?? null },
+        { correlationId: request.id },
+        {
+          id: form.refund_id,
+          audit: {
+            merchantId: session.user.merchantId,
+            userId: session.user.id,
+            sessionId: session.sessionId,
+            ...originOf(request),
+            action: 'refund.create',
+            targetType: 'refund',
+            targetId: form.refund_id,
+            mode: charge.mode,
+            detail,
+          },
+        },
+      );
+    } catch (error) {
+      if (error instanceof DomainError && !(error instanceof NotFoundError)) {
+        const reasons = error.errors.map((e) => e.reason).filter((r) => r !== error.code);
+        const message = `${ctx.m.refundRefused}: ${[error.code, ...reasons].join(', ')}`;
+        return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
+      }
+      throw error;
+    }
+    return reply.redirect(`/payments/${charge.id}?refunded`, 303);
+  }
+
+  @Post('mode')
+  @Requires('payments:read')
+  mode(@Body() body: unknown, @Res() reply: FastifyReply) {
+    const parsed = modeForm.safeParse(body);
+    const mode = parsed.success ? parsed.data.mode : 'test';
+    void reply.setCookie(MODE_COOKIE, mode, cookieOptions(this.config, 365 * 86_400));
+    return reply.redirect('/payments', 303);
+  }
+
+  /** The merchant's charge `id` in the mode the switch shows; any other id is a missing page. */
+  private async chargeOf(session: ConsoleSession, id: string, request: FastifyRequest): Promise<Charge> {
+    if (!isUuid(id)) throw new NotFoundError('charge');
+    const charge = await this.charges.find({ merchantId: session.user.merchantId, storeId: null }, id);
+    if (charge.mode !== modeOf(request)) throw new NotFoundError('charge');
+    return charge;
+  }
+
+  private async renderPayment(
+    session: ConsoleSession,
+    charge: Charge,
+    request: FastifyRequest,
+    notice?: string,
+    error?: string,
+  ): Promise<string> {
+    const scope = { merchantId: charge.merchantId, storeId: charge.storeId };
+    const [{ rows: refunds }, token] = await Promise.all([
+      this.refunds.list(scope, charge.id, { limit: REFUNDS_SHOWN, cursor: null, direction: 'desc' }),
+      this.tokens.findInStore(charge.merchantId, charge.storeId, charge.transactionTokenId),
+    ]);
+    const events = await this.outbox.ofAggregates(
+      charge.merchantId,
+      [charge.id, ...refunds.map((r) => r.id)],
+      TIMELINE_LIMIT,
+    );
+    return paymentPage(pageContext(request, this.sessions), {
+      charge,
+      paymentType: token?.paymentType ?? '—',
+      email: token?.email ?? null,
+      refunds: refunds.slice(0, REFUNDS_SHOWN),
+      events,
+      canRefund: may(session.user.role, 'payments:refund'),
+      refundId: randomUUID(),
+      notice,
+      error,
+    });
+  }
+}
+
+function filtersOf(q: PaymentListQuery, mode: 'test' | 'live') {
+  const day = (date: string) => new Date(`${date}T00:00:00Z`);
+  return {
+    mode,
+    ...(q.status ? { status: q.status } : {}),
+    ...(q.payment_type ? { paymentType: q.payment_type } : {}),
+    ...(q.from ? { from: day(q.from) } : {}),
+    // `to` is the last day shown: charges before the next day
+    ...(q.to ? { to: new Date(day(q.to).getTime() + 86_400_000) } : {}),
+    ...(q.amount_from !== undefined ? { amountFrom: BigInt(q.amount_from) } : {}),
+    ...(q.amount_to !== undefined ? { amountTo: BigInt(q.amount_to) } : {}),
+    ...(q.email ? { email: q.email } : {}),
+    ...(q.last_four ? { cardLastFour: q.last_four } : {}),
+  };
+}
+
+/** The query's single string values (a repeated parameter keeps its first). */
+function stringsOf(query: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query ?? {})) {
+    const first: unknown = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string' && first !== '') out[key] = first;
+  }
+  return out;
+}
+
+function send(reply: FastifyReply, status: number, page: string) {
+  return reply.status(status).type('text/html; charset=utf-8').send(page);
+}

@@ -1,0 +1,20 @@
+import type { MerchantUser } from '@kessai/db';
+
+export type Role = MerchantUser['role'];
+
+/**
+ * What a console user may do, by role (docs/console.md): every page reads for every role; owner and
+ * admin act on payments; developer manages keys and webhooks; viewer only reads.
+ */
+export type Permission = 'payments:read' | 'payments:refund' | 'developers:manage' | 'users:manage';
+
+const GRANTS: Record<Role, readonly Permission[]> = {
+  owner: ['payments:read', 'payments:refund', 'developers:manage', 'users:manage'],
+  admin: ['payments:read', 'payments:refund', 'developers:manage'],
+  developer: ['payments:read', 'developers:manage'],
+  viewer: ['payments:read'],
+};
+
+export function may(role: Role, permission: Permission): boolean {
+  return GRANTS[role].includes(permission);
+}

@@ -1,0 +1,435 @@
+// The merchant console (docs/console.md) in a real browser: Debian's chromium, headless, driven by
+// playwright-core, against the console and the gateway in this process, charge-service,
+// refund-cancel-service and webhook-service as processes and the processor simulator (the outside
+// world). Sign-in (a bad password refused, then throttled), CSRF, roles (a viewer cannot refund), an
+// admin's refund through the API's use case with its audit row and webhook, filters and pages in the
+// URL, sign-out everywhere. axe-core checks every page; screenshots go to test-results/console/.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import { WebHookTrigger } from 'univapay-node';
+import { loadConfig } from '@kessai/config';
+import {
+  eventually,
+  listenLocally,
+  sdkFor,
+  useSuite,
+  WebhookReceiver,
+  type SeededMerchant,
+} from '@kessai/testing';
+import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
+import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { createConsoleApp } from '../../apps/console/src/app.factory';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(__dirname, '..', '..', 'test-results', 'console');
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const STEP_MS = 20_000;
+/** merchant-controlled text that would run if a page did not escape it */
+const MARKUP = '<script>document.title="owned"</script><img src=x onerror=alert(1)>';
+jest.setTimeout(90_000);
+
+const suite = useSuite({
+  simulator: (callbackSecret) =>
+    startProcessorSimulator({ latencyMs: 0, callbackSecret, callbackRetryBaseDelayMs: 50 }),
+  gateway: (config) => createGatewayApp(config),
+  merchants: { shop: { pci: true }, other: { pci: true } },
+  workers: ['charge-service', 'refund-cancel-service', 'webhook-service'],
+  callbacks: true,
+});
+
+let browser: Browser;
+let consoleUrl: string;
+let throttledUrl: string;
+let receiver: WebhookReceiver;
+let shop: SeededMerchant;
+const password = `pw-${randomBytes(6).toString('hex')}`;
+const users: Record<'owner' | 'admin' | 'viewer' | 'other', string> = {
+  owner: `owner-${randomBytes(3).toString('hex')}@example.test`,
+  admin: `admin-${randomBytes(3).toString('hex')}@example.test`,
+  viewer: `viewer-${randomBytes(3).toString('hex')}@example.test`,
+  other: `other-${randomBytes(3).toString('hex')}@example.test`,
+};
+
+async function startConsole(variables: Record<string, string> = {}): Promise<string> {
+  const config = loadConfig({ ...suite.env.variables, ...variables }, 'console');
+  const app: NestFastifyApplication = await createConsoleApp(config);
+  suite.cleanup(() => app.close());
+  return listenLocally(app);
+}
+
+async function successfulCharge(
+  merchant: 'shop' | 'other',
+  amount = 1200,
+  email = 'buyer@example.test',
+  metadata: Record<string, string> = {},
+): Promise<string> {
+  const api = suite.api[merchant];
+  const token = await api.request('/tokens', {
+    method: 'POST',
+    json: {
+      payment_type: 'card',
+      type: 'one_time',
+      email,
+      data: {
+        cardholder: 'HANAKO YAMADA',
+        card_number: '4242424242424242',
+        exp_month: '12',
+        exp_year: String(new Date().getFullYear() + 3),
+        cvv: '123',
+      },
+    },
+  });
+  expect(token.status).toBe(201);
+  const charge = await api.charge((token.body as { id: string }).id, { amount, metadata });
+  await eventually(
+    async () =>
+      (await suite.env.prisma.charge.findUnique({ where: { id: charge.id } }))?.status === 'successful' ||
+      null,
+    { timeoutMs: 20_000, what: `charge ${charge.id} successful` },
+  );
+  return charge.id as string;
+}
+
+async function accessible(page: Page): Promise<void> {
+  await page.evaluate(AXE_SOURCE);
+  const violations: { id: string; impact: string }[] = await page.evaluate(async () => {
+    const result = await (globalThis as any).axe.run();
+    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact }));
+  });
+  expect(violations).toEqual([]);
+}
+
+async function newContext(): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, locale: 'en-US' });
+  context.setDefaultTimeout(STEP_MS);
+  suite.cleanup(() => context.close());
+  return context;
+}
+
+async function signIn(context: BrowserContext, email: string, base = consoleUrl): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${base}/sign-in`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+  return page;
+}
+
+/** The CSRF token a signed-in page's forms carry. */
+async function csrfOf(page: Page): Promise<string> {
+  return page.locator('form[action="/sign-out"] input[name="_csrf"]').inputValue();
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} is missing: scripts/test.sh installs Debian's chromium with apt`);
+  mkdirSync(SHOTS, { recursive: true });
+  shop = suite.merchants.shop;
+  for (const [role, email] of Object.entries(users)) {
+    const merchantId = role === 'other' ? suite.merchants.other.merchant.id : shop.merchant.id;
+    const consoleRole = role === 'admin' || role === 'viewer' ? role : 'owner';
+    await suite.env.admin.createUser({ merchantId, email, password, role: consoleRole });
+  }
+  receiver = new WebhookReceiver();
+  await receiver.start();
+  suite.cleanup(() => receiver.close());
+  await sdkFor(suite.url, shop.storeToken).webHooks.create(
+    { triggers: [WebHookTrigger.REFUND_FINISHED], url: `${receiver.url}/kessai` },
+    undefined,
+    shop.store.id,
+  );
+  consoleUrl = await startConsole();
+  // a console of its own Redis prefix, so its sign-in buckets are this test's alone: 3 sign-ins,
+  // then refused until they refill (here: never within the test)
+  throttledUrl = await startConsole({
+    REDIS_PREFIX: `${suite.env.variables.REDIS_PREFIX}_throttle`,
+    RATE_LIMIT_EXACT_BURST: '3',
+    RATE_LIMIT_EXACT_PER_MINUTE: '3',
+    RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001',
+  });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-sync',
+    ],
+  });
+  suite.cleanup(() => browser.close());
+}, 90_000);
+
+describe('sign-in', () => {
+  it('refuses a bad password, then throttles the address like POST /authenticate, the right password included', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${throttledUrl}/sign-in`);
+    await accessible(page);
+    for (let attempt = 0; attempt < 3; attempt++) {
+      await page.getByLabel('Email').fill(users.owner);
+      await page.getByLabel('Password').fill('not-the-password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('#sign-in-error').waitFor();
+      expect(await page.locator('#sign-in-error').textContent()).toBe('The email or password is not right.');
+    }
+    await page.getByLabel('Email').fill(users.owner);
+    await page.getByLabel('Password').fill(password);
+    const answer = page.waitForResponse(
+      (r) => r.url().endsWith('/sign-in') && r.request().method() === 'POST',
+    );
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    expect((await answer).status()).toBe(429);
+    expect(await page.locator('#sign-in-error').textContent()).toContain('Too many sign-in attempts');
+    expect((await context.cookies()).map((c) => c.name)).not.toContain('kessai_console_session');
+    await page.screenshot({ path: join(SHOTS, 'sign-in-throttled.png'), fullPage: true });
+  });
+
+  it('signs in with an HttpOnly, SameSite=Lax, Secure session cookie and strict headers', async () => {
+    const context = await newContext();
+    const page = await signIn(context, users.owner);
+    const cookie = (await context.cookies()).find((c) => c.name === 'kessai_console_session');
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', secure: true });
+    const response = await page.reload();
+    const headers = response!.headers();
+    expect(headers['content-security-policy']).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    expect(headers['cache-control']).toBe('no-store');
+    expect(await page.locator('#user-role').textContent()).toBe('owner');
+    expect(await page.locator('#mode').textContent()).toBe('Test mode');
+    await accessible(page);
+  });
+
+  it('a page without a session sends to the sign-in page', async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    await page.goto(`${consoleUrl}/payments`);
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+  });
+});
+
+describe('payments', () => {
+  let chargeId: string;
+  beforeAll(async () => {
+    chargeId = await successfulCharge('shop', 5000, 'refund-me@example.test', { note: MARKUP });
+  }, 60_000);
+
+  it('refuses a POST without its CSRF token (403), and one with another session’s: nothing written', async () => {
+    const context = await newContext();
+    const page = await signIn(context, users.admin);
+    const refused = await context.request.post(`${consoleUrl}/payments/${chargeId}/refunds`, {
+      form: { refund_id: crypto.randomUUID(), amount: '100' },
+      maxRedirects: 0,
+    });
+    expect(refused.status()).toBe(403);
+    expect(await refused.text()).toContain('This form is no longer valid');
+    const otherSession = await signIn(await newContext(), users.admin);
+    const foreign = await context.request.post(`${consoleUrl}/payments/${chargeId}/refunds`, {
+      form: { _csrf: await csrfOf(otherSession), refund_id: crypto.randomUUID(), amount: '100' },
+      maxRedirects: 0,
+    });
+    expect(foreign.status()).toBe(403);
+    expect(await suite.env.prisma.refund.count({ where: { chargeId } })).toBe(0);
+    expect(await page.title()).toContain('Payments');
+  });
+
+  it('a viewer sees the payment without a refund form and is refused the refund (403, nothing written)', async () => {
+    const context = await newContext();
+    const page = await signIn(context, users.viewer);
+    await page.goto(`${consoleUrl}/payments/${chargeId}`);
+    expect(await page.locator('#charge-status').textContent()).toBe('successful');
+    expect(await page.locator('form.refund').count()).toBe(0);
+    const refused = await context.request.post(`${consoleUrl}/payments/${chargeId}/refunds`, {
+      form: { _csrf: await csrfOf(page), refund_id: crypto.randomUUID(), amount: '100' },
+      maxRedirects: 0,
+    });
+    expect(refused.status()).toBe(403);
+    expect(await refused.text()).toContain('Your role may not do this.');
+    expect(await suite.env.prisma.refund.count({ where: { chargeId } })).toBe(0);
+    expect(await suite.env.prisma.consoleAuditEvent.count({ where: { merchantId: shop.merchant.id } })).toBe(
+      0,
+    );
+  });
+
+  it('another merchant’s payment is a missing page', async () => {
+    const page = await signIn(await newContext(), users.other);
+    const response = await page.goto(`${consoleUrl}/payments/${chargeId}`);
+    expect(response!.status()).toBe(404);
+  });
+
+  it('an admin refunds part of a payment: the refund, its audit row and its webhook, as from the API', async () => {
+    const context = await newContext();
+    const page = await signIn(context, users.admin);
+    await page.goto(`${consoleUrl}/payments?email=refund-me@example.test`);
+    await page.getByRole('link', { name: chargeId }).click();
+    expect(await page.locator('#refundable').textContent()).toBe('5000 JPY');
+    // the charge's metadata shows as the text it is
+    expect(await page.locator('.metadata dd').first().textContent()).toBe(MARKUP);
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    await accessible(page);
+    await page.getByLabel('Amount to refund (JPY)').fill('1500');
+    await page.getByLabel('Reason').selectOption('customer_request');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.locator('#notice').waitFor();
+    expect(await page.locator('#refundable').textContent()).toBe('3500 JPY');
+    await page.screenshot({ path: join(SHOTS, 'payment-refunded.png'), fullPage: true });
+
+    const refunds = await suite.env.prisma.refund.findMany({ where: { chargeId } });
+    expect(refunds).toHaveLength(1);
+    const refund = refunds[0];
+    expect(refund).toMatchObject({ amount: 1500n, currency: 'JPY', reason: 'customer_request' });
+    const admin = await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { email: users.admin } });
+    const audit = await suite.env.prisma.consoleAuditEvent.findMany({
+      where: { merchantId: shop.merchant.id },
+    });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({
+      userId: admin.id,
+      action: 'refund.create',
+      targetType: 'refund',
+      targetId: refund.id,
+      mode: 'test',
+      ip: '127.0.0.1',
+      detail: { amount: '1500', currency: 'JPY', reason: 'customer_request', charge_id: chargeId },
+    });
+    expect(audit[0].userAgent).toContain('Chrome');
+    // the API's refund of another charge, for its events and webhook to compare with
+    const apiCharge = await successfulCharge('shop', 5000);
+    const viaApi = await suite.api.shop.request(`/stores/${shop.store.id}/charges/${apiCharge}/refunds`, {
+      method: 'POST',
+      json: { amount: 1500, currency: 'JPY', reason: 'customer_request' },
+    });
+    expect(viaApi.status).toBe(201);
+    const apiRefundId = (viaApi.body as { id: string }).id;
+    const [fromConsole, fromApi] = await Promise.all(
+      [refund.id, apiRefundId].map((id) => receiver.waitFor('/kessai', 'refund_finished', id)),
+    );
+    const shape = (body: string) => {
+      const { data, event } = JSON.parse(body) as { event: string; data: Record<string, unknown> };
+      return {
+        event,
+        keys: Object.keys(data).sort(),
+        status: data.status,
+        amount: data.amount,
+        reason: data.reason,
+      };
+    };
+    expect(shape(fromConsole[0].body)).toEqual(shape(fromApi[0].body));
+    const eventTypes = async (id: string) =>
+      (
+        await suite.env.prisma.outboxEvent.findMany({
+          where: { aggregateId: id },
+          orderBy: { sequence: 'asc' },
+        })
+      ).map((e) => e.eventType);
+    expect(await eventTypes(refund.id)).toEqual(await eventTypes(apiRefundId));
+    // the timeline shows the refund's events and their webhook
+    await page.reload();
+    await page.locator('#events li[data-event-type="refund_finished"] .delivery').first().waitFor();
+  });
+
+  it('a resubmitted refund form refunds once', async () => {
+    const charge = await successfulCharge('shop', 3000);
+    const context = await newContext();
+    const page = await signIn(context, users.owner);
+    await page.goto(`${consoleUrl}/payments/${charge}`);
+    const form = {
+      _csrf: await csrfOf(page),
+      refund_id: await page.locator('input[name="refund_id"]').inputValue(),
+      amount: '1000',
+    };
+    for (let i = 0; i < 2; i++) {
+      const answer = await context.request.post(`${consoleUrl}/payments/${charge}/refunds`, {
+        form,
+        maxRedirects: 0,
+      });
+      expect(answer.status()).toBe(303);
+    }
+    expect(await suite.env.prisma.refund.count({ where: { chargeId: charge } })).toBe(1);
+    expect(await suite.env.prisma.consoleAuditEvent.count({ where: { targetId: form.refund_id } })).toBe(1);
+  });
+
+  it('keeps filters and pages in the URL (keyset pages, next and back)', async () => {
+    const email = `pages-${randomBytes(3).toString('hex')}@example.test`;
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) ids.push(await successfulCharge('shop', 700 + i, email));
+    const page = await signIn(await newContext(), users.viewer);
+    await page.goto(`${consoleUrl}/payments`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Amount at least').fill('702');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('#payments').waitFor();
+    const url = new URL(page.url());
+    expect(url.searchParams.get('email')).toBe(email);
+    expect(url.searchParams.get('amount_from')).toBe('702');
+    const shown = () =>
+      page
+        .locator('#payments tbody tr')
+        .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-charge-id')));
+    // newest first: 711 … 702 are ten charges, one page; nothing after
+    const wanted = ids.slice(2).reverse();
+    expect(await shown()).toEqual(wanted);
+    expect(await page.locator('#next-page').count()).toBe(0);
+    await page.goto(`${consoleUrl}/payments?email=${encodeURIComponent(email)}`);
+    expect(await shown()).toEqual(ids.slice(2).reverse());
+    await page.locator('#next-page').click();
+    expect(await shown()).toEqual(ids.slice(0, 2).reverse());
+    expect(new URL(page.url()).searchParams.get('email')).toBe(email);
+    await page.locator('#previous-page').click();
+    expect(await shown()).toEqual(ids.slice(2).reverse());
+    await page.goto(
+      `${consoleUrl}/payments?email=${encodeURIComponent(email)}&last_four=4242&status=successful&payment_type=card`,
+    );
+    expect(await shown()).toHaveLength(10);
+    await page.goto(`${consoleUrl}/payments?email=${encodeURIComponent(email)}&last_four=1111`);
+    await page.locator('#no-payments').waitFor();
+    const bad = await page.goto(`${consoleUrl}/payments?amount_from=lots`);
+    expect(bad!.status()).toBe(400);
+    await accessible(page);
+  }, 120_000);
+});
+
+describe('sessions', () => {
+  it('sign-out everywhere ends the user’s other sessions', async () => {
+    const first = await signIn(await newContext(), users.owner);
+    const second = await signIn(await newContext(), users.owner);
+    await first.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await first.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await second.goto(`${consoleUrl}/payments`);
+    expect(new URL(second.url()).pathname).toBe('/sign-in');
+  });
+
+  it('sign-out ends this session only', async () => {
+    const first = await signIn(await newContext(), users.viewer);
+    const second = await signIn(await newContext(), users.viewer);
+    await first.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await first.getByRole('heading', { name: 'Sign in' }).waitFor();
+    await second.goto(`${consoleUrl}/payments`);
+    expect(new URL(second.url()).pathname).toBe('/payments');
+  });
+
+  it('a session past its expiry is signed out', async () => {
+    const context = await newContext();
+    const page = await signIn(context, users.viewer);
+    await suite.env.prisma.loginSession.updateMany({
+      where: { user: { email: users.viewer }, revokedOn: null },
+      data: { expiresOn: new Date(Date.now() - 1000) },
+    });
+    await page.goto(`${consoleUrl}/payments`);
+    expect(new URL(page.url()).pathname).toBe('/sign-in');
+  });
+
+  it('speaks Japanese when asked', async () => {
+    const page = await signIn(await newContext(), users.viewer);
+    await page.getByRole('link', { name: '日本語' }).click();
+    await page.getByRole('heading', { name: '決済', level: 1 }).waitFor();
+    expect(await page.locator('html').getAttribute('lang')).toBe('ja');
+    await accessible(page);
+  });
+});
