@@ -106,10 +106,10 @@ run_once() {
   local code=0
   wait "$runner" || code=$?
   runner=
-  # the simulator and 2 × (gateway + 5 workers), each "exited (0)"
+  # the simulator, 2 × (gateway + 5 workers) and the console, each "exited (0)"
   local clean
   clean=$(grep -cE '\] exited \(0\)$' "$work/run-all.log" || true)
-  if ((code != 0)) || ((clean != 13)) || grep -E '\] exited \(' "$work/run-all.log" | grep -vqE 'exited \(0\)$'; then
+  if ((code != 0)) || ((clean != 14)) || grep -E '\] exited \(' "$work/run-all.log" | grep -vqE 'exited \(0\)$'; then
     say "a process did not stop cleanly ($redis_mode Redis):"
     grep -E '\] exited' "$work/run-all.log" || true
     return 1
