@@ -70,6 +70,16 @@ describe('the SDK answer checker (schemas generated from univapay-node’s decla
     expect(violations.filter((v) => v.path === '/items/*/chargedAmount')).toHaveLength(1);
   });
 
+  it('judges an object against the member of `T | null` that is not null, naming the field inside', () => {
+    const subscription = checker.checkAnswer('subscriptions.get', {
+      scheduleSettings: { startOn: null, zoneId: 'Asia/Tokyo', retryInterval: null },
+    });
+    expect(subscription).toEqual(
+      expect.arrayContaining([{ path: '/scheduleSettings/retryInterval', kind: 'null' }]),
+    );
+    expect(subscription).not.toContainEqual({ path: '/scheduleSettings', kind: 'type' });
+  });
+
   it('fails an error code or a reason outside ResponseErrorCode, through the union of codes', () => {
     expect(
       checker.checkError({

@@ -112,7 +112,10 @@ export class SdkAnswerChecker {
   }
 
   private closestMember(union: ErrorObject, value: unknown): Violation[] {
-    const members = (union.schema ?? []) as unknown[];
+    // a value that is not null is judged against the members that are not null alone
+    const members = ((union.schema ?? []) as unknown[]).filter(
+      (member) => value === null || (member as { type?: unknown }).type !== 'null',
+    );
     let best: Violation[] | undefined;
     for (const member of members) {
       const candidate = this.violations(member, value);

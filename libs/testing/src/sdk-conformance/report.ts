@@ -6,8 +6,9 @@ import type { SdkCallRecord } from './record';
 
 /**
  * A deliberate or known difference between Kessai's answers and the SDK's declared types: the
- * methods (a `*` matches any characters) and answer paths it covers, the kind and, for `enum`, the
- * value; why, with the decision that records it or the issue that will close it.
+ * methods and answer paths it covers (in both `*` matches any characters: a path pattern starting
+ * with one covers a list's items and a nested answer too), the kind and, for `enum`, the value; why,
+ * with the decision that records it or the issue that will close it.
  */
 export interface SdkException {
   method: string | string[];
@@ -49,7 +50,7 @@ function matches(exception: SdkException, method: string, violation: Violation):
     exception.kind === violation.kind &&
     (exception.value === undefined || exception.value === violation.value) &&
     methods.some((m) => globMatch(m, method)) &&
-    paths.includes(violation.path)
+    paths.some((p) => globMatch(p, violation.path))
   );
 }
 

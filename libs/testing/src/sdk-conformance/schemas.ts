@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { createGenerator } from 'ts-json-schema-generator';
 import ts from 'typescript';
@@ -150,7 +150,15 @@ export function generateSdkSchemas(workDir: string): SdkSchemas {
   mkdirSync(workDir, { recursive: true });
   const file = join(workDir, `answers-${process.pid}.ts`);
   writeFileSync(file, source);
-  const schema = createGenerator({
+  try {
+    return { sdkVersion: sdkVersion(), methods, errorDefinition: ERROR_DEFINITION, schema: generate(file) };
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+function generate(file: string): SdkSchemas['schema'] {
+  return createGenerator({
     path: file,
     type: '*',
     expose: 'export',
@@ -162,7 +170,6 @@ export function generateSdkSchemas(workDir: string): SdkSchemas {
     // a schema is generated for what a type declares; a function-typed field has no wire form
     functions: 'hide',
   }).createSchema('*') as SdkSchemas['schema'];
-  return { sdkVersion: sdkVersion(), methods, errorDefinition: ERROR_DEFINITION, schema };
 }
 
 /** The cache file: keyed by the SDK's version and by this generator (its source and its version). */
