@@ -16,7 +16,10 @@ export const SDK_EXCEPTIONS_FILE = join(__dirname, 'sdk-conformance-exceptions.y
  * The end of an e2e run: the SDK conformance report over every SDK call the suites made. A
  * violation of the SDK's types that the exceptions list does not hold fails the run; the listed
  * exceptions that did not occur are named, so that the list shrinks as gaps close.
- * KESSAI_SDK_CONFORMANCE_OUT names a file to write the unlisted violations to (JSON).
+ * KESSAI_SDK_CONFORMANCE_OUT names a file to write the report to (JSON: the methods called,
+ * type-clean and clean but for listed exceptions, the unlisted violations with their files, and the
+ * exceptions used and not met, by their reason), to draft list entries or the SDK compatibility
+ * table from.
  */
 export default function globalTeardown() {
   const dir = process.env[SDK_CONFORMANCE_DIR];
@@ -26,7 +29,11 @@ export default function globalTeardown() {
     const report = sdkConformanceReport(readSdkCalls(dir), exceptions);
     console.log(`\n${formatSdkConformanceReport(report, exceptions, sdkVersion())}`);
     const out = process.env.KESSAI_SDK_CONFORMANCE_OUT;
-    if (out) writeFileSync(out, JSON.stringify(report.unlisted, null, 2));
+    if (out) {
+      const reasons = (indices: number[]) => indices.map((i) => exceptions[i].reason);
+      const written = { ...report, used: reasons(report.used), unused: reasons(report.unused) };
+      writeFileSync(out, JSON.stringify(written, null, 2));
+    }
     if (report.unlisted.length > 0) {
       throw new Error(
         `${report.unlisted.length} SDK answers break univapay-node's types and are not in ` +
