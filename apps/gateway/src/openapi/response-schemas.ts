@@ -118,7 +118,10 @@ export const Charge = resource({
   refundable_amount: money.describe('Kessai’s: what a new refund may still take'),
   fee_amount: money.nullable(),
   fee_currency: z.string().nullable(),
-  fee_amount_formatted: formatted.nullable(),
+  fee_amount_formatted: z
+    .string()
+    .nullable()
+    .describe('the fee in major units, as a string (univapay-node types it so: "0.3")'),
   only_direct_currency: z.boolean(),
   capture_at: instant.optional(),
   capture_status: z.enum(CAPTURE_STATUSES).optional(),
