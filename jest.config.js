@@ -38,6 +38,10 @@ module.exports = {
       transform,
       transformIgnorePatterns,
       globalSetup: '<rootDir>/test/global-setup.ts',
+      // the SDK conformance check: every SDK answer validated against the SDK's declared types,
+      // reported (and a violation not in test/sdk-conformance-exceptions.yaml failing) at the end
+      setupFilesAfterEnv: ['<rootDir>/test/sdk-conformance.setup.ts'],
+      globalTeardown: '<rootDir>/test/global-teardown.ts',
     },
   ],
 };

@@ -1,6 +1,11 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { templateDatabase, templatePrefix, testServerUrl, withDatabase } from '../libs/testing/src/database';
+import { SDK_CONFORMANCE_DIR } from '../libs/testing/src/sdk-conformance/record';
+import { loadSdkSchemas } from '../libs/testing/src/sdk-conformance/schemas';
 
 /** A template no run has built for this long is dropped (when nobody is connected to it). */
 const STALE_TEMPLATE_MS = 24 * 3_600_000;
@@ -15,6 +20,7 @@ const READY = 'kessai test template, migrated at ';
  * built for a day are dropped.
  */
 export default async function globalSetup() {
+  prepareSdkConformance();
   const template = templateDatabase();
   const admin = new Client({ connectionString: withDatabase(testServerUrl(), 'postgres') });
   await admin.connect();
@@ -61,4 +67,14 @@ async function dropStaleTemplates(admin: Client, keep: string): Promise<void> {
     // refused while a run is connected to it or copying it: then it stays for the next run to try
     await admin.query(`DROP DATABASE IF EXISTS "${name}"`).catch(() => undefined);
   }
+}
+
+/**
+ * The SDK conformance check (test/sdk-conformance.setup.ts, test/global-teardown.ts): the SDK's
+ * answer schemas generated into their cache now, once, rather than by each worker at once; and the
+ * folder the run's SDK calls are recorded in, which the workers inherit through the environment.
+ */
+function prepareSdkConformance(): void {
+  loadSdkSchemas();
+  process.env[SDK_CONFORMANCE_DIR] = mkdtempSync(join(tmpdir(), 'kessai-sdk-conformance-'));
 }

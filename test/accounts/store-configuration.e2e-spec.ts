@@ -4,7 +4,7 @@
 // in-process; no charge-service: charges are refused or left pending, which is all this suite reads.
 import SDK, { CardBrand, PaymentType, TransactionTokenType } from 'univapay-node';
 import { bearer, cardData, type GatewayClient, sdkError, useSuite } from '@kessai/testing';
-import { DEFAULT_CONFIGURATION } from '@kessai/store-configuration';
+import { DEFAULT_CONFIGURATION, presentConfiguration } from '@kessai/store-configuration';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 const SHOP_ORIGIN = 'https://shop.example.test';
@@ -31,7 +31,10 @@ describe('configuration presented', () => {
   it('shows the defaults on GET /stores/{id}, in lists and on GET /me', async () => {
     const raw = await suite.api.shop.request(`/stores/${suite.merchants.shop.store.id}`);
     expect(raw.status).toBe(200);
-    expect(raw.body.configuration).toEqual(DEFAULT_CONFIGURATION);
+    // the shop is PCI DSS compliant: it may send card data with its secret
+    expect(raw.body.configuration).toEqual(
+      presentConfiguration(DEFAULT_CONFIGURATION, { directCardTokens: true }),
+    );
     expect(raw.body.configuration).toMatchObject({
       card_configuration: { enabled: true, forbidden_card_brands: [] },
       subscription_configuration: { failed_charges_to_cancel: 3 },
@@ -53,6 +56,63 @@ describe('configuration presented', () => {
     });
   });
 
+  it('shows the blocks and nested keys the SDK requires, with the values Kessai applies (issue 30, gap 2)', async () => {
+    const applied = {
+      cardConfiguration: {
+        debitEnabled: true,
+        debitAuthorizationEnabled: true,
+        prepaidEnabled: true,
+        prepaidAuthorizationEnabled: true,
+        foreignCardsAllowed: true,
+        failOnNewEmail: false,
+        allowedCountriesByIp: [],
+        allowEmptyCvv: false,
+        onlyDirectCurrency: false,
+        allowDirectTokenCreation: true,
+      },
+      bankTransferConfiguration: {
+        remindNotificationEnabled: false,
+        chargeRequestNotificationEnabled: false,
+        depositReceivedNotificationEnabled: false,
+        depositInsufficientNotificationEnabled: false,
+        depositExceededNotificationEnabled: false,
+        extensionNotificationEnabled: false,
+      },
+    };
+    const blocks = {
+      securityConfiguration: { refundPercentLimit: 100 },
+      installmentsConfiguration: { enabled: false, onlyWithProcessor: false },
+      checkoutConfiguration: { ecEmail: { enabled: true }, ecProducts: { enabled: true } },
+      paidyConfiguration: { enabled: false },
+      qrMerchantConfiguration: { enabled: false },
+    };
+    const store = await sdk().stores.get(suite.merchants.shop.store.id);
+    expect(store.configuration).toMatchObject({ ...applied, ...blocks });
+    expect((await sdk().merchants.me()).configuration).toMatchObject({ ...applied, ...blocks });
+    expect((await sdk().stores.list()).items[0]?.configuration).toMatchObject({ ...applied, ...blocks });
+    // checkout_info shows the same card and bank transfer keys (its own blocks are its type's)
+    const info = await new SDK({
+      endpoint: suite.url,
+      jwt: suite.merchants.shop.storeToken.jwt,
+      origin: SHOP_ORIGIN,
+    }).checkoutInfo.get();
+    expect(info).toMatchObject(applied);
+    // a merchant that is not PCI DSS compliant may not send card data with its secret: shown so
+    await suite.env.prisma.merchant.update({
+      where: { id: suite.merchants.shop.merchant.id },
+      data: { pciDssCompliant: false },
+    });
+    try {
+      const direct = (await sdk().stores.get(suite.merchants.shop.store.id)).configuration.cardConfiguration;
+      expect(direct.allowDirectTokenCreation).toBe(false);
+    } finally {
+      await suite.env.prisma.merchant.update({
+        where: { id: suite.merchants.shop.merchant.id },
+        data: { pciDssCompliant: true },
+      });
+    }
+  });
+
   it("merges the store's settings over its merchant's, key by key inside the nested objects", async () => {
     await suite.env.admin.configureMerchant(suite.merchants.shop.merchant.id, {
       card_configuration: { forbidden_card_brands: ['jcb'] },
@@ -60,9 +120,13 @@ describe('configuration presented', () => {
     });
     try {
       const store = await configure({ cardConfiguration: { enabled: false } });
-      expect(store.configuration.cardConfiguration).toEqual({ enabled: false, forbiddenCardBrands: ['jcb'] });
+      // the merged settings (beside them the keys Kessai only shows: "Shown, not set")
+      expect(store.configuration.cardConfiguration).toMatchObject({
+        enabled: false,
+        forbiddenCardBrands: ['jcb'],
+      });
       expect(store.configuration.language).toBe('EN_US');
-      expect((await sdk().merchants.me()).configuration.cardConfiguration).toEqual({
+      expect((await sdk().merchants.me()).configuration.cardConfiguration).toMatchObject({
         enabled: true,
         forbiddenCardBrands: ['jcb'],
       });

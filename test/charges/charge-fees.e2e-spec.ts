@@ -68,7 +68,7 @@ describe('charge fees', () => {
       chargedAmount: 1250,
       feeAmount: 75,
       feeCurrency: 'JPY',
-      feeAmountFormatted: 75,
+      feeAmountFormatted: '75',
     });
     const halfUp = await poll((await charge(APPROVED_TEST_CARD, 125, 'JPY')).id);
     expect(halfUp.feeAmount).toBe(5 + 30); // 4.5 → 5
@@ -84,7 +84,8 @@ describe('charge fees', () => {
       status: 'successful',
       feeAmount: 30,
       feeCurrency: 'USD',
-      feeAmountFormatted: 0.3,
+      // a string, as the SDK types it
+      feeAmountFormatted: '0.3',
     });
   });
 

@@ -146,6 +146,8 @@ describe('subscriptions.create', () => {
     });
     expect(engine.payments).toHaveLength(4);
     expect(created).toMatchObject({
+      // the initial amount is charged at once: that charge verifies it
+      status: 'unverified',
       cyclicalPeriod: 'P1M',
       initialAmount: 300,
       initialAmountFormatted: 300,
@@ -165,6 +167,24 @@ describe('subscriptions.create', () => {
     expect(created).not.toHaveProperty('period');
     const [payment] = await paymentsOf(created.id);
     expect(payment.cycle).toBeNull();
+  });
+
+  it('a later start_on with nothing due now (a free trial, billed later): current at once, so the SDK’s poll helpers end', async () => {
+    const startOn = new Date(Date.now() + 10 * 86_400_000).toISOString().slice(0, 10);
+    const created: any = await createSubscription({ scheduleSettings: { zoneId: 'Asia/Tokyo', startOn } });
+    // its token was checked at creation, and nothing is charged before start_on: nothing left to verify
+    expect(created.status).toBe('current');
+    expect((await rowOf(created.id)).status).toBe('current');
+    expect(await sdk().subscriptions.poll(storeId(), created.id)).toMatchObject({ status: 'current' });
+    const first = await sdk().subscriptions.pollSubscriptionWithFirstCharge(storeId(), created.id);
+    expect(first.subscription).toMatchObject({ id: created.id, status: 'current' });
+    // nothing charged yet: the SDK's helper answers no charge (null, whatever its type says)
+    expect(first.charge ?? null).toBeNull();
+    const [payment] = await paymentsOf(created.id);
+    expect(payment).toMatchObject({ sequence: 1, status: 'pending' });
+    expect(created.nextPayment).toMatchObject({ dueDate: startOn });
+    const [event] = await eventsOf(created.id, 'subscription_created');
+    expect(event.payload).toMatchObject({ status: 'current' });
   });
 
   it('refuses what simulate_plan refuses, with the same reasons, and writes nothing', async () => {

@@ -70,7 +70,11 @@ export class StoresService {
     });
     return {
       ...store,
-      merchant: { name: found.name, configuration: found.configuration },
+      merchant: {
+        name: found.name,
+        configuration: found.configuration,
+        pciDssCompliant: found.pciDssCompliant,
+      },
       logo: newLogo ? { digest: newLogo.digest } : null,
     };
   }

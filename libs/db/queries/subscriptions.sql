@@ -1,7 +1,7 @@
 -- Generated from libs/db/src/subscriptions/subscriptions.sql.ts by npm run sql:generate: do not edit.
 
 -- subscriptions_create
--- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 mode processing_mode, $6 period subscription_period, $7 cyclicalPeriod text, $8 amount int8, $9 currency text, $10 initialAmount int8, $11 scheduleCreatedAt timestamptz, $12 startOn date, $13 zoneId text, $14 preserveEndOfMonth bool, $15 retryInterval text, $16 terminationMode termination_mode, $17 installmentPlan jsonb, $18 subscriptionPlan jsonb, $19 paymentsLeft int4, $20 cyclesLeft int4, $21 amountLeft int8, $22 descriptor text, $23 onlyDirectCurrency bool, $24 threeDs jsonb, $25 firstChargeAuthorizationOnly bool, $26 firstChargeCaptureAfter text, $27 metadata jsonb, $28 testClockId uuid, $29 paymentId uuid, $30 paymentCycle int4, $31 paymentDueDate date, $32 paymentDueAt timestamptz, $33 paymentAmount int8, $34 paymentIsLast bool, $35 correlationId text
+-- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 mode processing_mode, $6 status subscription_status, $7 period subscription_period, $8 cyclicalPeriod text, $9 amount int8, $10 currency text, $11 initialAmount int8, $12 scheduleCreatedAt timestamptz, $13 startOn date, $14 zoneId text, $15 preserveEndOfMonth bool, $16 retryInterval text, $17 terminationMode termination_mode, $18 installmentPlan jsonb, $19 subscriptionPlan jsonb, $20 paymentsLeft int4, $21 cyclesLeft int4, $22 amountLeft int8, $23 descriptor text, $24 onlyDirectCurrency bool, $25 threeDs jsonb, $26 firstChargeAuthorizationOnly bool, $27 firstChargeCaptureAfter text, $28 metadata jsonb, $29 testClockId uuid, $30 paymentId uuid, $31 paymentCycle int4, $32 paymentDueDate date, $33 paymentDueAt timestamptz, $34 paymentAmount int8, $35 paymentIsLast bool, $36 correlationId text
 -- columns: created_on timestamptz
   WITH created AS (
     INSERT INTO subscriptions (id, merchant_id, store_id, transaction_token_id, mode, status, period,
@@ -11,20 +11,20 @@
                                cycles_left, amount_left, descriptor, only_direct_currency, three_ds,
                                first_charge_authorization_only, first_charge_capture_after,
                                metadata, test_clock_id, created_on, updated_on)
-    SELECT $1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::processing_mode, 'unverified',
-           $6::subscription_period, $7::text, $8::int8, $9::text, $10::int8,
-           $11::timestamptz, $12::date, $13::text, $14::bool,
-           $15::text, $16::termination_mode, $17::jsonb, $18::jsonb,
-           $19::int4, $20::int4, $21::int8, $22::text,
-           $23::bool, $24::jsonb, $25::bool,
-           $26::text, $27::jsonb, $28::uuid, now(), now()
+    SELECT $1::uuid, $2::uuid, $3::uuid, $4::uuid, $5::processing_mode, $6::subscription_status,
+           $7::subscription_period, $8::text, $9::int8, $10::text, $11::int8,
+           $12::timestamptz, $13::date, $14::text, $15::bool,
+           $16::text, $17::termination_mode, $18::jsonb, $19::jsonb,
+           $20::int4, $21::int4, $22::int8, $23::text,
+           $24::bool, $25::jsonb, $26::bool,
+           $27::text, $28::jsonb, $29::uuid, now(), now()
      WHERE EXISTS (SELECT 1 FROM stores s
                     WHERE s.id = $3::uuid AND s.merchant_id = $2::uuid
                       AND s.deleted_on IS NULL
                       FOR SHARE)
-       AND ($28::uuid IS NULL
+       AND ($29::uuid IS NULL
             OR EXISTS (SELECT 1 FROM test_clocks c
-                        WHERE c.id = $28::uuid AND c.merchant_id = $2::uuid
+                        WHERE c.id = $29::uuid AND c.merchant_id = $2::uuid
                           AND c.deleted_on IS NULL
                           FOR SHARE))
     RETURNING id, merchant_id, store_id, status, created_on
@@ -33,9 +33,9 @@
     INSERT INTO scheduled_payments (id, subscription_id, sequence, cycle, due_date, due_at, zone_id,
                                     amount, currency, status, is_last_payment, attempts, next_try_at,
                                     test_clock_id, created_on, updated_on)
-    SELECT $29::uuid, id, 1, $30::int4, $31::date, $32::timestamptz, $13::text,
-           $33::int8, $9::text, 'pending', $34::bool, 0, $32::timestamptz,
-           $28::uuid, created_on, created_on
+    SELECT $30::uuid, id, 1, $31::int4, $32::date, $33::timestamptz, $14::text,
+           $34::int8, $10::text, 'pending', $35::bool, 0, $33::timestamptz,
+           $29::uuid, created_on, created_on
       FROM created
     RETURNING id, subscription_id
   ),
@@ -43,7 +43,7 @@
     INSERT INTO outbox_events
        (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
 SELECT merchant_id, store_id, 'subscription', subscription_id,
-       'subscription_created', jsonb_build_object('subscription_id', subscription_id::text, 'store_id', store_id::text, 'status', status::text, 'scheduled_payment_id', scheduled_payment_id::text, 'charge_id', charge_id::text), $35::text
+       'subscription_created', jsonb_build_object('subscription_id', subscription_id::text, 'store_id', store_id::text, 'status', status::text, 'scheduled_payment_id', scheduled_payment_id::text, 'charge_id', charge_id::text), $36::text
   FROM (SELECT m.id AS subscription_id, m.merchant_id, m.store_id, m.status,
              p.id AS scheduled_payment_id, NULL::uuid AS charge_id
         FROM created m LEFT JOIN payment p ON p.subscription_id = m.id) AS changed

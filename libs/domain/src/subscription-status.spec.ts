@@ -15,6 +15,7 @@ import {
   IllegalSubscriptionTransitionError,
   SUBSCRIPTION_ENTRY,
   SUBSCRIPTION_MOVES,
+  subscriptionEntryStatus,
   SUBSCRIPTION_STATUSES,
   SUSPENDABLE_SUBSCRIPTION_STATUSES,
   UNCOMPLETED_ENDED_SUBSCRIPTION_STATUSES,
@@ -164,5 +165,21 @@ describe('the subscription state machine', () => {
       'unverified',
     ]);
     expect([...UNCOMPLETED_ENDED_SUBSCRIPTION_STATUSES].sort()).toEqual(['canceled', 'unconfirmed']);
+  });
+});
+
+describe('a subscription’s status at creation', () => {
+  const createdAt = new Date('2026-03-01T05:00:00.000Z');
+
+  it('is unverified while its first payment is due at once: that charge verifies it', () => {
+    expect(subscriptionEntryStatus(createdAt, createdAt)).toBe('unverified');
+    expect(subscriptionEntryStatus(new Date(createdAt.getTime() - 1), createdAt)).toBe('unverified');
+  });
+
+  it('is current when nothing falls due before a later start_on (a free trial, billed later)', () => {
+    expect(subscriptionEntryStatus(new Date('2026-03-10T00:00:00.000Z'), createdAt)).toBe('current');
+    // and that is a status the settlement of its first payment may leave, paid or failed
+    expect(SUBSCRIPTION_MOVES.paid.from).toContain('current');
+    expect(SUBSCRIPTION_MOVES.retry.from).toContain('current');
   });
 });

@@ -40,6 +40,18 @@ export const SUBSCRIPTION_ENTRY = { status: 'unverified', event: SUBSCRIPTION_CR
   event: string;
 };
 
+/**
+ * A subscription's status at creation: `unverified` while its first payment is due at once (that
+ * charge verifies it: api-reference §5.3); `current` when nothing falls due before a later
+ * `start_on` (a free trial, billed later): its token was checked at creation and nothing else is
+ * left to verify, so the SDK's `subscriptions.poll` and `pollSubscriptionWithFirstCharge`, which wait
+ * while `unverified`, end at once (issue 30). Its first payment then settles as a later one would:
+ * declined, it is retried and the subscription `unpaid`.
+ */
+export function subscriptionEntryStatus(firstPaymentDueAt: Date, createdAt: Date): 'unverified' | 'current' {
+  return firstPaymentDueAt.getTime() > createdAt.getTime() ? 'current' : SUBSCRIPTION_ENTRY.status;
+}
+
 /** Statuses no move leaves: a change of any kind is refused. */
 export const FINAL_SUBSCRIPTION_STATUSES: readonly SubscriptionStatus[] = ['canceled', 'completed'];
 

@@ -70,7 +70,9 @@ export function presentCharge(charge: Charge) {
     // the fee is in the charge's currency, set when the charge took money (docs/charges.md, "Fees")
     fee_amount: feeAmount,
     fee_currency: feeAmount === null ? null : charge.requestedCurrency,
-    fee_amount_formatted: feeAmount === null ? null : formatAmount(feeAmount, charge.requestedCurrency),
+    // a string, as univapay-node types it and api-reference's fixture shows it ("100"; issue 30, gap 5)
+    fee_amount_formatted:
+      feeAmount === null ? null : String(formatAmount(feeAmount, charge.requestedCurrency)),
     only_direct_currency: charge.onlyDirectCurrency,
     ...optionalField('capture_at', charge.captureAt?.toISOString()),
     ...optionalField('capture_status', charge.captureStatus),

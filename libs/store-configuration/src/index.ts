@@ -5,3 +5,4 @@ export * from './charge-rules';
 export * from './payment-deadline';
 export * from './checkout-theme';
 export * from './wait-period';
+export * from './presented';

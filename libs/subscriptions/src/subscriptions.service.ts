@@ -23,6 +23,7 @@ import {
   SUSPENDABLE_SUBSCRIPTION_STATUSES,
   ValidationError,
   type PageRequest,
+  subscriptionEntryStatus,
 } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import type { PaymentsActor, StoreActor } from '@kessai/payments';
@@ -119,6 +120,7 @@ export class SubscriptionsService {
       storeId,
       transactionTokenId: token.id,
       mode: token.mode,
+      status: subscriptionEntryStatus(first.dueAt, createdAt),
       period: request.period ?? null,
       cyclicalPeriod: request.cyclical_period ? formatCalendarPeriod(request.cyclical_period) : null,
       amount: BigInt(request.amount),

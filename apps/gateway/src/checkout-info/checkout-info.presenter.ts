@@ -5,7 +5,12 @@ import {
   type ChargeablePaymentType,
   type DeferredPaymentType,
 } from '@kessai/domain';
-import { readableCheckoutColors, type StoreConfiguration } from '@kessai/store-configuration';
+import {
+  presentBankTransferConfiguration,
+  presentCardConfiguration,
+  readableCheckoutColors,
+  type StoreConfiguration,
+} from '@kessai/store-configuration';
 import { RECOGNISED_QR_BRANDS } from '@kessai/transaction-tokens';
 import {
   BANK_TRANSFER_BRANDS,
@@ -99,7 +104,7 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
  * is the URL the gateway serves the store's logo at, or null without one.
  */
 export function presentCheckoutInfo(
-  store: { name: string },
+  store: { name: string; merchant: { pciDssCompliant: boolean } },
   mode: 'test' | 'live',
   config: StoreConfiguration,
   logoImage: string | null,
@@ -108,11 +113,14 @@ export function presentCheckoutInfo(
     mode,
     recurring_token_privilege: config.recurring_token_configuration.recurring_type,
     name: store.name,
-    card_configuration: config.card_configuration,
+    // with the SDK's nested keys, as /me and stores show them (issue 30, gap 2)
+    card_configuration: presentCardConfiguration(config, {
+      directCardTokens: store.merchant.pciDssCompliant,
+    }),
     qr_scan_configuration: config.qr_scan_configuration,
     online_configuration: config.online_configuration,
     // the store's own: enabled as its configuration says, with its deadline and matching rules
-    bank_transfer_configuration: config.bank_transfer_configuration,
+    bank_transfer_configuration: presentBankTransferConfiguration(config),
     convenience_configuration: config.convenience_configuration,
     paidy_configuration: OFF,
     paidy_public_key: null,

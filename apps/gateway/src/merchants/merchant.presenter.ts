@@ -1,9 +1,9 @@
 import type { Merchant } from '@kessai/db';
-import { effectiveConfiguration } from '@kessai/store-configuration';
+import { effectiveConfiguration, presentConfiguration } from '@kessai/store-configuration';
 
 /**
  * GET /me (api-reference §5.6). `verification_data_id` is left out: Kessai keeps no verification data;
- * `configuration` is the defaults overlaid with the merchant's own settings.
+ * `configuration` is the defaults overlaid with the merchant's own settings, as presentConfiguration shows it.
  */
 export function presentMerchant(merchant: Merchant) {
   return {
@@ -13,6 +13,8 @@ export function presentMerchant(merchant: Merchant) {
     verified: merchant.verified,
     updated_on: merchant.updatedOn.toISOString(),
     created_on: merchant.createdOn.toISOString(),
-    configuration: effectiveConfiguration(merchant.configuration),
+    configuration: presentConfiguration(effectiveConfiguration(merchant.configuration), {
+      directCardTokens: merchant.pciDssCompliant,
+    }),
   };
 }

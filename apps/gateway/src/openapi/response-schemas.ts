@@ -33,10 +33,10 @@ import {
 } from '@kessai/domain';
 import { SUBSCRIPTION_PERIODS } from '@kessai/schedule';
 import {
-  type BankTransferConfiguration,
   type ConvenienceConfiguration,
   MATCH_AMOUNTS,
   operatorConfigurationPatchSchema,
+  type presentBankTransferConfiguration,
 } from '@kessai/store-configuration';
 import { type presentAppJwt, type presentIssuedAppJwt } from '../app-jwts/app-jwt.presenter';
 import { type presentCheckoutInfo, type supportedBrands } from '../checkout-info/checkout-info.presenter';
@@ -121,7 +121,10 @@ export const Charge = resource({
   refundable_amount: money.describe('Kessai’s: what a new refund may still take'),
   fee_amount: money.nullable(),
   fee_currency: z.string().nullable(),
-  fee_amount_formatted: formatted.nullable(),
+  fee_amount_formatted: z
+    .string()
+    .nullable()
+    .describe('the fee in major units, as a string (univapay-node types it so: "0.3")'),
   only_direct_currency: z.boolean(),
   capture_at: instant.optional(),
   capture_status: z.enum(CAPTURE_STATUSES).optional(),
@@ -331,12 +334,51 @@ function valueOf(schema: z.ZodTypeAny): z.ZodTypeAny {
   return current;
 }
 
+const configurationShape: Record<string, z.ZodTypeAny> = Object.fromEntries(
+  Object.entries(operatorConfigurationPatchSchema.shape).map(([key, schema]) => [key, valueOf(schema)]),
+);
+const shown = (what: string) => z.boolean().describe(`${what} (shown, not set: docs/configuration.md)`);
+/** card_configuration's keys the SDK requires, as Kessai applies them (libs/store-configuration presented.ts). */
+const shownCardKeys = {
+  debit_enabled: shown('debit cards are charged'),
+  debit_authorization_enabled: shown('debit cards are authorized'),
+  prepaid_enabled: shown('prepaid cards are charged'),
+  prepaid_authorization_enabled: shown('prepaid cards are authorized'),
+  foreign_cards_allowed: shown('cards issued abroad are accepted'),
+  fail_on_new_email: shown('a new email fails a payment'),
+  allowed_countries_by_ip: z.array(z.string()).describe('empty: any buyer’s IP (shown, not set)'),
+  allow_empty_cvv: shown('a card token without a CVV'),
+  only_direct_currency: shown('charges only in a currency the processor settles in'),
+  allow_direct_token_creation: shown('card data sent with the secret: the merchant is PCI DSS compliant'),
+};
+/** bank_transfer_configuration's notification flags the SDK requires: Kessai emails no buyer. */
+const shownBankTransferKeys = {
+  remind_notification_enabled: shown('a reminder email'),
+  charge_request_notification_enabled: shown('a charge request email'),
+  deposit_received_notification_enabled: shown('a deposit email'),
+  deposit_insufficient_notification_enabled: shown('an insufficient deposit email'),
+  deposit_exceeded_notification_enabled: shown('an exceeding deposit email'),
+  extension_notification_enabled: shown('an extension email'),
+};
+const off = z.object({ enabled: z.boolean() }).strict();
+
 /** The configuration a store or merchant is held to: every key Kessai honours (docs/configuration.md). */
-export const StoreConfiguration = resource(
-  Object.fromEntries(
-    Object.entries(operatorConfigurationPatchSchema.shape).map(([key, schema]) => [key, valueOf(schema)]),
+export const StoreConfiguration = resource({
+  ...configurationShape,
+  card_configuration: (configurationShape.card_configuration as z.AnyZodObject).extend(shownCardKeys),
+  bank_transfer_configuration: (configurationShape.bank_transfer_configuration as z.AnyZodObject).extend(
+    shownBankTransferKeys,
   ),
-).describe('the defaults, overlaid with the merchant’s settings, then the store’s (docs/configuration.md)');
+  security_configuration: resource({
+    refund_percent_limit: z
+      .number()
+      .describe('refunds are bounded by the charged amount: 100 (shown, not set)'),
+  }),
+  installments_configuration: resource({ enabled: z.boolean(), only_with_processor: z.boolean() }),
+  checkout_configuration: resource({ ec_email: off, ec_products: off }),
+  paidy_configuration: off,
+  qr_merchant_configuration: off,
+}).describe('the defaults, overlaid with the merchant’s settings, then the store’s (docs/configuration.md)');
 
 export const Store = resource({
   id: uuid,
@@ -396,17 +438,22 @@ const expirationTimeShift = resource({
 }).describe('when enabled, the deadline moves to this time of its day');
 
 /** The store's effective bank_transfer_configuration (docs/bank-transfer-and-konbini.md). */
-const checkoutBankTransferConfiguration = resource({
-  enabled: z.boolean(),
-  match_amount: z.enum(MATCH_AMOUNTS).describe('which received total pays the charge'),
-  expiration: isoExpiration.describe('from the charge’s creation to its payment deadline'),
-  expiration_time_shift: expirationTimeShift,
-  default_extension_period: isoExpiration.describe('what an extension without a date adds'),
-  maximum_extension_period: isoExpiration.describe('the furthest one extension may move the deadline'),
-  automatic_extension_enabled: z
-    .boolean()
-    .describe('an unpaid charge is extended by default_extension_period at its deadline instead of failing'),
-});
+const checkoutBankTransferConfiguration = z
+  .object({
+    enabled: z.boolean(),
+    match_amount: z.enum(MATCH_AMOUNTS).describe('which received total pays the charge'),
+    expiration: isoExpiration.describe('from the charge’s creation to its payment deadline'),
+    expiration_time_shift: expirationTimeShift,
+    default_extension_period: isoExpiration.describe('what an extension without a date adds'),
+    maximum_extension_period: isoExpiration.describe('the furthest one extension may move the deadline'),
+    automatic_extension_enabled: z
+      .boolean()
+      .describe(
+        'an unpaid charge is extended by default_extension_period at its deadline instead of failing',
+      ),
+    ...shownBankTransferKeys,
+  })
+  .strict();
 
 /** The store's effective convenience_configuration (konbini). */
 const checkoutConvenienceConfiguration = resource({
@@ -846,7 +893,10 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentAppJwt>, typeof AppJwt>,
   true satisfies Agrees<Out<typeof presentIssuedAppJwt>, typeof IssuedAppJwt>,
   true satisfies Agrees<Out<typeof presentCheckoutInfo>, typeof CheckoutInfo>,
-  true satisfies Agrees<BankTransferConfiguration, typeof checkoutBankTransferConfiguration>,
+  true satisfies Agrees<
+    Out<typeof presentBankTransferConfiguration>,
+    typeof checkoutBankTransferConfiguration
+  >,
   true satisfies Agrees<ConvenienceConfiguration, typeof checkoutConvenienceConfiguration>,
   true satisfies Agrees<Out<typeof supportedBrands>[number], typeof SupportedBrand>,
   true satisfies Agrees<Out<typeof presentCheckoutForm>, typeof CheckoutForm>,

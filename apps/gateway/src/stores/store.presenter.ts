@@ -1,5 +1,5 @@
 import type { StoreWithMerchant } from '@kessai/db';
-import { effectiveConfiguration } from '@kessai/store-configuration';
+import { effectiveConfiguration, presentConfiguration } from '@kessai/store-configuration';
 import { storeLogoUrl } from '../http/public-base-url';
 
 /**
@@ -16,7 +16,9 @@ export function presentStoreWithMerchant(store: StoreWithMerchant, baseUrl: stri
     updated_on: store.updatedOn.toISOString(),
     created_on: store.createdOn.toISOString(),
     configuration: {
-      ...effectiveConfiguration(store.merchant.configuration, store.configuration),
+      ...presentConfiguration(effectiveConfiguration(store.merchant.configuration, store.configuration), {
+        directCardTokens: store.merchant.pciDssCompliant,
+      }),
       ...(logoUrl === null ? {} : { logo_url: logoUrl }),
     },
   };

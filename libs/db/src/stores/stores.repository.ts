@@ -11,7 +11,7 @@ import {
 import type { AccessScope } from '../scope';
 
 export type StoreWithMerchant = Store & {
-  merchant: Pick<Merchant, 'name' | 'configuration'>;
+  merchant: Pick<Merchant, 'name' | 'configuration' | 'pciDssCompliant'>;
   /** the digest of the store's checkout logo (what its URL names), null without one */
   logo: { digest: string } | null;
 };
@@ -36,7 +36,7 @@ export interface StoreChange {
 }
 
 const WITH_MERCHANT = {
-  merchant: { select: { name: true, configuration: true } },
+  merchant: { select: { name: true, configuration: true, pciDssCompliant: true } },
   logo: { select: { digest: true } },
 } as const;
 

@@ -42,6 +42,8 @@ export interface NewSubscription {
   storeId: string;
   transactionTokenId: string;
   mode: ProcessingMode;
+  /** unverified, or current when the first payment is due later (libs/domain subscriptionEntryStatus) */
+  status: 'unverified' | 'current';
   period: SubscriptionPeriod | null;
   cyclicalPeriod: string | null;
   amount: bigint;
@@ -420,6 +422,7 @@ export function createSubscriptionParams(input: NewSubscription, correlationId: 
     storeId: input.storeId,
     transactionTokenId: input.transactionTokenId,
     mode: input.mode,
+    status: input.status,
     period: input.period,
     cyclicalPeriod: input.cyclicalPeriod,
     amount: input.amount,

@@ -102,7 +102,8 @@ export function cancelSubscriptionsCtes(p: { correlationId: string }, select: Su
 }
 
 /**
- * Creates a subscription (unverified), its first scheduled payment (pending, due at `dueAt`, tried
+ * Creates a subscription (`status`: unverified, or current when its first payment is due later:
+ * libs/domain subscriptionEntryStatus), its first scheduled payment (pending, due at `dueAt`, tried
  * then) and its subscription_created event, in one statement — only while its store (and its test
  * clock, when it has one) is not deleted: otherwise nothing is written and no row is returned. Both
  * rows are read FOR SHARE, so a DELETE of either that is under way is waited for and then seen: a
@@ -117,6 +118,7 @@ export const CREATE_SUBSCRIPTION = defineStatement({
     storeId: pg.uuid,
     transactionTokenId: pg.uuid,
     mode: pg.enum<ProcessingMode>('processing_mode'),
+    status: pg.enum<SubscriptionStatus>('subscription_status'),
     period: pg.nullable(pg.enum<SubscriptionPeriod>('subscription_period')),
     cyclicalPeriod: pg.nullable(pg.text),
     amount: pg.int8,
@@ -158,7 +160,7 @@ export const CREATE_SUBSCRIPTION = defineStatement({
                                  cycles_left, amount_left, descriptor, only_direct_currency, three_ds,
                                  first_charge_authorization_only, first_charge_capture_after,
                                  metadata, test_clock_id, created_on, updated_on)
-      SELECT ${p.id}, ${p.merchantId}, ${p.storeId}, ${p.transactionTokenId}, ${p.mode}, 'unverified',
+      SELECT ${p.id}, ${p.merchantId}, ${p.storeId}, ${p.transactionTokenId}, ${p.mode}, ${p.status},
              ${p.period}, ${p.cyclicalPeriod}, ${p.amount}, ${p.currency}, ${p.initialAmount},
              ${p.scheduleCreatedAt}, ${p.startOn}, ${p.zoneId}, ${p.preserveEndOfMonth},
              ${p.retryInterval}, ${p.terminationMode}, ${p.installmentPlan}, ${p.subscriptionPlan},

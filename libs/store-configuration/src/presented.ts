@@ -1,0 +1,67 @@
+import type { StoreConfiguration } from './configuration';
+
+/**
+ * The facts behind the configuration keys the SDK requires that are not settings of a store:
+ * whether the merchant may send card data with its secret (PCI DSS, `allow_direct_token_creation`).
+ */
+export interface ConfigurationFacts {
+  directCardTokens: boolean;
+}
+
+/**
+ * A configuration as the API shows it (on /me and stores): every key Kessai honours, plus the blocks
+ * and nested keys univapay-node's `ConfigurationItem` requires, each with the value Kessai actually
+ * applies — never an invented setting (issue 30, gap 2; docs/configuration.md, "Shown, not set"):
+ * - card: debit and prepaid cards are charged and authorized as any card; foreign cards and any
+ *   buyer's IP are accepted; a new email never fails a payment; a CVV is always required; any
+ *   currency the processor takes is charged (no direct-currency rule of the store's); direct card
+ *   tokens as the merchant's PCI DSS status allows;
+ * - bank transfer: Kessai sends the buyer no email of its own, so every notification is off;
+ * - security: refunds are bounded by the charged amount, 100 % (decision 0007);
+ * - installments, Paidy and merchant-presented QR: not offered, off; the hosted checkout's email
+ *   and product links: on.
+ * `card_limit`, the virtual bank accounts' pool sizes and `remind_notification_period` have no
+ * counterpart in Kessai and stay absent (known gaps of issue 30, listed in the SDK exceptions).
+ */
+export function presentConfiguration(config: StoreConfiguration, facts: ConfigurationFacts) {
+  return {
+    ...config,
+    card_configuration: presentCardConfiguration(config, facts),
+    bank_transfer_configuration: presentBankTransferConfiguration(config),
+    security_configuration: { refund_percent_limit: 100 },
+    installments_configuration: { enabled: false, only_with_processor: false },
+    checkout_configuration: { ec_email: { enabled: true }, ec_products: { enabled: true } },
+    paidy_configuration: { enabled: false },
+    qr_merchant_configuration: { enabled: false },
+  };
+}
+
+/** card_configuration with the SDK's nested keys (checkout_info shows it too). */
+export function presentCardConfiguration(config: StoreConfiguration, facts: ConfigurationFacts) {
+  return {
+    ...config.card_configuration,
+    debit_enabled: true,
+    debit_authorization_enabled: true,
+    prepaid_enabled: true,
+    prepaid_authorization_enabled: true,
+    foreign_cards_allowed: true,
+    fail_on_new_email: false,
+    allowed_countries_by_ip: [] as string[],
+    allow_empty_cvv: false,
+    only_direct_currency: false,
+    allow_direct_token_creation: facts.directCardTokens,
+  };
+}
+
+/** bank_transfer_configuration with the SDK's notification flags (checkout_info shows it too). */
+export function presentBankTransferConfiguration(config: StoreConfiguration) {
+  return {
+    ...config.bank_transfer_configuration,
+    remind_notification_enabled: false,
+    charge_request_notification_enabled: false,
+    deposit_received_notification_enabled: false,
+    deposit_insufficient_notification_enabled: false,
+    deposit_exceeded_notification_enabled: false,
+    extension_notification_enabled: false,
+  };
+}

@@ -1,0 +1,4 @@
+export * from './check';
+export * from './record';
+export * from './report';
+export * from './schemas';
