@@ -17,6 +17,8 @@ describe('the payout schedule in the merchant configuration', () => {
   it('is monthly on the 1st with no minimum until the operator says otherwise', async () => {
     const { configuration } = await me();
     expect(configuration.transferSchedule).toEqual({
+      // the SDK's TransferScheduleItem carries it: the top-level wait_period's value
+      waitPeriod: 'P7D',
       period: TransferPeriod.MONTHLY,
       fullPeriodRequired: false,
       dayOfWeek: DayOfWeek.MONDAY,
@@ -44,6 +46,7 @@ describe('the payout schedule in the merchant configuration', () => {
     });
     const { configuration } = await me();
     expect(configuration.transferSchedule).toEqual({
+      waitPeriod: 'P7D',
       period: TransferPeriod.WEEKLY,
       fullPeriodRequired: false,
       dayOfWeek: DayOfWeek.FRIDAY,

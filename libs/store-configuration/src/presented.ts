@@ -19,13 +19,17 @@ export interface ConfigurationFacts {
  * - bank transfer: Kessai sends the buyer no email of its own, so every notification is off;
  * - security: refunds are bounded by the charged amount, 100 % (decision 0007);
  * - installments, Paidy and merchant-presented QR: not offered, off; the hosted checkout's email
- *   and product links: on.
+ *   and product links: on;
+ * - transfer_schedule: its `wait_period`, which the SDK's TransferScheduleItem requires, is the
+ *   configuration's own top-level `wait_period` (docs/ledger.md, "Payout schedule").
  * `card_limit`, the virtual bank accounts' pool sizes and `remind_notification_period` have no
  * counterpart in Kessai and stay absent (known gaps of issue 30, listed in the SDK exceptions).
  */
 export function presentConfiguration(config: StoreConfiguration, facts: ConfigurationFacts) {
   return {
     ...config,
+    // the SDK's TransferScheduleItem carries the wait period: Kessai's is the top-level wait_period
+    transfer_schedule: { ...config.transfer_schedule, wait_period: config.wait_period },
     card_configuration: presentCardConfiguration(config, facts),
     bank_transfer_configuration: presentBankTransferConfiguration(config),
     security_configuration: { refund_percent_limit: 100 },
