@@ -304,18 +304,19 @@ describe('TransactionTokensService: creating a token', () => {
   describe('a checkout link’s own credentials', () => {
     const link: TokenCreator = { ...page, checkoutLink: { id: LINK, tokenType: 'subscription' } };
 
-    it('make a card or online token of the link’s type, marked with the link', async () => {
+    it('make a card, online, bank-transfer or konbini token of the link’s type, marked with the link', async () => {
       await create(cardToken({ type: 'subscription' }), link);
       expect(fakes.created[0]?.metadata).toEqual({ checkout_link_id: LINK });
       await expect(create(cardToken({ type: 'one_time' }), link)).rejects.toMatchObject(
         invalid([{ field: 'type', reason: 'INVALID_TOKEN_TYPE' }]),
       );
-      const konbini = {
-        payment_type: 'konbini',
+      // the link page pays by card, online, bank transfer or konbini; any other type is refused
+      const qr = {
+        payment_type: 'qr_scan',
         type: 'subscription',
         data: { ok: true, value: {} },
       } as TokenInput;
-      await expect(create(konbini, link)).rejects.toMatchObject(
+      await expect(create(qr, link)).rejects.toMatchObject(
         invalid([{ field: 'payment_type', reason: 'PAYMENT_TYPE_NOT_SUPPORTED' }]),
       );
     });

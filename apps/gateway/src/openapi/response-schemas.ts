@@ -369,6 +369,11 @@ export const StoreConfiguration = resource({
   bank_transfer_configuration: (configurationShape.bank_transfer_configuration as z.AnyZodObject).extend(
     shownBankTransferKeys,
   ),
+  transfer_schedule: (configurationShape.transfer_schedule as z.AnyZodObject).extend({
+    wait_period: z
+      .string()
+      .describe('the top-level wait_period, shown here as the SDK reads it (set through wait_period)'),
+  }),
   security_configuration: resource({
     refund_percent_limit: z
       .number()
