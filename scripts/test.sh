@@ -24,8 +24,25 @@ DATABASE_URL=$TEST_DATABASE_URL npm run -s db:check
 
 results=$(mktemp)
 set +e
-npx jest --ci --json --outputFile="$results" "$@"
-status=$?
+# jest itself, not through npx, so that $! is the process to stop
+node_modules/.bin/jest --ci --json --outputFile="$results" "$@" &
+jest=$!
+# jest writes its results once every suite has run, then exits when nothing of the tests is left
+# running. A leaked handle (a server, a timer a failed suite left behind) kept it alive until CI's
+# own deadline, an hour later: give it a minute after the results, then stop it and fail the run
+while kill -0 "$jest" 2>/dev/null && [ ! -s "$results" ]; do sleep 2; done
+for _ in $(seq 30); do kill -0 "$jest" 2>/dev/null || break; sleep 2; done
+if kill -0 "$jest" 2>/dev/null; then
+  echo "jest did not exit 60 s after its results: a suite left something running (see 'Jest did not exit' above)" >&2
+  kill -TERM "$jest" 2>/dev/null
+  for _ in $(seq 10); do kill -0 "$jest" 2>/dev/null || break; sleep 1; done
+  kill -KILL "$jest" 2>/dev/null
+  wait "$jest" 2>/dev/null
+  status=1
+else
+  wait "$jest"
+  status=$?
+fi
 set -e
 node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

@@ -89,21 +89,47 @@ async function newDatabase(serverUrl: string, template?: string): Promise<TestDa
 }
 
 /**
+ * How long `whileHolding` waits for what it started to reach the held lock: what started may first
+ * have to authenticate, take a slot and a pooled connection, which on a busy 2-core machine took
+ * longer than `eventually`'s default 4 s. Awaiting a state, so a generous bound costs nothing when
+ * the state comes.
+ */
+const BLOCKED_WAIT_MS = 30_000;
+
+/**
  * Resolves once another backend waits for a lock that `holder` holds (pg_blocking_pids), not merely
- * once any backend waits for some lock.
+ * once any backend waits for some lock. When none comes, the failure lists what the database's other
+ * backends were doing, so that a wait that never came says where they were instead.
+ *
+ * `holder` is inside its transaction, and Postgres keeps one snapshot of pg_stat_activity per
+ * transaction (stats_fetch_consistency): a backend that connected after the first look would never
+ * be seen. On a busy machine, that is what the waiting requests' new pooled connections did, so
+ * each look clears the snapshot first.
  */
 async function blockedBy(holder: Pick<Client, 'query'>, what: string): Promise<void> {
   const { rows } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-  await eventually(
-    async () => {
-      const blocked = await holder.query<{ waiting: number }>(
-        'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
-        [rows[0].pid],
-      );
-      return blocked.rows[0].waiting > 0 ? true : null;
-    },
-    { what },
-  );
+  try {
+    await eventually(
+      async () => {
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        const blocked = await holder.query<{ waiting: number }>(
+          'SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          [rows[0].pid],
+        );
+        return blocked.rows[0].waiting > 0 ? true : null;
+      },
+      { what, timeoutMs: BLOCKED_WAIT_MS },
+    );
+  } catch (error) {
+    await holder.query('SELECT pg_stat_clear_snapshot()');
+    const activity = await holder.query<{ state: string | null; wait: string | null; query: string }>(
+      `SELECT state, wait_event_type || ':' || wait_event AS wait, left(query, 80) AS query
+         FROM pg_stat_activity WHERE datname = current_database() AND pid <> $1`,
+      [rows[0].pid],
+    );
+    const lines = activity.rows.map((row) => `  ${row.state ?? '?'} ${row.wait ?? '-'} ${row.query}`);
+    throw new Error(`${(error as Error).message}; the database's other backends:\n${lines.join('\n')}`);
+  }
 }
 
 /** What `whileHolding` holds: one statement run in a transaction of its own, left open. */
@@ -114,7 +140,7 @@ export interface HeldLock {
 
 /**
  * Starts `start` while another connection holds a lock (`hold`, in a transaction it leaves open);
- * once what started waits for that connection (blockedBy), `during` runs — with a probe connection
+ * once what started waits for that connection (blockedBy, up to 30 s), `during` runs — with a probe connection
  * of its own, and the holder's, to go on as the holder — then the holder commits. What `start`
  * answered. Both connections are closed whatever happens (closing rolls an open transaction back).
  */
@@ -129,10 +155,11 @@ export async function whileHolding<T>(
   const probe = new Client({ connectionString: url });
   await holder.connect();
   await probe.connect();
+  let answer: Promise<T> | undefined;
   try {
     await holder.query('BEGIN');
     await holder.query(hold.sql, hold.params);
-    const answer = start();
+    answer = start();
     await blockedBy(holder, what);
     await during(probe, holder);
     await holder.query('COMMIT');
@@ -140,6 +167,9 @@ export async function whileHolding<T>(
   } finally {
     await holder.end();
     await probe.end();
+    // on a failure, what started still runs: let it finish now that the lock is free, so that it
+    // does not outlive the test (the suite's teardown would wait for its requests)
+    await answer?.catch(() => undefined);
   }
 }
 
