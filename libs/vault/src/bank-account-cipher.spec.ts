@@ -2,7 +2,8 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { CardNumber } from '@kessai/cards';
 import { format, inspect } from 'node:util';
 import { BankAccountCipher, BankAccountIntegrityError } from './bank-account-cipher';
-import { CardVault, type VaultKey } from './card-vault';
+import { CardVault } from './card-vault';
+import type { VaultKey } from './sealing-keys';
 import { UnknownVaultKeyError, VaultConfigurationError } from './vault-errors';
 
 const NUMBER = '1234567';

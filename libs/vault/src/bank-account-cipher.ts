@@ -1,12 +1,8 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
+import { createHmac, hkdfSync } from 'node:crypto';
 import { inspect } from 'node:util';
-import type { EncryptedCardNumber, VaultBytes, VaultKey } from './card-vault';
-import { UnknownVaultKeyError, VaultConfigurationError } from './vault-errors';
+import { boundTo, SealingKeys, type EncryptedValue, type SealedValue, type VaultKey } from './sealing-keys';
+import { VaultConfigurationError } from './vault-errors';
 
-const ALGORITHM = 'aes-256-gcm';
-const IV_BYTES = 12;
-const AUTH_TAG_BYTES = 16;
-const KEY_BYTES = 32;
 const MIN_SECRET_BYTES = 32;
 /** Its own label: a card vault entry or a sealed CVV never opens as an account number, nor the reverse. */
 const AAD_CONTEXT = 'kessai.bank_accounts.account_number.v1';
@@ -14,14 +10,10 @@ const HKDF_SALT = 'kessai.bank_accounts';
 const HKDF_INFO = 'bank-account-fingerprint.v1';
 
 /** The encrypted account number as the bank_accounts row stores it (same columns as card_vault's). */
-export type EncryptedAccountNumber = EncryptedCardNumber;
+export type EncryptedAccountNumber = EncryptedValue;
 
 /** The encrypted columns, ready for a Prisma create or update. */
-export interface SealedAccountNumber extends EncryptedAccountNumber {
-  iv: VaultBytes;
-  ciphertext: VaultBytes;
-  authTag: VaultBytes;
-}
+export type SealedAccountNumber = SealedValue;
 
 /** A new row's encrypted columns, its fingerprint and what may be shown of the number. */
 export interface AccountNumberEntry extends SealedAccountNumber {
@@ -56,28 +48,16 @@ export class BankAccountIntegrityError extends Error {
  * key rotation, and whoever compares fingerprints cannot decrypt.
  */
 export class BankAccountCipher {
-  readonly #keys: ReadonlyMap<string, Buffer>;
-  readonly #activeKeyId: string;
+  readonly #keys: SealingKeys;
   readonly #fingerprintKey: Buffer;
 
   constructor(keys: readonly VaultKey[], fingerprintSecret: Buffer | string) {
-    if (keys.length === 0) throw new VaultConfigurationError('at least one key is required');
-    const byId = new Map<string, Buffer>();
-    for (const { id, key } of keys) {
-      if (!id) throw new VaultConfigurationError('a key has an empty id');
-      if (byId.has(id)) throw new VaultConfigurationError(`key id "${id}" appears twice`);
-      if (key.length !== KEY_BYTES) {
-        throw new VaultConfigurationError(`key "${id}" must be ${KEY_BYTES} bytes, not ${key.length}`);
-      }
-      byId.set(id, Buffer.from(key));
-    }
+    this.#keys = new SealingKeys(keys);
     const material =
       typeof fingerprintSecret === 'string' ? Buffer.from(fingerprintSecret, 'utf8') : fingerprintSecret;
     if (material.length < MIN_SECRET_BYTES) {
       throw new VaultConfigurationError(`the fingerprint secret must be at least ${MIN_SECRET_BYTES} bytes`);
     }
-    this.#keys = byId;
-    this.#activeKeyId = keys[0].id;
     this.#fingerprintKey = Buffer.from(hkdfSync('sha256', material, HKDF_SALT, HKDF_INFO, 32));
   }
 
@@ -92,24 +72,14 @@ export class BankAccountCipher {
 
   /** The account number, for the bank a payout is sent to: never logged, never answered. */
   decrypt(entry: EncryptedAccountNumber, bankAccountId: string): string {
-    const key = this.#keys.get(entry.keyId);
-    if (!key) throw new UnknownVaultKeyError(entry.keyId);
-    if (entry.iv.length !== IV_BYTES || entry.authTag.length !== AUTH_TAG_BYTES) {
-      throw new BankAccountIntegrityError(bankAccountId);
-    }
-    try {
-      const decipher = createDecipheriv(ALGORITHM, key, entry.iv, { authTagLength: AUTH_TAG_BYTES });
-      decipher.setAAD(additionalData(bankAccountId));
-      decipher.setAuthTag(entry.authTag);
-      return Buffer.concat([decipher.update(entry.ciphertext), decipher.final()]).toString('utf8');
-    } catch {
-      throw new BankAccountIntegrityError(bankAccountId);
-    }
+    const plaintext = this.#keys.open(entry, additionalData(bankAccountId));
+    if (!plaintext) throw new BankAccountIntegrityError(bankAccountId);
+    return plaintext.toString('utf8');
   }
 
   /** The key new numbers are encrypted with. */
   get activeKeyId(): string {
-    return this.#activeKeyId;
+    return this.#keys.activeKeyId;
   }
 
   /** The same number under the active key with a fresh IV, for rotation (the fingerprint stays). */
@@ -129,21 +99,11 @@ export class BankAccountCipher {
   }
 
   #seal(accountNumber: string, bankAccountId: string): SealedAccountNumber {
-    const key = this.#keys.get(this.#activeKeyId) as Buffer;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: AUTH_TAG_BYTES });
-    cipher.setAAD(additionalData(bankAccountId));
-    const ciphertext = Buffer.concat([cipher.update(accountNumber, 'utf8'), cipher.final()]);
-    return {
-      keyId: this.#activeKeyId,
-      iv: new Uint8Array(iv),
-      ciphertext: new Uint8Array(ciphertext),
-      authTag: new Uint8Array(cipher.getAuthTag()),
-    };
+    return this.#keys.seal(accountNumber, additionalData(bankAccountId));
   }
 
   toJSON(): { activeKeyId: string } {
-    return { activeKeyId: this.#activeKeyId };
+    return { activeKeyId: this.#keys.activeKeyId };
   }
 
   [inspect.custom](): string {
@@ -152,6 +112,5 @@ export class BankAccountCipher {
 }
 
 function additionalData(bankAccountId: string): Buffer {
-  if (!bankAccountId) throw new TypeError('an account number binding needs the bank account id');
-  return Buffer.from(JSON.stringify([AAD_CONTEXT, bankAccountId]), 'utf8');
+  return boundTo(AAD_CONTEXT, bankAccountId, 'bank account id');
 }

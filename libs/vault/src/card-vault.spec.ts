@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { format, inspect } from 'node:util';
 import { CardNumber } from '@kessai/cards';
-import { CardVault, type CardVaultEntry, type VaultKey } from './card-vault';
+import { CardVault, type CardVaultEntry } from './card-vault';
+import type { VaultKey } from './sealing-keys';
 import { UnknownVaultKeyError, VaultConfigurationError, VaultIntegrityError } from './vault-errors';
 
 const PAN = '4000056655665556';

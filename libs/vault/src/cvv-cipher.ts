@@ -1,12 +1,8 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
-import type { VaultBinding, VaultKey } from './card-vault';
-import { UnknownVaultKeyError, VaultConfigurationError, VaultIntegrityError } from './vault-errors';
+import type { VaultBinding } from './card-vault';
+import { boundTo, SealingKeys, type VaultKey } from './sealing-keys';
+import { VaultIntegrityError } from './vault-errors';
 
-const ALGORITHM = 'aes-256-gcm';
-const IV_BYTES = 12;
-const AUTH_TAG_BYTES = 16;
-const KEY_BYTES = 32;
 /** A different label from the PAN's, so a sealed CVV can never be passed off as a vault entry or back. */
 const AAD_CONTEXT = 'kessai.pending_cvv.v1';
 
@@ -20,63 +16,38 @@ export type SealedCvv = string;
  * another token's key fails to open.
  */
 export class CvvCipher {
-  readonly #keys: ReadonlyMap<string, Buffer>;
-  readonly #activeKeyId: string;
+  readonly #keys: SealingKeys;
 
   constructor(keys: readonly VaultKey[]) {
-    if (keys.length === 0) throw new VaultConfigurationError('at least one key is required');
-    const byId = new Map<string, Buffer>();
-    for (const { id, key } of keys) {
-      if (!id || id.includes('.')) throw new VaultConfigurationError('a key id is empty or contains "."');
-      if (byId.has(id)) throw new VaultConfigurationError(`key id "${id}" appears twice`);
-      if (key.length !== KEY_BYTES) {
-        throw new VaultConfigurationError(`key "${id}" must be ${KEY_BYTES} bytes, not ${key.length}`);
-      }
-      byId.set(id, Buffer.from(key));
-    }
-    this.#keys = byId;
-    this.#activeKeyId = keys[0].id;
+    // the text form joins the parts with "."
+    this.#keys = new SealingKeys(keys, { forbidden: '.' });
   }
 
   seal(cvv: string, binding: VaultBinding): SealedCvv {
-    const key = this.#keys.get(this.#activeKeyId) as Buffer;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: AUTH_TAG_BYTES });
-    cipher.setAAD(additionalData(binding));
-    const ciphertext = Buffer.concat([cipher.update(cvv, 'ascii'), cipher.final()]);
-    return [this.#activeKeyId, iv, ciphertext, cipher.getAuthTag()]
-      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
-      .join('.');
+    const { keyId, iv, ciphertext, authTag } = this.#keys.seal(cvv, additionalData(binding));
+    return [keyId, ...[iv, ciphertext, authTag].map((part) => Buffer.from(part).toString('base64url'))].join(
+      '.',
+    );
   }
 
   open(sealed: SealedCvv, binding: VaultBinding): string {
     const aad = additionalData(binding);
     const [keyId, iv, ciphertext, tag, ...rest] = sealed.split('.');
-    const key = this.#keys.get(keyId);
-    if (!key) throw new UnknownVaultKeyError(keyId);
-    const ivBytes = Buffer.from(iv ?? '', 'base64url');
-    const tagBytes = Buffer.from(tag ?? '', 'base64url');
-    if (rest.length > 0 || ivBytes.length !== IV_BYTES || tagBytes.length !== AUTH_TAG_BYTES) {
+    const value = {
+      keyId,
+      iv: Buffer.from(iv ?? '', 'base64url'),
+      ciphertext: Buffer.from(ciphertext ?? '', 'base64url'),
+      authTag: Buffer.from(tag ?? '', 'base64url'),
+    };
+    const plaintext = this.#keys.open(value, aad)?.toString('ascii');
+    if (plaintext === undefined || rest.length > 0 || !/^\d{3,4}$/.test(plaintext)) {
       throw new VaultIntegrityError(binding.transactionTokenId);
     }
-    let plaintext: string;
-    try {
-      const decipher = createDecipheriv(ALGORITHM, key, ivBytes, { authTagLength: AUTH_TAG_BYTES });
-      decipher.setAAD(aad);
-      decipher.setAuthTag(tagBytes);
-      plaintext = Buffer.concat([
-        decipher.update(Buffer.from(ciphertext ?? '', 'base64url')),
-        decipher.final(),
-      ]).toString('ascii');
-    } catch {
-      throw new VaultIntegrityError(binding.transactionTokenId);
-    }
-    if (!/^\d{3,4}$/.test(plaintext)) throw new VaultIntegrityError(binding.transactionTokenId);
     return plaintext;
   }
 
   toJSON(): { activeKeyId: string } {
-    return { activeKeyId: this.#activeKeyId };
+    return { activeKeyId: this.#keys.activeKeyId };
   }
 
   [inspect.custom](): string {
@@ -85,6 +56,5 @@ export class CvvCipher {
 }
 
 function additionalData(binding: VaultBinding): Buffer {
-  if (!binding.transactionTokenId) throw new TypeError('a CVV binding needs the transaction token id');
-  return Buffer.from(JSON.stringify([AAD_CONTEXT, binding.transactionTokenId]), 'utf8');
+  return boundTo(AAD_CONTEXT, binding.transactionTokenId, 'transaction token id');
 }
