@@ -1,10 +1,10 @@
-import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { createTransport, type Transporter } from 'nodemailer';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CheckoutPaymentMailsRepository, StoresRepository, type DuePaymentMail } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { paymentInstructionsMail, type DeferredInstructionsPayload } from '@kessai/presenters';
-import { PeriodicTask } from '@kessai/runtime';
+import { PeriodicService } from '@kessai/runtime';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 
 const BATCH = 50;
@@ -33,8 +33,7 @@ export function paymentMailMessageId(chargeId: string): string {
  * and the row's update (the same Message-ID both times). Without SMTP_URL it does not run.
  */
 @Injectable()
-export class PaymentInstructionsMailer implements OnApplicationBootstrap, OnModuleDestroy {
-  readonly #task: PeriodicTask | null;
+export class PaymentInstructionsMailer extends PeriodicService {
   readonly #transport: Transporter | null;
   readonly #from: string;
 
@@ -44,22 +43,18 @@ export class PaymentInstructionsMailer implements OnApplicationBootstrap, OnModu
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
+    super({
+      name: 'payment instructions mail',
+      intervalMs: config.PAYMENT_MAIL_INTERVAL_MS,
+      logger,
+      enabled: config.SMTP_URL !== undefined,
+    });
     this.#from = config.MAIL_FROM;
     this.#transport = config.SMTP_URL ? createTransport(config.SMTP_URL) : null;
-    this.#task = this.#transport
-      ? new PeriodicTask({
-          name: 'payment instructions mail',
-          intervalMs: config.PAYMENT_MAIL_INTERVAL_MS,
-          run: async () => {
-            await this.sendDue();
-          },
-          logger,
-        })
-      : null;
   }
 
-  onApplicationBootstrap() {
-    this.#task?.start();
+  protected async tick(): Promise<void> {
+    await this.sendDue();
   }
 
   /** One pass; resolves to how many mails it sent. */
@@ -137,8 +132,8 @@ export class PaymentInstructionsMailer implements OnApplicationBootstrap, OnModu
   }
 
   /** Lets the pass in progress finish, then closes the SMTP connections. */
-  async onModuleDestroy(): Promise<void> {
-    await this.#task?.stop();
+  override async onModuleDestroy(): Promise<void> {
+    await super.onModuleDestroy();
     this.#transport?.close();
   }
 }

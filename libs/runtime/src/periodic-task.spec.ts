@@ -222,6 +222,7 @@ class TestSweep extends PeriodicService {
   constructor(
     private readonly runs: ControlledRuns,
     timers: ManualTimers,
+    enabled?: boolean,
   ) {
     super({
       name: 'test sweep',
@@ -229,6 +230,7 @@ class TestSweep extends PeriodicService {
       runAtStart: true,
       logger: createLogger({ service: 'test', level: 'silent' }),
       timers,
+      enabled,
     });
     this.#label = 'sweep';
   }
@@ -258,5 +260,16 @@ describe('PeriodicService', () => {
     runs.finish(0);
     await destroying;
     expect(runs.calls).toBe(1);
+  });
+
+  it('never starts a task that is not enabled (a process without what it needs)', async () => {
+    const runs = new ControlledRuns();
+    const sweep = new TestSweep(runs, new ManualTimers(), false);
+    expect(sweep.enabled).toBe(false);
+    sweep.onApplicationBootstrap();
+    await settle();
+    expect(runs.calls).toBe(0);
+    await sweep.onModuleDestroy();
+    expect(new TestSweep(new ControlledRuns(), new ManualTimers()).enabled).toBe(true);
   });
 });

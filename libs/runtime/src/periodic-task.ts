@@ -117,16 +117,24 @@ export class PeriodicTask {
  */
 export abstract class PeriodicService implements OnApplicationBootstrap, OnModuleDestroy {
   readonly #task: PeriodicTask;
+  readonly #enabled: boolean;
 
-  protected constructor(options: Omit<PeriodicTaskOptions, 'run'>) {
+  /** `enabled: false`: the task never starts (a process configured without what it needs). */
+  protected constructor(options: Omit<PeriodicTaskOptions, 'run'> & { enabled?: boolean }) {
     this.#task = new PeriodicTask({ ...options, run: () => this.tick() });
+    this.#enabled = options.enabled ?? true;
   }
 
   /** One run: `{ pauseMs }` asks for the next one sooner or later than the interval. */
   protected abstract tick(): Promise<PeriodicRunResult>;
 
+  /** Whether the task runs in this process. */
+  get enabled(): boolean {
+    return this.#enabled;
+  }
+
   onApplicationBootstrap(): void {
-    this.#task.start();
+    if (this.#enabled) this.#task.start();
   }
 
   onModuleDestroy(): Promise<void> {
