@@ -16,6 +16,9 @@ import { randomUUID } from 'node:crypto';
 import { runCli } from '@kessai/admin';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
+/** The automatic extension test's deadlines and extension period, in seconds. */
+const EXTENSION_S = 3;
+
 const suite = useSuite({
   variables: { CHARGE_POLLING_MAX_WAIT_MS: '2000' },
   simulator: (callbackSecret) => startProcessorSimulator({ callbackSecret, callbackRetryBaseDelayMs: 50 }),
@@ -337,17 +340,20 @@ describe('bank transfer through the SDK', () => {
   });
 
   it('automatic extension: extended at each deadline up to the maximum (five), then failed, each exactly once across two replicas; paid meanwhile, successful', async () => {
+    // each deadline EXTENSION_S after the last: the charges must still be awaiting when this reads
+    // them, which a busy machine made past the five extensions of one second each (then failed)
+    const period = `PT${EXTENSION_S}S`;
     await withBankConfiguration(
       {
         automatic_extension_enabled: true,
-        default_extension_period: 'PT1S',
-        maximum_extension_period: 'PT1S',
+        default_extension_period: period,
+        maximum_extension_period: period,
       },
       async () => {
-        // deadlines one second after acceptance, then one second more at each automatic extension
-        const unpaid = await charge((await bankToken({ expirationPeriod: 'PT1S' })).id);
-        const konbini = await charge((await konbiniToken({ expirationPeriod: 'PT1S' })).id);
-        const paidLate = await charge((await bankToken({ expirationPeriod: 'PT1S' })).id);
+        // deadlines EXTENSION_S after acceptance, then EXTENSION_S more at each automatic extension
+        const unpaid = await charge((await bankToken({ expirationPeriod: period })).id);
+        const konbini = await charge((await konbiniToken({ expirationPeriod: period })).id);
+        const paidLate = await charge((await bankToken({ expirationPeriod: period })).id);
         const { payload } = await awaitingWithInstructions(paidLate.id);
         await awaitingWithInstructions(unpaid.id);
         await awaitingWithInstructions(konbini.id);
@@ -369,13 +375,13 @@ describe('bank transfer through the SDK', () => {
                 suite.merchants.shop.store.id,
               )) as Any
             ).extensionCount >= 1,
-          { timeoutMs: 10_000, what: 'a first automatic extension' },
+          { timeoutMs: 10_000 + EXTENSION_S * 1000, what: 'a first automatic extension' },
         );
         expect(await pay('bank', payload.account_number, 5000)).toBe(200);
         expect(await ended(paidLate.id)).toMatchObject({ status: 'successful', chargedAmount: 5000 });
 
         for (const created of [unpaid, konbini]) {
-          expect(await ended(created.id, 30_000)).toMatchObject({
+          expect(await ended(created.id, 30_000 + 6 * EXTENSION_S * 1000)).toMatchObject({
             status: 'failed',
             error: { code: 327, message: 'CONFIRMATION_PERIOD_EXPIRED' },
           });
@@ -399,11 +405,12 @@ describe('bank transfer through the SDK', () => {
           suite.merchants.shop.store.id,
         );
         expect(new Date(last.expirationDate).getTime() - new Date(first.expirationDate).getTime()).toBe(
-          5_000,
+          // `first` was read before its first extension or, on a busy machine, after some of them
+          (5 - first.extensionCount) * EXTENSION_S * 1000,
         );
       },
     );
-  }, 60_000);
+  }, 120_000);
 
   it('capture_at is the payment deadline (api-reference §5.2): taken as given, at most 60 days ahead', async () => {
     const at = new Date(Date.now() + 2 * 86_400_000 + 12_345);
