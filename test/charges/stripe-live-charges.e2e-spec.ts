@@ -3,7 +3,7 @@
 // the Stripe fake over HTTP (the only fake: Stripe itself, built from its documentation and
 // stripe-node's wire, libs/testing/src/stripe-fake.ts), reached by the adapter through the official
 // `stripe` package. A card charged, held then captured, refunded, cancelled, declined with the
-// mapped code, a Stripe outage retried with the same key; Stripe's signed webhooks verified.
+// mapped code, a Stripe outage and a late answer retried with the same key; Stripe's signed webhooks verified.
 process.env.POLLING_INTERVAL = '100';
 
 import type SDK from 'univapay-node';
@@ -175,6 +175,19 @@ describe('live charges on Stripe', () => {
     );
     expect(attempts.length).toBeGreaterThanOrEqual(2);
     expect(fake.createdFor(created.id)).toBe(1);
+  });
+
+  it('answers a Stripe that replies after the worker gave up: the retry gets the replay, one payment', async () => {
+    // executed at once, answered after three times the workers' PROCESSOR_TIMEOUT_MS
+    fake.delayNext(1, 6_000);
+    const created = await cardCharge(REAL_CARD_NUMBER);
+    expect((await poll(created.id)).status).toBe('successful');
+    const attempts = fake.requests.filter(
+      (r) => r.method === 'POST' && r.path === '/v1/payment_intents' && r.key === created.id,
+    );
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(fake.createdFor(created.id)).toBe(1);
+    expect(intentOf(created.id)).toMatchObject({ status: 'succeeded', amount_received: 1200 });
   });
 
   it('acknowledges Stripe’s signed webhooks, and refuses one signed with another secret', async () => {
