@@ -3,10 +3,13 @@
 // the Stripe fake over HTTP (the only fake: Stripe itself, built from its documentation and
 // stripe-node's wire, libs/testing/src/stripe-fake.ts), reached by the adapter through the official
 // `stripe` package. A card charged, held then captured, refunded, cancelled, declined with the
-// mapped code, a Stripe outage and a late answer retried with the same key; Stripe's signed webhooks verified.
+// mapped code, a Stripe outage and a late answer retried with the same key; a konbini payment
+// completed by Stripe's signed webhook.
 process.env.POLLING_INTERVAL = '100';
 
+import { createHmac } from 'node:crypto';
 import type SDK from 'univapay-node';
+import { PaymentType } from 'univapay-node';
 import {
   type Credentials,
   type FakeStripe,
@@ -188,6 +191,48 @@ describe('live charges on Stripe', () => {
     expect(attempts.length).toBeGreaterThanOrEqual(2);
     expect(fake.createdFor(created.id)).toBe(1);
     expect(intentOf(created.id)).toMatchObject({ status: 'succeeded', amount_received: 1200 });
+  });
+
+  it('completes a konbini payment when Stripe’s signed webhook says it was paid, once on a redelivery', async () => {
+    const token: Any = await sdk.transactionTokens.create({
+      paymentType: PaymentType.KONBINI,
+      type: 'one_time',
+      email: 'buyer@example.test',
+      data: {
+        customerName: 'Yamada Taro',
+        convenienceStore: 'lawson',
+        phoneNumber: { countryCode: '81', localNumber: '9012345678' },
+      },
+    } as Any);
+    const created: Any = await sdk.charges.create({
+      transactionTokenId: token.id,
+      amount: 3000,
+      currency: 'JPY',
+    });
+    expect((await poll(created.id)).status).toBe('awaiting');
+    const intent = intentOf(created.id)!;
+    expect(intent).toMatchObject({ status: 'requires_action', payment_method_types: ['konbini'] });
+    fake.payKonbini(intent.id as string);
+    expect((await poll(created.id, (c) => c.status !== 'awaiting')).status).toBe('successful');
+    const delivery = fake.deliveries.find(
+      (d) => d.type === 'payment_intent.succeeded' && d.body.includes(intent.id as string),
+    )!;
+    expect(delivery.status).toBe(204);
+    // Stripe redelivers an event as it was, signed anew: acknowledged, nothing moves twice
+    const at = Math.floor(Date.now() / 1000);
+    const again = await suite.gateway.request('/processor/stripe/webhooks', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'stripe-signature': `t=${at},v1=${createHmac('sha256', WEBHOOK_SECRET).update(`${at}.${delivery.body}`).digest('hex')}`,
+      },
+      body: delivery.body,
+    });
+    expect(again.status).toBe(204);
+    expect(await sdk.charges.get(storeId(), created.id)).toMatchObject({
+      status: 'successful',
+      chargedAmount: 3000,
+    });
   });
 
   it('acknowledges Stripe’s signed webhooks, and refuses one signed with another secret', async () => {

@@ -123,6 +123,8 @@ export interface FakeStripe {
   delayNext(count: number, ms: number): void;
   /** search finds nothing for the next `count` queries, as when Stripe's index lags a write */
   searchLagsNext(count: number): void;
+  /** a customer pays a konbini payment at the store: succeeded, payment_intent.succeeded delivered */
+  payKonbini(intentId: string): void;
   /** sends an event of an object (again), signed, as Stripe does on its retries */
   deliver(type: string, object: StripeObject): Promise<StripeWebhookDelivery>;
   webhookUrl: string | undefined;
@@ -252,6 +254,9 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     },
     searchLagsNext: (count) => {
       searchLagging = count;
+    },
+    payKonbini: () => {
+      throw new Error('not started');
     },
     deliver: async (type, object) => {
       const created = now();
@@ -384,6 +389,9 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   }
 
   function newIntent(form: StripeObject): StripeObject {
+    // allowed_payment_method_types since API version 2026-10-28 (stripe-node 23), payment_method_types before
+    const list = form.allowed_payment_method_types ?? form.payment_method_types;
+    const allowed = Array.isArray(list) ? (list as string[]) : ['card'];
     const intent: StripeObject = {
       id: stripeId('pi'),
       object: 'payment_intent',
@@ -415,7 +423,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       payment_method: null,
       payment_method_configuration_details: null,
       payment_method_options: { card: { request_three_d_secure: 'automatic' } },
-      payment_method_types: Array.isArray(form.payment_method_types) ? form.payment_method_types : ['card'],
+      payment_method_types: allowed,
+      allowed_payment_method_types: allowed,
       processing: null,
       receipt_email: null,
       review: null,
@@ -456,6 +465,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     const intent = newIntent(form);
     notify('payment_intent.created', intent);
     if (form.confirm !== 'true') return ok(intent);
+    if (isRecord(data) && data.type === 'konbini') return confirmKonbini(intent, data, form);
     if (!card) return invalid('You must provide a payment method to confirm.', { code: 'parameter_missing' });
     const number = typeof card.number === 'string' ? card.number : '';
     const billing = isRecord(data) && isRecord(data.billing_details) ? data.billing_details : {};
@@ -538,6 +548,56 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     return ok(intent);
   }
 
+  /**
+   * A konbini payment (https://docs.stripe.com/payments/konbini/accept-a-payment): JPY only, the
+   * customer's name and email required, left requires_action with the codes of each store until
+   * paid (payKonbini).
+   */
+  function confirmKonbini(intent: StripeObject, data: StripeObject, form: StripeObject): Answer {
+    const billing = isRecord(data.billing_details) ? data.billing_details : {};
+    for (const field of ['name', 'email'])
+      if (typeof billing[field] !== 'string' || billing[field] === '')
+        return invalid(`Missing required param: payment_method_data[billing_details][${field}].`, {
+          code: 'parameter_missing',
+          param: `payment_method_data[billing_details][${field}]`,
+        });
+    if (intent.currency !== 'jpy')
+      return invalid('Konbini payments only support JPY.', {
+        code: 'parameter_invalid_string',
+        param: 'currency',
+      });
+    const options = isRecord(form.payment_method_options) ? form.payment_method_options : {};
+    const konbini = isRecord(options.konbini) ? options.konbini : {};
+    const expiresAt =
+      typeof konbini.expires_at === 'string' ? Number(konbini.expires_at) : now() + 3 * 86_400;
+    const code = () => String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
+    intent.payment_method = stripeId('pm');
+    intent.payment_method_options = {
+      konbini: {
+        confirmation_number: null,
+        expires_after_days: null,
+        expires_at: expiresAt,
+        product_description: null,
+      },
+    };
+    intent.status = 'requires_action';
+    intent.next_action = {
+      type: 'konbini_display_details',
+      konbini_display_details: {
+        expires_at: expiresAt,
+        hosted_voucher_url: `${fake.url}/konbini/${intent.id as string}`,
+        stores: {
+          familymart: { confirmation_number: code(), payment_code: code() },
+          lawson: { confirmation_number: code(), payment_code: code() },
+          ministop: { confirmation_number: code(), payment_code: code() },
+          seicomart: { confirmation_number: code(), payment_code: code() },
+        },
+      },
+    };
+    notify('payment_intent.requires_action', intent);
+    return ok(intent);
+  }
+
   function succeed(intent: StripeObject, charge: StripeObject, amount: number) {
     intent.status = 'succeeded';
     intent.amount_capturable = 0;
@@ -567,6 +627,21 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     succeed(intent, charges.get(intent.latest_charge as string)!, amount);
     return ok(intent);
   }
+
+  fake.payKonbini = (intentId) => {
+    const intent = paymentIntents.get(intentId);
+    const waiting =
+      intent?.status === 'requires_action' &&
+      (intent.next_action as StripeObject | null)?.type === 'konbini_display_details';
+    if (!intent || !waiting) throw new Error(`${intentId} is no konbini payment waiting to be paid`);
+    const charge = newCharge(intent, { number: '', exp_month: 0, exp_year: 0, name: null });
+    charge.payment_method_details = { konbini: { store: { chain: 'lawson' } }, type: 'konbini' };
+    charge.status = 'succeeded';
+    charge.paid = true;
+    intent.latest_charge = charge.id;
+    intent.next_action = null;
+    succeed(intent, charge, intent.amount as number);
+  };
 
   function cancel(intent: StripeObject, form: StripeObject): Answer {
     const cancelable = [

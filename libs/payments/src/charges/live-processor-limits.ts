@@ -20,8 +20,10 @@ export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>)
   if (config.PROCESSOR_LIVE === 'stripe') {
     return {
       processor: 'stripe',
-      // cards only: Stripe's konbini and customer_balance bank transfers are a later slice
-      paymentTypes: ['card'],
+      // customer_balance bank transfers are a later slice
+      paymentTypes: STRIPE_CAPABILITIES.bankTransfer
+        ? ['card', 'konbini', 'bank_transfer']
+        : ['card', 'konbini'],
       refusedThreeDsModes: STRIPE_CAPABILITIES.threeDsRedirect ? [] : ['require', 'force'],
     };
   }

@@ -8,7 +8,7 @@ import {
   STRIPE_TEST_CARDS,
 } from '@kessai/testing';
 import { ProcessorRequestRejectedError, TransientProcessorError } from '../processor-errors';
-import { type AuthorizeRequest } from '../payment-processor';
+import { type AuthorizeRequest, type DeferredPaymentRequest } from '../payment-processor';
 import { STRIPE_REFERENCE_METADATA_KEY, StripePaymentProcessor } from './stripe-payment-processor';
 
 const SECRET_KEY = 'sk_test_fake_stripe_secret';
@@ -86,7 +86,7 @@ describe('Stripe adapter', () => {
       capture_method: 'manual',
       confirm: 'true',
       error_on_requires_action: 'true',
-      payment_method_types: ['card'],
+      allowed_payment_method_types: ['card'],
       payment_method_data: { type: 'card', card: { number: STRIPE_TEST_CARDS.visa, cvc: '987' } },
       metadata: { [STRIPE_REFERENCE_METADATA_KEY]: request.reference },
     });
@@ -177,7 +177,77 @@ describe('Stripe adapter', () => {
     });
   });
 
-  it('refuses what it cannot do before sending anything: 3-D Secure, QR, konbini', async () => {
+  describe('konbini', () => {
+    const konbini = (overrides: Partial<DeferredPaymentRequest> = {}): DeferredPaymentRequest => ({
+      reference: randomUUID(),
+      amount: 2500,
+      currency: 'JPY',
+      method: { type: 'konbini', convenienceStore: 'family_mart', customerName: 'Taro', phoneNumber: null },
+      expiresOn: new Date(Date.now() + 3 * 86_400_000),
+      callbackUrl: 'http://127.0.0.1/unused',
+      customerEmail: 'taro@example.com',
+      ...overrides,
+    });
+
+    it('gives the codes to pay at the store; paid, status says captured with one deposit', async () => {
+      const request = konbini();
+      const created = await processor.createDeferredPayment(request);
+      expect(created.instructions).toMatchObject({
+        type: 'konbini',
+        convenienceStore: 'family_mart',
+        paymentCode: expect.stringMatching(/^\d{11}$/),
+        receiptNumber: expect.stringMatching(/^\d{11}$/),
+        paymentUrl: `${fake.url}/konbini/${created.processorReference}`,
+      });
+      const sent = fake.requests.filter((r) => r.method === 'POST' && r.key === request.reference).at(-1)!;
+      expect(sent.form).toMatchObject({
+        allowed_payment_method_types: ['konbini'],
+        payment_method_data: {
+          type: 'konbini',
+          billing_details: { name: 'Taro', email: 'taro@example.com' },
+        },
+        payment_method_options: {
+          konbini: { expires_at: String(Math.floor(request.expiresOn.getTime() / 1000)) },
+        },
+      });
+      expect(await processor.status(request.reference)).toMatchObject({
+        found: true,
+        payment: { kind: 'konbini', status: 'awaiting_payment', deposits: [] },
+      });
+      fake.payKonbini(created.processorReference);
+      expect(await processor.status(request.reference)).toMatchObject({
+        found: true,
+        payment: { status: 'captured', deposits: [{ id: created.processorReference, amount: 2500 }] },
+      });
+      // a retry after a lost answer is the same payment
+      expect((await processor.createDeferredPayment(request)).processorReference).toBe(
+        created.processorReference,
+      );
+      expect(fake.createdFor(request.reference)).toBe(1);
+    });
+
+    it('refuses a store Stripe does not take, or no customer email, before sending anything', async () => {
+      const created = fake.executed.create;
+      const sevenEleven = konbini({
+        method: {
+          type: 'konbini',
+          convenienceStore: 'seven_eleven',
+          customerName: 'Taro',
+          phoneNumber: null,
+        },
+      });
+      await expect(processor.createDeferredPayment(sevenEleven)).rejects.toMatchObject({
+        type: 'unsupported',
+      });
+      await expect(processor.createDeferredPayment(konbini({ customerEmail: null }))).rejects.toMatchObject({
+        type: 'missing_parameter',
+        retryable: false,
+      });
+      expect(fake.executed.create).toBe(created);
+    });
+  });
+
+  it('refuses what it cannot do before sending anything: 3-D Secure, QR, bank transfer', async () => {
     const created = fake.executed.create;
     await expect(
       processor.authorize(authorization(STRIPE_TEST_CARDS.visa, { threeDs: { mode: 'require' } })),
@@ -192,7 +262,7 @@ describe('Stripe adapter', () => {
         reference: randomUUID(),
         amount: 1000,
         currency: 'JPY',
-        method: { type: 'konbini', convenienceStore: 'lawson', customerName: 'Taro', phoneNumber: null },
+        method: { type: 'bank_transfer', brand: 'test_bank' },
         expiresOn: new Date(Date.now() + 86_400_000),
         callbackUrl: 'http://127.0.0.1/unused',
       }),

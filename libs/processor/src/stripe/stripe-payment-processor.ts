@@ -48,6 +48,19 @@ export interface StripePaymentProcessorOptions {
 }
 
 /**
+ * The API's ConvenienceStore → the store of Stripe's konbini_display_details
+ * (https://docs.stripe.com/payments/konbini): FamilyMart, Lawson, Ministop and Seicomart only.
+ */
+export const STRIPE_KONBINI_STORES: Readonly<
+  Record<string, keyof Stripe.PaymentIntent.NextAction.KonbiniDisplayDetails.Stores>
+> = {
+  family_mart: 'familymart',
+  lawson: 'lawson',
+  mini_stop: 'ministop',
+  seico_mart: 'seicomart',
+};
+
+/**
  * What Stripe can do of the port, for the gateway to refuse the rest at creation with the SDK's
  * error code (docs/processors.md, "Stripe"). A call outside it is refused by the adapter too
  * (ProcessorRequestRejectedError, nothing sent).
@@ -58,9 +71,9 @@ export const STRIPE_CAPABILITIES = {
   /** 3-D Secure through next_action's redirect is not built yet: mode require/force is refused */
   threeDsRedirect: false,
   operatorPayments: false,
-  /** konbini and customer_balance bank transfers are a later slice */
+  /** customer_balance bank transfers are a later slice */
   bankTransfer: false,
-  konbiniStores: [] as string[],
+  konbiniStores: Object.keys(STRIPE_KONBINI_STORES),
 } as const;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -83,7 +96,7 @@ interface RawCardPaymentMethodData {
  *   (maxNetworkRetries 0): the charge path retries, with the same key.
  * - Our charge id is also the PaymentIntent's metadata[kessai_reference]: `status(reference)`
  *   searches by it, then, since search can lag a minute behind a write, lists the last 24 hours.
- * - Cards only: confirmed at creation with the raw card in payment_method_data, which needs
+ * - Cards are confirmed at creation with the raw card in payment_method_data, which needs
  *   Stripe's approval of the account ("raw card data APIs"); an account without it is refused as a
  *   ProcessorRequestRejectedError of type raw_card_data_not_enabled, never as a decline.
  * - Declines are results mapped through STRIPE_ERROR_TABLE; connection failures, timeouts, 5xx,
@@ -130,7 +143,8 @@ export class StripePaymentProcessor implements PaymentProcessor {
       confirm: true,
       // a card that wants 3-D Secure fails as authentication_required instead of waiting for it
       error_on_requires_action: true,
-      payment_method_types: ['card'],
+      // the stripe package's API version names the list allowed_payment_method_types
+      allowed_payment_method_types: ['card'],
       payment_method_data: card,
       metadata: { [STRIPE_REFERENCE_METADATA_KEY]: request.reference },
     } as unknown as Stripe.PaymentIntentCreateParams;
@@ -236,8 +250,58 @@ export class StripePaymentProcessor implements PaymentProcessor {
     return Promise.reject(unsupported('create_operator_payment', 'online and QR operator payments'));
   }
 
-  createDeferredPayment(_request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
-    return Promise.reject(unsupported('create_deferred_payment', 'konbini and bank transfers'));
+  /**
+   * A konbini payment: a PaymentIntent confirmed with payment_method_data[type]=konbini, left
+   * `requires_action` with the codes to pay at the store until the customer pays
+   * (payment_intent.succeeded, the deposit notice). Its expiry is the charge's deadline as a
+   * timestamp (`expires_at`), the same on every retry, unlike a day count from now.
+   */
+  async createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
+    const method = request.method;
+    if (method.type !== 'konbini') throw unsupported('create_deferred_payment', 'bank transfers');
+    const store = STRIPE_KONBINI_STORES[method.convenienceStore];
+    if (!store) throw unsupported('create_deferred_payment', `konbini ${method.convenienceStore}`);
+    // Stripe sends no instructions itself but requires the customer's name and email
+    if (!request.customerEmail)
+      throw new ProcessorRequestRejectedError(
+        'create_deferred_payment',
+        0,
+        'missing_parameter',
+        'Stripe: a konbini payment needs the customer email',
+      );
+    const params: Stripe.PaymentIntentCreateParams = {
+      amount: checkWireAmount(request.amount),
+      currency: request.currency.toLowerCase(),
+      confirm: true,
+      allowed_payment_method_types: ['konbini'],
+      payment_method_data: {
+        type: 'konbini',
+        billing_details: { name: method.customerName, email: request.customerEmail },
+      },
+      payment_method_options: { konbini: { expires_at: Math.floor(request.expiresOn.getTime() / 1000) } },
+      metadata: { [STRIPE_REFERENCE_METADATA_KEY]: request.reference },
+    };
+    let intent: Stripe.PaymentIntent;
+    try {
+      intent = await this.#stripe.paymentIntents.create(params, { idempotencyKey: request.reference });
+    } catch (error) {
+      // transient as any call's; anything else a payment refused as such: nothing to pay, nothing to retry
+      throw this.#failure('create_deferred_payment', error);
+    }
+    const details = intent.next_action?.konbini_display_details;
+    const codes = details?.stores[store];
+    if (intent.status !== 'requires_action' || !details?.hosted_voucher_url || !codes)
+      throw new TransientProcessorError('create_deferred_payment', 'malformed_response');
+    return {
+      processorReference: intent.id,
+      instructions: {
+        type: 'konbini',
+        convenienceStore: method.convenienceStore,
+        paymentCode: codes.payment_code,
+        receiptNumber: codes.confirmation_number ?? '',
+        paymentUrl: details.hosted_voucher_url,
+      },
+    };
   }
 
   async status(reference: string): Promise<PaymentStatusResult> {
@@ -302,7 +366,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
     }
   }
 
-  /** The thrown form of an error that is no decline: transient or a refused request. */
+  /** The thrown form of an error that is no result: transient, or else a refused request. */
   #failure(operation: ProcessorOperation, error: unknown): Error {
     const facts = factsOf(error);
     if (facts.type === 'StripeConnectionError') {
@@ -381,10 +445,15 @@ function intentError(intent: Stripe.PaymentIntent): PaymentErrorDetails {
     : paymentError('CARD_REJECTED');
 }
 
+function kindOf(intent: Stripe.PaymentIntent): ProcessorPayment['kind'] {
+  return intent.payment_method_types.includes('konbini') ? 'konbini' : 'card';
+}
+
 function statusOf(intent: Stripe.PaymentIntent): ProcessorPaymentStatus {
   switch (intent.status) {
     case 'requires_action':
-      return 'pending_authentication';
+      // a konbini payment waits for the customer at the store, a card for its authentication
+      return kindOf(intent) === 'konbini' ? 'awaiting_payment' : 'pending_authentication';
     case 'processing':
       return 'awaiting_payment';
     case 'requires_capture':
@@ -402,20 +471,33 @@ function statusOf(intent: Stripe.PaymentIntent): ProcessorPaymentStatus {
   }
 }
 
-/** Stripe's PaymentIntent as the port's payment; the refunded amount is its latest charge's. */
+/**
+ * Stripe's PaymentIntent as the port's payment; the refunded amount is its latest charge's. A paid
+ * konbini payment is one deposit of the amount received, its id the PaymentIntent's.
+ */
 export function fromStripe(intent: Stripe.PaymentIntent, reference: string): ProcessorPayment {
   const status = statusOf(intent);
+  const kind = kindOf(intent);
   const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
   return {
     processorReference: intent.id,
     reference,
-    kind: 'card',
+    kind,
     status,
     amount: intent.amount,
     currency: intent.currency.toUpperCase(),
     capturedAmount: status === 'captured' ? intent.amount_received : 0,
     refundedAmount: charge?.amount_refunded ?? 0,
     error: status === 'declined' ? intentError(intent) : null,
-    deposits: [],
+    deposits:
+      kind === 'konbini' && status === 'captured'
+        ? [
+            {
+              id: intent.id,
+              amount: intent.amount_received,
+              receivedOn: new Date((charge?.created ?? intent.created) * 1000),
+            },
+          ]
+        : [],
   };
 }
