@@ -243,16 +243,26 @@ export const configSchema = z.object({
   PROCESSOR_LIVE_URL: z.string().url().optional(),
   /**
    * Who takes live-mode charges: `http`, a processor speaking the simulator's protocol at
-   * PROCESSOR_LIVE_URL, or `komoju`, KOMOJU's Payments API at KOMOJU_API_URL with KOMOJU_SECRET_KEY
+   * PROCESSOR_LIVE_URL, `komoju`, KOMOJU's Payments API at KOMOJU_API_URL with KOMOJU_SECRET_KEY,
+   * or `stripe`, Stripe's PaymentIntents at STRIPE_API_URL with STRIPE_SECRET_KEY
    * (docs/processors.md). Test-mode charges always go to PROCESSOR_TEST_URL.
    */
-  PROCESSOR_LIVE: z.enum(['http', 'komoju']).default('http'),
+  PROCESSOR_LIVE: z.enum(['http', 'komoju', 'stripe']).default('http'),
   /** KOMOJU's API base; a fake's in the test suites. */
   KOMOJU_API_URL: z.string().url().default('https://komoju.com/api/v1'),
   /** KOMOJU's secret key (sk_live_…): charge-service and refund-cancel-service need it when PROCESSOR_LIVE=komoju. */
   KOMOJU_SECRET_KEY: z.string().min(1).optional(),
   /** The secret token of the KOMOJU webhook: the gateway needs it when PROCESSOR_LIVE=komoju. At least 16 characters. */
   KOMOJU_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Stripe's API base; a fake's in the test suites. */
+  STRIPE_API_URL: z.string().url().default('https://api.stripe.com'),
+  /**
+   * Stripe's secret key (sk_live_… or a restricted rk_live_…): charge-service and refund-cancel-service
+   * need it when PROCESSOR_LIVE=stripe. The account must have Stripe's raw card data APIs enabled.
+   */
+  STRIPE_SECRET_KEY: z.string().min(1).optional(),
+  /** The signing secret of the Stripe webhook endpoint (whsec_…): the gateway needs it when PROCESSOR_LIVE=stripe. */
+  STRIPE_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   /** Sent as `Authorization: Bearer <key>` on processor calls (the simulator then requires it too). */
   PROCESSOR_API_KEY: z.string().min(1).optional(),
   /** HMAC key of the notices the processor posts to POST /processor/callbacks. At least 32 characters. */
@@ -525,6 +535,8 @@ const SECRETS = [
   'METRICS_TOKEN',
   'KOMOJU_SECRET_KEY',
   'KOMOJU_WEBHOOK_SECRET',
+  'STRIPE_SECRET_KEY',
+  'STRIPE_WEBHOOK_SECRET',
   'CONSOLE_SESSION_SECRET',
 ] as const;
 
@@ -563,6 +575,8 @@ export function crossFieldProblems(config: AppConfig): string[] {
     );
   if (config.PROCESSOR_LIVE === 'komoju' && config.PROCESSOR_LIVE_URL !== undefined)
     problems.push('PROCESSOR_LIVE_URL is for PROCESSOR_LIVE=http: unset it when live charges go to KOMOJU');
+  if (config.PROCESSOR_LIVE === 'stripe' && config.PROCESSOR_LIVE_URL !== undefined)
+    problems.push('PROCESSOR_LIVE_URL is for PROCESSOR_LIVE=http: unset it when live charges go to Stripe');
   if (config.QUEUE_DASHBOARD_ENABLED && config.QUEUE_DASHBOARD_PASSWORD === undefined)
     problems.push('QUEUE_DASHBOARD_PASSWORD is required when QUEUE_DASHBOARD_ENABLED=true');
   // anyone can read .env.example: its placeholders are no secret outside one's own machine

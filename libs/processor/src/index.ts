@@ -12,3 +12,6 @@ export * from './komoju/komoju-errors';
 export * from './komoju/komoju-wire';
 export * from './komoju/komoju-payment-processor';
 export * from './komoju/komoju-webhooks';
+export * from './stripe/stripe-errors';
+export * from './stripe/stripe-payment-processor';
+export * from './stripe/stripe-webhooks';

@@ -2,6 +2,7 @@ import { APP_CONFIG, type AppConfig, ConfigError } from '@kessai/config';
 import type { Logger } from '@kessai/observability';
 import { HttpPaymentProcessor } from './http/http-payment-processor';
 import { KomojuPaymentProcessor } from './komoju/komoju-payment-processor';
+import { StripePaymentProcessor } from './stripe/stripe-payment-processor';
 import type { PaymentProcessor } from './payment-processor';
 import { DEFAULT_PROCESSOR_RETRY_POLICY, type ProcessorRetryPolicy, withProcessorRetries } from './retry';
 
@@ -14,10 +15,11 @@ export function processorCallbackUrl(config: AppConfig): string {
 
 /**
  * The processor of each mode: test payments go to PROCESSOR_TEST_URL (the simulator), live ones to
- * KOMOJU when PROCESSOR_LIVE=komoju, else to PROCESSOR_LIVE_URL, or nowhere when it is not
- * configured. Shared by the services that call the processor (charge-service,
- * refund-cancel-service), each providing it from its config: a missing KOMOJU_SECRET_KEY stops the
- * service at start (a ConfigError naming it, never its value).
+ * KOMOJU when PROCESSOR_LIVE=komoju, to Stripe when PROCESSOR_LIVE=stripe, else to
+ * PROCESSOR_LIVE_URL, or nowhere when it is not configured. Shared by the services that call the
+ * processor (charge-service, refund-cancel-service), each providing it from its config: a missing
+ * KOMOJU_SECRET_KEY or STRIPE_SECRET_KEY stops the service at start (a ConfigError naming it,
+ * never its value).
  */
 export class PaymentProcessors {
   readonly callbackUrl: string;
@@ -60,6 +62,15 @@ function liveProcessor(
     return new KomojuPaymentProcessor({
       secretKey: config.KOMOJU_SECRET_KEY,
       baseUrl: config.KOMOJU_API_URL,
+      timeoutMs: options.timeoutMs,
+    });
+  }
+  if (config.PROCESSOR_LIVE === 'stripe') {
+    if (!config.STRIPE_SECRET_KEY)
+      throw new ConfigError(['STRIPE_SECRET_KEY is required when PROCESSOR_LIVE=stripe']);
+    return new StripePaymentProcessor({
+      secretKey: config.STRIPE_SECRET_KEY,
+      baseUrl: config.STRIPE_API_URL,
       timeoutMs: options.timeoutMs,
     });
   }

@@ -1,5 +1,5 @@
 import type { ZodTypeAny } from 'zod';
-import { komojuEventSchema, processorCallbackWireSchema } from '@kessai/processor';
+import { komojuEventSchema, processorCallbackWireSchema, stripeEventSchema } from '@kessai/processor';
 import type { LoginController } from '../accounts/login.controller';
 import type { PasswordResetsController } from '../accounts/password-resets.controller';
 import { credentials, resetConfirmation, resetRequest } from '../accounts/account.schemas';
@@ -847,6 +847,13 @@ const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
         'The X-Komoju-Signature header (hex HMAC-SHA256 of the raw body, KOMOJU_WEBHOOK_SECRET) is the ' +
         'credential (docs/processors.md).',
       body: komojuEventSchema,
+    },
+    receiveStripe: {
+      summary: 'A Stripe webhook delivery',
+      description:
+        'The Stripe-Signature header (t=…,v1=hex HMAC-SHA256 of "t.body", STRIPE_WEBHOOK_SECRET), checked by ' +
+        "stripe-node's webhooks.constructEvent, is the credential (docs/processors.md).",
+      body: stripeEventSchema,
     },
   },
 };

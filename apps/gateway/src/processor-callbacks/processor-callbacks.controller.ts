@@ -3,7 +3,11 @@ import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AuthenticationError } from '@kessai/domain';
-import { KOMOJU_SIGNATURE_HEADER, PROCESSOR_SIGNATURE_HEADER } from '@kessai/processor';
+import {
+  KOMOJU_SIGNATURE_HEADER,
+  PROCESSOR_SIGNATURE_HEADER,
+  STRIPE_SIGNATURE_HEADER,
+} from '@kessai/processor';
 import { Open } from '../auth/decorators';
 import type { RawJsonRouteConfig } from '../http/json-body-parser';
 import { subjectOf, type RateLimitRouteConfig } from '../limits/rate-limit.hook';
@@ -56,6 +60,23 @@ export class ProcessorCallbacksController {
   async receiveKomoju(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
     await this.#penalizingRefusals(request, () =>
       this.callbacks.receiveKomoju(request.rawBody, request.headers[KOMOJU_SIGNATURE_HEADER], request.id),
+    );
+  }
+
+  /**
+   * POST /processor/stripe/webhooks: Stripe's webhook deliveries, the Stripe-Signature over the raw
+   * body (and its timestamp) the credential, limited and answered as POST /processor/callbacks is.
+   */
+  @Post('stripe/webhooks')
+  @Open()
+  @RouteConfig({
+    rateLimit: 'signature_failures',
+    rawJsonBody: true,
+  } satisfies RawJsonRouteConfig & RateLimitRouteConfig)
+  @HttpCode(204)
+  async receiveStripe(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
+    await this.#penalizingRefusals(request, () =>
+      this.callbacks.receiveStripe(request.rawBody, request.headers[STRIPE_SIGNATURE_HEADER], request.id),
     );
   }
 

@@ -6,8 +6,10 @@ import {
   InvalidProcessorCallbackError,
   komojuEventToCallback,
   type ProcessorCallback,
+  stripeEventToCallback,
   verifyKomojuWebhook,
   verifyProcessorCallback,
+  verifyStripeWebhook,
 } from '@kessai/processor';
 import { LOGGER, type Logger } from '@kessai/observability';
 
@@ -32,6 +34,8 @@ export class ProcessorCallbacksService {
     // live charges on KOMOJU answer through its webhooks: a gateway that could not verify them stops at start
     if (config.PROCESSOR_LIVE === 'komoju' && !config.KOMOJU_WEBHOOK_SECRET)
       throw new ConfigError(['KOMOJU_WEBHOOK_SECRET is required when PROCESSOR_LIVE=komoju']);
+    if (config.PROCESSOR_LIVE === 'stripe' && !config.STRIPE_WEBHOOK_SECRET)
+      throw new ConfigError(['STRIPE_WEBHOOK_SECRET is required when PROCESSOR_LIVE=stripe']);
   }
 
   async receive(
@@ -75,6 +79,32 @@ export class ProcessorCallbacksService {
     } catch (error) {
       if (!(error instanceof InvalidProcessorCallbackError)) throw error;
       this.logger.warn({ err: error }, 'KOMOJU webhook refused');
+      throw new AuthenticationError('INVALID_CREDENTIALS');
+    }
+    if (notice) await this.#record(notice, correlationId);
+  }
+
+  /**
+   * A Stripe webhook delivery (docs/processors.md, "Stripe"): its Stripe-Signature verified by
+   * stripe-node's own check over the raw body with STRIPE_WEBHOOK_SECRET (a timestamp older than
+   * five minutes refused), then recorded as the simulator's notices are. Events the charge path has
+   * no use for (a card's) are acknowledged and change nothing.
+   */
+  async receiveStripe(
+    rawBody: Buffer | string | undefined,
+    signatureHeader: string | string[] | undefined,
+    correlationId: string,
+  ): Promise<void> {
+    const secret = this.config.STRIPE_WEBHOOK_SECRET;
+    let notice: ProcessorCallback | null;
+    try {
+      if (!secret) throw new InvalidProcessorCallbackError('no Stripe webhook secret is configured');
+      notice = stripeEventToCallback(
+        verifyStripeWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }),
+      );
+    } catch (error) {
+      if (!(error instanceof InvalidProcessorCallbackError)) throw error;
+      this.logger.warn({ err: error }, 'Stripe webhook refused');
       throw new AuthenticationError('INVALID_CREDENTIALS');
     }
     if (notice) await this.#record(notice, correlationId);

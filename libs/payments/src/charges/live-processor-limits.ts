@@ -1,5 +1,5 @@
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { KOMOJU_CAPABILITIES } from '@kessai/processor';
+import { KOMOJU_CAPABILITIES, STRIPE_CAPABILITIES } from '@kessai/processor';
 
 /**
  * What the live processor cannot take, for a live charge to be refused at creation with
@@ -17,6 +17,16 @@ export interface LiveProcessorLimits {
 export const LIVE_PROCESSOR_LIMITS = Symbol('LIVE_PROCESSOR_LIMITS');
 
 export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>): LiveProcessorLimits | null {
+  if (config.PROCESSOR_LIVE === 'stripe') {
+    return {
+      processor: 'stripe',
+      // customer_balance bank transfers are a later slice
+      paymentTypes: STRIPE_CAPABILITIES.bankTransfer
+        ? ['card', 'konbini', 'bank_transfer']
+        : ['card', 'konbini'],
+      refusedThreeDsModes: STRIPE_CAPABILITIES.threeDsRedirect ? [] : ['require', 'force'],
+    };
+  }
   if (config.PROCESSOR_LIVE !== 'komoju') return null;
   return {
     processor: 'komoju',

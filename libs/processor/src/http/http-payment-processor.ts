@@ -1,4 +1,5 @@
 import { keepAliveTransport, type ProcessorTransport } from './keep-alive-transport';
+import { exchangeWithProcessor, jsonBodyOf, retryAfterMs } from './processor-exchange';
 import { type z } from 'zod';
 import {
   type AuthorizeRequest,
@@ -230,43 +231,16 @@ export class HttpPaymentProcessor implements PaymentProcessor {
     if (idempotencyKey !== null) headers['idempotency-key'] = idempotencyKey;
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
 
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    // One signal for the whole exchange, so a processor that stalls mid-body also times out. A plain
-    // timer and controller, cleared at the end: AbortSignal.timeout costs several times more per call.
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new DOMException('the processor did not answer in time', 'TimeoutError')),
-      this.#timeoutMs,
-    );
-    try {
-      const response = await this.#fetch(`${this.#baseUrl}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: controller.signal,
-      });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      text = await response.text();
-    } catch (error) {
-      // Deliberately not chained as `cause`: undici errors can carry the request, body included.
-      // By name, not instanceof: the DOMException may come from another realm (e.g. under jest).
-      const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined;
-      const timedOut = name === 'TimeoutError' || name === 'AbortError';
-      throw new TransientProcessorError(operation, timedOut ? 'timeout' : 'network');
-    } finally {
-      clearTimeout(timer);
-    }
-
-    if (status >= 200 && status < 300) {
-      try {
-        return { kind: 'ok', body: JSON.parse(text) as unknown };
-      } catch {
-        throw new TransientProcessorError(operation, 'malformed_response', status);
-      }
-    }
+    const answer = await exchangeWithProcessor(this.#fetch, {
+      operation,
+      url: `${this.#baseUrl}${path}`,
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      timeoutMs: this.#timeoutMs,
+    });
+    const { status, retryAfter, text } = answer;
+    if (status >= 200 && status < 300) return { kind: 'ok', body: jsonBodyOf(operation, answer) };
     if (
       status === 404 &&
       operation !== 'authorize' &&
@@ -369,12 +343,6 @@ function instructionsFromWire(wire: PaymentInstructionsWire): PaymentInstruction
 
 function transactionNotFound() {
   return paymentError('TRANSACTION_NOT_FOUND', 'the processor has no payment with this reference');
-}
-
-function retryAfterMs(header: string | null): number | null {
-  if (header === null) return null;
-  const seconds = Number(header);
-  return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : null;
 }
 
 /** The refusal's type and message, shortened: enough to diagnose, never a whole foreign body. */

@@ -1,6 +1,7 @@
 import { type z } from 'zod';
 import { checkWireAmount } from '../amounts';
 import { keepAliveTransport, type ProcessorTransport } from '../http/keep-alive-transport';
+import { exchangeWithProcessor, jsonBodyOf } from '../http/processor-exchange';
 import { paymentError, type PaymentErrorName } from '../payment-errors';
 import {
   type AuthorizeRequest,
@@ -316,38 +317,16 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (idempotencyKey !== null) headers[KOMOJU_IDEMPOTENCY_HEADER] = idempotencyKey;
 
-    let status: number;
-    let text: string;
-    const controller = new AbortController();
-    const timer = setTimeout(
-      () => controller.abort(new DOMException('KOMOJU did not answer in time', 'TimeoutError')),
-      this.#timeoutMs,
-    );
-    try {
-      const response = await this.#fetch(`${this.#baseUrl}${path}`, {
-        method,
-        headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: controller.signal,
-      });
-      status = response.status;
-      text = await response.text();
-    } catch (error) {
-      // not chained as `cause`: a transport error can carry the request, card number included
-      const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined;
-      const timedOut = name === 'TimeoutError' || name === 'AbortError';
-      throw new TransientProcessorError(operation, timedOut ? 'timeout' : 'network');
-    } finally {
-      clearTimeout(timer);
-    }
-
-    if (status >= 200 && status < 300) {
-      try {
-        return { kind: 'ok', body: JSON.parse(text) as unknown };
-      } catch {
-        throw new TransientProcessorError(operation, 'malformed_response', status);
-      }
-    }
+    const answer = await exchangeWithProcessor(this.#fetch, {
+      operation,
+      url: `${this.#baseUrl}${path}`,
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      timeoutMs: this.#timeoutMs,
+    });
+    const { status, text } = answer;
+    if (status >= 200 && status < 300) return { kind: 'ok', body: jsonBodyOf(operation, answer) };
     const error = readError(text);
     const disposition = komojuErrorDisposition(status, error.code);
     if (disposition.kind === 'transient') {

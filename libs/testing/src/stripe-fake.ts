@@ -1,0 +1,907 @@
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo } from 'node:net';
+
+// A stateful fake of Stripe's PaymentIntents and Refunds for tests, speaking Stripe's wire as Stripe
+// documents it and stripe-node sends it: form-encoded bodies with bracketed keys (a[b]=…, a[0]=…),
+// Bearer secret key, Idempotency-Key (https://docs.stripe.com/api/idempotent_requests: a key's first
+// answer is replayed, with Idempotent-Replayed: true; other parameters answer 400 idempotency_error;
+// a repeat while the first runs answers 409 idempotency_key_in_use), the error object
+// (https://docs.stripe.com/api/errors: type, code, decline_code, message, payment_intent), the
+// PaymentIntent status machine (https://docs.stripe.com/payments/paymentintents/lifecycle), the test
+// cards (https://docs.stripe.com/testing), search and list, and webhooks signed with Stripe's scheme
+// (Stripe-Signature: t=…,v1=hex HMAC-SHA256 of "t.body", https://docs.stripe.com/webhooks).
+// Objects are shaped as Stripe's published fixtures (stripe/openapi fixtures3.json): a test checks
+// every object this fake answers against them.
+
+/** Stripe's test cards (https://docs.stripe.com/testing) this fake knows. */
+export const STRIPE_TEST_CARDS = {
+  visa: '4242424242424242',
+  mastercard: '5555555555554444',
+  jcb: '3566002020360505',
+  amex: '378282246310005',
+  genericDecline: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+  lostCard: '4000000000009987',
+  expiredCard: '4000000000000069',
+  incorrectCvc: '4000000000000127',
+  processingError: '4000000000000119',
+  fraudulent: '4100000000000019',
+  /** fails the Luhn check */
+  incorrectNumber: '4242424242424241',
+  /** always asks for 3-D Secure */
+  authenticationRequired: '4000002760003184',
+} as const;
+
+const DECLINES: Record<string, { code: string; decline_code?: string; message: string }> = {
+  [STRIPE_TEST_CARDS.genericDecline]: {
+    code: 'card_declined',
+    decline_code: 'generic_decline',
+    message: 'Your card was declined.',
+  },
+  [STRIPE_TEST_CARDS.insufficientFunds]: {
+    code: 'card_declined',
+    decline_code: 'insufficient_funds',
+    message: 'Your card has insufficient funds.',
+  },
+  [STRIPE_TEST_CARDS.lostCard]: {
+    code: 'card_declined',
+    decline_code: 'lost_card',
+    message: 'Your card was declined.',
+  },
+  [STRIPE_TEST_CARDS.fraudulent]: {
+    code: 'card_declined',
+    decline_code: 'fraudulent',
+    message: 'Your card was declined.',
+  },
+  [STRIPE_TEST_CARDS.expiredCard]: { code: 'expired_card', message: 'Your card has expired.' },
+  [STRIPE_TEST_CARDS.incorrectCvc]: {
+    code: 'incorrect_cvc',
+    message: "Your card's security code is incorrect.",
+  },
+  [STRIPE_TEST_CARDS.processingError]: {
+    code: 'processing_error',
+    message: 'An error occurred while processing your card. Try again in a little bit.',
+  },
+};
+
+type IntentStatus =
+  | 'requires_payment_method'
+  | 'requires_confirmation'
+  | 'requires_action'
+  | 'processing'
+  | 'requires_capture'
+  | 'canceled'
+  | 'succeeded';
+
+type StripeObject = Record<string, unknown>;
+
+export interface FakeStripeOptions {
+  secretKey: string;
+  /** signs webhook deliveries (whsec_…) */
+  webhookSecret: string;
+  /** where deliveries go; none are sent without it */
+  webhookUrl?: string;
+  /** false: the account may not send raw card numbers, as most Stripe accounts */
+  rawCardData?: boolean;
+}
+
+export interface StripeWebhookDelivery {
+  id: string;
+  type: string;
+  body: string;
+  status: number | null;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+interface Kept {
+  fingerprint: string;
+  answer: Answer | null;
+}
+
+export interface FakeStripe {
+  /** the API base, as StripePaymentProcessor's baseUrl (the client adds /v1) */
+  url: string;
+  paymentIntents: Map<string, StripeObject>;
+  charges: Map<string, StripeObject>;
+  refunds: Map<string, StripeObject>;
+  /** operations executed, by name: what a retried key must not raise */
+  executed: { create: number; capture: number; cancel: number; refund: number };
+  /** every request received, in order: method, path, Idempotency-Key and the decoded form */
+  requests: { method: string; path: string; key: string | null; form: StripeObject }[];
+  /** every object answered, by its `object` name: what the fixture test checks */
+  answered: StripeObject[];
+  /** PaymentIntents created with metadata[kessai_reference] = reference (declined ones too) */
+  createdFor(reference: string): number;
+  /** the next `count` POSTs answer 500 api_error without executing */
+  failNext(count: number): void;
+  /** the next `count` POSTs execute, then answer only after `ms` (a client timeout after the fact) */
+  delayNext(count: number, ms: number): void;
+  /** search finds nothing for the next `count` queries, as when Stripe's index lags a write */
+  searchLagsNext(count: number): void;
+  /** a customer pays a konbini payment at the store: succeeded, payment_intent.succeeded delivered */
+  payKonbini(intentId: string): void;
+  /** sends an event of an object (again), signed, as Stripe does on its retries */
+  deliver(type: string, object: StripeObject): Promise<StripeWebhookDelivery>;
+  webhookUrl: string | undefined;
+  deliveries: StripeWebhookDelivery[];
+  close(): Promise<void>;
+}
+
+function stripeId(prefix: string): string {
+  return `${prefix}_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x')}`;
+}
+
+function now(): number {
+  return Math.floor(Date.now() / 1000);
+}
+
+function error(status: number, body: StripeObject): Answer {
+  return {
+    status,
+    body: {
+      error: {
+        ...body,
+        doc_url:
+          typeof body.code === 'string' ? `https://docs.stripe.com/error-codes/${body.code}` : undefined,
+        request_log_url: `https://dashboard.stripe.com/test/logs/${stripeId('req')}`,
+      },
+    },
+  };
+}
+
+function invalid(message: string, extra: StripeObject = {}): Answer {
+  return error(400, { type: 'invalid_request_error', message, ...extra });
+}
+
+function missing(kind: string, id: string): Answer {
+  return error(404, {
+    type: 'invalid_request_error',
+    code: 'resource_missing',
+    message: `No such ${kind}: '${id}'`,
+    param: 'id',
+  });
+}
+
+function luhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+function brandOf(number: string): string {
+  if (number.startsWith('4')) return 'visa';
+  if (/^5[1-5]/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  if (number.startsWith('35')) return 'jcb';
+  return 'unknown';
+}
+
+function isRecord(value: unknown): value is StripeObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** expand[0]=…&expand[1]=… (stripe-node's encoding of an array) */
+function expandOf(query: URLSearchParams): string[] {
+  return [...query.entries()].filter(([key]) => /^expand\[\d*\]$/.test(key)).map(([, value]) => value);
+}
+
+/** Stripe's form encoding as a nested object: a[b]=1 → {a: {b: '1'}}, a[0]=x → {a: ['x']}. */
+export function decodeStripeForm(text: string): StripeObject {
+  const root: StripeObject = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    const [head, ...rest] = key.split('[');
+    const path = [head, ...rest.map((part) => part.replace(/]$/, ''))];
+    let node: StripeObject = root;
+    path.forEach((part, index) => {
+      if (index === path.length - 1) node[part] = value;
+      else node = node[part] = isRecord(node[part]) ? node[part] : {};
+    });
+  }
+  const arrays = (value: unknown): unknown => {
+    if (!isRecord(value)) return value;
+    const keys = Object.keys(value);
+    if (keys.length > 0 && keys.every((key, index) => key === String(index)))
+      return keys.map((key) => arrays(value[key]));
+    return Object.fromEntries(keys.map((key) => [key, arrays(value[key])]));
+  };
+  return arrays(root) as StripeObject;
+}
+
+export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeStripe> {
+  const paymentIntents = new Map<string, StripeObject>();
+  const charges = new Map<string, StripeObject>();
+  const refunds = new Map<string, StripeObject>();
+  const keys = new Map<string, Kept>();
+  const executed = { create: 0, capture: 0, cancel: 0, refund: 0 };
+  const createdByReference = new Map<string, number>();
+  const requests: FakeStripe['requests'] = [];
+  const answered: StripeObject[] = [];
+  const deliveries: StripeWebhookDelivery[] = [];
+  let failing = 0;
+  let delaying = 0;
+  let delayMs = 0;
+  let searchLagging = 0;
+
+  const fake: FakeStripe = {
+    url: '',
+    paymentIntents,
+    charges,
+    refunds,
+    executed,
+    requests,
+    answered,
+    createdFor: (reference) => createdByReference.get(reference) ?? 0,
+    webhookUrl: options.webhookUrl,
+    deliveries,
+    failNext: (count) => {
+      failing = count;
+    },
+    delayNext: (count, ms) => {
+      delaying = count;
+      delayMs = ms;
+    },
+    searchLagsNext: (count) => {
+      searchLagging = count;
+    },
+    payKonbini: () => {
+      throw new Error('not started');
+    },
+    deliver: async (type, object) => {
+      const created = now();
+      const body = JSON.stringify({
+        id: stripeId('evt'),
+        object: 'event',
+        api_version: '2026-10-28.endive',
+        created,
+        data: { object },
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: stripeId('req'), idempotency_key: null },
+        type,
+      });
+      const delivery: StripeWebhookDelivery = { id: stripeId('whd'), type, body, status: null };
+      deliveries.push(delivery);
+      if (!fake.webhookUrl) return delivery;
+      const signature = createHmac('sha256', options.webhookSecret)
+        .update(`${created}.${body}`)
+        .digest('hex');
+      try {
+        const response = await fetch(fake.webhookUrl, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+            'stripe-signature': `t=${created},v1=${signature}`,
+          },
+          body,
+        });
+        await response.text();
+        delivery.status = response.status;
+      } catch {
+        delivery.status = 0;
+      }
+      return delivery;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+
+  function notify(type: string, object: StripeObject) {
+    // delivered after the answer, as Stripe does: a copy, the object as it was
+    const copy = structuredClone(object);
+    setImmediate(() => void fake.deliver(type, copy));
+  }
+
+  function newCharge(
+    intent: StripeObject,
+    card: { number: string; exp_month: number; exp_year: number; name: string | null },
+  ) {
+    const charge: StripeObject = {
+      id: stripeId('ch'),
+      object: 'charge',
+      amount: intent.amount,
+      amount_captured: 0,
+      amount_refunded: 0,
+      application: null,
+      application_fee: null,
+      application_fee_amount: null,
+      balance_transaction: null,
+      billing_details: { address: null, email: null, name: card.name, phone: null, tax_id: null },
+      calculated_statement_descriptor: 'KESSAI',
+      captured: false,
+      created: now(),
+      currency: intent.currency,
+      customer: null,
+      description: null,
+      disputed: false,
+      failure_balance_transaction: null,
+      failure_code: null,
+      failure_message: null,
+      fraud_details: {},
+      livemode: false,
+      metadata: { ...(intent.metadata as StripeObject) },
+      on_behalf_of: null,
+      outcome: null,
+      paid: false,
+      payment_intent: intent.id,
+      payment_method: intent.payment_method,
+      payment_method_details: {
+        card: {
+          amount_authorized: null,
+          authorization_code: null,
+          brand: brandOf(card.number),
+          checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: 'pass' },
+          country: 'JP',
+          exp_month: card.exp_month,
+          exp_year: card.exp_year,
+          extended_authorization: { status: 'disabled' },
+          fingerprint: createHash('sha256').update(card.number).digest('base64url').slice(0, 16),
+          funding: 'credit',
+          incremental_authorization: { status: 'unavailable' },
+          installments: null,
+          last4: card.number.slice(-4),
+          mandate: null,
+          multicapture: { status: 'unavailable' },
+          network: brandOf(card.number),
+          network_token: { used: false },
+          network_transaction_id: null,
+          overcapture: { maximum_amount_capturable: intent.amount, status: 'unavailable' },
+          regulated_status: null,
+          three_d_secure: null,
+          transaction_link_id: null,
+          wallet: null,
+        },
+        type: 'card',
+      },
+      receipt_email: null,
+      receipt_number: null,
+      receipt_url: null,
+      refunded: false,
+      refunds: { object: 'list', data: [], has_more: false, url: '' },
+      review: null,
+      shipping: null,
+      source: null,
+      source_transfer: null,
+      statement_descriptor: null,
+      statement_descriptor_suffix: null,
+      status: 'pending',
+      transfer_data: null,
+      transfer_group: null,
+    };
+    (charge.refunds as StripeObject).url = `/v1/charges/${charge.id as string}/refunds`;
+    charges.set(charge.id as string, charge);
+    return charge;
+  }
+
+  function newIntent(form: StripeObject): StripeObject {
+    // allowed_payment_method_types since API version 2026-10-28 (stripe-node 23), payment_method_types before
+    const list = form.allowed_payment_method_types ?? form.payment_method_types;
+    const allowed = Array.isArray(list) ? (list as string[]) : ['card'];
+    const intent: StripeObject = {
+      id: stripeId('pi'),
+      object: 'payment_intent',
+      amount: Number(form.amount),
+      amount_capturable: 0,
+      amount_details: { tip: {} },
+      amount_received: 0,
+      application: null,
+      application_fee_amount: null,
+      automatic_payment_methods: null,
+      canceled_at: null,
+      cancellation_reason: null,
+      capture_method: form.capture_method === 'manual' ? 'manual' : 'automatic',
+      client_secret: '',
+      confirmation_method: 'automatic',
+      created: now(),
+      currency: form.currency,
+      customer: null,
+      customer_account: null,
+      description: typeof form.description === 'string' ? form.description : null,
+      excluded_payment_method_types: null,
+      last_payment_error: null,
+      latest_charge: null,
+      livemode: false,
+      managed_payments: { enabled: false },
+      metadata: isRecord(form.metadata) ? { ...form.metadata } : {},
+      next_action: null,
+      on_behalf_of: null,
+      payment_method: null,
+      payment_method_configuration_details: null,
+      payment_method_options: { card: { request_three_d_secure: 'automatic' } },
+      payment_method_types: allowed,
+      allowed_payment_method_types: allowed,
+      processing: null,
+      receipt_email: null,
+      review: null,
+      setup_future_usage: null,
+      shipping: null,
+      source: null,
+      statement_descriptor: null,
+      statement_descriptor_suffix: null,
+      status: 'requires_payment_method' satisfies IntentStatus,
+      transfer_data: null,
+      transfer_group: null,
+    };
+    intent.client_secret = `${intent.id as string}_secret_${randomBytes(12).toString('hex')}`;
+    paymentIntents.set(intent.id as string, intent);
+    return intent;
+  }
+
+  function create(form: StripeObject): Answer {
+    const amount = Number(form.amount);
+    if (typeof form.amount !== 'string' || !Number.isSafeInteger(amount) || amount < 1)
+      return invalid('Missing required param: amount.', { code: 'parameter_missing', param: 'amount' });
+    if (typeof form.currency !== 'string' || !/^[a-z]{3}$/.test(form.currency))
+      return invalid('Missing required param: currency.', { code: 'parameter_missing', param: 'currency' });
+    const data = form.payment_method_data;
+    const card = isRecord(data) && isRecord(data.card) ? data.card : null;
+    if (card && options.rawCardData === false) {
+      // Stripe's own words to an account without raw card data access (no code)
+      return invalid(
+        'Sending credit card numbers directly to the Stripe API is generally unsafe. To continue ' +
+          'processing use Stripe.js, the Stripe mobile bindings, or Stripe Elements. If you are qualified ' +
+          'to handle card data directly, see https://support.stripe.com/questions/enabling-access-to-raw-card-data-apis.',
+      );
+    }
+    const reference = isRecord(form.metadata) ? form.metadata.kessai_reference : undefined;
+    executed.create++;
+    if (typeof reference === 'string')
+      createdByReference.set(reference, (createdByReference.get(reference) ?? 0) + 1);
+    const intent = newIntent(form);
+    notify('payment_intent.created', intent);
+    if (form.confirm !== 'true') return ok(intent);
+    if (isRecord(data) && data.type === 'konbini') return confirmKonbini(intent, data, form);
+    if (!card) return invalid('You must provide a payment method to confirm.', { code: 'parameter_missing' });
+    const number = typeof card.number === 'string' ? card.number : '';
+    const billing = isRecord(data) && isRecord(data.billing_details) ? data.billing_details : {};
+    const cardFacts = {
+      number,
+      exp_month: Number(card.exp_month),
+      exp_year: Number(card.exp_year),
+      name: typeof billing.name === 'string' ? billing.name : null,
+    };
+    intent.payment_method = stripeId('pm');
+    const decline = (details: { code: string; decline_code?: string; message: string }): Answer => {
+      const charge = newCharge(intent, cardFacts);
+      charge.status = 'failed';
+      charge.failure_code = details.code;
+      charge.failure_message = details.message;
+      intent.latest_charge = charge.id;
+      intent.last_payment_error = {
+        type: 'card_error',
+        charge: charge.id,
+        code: details.code,
+        ...(details.decline_code ? { decline_code: details.decline_code } : {}),
+        message: details.message,
+        payment_method: { id: intent.payment_method, object: 'payment_method', type: 'card' },
+      };
+      intent.payment_method = null;
+      intent.status = 'requires_payment_method';
+      notify('payment_intent.payment_failed', intent);
+      return error(402, {
+        type: 'card_error',
+        charge: charge.id,
+        code: details.code,
+        ...(details.decline_code ? { decline_code: details.decline_code } : {}),
+        message: details.message,
+        payment_intent: structuredClone(intent),
+      });
+    };
+    if (!/^\d{12,19}$/.test(number) || !luhn(number))
+      return decline({ code: 'incorrect_number', message: 'Your card number is incorrect.' });
+    const known = DECLINES[number];
+    if (known) return decline(known);
+    if (number === STRIPE_TEST_CARDS.authenticationRequired) {
+      if (form.error_on_requires_action === 'true')
+        return decline({
+          code: 'authentication_required',
+          decline_code: 'authentication_required',
+          message: 'Your card was declined. This transaction requires authentication.',
+        });
+      intent.status = 'requires_action';
+      intent.next_action = {
+        type: 'redirect_to_url',
+        redirect_to_url: {
+          return_url: typeof form.return_url === 'string' ? form.return_url : null,
+          url: `${fake.url}/3ds/${intent.id as string}`,
+        },
+      };
+      notify('payment_intent.requires_action', intent);
+      return ok(intent);
+    }
+    const charge = newCharge(intent, cardFacts);
+    charge.status = 'succeeded';
+    charge.paid = true;
+    charge.outcome = {
+      advice_code: null,
+      network_advice_code: null,
+      network_decline_code: null,
+      network_status: 'approved_by_network',
+      reason: null,
+      risk_level: 'normal',
+      seller_message: 'Payment complete.',
+      type: 'authorized',
+    };
+    intent.latest_charge = charge.id;
+    if (intent.capture_method === 'manual') {
+      intent.status = 'requires_capture';
+      intent.amount_capturable = intent.amount;
+      notify('payment_intent.amount_capturable_updated', intent);
+    } else {
+      succeed(intent, charge, intent.amount as number);
+    }
+    return ok(intent);
+  }
+
+  /**
+   * A konbini payment (https://docs.stripe.com/payments/konbini/accept-a-payment): JPY only, the
+   * customer's name and email required, left requires_action with the codes of each store until
+   * paid (payKonbini).
+   */
+  function confirmKonbini(intent: StripeObject, data: StripeObject, form: StripeObject): Answer {
+    const billing = isRecord(data.billing_details) ? data.billing_details : {};
+    for (const field of ['name', 'email'])
+      if (typeof billing[field] !== 'string' || billing[field] === '')
+        return invalid(`Missing required param: payment_method_data[billing_details][${field}].`, {
+          code: 'parameter_missing',
+          param: `payment_method_data[billing_details][${field}]`,
+        });
+    if (intent.currency !== 'jpy')
+      return invalid('Konbini payments only support JPY.', {
+        code: 'parameter_invalid_string',
+        param: 'currency',
+      });
+    const options = isRecord(form.payment_method_options) ? form.payment_method_options : {};
+    const konbini = isRecord(options.konbini) ? options.konbini : {};
+    const expiresAt =
+      typeof konbini.expires_at === 'string' ? Number(konbini.expires_at) : now() + 3 * 86_400;
+    const code = () => String(Math.floor(Math.random() * 1e11)).padStart(11, '0');
+    intent.payment_method = stripeId('pm');
+    intent.payment_method_options = {
+      konbini: {
+        confirmation_number: null,
+        expires_after_days: null,
+        expires_at: expiresAt,
+        product_description: null,
+      },
+    };
+    intent.status = 'requires_action';
+    intent.next_action = {
+      type: 'konbini_display_details',
+      konbini_display_details: {
+        expires_at: expiresAt,
+        hosted_voucher_url: `${fake.url}/konbini/${intent.id as string}`,
+        stores: {
+          familymart: { confirmation_number: code(), payment_code: code() },
+          lawson: { confirmation_number: code(), payment_code: code() },
+          ministop: { confirmation_number: code(), payment_code: code() },
+          seicomart: { confirmation_number: code(), payment_code: code() },
+        },
+      },
+    };
+    notify('payment_intent.requires_action', intent);
+    return ok(intent);
+  }
+
+  function succeed(intent: StripeObject, charge: StripeObject, amount: number) {
+    intent.status = 'succeeded';
+    intent.amount_capturable = 0;
+    intent.amount_received = amount;
+    charge.captured = true;
+    charge.amount_captured = amount;
+    notify('payment_intent.succeeded', intent);
+    notify('charge.succeeded', charge);
+  }
+
+  function capture(intent: StripeObject, form: StripeObject): Answer {
+    if (intent.status !== 'requires_capture')
+      return invalid(
+        `This PaymentIntent could not be captured because it has a status of ${intent.status as string}. ` +
+          'Only a PaymentIntent with one of the following statuses may be captured: requires_capture.',
+        { code: 'payment_intent_unexpected_state', payment_intent: structuredClone(intent) },
+      );
+    const amount =
+      form.amount_to_capture === undefined ? (intent.amount as number) : Number(form.amount_to_capture);
+    if (!Number.isSafeInteger(amount) || amount < 1 || amount > (intent.amount_capturable as number))
+      return invalid('The amount to capture must be at most the amount capturable.', {
+        code: 'amount_too_large',
+        param: 'amount_to_capture',
+      });
+    executed.capture++;
+    // "any remaining amount is released" (amount_to_capture)
+    succeed(intent, charges.get(intent.latest_charge as string)!, amount);
+    return ok(intent);
+  }
+
+  fake.payKonbini = (intentId) => {
+    const intent = paymentIntents.get(intentId);
+    const waiting =
+      intent?.status === 'requires_action' &&
+      (intent.next_action as StripeObject | null)?.type === 'konbini_display_details';
+    if (!intent || !waiting) throw new Error(`${intentId} is no konbini payment waiting to be paid`);
+    const charge = newCharge(intent, { number: '', exp_month: 0, exp_year: 0, name: null });
+    charge.payment_method_details = { konbini: { store: { chain: 'lawson' } }, type: 'konbini' };
+    charge.status = 'succeeded';
+    charge.paid = true;
+    intent.latest_charge = charge.id;
+    intent.next_action = null;
+    succeed(intent, charge, intent.amount as number);
+  };
+
+  function cancel(intent: StripeObject, form: StripeObject): Answer {
+    const cancelable = [
+      'requires_payment_method',
+      'requires_capture',
+      'requires_confirmation',
+      'requires_action',
+    ];
+    if (!cancelable.includes(intent.status as string))
+      return invalid(
+        `You cannot cancel this PaymentIntent because it has a status of ${intent.status as string}.`,
+        { code: 'payment_intent_unexpected_state', payment_intent: structuredClone(intent) },
+      );
+    executed.cancel++;
+    intent.status = 'canceled';
+    intent.canceled_at = now();
+    intent.amount_capturable = 0;
+    intent.cancellation_reason =
+      typeof form.cancellation_reason === 'string' ? form.cancellation_reason : null;
+    notify('payment_intent.canceled', intent);
+    return ok(intent);
+  }
+
+  function refund(form: StripeObject): Answer {
+    const id = typeof form.payment_intent === 'string' ? form.payment_intent : '';
+    const intent = paymentIntents.get(id);
+    if (!intent) return { ...missing('payment_intent', id), status: 400 };
+    const charge = typeof intent.latest_charge === 'string' ? charges.get(intent.latest_charge) : undefined;
+    if (intent.status !== 'succeeded' || !charge)
+      return invalid(`This PaymentIntent (${id}) does not have a successful charge to refund.`, {
+        code: 'payment_intent_unexpected_state',
+      });
+    const remaining = (charge.amount_captured as number) - (charge.amount_refunded as number);
+    if (remaining === 0)
+      return invalid(`Charge ${charge.id as string} has already been refunded.`, {
+        code: 'charge_already_refunded',
+      });
+    const amount = form.amount === undefined ? remaining : Number(form.amount);
+    if (!Number.isSafeInteger(amount) || amount < 1 || amount > remaining)
+      return invalid(`Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining})`, {
+        code: 'amount_too_large',
+        param: 'amount',
+      });
+    executed.refund++;
+    const created: StripeObject = {
+      id: stripeId('re'),
+      object: 'refund',
+      amount,
+      balance_transaction: null,
+      charge: charge.id,
+      created: now(),
+      currency: intent.currency,
+      customer: null,
+      customer_account: null,
+      destination_details: { card: { type: 'refund' }, type: 'card' },
+      metadata: isRecord(form.metadata) ? { ...form.metadata } : {},
+      payment_intent: intent.id,
+      payment_method: null,
+      reason: typeof form.reason === 'string' ? form.reason : null,
+      receipt_number: null,
+      source_transfer_reversal: null,
+      status: 'succeeded',
+      transfer_reversal: null,
+    };
+    refunds.set(created.id as string, created);
+    ((charge.refunds as StripeObject).data as StripeObject[]).unshift(created);
+    charge.amount_refunded = (charge.amount_refunded as number) + amount;
+    charge.refunded = charge.amount_refunded === charge.amount_captured;
+    notify('refund.created', created);
+    notify('charge.refunded', charge);
+    return ok(created);
+  }
+
+  /** expand[]=latest_charge (or data.latest_charge in a list): the charge object in place of its id */
+  function expanded(intent: StripeObject, expand: string[], prefix: string): StripeObject {
+    if (!expand.includes(`${prefix}latest_charge`) || typeof intent.latest_charge !== 'string') return intent;
+    return { ...intent, latest_charge: charges.get(intent.latest_charge) ?? intent.latest_charge };
+  }
+
+  function list(url: string, data: StripeObject[], hasMore: boolean): Answer {
+    return { status: 200, body: { object: 'list', data, has_more: hasMore, url } };
+  }
+
+  function search(query: URLSearchParams): Answer {
+    const text = query.get('query') ?? '';
+    const match = /^metadata\['([^']+)'\]:'((?:[^'\\]|\\.)*)'$/.exec(text);
+    if (!match) return invalid(`Invalid search query: ${text}`, { code: 'parameter_invalid_string' });
+    const value = match[2].replace(/\\(.)/g, '$1');
+    const expand = expandOf(query);
+    if (searchLagging > 0) {
+      searchLagging--;
+      return {
+        status: 200,
+        body: {
+          object: 'search_result',
+          data: [],
+          has_more: false,
+          next_page: null,
+          url: '/v1/payment_intents/search',
+        },
+      };
+    }
+    const data = [...paymentIntents.values()]
+      .filter((intent) => (intent.metadata as StripeObject)[match[1]] === value)
+      .map((intent) => expanded(intent, expand, 'data.'));
+    return {
+      status: 200,
+      body: {
+        object: 'search_result',
+        data,
+        has_more: false,
+        next_page: null,
+        url: '/v1/payment_intents/search',
+      },
+    };
+  }
+
+  function listIntents(query: URLSearchParams): Answer {
+    const gte = Number(query.get('created[gte]') ?? 0);
+    const limit = Math.min(Number(query.get('limit') ?? 10), 100);
+    const after = query.get('starting_after');
+    const expand = expandOf(query);
+    // newest first, as Stripe lists
+    let all = [...paymentIntents.values()].reverse().filter((intent) => (intent.created as number) >= gte);
+    if (after) {
+      const index = all.findIndex((intent) => intent.id === after);
+      all = index < 0 ? [] : all.slice(index + 1);
+    }
+    const page = all.slice(0, limit).map((intent) => expanded(intent, expand, 'data.'));
+    return list('/v1/payment_intents', page, all.length > limit);
+  }
+
+  function ok(object: StripeObject): Answer {
+    return { status: 200, body: structuredClone(object) };
+  }
+
+  function route(method: string, url: URL, form: StripeObject): Answer {
+    const path = url.pathname;
+    if (method === 'POST' && path === '/v1/payment_intents') return create(form);
+    if (method === 'GET' && path === '/v1/payment_intents') return listIntents(url.searchParams);
+    if (method === 'GET' && path === '/v1/payment_intents/search') return search(url.searchParams);
+    if (method === 'POST' && path === '/v1/refunds') return refund(form);
+    const match = /^\/v1\/payment_intents\/([^/]+)(?:\/(capture|cancel))?$/.exec(path);
+    if (!match)
+      return error(404, {
+        type: 'invalid_request_error',
+        message: `Unrecognized request URL (${method}: ${path}).`,
+      });
+    const id = decodeURIComponent(match[1]);
+    const intent = paymentIntents.get(id);
+    if (!intent) return missing('payment_intent', id);
+    if (method === 'GET' && !match[2]) {
+      return { status: 200, body: structuredClone(expanded(intent, expandOf(url.searchParams), '')) };
+    }
+    if (method === 'POST' && match[2] === 'capture') return capture(intent, form);
+    if (method === 'POST' && match[2] === 'cancel') return cancel(intent, form);
+    return error(404, {
+      type: 'invalid_request_error',
+      message: `Unrecognized request URL (${method}: ${path}).`,
+    });
+  }
+
+  function record(answer: Answer) {
+    const body = answer.body;
+    if (!isRecord(body)) return;
+    if (isRecord(body.error)) {
+      if (isRecord(body.error.payment_intent)) answered.push(body.error.payment_intent);
+      return;
+    }
+    if (Array.isArray(body.data)) {
+      for (const item of body.data as StripeObject[]) {
+        answered.push(item);
+        if (isRecord(item.latest_charge)) answered.push(item.latest_charge);
+      }
+      return;
+    }
+    answered.push(body);
+    if (isRecord(body.latest_charge)) answered.push(body.latest_charge);
+  }
+
+  function handle(request: IncomingMessage, response: ServerResponse, raw: string) {
+    const send = (answer: Answer, replayed = false) => {
+      record(answer);
+      response
+        .writeHead(answer.status, {
+          'content-type': 'application/json',
+          'request-id': stripeId('req'),
+          'stripe-version': '2026-10-28.endive',
+          ...(replayed ? { 'idempotent-replayed': 'true' } : {}),
+        })
+        .end(JSON.stringify(answer.body));
+    };
+    if (request.headers.authorization !== `Bearer ${options.secretKey}`)
+      return send(
+        error(401, {
+          type: 'invalid_request_error',
+          message: 'Invalid API Key provided: sk_*****',
+        }),
+      );
+    const method = request.method ?? 'GET';
+    const url = new URL(request.url ?? '/', 'http://fake.invalid');
+    const header = request.headers['idempotency-key'];
+    const key = typeof header === 'string' ? header : null;
+    const form = method === 'POST' ? decodeStripeForm(raw) : {};
+    requests.push({ method, path: url.pathname, key, form });
+    if (method === 'POST' && failing > 0) {
+      failing--;
+      return send(error(500, { type: 'api_error', message: 'An unknown error occurred' }));
+    }
+    if (method === 'POST' && key !== null) {
+      if (key.length > 255) return send(invalid('Idempotency-Key is too long'));
+      const fingerprint = createHash('sha256').update(`${url.pathname}\n${raw}`).digest('hex');
+      const kept = keys.get(key);
+      if (kept) {
+        if (kept.fingerprint !== fingerprint)
+          return send(
+            error(400, {
+              type: 'idempotency_error',
+              message:
+                'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+            }),
+          );
+        if (!kept.answer)
+          return send(
+            error(409, {
+              type: 'invalid_request_error',
+              code: 'idempotency_key_in_use',
+              message:
+                'There is currently another in-progress request using this Stripe API key and idempotency key.',
+            }),
+          );
+        return send(kept.answer, true);
+      }
+      const entry: Kept = { fingerprint, answer: null };
+      keys.set(key, entry);
+      const answer = route(method, url, form);
+      entry.answer = answer;
+      return delayed(() => send(answer));
+    }
+    return send(route(method, url, form));
+  }
+
+  function delayed(send: () => void) {
+    if (delaying > 0) {
+      delaying--;
+      setTimeout(send, delayMs).unref();
+      return;
+    }
+    send();
+  }
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      handle(request, response, Buffer.concat(chunks).toString('utf8'));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  fake.url = `http://127.0.0.1:${port}`;
+  return fake;
+}
