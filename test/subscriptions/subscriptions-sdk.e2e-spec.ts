@@ -255,7 +255,7 @@ describe('subscriptions.create', () => {
     await suite.env.prisma.transactionToken.update({ where: { id: inactive.id }, data: { active: false } });
     expect(await create(inactive.id)).toMatchObject({
       code: 'INVALID_TOKEN',
-      errors: [{ field: 'transaction_token_id', reason: 'INACTIVE' }],
+      errors: [{ field: 'transaction_token_id', reason: 'NOT_ACTIVE' }],
     });
 
     const { storeToken: otherStoreToken } = await suite.env.seedStore(suite.merchants.shop, 'Second Store');

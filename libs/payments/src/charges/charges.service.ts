@@ -468,7 +468,7 @@ function unusableToken(token: Pick<ChargeableToken, 'type' | 'usedCount'>): Busi
       { field: TOKEN_FIELD, reason: 'TRANSACTION_ALREADY_PROCESSED' },
     ]);
   }
-  return new BusinessRuleError('INVALID_TOKEN', [{ field: TOKEN_FIELD, reason: 'INACTIVE' }]);
+  return new BusinessRuleError('INVALID_TOKEN', [{ field: TOKEN_FIELD, reason: 'NOT_ACTIVE' }]);
 }
 
 function notCapturable(captureStatus: Charge['captureStatus']): BusinessRuleError {
