@@ -7,6 +7,7 @@ import { runCli } from '@kessai/admin';
 import {
   APPROVED_TEST_CARD,
   sdkCardToken,
+  sdkError,
   sdkOnlineToken,
   useSuite,
   waitForChargeStatus,
@@ -118,6 +119,55 @@ describe('charge fees', () => {
       chargedAmount: 1000n,
       feeAmount: 36n + 30n,
     });
+  });
+
+  it("takes a fee the charge names (a platform's), never below the store's terms (decision 0045)", async () => {
+    // the store's terms on ¥1,000: 36 + 30 = 66; the request names 120
+    const created = await charge(APPROVED_TEST_CARD, 1000, 'JPY', { feeAmount: 120, feeCurrency: 'JPY' });
+    expect(created).toMatchObject({ status: 'pending', feeAmount: null });
+    expect(await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: created.id } })).toMatchObject({
+      feeRatePpm: 0,
+      feeFlatAmount: 120n,
+    });
+    expect(await poll(created.id)).toMatchObject({
+      status: 'successful',
+      chargedAmount: 1000,
+      feeAmount: 120,
+      feeCurrency: 'JPY',
+      feeAmountFormatted: '120',
+    });
+    // without fee_currency: the charge's; null fields: the store's terms, as before
+    const implied = await poll((await charge(APPROVED_TEST_CARD, 1000, 'JPY', { feeAmount: 66 })).id);
+    expect(implied).toMatchObject({ feeAmount: 66, feeCurrency: 'JPY' });
+    const nulls = await charge(APPROVED_TEST_CARD, 1000, 'JPY', { feeAmount: null, feeCurrency: null });
+    expect(await poll(nulls.id)).toMatchObject({ feeAmount: 66 });
+
+    // a partial capture keeps the named fee whole
+    const authorized = await charge(APPROVED_TEST_CARD, 2000, 'JPY', { capture: false, feeAmount: 200 });
+    expect((await poll(authorized.id)).status).toBe('authorized');
+    await sdk().captures.create(suite.merchants.shop.store.id, authorized.id, {
+      amount: 1500,
+      currency: 'JPY',
+    });
+    expect(await waitForChargeStatus(suite.env, authorized.id, 'successful')).toMatchObject({
+      chargedAmount: 1500n,
+      feeAmount: 200n,
+    });
+  });
+
+  it.each([
+    [{ feeAmount: 65 }, 'fee_amount', 'NUMBER_MIN'], // below the store's 66
+    [{ feeAmount: 1001 }, 'fee_amount', 'INVALID_AMOUNT'], // more than the charge
+    [{ feeAmount: -1 }, 'fee_amount', 'NUMBER_MIN'],
+    [{ feeAmount: 100, feeCurrency: 'USD' }, 'fee_currency', 'CURRENCY_MUST_MATCH_CHARGE'],
+    [{ feeCurrency: 'JPY' }, 'fee_amount', 'REQUIRED_VALUE'],
+  ])('refuses the named fee %j: %s %s, nothing charged', async (fee, field, reason) => {
+    const token = await sdkCardToken(sdk(), { cardNumber: APPROVED_TEST_CARD });
+    const refused = await sdkError(
+      sdk().charges.create({ transactionTokenId: token.id, amount: 1000, currency: 'JPY', ...fee }),
+    );
+    expect(refused).toMatchObject({ code: 'VALIDATION_ERROR', errors: [{ field, reason }] });
+    expect(await suite.env.prisma.charge.count({ where: { transactionTokenId: token.id } })).toBe(0);
   });
 
   it('keeps the terms a charge was accepted under when the configuration changes before it is captured', async () => {

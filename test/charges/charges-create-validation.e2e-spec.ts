@@ -36,7 +36,8 @@ describe('POST /charges', () => {
     [{ three_ds: { mode: 'always' } }, ['three_ds.mode', 'INVALID_FORMAT']],
     [{ metadata: { nested: { a: 1 } } }, ['metadata.nested', 'NESTED_JSON_NOT_ALLOWED']],
     [{ metadata: 'not json' }, ['metadata', 'INVALID_FORMAT_OBJECT']],
-    [{ fee_amount: 100 }, ['fee_amount', 'INVALID_FORMAT']],
+    [{ fee_amount: 1.5 }, ['fee_amount', 'INVALID_FORMAT']],
+    [{ fee_amount: 100, fee_currency: 'JP' }, ['fee_currency', 'INVALID_FORMAT']],
     [{ card_number: APPROVED_TEST_CARD }, ['card_number', 'FORBIDDEN_PARAMETER']],
   ])('refuses %j with 400 naming each field', async (overrides, ...expected) => {
     const base =

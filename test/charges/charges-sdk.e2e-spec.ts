@@ -190,7 +190,7 @@ describe('charges through the univapay-node SDK', () => {
       errors: [{ field: 'descriptor', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
     });
     const created: any = await charge(token.id, { descriptor: 'KESSAI SHOP', ignoreDescriptorOnError: true });
-    expect(created).toMatchObject({ status: 'pending', descriptor: null });
+    expect(created).toMatchObject({ status: 'pending', descriptor: '' });
     expect((await poll(created.id)).status).toBe('awaiting');
   });
 

@@ -207,7 +207,9 @@ describe('subscriptions charged by the engine, through the SDK', () => {
     await advance(clock, '2025-06-30T00:00:00Z');
     const done = await get(created.id);
     expect(done).toMatchObject({ status: 'completed', paymentsLeft: 0, amountLeft: 0 });
-    expect(done.nextPayment ?? null).toBeNull();
+    // nothing to come: next_payment is the last one, paid (decision 0044)
+    expect(done.nextPayment).toMatchObject({ isPaid: true, isLastPayment: true });
+    expect(done.nextPaymentDate).toBeUndefined();
     expect((await payments(created.id)).map((payment) => [payment.amount, payment.isPaid]).sort()).toEqual([
       [1000, true],
       [1000, true],
@@ -357,7 +359,9 @@ describe('subscriptions charged by the engine, through the SDK', () => {
     const open: any = await sdk().subscriptions.update(storeId(), other.id, {
       subscriptionPlan: null,
     } as never);
-    expect(open).toMatchObject({ paymentsLeft: null, cyclesLeft: null, amountLeft: null });
+    // open-ended again: nothing counted down (0, as the SDK types numbers; decision 0044)
+    expect(open).toMatchObject({ paymentsLeft: 0, amountLeft: 0 });
+    expect(open).not.toHaveProperty('cyclesLeft');
     expect(open.nextPayment.isLastPayment).toBe(false);
     // a total: 2,500 with 1,000 paid leaves 1,000 and a last 500
     const total: any = await sdk().subscriptions.update(storeId(), other.id, {

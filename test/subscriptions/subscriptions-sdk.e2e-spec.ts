@@ -66,19 +66,20 @@ describe('subscriptions.create', () => {
       amount: 1500,
       amountFormatted: 1500,
       currency: 'JPY',
-      amountLeft: null,
-      paymentsLeft: null,
-      cyclesLeft: null,
+      // open-ended: nothing counted down, 0 as the SDK types numbers (decision 0044)
+      amountLeft: 0,
+      amountLeftFormatted: 0,
+      paymentsLeft: 0,
       initialAmount: null,
       period: 'monthly',
       descriptor: 'MONTHLY BOX',
       onlyDirectCurrency: false,
       metadata: { order: 'S-1' },
       scheduleSettings: {
-        startOn: null,
+        startOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
         zoneId: 'America/New_York',
         preserveEndOfMonth: false,
-        retryInterval: null,
+        retryInterval: 'P1D',
         terminationMode: 'immediate',
       },
       nextPayment: {
@@ -90,6 +91,9 @@ describe('subscriptions.create', () => {
       },
     });
     expect(created).not.toHaveProperty('cyclicalPeriod');
+    expect(created).not.toHaveProperty('cyclesLeft');
+    // none given: the local date it was created on (the SDK's poll helper compares it with now)
+    expect(created.scheduleSettings.startOn).toBe(created.nextPayment.dueDate);
     expect(created).not.toHaveProperty('testClockId');
     expect(new Date(created.nextPayment.dueAt).getTime()).toBeGreaterThanOrEqual(before - 5);
     expect(created.nextPaymentDate).toBe(created.nextPayment.dueDate);
@@ -251,7 +255,7 @@ describe('subscriptions.create', () => {
     await suite.env.prisma.transactionToken.update({ where: { id: inactive.id }, data: { active: false } });
     expect(await create(inactive.id)).toMatchObject({
       code: 'INVALID_TOKEN',
-      errors: [{ field: 'transaction_token_id', reason: 'INACTIVE' }],
+      errors: [{ field: 'transaction_token_id', reason: 'NOT_ACTIVE' }],
     });
 
     const { storeToken: otherStoreToken } = await suite.env.seedStore(suite.merchants.shop, 'Second Store');
@@ -476,7 +480,9 @@ describe('cancel, suspend, unsuspend', () => {
     const [payment] = await paymentsOf(created.id);
     expect(payment).toMatchObject({ status: 'canceled', nextTryAt: null });
     const got: any = await sdk().subscriptions.get(storeId(), created.id);
-    expect(got).toMatchObject({ status: 'canceled', nextPayment: null });
+    // no payment to come: next_payment is the last one it had, the canceled one (decision 0044)
+    expect(got).toMatchObject({ status: 'canceled', nextPayment: { id: payment.id, isPaid: false } });
+    expect(got.nextPaymentDate).toBeUndefined();
 
     await sdk().subscriptions.delete(storeId(), created.id); // idempotent
     expect(await eventsOf(created.id, 'subscription_canceled')).toHaveLength(1);

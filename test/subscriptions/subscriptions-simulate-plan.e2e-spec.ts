@@ -196,7 +196,7 @@ describe('POST /subscriptions/simulate_plan (raw HTTP)', () => {
     [{ currency: 'XXX' }, ['currency', 'UNSUPPORTED_CURRENCY']],
     [{ period: null }, ['period', 'REQUIRED_VALUE']],
     [{ period: 'fortnightly' }, ['period', 'INVALID_FORMAT']],
-    [{ cyclical_period: 'P1M' }, ['cyclical_period', 'CONFLICTS_WITH_PERIOD']],
+    [{ cyclical_period: 'P1M' }, ['cyclical_period', 'FORBIDDEN_PARAMETER']],
     [{ period: undefined, cyclical_period: 'PT12H' }, ['cyclical_period', 'INVALID_SUBSCRIPTION_PERIOD']],
     [{ period: undefined, cyclical_period: 'P0D' }, ['cyclical_period', 'INVALID_SUBSCRIPTION_PERIOD']],
     [{ initial_amount: -1 }, ['initial_amount', 'NOT_WITHIN_BOUNDS']],

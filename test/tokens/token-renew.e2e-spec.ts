@@ -96,6 +96,16 @@ describe('token renewal', () => {
     );
     expect(deactivated.map((e) => (e.payload as { changed: string[] }).changed)).toEqual([['active']]);
 
+    // the list's previous_transaction_token_id filter finds the successor, and only it (issue 30, gap 9)
+    const successors = await sdk().transactionTokens.list({ previousTransactionTokenId: old.id });
+    expect(successors.items.map((token) => token.id)).toEqual([renewed.id]);
+    const ofStore = await sdk().transactionTokens.list(
+      { previousTransactionTokenId: renewed.id },
+      undefined,
+      suite.merchants.shop.store.id,
+    );
+    expect(ofStore.items).toEqual([]);
+
     // the old token cannot be renewed (or charged) again
     const again = await sdkError(
       sdk().transactionTokens.renew(suite.merchants.shop.store.id, old.id, renewal),

@@ -150,6 +150,26 @@ describe('the webhook resource through the SDK', () => {
       code: 'VALIDATION_ERROR',
       errors: [{ field: 'triggers.0', reason: 'INVALID_EVENT_FOR_STORE' }],
     });
+    // triggers of facts Kessai cannot produce (CVV authorization, customs) are refused, not left silent
+    const hook = await storeWebhook('/s4', [WebHookTrigger.CHARGE_FINISHED]);
+    for (const trigger of [
+      WebHookTrigger.TOKEN_CVV_AUTH_UPDATED,
+      WebHookTrigger.TOKEN_CVV_AUTH_CHECK_UPDATED,
+      WebHookTrigger.CUSTOMS_DECLARATION_FINISHED,
+    ]) {
+      expect(await sdkError(storeWebhook('/s3', [WebHookTrigger.CHARGE_FINISHED, trigger]))).toMatchObject({
+        httpCode: 400,
+        code: 'VALIDATION_ERROR',
+        errors: [{ field: 'triggers.1', reason: 'INVALID_EVENT_FOR_STORE' }],
+      });
+      expect(
+        await sdkError(sdk().webHooks.update(hook.id, { triggers: [trigger] }, undefined, storeId())),
+      ).toMatchObject({
+        httpCode: 400,
+        errors: [{ field: 'triggers.0', reason: 'INVALID_EVENT_FOR_STORE' }],
+      });
+    }
+    await sdk().webHooks.delete(hook.id, undefined, undefined, storeId());
     // a store token manages its store's webhooks, not the merchant's own
     expect(await sdkError(sdk().webHooks.list())).toMatchObject({ httpCode: 403 });
     await merchantSdk.webHooks.delete(created.id);

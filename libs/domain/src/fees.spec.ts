@@ -38,4 +38,10 @@ describe('chargeFee', () => {
     expect(chargeFee(5000n, { ratePpm: 0, flatAmount: 99n })).toBe(99n);
     expect(chargeFee(5000n, { ratePpm: 0, flatAmount: 0n })).toBe(0n);
   });
+
+  it('never exceeds what was charged (a flat fee on a small partial capture)', () => {
+    expect(chargeFee(20n, { ratePpm: 36_000, flatAmount: 30n })).toBe(20n); // 0.72 → 1, + 30 > 20
+    expect(chargeFee(31n, { ratePpm: 0, flatAmount: 30n })).toBe(30n);
+    expect(chargeFee(0n, { ratePpm: 0, flatAmount: 30n })).toBe(0n);
+  });
 });

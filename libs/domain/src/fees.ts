@@ -30,10 +30,13 @@ export function percentToPpm(percent: number): number | null {
 
 /**
  * The fee of a charge that took `chargedAmount`: the rate's share rounded half up to the minor unit
- * (once, on the whole amount), plus the flat amount. Exact integer arithmetic; never negative.
+ * (once, on the whole amount), plus the flat amount, and never more than what was taken (a flat fee
+ * on a small partial capture; a sale's fee is at most its gross). Exact integer arithmetic; never
+ * negative.
  */
 export function chargeFee(chargedAmount: bigint, terms: FeeTerms): bigint {
   if (chargedAmount < 0n) throw new RangeError('a charged amount is never negative');
   const share = (chargedAmount * BigInt(terms.ratePpm) + BigInt(PPM / 2)) / BigInt(PPM);
-  return share + terms.flatAmount;
+  const fee = share + terms.flatAmount;
+  return fee > chargedAmount ? chargedAmount : fee;
 }

@@ -3,7 +3,9 @@
  * subscribe to them in. A store webhook takes the store-level triggers, a merchant-level webhook
  * (store_id null) the merchant-level ones; any other is refused with VALIDATION_ERROR and the reason
  * INVALID_EVENT_FOR_STORE or INVALID_EVENT_FOR_MERCHANT. A trigger may be accepted before Kessai
- * emits its event (subscription_*, transfer_*): the webhook receives it from the day it exists.
+ * emits its event (transfer_*: the ledger's payouts add them): the webhook receives it from the day
+ * it exists. The triggers of facts Kessai has no way to produce (UNEMITTED_WEBHOOK_TRIGGERS) are
+ * refused, so that no webhook waits for an event that cannot come.
  */
 export const STORE_WEBHOOK_TRIGGERS = [
   'token_created',
@@ -33,6 +35,17 @@ export const MERCHANT_WEBHOOK_TRIGGERS = [
   'transfer_finalized',
 ] as const;
 
+/**
+ * Store triggers whose fact does not exist in Kessai: CVV authorization of a card token (not
+ * offered: a token's `cvv_authorize.enabled` is refused) and WeChat customs declarations (no WeChat
+ * customs route). Refused at creation and update with INVALID_EVENT_FOR_STORE (issue 30, gap 6).
+ */
+export const UNEMITTED_WEBHOOK_TRIGGERS = [
+  'token_cvv_auth_updated',
+  'token_cvv_auth_check_updated',
+  'customs_declaration_finished',
+] as const;
+
 export type WebhookTrigger =
   (typeof STORE_WEBHOOK_TRIGGERS)[number] | (typeof MERCHANT_WEBHOOK_TRIGGERS)[number];
 
@@ -44,6 +57,7 @@ export function webhookTriggerRefusal(
   scope: WebhookScopeKind,
 ): 'INVALID_EVENT_FOR_STORE' | 'INVALID_EVENT_FOR_MERCHANT' | null {
   const allowed: readonly string[] = scope === 'store' ? STORE_WEBHOOK_TRIGGERS : MERCHANT_WEBHOOK_TRIGGERS;
-  if (allowed.includes(trigger)) return null;
+  const unemitted: readonly string[] = UNEMITTED_WEBHOOK_TRIGGERS;
+  if (allowed.includes(trigger) && !unemitted.includes(trigger)) return null;
   return scope === 'store' ? 'INVALID_EVENT_FOR_STORE' : 'INVALID_EVENT_FOR_MERCHANT';
 }

@@ -33,7 +33,9 @@ function presentRedirect(value: unknown) {
 /**
  * The Charge resource (api-reference §5.2). Amounts are minor units; `*_formatted` major units.
  * Optional fields without a value are left out (`ledger_id` and `mcp_token_id` always: Kessai has
- * neither ledgers nor multi-currency pricing tokens); `error`, `charged_*` and `fee_*` are `null` then.
+ * neither ledgers nor multi-currency pricing tokens); `error`, `charged_*` and `fee_*` are `null` then,
+ * as the reference shows them (decisions 0036 and 0044). `descriptor` is `""` on a charge created
+ * without one.
  */
 export function presentCharge(charge: Charge) {
   const requestedAmount = Number(charge.requestedAmount);
@@ -76,7 +78,8 @@ export function presentCharge(charge: Charge) {
     only_direct_currency: charge.onlyDirectCurrency,
     ...optionalField('capture_at', charge.captureAt?.toISOString()),
     ...optionalField('capture_status', charge.captureStatus),
-    descriptor: charge.descriptor,
+    // a string, as the SDK types it: empty when the charge was created without one (decision 0044)
+    descriptor: charge.descriptor ?? '',
     status: charge.status,
     error: presentPaymentError(charge),
     ...optionalField('three_ds', presentThreeDs(charge.threeDs)),

@@ -1,5 +1,6 @@
 import type { SubscriptionListItem, SubscriptionWithNextPayment } from '@kessai/db';
 import { formatAmount } from '@kessai/domain';
+import { DEFAULT_RETRY_INTERVAL, formatCalendarPeriod, localDateOf } from '@kessai/schedule';
 import { presentThreeDs } from './charge.presenter';
 import { optionalField } from './optional-field';
 import { calendarDateOf, presentScheduledPayment } from './scheduled-payment.presenter';
@@ -8,16 +9,20 @@ const amountOrNull = (amount: bigint | null) => (amount === null ? null : Number
 
 /**
  * The Subscription resource (api-reference §5.3), as GET answers it and as the subscription_*
- * webhooks carry it. Amounts in minor units, `*_formatted` in major; `amount_left`,
- * `payments_left` and `cycles_left` are null for an open-ended subscription. `period` or
- * `cyclical_period`, whichever the subscription was created with. `next_payment` is the open
- * scheduled payment (pending, or its charge in flight), null when there is none. `test_clock_id`
- * (Kessai's) only on a subscription that lives on a test clock.
+ * webhooks carry it, with every key univapay-node's SubscriptionItem requires (decision 0044).
+ * Amounts in minor units, `*_formatted` in major; `amount_left` and `payments_left` are 0 for an
+ * open-ended subscription (nothing counted down; its plan says it is open-ended), `cycles_left`
+ * is left out there. `period` or `cyclical_period`, whichever the subscription was created with.
+ * `next_payment` is the open scheduled payment (pending, or its charge in flight), or, when there is
+ * none (ended, canceled, unconfirmed), the last one it had; `next_payment_date` only with an open
+ * one. `schedule_settings.start_on` is the creation's local date when none was given, `retry_interval`
+ * the one applied. `descriptor` is `""` without one. `test_clock_id` (Kessai's) only on a subscription that
+ * lives on a test clock.
  */
 export function presentSubscription(subscription: SubscriptionWithNextPayment) {
-  const { currency, nextPayment } = subscription;
+  const { currency, nextPayment, latestPayment } = subscription;
   const amount = Number(subscription.amount);
-  const amountLeft = amountOrNull(subscription.amountLeft);
+  const amountLeft = Number(subscription.amountLeft ?? 0n);
   const initialAmount = amountOrNull(subscription.initialAmount);
   return {
     id: subscription.id,
@@ -29,9 +34,9 @@ export function presentSubscription(subscription: SubscriptionWithNextPayment) {
     amount_formatted: formatAmount(amount, currency),
     currency,
     amount_left: amountLeft,
-    amount_left_formatted: amountLeft === null ? null : formatAmount(amountLeft, currency),
-    payments_left: subscription.paymentsLeft,
-    cycles_left: subscription.cyclesLeft,
+    amount_left_formatted: formatAmount(amountLeft, currency),
+    payments_left: subscription.paymentsLeft ?? 0,
+    ...optionalField('cycles_left', subscription.cyclesLeft),
     initial_amount: initialAmount,
     ...optionalField(
       'initial_amount_formatted',
@@ -42,16 +47,21 @@ export function presentSubscription(subscription: SubscriptionWithNextPayment) {
     ...optionalField('installment_plan', subscription.installmentPlan),
     ...optionalField('subscription_plan', subscription.subscriptionPlan),
     schedule_settings: {
-      start_on: subscription.startOn === null ? null : calendarDateOf(subscription.startOn),
+      // none given: the schedule started on its creation's local date. Never left out: the SDK's
+      // pollSubscriptionWithFirstCharge reads `new Date(start_on) <= now` to wait for a first charge
+      start_on:
+        subscription.startOn === null
+          ? localDateOf(subscription.scheduleCreatedAt, subscription.zoneId)
+          : calendarDateOf(subscription.startOn),
       zone_id: subscription.zoneId,
       preserve_end_of_month: subscription.preserveEndOfMonth,
-      retry_interval: subscription.retryInterval,
+      retry_interval: subscription.retryInterval ?? formatCalendarPeriod(DEFAULT_RETRY_INTERVAL),
       termination_mode: subscription.terminationMode,
     },
     next_payment:
-      nextPayment === null ? null : presentScheduledPayment(nextPayment, subscription.retryInterval),
+      latestPayment === null ? null : presentScheduledPayment(latestPayment, subscription.retryInterval),
     ...optionalField('next_payment_date', nextPayment === null ? null : calendarDateOf(nextPayment.dueDate)),
-    descriptor: subscription.descriptor,
+    descriptor: subscription.descriptor ?? '',
     only_direct_currency: subscription.onlyDirectCurrency,
     ...optionalField('three_ds', presentThreeDs(subscription.threeDs)),
     first_charge_authorization_only: subscription.firstChargeAuthorizationOnly,

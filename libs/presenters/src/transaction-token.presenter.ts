@@ -111,7 +111,8 @@ export function presentToken(token: TransactionToken) {
     used_count: token.usedCount,
     created_on: token.createdOn.toISOString(),
     updated_on: token.updatedOn.toISOString(),
-    last_used_on: token.lastUsedOn?.toISOString() ?? null,
+    // a token never charged was last used when it was created (the SDK types a timestamp: decision 0044)
+    last_used_on: (token.lastUsedOn ?? token.createdOn).toISOString(),
     data: presentData(token),
     metadata: token.metadata ?? {},
   };

@@ -41,7 +41,7 @@ const charge: Checked<ChargeInput> = {
 
 /** what a single subscription's or charge's rules answer for the token (their own specs say when) */
 const refusedToken = () =>
-  new BusinessRuleError('INVALID_TOKEN', [{ field: 'transaction_token_id', reason: 'INACTIVE' }]);
+  new BusinessRuleError('INVALID_TOKEN', [{ field: 'transaction_token_id', reason: 'NOT_ACTIVE' }]);
 
 function batchRow(overrides: Partial<SubscriptionBatchRow> = {}): SubscriptionBatchRow {
   return {
@@ -110,7 +110,7 @@ describe('SubscriptionBatchesService', () => {
     };
     await expect(batches.create(actor, request, correlation)).rejects.toMatchObject({
       code: 'INVALID_TOKEN',
-      errors: [{ field: 'subscriptions[1].transaction_token_id', reason: 'INACTIVE' }],
+      errors: [{ field: 'subscriptions[1].transaction_token_id', reason: 'NOT_ACTIVE' }],
     });
     const shapeFirst = {
       subscriptions: [subscription(), refusedAmount, subscription(INACTIVE_TOKEN)],
@@ -126,7 +126,7 @@ describe('SubscriptionBatchesService', () => {
   it('checks the charge after every subscription, under charges[0]', async () => {
     await expect(
       batches.create(actor, { subscriptions: [subscription(), subscription()], charge }, correlation),
-    ).rejects.toMatchObject({ errors: [{ field: 'charges[0].transaction_token_id', reason: 'INACTIVE' }] });
+    ).rejects.toMatchObject({ errors: [{ field: 'charges[0].transaction_token_id', reason: 'NOT_ACTIVE' }] });
     expect(fakes.prepared).toHaveLength(2);
   });
 

@@ -26,7 +26,7 @@ export function checkSubscriptionToken(
   if (token.mode !== expected.mode) throw refuse('PROCESSING_MODE_MISMATCH');
   if (token.type !== 'subscription' && token.type !== 'recurring') throw refuse('NOT_SUBSCRIPTION_TOKEN');
   if (!SUBSCRIPTION_PAYMENT_TYPES.includes(token.paymentType)) throw refuse('PAYMENT_TYPE_NOT_ALLOWED');
-  if (!token.active) throw refuse('INVALID_TOKEN', 'INACTIVE');
+  if (!token.active) throw refuse('INVALID_TOKEN', 'NOT_ACTIVE');
   if (token.confirmed === false) throw refuse('TOKEN_MUST_BE_CONFIRMED');
   return token;
 }

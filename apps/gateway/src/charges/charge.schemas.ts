@@ -5,6 +5,7 @@ import {
   currencySchema,
   descriptorSchema,
   instant,
+  MAX_CHARGE_AMOUNT,
   metadataSchema,
   PROCESSING_MODES,
   reason,
@@ -46,6 +47,16 @@ const captureAt = z.union([z.string(), z.number()]).transform((value, ctx) => {
   return at;
 });
 
+/** A charge's own fee: minor units, 0 or more (its bounds against the charge: ChargesService). */
+const feeAmount = z
+  .number()
+  .int()
+  .superRefine((value, ctx) => {
+    if (value < 0) ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('NUMBER_MIN') });
+    else if (value > MAX_CHARGE_AMOUNT)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, ...reason('INVALID_AMOUNT') });
+  });
+
 export const createChargeSchema = z
   .object({
     transaction_token_id: uuid,
@@ -67,9 +78,9 @@ export const createChargeSchema = z
       .nullish(),
     /** the end user's IP address (fraud checks); accepted, not used yet */
     ip_address: z.string().ip().optional(),
-    /** fees are not configurable per charge here: only an absent or null fee is accepted */
-    fee_amount: z.null().optional(),
-    fee_currency: z.null().optional(),
+    /** this charge's fee in place of the store's terms (a platform's fee; decision 0045) */
+    fee_amount: feeAmount.nullish(),
+    fee_currency: currencySchema.nullish(),
     metadata: metadataSchema.optional(),
   })
   .strict();

@@ -109,7 +109,7 @@ type ScheduleFields = z.infer<z.ZodObject<typeof scheduleFields>>;
 function refuseContradictions(request: ScheduleFields & { payment_type?: string }, ctx: z.RefinementCtx) {
   if (request.period == null && request.cyclical_period == null) issue(ctx, ['period'], 'REQUIRED_VALUE');
   if (request.period != null && request.cyclical_period != null)
-    issue(ctx, ['cyclical_period'], 'CONFLICTS_WITH_PERIOD');
+    issue(ctx, ['cyclical_period'], 'FORBIDDEN_PARAMETER');
   if (request.installment_plan != null && request.subscription_plan != null)
     issue(ctx, ['subscription_plan'], 'SUBSCRIPTION_UNSUPPORTED_FOR_INSTALLMENT');
   if (

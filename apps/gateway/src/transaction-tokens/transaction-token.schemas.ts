@@ -214,6 +214,8 @@ export const listFiltersSchema = z
     payment_type: z.enum(PAYMENT_TYPES).optional(),
     search: z.string().trim().max(200).optional(),
     customer_id: uuid.optional(),
+    /** the token a renewal replaced: its successor (the SDK's previousTransactionTokenId) */
+    previous_transaction_token_id: uuid.optional(),
   })
   .passthrough();
 

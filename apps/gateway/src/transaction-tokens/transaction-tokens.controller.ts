@@ -199,6 +199,7 @@ export class TransactionTokensController {
         paymentType: filters.payment_type,
         search: filters.search || undefined,
         customerId: filters.customer_id,
+        previousId: filters.previous_transaction_token_id,
       },
       page,
     );

@@ -30,7 +30,15 @@ import type { AccessScope } from '../scope';
 export type { Subscription, ScheduledPayment, SubscriptionStatus, TerminationMode };
 
 /** A subscription with its open scheduled payment (pending or processing), if any. */
-export type SubscriptionWithNextPayment = Subscription & { nextPayment: ScheduledPayment | null };
+/**
+ * A subscription with its open scheduled payment (`nextPayment`: pending, or its charge in flight;
+ * null when there is none) and its latest payment of any status (`latestPayment`: the open one
+ * while there is one, else the last it had; null only before its first was written).
+ */
+export type SubscriptionWithNextPayment = Subscription & {
+  nextPayment: ScheduledPayment | null;
+  latestPayment: ScheduledPayment | null;
+};
 export type SubscriptionListItem = SubscriptionWithNextPayment & {
   store: Pick<Store, 'name'> & { merchant: Pick<Merchant, 'name'> };
 };
@@ -119,20 +127,22 @@ export interface ScheduledPaymentChanges {
   amount?: bigint;
 }
 
-const OPEN_PAYMENT = {
-  status: { in: [...OPEN_SCHEDULED_PAYMENT_STATUSES] },
-} satisfies Prisma.ScheduledPaymentWhereInput;
+const OPEN_STATUSES: readonly string[] = OPEN_SCHEDULED_PAYMENT_STATUSES;
+// the latest payment: a subscription's payments are written one after the other, each once the one
+// before it settled, so an open payment is always its latest
 const withNextPayment = {
-  scheduledPayments: { where: OPEN_PAYMENT, orderBy: { sequence: 'desc' }, take: 1 },
+  scheduledPayments: { orderBy: { sequence: 'desc' }, take: 1 },
 } satisfies Prisma.SubscriptionInclude;
 
 type WithPayments<T> = T & { scheduledPayments: ScheduledPayment[] };
 
 function withNext<T extends Subscription>(
   row: WithPayments<T>,
-): T & { nextPayment: ScheduledPayment | null } {
+): T & { nextPayment: ScheduledPayment | null; latestPayment: ScheduledPayment | null } {
   const { scheduledPayments, ...subscription } = row;
-  return { ...(subscription as unknown as T), nextPayment: scheduledPayments[0] ?? null };
+  const latest = scheduledPayments[0] ?? null;
+  const open = latest !== null && OPEN_STATUSES.includes(latest.status) ? latest : null;
+  return { ...(subscription as unknown as T), nextPayment: open, latestPayment: latest };
 }
 
 /**

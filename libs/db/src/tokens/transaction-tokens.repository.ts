@@ -59,6 +59,8 @@ export interface TransactionTokenFilters {
   search?: string;
   /** metadata "univapay-customer-id" (POST /stores/{id}/create_customer_id) */
   customerId?: string;
+  /** the token's `previous_id`: the successor of a renewed token */
+  previousId?: string;
 }
 
 export type TransactionTokenChanges = Partial<
@@ -350,5 +352,6 @@ function whereOf(merchantId: string, filters: TransactionTokenFilters): Prisma.T
     ...(filters.customerId
       ? { metadata: { path: ['univapay-customer-id'], equals: filters.customerId } }
       : {}),
+    ...(filters.previousId ? { previousId: filters.previousId } : {}),
   };
 }

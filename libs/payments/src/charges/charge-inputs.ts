@@ -21,6 +21,12 @@ export interface ChargeInput {
     redirect_endpoint?: string | null;
     redirect_id?: string | null;
   } | null;
+  /**
+   * This charge's fee (minor units of `fee_currency`, which is the charge's own), in place of the
+   * store's terms: at least what they give on `amount`, at most `amount` (decision 0045)
+   */
+  fee_amount?: number | null;
+  fee_currency?: string | null;
   metadata?: Metadata;
 }
 

@@ -209,7 +209,7 @@ describe('ChargesService: accepting a charge', () => {
         'PAYMENT_TYPE_NOT_ALLOWED',
       ],
       ['a subscription token', tokenOf({ type: 'subscription' }), 'INVALID_TOKEN_TYPE', 'INVALID_TOKEN_TYPE'],
-      ['an inactive token', tokenOf({ active: false }), 'INVALID_TOKEN', 'INACTIVE'],
+      ['an inactive token', tokenOf({ active: false }), 'INVALID_TOKEN', 'NOT_ACTIVE'],
       [
         'a used one-time token',
         tokenOf({ active: false, usedCount: 1 }),

@@ -20,6 +20,7 @@ import {
   BusinessRuleError,
   CAPTURABLE_CHARGE_STATUS,
   carriesDescriptor,
+  chargeFee,
   DAILY_QUOTAS,
   isChargeablePaymentType,
   isDeferredPaymentType,
@@ -28,6 +29,7 @@ import {
   ResourceLimitError,
   tokenThreeDsRefusal,
   ValidationError,
+  type FeeTerms,
   type PageRequest,
 } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
@@ -153,11 +155,15 @@ export class ChargesService {
       currency: request.currency,
     });
     if (refusal) throw new BusinessRuleError(refusal.code, [{ field: refusal.field, reason: refusal.code }]);
-    const fees = feeTermsOf(configuration, {
-      paymentType: token.paymentType,
-      cardBrand: token.cardBrand,
-      currency: request.currency,
-    });
+    const fees = requestedFeeTerms(
+      request,
+      amount,
+      feeTermsOf(configuration, {
+        paymentType: token.paymentType,
+        cardBrand: token.cardBrand,
+        currency: request.currency,
+      }),
+    );
     const descriptor = descriptorFor(token, request);
     const deadline = deferred ? deferredPaymentDeadline(token, request, configuration, now) : null;
 
@@ -421,6 +427,29 @@ function deferredPaymentDeadline(
 }
 
 /**
+ * The fee terms a charge is accepted under: the store's, or the fee the request names (a platform
+ * passing its own: decision 0045) as a flat amount with no rate. That fee is in the charge's
+ * currency (CURRENCY_MUST_MATCH_CHARGE otherwise), at most the amount (INVALID_AMOUNT) and at
+ * least what the store's terms give on the amount (NUMBER_MIN): a request never lowers the
+ * operator's fee. A partial capture keeps it whole, up to what was captured (chargeFee).
+ */
+function requestedFeeTerms(request: ChargeInput, amount: bigint, store: FeeTerms): FeeTerms {
+  if (request.fee_amount === undefined || request.fee_amount === null) {
+    if (request.fee_currency !== undefined && request.fee_currency !== null) {
+      throw ValidationError.field('fee_amount', 'REQUIRED_VALUE');
+    }
+    return store;
+  }
+  const fee = BigInt(request.fee_amount);
+  const currency = request.fee_currency ?? request.currency;
+  if (currency !== request.currency)
+    throw ValidationError.field('fee_currency', 'CURRENCY_MUST_MATCH_CHARGE');
+  if (fee > amount) throw ValidationError.field('fee_amount', 'INVALID_AMOUNT');
+  if (fee < chargeFee(amount, store)) throw ValidationError.field('fee_amount', 'NUMBER_MIN');
+  return { ratePpm: 0, flatAmount: fee };
+}
+
+/**
  * The descriptor the charge carries. Card and scanned-QR payments pass it to the processor; an
  * operator's payment page (online) takes none, so a descriptor there is refused (api-reference
  * §2.3: exactly one item, descriptor / NOT_SUPPORTED_BY_PROCESSOR), or dropped when the request says
@@ -439,7 +468,7 @@ function unusableToken(token: Pick<ChargeableToken, 'type' | 'usedCount'>): Busi
       { field: TOKEN_FIELD, reason: 'TRANSACTION_ALREADY_PROCESSED' },
     ]);
   }
-  return new BusinessRuleError('INVALID_TOKEN', [{ field: TOKEN_FIELD, reason: 'INACTIVE' }]);
+  return new BusinessRuleError('INVALID_TOKEN', [{ field: TOKEN_FIELD, reason: 'NOT_ACTIVE' }]);
 }
 
 function notCapturable(captureStatus: Charge['captureStatus']): BusinessRuleError {
