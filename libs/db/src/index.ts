@@ -81,3 +81,4 @@ export * from './checkout/payment-mails.repository';
 export * from './idempotency/idempotency-records.repository';
 export * from './ledger/ledger.repository';
 export * from './payouts/bank-accounts.repository';
+export * from './payouts/payouts.repository';
