@@ -5,12 +5,12 @@
 // payout days and make each transfer once. The real gateway (bank accounts through the SDK), the
 // real Postgres; the clock is the engine's input.
 import { randomUUID } from 'node:crypto';
-import { BankAccountType } from 'univapay-node';
+import { BankAccountType, LedgerOrigin, TransferStatus } from 'univapay-node';
 import { Registry } from 'prom-client';
 import { LedgerRepository, PayoutsRepository, PrismaService, type PostingRequest } from '@kessai/db';
 import { owedToStore, refundPosting, salePosting } from '@kessai/domain';
 import { lastPayoutDay } from '@kessai/schedule';
-import { CapturedLog, sdkFor, useSuite } from '@kessai/testing';
+import { CapturedLog, sdkError, sdkFor, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { LedgerMetrics } from '../../apps/ledger-service/src/ledger-metrics';
 import { PayoutEngine } from '../../apps/ledger-service/src/payout-engine';
@@ -51,6 +51,9 @@ const owner = (name: Name) => ({
   storeId: suite.merchants[name].store.id,
   currency: 'JPY',
 });
+const sdkOf = async (name: Name) =>
+  sdkFor(suite.url, await suite.env.merchantToken(suite.merchants[name], 'test'));
+
 const sale = (name: Name, gross: bigint, fee: bigint, availableOn = matured): PostingRequest => ({
   posting: salePosting({
     ...owner(name),
@@ -225,6 +228,90 @@ describe('the payout engine', () => {
     // what was paid last week is not paid again; the shop's pending sale is not due yet
     expect((await transfersOf('shop')).map((t) => t.amount)).toEqual([13_460n]);
     expect((await runsOf('shop')).map((r) => r.outcome)).toEqual(['transfer', 'nothing_to_pay']);
+  });
+
+  it('answers the merchant’s transfers and their ledgers through the SDK, field by field', async () => {
+    const shop = await sdkOf('shop');
+    const [row] = await transfersOf('shop');
+    const list = await shop.transfers.list();
+    expect(list).toEqual({ items: [expect.objectContaining({ id: row.id })], hasMore: false, totalHits: 1 });
+    const transfer = await shop.transfers.get(row.id);
+    expect(transfer).toEqual({
+      id: row.id,
+      merchantId: suite.merchants.shop.merchant.id,
+      bankAccountId: row.bankAccountId,
+      amount: 13_460,
+      currency: 'JPY',
+      amountFormatted: 13_460,
+      status: TransferStatus.APPROVED,
+      metadata: {},
+      startedBy: 'payout-schedule',
+      createdOn: row.createdOn.toISOString(),
+      from: row.periodFrom.toISOString(),
+      to: row.periodTo.toISOString(),
+      mode: 'test',
+    });
+    expect(list.items[0]).toEqual({ ...transfer, merchantName: suite.merchants.shop.merchant.name });
+    expect((await shop.transfers.list({ status: TransferStatus.PAID })).items).toEqual([]);
+
+    const changes = await shop.transfers.statusChanges(row.id);
+    expect(changes.items).toEqual([
+      {
+        id: expect.any(String),
+        merchantId: suite.merchants.shop.merchant.id,
+        transferId: row.id,
+        oldStatus: TransferStatus.CREATED,
+        newStatus: TransferStatus.APPROVED,
+        reason: 'test mode: approved at creation',
+        createdOn: expect.any(String),
+      },
+    ]);
+
+    const ledgers = await shop.ledgers.list(row.id);
+    expect(ledgers.hasMore).toBe(false);
+    expect(ledgers.items.map((l) => [l.origin, l.amount]).sort()).toEqual(
+      [
+        [LedgerOrigin.CHARGE, 9_640],
+        [LedgerOrigin.CHARGE, 4_820],
+        [LedgerOrigin.REFUND, -1_000],
+      ].sort(),
+    );
+    const first = ledgers.items.find((l) => l.amount === 9_640)!;
+    expect(first).toEqual({
+      id: expect.any(String),
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
+      transferId: row.id,
+      amount: 9_640,
+      currency: 'JPY',
+      amountFormatted: 9_640,
+      percentFee: 0,
+      flatFee: 0,
+      flatFeeCurrency: 'JPY',
+      flatFeeFormatted: 0,
+      exchangeRate: 1,
+      origin: LedgerOrigin.CHARGE,
+      createdOn: expect.any(String),
+    });
+    expect(await shop.ledgers.get(first.id)).toEqual(first);
+    // the pending sale: a ledger of the merchant's that no transfer pays yet
+    const pendingRow = await suite.env.prisma.ledgerTransaction.findFirstOrThrow({
+      where: { storeId: suite.merchants.shop.store.id, kind: 'sale', availableOn: later },
+    });
+    const pending = await shop.ledgers.get(pendingRow.id);
+    expect(pending).toMatchObject({ amount: 7_000 - 252, origin: LedgerOrigin.CHARGE });
+    expect(pending).not.toHaveProperty('transferId');
+
+    // another merchant's transfer and ledger are unknown; a store credential may not read them
+    const other = await sdkOf('indebted');
+    expect(await sdkError(other.transfers.get(row.id))).toMatchObject({ httpCode: 404 });
+    expect(await sdkError(other.ledgers.get(first.id))).toMatchObject({ httpCode: 404 });
+    expect(await sdkError(other.ledgers.list(row.id))).toMatchObject({ httpCode: 404 });
+    expect(await sdkError(shop.transfers.get('not-a-uuid'))).toMatchObject({ httpCode: 404 });
+    expect(await sdkError(suite.sdk.shop.transfers.list())).toMatchObject({
+      code: 'INVALID_PERMISSIONS',
+      httpCode: 403,
+    });
   });
 
   it('is held by the database: one transfer per payout day, and what a transfer covers is append-only', async () => {

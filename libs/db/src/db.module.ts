@@ -31,6 +31,7 @@ import { StoreLogosRepository } from './stores/store-logos.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 import { PayoutsRepository } from './payouts/payouts.repository';
+import { TransfersRepository } from './payouts/transfers.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -67,6 +68,7 @@ const repositories = [
   LedgerRepository,
   BankAccountsRepository,
   PayoutsRepository,
+  TransfersRepository,
 ];
 
 @Global()
