@@ -92,3 +92,29 @@ appended AS (
   RETURNING 1
 )
 SELECT status::text AS old_status FROM old;
+
+-- payouts_find_payout_stores
+-- params: $1 transferId uuid
+-- columns: store_id text, amount int8
+SELECT a.store_id::text AS store_id, e.amount
+  FROM ledger_transactions t
+  JOIN ledger_entries e ON e.transaction_id = t.id
+  JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'store_available'
+ WHERE t.kind = 'payout' AND t.source_type = 'transfer' AND t.source_id = $1::uuid
+ ORDER BY a.store_id;
+
+-- payouts_find_transfer_for_bank
+-- params: $1 id uuid
+-- columns: id text, merchant_id text, mode text, currency bpchar, amount int8, status text, bank_account_id text, holder_name text, bank_name text, last_four text
+SELECT t.id::text AS id, t.merchant_id::text AS merchant_id, t.mode::text AS mode, t.currency, t.amount,
+       t.status::text AS status, t.bank_account_id::text AS bank_account_id, b.holder_name, b.bank_name,
+       b.last_four
+  FROM transfers t JOIN bank_accounts b ON b.id = t.bank_account_id
+ WHERE t.id = $1::uuid;
+
+-- payouts_lock_approved_transfers
+-- params: $1 limit int4, $2 modes text[]
+-- columns: id text
+SELECT id::text AS id FROM transfers WHERE status = 'approved' AND mode::text = ANY($2::text[])
+ ORDER BY created_on, id LIMIT $1::int4
+   FOR UPDATE SKIP LOCKED;

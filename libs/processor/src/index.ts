@@ -12,3 +12,4 @@ export * from './komoju/komoju-errors';
 export * from './komoju/komoju-wire';
 export * from './komoju/komoju-payment-processor';
 export * from './komoju/komoju-webhooks';
+export * from './payout-bank';

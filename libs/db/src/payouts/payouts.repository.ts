@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
+import type { PoolClient } from 'pg';
 import {
   approvedAtCreation,
+  canChangeTransfer,
+  payoutPaidPosting,
   payoutPosting,
+  payoutReturnedPosting,
+  TRANSFER_STATUSES,
+  type TransferStatus,
   type PayoutDecision,
   type PayoutInput,
   type UncoveredLedger,
@@ -15,6 +21,9 @@ import { PrismaService } from '../prisma.service';
 import {
   CHANGE_TRANSFER_STATUS,
   FIND_PAYOUT_BANK_ACCOUNT,
+  FIND_PAYOUT_STORES,
+  FIND_TRANSFER_FOR_BANK,
+  LOCK_APPROVED_TRANSFERS,
   FIND_PAYOUT_BOOKS,
   FIND_PAYOUT_RUN,
   FIND_UNCOVERED_LEDGERS,
@@ -46,6 +55,35 @@ export interface PayoutRunRequest extends PayoutBook {
   periodFrom: Date;
   minimum: PayoutInput['minimum'];
   startedBy: string;
+}
+
+/** A status change asked of a transfer, and why. */
+export interface TransferChange {
+  to: TransferStatus;
+  reason: string | null;
+  errorCode?: string | null;
+  errorText?: string | null;
+  by: string;
+}
+
+/** What a change did: made (from the status it was in), already so (a repeat), or refused. */
+export type TransferChangeResult =
+  | { outcome: 'changed'; from: TransferStatus }
+  | { outcome: 'already'; status: TransferStatus }
+  | { outcome: 'refused'; status: TransferStatus }
+  | { outcome: 'not_found' };
+
+/** A transfer as the bank is asked to pay it. */
+export interface TransferForBank {
+  id: string;
+  merchantId: string;
+  mode: ProcessingMode;
+  currency: string;
+  amount: bigint;
+  status: TransferStatus;
+  holderName: string;
+  bankName: string;
+  lastFour: string;
 }
 
 export type PayoutRunResult =
@@ -177,5 +215,107 @@ export class PayoutsRepository {
       );
       return { repeat: false, decision, transferId };
     });
+  }
+
+  /**
+   * Moves a transfer to `change.to` when its status allows it (libs/domain canChangeTransfer), with
+   * the status change appended and, in the same transaction, the money's posting: paid moves it
+   * out of transit (payout_paid), failed and canceled back to the stores' available balances
+   * (payout_returned, the exact reverse of the payout). The same change again is a repeat.
+   */
+  changeStatus(transferId: string, change: TransferChange): Promise<TransferChangeResult> {
+    return this.prisma.inTransaction((client) => this.changeStatusWithin(client, transferId, change));
+  }
+
+  /** changeStatus within the caller's transaction (the sender's, holding the transfer's lock). */
+  async changeStatusWithin(
+    client: PoolClient,
+    transferId: string,
+    change: TransferChange,
+  ): Promise<TransferChangeResult> {
+    const db = { db: client };
+    const current = (await this.prisma.run(FIND_TRANSFER_FOR_BANK, { id: transferId }, db))[0];
+    if (!current) return { outcome: 'not_found' };
+    if (current.status === change.to) return { outcome: 'already', status: current.status };
+    const from = TRANSFER_STATUSES.filter((status) => canChangeTransfer(status, change.to));
+    const changed = await this.prisma.run(
+      CHANGE_TRANSFER_STATUS,
+      {
+        id: transferId,
+        from,
+        to: change.to,
+        reason: change.reason,
+        errorCode: change.errorCode ?? null,
+        errorText: change.errorText ?? null,
+        createdBy: change.by,
+      },
+      db,
+    );
+    if (changed.length === 0) {
+      const now = (await this.prisma.run(FIND_TRANSFER_FOR_BANK, { id: transferId }, db))[0];
+      return now.status === change.to
+        ? { outcome: 'already', status: now.status }
+        : { outcome: 'refused', status: now.status };
+    }
+    const posting =
+      change.to === 'paid'
+        ? payoutPaidPosting
+        : change.to === 'failed' || change.to === 'canceled'
+          ? payoutReturnedPosting
+          : null;
+    if (posting) {
+      const stores = (await this.prisma.run(FIND_PAYOUT_STORES, { transferId }, db)).map((row) => ({
+        storeId: row.store_id,
+        amount: row.amount,
+      }));
+      const fact = {
+        transferId,
+        mode: current.mode,
+        merchantId: current.merchant_id,
+        currency: current.currency,
+        stores,
+      };
+      await this.ledger.postWithin(client, [
+        { posting: posting(fact), createdBy: change.by, causeEventId: null },
+      ]);
+    }
+    return { outcome: 'changed', from: changed[0].old_status };
+  }
+
+  /**
+   * Hands approved transfers to the bank: each locked (another sender skips it), `send` called (the
+   * bank keys the payout by the transfer's id: a transfer sent again after a crash is the same
+   * payout), then marked processing, in one transaction per transfer. Resolves to how many were sent.
+   */
+  async sendApproved(
+    modes: readonly ProcessingMode[],
+    limit: number,
+    send: (transfer: TransferForBank) => Promise<void>,
+    by: string,
+  ): Promise<number> {
+    let sent = 0;
+    for (;;) {
+      const done = await this.prisma.inTransaction(async (client) => {
+        const [locked] = await this.prisma.run(LOCK_APPROVED_TRANSFERS, { limit: 1, modes }, { db: client });
+        if (!locked) return false;
+        const row = (await this.prisma.run(FIND_TRANSFER_FOR_BANK, { id: locked.id }, { db: client }))[0];
+        await send({
+          id: row.id,
+          merchantId: row.merchant_id,
+          mode: row.mode,
+          currency: row.currency,
+          amount: row.amount,
+          status: row.status,
+          holderName: row.holder_name,
+          bankName: row.bank_name,
+          lastFour: row.last_four,
+        });
+        await this.changeStatusWithin(client, row.id, { to: 'processing', reason: 'sent to the bank', by });
+        return true;
+      });
+      if (!done) return sent;
+      sent += 1;
+      if (sent >= limit) return sent;
+    }
   }
 }

@@ -195,3 +195,55 @@ export const CHANGE_TRANSFER_STATUS = defineStatement({
     )
     SELECT status::text AS old_status FROM old`,
 });
+
+/** What a transfer's payout took from each store (its posting's store lines). */
+export const FIND_PAYOUT_STORES = defineStatement({
+  name: 'payouts_find_payout_stores',
+  params: { transferId: pg.uuid },
+  columns: { store_id: pg.text, amount: pg.int8 },
+  text: (p) => `
+    SELECT a.store_id::text AS store_id, e.amount
+      FROM ledger_transactions t
+      JOIN ledger_entries e ON e.transaction_id = t.id
+      JOIN ledger_accounts a ON a.id = e.account_id AND a.kind = 'store_available'
+     WHERE t.kind = 'payout' AND t.source_type = 'transfer' AND t.source_id = ${p.transferId}
+     ORDER BY a.store_id`,
+});
+
+/** A transfer as the bank sender and the settlement read it. */
+export const FIND_TRANSFER_FOR_BANK = defineStatement({
+  name: 'payouts_find_transfer_for_bank',
+  params: { id: pg.uuid },
+  columns: {
+    id: pg.text,
+    merchant_id: pg.text,
+    mode: pg.textOf<ProcessingMode>(),
+    currency: pg.bpchar,
+    amount: pg.int8,
+    status: pg.textOf<TransferStatus>(),
+    bank_account_id: pg.text,
+    holder_name: pg.text,
+    bank_name: pg.text,
+    last_four: pg.text,
+  },
+  text: (p) => `
+    SELECT t.id::text AS id, t.merchant_id::text AS merchant_id, t.mode::text AS mode, t.currency, t.amount,
+           t.status::text AS status, t.bank_account_id::text AS bank_account_id, b.holder_name, b.bank_name,
+           b.last_four
+      FROM transfers t JOIN bank_accounts b ON b.id = t.bank_account_id
+     WHERE t.id = ${p.id}`,
+});
+
+/**
+ * Approved transfers to send to the bank, locked (another sender skips them): the sender holds the
+ * lock while it hands each one to the bank, then marks it processing in the same transaction.
+ */
+export const LOCK_APPROVED_TRANSFERS = defineStatement({
+  name: 'payouts_lock_approved_transfers',
+  params: { limit: pg.int4, modes: pg.array(pg.text) },
+  columns: { id: pg.text },
+  text: (p) => `
+    SELECT id::text AS id FROM transfers WHERE status = 'approved' AND mode::text = ANY(${p.modes})
+     ORDER BY created_on, id LIMIT ${p.limit}
+       FOR UPDATE SKIP LOCKED`,
+});
