@@ -337,4 +337,79 @@ describe('the payout engine', () => {
       ),
     ).rejects.toThrow(/append-only/);
   });
+
+  it('lets the operator approve a live transfer (its account verified) and cancel one, its money available again', async () => {
+    // a live book: the account verified by the operator, a live sale, a live payout day
+    const live = sdkFor(suite.url, await suite.env.merchantToken(suite.merchants.idle, 'live'));
+    const account = await live.bankAccounts.create({
+      accountNumber: '5550001',
+      country: 'JP',
+      currency: 'JPY',
+      holderName: 'Idle KK',
+      bankName: 'Mizuho Bank',
+      accountType: BankAccountType.CHECKING,
+    });
+    await ledger.post([
+      { ...sale('idle', 9_000n, 0n), posting: { ...sale('idle', 9_000n, 0n).posting, mode: 'live' } },
+    ]);
+    while ((await ledger.release(100)) > 0);
+    await engines[0].runOnce(at);
+    expect(await transfersOf('idle')).toEqual([]); // the account is not verified yet: carried forward
+    await suite.cli('bank-account:verify', '--id', account.id, '--status', 'verified');
+    await engines[0].runOnce(nextWeek);
+    const [created] = await transfersOf('idle');
+    expect(created).toMatchObject({ mode: 'live', status: 'created', amount: 9_000n });
+    // live transfers wait for the operator; test ones were approved at creation
+    const listed = (await suite.cli('transfer:list', '--merchant', suite.merchants.idle.merchant.id)) as {
+      id: string;
+      status: string;
+    }[];
+    expect(listed).toEqual([expect.objectContaining({ id: created.id, status: 'created' })]);
+    const approved = await suite.cli('transfer:approve', '--id', created.id, '--by', 'ops-alice');
+    expect(approved).toMatchObject({ id: created.id, status: 'approved' });
+    await expect(suite.cli('transfer:approve', '--id', created.id, '--by', 'ops-alice')).rejects.toThrow(
+      /approved/,
+    );
+    const [shopTransfer] = await transfersOf('shop');
+    await expect(suite.cli('transfer:approve', '--id', shopTransfer.id, '--by', 'ops-alice')).rejects.toThrow(
+      /approved at creation/,
+    );
+    expect((await transfersOf('idle'))[0].statusChanges).toEqual([
+      expect.objectContaining({
+        oldStatus: 'created',
+        newStatus: 'approved',
+        createdBy: 'operator:ops-alice',
+      }),
+    ]);
+
+    // a cancel gives the money back; the next payout day pays the same ledgers again
+    await suite.cli(
+      'transfer:cancel',
+      '--id',
+      shopTransfer.id,
+      '--by',
+      'ops-alice',
+      '--reason',
+      'merchant under review',
+    );
+    expect(await available('shop')).toBe(13_460n);
+    await expect(
+      suite.cli('transfer:cancel', '--id', shopTransfer.id, '--by', 'ops-alice', '--reason', 'again'),
+    ).rejects.toThrow(/canceled/);
+    await engines[1].runOnce(new Date(nextWeek.getTime() + 7 * DAY));
+    const shop = await transfersOf('shop');
+    expect(shop.map((t) => [t.status, t.amount])).toEqual([
+      ['canceled', 13_460n],
+      ['approved', 13_460n],
+    ]);
+    expect(shop[1].ledgers.map((l) => l.ledgerTransactionId).sort()).toEqual(
+      shop[0].ledgers.map((l) => l.ledgerTransactionId).sort(),
+    );
+    expect(await available('shop')).toBe(0n);
+    expect(await ledger.verify()).toMatchObject({
+      unbalancedTransactions: 0,
+      unbalancedBooks: 0,
+      wrongBalances: 0,
+    });
+  });
 });

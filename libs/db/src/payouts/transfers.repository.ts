@@ -130,4 +130,31 @@ export class TransfersRepository {
     const { transfers, ...ledger } = row;
     return { ...ledger, transferId: transfers[0]?.transferId ?? null };
   }
+
+  /** Transfers for the operator, newest first: every merchant's, or one's, of any mode. */
+  listForOperator(filters: {
+    merchantId?: string;
+    mode?: Transfer['mode'];
+    status?: Transfer['status'];
+    limit: number;
+  }): Promise<(Transfer & { bankAccount: { status: string; deletedOn: Date | null; lastFour: string } })[]> {
+    return this.prisma.transfer.findMany({
+      where: {
+        ...(filters.merchantId ? { merchantId: filters.merchantId } : {}),
+        ...(filters.mode ? { mode: filters.mode } : {}),
+        ...(filters.status ? { status: filters.status } : {}),
+      },
+      include: { bankAccount: { select: { status: true, deletedOn: true, lastFour: true } } },
+      orderBy: [{ createdOn: 'desc' }, { id: 'desc' }],
+      take: filters.limit,
+    });
+  }
+
+  /** One transfer with its bank account's standing, for the operator's approval. */
+  findForOperator(id: string) {
+    return this.prisma.transfer.findUnique({
+      where: { id },
+      include: { bankAccount: { select: { status: true, deletedOn: true, lastFour: true } } },
+    });
+  }
 }
