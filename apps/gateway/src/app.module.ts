@@ -40,6 +40,7 @@ import { SubscriptionsController } from './subscriptions/subscriptions.controlle
 import { TestClocksController } from './test-clocks/test-clocks.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { BankAccountsController } from './bank-accounts/bank-accounts.controller';
+import { LedgersController, TransfersController } from './transfers/transfers.controller';
 import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 
@@ -66,6 +67,8 @@ export const GATEWAY_CONTROLLERS = [
   TestClocksController,
   WebhooksController,
   BankAccountsController,
+  TransfersController,
+  LedgersController,
 ];
 
 @Module({})

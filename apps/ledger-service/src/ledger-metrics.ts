@@ -9,6 +9,7 @@ export class LedgerMetrics {
   readonly #conflicts: Counter;
   readonly #imbalance: Gauge<'check'>;
   readonly #lag: Gauge;
+  readonly #payoutRuns: Counter<'outcome'>;
 
   constructor(registry: Registry) {
     this.#postings = new Counter({
@@ -33,6 +34,12 @@ export class LedgerMetrics {
       help: 'How old the newest event the poster last posted was when it posted it',
       registers: [registry],
     });
+    this.#payoutRuns = new Counter({
+      name: 'kessai_payout_runs_total',
+      help: 'Payout days run, by outcome (transfer, nothing_to_pay, below_minimum, no_bank_account)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
   }
 
   posted(kind: string, count: number): void {
@@ -41,6 +48,10 @@ export class LedgerMetrics {
 
   conflicted(count: number): void {
     if (count > 0) this.#conflicts.inc(count);
+  }
+
+  payoutRun(outcome: string): void {
+    this.#payoutRuns.inc({ outcome });
   }
 
   lag(seconds: number): void {

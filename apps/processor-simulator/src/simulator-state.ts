@@ -70,7 +70,7 @@ export interface SimulatorOperationStats {
 
 export interface SimulatorCallbackStats {
   notificationId: string;
-  event: 'operator_payment' | 'three_ds' | 'deferred_payment';
+  event: 'operator_payment' | 'three_ds' | 'deferred_payment' | 'payout';
   reference: string;
   status: string;
   url: string;

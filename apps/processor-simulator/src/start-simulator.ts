@@ -6,6 +6,7 @@ import { CardPaymentRoutes } from './card-payment-routes';
 import { BadRequest, BodyTooLargeError, sendError, sendHtml, sendJson } from './http-io';
 import { DeferredPaymentRoutes } from './deferred-payment-routes';
 import { OperatorPaymentRoutes } from './operator-payment-routes';
+import { PayoutRoutes } from './payout-routes';
 import { notFoundPage } from './pages';
 import {
   type Route,
@@ -66,6 +67,7 @@ class SimulatorServer {
   readonly #server: Server;
   readonly #callbackSecret: string;
   readonly #routes: Route[];
+  readonly #payouts: PayoutRoutes;
   #publicBaseUrl = '';
 
   constructor(private readonly options: ProcessorSimulatorOptions) {
@@ -103,6 +105,7 @@ class SimulatorServer {
     const operator = new OperatorPaymentRoutes(this.#context).routes();
     const threeDs = new ThreeDsRoutes(this.#context).routes();
     const deferred = new DeferredPaymentRoutes(this.#context).routes();
+    this.#payouts = new PayoutRoutes(this.#context);
     const testHooks: Route[] = [
       { method: 'GET', pattern: /^\/_sim\/stats$/, handle: (_req, res) => sendJson(res, 200, state.stats()) },
       { method: 'POST', pattern: /^\/_sim\/reset$/, handle: (_req, res) => this.#reset(res) },
@@ -112,7 +115,7 @@ class SimulatorServer {
         handle: (_req, res) => sendJson(res, 200, { status: 'ok' }),
       },
     ];
-    this.#routes = [...cards, ...operator, ...threeDs, ...deferred, ...testHooks];
+    this.#routes = [...cards, ...operator, ...threeDs, ...deferred, ...this.#payouts.routes(), ...testHooks];
 
     this.#server = createServer((request, response) => {
       this.#handle(request, response).catch(() =>
@@ -194,6 +197,7 @@ class SimulatorServer {
   #clear(): void {
     this.#context.timers.clearExpiries();
     this.#context.state.clear();
+    this.#payouts.reset();
   }
 
   async #close(): Promise<void> {

@@ -7,12 +7,20 @@ import { MerchantUsersService } from './merchant-users.service';
 import { PasswordResetDelivery, passwordResetDeliveryFor } from './password-reset-delivery';
 import { PasswordResetService } from './password-reset.service';
 import { StoresService } from './stores.service';
+import { TransfersService } from './transfers.service';
 
-const services = [AppTokenService, MerchantUsersService, LoginService, PasswordResetService, StoresService];
+const services = [
+  AppTokenService,
+  MerchantUsersService,
+  LoginService,
+  PasswordResetService,
+  StoresService,
+  TransfersService,
+];
 
 /**
  * Credentials and accounts for Nest apps (app tokens, merchant users, logins, password resets,
- * stores); needs the (global) ConfigModule, DbModule, RedisModule and LoggerModule.
+ * stores, transfers); needs the (global) ConfigModule, DbModule, RedisModule and LoggerModule.
  */
 @Module({
   providers: [

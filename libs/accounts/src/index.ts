@@ -12,3 +12,4 @@ export * from './stores.service';
 export * from './bank-account-inputs';
 export * from './bank-accounts.module';
 export * from './bank-accounts.service';
+export * from './transfers.service';

@@ -9,6 +9,7 @@ import { bootstrapDemo } from './bootstrap';
 import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
 import { adjustLedger, verifyLedger } from './ledger';
 import { listBankAccounts, verifyBankAccount } from './bank-accounts';
+import { approveTransfer, cancelTransfer, listTransfers } from './transfers';
 import { refundsInError, retryRefund } from './refunds';
 import { strayDeposits } from './stray-deposits';
 import { removeStoreLogo, setStoreLogo } from './store-logo';
@@ -83,6 +84,12 @@ Commands:
                                               too (numbers as their last four)
   bank-account:verify --id ID --status S      a live bank account's verification outcome: verified,
                                               unable_to_verify or errored (docs/ledger.md)
+  transfer:list [--merchant ID] [--mode M] [--status S] [--limit N]
+                                              transfers, newest first (docs/ledger.md)
+  transfer:approve --id ID --by NAME          approve a live transfer (its bank account verified)
+  transfer:cancel --id ID --by NAME --reason TEXT
+                                              cancel a transfer not sent yet: its money is
+                                              available again, paid on the next payout day
   bootstrap [--json]                          create or reuse the demo merchant, store, test token
                                               and user
 `;
@@ -353,6 +360,22 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
           database,
           required(values.id, 'id'),
           required(values.status, 'status'),
+        );
+      case 'transfer:list':
+        return await listTransfers(database, {
+          merchantId: values.merchant,
+          mode: values.mode === undefined ? undefined : mode(values.mode),
+          status: values.status,
+          limit: values.limit === undefined ? 100 : positiveInt(values.limit, 'limit'),
+        });
+      case 'transfer:approve':
+        return await approveTransfer(database, required(values.id, 'id'), required(values.by, 'by'));
+      case 'transfer:cancel':
+        return await cancelTransfer(
+          database,
+          required(values.id, 'id'),
+          required(values.by, 'by'),
+          required(values.reason, 'reason'),
         );
       case 'bootstrap':
         return await bootstrapDemo(admin, baseUrlOf(config), context.credentialsFile);

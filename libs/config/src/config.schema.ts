@@ -334,6 +334,11 @@ export const configSchema = z.object({
   LEDGER_RELEASE_INTERVAL_MS: positiveInt.default(60_000),
   /** How often ledger-service checks the books (every entry read once: kessai_ledger_imbalance). */
   LEDGER_VERIFY_INTERVAL_MS: positiveInt.default(600_000),
+  /**
+   * How often ledger-service's payout engine looks for payout days that have come (docs/ledger.md,
+   * "Payouts"): each merchant's transfer of each currency, once per payout day.
+   */
+  PAYOUT_INTERVAL_MS: positiveInt.default(60_000),
 
   /**
    * Subscriptions (docs/subscriptions.md, "The engine"). Settlement jobs (charge_finished batches)

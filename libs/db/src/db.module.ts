@@ -30,6 +30,8 @@ import { CheckoutPaymentMailsRepository } from './checkout/payment-mails.reposit
 import { StoreLogosRepository } from './stores/store-logos.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
+import { PayoutsRepository } from './payouts/payouts.repository';
+import { TransfersRepository } from './payouts/transfers.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -65,6 +67,8 @@ const repositories = [
   StoreLogosRepository,
   LedgerRepository,
   BankAccountsRepository,
+  PayoutsRepository,
+  TransfersRepository,
 ];
 
 @Global()

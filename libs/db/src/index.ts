@@ -81,3 +81,5 @@ export * from './checkout/payment-mails.repository';
 export * from './idempotency/idempotency-records.repository';
 export * from './ledger/ledger.repository';
 export * from './payouts/bank-accounts.repository';
+export * from './payouts/payouts.repository';
+export * from './payouts/transfers.repository';

@@ -13,6 +13,8 @@ import { StoreLogosRepository } from './stores/store-logos.repository';
 import { RefundsRepository } from './refunds-cancels/refunds.repository';
 import { ConsoleAuditRepository } from './audit/console-audit.repository';
 import { LedgerRepository } from './ledger/ledger.repository';
+import { PayoutsRepository } from './payouts/payouts.repository';
+import { TransfersRepository } from './payouts/transfers.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 
 /**
@@ -33,6 +35,8 @@ export class StandaloneDatabase {
   readonly refunds: RefundsRepository;
   readonly ledger: LedgerRepository;
   readonly bankAccounts: BankAccountsRepository;
+  readonly payouts: PayoutsRepository;
+  readonly transfers: TransfersRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -50,6 +54,8 @@ export class StandaloneDatabase {
     this.refunds = new RefundsRepository(this.prisma, new ConsoleAuditRepository(this.prisma));
     this.ledger = new LedgerRepository(this.prisma);
     this.bankAccounts = new BankAccountsRepository(this.prisma);
+    this.payouts = new PayoutsRepository(this.prisma, this.ledger);
+    this.transfers = new TransfersRepository(this.prisma);
   }
 
   close(): Promise<void> {

@@ -18,3 +18,4 @@ export * from './scheduled-payment-status';
 export * from './payment-types';
 export * from './ledger';
 export * from './bank-accounts';
+export * from './payouts';

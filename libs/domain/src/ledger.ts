@@ -15,6 +15,7 @@ export const LEDGER_ACCOUNT_KINDS = [
   'platform_fee_revenue',
   'processor_clearing',
   'platform_adjustments',
+  'payouts_in_transit',
 ] as const;
 export type LedgerAccountKind = (typeof LEDGER_ACCOUNT_KINDS)[number];
 
@@ -26,7 +27,15 @@ export const STORE_ACCOUNT_KINDS = [
 export type StoreAccountKind = (typeof STORE_ACCOUNT_KINDS)[number];
 export type PlatformAccountKind = Exclude<LedgerAccountKind, StoreAccountKind>;
 
-export const LEDGER_POSTING_KINDS = ['sale', 'refund', 'release', 'adjustment'] as const;
+export const LEDGER_POSTING_KINDS = [
+  'sale',
+  'refund',
+  'release',
+  'adjustment',
+  'payout',
+  'payout_paid',
+  'payout_returned',
+] as const;
 export type LedgerPostingKind = (typeof LEDGER_POSTING_KINDS)[number];
 
 /** Which account an entry is on: a store's (by store), or the platform's. */
@@ -44,7 +53,7 @@ export interface LedgerLine {
 /** One business fact as the ledger records it: its key, what the merchant reads, and its lines. */
 export interface LedgerPosting {
   kind: LedgerPostingKind;
-  sourceType: 'charge' | 'refund' | 'adjustment' | 'ledger_maturity';
+  sourceType: 'charge' | 'refund' | 'adjustment' | 'ledger_maturity' | 'transfer';
   sourceId: string;
   mode: string;
   merchantId: string;
@@ -185,6 +194,82 @@ export function releaseLines(owner: Owner, pendingAmount: bigint, availableOn: D
     line(storeAccount('store_pending', owner), -pendingAmount, availableOn),
     line(storeAccount('store_available', owner), pendingAmount),
   ];
+}
+
+/** A transfer of a merchant's money in one currency: what it takes from each of its stores. */
+export interface PayoutFact {
+  transferId: string;
+  mode: string;
+  merchantId: string;
+  currency: string;
+  /** per store, what the transfer pays of it (negative: the store's debt set against the others) */
+  stores: readonly { storeId: string; amount: bigint }[];
+}
+
+/** What a payout pays in all: the sum of its stores' amounts. */
+export function payoutAmount(fact: Pick<PayoutFact, 'stores'>): bigint {
+  return fact.stores.reduce((sum, s) => sum + s.amount, 0n);
+}
+
+/**
+ * A payout: the merchant's stores' available balances (what it covers of each) to the platform's
+ * payouts in transit, until the bank pays it or it fails. Only a positive total is paid: a
+ * negative balance is carried forward, never paid out (docs/ledger.md, "Payouts").
+ */
+export function payoutPosting(fact: PayoutFact): LedgerPosting {
+  const total = payoutAmount(fact);
+  if (total <= 0n) throw new RangeError(`a payout pays a positive amount, not ${total}`);
+  return {
+    kind: 'payout',
+    ...transferPosting(fact, total),
+    lines: [
+      ...fact.stores
+        .filter((s) => s.amount !== 0n)
+        .map((s) =>
+          line({ kind: 'store_available', merchantId: fact.merchantId, storeId: s.storeId }, s.amount),
+        ),
+      line({ kind: 'payouts_in_transit' }, -total),
+    ],
+  };
+}
+
+/** A payout the bank paid: out of transit, out of what the processor holds for the platform. */
+export function payoutPaidPosting(fact: PayoutFact): LedgerPosting {
+  const total = payoutAmount(fact);
+  if (total <= 0n) throw new RangeError(`a payout pays a positive amount, not ${total}`);
+  return {
+    kind: 'payout_paid',
+    ...transferPosting(fact, total),
+    lines: [line({ kind: 'payouts_in_transit' }, total), line({ kind: 'processor_clearing' }, -total)],
+  };
+}
+
+/** A payout that failed or was canceled: the exact reverse of its payout, the money available again. */
+export function payoutReturnedPosting(fact: PayoutFact): LedgerPosting {
+  const payout = payoutPosting(fact);
+  return {
+    ...payout,
+    kind: 'payout_returned',
+    amount: payout.amount,
+    lines: payout.lines.map((l) => ({ ...l, amount: -l.amount })),
+  };
+}
+
+function transferPosting(fact: PayoutFact, total: bigint) {
+  return {
+    sourceType: 'transfer' as const,
+    sourceId: fact.transferId,
+    mode: fact.mode,
+    merchantId: fact.merchantId,
+    storeId: null,
+    currency: fact.currency,
+    amount: total,
+    feeAmount: 0n,
+    feeRatePpm: null,
+    feeFlatAmount: null,
+    availableOn: null,
+    note: null,
+  };
 }
 
 /** What the platform owes the store on an account of the store (its balance, credit-normal). */

@@ -15,3 +15,4 @@ export * from './komoju/komoju-webhooks';
 export * from './stripe/stripe-errors';
 export * from './stripe/stripe-payment-processor';
 export * from './stripe/stripe-webhooks';
+export * from './payout-bank';

@@ -36,6 +36,18 @@ export const processorCallbackWireSchema = z.discriminatedUnion('event', [
   }),
   z.object({
     id: z.string().min(1),
+    event: z.literal('payout'),
+    payout_id: z.string().min(1),
+    /** our transfer's id */
+    reference: z.string().min(1),
+    status: z.enum(['paid', 'failed']),
+    error_code: z.string().nullable(),
+    amount: z.number().int(),
+    currency: z.string(),
+    occurred_on: z.string().datetime(),
+  }),
+  z.object({
+    id: z.string().min(1),
     event: z.literal('three_ds'),
     payment_id: z.string().min(1),
     reference: z.string().min(1),
@@ -66,6 +78,17 @@ export type ProcessorCallback =
       reference: string;
       status: 'deposit_received';
       depositId: string;
+      amount: number;
+      currency: string;
+      occurredOn: Date;
+    }
+  | {
+      notificationId: string;
+      event: 'payout';
+      processorReference: string;
+      reference: string;
+      status: 'paid' | 'failed';
+      errorCode: string | null;
       amount: number;
       currency: string;
       occurredOn: Date;
@@ -169,6 +192,18 @@ function fromWire(wire: ProcessorCallbackWire): ProcessorCallback {
         reference: wire.reference,
         status: wire.status,
         depositId: wire.deposit_id,
+        amount: wire.amount,
+        currency: wire.currency,
+        occurredOn: new Date(wire.occurred_on),
+      };
+    case 'payout':
+      return {
+        notificationId: wire.id,
+        event: wire.event,
+        processorReference: wire.payout_id,
+        reference: wire.reference,
+        status: wire.status,
+        errorCode: wire.error_code,
         amount: wire.amount,
         currency: wire.currency,
         occurredOn: new Date(wire.occurred_on),

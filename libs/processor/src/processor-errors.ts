@@ -5,7 +5,8 @@ export type ProcessorOperation =
   | 'refund'
   | 'create_operator_payment'
   | 'create_deferred_payment'
-  | 'status';
+  | 'status'
+  | 'create_payout';
 
 export abstract class ProcessorError extends Error {
   abstract readonly retryable: boolean;

@@ -61,6 +61,8 @@ import {
   updateTokenSchema,
 } from '../transaction-tokens/transaction-token.schemas';
 import type { BankAccountsController } from '../bank-accounts/bank-accounts.controller';
+import type { LedgersController, TransfersController } from '../transfers/transfers.controller';
+import { listLedgersSchema, listTransfersSchema } from '../transfers/transfer.schemas';
 import {
   createBankAccountSchema,
   listBankAccountsSchema,
@@ -572,6 +574,47 @@ const bankAccounts: ControllerDocs<BankAccountsController> = {
   },
 };
 
+const transfers: ControllerDocs<TransfersController> = {
+  tag: 'Transfers',
+  operations: {
+    list: {
+      summary: 'List the merchant’s transfers',
+      description:
+        'Payouts of the merchant’s available balance, one per currency and payout day of its ' +
+        '`transfer_schedule`, in the credential’s mode; merchant credentials only.',
+      sdk: 'transfers.list',
+      query: listTransfersSchema,
+      paged: true,
+      ok: { page: 'TransferListItem' },
+    },
+    get: { summary: 'Get a transfer', sdk: 'transfers.get', ok: 'Transfer' },
+    statusChanges: {
+      summary: 'A transfer’s status changes',
+      description:
+        'Every change, oldest to newest with `cursor_direction=asc`: created → approved → processing → paid | failed, or canceled.',
+      sdk: 'transfers.statusChanges',
+      paged: true,
+      ok: { page: 'TransferStatusChange' },
+    },
+    ledgers: {
+      summary: 'The ledgers a transfer pays',
+      description:
+        'The sales, refunds and adjustments it covers; `min` and `max` bound the stored amount (a sale’s gross).',
+      sdk: 'ledgers.list',
+      query: listLedgersSchema,
+      paged: true,
+      ok: { page: 'Ledger' },
+    },
+  },
+};
+
+const ledgers: ControllerDocs<LedgersController> = {
+  tag: 'Ledgers',
+  operations: {
+    get: { summary: 'Get a ledger', sdk: 'ledgers.get', ok: 'Ledger' },
+  },
+};
+
 const stores: ControllerDocs<StoresController> = {
   tag: 'Stores',
   operations: {
@@ -884,6 +927,8 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   TransactionHistoryController: history,
   WebhooksController: webhooks,
   BankAccountsController: bankAccounts,
+  TransfersController: transfers,
+  LedgersController: ledgers,
   StoresController: stores,
   AppJwtsController: appJwts,
   LoginController: login,

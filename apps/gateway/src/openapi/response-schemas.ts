@@ -30,6 +30,7 @@ import {
   OPERATION_STATUSES,
   PAYMENT_TYPES,
   SUBSCRIPTION_STATUSES,
+  TRANSFER_STATUSES,
 } from '@kessai/domain';
 import { SUBSCRIPTION_PERIODS } from '@kessai/schedule';
 import {
@@ -51,6 +52,12 @@ import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
 import { type presentBankAccount } from '../bank-accounts/bank-account.presenter';
+import {
+  type presentLedger,
+  type presentTransfer,
+  type presentTransferListItem,
+  type presentTransferStatusChange,
+} from '../transfers/transfer.presenter';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
@@ -778,6 +785,58 @@ export const BankAccount = resource({
   mode: z.enum(['test', 'live']).describe('Kessai’s: the books it is paid from'),
 });
 
+const transferFields = {
+  id: uuid,
+  merchant_id: uuid,
+  bank_account_id: uuid.describe('the primary verified bank account it was made to'),
+  amount: money,
+  currency: z.string(),
+  amount_formatted: formatted,
+  status: z.enum(TRANSFER_STATUSES),
+  error_code: z.string().optional().describe('why the bank did not pay it'),
+  error_text: z.string().optional(),
+  metadata,
+  started_by: z.string().describe('who made it: `payout-schedule`, or an operator'),
+  created_on: instant,
+  from: instant.describe('the start of the period it pays (the previous payout day’s start)'),
+  to: instant.describe('the end of the period it pays (its payout day’s start): money available by then'),
+  mode: z.enum(['test', 'live']).describe('Kessai’s: the books it pays from'),
+};
+
+export const Transfer = resource(transferFields).describe('a payout of a merchant’s available balance');
+export const TransferListItem = resource({ ...transferFields, merchant_name: z.string() });
+
+export const TransferStatusChange = resource({
+  id: uuid,
+  merchant_id: uuid,
+  transfer_id: uuid,
+  old_status: z.enum(TRANSFER_STATUSES),
+  new_status: z.enum(TRANSFER_STATUSES),
+  reason: z.string().optional(),
+  created_on: instant,
+});
+
+export const Ledger = resource({
+  id: uuid,
+  merchant_id: uuid,
+  store_id: uuid.optional(),
+  transfer_id: uuid.optional().describe('the transfer that pays it, once one does'),
+  amount: z
+    .number()
+    .int()
+    .describe('what it owes the store, minor units: a sale’s gross less its fee, a refund negative'),
+  currency: z.string(),
+  amount_formatted: formatted,
+  percent_fee: z.number().describe('a sale’s percent fee'),
+  flat_fee: money,
+  flat_fee_currency: z.string(),
+  flat_fee_formatted: formatted,
+  exchange_rate: z.number().describe('always 1: Kessai converts no currency'),
+  origin: z.enum(['charge', 'refund', 'manual']),
+  note: z.string().optional().describe('an adjustment’s reason'),
+  created_on: instant,
+}).describe('one fact that moved what a merchant is owed');
+
 export const LinkPayment = resource({
   kind: z.enum(['charge', 'subscription']),
   id: uuid,
@@ -853,6 +912,10 @@ export const RESPONSE_SCHEMAS = {
   CreatedWebhook,
   WebhookDelivery,
   BankAccount,
+  Transfer,
+  TransferListItem,
+  TransferStatusChange,
+  Ledger,
   Heartbeat,
   Empty,
 } as const;
@@ -919,4 +982,8 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentCreatedWebhook>, typeof CreatedWebhook>,
   true satisfies Agrees<Out<typeof presentDelivery>, typeof WebhookDelivery>,
   true satisfies Agrees<Out<typeof presentBankAccount>, typeof BankAccount>,
+  true satisfies Agrees<Out<typeof presentTransfer>, typeof Transfer>,
+  true satisfies Agrees<Out<typeof presentTransferListItem>, typeof TransferListItem>,
+  true satisfies Agrees<Out<typeof presentTransferStatusChange>, typeof TransferStatusChange>,
+  true satisfies Agrees<Out<typeof presentLedger>, typeof Ledger>,
 ];

@@ -1,7 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, ConfigError, type GatewayConfig } from '@kessai/config';
-import { ChargesRepository, DeferredPaymentsRepository, TokenThreeDsRepository } from '@kessai/db';
-import { AuthenticationError, isUuid, NotFoundError, parseTokenThreeDsReference } from '@kessai/domain';
+import {
+  ChargesRepository,
+  DeferredPaymentsRepository,
+  PayoutsRepository,
+  TokenThreeDsRepository,
+} from '@kessai/db';
+import {
+  AuthenticationError,
+  ConflictError,
+  isUuid,
+  NotFoundError,
+  parseTokenThreeDsReference,
+} from '@kessai/domain';
 import {
   InvalidProcessorCallbackError,
   komojuEventToCallback,
@@ -28,6 +39,7 @@ export class ProcessorCallbacksService {
     private readonly charges: ChargesRepository,
     private readonly tokenThreeDs: TokenThreeDsRepository,
     private readonly deferredPayments: DeferredPaymentsRepository,
+    private readonly payouts: PayoutsRepository,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -111,6 +123,7 @@ export class ProcessorCallbacksService {
   }
 
   async #record(notice: ProcessorCallback, correlationId: string): Promise<void> {
+    if (notice.event === 'payout') return this.#settlePayout(notice);
     // a card token's 3-D Secure authentication: its reference names the token and the attempt
     const token = parseTokenThreeDsReference(notice.reference);
     if (token) {
@@ -147,5 +160,32 @@ export class ProcessorCallbacksService {
       return;
     }
     throw new NotFoundError('charge');
+  }
+
+  /**
+   * The bank paid or failed a transfer (docs/ledger.md, "Paying a transfer"): the signed notice is
+   * the bank's word, applied at once with its posting (paid: out of transit; failed: the money back
+   * to the stores' available balances). The same notice again is a repeat. A transfer the sender
+   * has not marked processing yet (it crashed after the bank took the payout) is 409: the bank
+   * retries its notice, and the sender's next run marks it.
+   */
+  async #settlePayout(notice: Extract<ProcessorCallback, { event: 'payout' }>): Promise<void> {
+    if (!isUuid(notice.reference)) throw new NotFoundError('transfer');
+    const result = await this.payouts.changeStatus(notice.reference.toLowerCase(), {
+      to: notice.status,
+      reason: notice.status === 'paid' ? 'paid by the bank' : 'the bank could not pay it',
+      errorCode: notice.errorCode,
+      errorText: notice.errorCode === null ? null : `the bank refused the payout: ${notice.errorCode}`,
+      by: 'bank',
+    });
+    if (result.outcome === 'not_found') throw new NotFoundError('transfer');
+    if (result.outcome === 'refused') {
+      this.logger.warn(
+        { transferId: notice.reference, status: result.status },
+        'payout notice for a transfer not processing',
+      );
+      throw new ConflictError('CONFLICTED');
+    }
+    this.logger.info({ transferId: notice.reference, status: notice.status }, 'payout notice');
   }
 }

@@ -190,6 +190,14 @@ export class LedgerRepository {
     });
   }
 
+  /**
+   * Writes postings within the caller's database transaction (a payout with its transfer). The
+   * caller locks the accounts they touch first, in id order, as every writer of the ledger does.
+   */
+  postWithin(client: PoolClient, requests: PostingRequest[]): Promise<PostResult> {
+    return this.#post(requests, client);
+  }
+
   /** Writes postings (an adjustment, a test's facts) in a transaction of their own. */
   post(requests: PostingRequest[]): Promise<PostResult> {
     return this.prisma.inTransaction((client) => this.#post(requests, client));
