@@ -14,6 +14,7 @@ import { BusinessRuleError, DomainError, NotFoundError, ResourceLimitError } fro
 import type { StoreActor } from '../actor';
 import type { ChargeInput } from './charge-inputs';
 import { ChargesService, MAX_CAPTURE_DELAY_MS } from './charges.service';
+import { liveProcessorLimitsOf, type LiveProcessorLimits } from './live-processor-limits';
 
 // The acceptance and capture rules of ChargesService, on in-memory repositories: what a front end
 // (the gateway, the console) gets for each token and request. The SQL behind createMany and
@@ -100,12 +101,13 @@ class FakeRepositories {
     },
   };
 
-  service(): ChargesService {
+  service(liveLimits: LiveProcessorLimits | null = null): ChargesService {
     return new ChargesService(
       this.charges as ChargesRepository,
       this.captures as CapturesRepository,
       this.transactionTokens as TransactionTokensRepository,
       {} as StoresRepository,
+      liveLimits,
     );
   }
 }
@@ -402,6 +404,20 @@ describe('ChargesService: capture', () => {
       .catch((reason: unknown) => reason);
     expect(error).toBeInstanceOf(BusinessRuleError);
     expect((error as BusinessRuleError).code).toBe(code);
+  });
+
+  it('refuses a live partial capture on a processor that captures whole authorizations, for every front end', async () => {
+    const komoju = repositories.service(liveProcessorLimitsOf({ PROCESSOR_LIVE: 'komoju' }));
+    const live = { ...authorized, mode: 'live' } as Charge;
+    expect(await refusal(komoju.capture(live, { amount: 600, currency: 'JPY' }, correlation))).toEqual({
+      code: 'PARTIAL_CAPTURE_NOT_SUPPORTED',
+      errors: [{ field: 'amount', reason: 'PARTIAL_CAPTURE_NOT_SUPPORTED' }],
+    });
+    expect(repositories.captureRequests).toHaveLength(0);
+    // the whole authorization, and a test charge of any amount, are captured
+    await komoju.capture(live, { amount: 1000, currency: 'JPY' }, correlation);
+    await komoju.capture({ ...authorized, mode: 'test' }, { amount: 600, currency: 'JPY' }, correlation);
+    expect(repositories.captureRequests.map((r) => r.amount)).toEqual([1000n, 600n]);
   });
 
   it('answers a charge gone meanwhile as not found', async () => {
