@@ -4,15 +4,17 @@
 // world). Sign-in (a bad password refused, then throttled), CSRF, roles (a viewer cannot refund), an
 // admin's refund through the API's use case with its audit row and webhook, filters and pages in the
 // URL, sign-out everywhere. axe-core checks every page; screenshots go to test-results/console/.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebHookTrigger } from 'univapay-node';
 import { loadConfig } from '@kessai/config';
 import {
+  axeViolations,
   eventually,
+  launchChromium,
   listenLocally,
   sdkFor,
   useSuite,
@@ -23,9 +25,7 @@ import { startProcessorSimulator } from '../../apps/processor-simulator/src/star
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { createConsoleApp } from '../../apps/console/src/app.factory';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'console');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const STEP_MS = 20_000;
 /** merchant-controlled text that would run if a page did not escape it */
 const MARKUP = '<script>document.title="owned"</script><img src=x onerror=alert(1)>';
@@ -66,6 +66,20 @@ async function successfulCharge(
   email = 'buyer@example.test',
   metadata: Record<string, string> = {},
 ): Promise<string> {
+  return cardCharge(merchant, { amount, email, metadata });
+}
+
+/** A card charge, captured at once (successful) or only authorized (`capture: false`). */
+async function cardCharge(
+  merchant: 'shop' | 'other',
+  {
+    amount = 1200,
+    email = 'buyer@example.test',
+    metadata = {},
+    capture = true,
+  }: { amount?: number; email?: string; metadata?: Record<string, string>; capture?: boolean },
+): Promise<string> {
+  const wanted = capture ? 'successful' : 'authorized';
   const api = suite.api[merchant];
   const token = await api.request('/tokens', {
     method: 'POST',
@@ -83,23 +97,17 @@ async function successfulCharge(
     },
   });
   expect(token.status).toBe(201);
-  const charge = await api.charge((token.body as { id: string }).id, { amount, metadata });
+  const charge = await api.charge((token.body as { id: string }).id, { amount, metadata, capture });
   await eventually(
     async () =>
-      (await suite.env.prisma.charge.findUnique({ where: { id: charge.id } }))?.status === 'successful' ||
-      null,
-    { timeoutMs: 20_000, what: `charge ${charge.id} successful` },
+      (await suite.env.prisma.charge.findUnique({ where: { id: charge.id } }))?.status === wanted || null,
+    { timeoutMs: 20_000, what: `charge ${charge.id} ${wanted}` },
   );
   return charge.id as string;
 }
 
 async function accessible(page: Page): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations: { id: string; impact: string }[] = await page.evaluate(async () => {
-    const result = await (globalThis as any).axe.run();
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact }));
-  });
-  expect(violations).toEqual([]);
+  expect(await axeViolations(page)).toEqual([]);
 }
 
 async function newContext(): Promise<BrowserContext> {
@@ -125,8 +133,8 @@ async function csrfOf(page: Page): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: scripts/test.sh installs Debian's chromium with apt`);
+  browser = await launchChromium();
+  suite.cleanup(() => browser.close());
   mkdirSync(SHOTS, { recursive: true });
   shop = suite.merchants.shop;
   for (const [role, email] of Object.entries(users)) {
@@ -151,18 +159,6 @@ beforeAll(async () => {
     RATE_LIMIT_EXACT_PER_MINUTE: '3',
     RATE_LIMIT_EXACT_REFILL_PER_MS: '0.000001',
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-sync',
-    ],
-  });
-  suite.cleanup(() => browser.close());
 }, 90_000);
 
 describe('sign-in', () => {
@@ -393,6 +389,145 @@ describe('payments', () => {
     expect(bad!.status()).toBe(400);
     await accessible(page);
   }, 120_000);
+});
+
+describe('capture and cancel', () => {
+  const auditOf = (targetId: string) => suite.env.prisma.consoleAuditEvent.findMany({ where: { targetId } });
+
+  it('an admin captures part of an authorized payment through the API’s use case, with its audit row', async () => {
+    const chargeId = await cardCharge('shop', { amount: 4000, capture: false });
+    const page = await signIn(await newContext(), users.admin);
+    await page.goto(`${consoleUrl}/payments/${chargeId}`);
+    expect(await page.locator('#charge-status').textContent()).toBe('authorized');
+    // nothing to refund yet; capture and cancel are offered
+    expect(await page.locator('form.refund').count()).toBe(0);
+    await accessible(page);
+    await page.screenshot({ path: join(SHOTS, 'payment-authorized.png'), fullPage: true });
+    // more than authorized: the use case's refusal, shown on the page, nothing written
+    await page.getByLabel('Amount to capture (JPY)').fill('4001');
+    await page.getByRole('button', { name: 'Capture' }).click();
+    expect(await page.locator('#action-error').textContent()).toBe(
+      'The capture was refused: CAPTURE_AMOUNT_TOO_LARGE',
+    );
+    expect(await suite.env.prisma.capture.count({ where: { chargeId } })).toBe(0);
+    await page.getByLabel('Amount to capture (JPY)').fill('2500');
+    await page.getByRole('button', { name: 'Capture' }).click();
+    await page.locator('#notice').waitFor();
+    const capture = await suite.env.prisma.capture.findUniqueOrThrow({ where: { chargeId } });
+    expect(capture).toMatchObject({ amount: 2500n, currency: 'JPY' });
+    const admin = await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { email: users.admin } });
+    expect(await auditOf(capture.id)).toEqual([
+      expect.objectContaining({
+        userId: admin.id,
+        action: 'charge.capture',
+        targetType: 'capture',
+        mode: 'test',
+        detail: { amount: '2500', currency: 'JPY', charge_id: chargeId },
+      }),
+    ]);
+    // charge-service captures it: the charge is successful for 2500, refundable for as much
+    const captured = await eventually(
+      async () => {
+        const row = await suite.env.prisma.charge.findUnique({ where: { id: chargeId } });
+        return row?.status === 'successful' ? row : null;
+      },
+      { timeoutMs: 20_000, what: `charge ${chargeId} captured` },
+    );
+    expect(captured.chargedAmount).toBe(2500n);
+    await page.reload();
+    expect(await page.locator('#refundable').textContent()).toBe('2500 JPY');
+    expect(await page.locator('form.capture, form.cancel').count()).toBe(0);
+    // the same form sent again is refused, writing nothing more
+    const again = await page.context().request.post(`${consoleUrl}/payments/${chargeId}/capture`, {
+      form: { _csrf: await csrfOf(page), amount: '2500' },
+      maxRedirects: 0,
+    });
+    expect(again.status()).toBe(400);
+    expect(await auditOf(capture.id)).toHaveLength(1);
+  });
+
+  it('an owner cancels an authorized payment once, however often the form is sent', async () => {
+    const chargeId = await cardCharge('shop', { amount: 1800, capture: false });
+    const context = await newContext();
+    const page = await signIn(context, users.owner);
+    await page.goto(`${consoleUrl}/payments/${chargeId}`);
+    const form = {
+      _csrf: await csrfOf(page),
+      cancel_id: await page.locator('input[name="cancel_id"]').inputValue(),
+    };
+    for (let i = 0; i < 2; i++) {
+      const answer = await context.request.post(`${consoleUrl}/payments/${chargeId}/cancel`, {
+        form,
+        maxRedirects: 0,
+      });
+      expect(answer.status()).toBe(303);
+    }
+    const cancels = await suite.env.prisma.cancel.findMany({ where: { chargeId } });
+    expect(cancels.map((c) => c.id)).toEqual([form.cancel_id]);
+    expect(await auditOf(form.cancel_id)).toEqual([
+      expect.objectContaining({
+        action: 'charge.cancel',
+        targetType: 'cancel',
+        detail: { charge_id: chargeId },
+      }),
+    ]);
+    await eventually(
+      async () =>
+        (await suite.env.prisma.charge.findUnique({ where: { id: chargeId } }))?.status === 'canceled' ||
+        null,
+      { timeoutMs: 20_000, what: `charge ${chargeId} canceled` },
+    );
+    await page.reload();
+    expect(await page.locator('#charge-status').textContent()).toBe('canceled');
+    expect(await page.locator('form.capture, form.cancel, form.refund').count()).toBe(0);
+    await page.locator('#events li[data-event-type="cancel_finished"]').waitFor();
+    await accessible(page);
+  });
+
+  it('a viewer is shown neither action and refused both; another merchant’s user gets a missing page', async () => {
+    const chargeId = await cardCharge('shop', { amount: 900, capture: false });
+    const context = await newContext();
+    const page = await signIn(context, users.viewer);
+    await page.goto(`${consoleUrl}/payments/${chargeId}`);
+    expect(await page.locator('form.capture, form.cancel').count()).toBe(0);
+    const csrf = await csrfOf(page);
+    for (const [action, form] of [
+      ['capture', { _csrf: csrf, amount: '900' }],
+      ['cancel', { _csrf: csrf, cancel_id: crypto.randomUUID() }],
+    ] as const) {
+      const refused = await context.request.post(`${consoleUrl}/payments/${chargeId}/${action}`, {
+        form,
+        maxRedirects: 0,
+      });
+      expect(refused.status()).toBe(403);
+    }
+    const otherContext = await newContext();
+    const other = await signIn(otherContext, users.other);
+    const otherCsrf = await csrfOf(other);
+    for (const [action, form] of [
+      ['capture', { _csrf: otherCsrf, amount: '900' }],
+      ['cancel', { _csrf: otherCsrf, cancel_id: crypto.randomUUID() }],
+    ] as const) {
+      const missing = await otherContext.request.post(`${consoleUrl}/payments/${chargeId}/${action}`, {
+        form,
+        maxRedirects: 0,
+      });
+      expect(missing.status()).toBe(404);
+    }
+    // and a capture without its CSRF token is refused before anything runs
+    const adminContext = await newContext();
+    await signIn(adminContext, users.admin);
+    const noToken = await adminContext.request.post(`${consoleUrl}/payments/${chargeId}/capture`, {
+      form: { amount: '900' },
+      maxRedirects: 0,
+    });
+    expect(noToken.status()).toBe(403);
+    expect(await suite.env.prisma.capture.count({ where: { chargeId } })).toBe(0);
+    expect(await suite.env.prisma.cancel.count({ where: { chargeId } })).toBe(0);
+    expect((await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: chargeId } })).status).toBe(
+      'authorized',
+    );
+  });
 });
 
 describe('sessions', () => {

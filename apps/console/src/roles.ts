@@ -4,13 +4,21 @@ export type Role = MerchantUser['role'];
 
 /**
  * What a console user may do, by role (docs/console.md): every page reads for every role; owner and
- * admin act on payments; developer manages keys and webhooks; viewer only reads.
+ * admin act on payments (refund, capture, cancel); developer manages keys and webhooks; viewer only reads.
  */
-export type Permission = 'payments:read' | 'payments:refund' | 'developers:manage' | 'users:manage';
+export type Permission =
+  | 'payments:read'
+  | 'payments:refund'
+  | 'payments:capture'
+  | 'payments:cancel'
+  | 'developers:manage'
+  | 'users:manage';
+
+const PAYMENT_ACTIONS: readonly Permission[] = ['payments:refund', 'payments:capture', 'payments:cancel'];
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['payments:read', 'payments:refund', 'developers:manage', 'users:manage'],
-  admin: ['payments:read', 'payments:refund', 'developers:manage'],
+  owner: ['payments:read', ...PAYMENT_ACTIONS, 'developers:manage', 'users:manage'],
+  admin: ['payments:read', ...PAYMENT_ACTIONS, 'developers:manage'],
   developer: ['payments:read', 'developers:manage'],
   viewer: ['payments:read'],
 };

@@ -23,3 +23,4 @@ export * from './suite';
 export * from './checkout';
 export * from './komoju-fake';
 export * from './processor-contract';
+export * from './browser';

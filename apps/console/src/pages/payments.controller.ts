@@ -2,16 +2,36 @@ import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@ne
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { ChargesService, RefundsService } from '@kessai/payments';
-import { OutboxRepository, TransactionTokensRepository, type Charge } from '@kessai/db';
-import { DomainError, isUuid, NotFoundError, PAGE_LIMIT_DEFAULT } from '@kessai/domain';
+import { CancelsService, ChargesService, RefundsService } from '@kessai/payments';
+import {
+  CapturesRepository,
+  OutboxRepository,
+  TransactionTokensRepository,
+  type AuditEntry,
+  type Charge,
+} from '@kessai/db';
+import {
+  CANCELLABLE_CHARGE_STATUSES,
+  CAPTURABLE_CHARGE_STATUS,
+  DomainError,
+  isUuid,
+  NotFoundError,
+  PAGE_LIMIT_DEFAULT,
+} from '@kessai/domain';
 import { may } from '../roles';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { cookieOptions, MODE_COOKIE } from '../session/cookies';
 import { CurrentSession, Requires } from '../session/decorators';
 import { paymentListPage, paymentPage } from '../views/payments';
 import { minorAmount } from '../views/money';
-import { modeForm, paymentListQuery, refundForm, type PaymentListQuery } from './payments.schemas';
+import {
+  cancelForm,
+  captureForm,
+  modeForm,
+  paymentListQuery,
+  refundForm,
+  type PaymentListQuery,
+} from './payments.schemas';
 import { modeOf, originOf, pageContext } from './request-context';
 
 /** The most events a payment's timeline shows. */
@@ -21,8 +41,10 @@ const REFUNDS_SHOWN = 100;
 
 /**
  * The payments pages (docs/console.md): the list with its filters in the URL and keyset pages, a
- * payment with its refunds and events, and a refund through RefundsService.create, the use case
- * POST /charges/{id}/refunds runs, with the console's audit row in the refund's transaction.
+ * payment with its refunds and events, and its actions through the use cases the API runs: a refund
+ * (RefundsService.create, POST …/refunds), a capture (ChargesService.capture, POST …/capture), a
+ * cancel (CancelsService.create, POST …/cancels), each with the console's audit row in its
+ * transaction.
  */
 @Controller()
 export class PaymentsController {
@@ -30,6 +52,8 @@ export class PaymentsController {
     private readonly sessions: ConsoleSessions,
     private readonly charges: ChargesService,
     private readonly refunds: RefundsService,
+    private readonly cancels: CancelsService,
+    private readonly captures: CapturesRepository,
     private readonly outbox: OutboxRepository,
     private readonly tokens: TransactionTokensRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -118,7 +142,13 @@ export class PaymentsController {
         session,
         charge,
         request,
-        query.refunded !== undefined ? ctx.m.refundDone : undefined,
+        query.refunded !== undefined
+          ? ctx.m.refundDone
+          : query.captured !== undefined
+            ? ctx.m.captureDone
+            : query.canceled !== undefined
+              ? ctx.m.cancelDone
+              : undefined,
       ),
     );
   }
@@ -157,28 +187,93 @@ export class PaymentsController {
         { correlationId: request.id },
         {
           id: form.refund_id,
-          audit: {
-            merchantId: session.user.merchantId,
-            userId: session.user.id,
-            sessionId: session.sessionId,
-            ...originOf(request),
-            action: 'refund.create',
-            targetType: 'refund',
-            targetId: form.refund_id,
-            mode: charge.mode,
-            detail,
-          },
+          audit: auditOf(session, request, charge, 'refund.create', 'refund', form.refund_id, detail),
         },
       );
     } catch (error) {
-      if (error instanceof DomainError && !(error instanceof NotFoundError)) {
-        const reasons = error.errors.map((e) => e.reason).filter((r) => r !== error.code);
-        const message = `${ctx.m.refundRefused}: ${[error.code, ...reasons].join(', ')}`;
-        return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
-      }
-      throw error;
+      return this.refused(error, ctx.m.refundRefused, session, charge, request, reply);
     }
     return reply.redirect(`/payments/${charge.id}?refunded`, 303);
+  }
+
+  /**
+   * A capture of an authorized charge, partial or whole: ChargesService.capture, the use case of
+   * POST /stores/{storeId}/charges/{id}/capture (its bounds, currency rule, the live processor's
+   * partial-capture refusal, the capture_requested command), with the audit row in its transaction.
+   * A charge has one capture: the same form sent again is refused ALREADY_CAPTURED, writing nothing.
+   */
+  @Post('payments/:id/capture')
+  @Requires('payments:capture')
+  async capture(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const ctx = pageContext(request, this.sessions);
+    const charge = await this.chargeOf(session, id, request);
+    const currency = charge.requestedCurrency;
+    const parsed = captureForm.safeParse(body);
+    const amount = parsed.success ? minorAmount(parsed.data.amount, currency) : null;
+    if (amount === null || amount < 1n) {
+      const message = `${ctx.m.captureRefused}: VALIDATION_ERROR`;
+      return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
+    }
+    const detail = { amount: amount.toString(), currency, charge_id: charge.id };
+    try {
+      await this.charges.capture(
+        charge,
+        { amount: Number(amount), currency },
+        { correlationId: request.id },
+        // the capture's id is the write's own: the audit row takes it there
+        { audit: auditOf(session, request, charge, 'charge.capture', 'capture', charge.id, detail) },
+      );
+    } catch (error) {
+      return this.refused(error, ctx.m.captureRefused, session, charge, request, reply);
+    }
+    return reply.redirect(`/payments/${charge.id}?captured`, 303);
+  }
+
+  /**
+   * A cancel of an authorized or awaiting charge: CancelsService.create, the use case of
+   * POST /stores/{storeId}/charges/{id}/cancels, with the audit row in its transaction. The form
+   * carries a cancel id drawn with the page: sending it twice cancels once.
+   */
+  @Post('payments/:id/cancel')
+  @Requires('payments:cancel')
+  async cancel(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const ctx = pageContext(request, this.sessions);
+    const charge = await this.chargeOf(session, id, request);
+    const parsed = cancelForm.safeParse(body);
+    if (!parsed.success) {
+      const message = `${ctx.m.cancelRefused}: VALIDATION_ERROR`;
+      return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
+    }
+    const cancelId = parsed.data.cancel_id;
+    try {
+      await this.cancels.create(
+        { merchantId: charge.merchantId, storeId: charge.storeId },
+        charge.id,
+        {},
+        { correlationId: request.id },
+        {
+          id: cancelId,
+          audit: auditOf(session, request, charge, 'charge.cancel', 'cancel', cancelId, {
+            charge_id: charge.id,
+          }),
+        },
+      );
+    } catch (error) {
+      return this.refused(error, ctx.m.cancelRefused, session, charge, request, reply);
+    }
+    return reply.redirect(`/payments/${charge.id}?canceled`, 303);
   }
 
   @Post('mode')
@@ -188,6 +283,23 @@ export class PaymentsController {
     const mode = parsed.success ? parsed.data.mode : 'test';
     void reply.setCookie(MODE_COOKIE, mode, cookieOptions(this.config, 365 * 86_400));
     return reply.redirect('/payments', 303);
+  }
+
+  /** A use case's refusal as the payment's page with its code and reasons (400); anything else is thrown. */
+  private async refused(
+    error: unknown,
+    what: string,
+    session: ConsoleSession,
+    charge: Charge,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) {
+    if (error instanceof DomainError && !(error instanceof NotFoundError)) {
+      const reasons = error.errors.map((e) => e.reason).filter((r) => r !== error.code);
+      const message = `${what}: ${[error.code, ...reasons].join(', ')}`;
+      return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
+    }
+    throw error;
   }
 
   /** The merchant's charge `id` in the mode the switch shows; any other id is a missing page. */
@@ -206,27 +318,64 @@ export class PaymentsController {
     error?: string,
   ): Promise<string> {
     const scope = { merchantId: charge.merchantId, storeId: charge.storeId };
-    const [{ rows: refunds }, token] = await Promise.all([
+    const [{ rows: refunds }, cancels, capture, token] = await Promise.all([
       this.refunds.list(scope, charge.id, { limit: REFUNDS_SHOWN, cursor: null, direction: 'desc' }),
+      this.cancels.list(scope, charge.id, { limit: REFUNDS_SHOWN, cursor: null, direction: 'desc' }),
+      this.captures.findByCharge(charge.id),
       this.tokens.findInStore(charge.merchantId, charge.storeId, charge.transactionTokenId),
     ]);
     const events = await this.outbox.ofAggregates(
       charge.merchantId,
-      [charge.id, ...refunds.map((r) => r.id)],
+      [charge.id, ...refunds.map((r) => r.id), ...cancels.map((c) => c.id), ...(capture ? [capture.id] : [])],
       TIMELINE_LIMIT,
     );
+    const role = session.user.role;
     return paymentPage(pageContext(request, this.sessions), {
       charge,
       paymentType: token?.paymentType ?? '—',
       email: token?.email ?? null,
       refunds: refunds.slice(0, REFUNDS_SHOWN),
       events,
-      canRefund: may(session.user.role, 'payments:refund'),
+      canRefund: may(role, 'payments:refund'),
       refundId: randomUUID(),
+      capture,
+      // the actions the charge's state allows now (the use case decides again on the write)
+      canCapture:
+        may(role, 'payments:capture') &&
+        charge.status === CAPTURABLE_CHARGE_STATUS &&
+        charge.pendingOperation === null,
+      canCancel:
+        may(role, 'payments:cancel') &&
+        (CANCELLABLE_CHARGE_STATUSES as readonly string[]).includes(charge.status) &&
+        charge.pendingOperation === null,
+      cancelId: randomUUID(),
       notice,
       error,
     });
   }
+}
+
+/** The audit entry of a console write on `charge` by the session's user. */
+function auditOf(
+  session: ConsoleSession,
+  request: FastifyRequest,
+  charge: Charge,
+  action: string,
+  targetType: string,
+  targetId: string,
+  detail: Record<string, unknown>,
+): AuditEntry {
+  return {
+    merchantId: session.user.merchantId,
+    userId: session.user.id,
+    sessionId: session.sessionId,
+    ...originOf(request),
+    action,
+    targetType,
+    targetId,
+    mode: charge.mode,
+    detail,
+  };
 }
 
 function filtersOf(q: PaymentListQuery, mode: 'test' | 'live') {

@@ -55,6 +55,12 @@ export const refundForm = z.object({
 
 export type RefundForm = z.infer<typeof refundForm> & { reason?: RefundReason };
 
+/** POST /payments/:id/capture: the amount in major units as typed (at most what was authorized). */
+export const captureForm = z.object({ amount: z.string().trim().min(1).max(32) });
+
+/** POST /payments/:id/cancel: the form's own cancel id (sending it twice cancels once). */
+export const cancelForm = z.object({ cancel_id: z.string().uuid() });
+
 export const modeForm = z.object({ mode: z.enum(['test', 'live']) });
 
 export const signInForm = z.object({

@@ -1,5 +1,5 @@
 import { CHARGE_STATUSES, PAYMENT_TYPES } from '@kessai/domain';
-import type { AggregateEvent, Charge, ChargeListItem, Refund } from '@kessai/db';
+import type { AggregateEvent, Capture, Charge, ChargeListItem, Refund } from '@kessai/db';
 import { html, type Html } from './html';
 import { csrfField, layout, type PageContext } from './layout';
 import { majorAmount, money } from './money';
@@ -108,6 +108,12 @@ export interface PaymentView {
   canRefund: boolean;
   /** a fresh id for the refund form: resubmitting the same form refunds once */
   refundId: string;
+  /** the charge's capture, when one was asked for */
+  capture: Capture | null;
+  canCapture: boolean;
+  canCancel: boolean;
+  /** a fresh id for the cancel form: resubmitting it cancels once */
+  cancelId: string;
   notice?: string;
   error?: string;
 }
@@ -155,6 +161,40 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
           <button type="submit" id="refund-button">${m.refund}</button>
         </form>`
       : '';
+  const captureForm = view.canCapture
+    ? html`<form
+        method="post"
+        action="/payments/${c.id}/capture"
+        class="capture"
+        aria-labelledby="capture-title"
+      >
+        <h2 id="capture-title">${m.capture}</h2>
+        ${csrfField(ctx)}
+        <label for="capture-amount">${m.captureAmount} (${c.requestedCurrency})</label>
+        <input
+          id="capture-amount"
+          name="amount"
+          type="text"
+          inputmode="decimal"
+          required
+          value="${majorAmount(c.requestedAmount, c.requestedCurrency)}"
+        />
+        <button type="submit" id="capture-button">${m.capture}</button>
+      </form>`
+    : '';
+  const cancelForm = view.canCancel
+    ? html`<form
+        method="post"
+        action="/payments/${c.id}/cancel"
+        class="cancel"
+        aria-labelledby="cancel-title"
+      >
+        <h2 id="cancel-title">${m.cancel}</h2>
+        ${csrfField(ctx)}<input type="hidden" name="cancel_id" value="${view.cancelId}" />
+        <p>${m.cancelHint}</p>
+        <button type="submit" id="cancel-button">${m.cancel}</button>
+      </form>`
+    : '';
   const refunds =
     view.refunds.length === 0
       ? html`<p>${m.noRefunds}</p>`
@@ -200,7 +240,7 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
     `${m.payment} ${c.id}`,
     html`<h1>${m.payment}</h1>
       ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : ''}
-      ${view.error ? html`<p class="error" role="alert" id="refund-error">${view.error}</p>` : ''}
+      ${view.error ? html`<p class="error" role="alert" id="action-error">${view.error}</p>` : ''}
       <table id="charge">
         <caption>
           ${m.charge}
@@ -209,6 +249,14 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
           ${row(m.id, c.id)} ${row(m.status, html`<span id="charge-status">${c.status}</span>`)}
           ${row(m.amount, money(c.requestedAmount, c.requestedCurrency))}
           ${row(m.refundable, html`<span id="refundable">${money(refundable, currency)}</span>`)}
+          ${row(
+            m.captured,
+            view.capture
+              ? html`<span id="captured" data-capture-status="${view.capture.status}"
+                  >${money(view.capture.amount, view.capture.currency)} (${view.capture.status})</span
+                >`
+              : null,
+          )}
           ${row(m.paymentType, view.paymentType)} ${row(m.email, view.email)}
           ${row(m.created, c.createdOn.toISOString())} ${row(m.token, c.transactionTokenId)}
           ${row(
@@ -225,7 +273,7 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
           )}
         </tbody>
       </table>
-      ${refundForm}
+      ${captureForm}${cancelForm}${refundForm}
       <h2>${m.refunds}</h2>
       ${refunds}
       <h2>${m.events}</h2>
