@@ -4,7 +4,8 @@
 // world). Sign-in (a bad password refused, then throttled), CSRF, roles (a viewer cannot refund), an
 // admin's refund through the API's use case with its audit row and webhook, filters and pages in the
 // URL, sign-out everywhere. axe-core checks every page; screenshots go to test-results/console/.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -389,6 +390,105 @@ describe('payments', () => {
     expect(bad!.status()).toBe(400);
     await accessible(page);
   }, 120_000);
+});
+
+describe('payments list: metadata and store filters, CSV export', () => {
+  const order = `order-${randomBytes(3).toString('hex')}`;
+  let wanted: string[];
+  let others: string[];
+  beforeAll(async () => {
+    wanted = [
+      await successfulCharge('shop', 1100, 'csv@example.test', { order, note: MARKUP }),
+      await successfulCharge('shop', 1200, 'csv@example.test', { order, note: '=HYPERLINK("http://x")' }),
+    ];
+    others = [
+      await successfulCharge('shop', 1300, 'csv@example.test', { order: `${order}-not` }),
+      await successfulCharge('other', 1100, 'csv@example.test', { order }),
+    ];
+  }, 60_000);
+
+  const shown = (page: Page) =>
+    page
+      .locator('#payments tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-charge-id')));
+
+  it('filters by a metadata entry and by store, in the URL; another merchant’s store is a missing page', async () => {
+    const page = await signIn(await newContext(), users.viewer);
+    await page.goto(`${consoleUrl}/payments`);
+    await page.getByLabel('Metadata key').fill('order');
+    await page.getByLabel('Metadata value').fill(order);
+    await page.getByLabel('Store').selectOption(shop.store.id);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.locator('#payments').waitFor();
+    const url = new URL(page.url());
+    expect(url.searchParams.get('metadata_key')).toBe('order');
+    expect(url.searchParams.get('metadata_value')).toBe(order);
+    expect(url.searchParams.get('store')).toBe(shop.store.id);
+    expect(await shown(page)).toEqual([...wanted].reverse());
+    // the store's name shows as text, the option selected
+    expect(await page.locator('#store option:checked').textContent()).toBe(shop.store.name);
+    await accessible(page);
+    await page.screenshot({ path: join(SHOTS, 'payments-filtered.png'), fullPage: true });
+    // a key without its value is a bad filter
+    const half = await page.goto(`${consoleUrl}/payments?metadata_key=order`);
+    expect(half!.status()).toBe(400);
+    expect(await page.locator('#filter-error').textContent()).toContain('metadata_value');
+    const foreign = await page.goto(`${consoleUrl}/payments?store=${suite.merchants.other.store.id}`);
+    expect(foreign!.status()).toBe(404);
+    const unknown = await page.goto(`${consoleUrl}/payments?store=${crypto.randomUUID()}`);
+    expect(unknown!.status()).toBe(404);
+  });
+
+  it('exports the current filter as CSV from the browser: its rows only, merchant text as data', async () => {
+    const page = await signIn(await newContext(), users.viewer);
+    await page.goto(
+      `${consoleUrl}/payments?metadata_key=order&metadata_value=${encodeURIComponent(order)}&email=csv@example.test`,
+    );
+    const download = page.waitForEvent('download');
+    await page.locator('#export-csv').click();
+    const file = await (await download).path();
+    const records: Record<string, string>[] = parse(readFileSync(file, 'utf8'), { columns: true });
+    expect(records.map((r) => r.id)).toEqual([...wanted].reverse());
+    expect(records[1]).toMatchObject({
+      status: 'successful',
+      mode: 'test',
+      store_id: shop.store.id,
+      requested_amount: '1100',
+      requested_currency: 'JPY',
+    });
+    expect(JSON.parse(records[1].metadata)).toEqual({ order, note: MARKUP });
+    // the metadata cell is JSON, its formula-looking value a string inside it
+    expect(JSON.parse(records[0].metadata)).toEqual({ order, note: '=HYPERLINK("http://x")' });
+  });
+
+  it('another merchant’s export holds none of this merchant’s rows, and cannot name its store', async () => {
+    const formulaStore = `=HYPERLINK("http://x") ${randomBytes(2).toString('hex')}`;
+    await suite.env.prisma.store.update({
+      where: { id: suite.merchants.other.store.id },
+      data: { name: formulaStore },
+    });
+    const context = await newContext();
+    await signIn(context, users.other);
+    const mine = await context.request.get(
+      `${consoleUrl}/payments/export.csv?metadata_key=order&metadata_value=${encodeURIComponent(order)}`,
+    );
+    expect(mine.status()).toBe(200);
+    expect(mine.headers()['content-type']).toBe('text/csv; charset=utf-8');
+    const rows = parse<{ id: string; store_name: string }>(await mine.text(), { columns: true });
+    expect(rows.map((r) => r.id)).toEqual([others[1]]);
+    // a store name a spreadsheet would run as a formula is written as text
+    expect(rows[0].store_name).toBe(`'${formulaStore}`);
+    const foreign = await context.request.get(`${consoleUrl}/payments/export.csv?store=${shop.store.id}`);
+    expect(foreign.status()).toBe(404);
+    expect(await foreign.text()).not.toContain(wanted[0]);
+    // and without a session there is no export at all
+    const anonymous = await (
+      await newContext()
+    ).request.get(`${consoleUrl}/payments/export.csv`, {
+      maxRedirects: 0,
+    });
+    expect(anonymous.status()).toBe(303);
+  });
 });
 
 describe('capture and cancel', () => {

@@ -1,14 +1,18 @@
 import { Body, Controller, Get, Inject, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { stringify } from 'csv-stringify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CancelsService, ChargesService, RefundsService } from '@kessai/payments';
 import {
   CapturesRepository,
+  StoresRepository,
   OutboxRepository,
   TransactionTokensRepository,
   type AuditEntry,
   type Charge,
+  type ChargeListItem,
 } from '@kessai/db';
 import {
   CANCELLABLE_CHARGE_STATUSES,
@@ -38,6 +42,26 @@ import { modeOf, originOf, pageContext } from './request-context';
 const TIMELINE_LIMIT = 200;
 /** The refunds a payment's page lists. */
 const REFUNDS_SHOWN = 100;
+/** The stores the list's store filter offers (a merchant's first ones; the URL takes any of its own). */
+const STORES_OFFERED = 100;
+/** The rows the CSV export reads per keyset page: all it holds at once. */
+const EXPORT_PAGE = 500;
+
+/** The CSV export's columns (amounts in minor units, as the API's). */
+const EXPORT_COLUMNS = [
+  'id',
+  'created_on',
+  'status',
+  'mode',
+  'store_id',
+  'store_name',
+  'requested_amount',
+  'requested_currency',
+  'charged_amount',
+  'charged_currency',
+  'transaction_token_id',
+  'metadata',
+] as const;
 
 /**
  * The payments pages (docs/console.md): the list with its filters in the URL and keyset pages, a
@@ -56,6 +80,7 @@ export class PaymentsController {
     private readonly captures: CapturesRepository,
     private readonly outbox: OutboxRepository,
     private readonly tokens: TransactionTokensRepository,
+    private readonly stores: StoresRepository,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -69,33 +94,35 @@ export class PaymentsController {
   ) {
     const ctx = pageContext(request, this.sessions);
     const shown = stringsOf(query);
+    const scope = { merchantId: session.user.merchantId, storeId: null };
+    const stores = await this.stores.list(scope, { limit: STORES_OFFERED, cursor: null, direction: 'asc' });
+    const storeOptions = stores.slice(0, STORES_OFFERED).map((store) => ({ id: store.id, name: store.name }));
     const parsed = paymentListQuery.safeParse(query);
     if (!parsed.success) {
-      const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join('.')))].join(', ');
       return send(
         reply,
         400,
         paymentListPage(ctx, {
           rows: [],
+          stores: storeOptions,
           query: shown,
           nextQuery: null,
           previousQuery: null,
-          error: `${ctx.m.filters}: ${fields}`,
+          error: `${ctx.m.filters}: ${badFields(parsed.error)}`,
         }),
       );
     }
     const q = parsed.data;
     const backwards = q.direction === 'previous';
-    const scope = { merchantId: session.user.merchantId, storeId: null };
     let rows;
     try {
-      ({ rows } = await this.charges.list(scope, null, filtersOf(q, modeOf(request)), {
+      ({ rows } = await this.charges.list(scope, q.store ?? null, filtersOf(q, modeOf(request)), {
         limit: PAGE_LIMIT_DEFAULT,
         cursor: q.cursor ?? null,
         direction: backwards ? 'asc' : 'desc',
       }));
     } catch (error) {
-      // a cursor of another merchant (or none) is a page that does not exist
+      // a cursor or store of another merchant (or none) is a page that does not exist
       if (error instanceof DomainError) throw new NotFoundError('page');
       throw error;
     }
@@ -114,6 +141,7 @@ export class PaymentsController {
       200,
       paymentListPage(ctx, {
         rows: page,
+        stores: storeOptions,
         query: shown,
         nextQuery: hasNext && last ? new URLSearchParams({ ...base, cursor: last.id }).toString() : null,
         previousQuery:
@@ -122,6 +150,62 @@ export class PaymentsController {
             : null,
       }),
     );
+  }
+
+  /**
+   * The list's current filter (its page and direction aside) as CSV, streamed: keyset pages of
+   * EXPORT_PAGE rows read one after the other as the client takes them (backpressure through the
+   * stream), so an export of any size holds one page. Values a spreadsheet would run as a formula
+   * are escaped. A bad filter is the list's 400 page; another merchant's store a 404.
+   */
+  @Get('payments/export.csv')
+  @Requires('payments:read')
+  async export(
+    @CurrentSession() session: ConsoleSession,
+    @Query() query: Record<string, string>,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const parsed = paymentListQuery.safeParse(query);
+    if (!parsed.success) {
+      const ctx = pageContext(request, this.sessions);
+      const page = paymentListPage(ctx, {
+        rows: [],
+        stores: [],
+        query: stringsOf(query),
+        nextQuery: null,
+        previousQuery: null,
+        error: `${ctx.m.filters}: ${badFields(parsed.error)}`,
+      });
+      return send(reply, 400, page);
+    }
+    const q = parsed.data;
+    const scope = { merchantId: session.user.merchantId, storeId: null };
+    const pages = this.charges.pages(scope, q.store ?? null, filtersOf(q, modeOf(request)), EXPORT_PAGE);
+    // the first page before the answer's head: a store not the merchant's is a 404 page, not a CSV
+    let first: IteratorResult<ChargeListItem[], void>;
+    try {
+      first = await pages.next();
+    } catch (error) {
+      if (error instanceof DomainError) throw new NotFoundError('page');
+      throw error;
+    }
+    async function* records() {
+      let current = first;
+      while (!current.done) {
+        for (const charge of current.value) yield csvRecord(charge);
+        current = await pages.next();
+      }
+    }
+    const csv = Readable.from(records()).pipe(
+      stringify({ header: true, columns: [...EXPORT_COLUMNS], escape_formulas: true }),
+    );
+    const day = new Date().toISOString().slice(0, 10);
+    return reply
+      .status(200)
+      .type('text/csv; charset=utf-8')
+      .header('content-disposition', `attachment; filename="payments-${modeOf(request)}-${day}.csv"`)
+      .send(csv);
   }
 
   @Get('payments/:id')
@@ -378,6 +462,29 @@ function auditOf(
   };
 }
 
+/** A charge as a row of the CSV export. */
+function csvRecord(charge: ChargeListItem): Record<(typeof EXPORT_COLUMNS)[number], string> {
+  return {
+    id: charge.id,
+    created_on: charge.createdOn.toISOString(),
+    status: charge.status,
+    mode: charge.mode,
+    store_id: charge.storeId,
+    store_name: charge.store.name,
+    requested_amount: charge.requestedAmount.toString(),
+    requested_currency: charge.requestedCurrency,
+    charged_amount: charge.chargedAmount?.toString() ?? '',
+    charged_currency: charge.chargedCurrency ?? '',
+    transaction_token_id: charge.transactionTokenId,
+    metadata: JSON.stringify(charge.metadata ?? {}),
+  };
+}
+
+/** The query parameters a refused filter names. */
+function badFields(error: { issues: { path: PropertyKey[] }[] }): string {
+  return [...new Set(error.issues.map((issue) => issue.path.map(String).join('.')))].join(', ');
+}
+
 function filtersOf(q: PaymentListQuery, mode: 'test' | 'live') {
   const day = (date: string) => new Date(`${date}T00:00:00Z`);
   return {
@@ -391,6 +498,9 @@ function filtersOf(q: PaymentListQuery, mode: 'test' | 'live') {
     ...(q.amount_to !== undefined ? { amountTo: BigInt(q.amount_to) } : {}),
     ...(q.email ? { email: q.email } : {}),
     ...(q.last_four ? { cardLastFour: q.last_four } : {}),
+    ...(q.metadata_key !== undefined && q.metadata_value !== undefined
+      ? { metadata: { key: q.metadata_key, value: q.metadata_value } }
+      : {}),
   };
 }
 

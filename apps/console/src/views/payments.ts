@@ -6,6 +6,8 @@ import { majorAmount, money } from './money';
 
 export interface PaymentListView {
   rows: ChargeListItem[];
+  /** the merchant's stores, for the store filter */
+  stores: { id: string; name: string }[];
   /** the filters as the URL gave them (strings, shown back in the form) */
   query: Record<string, string>;
   /** the query of the next and previous pages, when there are such pages */
@@ -55,9 +57,26 @@ export function paymentListPage(ctx: PageContext, view: PaymentListView): string
       <div>
         ${input('last_four', m.cardLastFour, 'text', q.last_four, html` inputmode="numeric" pattern="[0-9]{4}" maxlength="4"`)}
       </div>
+      <div>${input('metadata_key', m.metadataKey, 'text', q.metadata_key)}</div>
+      <div>${input('metadata_value', m.metadataValue, 'text', q.metadata_value)}</div>
+      <div>
+        <label for="store">${m.store}</label>
+        <select id="store" name="store">
+          <option value="">${m.any}</option>
+          ${view.stores.map((store) => html`<option value="${store.id}" ${store.id === q.store ? html` selected` : ''}>${store.name}</option>`)}
+        </select>
+      </div>
     </div>
     <button type="submit" id="apply-filters">${m.apply}</button> <a href="/payments">${m.clear}</a>
   </form>`;
+  const exportQuery = new URLSearchParams(
+    Object.entries(q).filter(([key]) => key !== 'cursor' && key !== 'direction'),
+  ).toString();
+  const exportLink = html`<p class="export">
+    <a id="export-csv" href="/payments/export.csv${exportQuery ? `?${exportQuery}` : ''}" download
+      >${m.exportCsv}</a
+    >
+  </p>`;
   const table =
     view.rows.length === 0
       ? html`<p id="no-payments">${m.noPayments}</p>`
@@ -95,7 +114,7 @@ export function paymentListPage(ctx: PageContext, view: PaymentListView): string
     ctx,
     m.payments,
     html`<h1>${m.payments}</h1>
-      ${view.error ? html`<p class="error" role="alert" id="filter-error">${view.error}</p>` : ''}${filters}${table}${pages}`,
+      ${view.error ? html`<p class="error" role="alert" id="filter-error">${view.error}</p>` : ''}${filters}${exportLink}${table}${pages}`,
   );
 }
 

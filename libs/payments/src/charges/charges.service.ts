@@ -254,6 +254,35 @@ export class ChargesService {
     return { rows, totalHits: await this.charges.count(scope.merchantId, where) };
   }
 
+  /**
+   * Every charge `scope` may see under `filters`, newest first, in keyset pages of `pageSize` read
+   * one at a time as the caller asks for them (an export that never holds more than a page). The
+   * store, when named, must be visible to the scope (else NotFoundError, before any row).
+   */
+  async *pages(
+    scope: AccessScope,
+    storeId: string | null,
+    filters: Omit<ChargeFilters, 'storeId'>,
+    pageSize: number,
+  ): AsyncGenerator<ChargeListItem[]> {
+    const where: ChargeFilters = { ...filters, storeId: storeId ?? scope.storeId };
+    if (storeId !== null && !(await this.stores.findVisible(scope, storeId))) {
+      throw new NotFoundError('store');
+    }
+    let cursor: string | null = null;
+    for (;;) {
+      const rows = await this.charges.list(scope.merchantId, where, {
+        limit: pageSize,
+        cursor,
+        direction: 'desc',
+      });
+      const page = rows.slice(0, pageSize);
+      if (page.length > 0) yield page;
+      if (rows.length <= pageSize) return;
+      cursor = page[page.length - 1].id;
+    }
+  }
+
   /** Metadata only, replaced whole; `charge` as find() read it. */
   async updateMetadata(scope: AccessScope, charge: Charge, metadata: Metadata | undefined): Promise<Charge> {
     if (metadata === undefined) return charge;
