@@ -15,6 +15,8 @@ import { loadConfig } from '@kessai/config';
 import {
   axeViolations,
   eventually,
+  insertCardToken,
+  insertSubscription,
   launchChromium,
   listenLocally,
   sdkFor,
@@ -626,6 +628,124 @@ describe('capture and cancel', () => {
     expect(await suite.env.prisma.cancel.count({ where: { chargeId } })).toBe(0);
     expect((await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: chargeId } })).status).toBe(
       'authorized',
+    );
+  });
+});
+
+describe('subscriptions', () => {
+  let subscriptionId: string;
+  let otherSubscriptionId: string;
+  beforeAll(async () => {
+    const subscription = async (merchant: SeededMerchant, amount: number) => {
+      const token = await insertCardToken(suite.env, merchant, {
+        cardNumber: '4242424242424242',
+        type: 'recurring',
+      });
+      const id = await insertSubscription(suite.env, merchant, token, { amount });
+      // as after its first payment: current, with merchant text in its metadata
+      await suite.env.prisma.subscription.update({
+        where: { id },
+        data: { status: 'current', metadata: { note: MARKUP } },
+      });
+      return id;
+    };
+    subscriptionId = await subscription(shop, 3300);
+    otherSubscriptionId = await subscription(suite.merchants.other, 4400);
+  }, 60_000);
+
+  it('a viewer sees the list and a subscription, its text escaped, and is refused every move', async () => {
+    const context = await newContext();
+    const page = await signIn(context, users.viewer);
+    await page.getByRole('link', { name: 'Subscriptions' }).click();
+    await page.getByRole('heading', { name: 'Subscriptions', level: 1 }).waitFor();
+    await page.getByLabel('Status').selectOption('current');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    expect(new URL(page.url()).searchParams.get('status')).toBe('current');
+    const listed = await page
+      .locator('#subscriptions tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-subscription-id')));
+    expect(listed).toContain(subscriptionId);
+    expect(listed).not.toContain(otherSubscriptionId);
+    await accessible(page);
+    await page.getByRole('link', { name: subscriptionId }).click();
+    expect(await page.locator('#subscription-status').textContent()).toBe('current');
+    expect(await page.locator('.metadata dd').first().textContent()).toBe(MARKUP);
+    expect(await page.locator('main script, main img').count()).toBe(0);
+    expect(await page.locator('#scheduled-payments tbody tr').count()).toBe(1);
+    expect(await page.locator('form.subscription-action').count()).toBe(0);
+    await accessible(page);
+    const csrf = await csrfOf(page);
+    for (const action of ['suspend', 'unsuspend', 'cancel']) {
+      const refused = await context.request.post(`${consoleUrl}/subscriptions/${subscriptionId}/${action}`, {
+        form: { _csrf: csrf },
+        maxRedirects: 0,
+      });
+      expect(refused.status()).toBe(403);
+    }
+    expect(
+      (await suite.env.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId } })).status,
+    ).toBe('current');
+  });
+
+  it('another merchant’s subscription is a missing page, for reading and for every move', async () => {
+    const context = await newContext();
+    const page = await signIn(context, users.other);
+    expect((await page.goto(`${consoleUrl}/subscriptions/${subscriptionId}`))!.status()).toBe(404);
+    expect((await page.goto(`${consoleUrl}/subscriptions/not-an-id`))!.status()).toBe(404);
+    await page.goto(`${consoleUrl}/subscriptions`);
+    const csrf = await csrfOf(page);
+    for (const action of ['suspend', 'unsuspend', 'cancel']) {
+      const missing = await context.request.post(`${consoleUrl}/subscriptions/${subscriptionId}/${action}`, {
+        form: { _csrf: csrf },
+        maxRedirects: 0,
+      });
+      expect(missing.status()).toBe(404);
+    }
+    expect(
+      (await suite.env.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId } })).status,
+    ).toBe('current');
+  });
+
+  it('an admin suspends, unsuspends and cancels through the API’s use cases, each with its audit row', async () => {
+    const page = await signIn(await newContext(), users.admin);
+    await page.goto(`${consoleUrl}/subscriptions/${subscriptionId}`);
+    await page.screenshot({ path: join(SHOTS, 'subscription.png'), fullPage: true });
+    const status = () => page.locator('#subscription-status').textContent();
+    await page.getByRole('button', { name: 'Suspend' }).click();
+    await page.locator('#notice').waitFor();
+    expect(await status()).toBe('suspended');
+    // suspended: suspend is no longer offered, and sent anyway it is the use case's refusal
+    expect(await page.locator('#suspend-button').count()).toBe(0);
+    const again = await page.context().request.post(`${consoleUrl}/subscriptions/${subscriptionId}/suspend`, {
+      form: { _csrf: await csrfOf(page) },
+      maxRedirects: 0,
+    });
+    expect(again.status()).toBe(400);
+    expect(await again.text()).toContain('The change was refused');
+    await page.getByRole('button', { name: 'Resume (unsuspend)' }).click();
+    await page.locator('#notice').waitFor();
+    expect(await status()).toBe('unpaid');
+    await page.getByRole('button', { name: 'Cancel the subscription' }).click();
+    await page.locator('#notice').waitFor();
+    expect(await status()).toBe('canceled');
+    expect(await page.locator('form.subscription-action').count()).toBe(0);
+    await accessible(page);
+    const audit = await suite.env.prisma.consoleAuditEvent.findMany({
+      where: { targetId: subscriptionId },
+      orderBy: { createdOn: 'asc' },
+    });
+    expect(audit.map((a) => [a.action, a.targetType, a.detail])).toEqual([
+      ['subscription.suspend', 'subscription', { from: 'current' }],
+      ['subscription.unsuspend', 'subscription', { from: 'suspended' }],
+      ['subscription.cancel', 'subscription', { from: 'unpaid' }],
+    ]);
+    // the API's events of those moves
+    const events = await suite.env.prisma.outboxEvent.findMany({
+      where: { aggregateId: subscriptionId },
+      orderBy: { sequence: 'asc' },
+    });
+    expect(events.map((e) => e.eventType)).toEqual(
+      expect.arrayContaining(['subscription_suspended', 'subscription_canceled']),
     );
   });
 });

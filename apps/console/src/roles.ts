@@ -4,17 +4,24 @@ export type Role = MerchantUser['role'];
 
 /**
  * What a console user may do, by role (docs/console.md): every page reads for every role; owner and
- * admin act on payments (refund, capture, cancel); developer manages keys and webhooks; viewer only reads.
+ * admin act on payments (refund, capture, cancel) and
+ * subscriptions (suspend, unsuspend, cancel); developer manages keys and webhooks; viewer only reads.
  */
 export type Permission =
   | 'payments:read'
   | 'payments:refund'
   | 'payments:capture'
   | 'payments:cancel'
+  | 'subscriptions:manage'
   | 'developers:manage'
   | 'users:manage';
 
-const PAYMENT_ACTIONS: readonly Permission[] = ['payments:refund', 'payments:capture', 'payments:cancel'];
+const PAYMENT_ACTIONS: readonly Permission[] = [
+  'payments:refund',
+  'payments:capture',
+  'payments:cancel',
+  'subscriptions:manage',
+];
 
 const GRANTS: Record<Role, readonly Permission[]> = {
   owner: ['payments:read', ...PAYMENT_ACTIONS, 'developers:manage', 'users:manage'],
