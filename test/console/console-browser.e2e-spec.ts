@@ -750,6 +750,34 @@ describe('subscriptions', () => {
   });
 });
 
+describe('the audit log', () => {
+  it('shows the owner every console write of the merchant, who and from where; a viewer is refused; another merchant sees none', async () => {
+    const page = await signIn(await newContext(), users.owner);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor();
+    const stored = await suite.env.prisma.consoleAuditEvent.findMany({
+      where: { merchantId: shop.merchant.id },
+    });
+    expect(stored.length).toBeGreaterThan(0);
+    const shown = await page
+      .locator('#audit tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-target-id')));
+    expect(shown.sort()).toEqual(stored.map((a) => a.targetId).sort());
+    const suspend = page.locator('#audit tr[data-audit-action="subscription.suspend"]');
+    expect(await suspend.locator('td').nth(1).textContent()).toBe(users.admin);
+    expect(await suspend.locator('td').nth(6).textContent()).toContain('127.0.0.1');
+    await accessible(page);
+    await page.screenshot({ path: join(SHOTS, 'audit-log.png'), fullPage: true });
+
+    const viewer = await signIn(await newContext(), users.viewer);
+    expect(await viewer.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+    expect((await viewer.goto(`${consoleUrl}/settings/audit`))!.status()).toBe(403);
+    const other = await signIn(await newContext(), users.other);
+    await other.goto(`${consoleUrl}/settings/audit`);
+    await other.locator('#no-audit').waitFor();
+  });
+});
+
 describe('sessions', () => {
   it('sign-out everywhere ends the user’s other sessions', async () => {
     const first = await signIn(await newContext(), users.owner);

@@ -12,6 +12,7 @@ import { AssetsController } from './pages/assets.controller';
 import { HealthController } from './pages/health.controller';
 import { PageErrorsFilter } from './pages/page-errors.filter';
 import { PaymentsController } from './pages/payments.controller';
+import { SettingsController } from './pages/settings.controller';
 import { SignInController } from './pages/sign-in.controller';
 import { SubscriptionsController } from './pages/subscriptions.controller';
 import { ConsoleGuard } from './session/console.guard';
@@ -43,6 +44,7 @@ export class ConsoleModule {
         SignInController,
         PaymentsController,
         SubscriptionsController,
+        SettingsController,
       ],
       providers: [
         RateLimiter,

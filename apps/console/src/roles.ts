@@ -5,7 +5,7 @@ export type Role = MerchantUser['role'];
 /**
  * What a console user may do, by role (docs/console.md): every page reads for every role; owner and
  * admin act on payments (refund, capture, cancel) and
- * subscriptions (suspend, unsuspend, cancel); developer manages keys and webhooks; viewer only reads.
+ * subscriptions (suspend, unsuspend, cancel) and read the audit log; developer manages keys and webhooks; viewer only reads.
  */
 export type Permission =
   | 'payments:read'
@@ -13,6 +13,7 @@ export type Permission =
   | 'payments:capture'
   | 'payments:cancel'
   | 'subscriptions:manage'
+  | 'audit:read'
   | 'developers:manage'
   | 'users:manage';
 
@@ -21,6 +22,7 @@ const PAYMENT_ACTIONS: readonly Permission[] = [
   'payments:capture',
   'payments:cancel',
   'subscriptions:manage',
+  'audit:read',
 ];
 
 const GRANTS: Record<Role, readonly Permission[]> = {
