@@ -8,7 +8,7 @@ import {
   CHARGE_UPDATED,
   CHARGES_QUEUE,
 } from '@kessai/contracts';
-import { CapturesRepository, type Prisma } from '@kessai/db';
+import { CapturesRepository, ConsoleAuditRepository, type Prisma } from '@kessai/db';
 import { HttpPaymentProcessor } from '@kessai/processor';
 import { bullOptions, startWorkerService, type RunningWorkerService } from '@kessai/runtime';
 import {
@@ -321,7 +321,7 @@ describe('charge processing', () => {
     expect(authorized).toMatchObject({ captureStatus: 'authorized', chargedAmount: null });
     expect(await events(id, CHARGE_UPDATED)).toHaveLength(1);
 
-    const captures = new CapturesRepository(suite.env.prisma);
+    const captures = new CapturesRepository(suite.env.prisma, new ConsoleAuditRepository(suite.env.prisma));
     const requested = await captures.requestCapture({ chargeId: id, amount: 3000n, currency: 'JPY' });
     expect(requested.outcome).toBe('created');
     const charge = await waitForStatus(id, 'successful');

@@ -3,7 +3,12 @@
 // it. The real gateway in-process, Postgres and Redis; no charge-service, so a test authorizes a
 // charge in the database.
 import { CAPTURE_REQUESTED } from '@kessai/contracts';
-import { CaptureOutcomesRepository, CapturesRepository, ChargeSweepsRepository } from '@kessai/db';
+import {
+  CaptureOutcomesRepository,
+  CapturesRepository,
+  ChargeSweepsRepository,
+  ConsoleAuditRepository,
+} from '@kessai/db';
 import { captureTransition } from '@kessai/domain';
 import { lastWriterOf, outboxEventsOf, sdkFor, updateChargeRow, useSuite } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
@@ -125,7 +130,7 @@ describe('capture', () => {
       // capture_at is due, but charge-service's sweep does not see the charge, and a request from it is refused
       const sweeps = new ChargeSweepsRepository(suite.env.prisma);
       expect((await sweeps.findDueCaptures(1000)).map((due) => due.id)).not.toContain(c.id);
-      const captures = new CapturesRepository(suite.env.prisma);
+      const captures = new CapturesRepository(suite.env.prisma, new ConsoleAuditRepository(suite.env.prisma));
       await expect(
         captures.requestCapture({ chargeId: c.id, amount: 3000n, currency: 'JPY' }),
       ).resolves.toEqual({

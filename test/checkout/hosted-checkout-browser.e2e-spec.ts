@@ -7,14 +7,16 @@
 // screenshot in test-results/checkout/.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Frame, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { WebHookTrigger } from 'univapay-node';
 import {
+  axeViolations,
   CapturedLog,
   createCheckoutForm,
+  launchChromium,
   luhnValidRuns,
   requestJson,
   sdkFor,
@@ -26,9 +28,7 @@ import {
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'checkout');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const EXPIRY = `12/${String((new Date().getFullYear() + 3) % 100).padStart(2, '0')}`;
 const STEP_MS = 20_000;
 // a few steps each, each awaited; a loaded CI machine gets room
@@ -134,19 +134,7 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** axe-core in the page or frame (evaluated by the browser's debugger: the page's CSP does not apply). */
 async function expectAccessible(target: Page | Frame, exclude: string[] = []): Promise<void> {
-  await target.evaluate(AXE_SOURCE);
-  const violations: { id: string; impact: string; nodes: unknown[] }[] = await target.evaluate(
-    async (excluded) => {
-      const axe = (globalThis as any).axe;
-      const result = await axe.run({ exclude: excluded.map((s: string) => [s]) });
-      return result.violations.map((v: any) => ({
-        id: v.id,
-        impact: v.impact,
-        nodes: v.nodes.map((n: any) => n.target),
-      }));
-    },
-    exclude,
-  );
+  const violations = await axeViolations(target, exclude);
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
 
@@ -166,8 +154,6 @@ async function outcomeAtMerchant(page: Page): Promise<URL> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: npm test (scripts/test.sh) installs Debian's chromium with apt`);
   mkdirSync(SHOTS, { recursive: true });
   merchantSite = createServer(merchantHandler);
   foreignSite = createServer(merchantHandler);
@@ -193,21 +179,7 @@ beforeAll(async () => {
     shop.store.id,
   );
 
-  // launch() gives the browser a new empty profile directory of its own (a --user-data-dir argument
-  // is refused: that is launchPersistentContext's)
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
   suite.cleanup(() => browser.close());
 }, 60_000);
 

@@ -7,13 +7,15 @@
 // store with both switched off does not offer them; bad input is refused with the page's own errors
 // or the API's envelope. axe-core checks the pages; each step leaves a screenshot in
 // test-results/checkout/.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { formatDeadline } from '@kessai/presenters';
 import {
+  axeViolations,
   createCheckoutForm,
   eventually,
+  launchChromium,
   Mailbox,
   requestJson,
   sdkFor,
@@ -23,9 +25,7 @@ import {
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(__dirname, '..', '..', 'test-results', 'checkout');
-const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const STEP_MS = 20_000;
 jest.setTimeout(60_000);
 
@@ -74,11 +74,7 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 async function expectAccessible(page: Page): Promise<void> {
-  await page.evaluate(AXE_SOURCE);
-  const violations: { id: string; impact: string }[] = await page.evaluate(async () => {
-    const result = await (globalThis as any).axe.run();
-    return result.violations.map((v: any) => ({ id: v.id, impact: v.impact }));
-  });
+  const violations = await axeViolations(page);
   expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
 }
 
@@ -124,8 +120,6 @@ async function mailOf(chargeId: string, timeoutMs = STEP_MS) {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} is missing: npm test (scripts/test.sh) installs Debian's chromium with apt`);
   mkdirSync(SHOTS, { recursive: true });
   suite.cleanup(() => mailbox.close());
   // a second charge-service: the mailer's replicas race for every mail
@@ -135,16 +129,7 @@ beforeAll(async () => {
     title: 'Acme order',
     supported_payment_methods: ['card', 'bank_transfer', 'konbini'],
   });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--no-first-run',
-      '--disable-background-networking',
-    ],
-  });
+  browser = await launchChromium();
   suite.cleanup(() => browser.close());
 }, 60_000);
 

@@ -3,15 +3,20 @@
 // read-only, outside the rate limits and the OpenAPI document, and the credentials never logged.
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import { CHARGES_QUEUE, jobId, QUEUES } from '@kessai/contracts';
 import { bullOptions } from '@kessai/runtime';
-import { CapturedLog, eventually, requestJson, SpawnedApp, useSuite, waitForJobs } from '@kessai/testing';
+import {
+  CapturedLog,
+  eventually,
+  launchChromium,
+  requestJson,
+  SpawnedApp,
+  useSuite,
+  waitForJobs,
+} from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { QUEUE_DASHBOARD_PATH } from '../../apps/gateway/src/queue-dashboard/queue-dashboard';
 
-const CHROMIUM = '/usr/bin/chromium';
 const USERNAME = 'ops';
 const PASSWORD = 'dashboard-password-for-tests-0123';
 const basic = (pair: string) => `Basic ${Buffer.from(pair).toString('base64')}`;
@@ -120,20 +125,7 @@ describe('on, behind HTTP Basic credentials', () => {
   });
 
   it('renders in a browser under that CSP: the queues and the dead job, nothing refused', async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(
-        `${CHROMIUM} is missing: npm test (scripts/test.sh) installs Debian's chromium with apt`,
-      );
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const context = await browser.newContext({
         httpCredentials: { username: USERNAME, password: PASSWORD },

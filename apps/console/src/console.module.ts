@@ -7,18 +7,21 @@ import { LoggerModule, type Logger } from '@kessai/observability';
 import { PaymentsModule } from '@kessai/payments';
 import { RateLimiter } from '@kessai/rate-limits';
 import { RedisModule } from '@kessai/redis';
+import { SubscriptionsModule } from '@kessai/subscriptions';
 import { AssetsController } from './pages/assets.controller';
 import { HealthController } from './pages/health.controller';
 import { PageErrorsFilter } from './pages/page-errors.filter';
 import { PaymentsController } from './pages/payments.controller';
+import { SettingsController } from './pages/settings.controller';
 import { SignInController } from './pages/sign-in.controller';
+import { SubscriptionsController } from './pages/subscriptions.controller';
 import { ConsoleGuard } from './session/console.guard';
 import { ConsoleSessions } from './session/console-sessions';
 
 export type ConsoleConfig = ProcessConfig<'console'>;
 
 /**
- * The merchant console: the libs' use cases (accounts, payments) called in-process, as the gateway
+ * The merchant console: the libs' use cases (accounts, payments, subscriptions) called in-process, as the gateway
  * calls them (decision 0035), behind the console's own sessions, CSRF and roles.
  */
 @Module({})
@@ -33,8 +36,16 @@ export class ConsoleModule {
         RedisModule,
         AccountsModule,
         PaymentsModule,
+        SubscriptionsModule,
       ],
-      controllers: [HealthController, AssetsController, SignInController, PaymentsController],
+      controllers: [
+        HealthController,
+        AssetsController,
+        SignInController,
+        PaymentsController,
+        SubscriptionsController,
+        SettingsController,
+      ],
       providers: [
         RateLimiter,
         ConsoleSessions,

@@ -4,13 +4,30 @@ export type Role = MerchantUser['role'];
 
 /**
  * What a console user may do, by role (docs/console.md): every page reads for every role; owner and
- * admin act on payments; developer manages keys and webhooks; viewer only reads.
+ * admin act on payments (refund, capture, cancel) and
+ * subscriptions (suspend, unsuspend, cancel) and read the audit log; developer manages keys and webhooks; viewer only reads.
  */
-export type Permission = 'payments:read' | 'payments:refund' | 'developers:manage' | 'users:manage';
+export type Permission =
+  | 'payments:read'
+  | 'payments:refund'
+  | 'payments:capture'
+  | 'payments:cancel'
+  | 'subscriptions:manage'
+  | 'audit:read'
+  | 'developers:manage'
+  | 'users:manage';
+
+const PAYMENT_ACTIONS: readonly Permission[] = [
+  'payments:refund',
+  'payments:capture',
+  'payments:cancel',
+  'subscriptions:manage',
+  'audit:read',
+];
 
 const GRANTS: Record<Role, readonly Permission[]> = {
-  owner: ['payments:read', 'payments:refund', 'developers:manage', 'users:manage'],
-  admin: ['payments:read', 'payments:refund', 'developers:manage'],
+  owner: ['payments:read', ...PAYMENT_ACTIONS, 'developers:manage', 'users:manage'],
+  admin: ['payments:read', ...PAYMENT_ACTIONS, 'developers:manage'],
   developer: ['payments:read', 'developers:manage'],
   viewer: ['payments:read'],
 };

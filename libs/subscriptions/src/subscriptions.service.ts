@@ -7,6 +7,7 @@ import {
   TestClocksRepository,
   TransactionTokensRepository,
   type AccessScope,
+  type AuditEntry,
   type Charge,
   type SubscriptionChanges,
   type SubscriptionFilters,
@@ -290,7 +291,13 @@ export class SubscriptionsService {
    * SUBSCRIPTION_PROCESSING. A suspended or unconfirmed one has no payment that will fall due: it is
    * canceled at once.
    */
-  async cancel(scope: AccessScope, id: string, correlation: Correlation): Promise<void> {
+  async cancel(
+    scope: AccessScope,
+    id: string,
+    correlation: Correlation,
+    options: { audit?: AuditEntry } = {},
+  ): Promise<void> {
+    const { audit } = options;
     const subscription = await this.findVisible(scope, id);
     if (subscription.status === 'canceled') return;
     const from = CHARGING_SUBSCRIPTION_STATUSES;
@@ -301,6 +308,7 @@ export class SubscriptionsService {
         from,
         'canceled',
         correlation.correlationId,
+        audit,
       );
       if (result.marked || result.status === 'canceled') return;
       if (result.status !== null && from.includes(result.status) && !result.hasPending)
@@ -309,7 +317,7 @@ export class SubscriptionsService {
         throw subscriptionRefusal(result.status);
       // suspended or ended meanwhile: nothing falls due any more, so it is canceled at once
     }
-    const result = await this.subscriptions.cancel(scope, id, correlation.correlationId);
+    const result = await this.subscriptions.cancel(scope, id, correlation.correlationId, audit);
     if (result.moved || result.status === 'canceled') return;
     throw subscriptionRefusal(result.status);
   }
@@ -323,7 +331,9 @@ export class SubscriptionsService {
     id: string,
     request: { schedule_settings?: { termination_mode?: TerminationMode | null } | null },
     correlation: Correlation,
+    options: { audit?: AuditEntry } = {},
   ): Promise<SubscriptionWithNextPayment> {
+    const { audit } = options;
     if (request.schedule_settings?.termination_mode === 'on_next_payment') {
       const result = await this.subscriptions.markTermination(
         scope,
@@ -331,6 +341,7 @@ export class SubscriptionsService {
         SUSPENDABLE_SUBSCRIPTION_STATUSES,
         'suspended',
         correlation.correlationId,
+        audit,
       );
       if (!result.marked) {
         if (result.status !== null && SUSPENDABLE_SUBSCRIPTION_STATUSES.includes(result.status))
@@ -338,7 +349,7 @@ export class SubscriptionsService {
         throw subscriptionRefusal(result.status);
       }
     } else {
-      const result = await this.subscriptions.suspend(scope, id, correlation.correlationId);
+      const result = await this.subscriptions.suspend(scope, id, correlation.correlationId, audit);
       if (!result.moved) throw subscriptionRefusal(result.status);
     }
     return this.findVisible(scope, id);
@@ -349,8 +360,9 @@ export class SubscriptionsService {
     scope: AccessScope,
     id: string,
     correlation: Correlation,
+    options: { audit?: AuditEntry } = {},
   ): Promise<SubscriptionWithNextPayment> {
-    const result = await this.subscriptions.unsuspend(scope, id, correlation.correlationId);
+    const result = await this.subscriptions.unsuspend(scope, id, correlation.correlationId, options.audit);
     if (!result.moved) throw subscriptionRefusal(result.status);
     return this.findVisible(scope, id);
   }

@@ -24,3 +24,4 @@ export * from './checkout';
 export * from './komoju-fake';
 export * from './processor-contract';
 export * from './stripe-fake';
+export * from './browser';

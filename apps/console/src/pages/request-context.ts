@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { LANG_COOKIE, MODE_COOKIE, signedCookie } from '../session/cookies';
+import { may } from '../roles';
 import type { ConsoleSessions } from '../session/console-sessions';
 import { contextOf, type PageContext } from '../views/layout';
 import { langOf } from '../views/messages';
@@ -18,7 +19,12 @@ export function pageContext(request: FastifyRequest, sessions: ConsoleSessions):
     request.url,
     modeOf(request),
     session
-      ? { email: session.user.email, role: session.user.role, csrf: sessions.csrfToken(session.sessionId) }
+      ? {
+          email: session.user.email,
+          role: session.user.role,
+          csrf: sessions.csrfToken(session.sessionId),
+          canReadAudit: may(session.user.role, 'audit:read'),
+        }
       : undefined,
   );
 }

@@ -9,7 +9,7 @@ export interface PageContext {
   path: string;
   mode: 'test' | 'live';
   /** the signed-in user, with the CSRF token of its forms */
-  user?: { email: string; role: string; csrf: string };
+  user?: { email: string; role: string; csrf: string; canReadAudit: boolean };
 }
 
 export function contextOf(
@@ -43,7 +43,10 @@ function header(ctx: PageContext): Html {
   const target = ctx.mode === 'test' ? 'live' : 'test';
   return html`<header class="top">
       <p class="brand">${m.appName}</p>
-      <nav aria-label="${m.nav}"><a href="/payments">${m.payments}</a></nav>
+      <nav aria-label="${m.nav}">
+        <a href="/payments">${m.payments}</a> <a href="/subscriptions">${m.subscriptions}</a>
+        ${user.canReadAudit ? html`<a href="/settings/audit">${m.auditLog}</a>` : ''}
+      </nav>
       <form method="post" action="/mode" class="mode-switch">
         ${csrfField(ctx)}<input type="hidden" name="mode" value="${target}" />
         <span class="mode mode-${ctx.mode}" id="mode">${ctx.mode === 'test' ? m.testMode : m.liveMode}</span>

@@ -1,11 +1,13 @@
 import { CHARGE_STATUSES, PAYMENT_TYPES } from '@kessai/domain';
-import type { AggregateEvent, Charge, ChargeListItem, Refund } from '@kessai/db';
+import type { AggregateEvent, Capture, Charge, ChargeListItem, Refund } from '@kessai/db';
 import { html, type Html } from './html';
 import { csrfField, layout, type PageContext } from './layout';
 import { majorAmount, money } from './money';
 
 export interface PaymentListView {
   rows: ChargeListItem[];
+  /** the merchant's stores, for the store filter */
+  stores: { id: string; name: string }[];
   /** the filters as the URL gave them (strings, shown back in the form) */
   query: Record<string, string>;
   /** the query of the next and previous pages, when there are such pages */
@@ -55,9 +57,26 @@ export function paymentListPage(ctx: PageContext, view: PaymentListView): string
       <div>
         ${input('last_four', m.cardLastFour, 'text', q.last_four, html` inputmode="numeric" pattern="[0-9]{4}" maxlength="4"`)}
       </div>
+      <div>${input('metadata_key', m.metadataKey, 'text', q.metadata_key)}</div>
+      <div>${input('metadata_value', m.metadataValue, 'text', q.metadata_value)}</div>
+      <div>
+        <label for="store">${m.store}</label>
+        <select id="store" name="store">
+          <option value="">${m.any}</option>
+          ${view.stores.map((store) => html`<option value="${store.id}" ${store.id === q.store ? html` selected` : ''}>${store.name}</option>`)}
+        </select>
+      </div>
     </div>
     <button type="submit" id="apply-filters">${m.apply}</button> <a href="/payments">${m.clear}</a>
   </form>`;
+  const exportQuery = new URLSearchParams(
+    Object.entries(q).filter(([key]) => key !== 'cursor' && key !== 'direction'),
+  ).toString();
+  const exportLink = html`<p class="export">
+    <a id="export-csv" href="/payments/export.csv${exportQuery ? `?${exportQuery}` : ''}" download
+      >${m.exportCsv}</a
+    >
+  </p>`;
   const table =
     view.rows.length === 0
       ? html`<p id="no-payments">${m.noPayments}</p>`
@@ -95,7 +114,7 @@ export function paymentListPage(ctx: PageContext, view: PaymentListView): string
     ctx,
     m.payments,
     html`<h1>${m.payments}</h1>
-      ${view.error ? html`<p class="error" role="alert" id="filter-error">${view.error}</p>` : ''}${filters}${table}${pages}`,
+      ${view.error ? html`<p class="error" role="alert" id="filter-error">${view.error}</p>` : ''}${filters}${exportLink}${table}${pages}`,
   );
 }
 
@@ -108,6 +127,12 @@ export interface PaymentView {
   canRefund: boolean;
   /** a fresh id for the refund form: resubmitting the same form refunds once */
   refundId: string;
+  /** the charge's capture, when one was asked for */
+  capture: Capture | null;
+  canCapture: boolean;
+  canCancel: boolean;
+  /** a fresh id for the cancel form: resubmitting it cancels once */
+  cancelId: string;
   notice?: string;
   error?: string;
 }
@@ -155,6 +180,40 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
           <button type="submit" id="refund-button">${m.refund}</button>
         </form>`
       : '';
+  const captureForm = view.canCapture
+    ? html`<form
+        method="post"
+        action="/payments/${c.id}/capture"
+        class="capture"
+        aria-labelledby="capture-title"
+      >
+        <h2 id="capture-title">${m.capture}</h2>
+        ${csrfField(ctx)}
+        <label for="capture-amount">${m.captureAmount} (${c.requestedCurrency})</label>
+        <input
+          id="capture-amount"
+          name="amount"
+          type="text"
+          inputmode="decimal"
+          required
+          value="${majorAmount(c.requestedAmount, c.requestedCurrency)}"
+        />
+        <button type="submit" id="capture-button">${m.capture}</button>
+      </form>`
+    : '';
+  const cancelForm = view.canCancel
+    ? html`<form
+        method="post"
+        action="/payments/${c.id}/cancel"
+        class="cancel"
+        aria-labelledby="cancel-title"
+      >
+        <h2 id="cancel-title">${m.cancel}</h2>
+        ${csrfField(ctx)}<input type="hidden" name="cancel_id" value="${view.cancelId}" />
+        <p>${m.cancelHint}</p>
+        <button type="submit" id="cancel-button">${m.cancel}</button>
+      </form>`
+    : '';
   const refunds =
     view.refunds.length === 0
       ? html`<p>${m.noRefunds}</p>`
@@ -200,7 +259,7 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
     `${m.payment} ${c.id}`,
     html`<h1>${m.payment}</h1>
       ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : ''}
-      ${view.error ? html`<p class="error" role="alert" id="refund-error">${view.error}</p>` : ''}
+      ${view.error ? html`<p class="error" role="alert" id="action-error">${view.error}</p>` : ''}
       <table id="charge">
         <caption>
           ${m.charge}
@@ -209,6 +268,14 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
           ${row(m.id, c.id)} ${row(m.status, html`<span id="charge-status">${c.status}</span>`)}
           ${row(m.amount, money(c.requestedAmount, c.requestedCurrency))}
           ${row(m.refundable, html`<span id="refundable">${money(refundable, currency)}</span>`)}
+          ${row(
+            m.captured,
+            view.capture
+              ? html`<span id="captured" data-capture-status="${view.capture.status}"
+                  >${money(view.capture.amount, view.capture.currency)} (${view.capture.status})</span
+                >`
+              : null,
+          )}
           ${row(m.paymentType, view.paymentType)} ${row(m.email, view.email)}
           ${row(m.created, c.createdOn.toISOString())} ${row(m.token, c.transactionTokenId)}
           ${row(
@@ -225,7 +292,7 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
           )}
         </tbody>
       </table>
-      ${refundForm}
+      ${captureForm}${cancelForm}${refundForm}
       <h2>${m.refunds}</h2>
       ${refunds}
       <h2>${m.events}</h2>

@@ -1,9 +1,8 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { BusinessRuleError, PermissionError } from '@kessai/domain';
+import { PermissionError } from '@kessai/domain';
 import { ChargeExpiryService, ChargesService, checkExpiryExtension } from '@kessai/payments';
-import { KOMOJU_CAPABILITIES } from '@kessai/processor';
 import {
   presentBankTransferLedgers,
   presentCharge,
@@ -106,18 +105,6 @@ export class ChargesController {
   ) {
     const charge = await this.charges.find(storeScopeOf(principal, storeId, 'charge'), id);
     const input = parseInput(captureSchema, body);
-    // a live charge on KOMOJU is captured whole: a smaller capture is refused here, never sent to
-    // fail at KOMOJU (docs/processors.md, "Unsupported")
-    if (
-      charge.mode === 'live' &&
-      this.config.PROCESSOR_LIVE === 'komoju' &&
-      !KOMOJU_CAPABILITIES.partialCapture &&
-      BigInt(input.amount) < charge.requestedAmount
-    ) {
-      throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', [
-        { field: 'amount', reason: 'PARTIAL_CAPTURE_NOT_SUPPORTED' },
-      ]);
-    }
     await this.charges.capture(charge, input, { correlationId: request.id });
     return {};
   }

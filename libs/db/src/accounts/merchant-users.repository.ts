@@ -32,6 +32,15 @@ export class MerchantUsersRepository {
     return this.prisma.merchantUser.findUnique({ where: { id } });
   }
 
+  /** The merchant's users (id, email, role only), by email. */
+  listOfMerchant(merchantId: string): Promise<Pick<MerchantUser, 'id' | 'email' | 'role'>[]> {
+    return this.prisma.merchantUser.findMany({
+      where: { merchantId },
+      select: { id: true, email: true, role: true },
+      orderBy: { email: 'asc' },
+    });
+  }
+
   findByEmail(email: string): Promise<MerchantUser | null> {
     return this.prisma.merchantUser.findUnique({ where: { email } });
   }

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ChargeStatus, ChargeTransition, OperationTransition, PageRequest } from '@kessai/domain';
 import type { Cancel, Prisma } from '../generated/prisma/client';
 import { listPage } from '../keyset';
+import { DatabaseError } from 'pg';
+import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
 import { PrismaService } from '../prisma.service';
 import { FIND_PENDING_CANCEL, RECORD_CANCEL_OUTCOME, REQUEST_CANCEL } from './refunds-cancels.sql';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
@@ -22,7 +24,9 @@ export type RequestCancelResult =
   | { outcome: 'created'; cancel: Cancel }
   | { outcome: 'charge_not_found' }
   /** not cancellable now: its status, a capture or another cancel running, or nothing to void */
-  | { outcome: 'not_cancellable'; status: ChargeStatus };
+  | { outcome: 'not_cancellable'; status: ChargeStatus }
+  /** a cancel of this id exists already (a front end's resubmitted form): nothing was written */
+  | { outcome: 'id_taken' };
 
 /** A pending cancel with its charge, as the void needs it. */
 export interface PendingCancel {
@@ -43,21 +47,41 @@ export interface CancelOutcome {
 /** Cancels of authorized or awaiting charges (docs/refunds-and-cancels.md). */
 @Injectable()
 export class CancelsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: ConsoleAuditRepository,
+  ) {}
 
   /**
    * Marks the charge's pending operation and inserts the cancel (pending) with its cancel_requested
-   * command, in one statement (REQUEST_CANCEL): a capture racing it cannot be accepted too.
+   * command, in one statement (REQUEST_CANCEL): a capture racing it cannot be accepted too. With
+   * `audit` (a console write), the statement and the audit row of a created cancel share one
+   * transaction.
    */
-  async request(request: CancelRequest): Promise<RequestCancelResult> {
-    const rows = await this.prisma.write('cancel create', REQUEST_CANCEL, {
+  async request(request: CancelRequest, options: { audit?: AuditEntry } = {}): Promise<RequestCancelResult> {
+    const params = {
       cancelId: request.id,
       merchantId: request.merchantId,
       storeId: request.storeId,
       chargeId: request.chargeId,
       metadata: request.metadata,
       correlationId: request.correlationId,
-    });
+    };
+    const audit = options.audit;
+    let rows;
+    try {
+      rows = audit
+        ? await this.prisma.inTransaction(async (client) => {
+            const result = await this.prisma.run(REQUEST_CANCEL, params, { db: client });
+            if (result[0]?.created) await this.audit.record({ ...audit, targetId: request.id }, client);
+            return result;
+          })
+        : await this.prisma.write('cancel create', REQUEST_CANCEL, params);
+    } catch (error) {
+      if (error instanceof DatabaseError && error.code === '23505' && error.constraint === 'cancels_pkey')
+        return { outcome: 'id_taken' };
+      throw error;
+    }
     const row = rows[0];
     if (!row) return { outcome: 'charge_not_found' };
     if (!row.created) return { outcome: 'not_cancellable', status: row.status };

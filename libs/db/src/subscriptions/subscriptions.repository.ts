@@ -12,6 +12,7 @@ import type {
   TerminationMode,
 } from '../generated/prisma/client';
 import { listPage } from '../keyset';
+import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
 import { PrismaService } from '../prisma.service';
 import {
   CANCEL_SUBSCRIPTION,
@@ -151,7 +152,10 @@ function withNext<T extends Subscription>(
  */
 @Injectable()
 export class SubscriptionsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: ConsoleAuditRepository,
+  ) {}
 
   /**
    * Inserts the subscription, its first scheduled payment and subscription_created in one
@@ -240,18 +244,33 @@ export class SubscriptionsRepository {
   }
 
   /** DELETE, termination_mode immediate (CANCEL_SUBSCRIPTION). */
-  cancel(scope: AccessScope, id: string, correlationId: string | null): Promise<Transition> {
-    return this.transition(CANCEL_SUBSCRIPTION, scope, id, correlationId);
+  cancel(
+    scope: AccessScope,
+    id: string,
+    correlationId: string | null,
+    audit?: AuditEntry,
+  ): Promise<Transition> {
+    return this.transition(CANCEL_SUBSCRIPTION, scope, id, correlationId, audit);
   }
 
   /** PATCH …/suspend, termination_mode immediate (SUSPEND_SUBSCRIPTION). */
-  suspend(scope: AccessScope, id: string, correlationId: string | null): Promise<Transition> {
-    return this.transition(SUSPEND_SUBSCRIPTION, scope, id, correlationId);
+  suspend(
+    scope: AccessScope,
+    id: string,
+    correlationId: string | null,
+    audit?: AuditEntry,
+  ): Promise<Transition> {
+    return this.transition(SUSPEND_SUBSCRIPTION, scope, id, correlationId, audit);
   }
 
   /** PATCH …/unsuspend (UNSUSPEND_SUBSCRIPTION). */
-  unsuspend(scope: AccessScope, id: string, correlationId: string | null): Promise<Transition> {
-    return this.transition(UNSUSPEND_SUBSCRIPTION, scope, id, correlationId);
+  unsuspend(
+    scope: AccessScope,
+    id: string,
+    correlationId: string | null,
+    audit?: AuditEntry,
+  ): Promise<Transition> {
+    return this.transition(UNSUSPEND_SUBSCRIPTION, scope, id, correlationId, audit);
   }
 
   /**
@@ -285,14 +304,17 @@ export class SubscriptionsRepository {
     from: readonly SubscriptionStatus[],
     terminateWith: SubscriptionStatus,
     correlationId: string | null,
+    audit?: AuditEntry,
   ): Promise<{ marked: boolean; status: SubscriptionStatus | null; hasPending: boolean }> {
+    const params = { ...scopeParams(scope, id), from, terminateWith, correlationId };
     const row = (
-      await this.prisma.run(MARK_TERMINATION, {
-        ...scopeParams(scope, id),
-        from,
-        terminateWith,
-        correlationId,
-      })
+      audit
+        ? await this.prisma.inTransaction(async (client) => {
+            const rows = await this.prisma.run(MARK_TERMINATION, params, { db: client });
+            if (rows[0]?.marked) await this.audit.record(audit, client);
+            return rows;
+          })
+        : await this.prisma.run(MARK_TERMINATION, params)
     )[0];
     return row
       ? { marked: row.marked, status: row.status, hasPending: row.has_pending }
@@ -400,8 +422,19 @@ export class SubscriptionsRepository {
     scope: AccessScope,
     id: string,
     correlationId: string | null,
+    audit?: AuditEntry,
   ): Promise<Transition> {
-    const row = (await this.prisma.run(statement, { ...scopeParams(scope, id), correlationId }))[0];
+    const params = { ...scopeParams(scope, id), correlationId };
+    // a console write: the move and its audit row in one transaction (a row only when it moved)
+    const row = (
+      audit
+        ? await this.prisma.inTransaction(async (client) => {
+            const rows = await this.prisma.run(statement, params, { db: client });
+            if (rows[0]?.moved) await this.audit.record(audit, client);
+            return rows;
+          })
+        : await this.prisma.run(statement, params)
+    )[0];
     if (!row) return { moved: false, status: null };
     return row.moved ? { moved: true } : { moved: false, status: row.status };
   }

@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { CancelsRepository, ChargesRepository, type AccessScope, type Cancel } from '@kessai/db';
-import { BusinessRuleError, isUuid, NotFoundError, type PageRequest } from '@kessai/domain';
+import {
+  CancelsRepository,
+  ChargesRepository,
+  type AccessScope,
+  type AuditEntry,
+  type Cancel,
+} from '@kessai/db';
+import { BusinessRuleError, ConflictError, isUuid, NotFoundError, type PageRequest } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import type { ChargeScope, Metadata } from '../actor';
 
@@ -18,28 +24,46 @@ export class CancelsService {
     private readonly charges: ChargesRepository,
   ) {}
 
-  /** Accepts a cancel of the scope's charge `chargeId`, or refuses it at once. */
+  /**
+   * Accepts a cancel of the scope's charge `chargeId`, or refuses it at once. `id`: the cancel's id
+   * when the front end chose it (the console's form), so that the same form sent twice answers the
+   * first cancel; `audit`: the console's audit row, written in the cancel's transaction.
+   */
   async create(
     scope: ChargeScope,
     chargeId: string,
     request: { metadata?: Metadata },
     correlation: Correlation,
+    options: { id?: string; audit?: AuditEntry } = {},
   ): Promise<Cancel> {
-    const result = await this.cancels.request({
-      id: randomUUID(),
-      merchantId: scope.merchantId,
-      storeId: scope.storeId,
-      chargeId,
-      metadata: request.metadata ?? {},
-      correlationId: correlation.correlationId,
-    });
+    const result = await this.cancels.request(
+      {
+        id: options.id ?? randomUUID(),
+        merchantId: scope.merchantId,
+        storeId: scope.storeId,
+        chargeId,
+        metadata: request.metadata ?? {},
+        correlationId: correlation.correlationId,
+      },
+      { audit: options.audit },
+    );
     switch (result.outcome) {
       case 'created':
         return result.cancel;
       case 'charge_not_found':
         throw new NotFoundError('charge');
-      case 'not_cancellable':
+      case 'not_cancellable': {
+        // the same form again: the charge is being (or was) canceled by that form's cancel
+        const existing =
+          options.id === undefined ? null : await this.cancels.findInScope(scope, chargeId, options.id);
+        if (existing) return existing;
         throw new BusinessRuleError('CANCEL_NOT_ALLOWED');
+      }
+      case 'id_taken': {
+        const existing = await this.cancels.findInScope(scope, chargeId, options.id ?? '');
+        if (!existing) throw new ConflictError('CONFLICTED');
+        return existing;
+      }
     }
   }
 

@@ -4,16 +4,24 @@ import type {
   ChargeCreation,
   ChargeableToken,
   ChargeableTokenKey,
+  ChargeListItem,
   ChargesRepository,
   CreateChargeResult,
   RequestCaptureResult,
   StoresRepository,
   TransactionTokensRepository,
 } from '@kessai/db';
-import { BusinessRuleError, DomainError, NotFoundError, ResourceLimitError } from '@kessai/domain';
+import {
+  BusinessRuleError,
+  DomainError,
+  NotFoundError,
+  ResourceLimitError,
+  type PageRequest,
+} from '@kessai/domain';
 import type { StoreActor } from '../actor';
 import type { ChargeInput } from './charge-inputs';
 import { ChargesService, MAX_CAPTURE_DELAY_MS } from './charges.service';
+import { liveProcessorLimitsOf, type LiveProcessorLimits } from './live-processor-limits';
 
 // The acceptance and capture rules of ChargesService, on in-memory repositories: what a front end
 // (the gateway, the console) gets for each token and request. The SQL behind createMany and
@@ -100,12 +108,13 @@ class FakeRepositories {
     },
   };
 
-  service(): ChargesService {
+  service(liveLimits: LiveProcessorLimits | null = null): ChargesService {
     return new ChargesService(
       this.charges as ChargesRepository,
       this.captures as CapturesRepository,
       this.transactionTokens as TransactionTokensRepository,
       {} as StoresRepository,
+      liveLimits,
     );
   }
 }
@@ -404,10 +413,67 @@ describe('ChargesService: capture', () => {
     expect((error as BusinessRuleError).code).toBe(code);
   });
 
+  it('refuses a live partial capture on a processor that captures whole authorizations, for every front end', async () => {
+    const komoju = repositories.service(liveProcessorLimitsOf({ PROCESSOR_LIVE: 'komoju' }));
+    const live = { ...authorized, mode: 'live' } as Charge;
+    expect(await refusal(komoju.capture(live, { amount: 600, currency: 'JPY' }, correlation))).toEqual({
+      code: 'PARTIAL_CAPTURE_NOT_SUPPORTED',
+      errors: [{ field: 'amount', reason: 'PARTIAL_CAPTURE_NOT_SUPPORTED' }],
+    });
+    expect(repositories.captureRequests).toHaveLength(0);
+    // the whole authorization, and a test charge of any amount, are captured
+    await komoju.capture(live, { amount: 1000, currency: 'JPY' }, correlation);
+    await komoju.capture({ ...authorized, mode: 'test' }, { amount: 600, currency: 'JPY' }, correlation);
+    expect(repositories.captureRequests.map((r) => r.amount)).toEqual([1000n, 600n]);
+  });
+
   it('answers a charge gone meanwhile as not found', async () => {
     repositories.captureOutcome = { outcome: 'charge_not_found' };
     await expect(
       charges.capture(authorized, { amount: 600, currency: 'JPY' }, correlation),
     ).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('ChargesService: pages (the export’s keyset loop)', () => {
+  const rows = Array.from({ length: 7 }, (_, i) => ({ id: `c${i}` }) as ChargeListItem);
+  const reads: (string | null)[] = [];
+  const charges = {
+    // newest first: the rows after the cursor, one more than the page when there are more
+    list: (_merchantId: string, _filters: unknown, page: PageRequest) => {
+      reads.push(page.cursor);
+      const start = page.cursor === null ? 0 : rows.findIndex((r) => r.id === page.cursor) + 1;
+      return Promise.resolve(rows.slice(start, start + page.limit + 1));
+    },
+  } as unknown as ChargesRepository;
+  const stores = {
+    findVisible: (_scope: unknown, id: string) => Promise.resolve(id === STORE ? { id } : null),
+  } as unknown as StoresRepository;
+  const service = new ChargesService(
+    charges,
+    {} as CapturesRepository,
+    {} as TransactionTokensRepository,
+    stores,
+  );
+  const scope = { merchantId: MERCHANT, storeId: null };
+
+  beforeEach(() => reads.splice(0));
+
+  it('reads one page at a time, as the consumer asks, until the last', async () => {
+    const pages = service.pages(scope, null, {}, 3);
+    expect((await pages.next()).value).toEqual(rows.slice(0, 3));
+    // nothing read ahead of the consumer
+    expect(reads).toEqual([null]);
+    const rest: ChargeListItem[][] = [];
+    for await (const page of pages) rest.push(page);
+    expect(rest).toEqual([rows.slice(3, 6), rows.slice(6)]);
+    expect(reads).toEqual([null, 'c2', 'c5']);
+  });
+
+  it('refuses a store the scope cannot see before any row', async () => {
+    const pages = service.pages(scope, '00000000-0000-4000-8000-00000000ffff', {}, 3);
+    await expect(pages.next()).rejects.toBeInstanceOf(NotFoundError);
+    expect(reads).toEqual([]);
+    expect((await service.pages(scope, STORE, {}, 10).next()).value).toEqual(rows);
   });
 });

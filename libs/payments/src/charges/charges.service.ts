@@ -6,6 +6,7 @@ import {
   StoresRepository,
   TransactionTokensRepository,
   type AccessScope,
+  type AuditEntry,
   type Charge,
   type ChargeFilters,
   type ChargeCreation,
@@ -48,6 +49,7 @@ import type { CaptureInput, ChargeInput } from './charge-inputs';
 import {
   LIVE_PROCESSOR_LIMITS,
   liveProcessorRefusal,
+  refusesPartialCapture,
   type LiveProcessorLimits,
 } from './live-processor-limits';
 
@@ -258,6 +260,35 @@ export class ChargesService {
     return { rows, totalHits: await this.charges.count(scope.merchantId, where) };
   }
 
+  /**
+   * Every charge `scope` may see under `filters`, newest first, in keyset pages of `pageSize` read
+   * one at a time as the caller asks for them (an export that never holds more than a page). The
+   * store, when named, must be visible to the scope (else NotFoundError, before any row).
+   */
+  async *pages(
+    scope: AccessScope,
+    storeId: string | null,
+    filters: Omit<ChargeFilters, 'storeId'>,
+    pageSize: number,
+  ): AsyncGenerator<ChargeListItem[]> {
+    const where: ChargeFilters = { ...filters, storeId: storeId ?? scope.storeId };
+    if (storeId !== null && !(await this.stores.findVisible(scope, storeId))) {
+      throw new NotFoundError('store');
+    }
+    let cursor: string | null = null;
+    for (;;) {
+      const rows = await this.charges.list(scope.merchantId, where, {
+        limit: pageSize,
+        cursor,
+        direction: 'desc',
+      });
+      const page = rows.slice(0, pageSize);
+      if (page.length > 0) yield page;
+      if (rows.length <= pageSize) return;
+      cursor = page[page.length - 1].id;
+    }
+  }
+
   /** Metadata only, replaced whole; `charge` as find() read it. */
   async updateMetadata(scope: AccessScope, charge: Charge, metadata: Metadata | undefined): Promise<Charge> {
     if (metadata === undefined) return charge;
@@ -268,9 +299,25 @@ export class ChargesService {
 
   /**
    * Asks for the capture of an authorized charge (partial allowed, same currency), `charge` as
-   * find() read it; charge-service carries it out. The charge shows the result once captured.
+   * find() read it; charge-service carries it out. The charge shows the result once captured. A
+   * live charge whose processor captures the whole authorization only (KOMOJU) is refused a smaller
+   * capture here, never sent to fail at the processor (docs/processors.md, "Unsupported"). With
+   * `audit` (a console write) the capture and its audit row share one transaction.
    */
-  async capture(charge: Charge, request: CaptureInput, correlation: Correlation): Promise<void> {
+  async capture(
+    charge: Charge,
+    request: CaptureInput,
+    correlation: Correlation,
+    options: { audit?: AuditEntry } = {},
+  ): Promise<void> {
+    if (
+      charge.mode === 'live' &&
+      refusesPartialCapture(this.liveLimits, BigInt(request.amount), charge.requestedAmount)
+    ) {
+      throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', [
+        { field: 'amount', reason: 'PARTIAL_CAPTURE_NOT_SUPPORTED' },
+      ]);
+    }
     if (charge.status !== CAPTURABLE_CHARGE_STATUS) throw notCapturable(charge.captureStatus);
     if (request.currency !== charge.requestedCurrency) {
       throw new BusinessRuleError('CURRENCY_MUST_MATCH_CHARGE', [
@@ -282,12 +329,15 @@ export class ChargesService {
         { field: 'amount', reason: 'CAPTURE_AMOUNT_TOO_LARGE' },
       ]);
     }
-    const result = await this.captures.requestCapture({
-      chargeId: charge.id,
-      amount: BigInt(request.amount),
-      currency: request.currency,
-      correlationId: correlation.correlationId,
-    });
+    const result = await this.captures.requestCapture(
+      {
+        chargeId: charge.id,
+        amount: BigInt(request.amount),
+        currency: request.currency,
+        correlationId: correlation.correlationId,
+      },
+      { audit: options.audit },
+    );
     switch (result.outcome) {
       case 'created':
         return;

@@ -12,6 +12,8 @@ export interface LiveProcessorLimits {
   paymentTypes: readonly string[];
   /** the three_ds modes it cannot honour */
   refusedThreeDsModes: readonly string[];
+  /** whether it captures less than the authorization (false: a capture takes the whole of it) */
+  partialCapture: boolean;
 }
 
 export const LIVE_PROCESSOR_LIMITS = Symbol('LIVE_PROCESSOR_LIMITS');
@@ -34,6 +36,7 @@ export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>)
       ? ['card', 'konbini', 'bank_transfer']
       : ['card', 'konbini'],
     refusedThreeDsModes: KOMOJU_CAPABILITIES.threeDsRedirect ? [] : ['require', 'force'],
+    partialCapture: KOMOJU_CAPABILITIES.partialCapture,
   };
 }
 
@@ -47,6 +50,15 @@ export function liveProcessorRefusal(
   if (!limits.paymentTypes.includes(paymentType)) return 'transaction_token_id';
   if (threeDsMode !== undefined && limits.refusedThreeDsModes.includes(threeDsMode)) return 'three_ds';
   return null;
+}
+
+/** Whether the live processor refuses to capture `amount` of `authorized` (a partial capture it cannot do). */
+export function refusesPartialCapture(
+  limits: LiveProcessorLimits | null,
+  amount: bigint,
+  authorized: bigint,
+): boolean {
+  return limits !== null && !limits.partialCapture && amount < authorized;
 }
 
 export const liveProcessorLimitsProvider = {
