@@ -27,6 +27,7 @@ export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>)
         ? ['card', 'konbini', 'bank_transfer']
         : ['card', 'konbini'],
       refusedThreeDsModes: STRIPE_CAPABILITIES.threeDsRedirect ? [] : ['require', 'force'],
+      partialCapture: STRIPE_CAPABILITIES.partialCapture,
     };
   }
   if (config.PROCESSOR_LIVE !== 'komoju') return null;
