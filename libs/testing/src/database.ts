@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from 'pg';
 import { eventually } from './eventually';
 
@@ -95,6 +96,8 @@ async function newDatabase(serverUrl: string, template?: string): Promise<TestDa
  * the state comes.
  */
 const BLOCKED_WAIT_MS = 30_000;
+/** How long a failed `whileHolding` lets what it started finish before it reports the failure. */
+const SETTLE_BOUND_MS = 15_000;
 
 /**
  * Resolves once another backend waits for a lock that `holder` holds (pg_blocking_pids), not merely
@@ -168,8 +171,11 @@ export async function whileHolding<T>(
     await holder.end();
     await probe.end();
     // on a failure, what started still runs: let it finish now that the lock is free, so that it
-    // does not outlive the test (the suite's teardown would wait for its requests)
-    await answer?.catch(() => undefined);
+    // does not outlive the test (the suite's teardown would wait for its requests); bounded, so
+    // that work which never ends cannot hide the failure behind jest's timeout
+    if (answer) {
+      await Promise.race([answer.catch(() => undefined), sleep(SETTLE_BOUND_MS, undefined, { ref: false })]);
+    }
   }
 }
 
