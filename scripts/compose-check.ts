@@ -11,6 +11,10 @@
  * YAML merge keys (`<<: *anchor`) are resolved first, as both Composes do. What the versions read
  * differently although both schemas take it (deploy.replicas, container names) is in
  * docs/operations.md, "Compose v1 and v2".
+ * It also checks that docker-compose.host-network.yml's copy of the services' environment
+ * (`x-kessai-env`, which its `-2` replicas use) names what docker-compose.yml's does, with the same
+ * values but for the loopback addresses (`x-loopback-env`): `npm run test:compose` refuses a replica
+ * that differs from its first one, but only after the engine and images are up.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -115,6 +119,32 @@ export function composeValidator(version: ComposeVersion): ComposeValidator {
         );
 }
 
+type Env = Record<string, unknown>;
+
+/**
+ * Where the host-network file's copy of the environment (`x-kessai-env`) has drifted from
+ * docker-compose.yml's: a setting one copy names and the other does not, or a value that differs
+ * although the setting is not one of the loopback addresses (`x-loopback-env`). One line each.
+ */
+export function replicaEnvironmentDrift(base: unknown, hostNetwork: unknown): string[] {
+  const read = (document: unknown, key: string): Env =>
+    ((document as Record<string, unknown> | null)?.[key] as Env | undefined) ?? {};
+  const first = read(base, 'x-kessai-env');
+  const copy = read(hostNetwork, 'x-kessai-env');
+  const loopback = new Set(Object.keys(read(hostNetwork, 'x-loopback-env')));
+  const problems: string[] = [];
+  for (const name of Object.keys(first)) {
+    if (!(name in copy)) problems.push(`${name} is missing from the host-network x-kessai-env`);
+    else if (!loopback.has(name) && first[name] !== copy[name])
+      problems.push(
+        `${name} is ${String(copy[name])} in the host-network x-kessai-env, ${String(first[name])} here`,
+      );
+  }
+  for (const name of Object.keys(copy))
+    if (!(name in first)) problems.push(`${name} is in the host-network x-kessai-env only`);
+  return problems;
+}
+
 function main(): void {
   const validators = { v1: composeValidator('v1'), v2: composeValidator('v2') };
   let failed = false;
@@ -127,6 +157,15 @@ function main(): void {
       process.stderr.write(`compose:check: ${file} is not valid for Compose ${version}:\n`);
       for (const problem of problems) process.stderr.write(`  ${problem}\n`);
     }
+  }
+  const [base, hostNetwork] = COMPOSE_FILES.map((file) =>
+    readComposeDocument(readFileSync(join(ROOT, file), 'utf8')),
+  );
+  const drift = replicaEnvironmentDrift(base, hostNetwork);
+  if (drift.length > 0) {
+    failed = true;
+    process.stderr.write(`compose:check: the -2 replicas' environment differs from docker-compose.yml's:\n`);
+    for (const problem of drift) process.stderr.write(`  ${problem}\n`);
   }
   if (failed) process.exit(1);
   process.stdout.write(`compose:check: ${COMPOSE_FILES.join(', ')} valid for Compose v1 and v2\n`);

@@ -4,6 +4,7 @@ import {
   COMPOSE_FILES,
   composeValidator,
   readComposeDocument,
+  replicaEnvironmentDrift,
   type ComposeValidator,
 } from '../../scripts/compose-check';
 
@@ -71,5 +72,32 @@ services:
     expect(v2(readComposeDocument(broken)).join('\n')).toContain(
       '/services/app must NOT have additional properties: inti',
     );
+  });
+
+  it("keeps the -2 replicas' environment (host-network x-kessai-env) to docker-compose.yml's", () => {
+    const [base, hostNetwork] = COMPOSE_FILES.map((file) =>
+      readComposeDocument(readFileSync(join(__dirname, '..', '..', file), 'utf8')),
+    );
+    expect(replicaEnvironmentDrift(base, hostNetwork)).toEqual([]);
+    // a setting added to one copy only, or a value changed in one, is named
+    const first = readComposeDocument(`
+x-kessai-env:
+  HOST: 0.0.0.0
+  LOG_LEVEL: info
+  SMTP_URL: ''
+`);
+    const copy = readComposeDocument(`
+x-kessai-env:
+  HOST: 127.0.0.1
+  LOG_LEVEL: debug
+  EXTRA: 'yes'
+x-loopback-env:
+  HOST: 127.0.0.1
+`);
+    expect(replicaEnvironmentDrift(first, copy)).toEqual([
+      'LOG_LEVEL is debug in the host-network x-kessai-env, info here',
+      'SMTP_URL is missing from the host-network x-kessai-env',
+      'EXTRA is in the host-network x-kessai-env only',
+    ]);
   });
 });
