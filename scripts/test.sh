@@ -48,6 +48,11 @@ node -e '
   const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(`jest: ${r.numPassedTests} passed, ${r.numFailedTests} failed` + (r.numPendingTests ? `, ${r.numPendingTests} skipped` : ""));
   if (r.numTotalTests === 0) { console.error("jest ran no test"); process.exit(1); }
+  // where the time goes: the ten slowest suites (a CI run has a budget; see .ci/run)
+  const slowest = r.testResults
+    .map((s) => ({ name: require("path").relative(process.cwd(), s.name), ms: s.endTime - s.startTime }))
+    .sort((a, b) => b.ms - a.ms).slice(0, 10);
+  console.log("jest: slowest suites: " + slowest.map((s) => `${s.name} ${(s.ms / 1000).toFixed(0)} s`).join(", "));
 ' "$results" || status=1
 rm -f "$results"
 
