@@ -76,7 +76,8 @@ describe('subscriptions.create', () => {
       onlyDirectCurrency: false,
       metadata: { order: 'S-1' },
       scheduleSettings: {
-        startOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        // the instant the schedule started, with the zone's offset (New York's: -05:00 or -04:00)
+        startOn: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T00:00:00\.000-0[45]:00$/),
         zoneId: 'America/New_York',
         preserveEndOfMonth: false,
         retryInterval: 'P1D',
@@ -92,8 +93,12 @@ describe('subscriptions.create', () => {
     });
     expect(created).not.toHaveProperty('cyclicalPeriod');
     expect(created).not.toHaveProperty('cyclesLeft');
-    // none given: the local date it was created on (the SDK's poll helper compares it with now)
-    expect(created.scheduleSettings.startOn).toBe(created.nextPayment.dueDate);
+    // none given: the start of the local day it was created on, which the SDK's poll helper compares
+    // with now to wait for the first charge (a bare date read as midnight UTC, tomorrow east of UTC)
+    expect(created.scheduleSettings.startOn.slice(0, 10)).toBe(created.nextPayment.dueDate);
+    expect(new Date(created.scheduleSettings.startOn).getTime()).toBeLessThanOrEqual(
+      new Date(created.nextPayment.dueAt).getTime(),
+    );
     expect(created).not.toHaveProperty('testClockId');
     expect(new Date(created.nextPayment.dueAt).getTime()).toBeGreaterThanOrEqual(before - 5);
     expect(created.nextPaymentDate).toBe(created.nextPayment.dueDate);
@@ -160,7 +165,8 @@ describe('subscriptions.create', () => {
       amountLeft: 3300,
       amountLeftFormatted: 3300,
       subscriptionPlan: { planType: 'fixed_cycles', fixedCycles: 3 },
-      scheduleSettings: { startOn, retryInterval: 'P2D' },
+      // a later start: that day's payment time (09:00 in Tokyo), when its first cycle falls due
+      scheduleSettings: { startOn: `${startOn}T09:00:00.000+09:00`, retryInterval: 'P2D' },
       nextPayment: {
         amount: 300,
         dueDate: engine.payments[0].dueDate,

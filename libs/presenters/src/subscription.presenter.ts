@@ -1,6 +1,6 @@
 import type { SubscriptionListItem, SubscriptionWithNextPayment } from '@kessai/db';
 import { formatAmount } from '@kessai/domain';
-import { DEFAULT_RETRY_INTERVAL, formatCalendarPeriod, localDateOf } from '@kessai/schedule';
+import { DEFAULT_RETRY_INTERVAL, formatCalendarPeriod, scheduleStartsAt } from '@kessai/schedule';
 import { presentThreeDs } from './charge.presenter';
 import { optionalField } from './optional-field';
 import { calendarDateOf, presentScheduledPayment } from './scheduled-payment.presenter';
@@ -15,7 +15,8 @@ const amountOrNull = (amount: bigint | null) => (amount === null ? null : Number
  * is left out there. `period` or `cyclical_period`, whichever the subscription was created with.
  * `next_payment` is the open scheduled payment (pending, or its charge in flight), or, when there is
  * none (ended, canceled, unconfirmed), the last one it had; `next_payment_date` only with an open
- * one. `schedule_settings.start_on` is the creation's local date when none was given, `retry_interval`
+ * one. `schedule_settings.start_on` is the instant the schedule starts, ISO 8601 with the zone's offset
+ * (the creation's local day when none was given; scheduleStartsAt), `retry_interval`
  * the one applied. `descriptor` is `""` without one. `test_clock_id` (Kessai's) only on a subscription that
  * lives on a test clock.
  */
@@ -47,12 +48,13 @@ export function presentSubscription(subscription: SubscriptionWithNextPayment) {
     ...optionalField('installment_plan', subscription.installmentPlan),
     ...optionalField('subscription_plan', subscription.subscriptionPlan),
     schedule_settings: {
-      // none given: the schedule started on its creation's local date. Never left out: the SDK's
-      // pollSubscriptionWithFirstCharge reads `new Date(start_on) <= now` to wait for a first charge
-      start_on:
-        subscription.startOn === null
-          ? localDateOf(subscription.scheduleCreatedAt, subscription.zoneId)
-          : calendarDateOf(subscription.startOn),
+      // the instant the schedule starts (none given: its creation's local day), never left out: the
+      // SDK's pollSubscriptionWithFirstCharge reads `new Date(start_on) <= now` to wait for a first charge
+      start_on: scheduleStartsAt(
+        subscription.startOn === null ? null : calendarDateOf(subscription.startOn),
+        subscription.scheduleCreatedAt,
+        subscription.zoneId,
+      ),
       zone_id: subscription.zoneId,
       preserve_end_of_month: subscription.preserveEndOfMonth,
       retry_interval: subscription.retryInterval ?? formatCalendarPeriod(DEFAULT_RETRY_INTERVAL),

@@ -2,7 +2,9 @@ import {
   computeSchedule,
   NAMED_PERIODS,
   parseCalendarPeriod,
+  paymentDueAt,
   retryDueAt,
+  scheduleStartsAt,
   type CalendarPeriod,
   type Schedule,
   type ScheduleInput,
@@ -348,5 +350,28 @@ describe('parseCalendarPeriod', () => {
     'monthly',
   ])('refuses %j', (text) => {
     expect(parseCalendarPeriod(text)).toBeNull();
+  });
+});
+
+describe('scheduleStartsAt', () => {
+  // 15:30 UTC on 2 December is 00:30 on 3 December in Tokyo
+  const createdAt = new Date('2026-12-02T15:30:00Z');
+
+  it('is the start of the local day of creation when no start_on was given, never after the creation', () => {
+    const startsAt = scheduleStartsAt(null, createdAt, 'Asia/Tokyo');
+    expect(startsAt).toBe('2026-12-03T00:00:00.000+09:00');
+    // what the SDK's pollSubscriptionWithFirstCharge compares: a first charge is waited for
+    expect(new Date(startsAt).getTime()).toBeLessThanOrEqual(createdAt.getTime());
+    expect(scheduleStartsAt(null, createdAt, 'America/New_York')).toBe('2026-12-02T00:00:00.000-05:00');
+  });
+
+  it('is that same start of day for a start_on on the day of creation (charged at once)', () => {
+    expect(scheduleStartsAt('2026-12-03', createdAt, 'Asia/Tokyo')).toBe('2026-12-03T00:00:00.000+09:00');
+  });
+
+  it('is the payment time of a later start_on, when its first cycle falls due', () => {
+    const startsAt = scheduleStartsAt('2026-12-10', createdAt, 'Asia/Tokyo');
+    expect(startsAt).toBe('2026-12-10T09:00:00.000+09:00');
+    expect(new Date(startsAt)).toEqual(paymentDueAt('2026-12-10', 'Asia/Tokyo'));
   });
 });

@@ -340,3 +340,26 @@ export function paymentDueAt(
 export function localDateOf(at: Date, zoneId: string): string {
   return localDate(at, zoneId).toISODate()!;
 }
+
+/**
+ * The instant a subscription's schedule starts, as ISO 8601 with the zone's offset
+ * (`2026-12-03T00:00:00.000+09:00`): on a later `start_on` (YYYY-MM-DD), that day's payment time,
+ * when its first cycle falls due (computeSchedule); otherwise the start of the local day it was
+ * created on (or of its `start_on`, that same day), which its first payment was made at or after.
+ * The SDK's pollSubscriptionWithFirstCharge waits for a first charge when `new Date(start_on) <= now`:
+ * a bare date reads as midnight UTC, so east of UTC a schedule that started today read as tomorrow's.
+ */
+export function scheduleStartsAt(
+  startOn: string | null,
+  createdAt: Date,
+  zoneId: string,
+  paymentTime: TimeOfDay = DEFAULT_PAYMENT_TIME,
+): string {
+  const today = localDate(createdAt, zoneId);
+  const start = startOn === null ? null : calendarDate(startOn);
+  const at =
+    start !== null && start > today
+      ? atLocalTime(start, paymentTime, zoneId)
+      : atLocalTime(start ?? today, { hour: 0, minute: 0 }, zoneId);
+  return at.toISO()!;
+}

@@ -296,7 +296,11 @@ export const Subscription = resource({
   installment_plan: z.record(z.unknown()).optional(),
   subscription_plan: z.record(z.unknown()).optional(),
   schedule_settings: z.object({
-    start_on: z.string().describe('the creation’s local date when none was given'),
+    start_on: z
+      .string()
+      .describe(
+        'ISO 8601 with the zone’s offset: when the schedule starts (a later start_on’s payment time; otherwise the start of its local day, the creation’s when none was given)',
+      ),
     zone_id: z.string(),
     preserve_end_of_month: z.boolean(),
     retry_interval: z.string(),
