@@ -12,7 +12,7 @@ bash scripts/redis-cluster.sh start
 # the cluster is this run's own: nothing of it is left running afterwards, on failure too
 trap 'bash scripts/redis-cluster.sh stop >/dev/null 2>&1 || true' EXIT
 export TEST_REDIS_URL=redis://127.0.0.1:${PORTS[0]} TEST_REDIS_CLUSTER=1
-npx jest --ci \
+npx jest --ci --maxWorkers="${JEST_MAX_WORKERS:-2}" \
   test/charges/charges-create.e2e-spec.ts test/charges/charges-capture.e2e-spec.ts \
   test/charges/charges-sdk.e2e-spec.ts test/charges/charge-processing.e2e-spec.ts \
   test/platform/outbox-relay.e2e-spec.ts test/gateway/rate-limits.e2e-spec.ts \
