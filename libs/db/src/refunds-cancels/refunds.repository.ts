@@ -8,7 +8,6 @@ import {
 } from '@kessai/domain';
 import type { Prisma, Refund, RefundReason } from '../generated/prisma/client';
 import { listPage } from '../keyset';
-import { DatabaseError } from 'pg';
 import { PrismaService } from '../prisma.service';
 import {
   FIND_PENDING_REFUND,
@@ -18,13 +17,12 @@ import {
   REDRIVE_REFUND,
   REQUEST_REFUND,
 } from './refunds-cancels.sql';
+import { runOperationRequest } from './operation-request';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
 import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
-import type { AccessScope } from '../scope';
+import { scopeWhere, type AccessScope } from '../scope';
 
 export type { Refund, RefundReason };
-
-const UNIQUE_VIOLATION = '23505';
 
 export interface RefundRequest {
   id: string;
@@ -104,25 +102,13 @@ export class RefundsRepository {
       metadata: request.metadata,
       correlationId: request.correlationId,
     };
-    const audit = options.audit;
-    let rows;
-    try {
-      rows = audit
-        ? await this.prisma.inTransaction(async (client) => {
-            const result = await this.prisma.run(REQUEST_REFUND, params, { db: client });
-            if (result[0]?.created) await this.audit.record({ ...audit, targetId: request.id }, client);
-            return result;
-          })
-        : await this.prisma.write('refund create', REQUEST_REFUND, params);
-    } catch (error) {
-      if (
-        error instanceof DatabaseError &&
-        error.code === UNIQUE_VIOLATION &&
-        error.constraint === 'refunds_pkey'
-      )
-        return { outcome: 'id_taken' };
-      throw error;
-    }
+    const rows = await runOperationRequest(this.prisma, this.audit, REQUEST_REFUND, params, {
+      what: 'refund create',
+      primaryKey: 'refunds_pkey',
+      targetId: request.id,
+      audit: options.audit,
+    });
+    if (rows === 'id_taken') return { outcome: 'id_taken' };
     const row = rows[0];
     if (!row) return { outcome: 'charge_not_found' };
     if (row.created && row.mode !== null && row.created_on !== null) {
@@ -159,7 +145,7 @@ export class RefundsRepository {
   }
 
   findInScope(scope: AccessScope, chargeId: string, id: string): Promise<Refund | null> {
-    return this.prisma.refund.findFirst({ where: { id, chargeId, ...whereScope(scope) } });
+    return this.prisma.refund.findFirst({ where: { id, chargeId, ...scopeWhere(scope) } });
   }
 
   /** Refunds in `error` (what an operator settles or re-drives), of one merchant when given, oldest first. */
@@ -177,14 +163,14 @@ export class RefundsRepository {
   }
 
   list(scope: AccessScope, chargeId: string, page: PageRequest): Promise<Refund[]> {
-    return listPage(page, { chargeId, ...whereScope(scope) } satisfies Prisma.RefundWhereInput, {
+    return listPage(page, { chargeId, ...scopeWhere(scope) } satisfies Prisma.RefundWhereInput, {
       findCursor: (where) => this.prisma.refund.findFirst({ where, select: { id: true, createdOn: true } }),
       findMany: (args) => this.prisma.refund.findMany(args),
     });
   }
 
   count(scope: AccessScope, chargeId: string): Promise<number> {
-    return this.prisma.refund.count({ where: { chargeId, ...whereScope(scope) } });
+    return this.prisma.refund.count({ where: { chargeId, ...scopeWhere(scope) } });
   }
 
   /** PATCH: reason, message and metadata; null when the scope cannot see the refund. */
@@ -195,7 +181,7 @@ export class RefundsRepository {
     changes: { reason?: RefundReason | null; message?: string | null; metadata?: Prisma.InputJsonObject },
   ): Promise<Refund | null> {
     const rows = await this.prisma.refund.updateManyAndReturn({
-      where: { id, chargeId, ...whereScope(scope) },
+      where: { id, chargeId, ...scopeWhere(scope) },
       data: changes,
     });
     return rows[0] ?? null;
@@ -255,8 +241,4 @@ export class RefundsRepository {
     });
     return rows[0]?.recorded ?? false;
   }
-}
-
-function whereScope(scope: AccessScope): Prisma.RefundWhereInput {
-  return { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) };
 }
