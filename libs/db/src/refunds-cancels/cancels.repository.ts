@@ -2,9 +2,8 @@ import { Injectable } from '@nestjs/common';
 import type { ChargeStatus, ChargeTransition, OperationTransition, PageRequest } from '@kessai/domain';
 import type { Cancel, Prisma } from '../generated/prisma/client';
 import { listPage } from '../keyset';
-import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
-import { PrismaService } from '../prisma.service';
-import { runOperationRequest } from './operation-request';
+import type { AuditEntry } from '../audit/console-audit.repository';
+import { ChargeOperationRepository } from './charge-operation.repository';
 import { FIND_PENDING_CANCEL, RECORD_CANCEL_OUTCOME, REQUEST_CANCEL } from './refunds-cancels.sql';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
 import { scopeWhere, type AccessScope } from '../scope';
@@ -46,12 +45,7 @@ export interface CancelOutcome {
 
 /** Cancels of authorized or awaiting charges (docs/refunds-and-cancels.md). */
 @Injectable()
-export class CancelsRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly audit: ConsoleAuditRepository,
-  ) {}
-
+export class CancelsRepository extends ChargeOperationRepository {
   /**
    * Marks the charge's pending operation and inserts the cancel (pending) with its cancel_requested
    * command, in one statement (REQUEST_CANCEL): a capture racing it cannot be accepted too. With
@@ -59,22 +53,8 @@ export class CancelsRepository {
    * transaction.
    */
   async request(request: CancelRequest, options: { audit?: AuditEntry } = {}): Promise<RequestCancelResult> {
-    const params = {
-      cancelId: request.id,
-      merchantId: request.merchantId,
-      storeId: request.storeId,
-      chargeId: request.chargeId,
-      metadata: request.metadata,
-      correlationId: request.correlationId,
-    };
-    const rows = await runOperationRequest(this.prisma, this.audit, REQUEST_CANCEL, params, {
-      what: 'cancel create',
-      primaryKey: 'cancels_pkey',
-      targetId: request.id,
-      audit: options.audit,
-    });
-    if (rows === 'id_taken') return { outcome: 'id_taken' };
-    const row = rows[0];
+    const row = await this.runRequest('cancel', REQUEST_CANCEL, request, options.audit);
+    if (row === 'id_taken') return { outcome: 'id_taken' };
     if (!row) return { outcome: 'charge_not_found' };
     if (!row.created) return { outcome: 'not_cancellable', status: row.status };
     const cancel = await this.prisma.cancel.findUniqueOrThrow({ where: { id: request.id } });

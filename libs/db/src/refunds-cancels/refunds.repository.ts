@@ -8,7 +8,6 @@ import {
 } from '@kessai/domain';
 import type { Prisma, Refund, RefundReason } from '../generated/prisma/client';
 import { listPage } from '../keyset';
-import { PrismaService } from '../prisma.service';
 import {
   FIND_PENDING_REFUND,
   FIND_STALE_OPERATIONS,
@@ -17,9 +16,9 @@ import {
   REDRIVE_REFUND,
   REQUEST_REFUND,
 } from './refunds-cancels.sql';
-import { runOperationRequest } from './operation-request';
+import { ChargeOperationRepository } from './charge-operation.repository';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
-import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
+import type { AuditEntry } from '../audit/console-audit.repository';
 import { scopeWhere, type AccessScope } from '../scope';
 
 export type { Refund, RefundReason };
@@ -76,12 +75,7 @@ export interface RefundOutcome {
 
 /** Refunds of successful charges (docs/refunds-and-cancels.md). */
 @Injectable()
-export class RefundsRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly audit: ConsoleAuditRepository,
-  ) {}
-
+export class RefundsRepository extends ChargeOperationRepository {
   /**
    * Reserves the amount on the charge and inserts the refund (pending) with its refund_requested
    * command, in one statement (REQUEST_REFUND): atomic against any number of concurrent refunds.
@@ -90,26 +84,8 @@ export class RefundsRepository {
    * whose lost COMMIT answer is WriteOutcomeUnknownError as well.
    */
   async request(request: RefundRequest, options: { audit?: AuditEntry } = {}): Promise<RequestRefundResult> {
-    const params = {
-      refundId: request.id,
-      merchantId: request.merchantId,
-      storeId: request.storeId,
-      chargeId: request.chargeId,
-      amount: request.amount,
-      currency: request.currency,
-      reason: request.reason,
-      message: request.message,
-      metadata: request.metadata,
-      correlationId: request.correlationId,
-    };
-    const rows = await runOperationRequest(this.prisma, this.audit, REQUEST_REFUND, params, {
-      what: 'refund create',
-      primaryKey: 'refunds_pkey',
-      targetId: request.id,
-      audit: options.audit,
-    });
-    if (rows === 'id_taken') return { outcome: 'id_taken' };
-    const row = rows[0];
+    const row = await this.runRequest('refund', REQUEST_REFUND, request, options.audit);
+    if (row === 'id_taken') return { outcome: 'id_taken' };
     if (!row) return { outcome: 'charge_not_found' };
     if (row.created && row.mode !== null && row.created_on !== null) {
       // the row as the statement inserted it: no second round trip to read it back
