@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { outboxBatchJobSchema } from './jobs';
-import { defineQueue } from './queues';
+import { defineQueue, KEEP_FINISHED_AN_HOUR, retriedJobOptions } from './queues';
 
 /**
  * A job about one charge: from the relay (eventId: the command's outbox event) or from
@@ -46,10 +46,5 @@ export const CHARGES_QUEUE = defineQueue({
   // all (1 s doubling, jittered); past that the sweeper re-enqueues what is still unfinished.
   // Finished jobs are kept an hour (at most 100,000) so that a relay's republish within that
   // window is ignored; failed ones a week, for the operator.
-  jobOptions: {
-    attempts: 10,
-    backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 },
-    removeOnComplete: { age: 3_600, count: 100_000 },
-    removeOnFail: { age: 7 * 86_400, count: 100_000 },
-  },
+  jobOptions: retriedJobOptions(KEEP_FINISHED_AN_HOUR),
 });

@@ -33,6 +33,23 @@ export interface QueueJobOptions {
 
 type KeepJobs = { readonly age: number; readonly count?: number } | { readonly count: number };
 
+/**
+ * A relayed job's retries and retention: ten tries over about 17 minutes (1 s doubling, jittered),
+ * finished jobs kept as `keepCompleted` says (long enough that a relay's republish is ignored),
+ * failed ones a week (at most 100,000) for the operator.
+ */
+export function retriedJobOptions<const K extends KeepJobs>(keepCompleted: K) {
+  return {
+    attempts: 10,
+    backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 },
+    removeOnComplete: keepCompleted,
+    removeOnFail: { age: 7 * 86_400, count: 100_000 },
+  } as const satisfies QueueJobOptions;
+}
+
+/** Finished jobs kept an hour, at most 100,000: a relay's republish within that window is ignored. */
+export const KEEP_FINISHED_AN_HOUR = { age: 3_600, count: 100_000 } as const;
+
 /** A queue definition, checked: at least one job, and bounded retention (QueueJobOptions). */
 export function defineQueue<const D extends QueueDefinition>(definition: D): D {
   if (Object.keys(definition.jobs).length === 0) throw new Error(`queue ${definition.name} has no job`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineQueue } from './queues';
+import { defineQueue, KEEP_FINISHED_AN_HOUR, retriedJobOptions } from './queues';
 
 /**
  * A job about one refund or cancel: from the relay (eventId: the command's outbox event) or from
@@ -28,10 +28,5 @@ export const REFUNDS_CANCELS_QUEUE = defineQueue({
   // As the charges queue: about 17 minutes of retries while the processor stays unreachable (the
   // last attempt ends the operation as `error`); finished jobs kept an hour so that a relay's
   // republish within it is ignored, failed ones a week for the operator.
-  jobOptions: {
-    attempts: 10,
-    backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 },
-    removeOnComplete: { age: 3_600, count: 100_000 },
-    removeOnFail: { age: 7 * 86_400, count: 100_000 },
-  },
+  jobOptions: retriedJobOptions(KEEP_FINISHED_AN_HOUR),
 });

@@ -1,5 +1,5 @@
 import { outboxBatchJobSchema } from './jobs';
-import { defineQueue } from './queues';
+import { defineQueue, KEEP_FINISHED_AN_HOUR, retriedJobOptions } from './queues';
 
 /** How many charge_finished events one settle_payments job carries at most. */
 export const SETTLE_PAYMENTS_BATCH = 200;
@@ -22,10 +22,5 @@ export const SUBSCRIPTIONS_QUEUE = defineQueue({
   // A job fails only when Postgres does: retry for about 17 minutes, then the sweeper settles what
   // is still processing with a final charge. Finished jobs are kept an hour so that a relay's
   // republish within it is ignored, failed ones a week for the operator.
-  jobOptions: {
-    attempts: 10,
-    backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 },
-    removeOnComplete: { age: 3_600, count: 100_000 },
-    removeOnFail: { age: 7 * 86_400, count: 100_000 },
-  },
+  jobOptions: retriedJobOptions(KEEP_FINISHED_AN_HOUR),
 });

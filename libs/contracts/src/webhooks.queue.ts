@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { outboxBatchJobSchema, outboxJobSchema } from './jobs';
-import { defineQueue } from './queues';
+import { defineQueue, retriedJobOptions } from './queues';
 
 /**
  * One try of one webhook delivery (a webhook_deliveries row). `attempt` is the try's number, from 1;
@@ -62,10 +62,5 @@ export const WEBHOOK_DELIVERIES_QUEUE = defineQueue({
     deliver_webhook: deliveryJobSchema,
     deliver_webhooks: deliveriesJobSchema,
   },
-  jobOptions: {
-    attempts: 10,
-    backoff: { type: 'exponential', delay: 1_000, jitter: 0.5 },
-    removeOnComplete: { age: 300, count: 10_000 },
-    removeOnFail: { age: 7 * 86_400, count: 100_000 },
-  },
+  jobOptions: retriedJobOptions({ age: 300, count: 10_000 }),
 });

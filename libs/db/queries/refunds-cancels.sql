@@ -1,7 +1,7 @@
 -- Generated from libs/db/src/refunds-cancels/refunds-cancels.sql.ts by npm run sql:generate: do not edit.
 
 -- refunds_request
--- params: $1 refundId uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 amount int8, $6 currency text, $7 reason refund_reason, $8 message text, $9 metadata jsonb, $10 correlationId text
+-- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 amount int8, $6 currency text, $7 reason refund_reason, $8 message text, $9 metadata jsonb, $10 correlationId text
 -- columns: status charge_status, charged_currency bpchar, payment_type payment_type, created bool, mode text, created_on timestamptz
   WITH target AS (
     SELECT c.id, c.status, c.charged_currency, t.payment_type
@@ -77,7 +77,7 @@ SELECT merchant_id, store_id, 'refund', id,
   SELECT EXISTS (SELECT 1 FROM moved) AS recorded;
 
 -- cancels_request
--- params: $1 cancelId uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 metadata jsonb, $6 correlationId text
+-- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 metadata jsonb, $6 correlationId text
 -- columns: status charge_status, created bool
   WITH target AS (
     SELECT id, status FROM charges

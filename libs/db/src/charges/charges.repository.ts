@@ -25,7 +25,7 @@ import {
 } from './charges.sql';
 import type { RowOf } from '../sql/statement';
 import { ADVISORY_XACT_LOCK } from '../limits/limits.sql';
-import type { AccessScope } from '../scope';
+import { scopeWhere, type AccessScope } from '../scope';
 
 export type { Charge, ChargeStatus };
 
@@ -352,7 +352,7 @@ export class ChargesRepository {
   findIssuerTokens(scope: AccessScope, id: string): Promise<ChargeIssuerTokens | null> {
     return this.prisma.charge
       .findFirst({
-        where: { id, ...whereScope(scope) },
+        where: { id, ...scopeWhere(scope) },
         select: {
           id: true,
           status: true,
@@ -389,7 +389,7 @@ export class ChargesRepository {
     metadata: Prisma.InputJsonObject,
   ): Promise<Charge | null> {
     const rows = await this.prisma.charge.updateManyAndReturn({
-      where: { id, ...whereScope(scope) },
+      where: { id, ...scopeWhere(scope) },
       data: { metadata },
     });
     return rows[0] ?? null;
@@ -576,10 +576,6 @@ function chargeOfRow(row: RowOf<typeof FIND_CHARGES.columns>): Charge {
   };
 }
 
-function whereScope(scope: AccessScope): Prisma.ChargeWhereInput {
-  return { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) };
-}
-
 function whereOf(merchantId: string, filters: ChargeFilters): Prisma.ChargeWhereInput {
   const amount = {
     ...(filters.amountFrom !== undefined ? { gte: filters.amountFrom } : {}),
@@ -597,7 +593,7 @@ function whereOf(merchantId: string, filters: ChargeFilters): Prisma.ChargeWhere
   };
   return {
     ...(Object.keys(token).length > 0 ? { transactionToken: token } : {}),
-    ...whereScope({ merchantId, storeId: filters.storeId }),
+    ...scopeWhere({ merchantId, storeId: filters.storeId }),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.mode ? { mode: filters.mode } : {}),
     ...(filters.transactionTokenId ? { transactionTokenId: filters.transactionTokenId } : {}),

@@ -11,7 +11,7 @@ import {
   RECORD_CHARGE_DEPOSITS,
   RECORD_UNASSIGNED_DEPOSIT,
 } from './deferred-payments.sql';
-import type { AccessScope } from '../scope';
+import { scopeWhere, type AccessScope } from '../scope';
 
 /** Money the processor reports received for a bank-transfer or konbini charge. */
 export interface NewChargeDeposit {
@@ -105,7 +105,7 @@ export class DeferredPaymentsRepository {
     const expiry = await this.prisma.chargeExpiry.findFirst({
       where: {
         chargeId,
-        charge: { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) },
+        charge: scopeWhere(scope),
       },
       include: { charge: { select: { status: true } } },
     });
@@ -127,7 +127,7 @@ export class DeferredPaymentsRepository {
       where: {
         id: depositId,
         chargeId,
-        charge: { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) },
+        charge: scopeWhere(scope),
       },
       include: { charge: { select: { storeId: true, status: true, requestedAmount: true } } },
     });
@@ -186,8 +186,7 @@ export class DeferredPaymentsRepository {
     const row = await this.prisma.charge.findFirst({
       where: {
         id: chargeId,
-        merchantId: scope.merchantId,
-        ...(scope.storeId ? { storeId: scope.storeId } : {}),
+        ...scopeWhere(scope),
         transactionToken: { paymentType: 'bank_transfer' },
       },
       select: {

@@ -2,12 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { ChargeStatus, ChargeTransition, OperationTransition, PageRequest } from '@kessai/domain';
 import type { Cancel, Prisma } from '../generated/prisma/client';
 import { listPage } from '../keyset';
-import { DatabaseError } from 'pg';
-import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
-import { PrismaService } from '../prisma.service';
+import type { AuditEntry } from '../audit/console-audit.repository';
+import { ChargeOperationRepository } from './charge-operation.repository';
 import { FIND_PENDING_CANCEL, RECORD_CANCEL_OUTCOME, REQUEST_CANCEL } from './refunds-cancels.sql';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
-import type { AccessScope } from '../scope';
+import { scopeWhere, type AccessScope } from '../scope';
 
 export type { Cancel };
 
@@ -46,12 +45,7 @@ export interface CancelOutcome {
 
 /** Cancels of authorized or awaiting charges (docs/refunds-and-cancels.md). */
 @Injectable()
-export class CancelsRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly audit: ConsoleAuditRepository,
-  ) {}
-
+export class CancelsRepository extends ChargeOperationRepository {
   /**
    * Marks the charge's pending operation and inserts the cancel (pending) with its cancel_requested
    * command, in one statement (REQUEST_CANCEL): a capture racing it cannot be accepted too. With
@@ -59,30 +53,8 @@ export class CancelsRepository {
    * transaction.
    */
   async request(request: CancelRequest, options: { audit?: AuditEntry } = {}): Promise<RequestCancelResult> {
-    const params = {
-      cancelId: request.id,
-      merchantId: request.merchantId,
-      storeId: request.storeId,
-      chargeId: request.chargeId,
-      metadata: request.metadata,
-      correlationId: request.correlationId,
-    };
-    const audit = options.audit;
-    let rows;
-    try {
-      rows = audit
-        ? await this.prisma.inTransaction(async (client) => {
-            const result = await this.prisma.run(REQUEST_CANCEL, params, { db: client });
-            if (result[0]?.created) await this.audit.record({ ...audit, targetId: request.id }, client);
-            return result;
-          })
-        : await this.prisma.write('cancel create', REQUEST_CANCEL, params);
-    } catch (error) {
-      if (error instanceof DatabaseError && error.code === '23505' && error.constraint === 'cancels_pkey')
-        return { outcome: 'id_taken' };
-      throw error;
-    }
-    const row = rows[0];
+    const row = await this.runRequest('cancel', REQUEST_CANCEL, request, options.audit);
+    if (row === 'id_taken') return { outcome: 'id_taken' };
     if (!row) return { outcome: 'charge_not_found' };
     if (!row.created) return { outcome: 'not_cancellable', status: row.status };
     const cancel = await this.prisma.cancel.findUniqueOrThrow({ where: { id: request.id } });
@@ -90,7 +62,7 @@ export class CancelsRepository {
   }
 
   findInScope(scope: AccessScope, chargeId: string, id: string): Promise<Cancel | null> {
-    return this.prisma.cancel.findFirst({ where: { id, chargeId, ...whereScope(scope) } });
+    return this.prisma.cancel.findFirst({ where: { id, chargeId, ...scopeWhere(scope) } });
   }
 
   async findStatus(id: string): Promise<Cancel['status'] | null> {
@@ -99,7 +71,7 @@ export class CancelsRepository {
   }
 
   list(scope: AccessScope, chargeId: string, page: PageRequest): Promise<Cancel[]> {
-    return listPage(page, { chargeId, ...whereScope(scope) } satisfies Prisma.CancelWhereInput, {
+    return listPage(page, { chargeId, ...scopeWhere(scope) } satisfies Prisma.CancelWhereInput, {
       findCursor: (where) => this.prisma.cancel.findFirst({ where, select: { id: true, createdOn: true } }),
       findMany: (args) => this.prisma.cancel.findMany(args),
     });
@@ -113,7 +85,7 @@ export class CancelsRepository {
     metadata: Prisma.InputJsonObject,
   ): Promise<Cancel | null> {
     const rows = await this.prisma.cancel.updateManyAndReturn({
-      where: { id, chargeId, ...whereScope(scope) },
+      where: { id, chargeId, ...scopeWhere(scope) },
       data: { metadata },
     });
     return rows[0] ?? null;
@@ -155,8 +127,4 @@ export class CancelsRepository {
     });
     return { recorded: rows[0]?.recorded ?? false, chargeMoved: rows[0]?.charge_moved ?? false };
   }
-}
-
-function whereScope(scope: AccessScope): Prisma.CancelWhereInput {
-  return { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) };
 }

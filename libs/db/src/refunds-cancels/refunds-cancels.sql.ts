@@ -38,7 +38,7 @@ const CANCEL: ChargeOperation = 'cancel';
 export const REQUEST_REFUND = defineStatement({
   name: 'refunds_request',
   params: {
-    refundId: pg.uuid,
+    id: pg.uuid,
     merchantId: pg.uuid,
     storeId: pg.uuid,
     chargeId: pg.uuid,
@@ -77,7 +77,7 @@ export const REQUEST_REFUND = defineStatement({
     created AS (
       INSERT INTO refunds (id, merchant_id, store_id, charge_id, mode, status, amount, currency,
                            reason, message, metadata)
-      SELECT ${p.refundId}, merchant_id, store_id, id, mode, ${sqlLiteral(OPERATION_ENTRY_STATUS)},
+      SELECT ${p.id}, merchant_id, store_id, id, mode, ${sqlLiteral(OPERATION_ENTRY_STATUS)},
              ${p.amount}, ${p.currency}, ${p.reason}, ${p.message}, ${p.metadata}
         FROM reserved
       RETURNING id, charge_id, merchant_id, store_id, amount, currency, mode, created_on
@@ -178,7 +178,7 @@ export const RECORD_REFUND_OUTCOME = defineStatement({
 export const REQUEST_CANCEL = defineStatement({
   name: 'cancels_request',
   params: {
-    cancelId: pg.uuid,
+    id: pg.uuid,
     merchantId: pg.uuid,
     storeId: pg.uuid,
     chargeId: pg.uuid,
@@ -203,7 +203,7 @@ export const REQUEST_CANCEL = defineStatement({
     ),
     created AS (
       INSERT INTO cancels (id, merchant_id, store_id, charge_id, mode, status, metadata)
-      SELECT ${p.cancelId}, merchant_id, store_id, id, mode, ${sqlLiteral(OPERATION_ENTRY_STATUS)},
+      SELECT ${p.id}, merchant_id, store_id, id, mode, ${sqlLiteral(OPERATION_ENTRY_STATUS)},
              ${p.metadata}
         FROM marked
       RETURNING id, charge_id, merchant_id, store_id

@@ -8,8 +8,6 @@ import {
 } from '@kessai/domain';
 import type { Prisma, Refund, RefundReason } from '../generated/prisma/client';
 import { listPage } from '../keyset';
-import { DatabaseError } from 'pg';
-import { PrismaService } from '../prisma.service';
 import {
   FIND_PENDING_REFUND,
   FIND_STALE_OPERATIONS,
@@ -18,13 +16,12 @@ import {
   REDRIVE_REFUND,
   REQUEST_REFUND,
 } from './refunds-cancels.sql';
+import { ChargeOperationRepository } from './charge-operation.repository';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
-import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
-import type { AccessScope } from '../scope';
+import type { AuditEntry } from '../audit/console-audit.repository';
+import { scopeWhere, type AccessScope } from '../scope';
 
 export type { Refund, RefundReason };
-
-const UNIQUE_VIOLATION = '23505';
 
 export interface RefundRequest {
   id: string;
@@ -78,12 +75,7 @@ export interface RefundOutcome {
 
 /** Refunds of successful charges (docs/refunds-and-cancels.md). */
 @Injectable()
-export class RefundsRepository {
-  constructor(
-    private readonly prisma: PrismaService,
-    private readonly audit: ConsoleAuditRepository,
-  ) {}
-
+export class RefundsRepository extends ChargeOperationRepository {
   /**
    * Reserves the amount on the charge and inserts the refund (pending) with its refund_requested
    * command, in one statement (REQUEST_REFUND): atomic against any number of concurrent refunds.
@@ -92,38 +84,8 @@ export class RefundsRepository {
    * whose lost COMMIT answer is WriteOutcomeUnknownError as well.
    */
   async request(request: RefundRequest, options: { audit?: AuditEntry } = {}): Promise<RequestRefundResult> {
-    const params = {
-      refundId: request.id,
-      merchantId: request.merchantId,
-      storeId: request.storeId,
-      chargeId: request.chargeId,
-      amount: request.amount,
-      currency: request.currency,
-      reason: request.reason,
-      message: request.message,
-      metadata: request.metadata,
-      correlationId: request.correlationId,
-    };
-    const audit = options.audit;
-    let rows;
-    try {
-      rows = audit
-        ? await this.prisma.inTransaction(async (client) => {
-            const result = await this.prisma.run(REQUEST_REFUND, params, { db: client });
-            if (result[0]?.created) await this.audit.record({ ...audit, targetId: request.id }, client);
-            return result;
-          })
-        : await this.prisma.write('refund create', REQUEST_REFUND, params);
-    } catch (error) {
-      if (
-        error instanceof DatabaseError &&
-        error.code === UNIQUE_VIOLATION &&
-        error.constraint === 'refunds_pkey'
-      )
-        return { outcome: 'id_taken' };
-      throw error;
-    }
-    const row = rows[0];
+    const row = await this.runRequest('refund', REQUEST_REFUND, request, options.audit);
+    if (row === 'id_taken') return { outcome: 'id_taken' };
     if (!row) return { outcome: 'charge_not_found' };
     if (row.created && row.mode !== null && row.created_on !== null) {
       // the row as the statement inserted it: no second round trip to read it back
@@ -159,7 +121,7 @@ export class RefundsRepository {
   }
 
   findInScope(scope: AccessScope, chargeId: string, id: string): Promise<Refund | null> {
-    return this.prisma.refund.findFirst({ where: { id, chargeId, ...whereScope(scope) } });
+    return this.prisma.refund.findFirst({ where: { id, chargeId, ...scopeWhere(scope) } });
   }
 
   /** Refunds in `error` (what an operator settles or re-drives), of one merchant when given, oldest first. */
@@ -177,14 +139,14 @@ export class RefundsRepository {
   }
 
   list(scope: AccessScope, chargeId: string, page: PageRequest): Promise<Refund[]> {
-    return listPage(page, { chargeId, ...whereScope(scope) } satisfies Prisma.RefundWhereInput, {
+    return listPage(page, { chargeId, ...scopeWhere(scope) } satisfies Prisma.RefundWhereInput, {
       findCursor: (where) => this.prisma.refund.findFirst({ where, select: { id: true, createdOn: true } }),
       findMany: (args) => this.prisma.refund.findMany(args),
     });
   }
 
   count(scope: AccessScope, chargeId: string): Promise<number> {
-    return this.prisma.refund.count({ where: { chargeId, ...whereScope(scope) } });
+    return this.prisma.refund.count({ where: { chargeId, ...scopeWhere(scope) } });
   }
 
   /** PATCH: reason, message and metadata; null when the scope cannot see the refund. */
@@ -195,7 +157,7 @@ export class RefundsRepository {
     changes: { reason?: RefundReason | null; message?: string | null; metadata?: Prisma.InputJsonObject },
   ): Promise<Refund | null> {
     const rows = await this.prisma.refund.updateManyAndReturn({
-      where: { id, chargeId, ...whereScope(scope) },
+      where: { id, chargeId, ...scopeWhere(scope) },
       data: changes,
     });
     return rows[0] ?? null;
@@ -255,8 +217,4 @@ export class RefundsRepository {
     });
     return rows[0]?.recorded ?? false;
   }
-}
-
-function whereScope(scope: AccessScope): Prisma.RefundWhereInput {
-  return { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) };
 }

@@ -26,7 +26,7 @@ import {
   UPDATE_SCHEDULED_PAYMENT,
   UPDATE_SUBSCRIPTION,
 } from './subscriptions.sql';
-import type { AccessScope } from '../scope';
+import { scopeWhere, type AccessScope } from '../scope';
 
 export type { Subscription, ScheduledPayment, SubscriptionStatus, TerminationMode };
 
@@ -176,7 +176,7 @@ export class SubscriptionsRepository {
 
   async findInScope(scope: AccessScope, id: string): Promise<SubscriptionWithNextPayment | null> {
     const row = await this.prisma.subscription.findFirst({
-      where: { id, ...whereScope(scope) },
+      where: { id, ...scopeWhere(scope) },
       include: withNextPayment,
     });
     return row && withNext(row);
@@ -228,7 +228,7 @@ export class SubscriptionsRepository {
     let cursor: { id: string; createdOn: Date } | null = null;
     if (page.cursor) {
       cursor = await this.prisma.subscription.findFirst({
-        where: { ...whereScope(scope), id: page.cursor },
+        where: { ...scopeWhere(scope), id: page.cursor },
         select: { id: true, createdOn: true },
       });
       if (!cursor) throw unknownCursor();
@@ -371,7 +371,7 @@ export class SubscriptionsRepository {
 
   findPayment(scope: AccessScope, subscriptionId: string, id: string): Promise<ScheduledPayment | null> {
     return this.prisma.scheduledPayment.findFirst({
-      where: { id, subscriptionId, subscription: whereScope(scope) },
+      where: { id, subscriptionId, subscription: scopeWhere(scope) },
     });
   }
 
@@ -444,13 +444,9 @@ function scopeParams(scope: AccessScope, id: string) {
   return { id, merchantId: scope.merchantId, storeId: scope.storeId };
 }
 
-function whereScope(scope: AccessScope): Prisma.SubscriptionWhereInput {
-  return { merchantId: scope.merchantId, ...(scope.storeId ? { storeId: scope.storeId } : {}) };
-}
-
 function whereOf(scope: AccessScope, filters: SubscriptionFilters): Prisma.SubscriptionWhereInput {
   return {
-    ...whereScope(scope),
+    ...scopeWhere(scope),
     ...(filters.statuses && filters.statuses.length > 0 ? { status: { in: filters.statuses } } : {}),
     ...(filters.mode ? { mode: filters.mode } : {}),
   };

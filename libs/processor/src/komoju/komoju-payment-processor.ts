@@ -26,6 +26,12 @@ import {
   type ProcessorOperation,
   TransientProcessorError,
 } from '../processor-errors';
+import {
+  captureMismatch,
+  cardToAuthorize,
+  konbiniToCreate,
+  operatorPaymentsUnsupported,
+} from '../hosted-processor-limits';
 import { komojuErrorDisposition, komojuPaymentError } from './komoju-errors';
 import {
   KOMOJU_KONBINI_STORES,
@@ -99,11 +105,8 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
   }
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
-    const method = request.paymentMethod;
-    if (method.type !== 'card') throw unsupported('authorize', 'consumer-presented QR codes');
-    const threeDs = request.threeDs?.mode;
-    if (threeDs === 'require' || threeDs === 'force') throw unsupported('authorize', '3-D Secure');
-    const cvv = method.card.revealCvv();
+    const card = cardToAuthorize('KOMOJU', request);
+    const cvv = card.revealCvv();
     const answer = await this.#send('authorize', 'POST', '/payments', request.reference, {
       amount: checkWireAmount(request.amount),
       currency: request.currency,
@@ -111,11 +114,11 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
       capture: request.capture,
       payment_details: {
         type: 'credit_card',
-        number: method.card.cardNumber.reveal(),
-        month: method.card.expMonth,
-        year: method.card.expYear,
+        number: card.cardNumber.reveal(),
+        month: card.expMonth,
+        year: card.expYear,
         ...(cvv === null ? {} : { verification_value: cvv }),
-        name: method.card.cardholder,
+        name: card.cardholder,
       },
     });
     if (answer.kind === 'error') {
@@ -149,12 +152,8 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
     // KOMOJU's capture takes the whole authorization: a partial one is refused before anything is sent
     const current = await this.#show('capture', request.processorReference);
     if (!current) return { outcome: 'rejected', error: transactionNotFound() };
-    if (request.currency !== current.currency || request.amount > current.amount) {
-      return {
-        outcome: 'rejected',
-        error: paymentError('CHARGE_INVALID_DATA', 'amount or currency mismatch'),
-      };
-    }
+    const mismatch = captureMismatch(request, current);
+    if (mismatch) return mismatch;
     if (request.amount < current.amount) {
       return { outcome: 'rejected', error: paymentError('PARTIAL_CAPTURE_NOT_SUPPORTED') };
     }
@@ -210,14 +209,11 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
   }
 
   createOperatorPayment(_request: OperatorPaymentRequest): Promise<OperatorPaymentResult> {
-    return Promise.reject(unsupported('create_operator_payment', 'online and QR operator payments'));
+    return operatorPaymentsUnsupported('KOMOJU');
   }
 
   async createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
-    const method = request.method;
-    if (method.type !== 'konbini') throw unsupported('create_deferred_payment', 'bank transfers');
-    const store = KOMOJU_KONBINI_STORES[method.convenienceStore];
-    if (!store) throw unsupported('create_deferred_payment', `konbini ${method.convenienceStore}`);
+    const { method, store } = konbiniToCreate('KOMOJU', request, KOMOJU_KONBINI_STORES);
     // No expiry_days: a retry must send the same body, and a day count from now would not be.
     // Kessai voids the charge past its own deadline (the dashboard's default expiry must be longer).
     const answer = await this.#send('create_deferred_payment', 'POST', '/payments', request.reference, {
@@ -352,10 +348,6 @@ function readError(text: string): { code?: string; message?: string } {
     // not JSON: the status alone decides
   }
   return {};
-}
-
-function unsupported(operation: ProcessorOperation, what: string): ProcessorRequestRejectedError {
-  return new ProcessorRequestRejectedError(operation, 0, 'unsupported', `KOMOJU: ${what} are not supported`);
 }
 
 function transactionNotFound() {

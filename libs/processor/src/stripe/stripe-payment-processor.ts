@@ -25,6 +25,12 @@ import {
   TransientProcessorError,
 } from '../processor-errors';
 import {
+  captureMismatch,
+  cardToAuthorize,
+  konbiniToCreate,
+  operatorPaymentsUnsupported,
+} from '../hosted-processor-limits';
+import {
   isRawCardDataRefusal,
   type StripeErrorFacts,
   stripeErrorDisposition,
@@ -121,20 +127,17 @@ export class StripePaymentProcessor implements PaymentProcessor {
   }
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
-    const method = request.paymentMethod;
-    if (method.type !== 'card') throw unsupported('authorize', 'consumer-presented QR codes');
-    const threeDs = request.threeDs?.mode;
-    if (threeDs === 'require' || threeDs === 'force') throw unsupported('authorize', '3-D Secure');
-    const cvv = method.card.revealCvv();
+    const sensitive = cardToAuthorize('Stripe', request);
+    const cvv = sensitive.revealCvv();
     const card: RawCardPaymentMethodData = {
       type: 'card',
       card: {
-        number: method.card.cardNumber.reveal(),
-        exp_month: method.card.expMonth,
-        exp_year: method.card.expYear,
+        number: sensitive.cardNumber.reveal(),
+        exp_month: sensitive.expMonth,
+        exp_year: sensitive.expYear,
         ...(cvv === null ? {} : { cvc: cvv }),
       },
-      billing_details: { name: method.card.cardholder },
+      billing_details: { name: sensitive.cardholder },
     };
     const params = {
       amount: checkWireAmount(request.amount),
@@ -190,12 +193,11 @@ export class StripePaymentProcessor implements PaymentProcessor {
   async capture(request: CaptureRequest): Promise<CaptureResult> {
     const current = await this.#retrieve('capture', request.processorReference);
     if (!current) return { outcome: 'rejected', error: transactionNotFound() };
-    if (request.currency.toLowerCase() !== current.currency || request.amount > current.amount) {
-      return {
-        outcome: 'rejected',
-        error: paymentError('CHARGE_INVALID_DATA', 'amount or currency mismatch'),
-      };
-    }
+    const mismatch = captureMismatch(
+      { amount: request.amount, currency: request.currency.toLowerCase() },
+      current,
+    );
+    if (mismatch) return mismatch;
     let intent: Stripe.PaymentIntent;
     try {
       intent = await this.#stripe.paymentIntents.capture(
@@ -247,7 +249,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
   }
 
   createOperatorPayment(_request: OperatorPaymentRequest): Promise<OperatorPaymentResult> {
-    return Promise.reject(unsupported('create_operator_payment', 'online and QR operator payments'));
+    return operatorPaymentsUnsupported('Stripe');
   }
 
   /**
@@ -257,10 +259,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
    * timestamp (`expires_at`), the same on every retry, unlike a day count from now.
    */
   async createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
-    const method = request.method;
-    if (method.type !== 'konbini') throw unsupported('create_deferred_payment', 'bank transfers');
-    const store = STRIPE_KONBINI_STORES[method.convenienceStore];
-    if (!store) throw unsupported('create_deferred_payment', `konbini ${method.convenienceStore}`);
+    const { method, store } = konbiniToCreate('Stripe', request, STRIPE_KONBINI_STORES);
     // Stripe sends no instructions itself but requires the customer's name and email
     if (!request.customerEmail)
       throw new ProcessorRequestRejectedError(
@@ -417,10 +416,6 @@ function retryAfterOf(error: unknown): number | null {
   const header = error.headers?.['retry-after'];
   const seconds = header === undefined ? NaN : Number(header);
   return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : null;
-}
-
-function unsupported(operation: ProcessorOperation, what: string): ProcessorRequestRejectedError {
-  return new ProcessorRequestRejectedError(operation, 0, 'unsupported', `Stripe: ${what} are not supported`);
 }
 
 function transactionNotFound() {
