@@ -1,6 +1,7 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { createHmac, randomBytes } from 'node:crypto';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { passesLuhn } from '@kessai/cards';
+import { IdempotencyKeys, InjectedFaults, isRecord, postWebhook, startLocalServer } from './fake-server';
 
 // A stateful fake of KOMOJU's Payments API for tests, speaking KOMOJU's wire only as KOMOJU documents
 // it: https://doc.komoju.com/reference (payments: create, show, list, capture, cancel, refund),
@@ -102,11 +103,6 @@ interface Answer {
   body: unknown;
 }
 
-interface Kept {
-  fingerprint: string;
-  answer: Answer | null;
-}
-
 export interface FakeKomoju {
   /** the API base, as KomojuPaymentProcessor's baseUrl (…/api/v1) */
   url: string;
@@ -138,19 +134,6 @@ function error(status: number, code: string, message: string, param: string | nu
   return { status, body: { error: { code, message, param } } };
 }
 
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let digit = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
-
 function brandOf(number: string): string {
   if (number.startsWith('4')) return 'visa';
   if (/^5[1-5]/.test(number)) return 'master';
@@ -160,20 +143,14 @@ function brandOf(number: string): string {
   return 'unknown';
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeKomoju> {
   const payments = new Map<string, FakeKomojuPayment>();
-  const keys = new Map<string, Kept>();
+  const keys = new IdempotencyKeys<Answer>();
+  const faults = new InjectedFaults();
   const executed = { create: 0, capture: 0, cancel: 0, refund: 0 };
   const createdByOrder = new Map<string, number>();
   const requests: FakeKomoju['requests'] = [];
   const deliveries: WebhookDelivery[] = [];
-  let failing = 0;
-  let delaying = 0;
-  let delayMs = 0;
   const expectedAuthorization = `Basic ${Buffer.from(`${options.secretKey}:`).toString('base64')}`;
 
   const fake: FakeKomoju = {
@@ -184,13 +161,8 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
     createdFor: (order) => createdByOrder.get(order) ?? 0,
     webhookUrl: options.webhookUrl,
     deliveries,
-    failNext: (count) => {
-      failing = count;
-    },
-    delayNext: (count, ms) => {
-      delaying = count;
-      delayMs = ms;
-    },
+    failNext: (count) => faults.failNext(count),
+    delayNext: (count, ms) => faults.delayNext(count, ms),
     payKonbini: async (paymentId) => {
       const payment = payments.get(paymentId);
       if (!payment || payment.payment_details.type !== 'konbini' || payment.status !== 'authorized') {
@@ -214,30 +186,20 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
       const delivery: WebhookDelivery = { id: komojuId(), event, body, status: null };
       deliveries.push(delivery);
       if (!fake.webhookUrl) return delivery;
-      try {
-        const response = await fetch(fake.webhookUrl, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            'user-agent': 'Komoju-Webhook',
-            'x-komoju-id': delivery.id,
-            'x-komoju-event': event,
-            'x-komoju-signature': createHmac('sha256', options.webhookSecret).update(body).digest('hex'),
-          },
-          body,
-        });
-        await response.text();
-        delivery.status = response.status;
-      } catch {
-        delivery.status = 0;
-      }
+      delivery.status = await postWebhook(
+        fake.webhookUrl,
+        {
+          'content-type': 'application/json',
+          'user-agent': 'Komoju-Webhook',
+          'x-komoju-id': delivery.id,
+          'x-komoju-event': event,
+          'x-komoju-signature': createHmac('sha256', options.webhookSecret).update(body).digest('hex'),
+        },
+        body,
+      );
       return delivery;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => server.close(),
   };
 
   function paymentIn(status: Status, request: Record<string, unknown>, details: Record<string, unknown>) {
@@ -307,7 +269,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
       countCreation(request);
       const decline = DECLINES[number];
       if (decline) return error(422, decline.code, decline.message);
-      if (!/^\d{12,19}$/.test(number) || !luhn(number))
+      if (!/^\d{12,19}$/.test(number) || !passesLuhn(number))
         return error(422, 'invalid_number', 'The card number is invalid');
       // "The payment will be captured immediately if omitted" (CreatePaymentRequest.capture)
       const payment = paymentIn(request.capture === false ? 'authorized' : 'captured', request, {
@@ -437,8 +399,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
       } catch {
         return send(error(400, 'bad_request', 'The request body is not JSON'));
       }
-      if (failing > 0) {
-        failing--;
+      if (faults.takeFailure()) {
         return send(error(503, 'service_unavailable', 'The server is under maintenance'));
       }
     }
@@ -446,46 +407,25 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
     if (typeof key === 'string') {
       if (key.length === 0 || key.length > 100 || !/^[\x20-\x7e]+$/.test(key))
         return send(error(400, 'bad_request', 'The idempotency key is invalid'));
-      const fingerprint = createHash('sha256').update(`${url.pathname}\n${raw}`).digest('hex');
-      const kept = keys.get(key);
-      if (kept) {
-        // KOMOJU asks that every retry send the same key and body; what it answers to a different
-        // body is not documented: the fake refuses it as a bad request, never executing it
-        if (kept.fingerprint !== fingerprint)
-          return send(error(400, 'bad_request', 'The idempotency key was used for another request'));
-        // "If the request is retried before the first one produces a response, HTTP 409 is returned"
-        if (!kept.answer) return send(error(409, 'conflict', 'A request with this key is in progress'));
-        return send(kept.answer);
-      }
-      const entry: Kept = { fingerprint, answer: null };
-      keys.set(key, entry);
+      const turn = keys.turn(key, url.pathname, raw);
+      // KOMOJU asks that every retry send the same key and body; what it answers to a different
+      // body is not documented: the fake refuses it as a bad request, never executing it
+      if (turn.kind === 'mismatch')
+        return send(error(400, 'bad_request', 'The idempotency key was used for another request'));
+      // "If the request is retried before the first one produces a response, HTTP 409 is returned"
+      if (turn.kind === 'in-progress')
+        return send(error(409, 'conflict', 'A request with this key is in progress'));
+      if (turn.kind === 'replay') return send(turn.answer);
       const answer = route(method, url, body);
       // a 5xx is no answer to keep: the operation was not executed and may be retried
-      if (answer.status >= 500) keys.delete(key);
-      else entry.answer = answer;
-      return delayed(() => send(answer));
+      if (answer.status >= 500) turn.forget();
+      else turn.keep(answer);
+      return faults.answer(() => send(answer));
     }
     return send(route(method, url, body));
   }
 
-  function delayed(send: () => void) {
-    if (delaying > 0) {
-      delaying--;
-      setTimeout(send, delayMs).unref();
-      return;
-    }
-    send();
-  }
-
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      handle(request, response, Buffer.concat(chunks).toString('utf8'));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  fake.url = `http://127.0.0.1:${port}/api/v1`;
+  const server = await startLocalServer(handle);
+  fake.url = `http://127.0.0.1:${server.port}/api/v1`;
   return fake;
 }

@@ -1,6 +1,6 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { type IncomingHttpHeaders } from 'node:http';
 import { CardNumber, SensitiveCardData } from '@kessai/cards';
+import { startLocalServer } from './fake-server';
 
 // Helpers for the specs of the processor adapter (libs/processor) and of the simulator
 // (apps/processor-simulator): card data, an endpoint that receives callbacks, polling.
@@ -43,23 +43,13 @@ export interface ReceivedCallback {
 /** An HTTP server standing in for our callback endpoint; answers with the given statuses in turn, then 200. */
 export async function startCallbackReceiver(statuses: number[] = []) {
   const received: ReceivedCallback[] = [];
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
-      response.writeHead(statuses.shift() ?? 200).end();
-    });
+  const server = await startLocalServer((request, response, body) => {
+    received.push({ headers: request.headers, body });
+    response.writeHead(statuses.shift() ?? 200).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}/callbacks`,
+    url: `http://127.0.0.1:${server.port}/callbacks`,
     received,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => server.close(),
   };
 }

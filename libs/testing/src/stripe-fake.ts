@@ -1,6 +1,7 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type AddressInfo } from 'node:net';
+import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { passesLuhn } from '@kessai/cards';
+import { IdempotencyKeys, InjectedFaults, isRecord, postWebhook, startLocalServer } from './fake-server';
 
 // A stateful fake of Stripe's PaymentIntents and Refunds for tests, speaking Stripe's wire as Stripe
 // documents it and stripe-node sends it: form-encoded bodies with bracketed keys (a[b]=…, a[0]=…),
@@ -98,11 +99,6 @@ interface Answer {
   body: unknown;
 }
 
-interface Kept {
-  fingerprint: string;
-  answer: Answer | null;
-}
-
 export interface FakeStripe {
   /** the API base, as StripePaymentProcessor's baseUrl (the client adds /v1) */
   url: string;
@@ -167,29 +163,12 @@ function missing(kind: string, id: string): Answer {
   });
 }
 
-function luhn(digits: string): boolean {
-  let sum = 0;
-  for (let i = 0; i < digits.length; i++) {
-    let digit = Number(digits[digits.length - 1 - i]);
-    if (i % 2 === 1) {
-      digit *= 2;
-      if (digit > 9) digit -= 9;
-    }
-    sum += digit;
-  }
-  return sum % 10 === 0;
-}
-
 function brandOf(number: string): string {
   if (number.startsWith('4')) return 'visa';
   if (/^5[1-5]/.test(number)) return 'mastercard';
   if (/^3[47]/.test(number)) return 'amex';
   if (number.startsWith('35')) return 'jcb';
   return 'unknown';
-}
-
-function isRecord(value: unknown): value is StripeObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** expand[0]=…&expand[1]=… (stripe-node's encoding of an array) */
@@ -223,15 +202,13 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const paymentIntents = new Map<string, StripeObject>();
   const charges = new Map<string, StripeObject>();
   const refunds = new Map<string, StripeObject>();
-  const keys = new Map<string, Kept>();
+  const keys = new IdempotencyKeys<Answer>();
+  const faults = new InjectedFaults();
   const executed = { create: 0, capture: 0, cancel: 0, refund: 0 };
   const createdByReference = new Map<string, number>();
   const requests: FakeStripe['requests'] = [];
   const answered: StripeObject[] = [];
   const deliveries: StripeWebhookDelivery[] = [];
-  let failing = 0;
-  let delaying = 0;
-  let delayMs = 0;
   let searchLagging = 0;
 
   const fake: FakeStripe = {
@@ -245,13 +222,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     createdFor: (reference) => createdByReference.get(reference) ?? 0,
     webhookUrl: options.webhookUrl,
     deliveries,
-    failNext: (count) => {
-      failing = count;
-    },
-    delayNext: (count, ms) => {
-      delaying = count;
-      delayMs = ms;
-    },
+    failNext: (count) => faults.failNext(count),
+    delayNext: (count, ms) => faults.delayNext(count, ms),
     searchLagsNext: (count) => {
       searchLagging = count;
     },
@@ -277,28 +249,18 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       const signature = createHmac('sha256', options.webhookSecret)
         .update(`${created}.${body}`)
         .digest('hex');
-      try {
-        const response = await fetch(fake.webhookUrl, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json; charset=utf-8',
-            'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-            'stripe-signature': `t=${created},v1=${signature}`,
-          },
-          body,
-        });
-        await response.text();
-        delivery.status = response.status;
-      } catch {
-        delivery.status = 0;
-      }
+      delivery.status = await postWebhook(
+        fake.webhookUrl,
+        {
+          'content-type': 'application/json; charset=utf-8',
+          'user-agent': 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
+          'stripe-signature': `t=${created},v1=${signature}`,
+        },
+        body,
+      );
       return delivery;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: () => server.close(),
   };
 
   function notify(type: string, object: StripeObject) {
@@ -502,7 +464,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         payment_intent: structuredClone(intent),
       });
     };
-    if (!/^\d{12,19}$/.test(number) || !luhn(number))
+    if (!/^\d{12,19}$/.test(number) || !passesLuhn(number))
       return decline({ code: 'incorrect_number', message: 'Your card number is incorrect.' });
     const known = DECLINES[number];
     if (known) return decline(known);
@@ -847,61 +809,38 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     const key = typeof header === 'string' ? header : null;
     const form = method === 'POST' ? decodeStripeForm(raw) : {};
     requests.push({ method, path: url.pathname, key, form });
-    if (method === 'POST' && failing > 0) {
-      failing--;
+    if (method === 'POST' && faults.takeFailure()) {
       return send(error(500, { type: 'api_error', message: 'An unknown error occurred' }));
     }
     if (method === 'POST' && key !== null) {
       if (key.length > 255) return send(invalid('Idempotency-Key is too long'));
-      const fingerprint = createHash('sha256').update(`${url.pathname}\n${raw}`).digest('hex');
-      const kept = keys.get(key);
-      if (kept) {
-        if (kept.fingerprint !== fingerprint)
-          return send(
-            error(400, {
-              type: 'idempotency_error',
-              message:
-                'Keys for idempotent requests can only be used with the same parameters they were first used with.',
-            }),
-          );
-        if (!kept.answer)
-          return send(
-            error(409, {
-              type: 'invalid_request_error',
-              code: 'idempotency_key_in_use',
-              message:
-                'There is currently another in-progress request using this Stripe API key and idempotency key.',
-            }),
-          );
-        return send(kept.answer, true);
-      }
-      const entry: Kept = { fingerprint, answer: null };
-      keys.set(key, entry);
+      const turn = keys.turn(key, url.pathname, raw);
+      if (turn.kind === 'mismatch')
+        return send(
+          error(400, {
+            type: 'idempotency_error',
+            message:
+              'Keys for idempotent requests can only be used with the same parameters they were first used with.',
+          }),
+        );
+      if (turn.kind === 'in-progress')
+        return send(
+          error(409, {
+            type: 'invalid_request_error',
+            code: 'idempotency_key_in_use',
+            message:
+              'There is currently another in-progress request using this Stripe API key and idempotency key.',
+          }),
+        );
+      if (turn.kind === 'replay') return send(turn.answer, true);
       const answer = route(method, url, form);
-      entry.answer = answer;
-      return delayed(() => send(answer));
+      turn.keep(answer);
+      return faults.answer(() => send(answer));
     }
     return send(route(method, url, form));
   }
 
-  function delayed(send: () => void) {
-    if (delaying > 0) {
-      delaying--;
-      setTimeout(send, delayMs).unref();
-      return;
-    }
-    send();
-  }
-
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      handle(request, response, Buffer.concat(chunks).toString('utf8'));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  fake.url = `http://127.0.0.1:${port}`;
+  const server = await startLocalServer(handle);
+  fake.url = `http://127.0.0.1:${server.port}`;
   return fake;
 }
