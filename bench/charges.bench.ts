@@ -46,29 +46,28 @@ import { scalar, sleep, waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
 import { drainRefunds, driveRefunds, refundableCharges, refundStats } from './refunds-phase';
 import { meetsTargets, recordSummary, type SummaryRow } from './summary';
+import { fmt, num, on, statusList, useScratchDatabase } from './settings';
 
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SECONDS = num('BENCH_SECONDS', 15);
 const WARMUP_SECONDS = num('BENCH_WARMUP_SECONDS', 3);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 64);
 const STORES = num('BENCH_STORES', 40);
 const GATEWAYS = num('BENCH_GATEWAYS', 1);
 const CHARGE_SERVICES = num('BENCH_CHARGE_SERVICES', 1);
-const WEBHOOK_SERVICE = process.env.BENCH_WEBHOOK_SERVICE !== '0';
+const WEBHOOK_SERVICE = on('BENCH_WEBHOOK_SERVICE');
 const PROCESSOR_LATENCY_MS = num('BENCH_PROCESSOR_LATENCY_MS', 2);
 const EXPECTED_RATE = num('BENCH_EXPECTED_RATE', 1500);
 // not 4242…4242: in test mode that card's refunds fail, as at UnivaPay
 const CARD = process.env.BENCH_CARD ?? '4000056655665556';
-const REFUNDS = process.env.BENCH_REFUNDS !== '0';
+const REFUNDS = on('BENCH_REFUNDS');
 const REFUND_SECONDS = num('BENCH_REFUND_SECONDS', SECONDS);
-const LEDGER = process.env.BENCH_LEDGER !== '0';
+const LEDGER = on('BENCH_LEDGER');
 const RATE_LIMITS = process.env.RATE_LIMIT_ENABLED ?? 'true';
 const DAILY_TEST_CHARGES = 1_440;
 const FINAL = `('successful', 'failed', 'error', 'authorized', 'canceled')`;
 const NEXT_YEAR = new Date().getUTCFullYear() + 1;
 
-// a scratch database of its own, beside (never inside) the test suites' template
-process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
+useScratchDatabase();
 
 // ---------- seeding ----------
 
@@ -417,12 +416,6 @@ async function measureRefunds(context: {
   };
   recordSummary({ ...row, pass: meetsTargets(row) && drained && stats.overRefunded === 0 });
 }
-
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
-const statusList = (statuses: Record<string | number, number>) =>
-  Object.entries(statuses)
-    .map(([s, n]) => `${s}×${n}`)
-    .join(' ');
 
 async function main() {
   await globalSetup();

@@ -11,6 +11,7 @@ import { Queue } from 'bullmq';
 import Fastify from 'fastify';
 import { Pool } from 'pg';
 import { bullPrefix, createRedisClient } from '../libs/redis/src/redis-client';
+import { runFloor, serveFloor } from './floor-listen';
 
 async function main() {
   const env = process.env;
@@ -48,25 +49,11 @@ async function main() {
     await queue.add('floor', { id }, { jobId: id });
     return reply.code(201).send({ id, status: 'pending' });
   });
-  await app.listen({ port: Number(env.PORT ?? 0), host: '127.0.0.1' });
-  process.stdout.write(
-    `${JSON.stringify({ msg: 'floor listening', url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` })}\n`,
-  );
-
-  const stop = () => {
-    void (async () => {
-      await app.close();
-      await queue.close();
-      redis.disconnect();
-      await pool.end();
-      process.exit(0);
-    })();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  await serveFloor(app, async () => {
+    await queue.close();
+    redis.disconnect();
+    await pool.end();
+  });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`floor server failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runFloor('floor server', main);

@@ -11,6 +11,7 @@
  */
 import Fastify from 'fastify';
 import { Pool } from 'pg';
+import { runFloor, serveFloor } from './floor-listen';
 
 async function main() {
   const env = process.env;
@@ -35,22 +36,7 @@ async function main() {
     });
     return reply.send({ items: rows, has_more: rows.length === limit });
   });
-  await app.listen({ port: Number(env.PORT ?? 0), host: '127.0.0.1' });
-  process.stdout.write(
-    `${JSON.stringify({ msg: 'floor listening', url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}` })}\n`,
-  );
-  const stop = () => {
-    void (async () => {
-      await app.close();
-      await pool.end();
-      process.exit(0);
-    })();
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  await serveFloor(app, () => pool.end());
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`read floor server failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+runFloor('read floor server', main);

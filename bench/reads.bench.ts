@@ -27,8 +27,8 @@ import { freePort, Proc } from './bench-processes';
 import { waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
 import { recordSummary } from './summary';
+import { fmt, num, statusList, useScratchDatabase } from './settings';
 
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const SECONDS = num('BENCH_SECONDS', 10);
 const WARMUP_SECONDS = num('BENCH_WARMUP_SECONDS', 2);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 32);
@@ -38,7 +38,7 @@ const TARGET = 0.35;
 const NEXT_YEAR = new Date().getUTCFullYear() + 1;
 const HUGE = '1000000000';
 
-process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
+useScratchDatabase();
 
 interface ReadStore {
   storeId: string;
@@ -111,12 +111,6 @@ async function measure(request: (store: ReadStore, chargeId: string) => LoadRequ
   await runRequestLoad({ concurrency: CONCURRENCY, durationMs: WARMUP_SECONDS * 1000, next });
   return runRequestLoad({ concurrency: CONCURRENCY, durationMs: SECONDS * 1000, next });
 }
-
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '—');
-const statusList = (statuses: Record<string | number, number>) =>
-  Object.entries(statuses)
-    .map(([s, n]) => `${s}×${n}`)
-    .join(' ');
 
 async function main() {
   await globalSetup();

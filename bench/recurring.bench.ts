@@ -41,18 +41,18 @@ import globalSetup from '../test/global-setup';
 import { cpuPerUnit, cpuSnapshot, cpuTable, type Proc, startSimulator, startWorker } from './bench-processes';
 import { scalar, sleep, waitUntil } from './db-helpers';
 import { meetsTargets, recordSummary, type SummaryRow } from './summary';
+import { num, on, useScratchDatabase } from './settings';
 
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PAYMENTS = num('BENCH_PAYMENTS', 20_000);
 const WARMUP_PAYMENTS = num('BENCH_WARMUP_PAYMENTS', 2_000);
 const TOKENS = num('BENCH_TOKENS', 50);
 const SUBSCRIPTION_SERVICES = num('BENCH_SUBSCRIPTION_SERVICES', 2);
 const PROCESSOR_LATENCY_MS = num('BENCH_PROCESSOR_LATENCY_MS', 2);
-const WEBHOOK_SERVICE = process.env.BENCH_WEBHOOK_SERVICE !== '0';
-const COMPARE_CHARGES = process.env.BENCH_COMPARE_CHARGES !== '0';
+const WEBHOOK_SERVICE = on('BENCH_WEBHOOK_SERVICE');
+const COMPARE_CHARGES = on('BENCH_COMPARE_CHARGES');
 const CHARGES_SECONDS = num('BENCH_CHARGES_SECONDS', 10);
 
-process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
+useScratchDatabase();
 
 const fmt = (value: number, digits = 0) =>
   Number.isFinite(value) ? value.toLocaleString('en-US', { maximumFractionDigits: digits }) : 'n/a';

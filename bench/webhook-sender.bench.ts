@@ -14,8 +14,8 @@ import type { AddressInfo } from 'node:net';
 import type { DeliveryToSend } from '@kessai/db';
 import { WebhookSender } from '../apps/webhook-service/src/webhook-sender';
 import { floorRequester } from './webhook-floor';
+import { num } from './settings';
 
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const REQUESTS = num('BENCH_REQUESTS', 20_000);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 64);
 const ROUNDS = num('BENCH_ROUNDS', 3);

@@ -25,15 +25,15 @@ import { cpuPerUnit, cpuSnapshot, cpuTable } from './bench-processes';
 import { percentile } from './load';
 import { meetsTargets, recordSummary, type SummaryRow } from './summary';
 import { floorRequester } from './webhook-floor';
+import { num, useScratchDatabase } from './settings';
 
-const num = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const EVENTS = num('BENCH_EVENTS', 10_000);
 const WEBHOOKS = num('BENCH_WEBHOOKS', 8);
 const CONCURRENCY = num('BENCH_CONCURRENCY', 64);
 const ENDPOINT_CONCURRENCY = num('BENCH_ENDPOINT_CONCURRENCY', 8);
 const REPLICAS = num('BENCH_REPLICAS', 1);
 
-process.env.TEST_DATABASE_URL ??= 'postgresql://postgres@127.0.0.1:5432/kessai_bench';
+useScratchDatabase();
 
 /** A keep-alive receiver answering 200 at once, noting when each request arrived. */
 class Receiver {

@@ -2,14 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { CancelsRepository, type CancelOutcome, type PendingCancel } from '@kessai/db';
 import { chargeTransition, operationTransition } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
-import {
-  isRetryableProcessorError,
-  paymentError,
-  PaymentProcessors,
-  ProcessorRequestRejectedError,
-  type VoidResult,
-} from '@kessai/processor';
-import { IN_PROGRESS_STATUSES, type Attempt } from './attempts';
+import { paymentError, PaymentProcessors } from '@kessai/processor';
+import { askUnderKey, type Attempt } from './attempts';
 import { OperationMetrics } from './operation-metrics';
 
 /**
@@ -47,30 +41,24 @@ export class CancelProcessingService {
     }
     const request = { processorReference: cancel.processorReference, idempotencyKey: cancel.id };
     const context = { cancelId: cancel.id, chargeId: cancel.chargeId };
-    const call = () => processor.void(request);
-    let result: VoidResult;
-    try {
-      result = await this.processors.retrying(call, this.logger, context);
-    } catch (error) {
-      const refused = error instanceof ProcessorRequestRejectedError;
-      if (refused && !IN_PROGRESS_STATUSES.includes(error.httpStatus)) {
-        this.logger.error({ ...context, httpStatus: error.httpStatus, type: error.type }, 'void refused');
-        return failed(paymentError('CANCEL_UNAVAILABLE', 'the processor refused the void request'));
-      }
-      if (!refused && !isRetryableProcessorError(error)) throw error;
-      if (!attempt.last) throw error;
-      this.logger.warn({ ...context, err: error }, 'void outcome unknown; last try');
-      try {
-        await this.processors.retrying(() => processor.status(cancel.chargeId), this.logger, context);
-        result = await this.processors.retrying(call, this.logger, context);
-      } catch {
-        return {
-          transition: operationTransition('cancel', 'pending', 'error'),
-          charge: null,
-          error: paymentError('PROCESSING_ERROR', 'the processor could not be reached'),
-        };
-      }
-    }
+    const answer = await askUnderKey(
+      'void',
+      this.processors,
+      this.logger,
+      context,
+      attempt,
+      () => processor.void(request),
+      () => processor.status(cancel.chargeId),
+    );
+    if (answer === 'refused')
+      return failed(paymentError('CANCEL_UNAVAILABLE', 'the processor refused the void request'));
+    if (answer === 'unreachable')
+      return {
+        transition: operationTransition('cancel', 'pending', 'error'),
+        charge: null,
+        error: paymentError('PROCESSING_ERROR', 'the processor could not be reached'),
+      };
+    const { result } = answer;
     if (result.outcome === 'rejected') return failed(result.error);
     return {
       transition: operationTransition('cancel', 'pending', 'successful'),

@@ -2,16 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import { RefundsRepository, type PendingRefund, type RefundOutcome } from '@kessai/db';
 import { operationTransition } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
-import {
-  isProcessorAmount,
-  isRetryableProcessorError,
-  paymentError,
-  PaymentProcessors,
-  ProcessorRequestRejectedError,
-  toProcessorAmount,
-  type RefundResult,
-} from '@kessai/processor';
-import { IN_PROGRESS_STATUSES, type Attempt } from './attempts';
+import { isProcessorAmount, paymentError, PaymentProcessors, toProcessorAmount } from '@kessai/processor';
+import { askUnderKey, type Attempt } from './attempts';
 import { OperationMetrics } from './operation-metrics';
 
 /**
@@ -68,32 +60,23 @@ export class RefundProcessingService {
       currency: refund.currency,
     };
     const context = { refundId: refund.id, chargeId: refund.chargeId };
-    const call = () => processor.refund(request);
-    let result: RefundResult;
-    try {
-      result = await this.processors.retrying(call, this.logger, context);
-    } catch (error) {
-      const refused = error instanceof ProcessorRequestRejectedError;
-      if (refused && !IN_PROGRESS_STATUSES.includes(error.httpStatus)) {
-        // refused as malformed: nothing was executed (its text may echo fields: status and type only)
-        this.logger.error({ ...context, httpStatus: error.httpStatus, type: error.type }, 'refund refused');
-        return ended('failed', paymentError('REFUND_FAILED', 'the processor refused the refund request'));
-      }
-      if (!refused && !isRetryableProcessorError(error)) throw error;
-      if (!attempt.last) throw error;
-      // The last attempt: ask the processor whether it knows the payment at all, then the refund
-      // itself once more under its key (a repeat answers with the first result).
-      this.logger.warn({ ...context, err: error }, 'refund outcome unknown; last try');
-      try {
-        await this.processors.retrying(() => processor.status(refund.chargeId), this.logger, context);
-        result = await this.processors.retrying(call, this.logger, context);
-      } catch {
-        return {
-          transition: operationTransition('refund', 'pending', 'error'),
-          error: paymentError('PROCESSING_ERROR', 'the processor could not be reached'),
-        };
-      }
-    }
+    const answer = await askUnderKey(
+      'refund',
+      this.processors,
+      this.logger,
+      context,
+      attempt,
+      () => processor.refund(request),
+      () => processor.status(refund.chargeId),
+    );
+    if (answer === 'refused')
+      return ended('failed', paymentError('REFUND_FAILED', 'the processor refused the refund request'));
+    if (answer === 'unreachable')
+      return {
+        transition: operationTransition('refund', 'pending', 'error'),
+        error: paymentError('PROCESSING_ERROR', 'the processor could not be reached'),
+      };
+    const { result } = answer;
     return result.outcome === 'refunded'
       ? {
           transition: operationTransition('refund', 'pending', 'successful'),

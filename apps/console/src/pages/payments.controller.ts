@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { stringify } from 'csv-stringify';
+import type { z } from 'zod';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CancelsService, ChargesService, RefundsService } from '@kessai/payments';
 import {
@@ -10,14 +11,12 @@ import {
   StoresRepository,
   OutboxRepository,
   TransactionTokensRepository,
-  type AuditEntry,
   type Charge,
   type ChargeListItem,
 } from '@kessai/db';
 import {
   CANCELLABLE_CHARGE_STATUSES,
   CAPTURABLE_CHARGE_STATUS,
-  DomainError,
   isUuid,
   NotFoundError,
   PAGE_LIMIT_DEFAULT,
@@ -26,6 +25,7 @@ import { may } from '../roles';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { cookieOptions, MODE_COOKIE } from '../session/cookies';
 import { CurrentSession, Requires } from '../session/decorators';
+import type { PageContext } from '../views/layout';
 import { paymentListPage, paymentPage } from '../views/payments';
 import { minorAmount } from '../views/money';
 import {
@@ -36,7 +36,8 @@ import {
   refundForm,
   type PaymentListQuery,
 } from './payments.schemas';
-import { modeOf, originOf, pageContext } from './request-context';
+import { auditOf, badFields, keysetPage, listedOrMissing, refusalOf, send } from './page-replies';
+import { modeOf, pageContext } from './request-context';
 
 /** The most events a payment's timeline shows. */
 const TIMELINE_LIMIT = 200;
@@ -62,6 +63,28 @@ const EXPORT_COLUMNS = [
   'transaction_token_id',
   'metadata',
 ] as const;
+
+/** A write a payment's page offers: its form, the message of its refusal, the query of its notice. */
+interface ChargeAction<F> {
+  form: z.ZodType<F, z.ZodTypeDef, unknown>;
+  refused: 'refundRefused' | 'captureRefused' | 'cancelRefused';
+  done: 'refunded' | 'captured' | 'canceled';
+}
+const REFUND: ChargeAction<z.infer<typeof refundForm>> = {
+  form: refundForm,
+  refused: 'refundRefused',
+  done: 'refunded',
+};
+const CAPTURE: ChargeAction<z.infer<typeof captureForm>> = {
+  form: captureForm,
+  refused: 'captureRefused',
+  done: 'captured',
+};
+const CANCEL: ChargeAction<z.infer<typeof cancelForm>> = {
+  form: cancelForm,
+  refused: 'cancelRefused',
+  done: 'canceled',
+};
 
 /**
  * The payments pages (docs/console.md): the list with its filters in the URL and keyset pages, a
@@ -99,56 +122,25 @@ export class PaymentsController {
     const storeOptions = stores.slice(0, STORES_OFFERED).map((store) => ({ id: store.id, name: store.name }));
     const parsed = paymentListQuery.safeParse(query);
     if (!parsed.success) {
-      return send(
-        reply,
-        400,
-        paymentListPage(ctx, {
-          rows: [],
-          stores: storeOptions,
-          query: shown,
-          nextQuery: null,
-          previousQuery: null,
-          error: `${ctx.m.filters}: ${badFields(parsed.error)}`,
-        }),
-      );
+      return send(reply, 400, refusedFilterPage(ctx, shown, storeOptions, parsed.error));
     }
     const q = parsed.data;
     const backwards = q.direction === 'previous';
-    let rows;
-    try {
-      ({ rows } = await this.charges.list(scope, q.store ?? null, filtersOf(q, modeOf(request)), {
+    const { rows } = await listedOrMissing(
+      this.charges.list(scope, q.store ?? null, filtersOf(q, modeOf(request)), {
         limit: PAGE_LIMIT_DEFAULT,
         cursor: q.cursor ?? null,
         direction: backwards ? 'asc' : 'desc',
-      }));
-    } catch (error) {
-      // a cursor or store of another merchant (or none) is a page that does not exist
-      if (error instanceof DomainError) throw new NotFoundError('page');
-      throw error;
-    }
-    const more = rows.length > PAGE_LIMIT_DEFAULT;
-    const page = rows.slice(0, PAGE_LIMIT_DEFAULT);
-    if (backwards) page.reverse();
+      }),
+    );
     const base = { ...shown };
     delete base.cursor;
     delete base.direction;
-    const first = page[0];
-    const last = page[page.length - 1];
-    const hasNext = backwards ? q.cursor !== undefined : more;
-    const hasPrevious = backwards ? more : q.cursor !== undefined;
+    const { page, nextQuery, previousQuery } = keysetPage(rows, q.cursor, backwards, base);
     return send(
       reply,
       200,
-      paymentListPage(ctx, {
-        rows: page,
-        stores: storeOptions,
-        query: shown,
-        nextQuery: hasNext && last ? new URLSearchParams({ ...base, cursor: last.id }).toString() : null,
-        previousQuery:
-          hasPrevious && first
-            ? new URLSearchParams({ ...base, cursor: first.id, direction: 'previous' }).toString()
-            : null,
-      }),
+      paymentListPage(ctx, { rows: page, stores: storeOptions, query: shown, nextQuery, previousQuery }),
     );
   }
 
@@ -168,28 +160,14 @@ export class PaymentsController {
   ) {
     const parsed = paymentListQuery.safeParse(query);
     if (!parsed.success) {
-      const ctx = pageContext(request, this.sessions);
-      const page = paymentListPage(ctx, {
-        rows: [],
-        stores: [],
-        query: stringsOf(query),
-        nextQuery: null,
-        previousQuery: null,
-        error: `${ctx.m.filters}: ${badFields(parsed.error)}`,
-      });
+      const page = refusedFilterPage(pageContext(request, this.sessions), stringsOf(query), [], parsed.error);
       return send(reply, 400, page);
     }
     const q = parsed.data;
     const scope = { merchantId: session.user.merchantId, storeId: null };
     const pages = this.charges.pages(scope, q.store ?? null, filtersOf(q, modeOf(request)), EXPORT_PAGE);
     // the first page before the answer's head: a store not the merchant's is a 404 page, not a CSV
-    let first: IteratorResult<ChargeListItem[], void>;
-    try {
-      first = await pages.next();
-    } catch (error) {
-      if (error instanceof DomainError) throw new NotFoundError('page');
-      throw error;
-    }
+    const first = await listedOrMissing(pages.next());
     async function* records() {
       let current = first;
       while (!current.done) {
@@ -246,38 +224,31 @@ export class PaymentsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const ctx = pageContext(request, this.sessions);
-    const charge = await this.chargeOf(session, id, request);
-    const currency = charge.chargedCurrency ?? charge.requestedCurrency;
-    const parsed = refundForm.safeParse(body);
-    const amount = parsed.success ? minorAmount(parsed.data.amount, currency) : null;
-    if (!parsed.success || amount === null || amount < 1n) {
-      const page = await this.renderPayment(
+    return this.write(session, id, body, request, reply, REFUND, (charge, form) => {
+      const currency = charge.chargedCurrency ?? charge.requestedCurrency;
+      const amount = minorAmount(form.amount, currency);
+      if (amount === null || amount < 1n) return null;
+      const detail = {
+        amount: amount.toString(),
+        currency,
+        reason: form.reason ?? null,
+        charge_id: charge.id,
+      };
+      const audit = auditOf(
         session,
-        charge,
         request,
-        undefined,
-        `${ctx.m.refundRefused}: VALIDATION_ERROR`,
+        chargeWrite(charge, 'refund.create', 'refund', form.refund_id),
+        detail,
       );
-      return send(reply, 400, page);
-    }
-    const form = parsed.data;
-    const detail = { amount: amount.toString(), currency, reason: form.reason ?? null, charge_id: charge.id };
-    try {
-      await this.refunds.create(
-        { merchantId: charge.merchantId, storeId: charge.storeId },
-        charge.id,
-        { amount: Number(amount), currency, reason: form.reason ?? null, message: form.message ?? null },
-        { correlationId: request.id },
-        {
-          id: form.refund_id,
-          audit: auditOf(session, request, charge, 'refund.create', 'refund', form.refund_id, detail),
-        },
-      );
-    } catch (error) {
-      return this.refused(error, ctx.m.refundRefused, session, charge, request, reply);
-    }
-    return reply.redirect(`/payments/${charge.id}?refunded`, 303);
+      return () =>
+        this.refunds.create(
+          { merchantId: charge.merchantId, storeId: charge.storeId },
+          charge.id,
+          { amount: Number(amount), currency, reason: form.reason ?? null, message: form.message ?? null },
+          { correlationId: request.id },
+          { id: form.refund_id, audit },
+        );
+    });
   }
 
   /**
@@ -295,28 +266,26 @@ export class PaymentsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const ctx = pageContext(request, this.sessions);
-    const charge = await this.chargeOf(session, id, request);
-    const currency = charge.requestedCurrency;
-    const parsed = captureForm.safeParse(body);
-    const amount = parsed.success ? minorAmount(parsed.data.amount, currency) : null;
-    if (amount === null || amount < 1n) {
-      const message = `${ctx.m.captureRefused}: VALIDATION_ERROR`;
-      return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
-    }
-    const detail = { amount: amount.toString(), currency, charge_id: charge.id };
-    try {
-      await this.charges.capture(
-        charge,
-        { amount: Number(amount), currency },
-        { correlationId: request.id },
-        // the capture's id is the write's own: the audit row takes it there
-        { audit: auditOf(session, request, charge, 'charge.capture', 'capture', charge.id, detail) },
+    return this.write(session, id, body, request, reply, CAPTURE, (charge, form) => {
+      const currency = charge.requestedCurrency;
+      const amount = minorAmount(form.amount, currency);
+      if (amount === null || amount < 1n) return null;
+      const detail = { amount: amount.toString(), currency, charge_id: charge.id };
+      // the capture's id is the write's own: the audit row takes it there
+      const audit = auditOf(
+        session,
+        request,
+        chargeWrite(charge, 'charge.capture', 'capture', charge.id),
+        detail,
       );
-    } catch (error) {
-      return this.refused(error, ctx.m.captureRefused, session, charge, request, reply);
-    }
-    return reply.redirect(`/payments/${charge.id}?captured`, 303);
+      return () =>
+        this.charges.capture(
+          charge,
+          { amount: Number(amount), currency },
+          { correlationId: request.id },
+          { audit },
+        );
+    });
   }
 
   /**
@@ -333,31 +302,18 @@ export class PaymentsController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    const ctx = pageContext(request, this.sessions);
-    const charge = await this.chargeOf(session, id, request);
-    const parsed = cancelForm.safeParse(body);
-    if (!parsed.success) {
-      const message = `${ctx.m.cancelRefused}: VALIDATION_ERROR`;
-      return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
-    }
-    const cancelId = parsed.data.cancel_id;
-    try {
-      await this.cancels.create(
-        { merchantId: charge.merchantId, storeId: charge.storeId },
-        charge.id,
-        {},
-        { correlationId: request.id },
-        {
-          id: cancelId,
-          audit: auditOf(session, request, charge, 'charge.cancel', 'cancel', cancelId, {
-            charge_id: charge.id,
-          }),
-        },
-      );
-    } catch (error) {
-      return this.refused(error, ctx.m.cancelRefused, session, charge, request, reply);
-    }
-    return reply.redirect(`/payments/${charge.id}?canceled`, 303);
+    return this.write(session, id, body, request, reply, CANCEL, (charge, form) => {
+      const write = chargeWrite(charge, 'charge.cancel', 'cancel', form.cancel_id);
+      const audit = auditOf(session, request, write, { charge_id: charge.id });
+      return () =>
+        this.cancels.create(
+          { merchantId: charge.merchantId, storeId: charge.storeId },
+          charge.id,
+          {},
+          { correlationId: request.id },
+          { id: form.cancel_id, audit },
+        );
+    });
   }
 
   @Post('mode')
@@ -369,21 +325,37 @@ export class PaymentsController {
     return reply.redirect('/payments', 303);
   }
 
-  /** A use case's refusal as the payment's page with its code and reasons (400); anything else is thrown. */
-  private async refused(
-    error: unknown,
-    what: string,
+  /**
+   * A write on the merchant's charge `id` from a form: `prepare` reads the parsed form and gives the
+   * use case's call, or null for a form the schema took but the charge does not (an amount). A bad form
+   * is the payment's page with VALIDATION_ERROR, the use case's refusal that page with its code and
+   * reasons (both 400); done, the page again with the action's notice (303).
+   */
+  private async write<F>(
     session: ConsoleSession,
-    charge: Charge,
+    id: string,
+    body: unknown,
     request: FastifyRequest,
     reply: FastifyReply,
+    action: ChargeAction<F>,
+    prepare: (charge: Charge, form: F) => (() => Promise<unknown>) | null,
   ) {
-    if (error instanceof DomainError && !(error instanceof NotFoundError)) {
-      const reasons = error.errors.map((e) => e.reason).filter((r) => r !== error.code);
-      const message = `${what}: ${[error.code, ...reasons].join(', ')}`;
+    const what = pageContext(request, this.sessions).m[action.refused];
+    const charge = await this.chargeOf(session, id, request);
+    const parsed = action.form.safeParse(body);
+    const run = parsed.success ? prepare(charge, parsed.data) : null;
+    if (run === null) {
+      const page = await this.renderPayment(session, charge, request, undefined, `${what}: VALIDATION_ERROR`);
+      return send(reply, 400, page);
+    }
+    try {
+      await run();
+    } catch (error) {
+      const message = refusalOf(error, what);
+      if (message === null) throw error;
       return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
     }
-    throw error;
+    return reply.redirect(`/payments/${charge.id}?${action.done}`, 303);
   }
 
   /** The merchant's charge `id` in the mode the switch shows; any other id is a missing page. */
@@ -439,27 +411,9 @@ export class PaymentsController {
   }
 }
 
-/** The audit entry of a console write on `charge` by the session's user. */
-function auditOf(
-  session: ConsoleSession,
-  request: FastifyRequest,
-  charge: Charge,
-  action: string,
-  targetType: string,
-  targetId: string,
-  detail: Record<string, unknown>,
-): AuditEntry {
-  return {
-    merchantId: session.user.merchantId,
-    userId: session.user.id,
-    sessionId: session.sessionId,
-    ...originOf(request),
-    action,
-    targetType,
-    targetId,
-    mode: charge.mode,
-    detail,
-  };
+/** The audit row's fields of a console write on `charge`. */
+function chargeWrite(charge: Charge, action: string, targetType: string, targetId: string) {
+  return { action, targetType, targetId, mode: charge.mode };
 }
 
 /** A charge as a row of the CSV export. */
@@ -478,11 +432,6 @@ function csvRecord(charge: ChargeListItem): Record<(typeof EXPORT_COLUMNS)[numbe
     transaction_token_id: charge.transactionTokenId,
     metadata: JSON.stringify(charge.metadata ?? {}),
   };
-}
-
-/** The query parameters a refused filter names. */
-function badFields(error: { issues: { path: PropertyKey[] }[] }): string {
-  return [...new Set(error.issues.map((issue) => issue.path.map(String).join('.')))].join(', ');
 }
 
 function filtersOf(q: PaymentListQuery, mode: 'test' | 'live') {
@@ -504,6 +453,24 @@ function filtersOf(q: PaymentListQuery, mode: 'test' | 'live') {
   };
 }
 
+/** The list's page for a filter its schema refused: the filter shown back, the fields named, no rows. */
+function refusedFilterPage(
+  ctx: PageContext,
+  shown: Record<string, string>,
+  stores: { id: string; name: string }[],
+  error: z.ZodError,
+): string {
+  const refusal = `${ctx.m.filters}: ${badFields(error)}`;
+  return paymentListPage(ctx, {
+    rows: [],
+    stores,
+    query: shown,
+    nextQuery: null,
+    previousQuery: null,
+    error: refusal,
+  });
+}
+
 /** The query's single string values (a repeated parameter keeps its first). */
 function stringsOf(query: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
@@ -512,8 +479,4 @@ function stringsOf(query: Record<string, unknown>): Record<string, string> {
     if (typeof first === 'string' && first !== '') out[key] = first;
   }
   return out;
-}
-
-function send(reply: FastifyReply, status: number, page: string) {
-  return reply.status(status).type('text/html; charset=utf-8').send(page);
 }

@@ -4,6 +4,7 @@ import { ConsoleAuditRepository, MerchantUsersRepository } from '@kessai/db';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
 import { auditPage } from '../views/settings';
+import { send } from './page-replies';
 import { pageContext } from './request-context';
 
 /** The audit log's rows a page shows: the merchant's newest. */
@@ -31,9 +32,6 @@ export class SettingsController {
       this.users.listOfMerchant(merchantId),
     ]);
     const emails = new Map(users.map((user) => [user.id, user.email]));
-    return reply
-      .status(200)
-      .type('text/html; charset=utf-8')
-      .send(auditPage(pageContext(request, this.sessions), { rows, emails }));
+    return send(reply, 200, auditPage(pageContext(request, this.sessions), { rows, emails }));
   }
 }

@@ -3,9 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ChargesService } from '@kessai/payments';
 import { ScheduledPaymentsService, SubscriptionsService } from '@kessai/subscriptions';
-import type { AuditEntry, SubscriptionWithNextPayment } from '@kessai/db';
+import type { SubscriptionWithNextPayment } from '@kessai/db';
 import {
-  DomainError,
   isFinalSubscriptionStatus,
   isUuid,
   NotFoundError,
@@ -17,7 +16,8 @@ import { may } from '../roles';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
 import { subscriptionListPage, subscriptionPage } from '../views/subscriptions';
-import { modeOf, originOf, pageContext } from './request-context';
+import { auditOf, badFields, keysetPage, listedOrMissing, refusalOf, send } from './page-replies';
+import { modeOf, pageContext } from './request-context';
 
 /** The payments and charges a subscription's page lists (its newest). */
 const SHOWN = 50;
@@ -58,7 +58,7 @@ export class SubscriptionsController {
     const parsed = listQuery.safeParse(query);
     const status = typeof query.status === 'string' ? query.status : '';
     if (!parsed.success) {
-      const error = `${ctx.m.filters}: ${[...new Set(parsed.error.issues.map((i) => i.path.join('.')))].join(', ')}`;
+      const error = `${ctx.m.filters}: ${badFields(parsed.error)}`;
       const page = subscriptionListPage(ctx, {
         rows: [],
         status,
@@ -71,40 +71,17 @@ export class SubscriptionsController {
     const q = parsed.data;
     const backwards = q.direction === 'previous';
     const scope = { merchantId: session.user.merchantId, storeId: null };
-    let rows;
-    try {
-      ({ rows } = await this.subscriptions.list(
+    const { rows } = await listedOrMissing(
+      this.subscriptions.list(
         scope,
         null,
         { mode: modeOf(request), ...(q.status ? { statuses: [q.status] } : {}) },
         { limit: PAGE_LIMIT_DEFAULT, cursor: q.cursor ?? null, direction: backwards ? 'asc' : 'desc' },
-      ));
-    } catch (error) {
-      // a cursor of another merchant (or none) is a page that does not exist
-      if (error instanceof DomainError) throw new NotFoundError('page');
-      throw error;
-    }
-    const more = rows.length > PAGE_LIMIT_DEFAULT;
-    const page = rows.slice(0, PAGE_LIMIT_DEFAULT);
-    if (backwards) page.reverse();
-    const base: Record<string, string> = q.status ? { status: q.status } : {};
-    const first = page[0];
-    const last = page[page.length - 1];
-    const hasNext = backwards ? q.cursor !== undefined : more;
-    const hasPrevious = backwards ? more : q.cursor !== undefined;
-    return send(
-      reply,
-      200,
-      subscriptionListPage(ctx, {
-        rows: page,
-        status,
-        nextQuery: hasNext && last ? new URLSearchParams({ ...base, cursor: last.id }).toString() : null,
-        previousQuery:
-          hasPrevious && first
-            ? new URLSearchParams({ ...base, cursor: first.id, direction: 'previous' }).toString()
-            : null,
-      }),
+      ),
     );
+    const base: Record<string, string> = q.status ? { status: q.status } : {};
+    const { page, nextQuery, previousQuery } = keysetPage(rows, q.cursor, backwards, base);
+    return send(reply, 200, subscriptionListPage(ctx, { rows: page, status, nextQuery, previousQuery }));
   }
 
   @Get('subscriptions/:id')
@@ -168,17 +145,13 @@ export class SubscriptionsController {
     const subscription = await this.subscriptionOf(session, id, request);
     const scope = { merchantId: subscription.merchantId, storeId: subscription.storeId };
     const correlation = { correlationId: request.id };
-    const audit: AuditEntry = {
-      merchantId: session.user.merchantId,
-      userId: session.user.id,
-      sessionId: session.sessionId,
-      ...originOf(request),
+    const write = {
       action: `subscription.${action}`,
       targetType: 'subscription',
       targetId: subscription.id,
       mode: subscription.mode,
-      detail: { from: subscription.status },
     };
+    const audit = auditOf(session, request, write, { from: subscription.status });
     try {
       if (action === 'suspend')
         await this.subscriptions.suspend(scope, subscription.id, {}, correlation, { audit });
@@ -186,13 +159,9 @@ export class SubscriptionsController {
         await this.subscriptions.unsuspend(scope, subscription.id, correlation, { audit });
       else await this.subscriptions.cancel(scope, subscription.id, correlation, { audit });
     } catch (error) {
-      if (error instanceof DomainError && !(error instanceof NotFoundError)) {
-        const ctx = pageContext(request, this.sessions);
-        const reasons = error.errors.map((e) => e.reason).filter((r) => r !== error.code);
-        const message = `${ctx.m.subscriptionRefused}: ${[error.code, ...reasons].join(', ')}`;
-        return send(reply, 400, await this.render(session, subscription, request, undefined, message));
-      }
-      throw error;
+      const message = refusalOf(error, pageContext(request, this.sessions).m.subscriptionRefused);
+      if (message === null) throw error;
+      return send(reply, 400, await this.render(session, subscription, request, undefined, message));
     }
     return reply.redirect(`/subscriptions/${subscription.id}?${action}`, 303);
   }
@@ -249,8 +218,4 @@ export class SubscriptionsController {
       error,
     });
   }
-}
-
-function send(reply: FastifyReply, status: number, page: string) {
-  return reply.status(status).type('text/html; charset=utf-8').send(page);
 }

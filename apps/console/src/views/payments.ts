@@ -2,7 +2,19 @@ import { CHARGE_STATUSES, PAYMENT_TYPES } from '@kessai/domain';
 import type { AggregateEvent, Capture, Charge, ChargeListItem, Refund } from '@kessai/db';
 import { html, type Html } from './html';
 import { csrfField, layout, type PageContext } from './layout';
+import type { Messages } from './messages';
 import { majorAmount, money } from './money';
+import {
+  dataTable,
+  detailRow,
+  filterForm,
+  metadataList,
+  pageLinks,
+  plainOptions,
+  selectField,
+  type Column,
+  type TableSpec,
+} from './parts';
 
 export interface PaymentListView {
   rows: ChargeListItem[];
@@ -16,20 +28,6 @@ export interface PaymentListView {
   error?: string;
 }
 
-function select(
-  id: string,
-  label: string,
-  options: readonly string[],
-  value: string | undefined,
-  any: string,
-): Html {
-  return html`<label for="${id}">${label}</label>
-    <select id="${id}" name="${id}">
-      <option value="">${any}</option>
-      ${options.map((option) => html`<option value="${option}" ${option === value ? html` selected` : ''}>${option}</option>`)}
-    </select>`;
-}
-
 function input(
   id: string,
   label: string,
@@ -41,34 +39,73 @@ function input(
     ><input id="${id}" name="${id}" type="${type}" value="${value ?? ''}" ${extra} />`;
 }
 
+/**
+ * The columns of a list of charges: created, amount, status, any `extra` ones (the store, where the
+ * rows carry it), and the id linking to the payment's page.
+ */
+export function chargeColumns<T extends Charge>(m: Messages, ...extra: Column<T>[]): Column<T>[] {
+  return [
+    { header: m.created, cell: (charge) => charge.createdOn.toISOString() },
+    { header: m.amount, cell: (charge) => money(charge.requestedAmount, charge.requestedCurrency) },
+    { header: m.status, cell: (charge) => charge.status },
+    ...extra,
+    { header: m.id, cell: (charge) => html`<a href="/payments/${charge.id}">${charge.id}</a>` },
+  ];
+}
+
+function paymentsTable(m: Messages): TableSpec<ChargeListItem> {
+  return {
+    id: 'payments',
+    caption: m.payments,
+    empty: html`<p id="no-payments">${m.noPayments}</p>`,
+    columns: chargeColumns<ChargeListItem>(m, { header: m.store, cell: (charge) => charge.store.name }),
+    data: (charge) => ({ 'charge-id': charge.id }),
+  };
+}
+
+function refundsTable(m: Messages): TableSpec<Refund> {
+  return {
+    id: 'refunds',
+    caption: m.refunds,
+    empty: html`<p>${m.noRefunds}</p>`,
+    columns: [
+      { header: m.created, cell: (r) => r.createdOn.toISOString() },
+      { header: m.amount, cell: (r) => money(r.amount, r.currency) },
+      { header: m.status, cell: (r) => r.status },
+      { header: m.id, cell: (r) => r.id },
+    ],
+    data: (r) => ({ 'refund-id': r.id }),
+  };
+}
+
 export function paymentListPage(ctx: PageContext, view: PaymentListView): string {
   const { m } = ctx;
   const q = view.query;
-  const filters = html`<form method="get" action="/payments" class="filters" aria-labelledby="filters-title">
-    <h2 id="filters-title">${m.filters}</h2>
-    <div class="fields">
-      <div>${select('status', m.status, CHARGE_STATUSES, q.status, m.any)}</div>
-      <div>${select('payment_type', m.paymentType, PAYMENT_TYPES, q.payment_type, m.any)}</div>
-      <div>${input('from', m.from, 'date', q.from)}</div>
-      <div>${input('to', m.to, 'date', q.to)}</div>
-      <div>${input('amount_from', m.amountFrom, 'number', q.amount_from, html` min="0" step="1"`)}</div>
-      <div>${input('amount_to', m.amountTo, 'number', q.amount_to, html` min="0" step="1"`)}</div>
-      <div>${input('email', m.email, 'text', q.email)}</div>
-      <div>
-        ${input('last_four', m.cardLastFour, 'text', q.last_four, html` inputmode="numeric" pattern="[0-9]{4}" maxlength="4"`)}
-      </div>
-      <div>${input('metadata_key', m.metadataKey, 'text', q.metadata_key)}</div>
-      <div>${input('metadata_value', m.metadataValue, 'text', q.metadata_value)}</div>
-      <div>
-        <label for="store">${m.store}</label>
-        <select id="store" name="store">
-          <option value="">${m.any}</option>
-          ${view.stores.map((store) => html`<option value="${store.id}" ${store.id === q.store ? html` selected` : ''}>${store.name}</option>`)}
-        </select>
-      </div>
-    </div>
-    <button type="submit" id="apply-filters">${m.apply}</button> <a href="/payments">${m.clear}</a>
-  </form>`;
+  const filters = filterForm(m, '/payments', [
+    selectField('status', m.status, plainOptions(CHARGE_STATUSES), q.status, m.any),
+    selectField('payment_type', m.paymentType, plainOptions(PAYMENT_TYPES), q.payment_type, m.any),
+    input('from', m.from, 'date', q.from),
+    input('to', m.to, 'date', q.to),
+    input('amount_from', m.amountFrom, 'number', q.amount_from, html` min="0" step="1"`),
+    input('amount_to', m.amountTo, 'number', q.amount_to, html` min="0" step="1"`),
+    input('email', m.email, 'text', q.email),
+    input(
+      'last_four',
+      m.cardLastFour,
+      'text',
+      q.last_four,
+      html` inputmode="numeric" pattern="[0-9]{4}" maxlength="4"`,
+    ),
+    input('metadata_key', m.metadataKey, 'text', q.metadata_key),
+    input('metadata_value', m.metadataValue, 'text', q.metadata_value),
+    selectField(
+      'store',
+      m.store,
+      view.stores.map((store) => ({ value: store.id, text: store.name })),
+      q.store,
+      m.any,
+    ),
+  ]);
   const exportQuery = new URLSearchParams(
     Object.entries(q).filter(([key]) => key !== 'cursor' && key !== 'direction'),
   ).toString();
@@ -77,39 +114,8 @@ export function paymentListPage(ctx: PageContext, view: PaymentListView): string
       >${m.exportCsv}</a
     >
   </p>`;
-  const table =
-    view.rows.length === 0
-      ? html`<p id="no-payments">${m.noPayments}</p>`
-      : html`<table id="payments">
-          <caption class="visually-hidden">
-            ${m.payments}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${m.created}</th>
-              <th scope="col">${m.amount}</th>
-              <th scope="col">${m.status}</th>
-              <th scope="col">${m.store}</th>
-              <th scope="col">${m.id}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${view.rows.map(
-              (charge) =>
-                html`<tr data-charge-id="${charge.id}">
-                  <td>${charge.createdOn.toISOString()}</td>
-                  <td>${money(charge.requestedAmount, charge.requestedCurrency)}</td>
-                  <td>${charge.status}</td>
-                  <td>${charge.store.name}</td>
-                  <td><a href="/payments/${charge.id}">${charge.id}</a></td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
-  const pages = html`<nav aria-label="${m.pagination}" class="pages">
-    ${view.previousQuery !== null ? html`<a id="previous-page" rel="prev" href="/payments?${view.previousQuery}">${m.previous}</a>` : ''}
-    ${view.nextQuery !== null ? html`<a id="next-page" rel="next" href="/payments?${view.nextQuery}">${m.next}</a>` : ''}
-  </nav>`;
+  const table = dataTable(paymentsTable(m), view.rows);
+  const pages = pageLinks(m, '/payments', view.previousQuery, view.nextQuery);
   return layout(
     ctx,
     m.payments,
@@ -137,20 +143,12 @@ export interface PaymentView {
   error?: string;
 }
 
-function row(label: string, value: Html | string | null): Html {
-  return html`<tr>
-    <th scope="row">${label}</th>
-    <td>${value ?? '—'}</td>
-  </tr>`;
-}
-
 export function paymentPage(ctx: PageContext, view: PaymentView): string {
   const { m } = ctx;
   const c = view.charge;
   const currency = c.chargedCurrency ?? c.requestedCurrency;
   const refundable =
     c.status === 'successful' && c.chargedAmount !== null ? c.chargedAmount - c.refundReservedAmount : 0n;
-  const metadata = Object.entries((c.metadata ?? {}) as Record<string, unknown>);
   const refundForm =
     view.canRefund && refundable > 0n
       ? html`<form
@@ -214,33 +212,7 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
         <button type="submit" id="cancel-button">${m.cancel}</button>
       </form>`
     : '';
-  const refunds =
-    view.refunds.length === 0
-      ? html`<p>${m.noRefunds}</p>`
-      : html`<table id="refunds">
-          <caption class="visually-hidden">
-            ${m.refunds}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${m.created}</th>
-              <th scope="col">${m.amount}</th>
-              <th scope="col">${m.status}</th>
-              <th scope="col">${m.id}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${view.refunds.map(
-              (r) =>
-                html`<tr data-refund-id="${r.id}">
-                  <td>${r.createdOn.toISOString()}</td>
-                  <td>${money(r.amount, r.currency)}</td>
-                  <td>${r.status}</td>
-                  <td>${r.id}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
+  const refunds = dataTable(refundsTable(m), view.refunds);
   const events =
     view.events.length === 0
       ? html`<p>${m.noEvents}</p>`
@@ -265,10 +237,10 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
           ${m.charge}
         </caption>
         <tbody>
-          ${row(m.id, c.id)} ${row(m.status, html`<span id="charge-status">${c.status}</span>`)}
-          ${row(m.amount, money(c.requestedAmount, c.requestedCurrency))}
-          ${row(m.refundable, html`<span id="refundable">${money(refundable, currency)}</span>`)}
-          ${row(
+          ${detailRow(m.id, c.id)} ${detailRow(m.status, html`<span id="charge-status">${c.status}</span>`)}
+          ${detailRow(m.amount, money(c.requestedAmount, c.requestedCurrency))}
+          ${detailRow(m.refundable, html`<span id="refundable">${money(refundable, currency)}</span>`)}
+          ${detailRow(
             m.captured,
             view.capture
               ? html`<span id="captured" data-capture-status="${view.capture.status}"
@@ -276,20 +248,9 @@ export function paymentPage(ctx: PageContext, view: PaymentView): string {
                 >`
               : null,
           )}
-          ${row(m.paymentType, view.paymentType)} ${row(m.email, view.email)}
-          ${row(m.created, c.createdOn.toISOString())} ${row(m.token, c.transactionTokenId)}
-          ${row(
-            m.metadata,
-            metadata.length === 0
-              ? null
-              : html`<dl class="metadata">
-                  ${metadata.map(
-                    ([k, v]) =>
-                      html`<dt>${k}</dt>
-                        <dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd>`,
-                  )}
-                </dl>`,
-          )}
+          ${detailRow(m.paymentType, view.paymentType)} ${detailRow(m.email, view.email)}
+          ${detailRow(m.created, c.createdOn.toISOString())} ${detailRow(m.token, c.transactionTokenId)}
+          ${detailRow(m.metadata, metadataList(c.metadata))}
         </tbody>
       </table>
       ${captureForm}${cancelForm}${refundForm}

@@ -1,6 +1,7 @@
 import type { ConsoleAuditEvent } from '@kessai/db';
 import { html } from './html';
 import { layout, type PageContext } from './layout';
+import { dataTable } from './parts';
 
 export interface AuditView {
   rows: ConsoleAuditEvent[];
@@ -11,39 +12,24 @@ export interface AuditView {
 /** The audit log: who did what, to what, when and from where (newest first). */
 export function auditPage(ctx: PageContext, view: AuditView): string {
   const { m } = ctx;
-  const table =
-    view.rows.length === 0
-      ? html`<p id="no-audit">${m.noAudit}</p>`
-      : html`<table id="audit">
-          <caption class="visually-hidden">
-            ${m.auditLog}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${m.when}</th>
-              <th scope="col">${m.who}</th>
-              <th scope="col">${m.action}</th>
-              <th scope="col">${m.target}</th>
-              <th scope="col">${m.mode}</th>
-              <th scope="col">${m.detail}</th>
-              <th scope="col">${m.fromWhere}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${view.rows.map(
-              (row) =>
-                html`<tr data-audit-action="${row.action}" data-target-id="${row.targetId}">
-                  <td>${row.createdOn.toISOString()}</td>
-                  <td>${view.emails.get(row.userId) ?? row.userId}</td>
-                  <td>${row.action}</td>
-                  <td>${row.targetType} ${row.targetId}</td>
-                  <td>${row.mode}</td>
-                  <td><code>${JSON.stringify(row.detail)}</code></td>
-                  <td>${row.ip} ${row.userAgent ?? ''}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
+  const table = dataTable(
+    {
+      id: 'audit',
+      caption: m.auditLog,
+      empty: html`<p id="no-audit">${m.noAudit}</p>`,
+      columns: [
+        { header: m.when, cell: (row) => row.createdOn.toISOString() },
+        { header: m.who, cell: (row) => view.emails.get(row.userId) ?? row.userId },
+        { header: m.action, cell: (row) => row.action },
+        { header: m.target, cell: (row) => `${row.targetType} ${row.targetId}` },
+        { header: m.mode, cell: (row) => row.mode },
+        { header: m.detail, cell: (row) => html`<code>${JSON.stringify(row.detail)}</code>` },
+        { header: m.fromWhere, cell: (row) => `${row.ip} ${row.userAgent ?? ''}` },
+      ],
+      data: (row) => ({ 'audit-action': row.action, 'target-id': row.targetId }),
+    },
+    view.rows,
+  );
   return layout(
     ctx,
     m.auditLog,

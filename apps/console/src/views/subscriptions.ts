@@ -1,8 +1,20 @@
 import { SUBSCRIPTION_STATUSES } from '@kessai/domain';
 import type { Charge, ScheduledPayment, SubscriptionListItem, SubscriptionWithNextPayment } from '@kessai/db';
-import { html, type Html } from './html';
+import { html } from './html';
 import { csrfField, layout, type PageContext } from './layout';
+import type { Messages } from './messages';
 import { money } from './money';
+import { chargeColumns } from './payments';
+import {
+  dataTable,
+  detailRow,
+  filterForm,
+  metadataList,
+  pageLinks,
+  plainOptions,
+  selectField,
+  type TableSpec,
+} from './parts';
 
 export interface SubscriptionListView {
   rows: SubscriptionListItem[];
@@ -13,61 +25,30 @@ export interface SubscriptionListView {
   error?: string;
 }
 
+function subscriptionsTable(m: Messages): TableSpec<SubscriptionListItem> {
+  return {
+    id: 'subscriptions',
+    caption: m.subscriptions,
+    empty: html`<p id="no-subscriptions">${m.noSubscriptions}</p>`,
+    columns: [
+      { header: m.created, cell: (s) => s.createdOn.toISOString() },
+      { header: m.amount, cell: (s) => money(s.amount, s.currency) },
+      { header: m.period, cell: (s) => s.period ?? s.cyclicalPeriod },
+      { header: m.status, cell: (s) => s.status },
+      { header: m.store, cell: (s) => s.store.name },
+      { header: m.id, cell: (s) => html`<a href="/subscriptions/${s.id}">${s.id}</a>` },
+    ],
+    data: (s) => ({ 'subscription-id': s.id }),
+  };
+}
+
 export function subscriptionListPage(ctx: PageContext, view: SubscriptionListView): string {
   const { m } = ctx;
-  const filters = html`<form
-    method="get"
-    action="/subscriptions"
-    class="filters"
-    aria-labelledby="filters-title"
-  >
-    <h2 id="filters-title">${m.filters}</h2>
-    <div class="fields">
-      <div>
-        <label for="status">${m.status}</label>
-        <select id="status" name="status">
-          <option value="">${m.any}</option>
-          ${SUBSCRIPTION_STATUSES.map((s) => html`<option value="${s}" ${s === view.status ? html` selected` : ''}>${s}</option>`)}
-        </select>
-      </div>
-    </div>
-    <button type="submit" id="apply-filters">${m.apply}</button> <a href="/subscriptions">${m.clear}</a>
-  </form>`;
-  const table =
-    view.rows.length === 0
-      ? html`<p id="no-subscriptions">${m.noSubscriptions}</p>`
-      : html`<table id="subscriptions">
-          <caption class="visually-hidden">
-            ${m.subscriptions}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${m.created}</th>
-              <th scope="col">${m.amount}</th>
-              <th scope="col">${m.period}</th>
-              <th scope="col">${m.status}</th>
-              <th scope="col">${m.store}</th>
-              <th scope="col">${m.id}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${view.rows.map(
-              (s) =>
-                html`<tr data-subscription-id="${s.id}">
-                  <td>${s.createdOn.toISOString()}</td>
-                  <td>${money(s.amount, s.currency)}</td>
-                  <td>${s.period ?? s.cyclicalPeriod}</td>
-                  <td>${s.status}</td>
-                  <td>${s.store.name}</td>
-                  <td><a href="/subscriptions/${s.id}">${s.id}</a></td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
-  const pages = html`<nav aria-label="${m.pagination}" class="pages">
-    ${view.previousQuery !== null ? html`<a id="previous-page" rel="prev" href="/subscriptions?${view.previousQuery}">${m.previous}</a>` : ''}
-    ${view.nextQuery !== null ? html`<a id="next-page" rel="next" href="/subscriptions?${view.nextQuery}">${m.next}</a>` : ''}
-  </nav>`;
+  const filters = filterForm(m, '/subscriptions', [
+    selectField('status', m.status, plainOptions(SUBSCRIPTION_STATUSES), view.status, m.any),
+  ]);
+  const table = dataTable(subscriptionsTable(m), view.rows);
+  const pages = pageLinks(m, '/subscriptions', view.previousQuery, view.nextQuery);
   return layout(
     ctx,
     m.subscriptions,
@@ -86,17 +67,33 @@ export interface SubscriptionView {
   error?: string;
 }
 
-function row(label: string, value: Html | string | null): Html {
-  return html`<tr>
-    <th scope="row">${label}</th>
-    <td>${value ?? '—'}</td>
-  </tr>`;
+function scheduledPaymentsTable(m: Messages): TableSpec<ScheduledPayment> {
+  return {
+    id: 'scheduled-payments',
+    caption: m.scheduledPayments,
+    empty: html`<p>${m.noScheduledPayments}</p>`,
+    columns: [
+      { header: m.dueDate, cell: (p) => p.dueDate.toISOString().slice(0, 10) },
+      { header: m.amount, cell: (p) => money(p.amount, p.currency) },
+      { header: m.status, cell: (p) => p.status },
+    ],
+    data: (p) => ({ 'payment-id': p.id }),
+  };
+}
+
+function subscriptionChargesTable(m: Messages): TableSpec<Charge> {
+  return {
+    id: 'subscription-charges',
+    caption: m.payments,
+    empty: html`<p>${m.noPayments}</p>`,
+    columns: chargeColumns(m),
+    data: (c) => ({ 'charge-id': c.id }),
+  };
 }
 
 export function subscriptionPage(ctx: PageContext, view: SubscriptionView): string {
   const { m } = ctx;
   const s = view.subscription;
-  const metadata = Object.entries((s.metadata ?? {}) as Record<string, unknown>);
   const labels = { suspend: m.suspend, unsuspend: m.unsuspend, cancel: m.cancelSubscription };
   const actions = view.actions.map(
     (action) =>
@@ -104,58 +101,8 @@ export function subscriptionPage(ctx: PageContext, view: SubscriptionView): stri
         ${csrfField(ctx)}<button type="submit" id="${action}-button">${labels[action]}</button>
       </form>`,
   );
-  const payments =
-    view.payments.length === 0
-      ? html`<p>${m.noScheduledPayments}</p>`
-      : html`<table id="scheduled-payments">
-          <caption class="visually-hidden">
-            ${m.scheduledPayments}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${m.dueDate}</th>
-              <th scope="col">${m.amount}</th>
-              <th scope="col">${m.status}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${view.payments.map(
-              (p) =>
-                html`<tr data-payment-id="${p.id}">
-                  <td>${p.dueDate.toISOString().slice(0, 10)}</td>
-                  <td>${money(p.amount, p.currency)}</td>
-                  <td>${p.status}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
-  const charges =
-    view.charges.length === 0
-      ? html`<p>${m.noPayments}</p>`
-      : html`<table id="subscription-charges">
-          <caption class="visually-hidden">
-            ${m.payments}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">${m.created}</th>
-              <th scope="col">${m.amount}</th>
-              <th scope="col">${m.status}</th>
-              <th scope="col">${m.id}</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${view.charges.map(
-              (c) =>
-                html`<tr data-charge-id="${c.id}">
-                  <td>${c.createdOn.toISOString()}</td>
-                  <td>${money(c.requestedAmount, c.requestedCurrency)}</td>
-                  <td>${c.status}</td>
-                  <td><a href="/payments/${c.id}">${c.id}</a></td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
+  const payments = dataTable(scheduledPaymentsTable(m), view.payments);
+  const charges = dataTable(subscriptionChargesTable(m), view.charges);
   return layout(
     ctx,
     `${m.subscription} ${s.id}`,
@@ -167,23 +114,13 @@ export function subscriptionPage(ctx: PageContext, view: SubscriptionView): stri
           ${m.subscription}
         </caption>
         <tbody>
-          ${row(m.id, s.id)} ${row(m.status, html`<span id="subscription-status">${s.status}</span>`)}
-          ${row(m.amount, money(s.amount, s.currency))} ${row(m.period, s.period ?? s.cyclicalPeriod)}
-          ${row(m.nextPayment, s.nextPayment ? s.nextPayment.dueDate.toISOString().slice(0, 10) : null)}
-          ${row(m.created, s.createdOn.toISOString())} ${row(m.token, s.transactionTokenId)}
-          ${row(m.descriptor, s.descriptor)}
-          ${row(
-            m.metadata,
-            metadata.length === 0
-              ? null
-              : html`<dl class="metadata">
-                  ${metadata.map(
-                    ([k, v]) =>
-                      html`<dt>${k}</dt>
-                        <dd>${typeof v === 'string' ? v : JSON.stringify(v)}</dd>`,
-                  )}
-                </dl>`,
-          )}
+          ${detailRow(m.id, s.id)}
+          ${detailRow(m.status, html`<span id="subscription-status">${s.status}</span>`)}
+          ${detailRow(m.amount, money(s.amount, s.currency))}
+          ${detailRow(m.period, s.period ?? s.cyclicalPeriod)}
+          ${detailRow(m.nextPayment, s.nextPayment ? s.nextPayment.dueDate.toISOString().slice(0, 10) : null)}
+          ${detailRow(m.created, s.createdOn.toISOString())} ${detailRow(m.token, s.transactionTokenId)}
+          ${detailRow(m.descriptor, s.descriptor)} ${detailRow(m.metadata, metadataList(s.metadata))}
         </tbody>
       </table>
       ${actions.length > 0 ? html`<div class="actions">${actions}</div>` : ''}

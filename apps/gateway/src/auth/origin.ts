@@ -1,19 +1,25 @@
 import type { BaseUrlConfig } from '../http/public-base-url';
 
+/** A browser Origin header as a URL: null when there is none, it does not parse, or it is not http(s). */
+function webOriginOf(origin: string | undefined): URL | null {
+  if (!origin) return null;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return null;
+  }
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
+}
+
 /**
  * Whether a browser Origin is one of an app token's domains. A domain may be a host
  * ("shop.example"), a host with a port, a full origin ("https://shop.example"), or a wildcard
  * ("*.shop.example", which matches subdomains only).
  */
 export function originAllowed(origin: string | undefined, domains: string[]): boolean {
-  if (!origin) return false;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  const url = webOriginOf(origin);
+  if (!url) return false;
   const host = url.host.toLowerCase();
   const hostname = url.hostname.toLowerCase();
   const fullOrigin = `${url.protocol}//${host}`;
@@ -37,14 +43,8 @@ export function isOwnOrigin(
   origin: string | undefined,
   host: string | undefined,
 ): boolean {
-  if (!origin) return false;
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  const url = webOriginOf(origin);
+  if (!url) return false;
   if (config.PUBLIC_BASE_URL) return url.origin === new URL(config.PUBLIC_BASE_URL).origin;
   if (config.NODE_ENV === 'production' || host === undefined) return false;
   return url.host.toLowerCase() === host.toLowerCase();

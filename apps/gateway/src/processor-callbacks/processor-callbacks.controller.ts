@@ -1,4 +1,12 @@
-import { Controller, HttpCode, Inject, Post, Req, type RawBodyRequest } from '@nestjs/common';
+import {
+  applyDecorators,
+  Controller,
+  HttpCode,
+  Inject,
+  Post,
+  Req,
+  type RawBodyRequest,
+} from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
@@ -14,6 +22,21 @@ import { subjectOf, type RateLimitRouteConfig } from '../limits/rate-limit.hook'
 import { callbackFailureBucket } from '@kessai/rate-limits';
 import { RateLimiter } from '@kessai/rate-limits';
 import { ProcessorCallbacksService } from './processor-callbacks.service';
+
+/**
+ * A route of signed notices: open (the signature is the credential), the raw body kept for its
+ * check, refused signatures counted against the client's IP, 204 once recorded.
+ */
+function SignedNotice() {
+  return applyDecorators(
+    Open(),
+    RouteConfig({
+      rateLimit: 'signature_failures',
+      rawJsonBody: true,
+    } satisfies RawJsonRouteConfig & RateLimitRouteConfig),
+    HttpCode(204),
+  );
+}
 
 /**
  * POST /processor/callbacks: where the processor posts its signed notices. No app token: the
@@ -34,12 +57,7 @@ export class ProcessorCallbacksController {
   ) {}
 
   @Post('callbacks')
-  @Open()
-  @RouteConfig({
-    rateLimit: 'signature_failures',
-    rawJsonBody: true,
-  } satisfies RawJsonRouteConfig & RateLimitRouteConfig)
-  @HttpCode(204)
+  @SignedNotice()
   async receive(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
     await this.#penalizingRefusals(request, () =>
       this.callbacks.receive(request.rawBody, request.headers[PROCESSOR_SIGNATURE_HEADER], request.id),
@@ -51,12 +69,7 @@ export class ProcessorCallbacksController {
    * raw body the credential, limited and answered as POST /processor/callbacks is (204, 401, 404).
    */
   @Post('komoju/webhooks')
-  @Open()
-  @RouteConfig({
-    rateLimit: 'signature_failures',
-    rawJsonBody: true,
-  } satisfies RawJsonRouteConfig & RateLimitRouteConfig)
-  @HttpCode(204)
+  @SignedNotice()
   async receiveKomoju(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
     await this.#penalizingRefusals(request, () =>
       this.callbacks.receiveKomoju(request.rawBody, request.headers[KOMOJU_SIGNATURE_HEADER], request.id),
@@ -68,12 +81,7 @@ export class ProcessorCallbacksController {
    * body (and its timestamp) the credential, limited and answered as POST /processor/callbacks is.
    */
   @Post('stripe/webhooks')
-  @Open()
-  @RouteConfig({
-    rateLimit: 'signature_failures',
-    rawJsonBody: true,
-  } satisfies RawJsonRouteConfig & RateLimitRouteConfig)
-  @HttpCode(204)
+  @SignedNotice()
   async receiveStripe(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
     await this.#penalizingRefusals(request, () =>
       this.callbacks.receiveStripe(request.rawBody, request.headers[STRIPE_SIGNATURE_HEADER], request.id),

@@ -55,19 +55,13 @@ export class ProcessorCallbacksService {
     signatureHeader: string | string[] | undefined,
     correlationId: string,
   ): Promise<void> {
-    let notice;
-    try {
-      notice = verifyProcessorCallback({
+    const notice = this.#verified('processor callback refused', () =>
+      verifyProcessorCallback({
         rawBody: rawBody ?? '',
         signatureHeader,
         secret: this.config.PROCESSOR_CALLBACK_SECRET,
-      });
-    } catch (error) {
-      if (!(error instanceof InvalidProcessorCallbackError)) throw error;
-      // the reason names the check that failed, never the body or the signature
-      this.logger.warn({ err: error }, 'processor callback refused');
-      throw new AuthenticationError('INVALID_CREDENTIALS');
-    }
+      }),
+    );
     await this.#record(notice, correlationId);
   }
 
@@ -82,17 +76,10 @@ export class ProcessorCallbacksService {
     correlationId: string,
   ): Promise<void> {
     const secret = this.config.KOMOJU_WEBHOOK_SECRET;
-    let notice: ProcessorCallback | null;
-    try {
+    const notice = this.#verified('KOMOJU webhook refused', () => {
       if (!secret) throw new InvalidProcessorCallbackError('no KOMOJU webhook secret is configured');
-      notice = komojuEventToCallback(
-        verifyKomojuWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }),
-      );
-    } catch (error) {
-      if (!(error instanceof InvalidProcessorCallbackError)) throw error;
-      this.logger.warn({ err: error }, 'KOMOJU webhook refused');
-      throw new AuthenticationError('INVALID_CREDENTIALS');
-    }
+      return komojuEventToCallback(verifyKomojuWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
+    });
     if (notice) await this.#record(notice, correlationId);
   }
 
@@ -108,18 +95,25 @@ export class ProcessorCallbacksService {
     correlationId: string,
   ): Promise<void> {
     const secret = this.config.STRIPE_WEBHOOK_SECRET;
-    let notice: ProcessorCallback | null;
-    try {
+    const notice = this.#verified('Stripe webhook refused', () => {
       if (!secret) throw new InvalidProcessorCallbackError('no Stripe webhook secret is configured');
-      notice = stripeEventToCallback(
-        verifyStripeWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }),
-      );
+      return stripeEventToCallback(verifyStripeWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
+    });
+    if (notice) await this.#record(notice, correlationId);
+  }
+
+  /**
+   * A notice's verification: a refused signature (or a missing secret) is logged with the check that
+   * failed, never the body or the signature, and answered as bad credentials (401).
+   */
+  #verified<T>(refusal: string, verify: () => T): T {
+    try {
+      return verify();
     } catch (error) {
       if (!(error instanceof InvalidProcessorCallbackError)) throw error;
-      this.logger.warn({ err: error }, 'Stripe webhook refused');
+      this.logger.warn({ err: error }, refusal);
       throw new AuthenticationError('INVALID_CREDENTIALS');
     }
-    if (notice) await this.#record(notice, correlationId);
   }
 
   async #record(notice: ProcessorCallback, correlationId: string): Promise<void> {
