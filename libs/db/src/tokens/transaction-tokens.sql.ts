@@ -1,6 +1,7 @@
 import type { PaymentType, ProcessingMode, TokenType, UsageLimit } from '../generated/prisma/enums';
 import type { Prisma } from '../generated/prisma/client';
 import {
+  recurringTokenDeletedSql,
   tokenCreatedSql,
   tokenReplacedSql,
   tokenThreeDsRequestedSql,
@@ -199,6 +200,27 @@ export const RECORD_TOKEN_UPDATED = defineStatement({
       event: tokenUpdatedSql(p.changed),
       correlationId: p.correlationId,
       where: `id = ${p.id}`,
+    })}
+    RETURNING id::text AS id`,
+});
+
+/**
+ * The recurring_token_deleted event of a token just deleted (run in the transaction that
+ * deactivated it); no row when the token is not recurring.
+ */
+export const RECORD_RECURRING_TOKEN_DELETED = defineStatement({
+  name: 'transaction_tokens_record_recurring_deleted',
+  params: { id: pg.uuid, correlationId: pg.nullable(pg.text) },
+  columns: { id: pg.text },
+  text: (p) => `
+    ${outboxInsertFrom('transaction_tokens', {
+      aggregateType: 'transaction_token',
+      aggregateId: 'id',
+      merchantId: 'merchant_id',
+      storeId: 'store_id',
+      event: recurringTokenDeletedSql(),
+      correlationId: p.correlationId,
+      where: `id = ${p.id} AND type = 'recurring'`,
     })}
     RETURNING id::text AS id`,
 });
