@@ -108,7 +108,8 @@ export function presentToken(token: TransactionToken) {
     mode: token.mode,
     type: token.type,
     payment_type: token.paymentType,
-    usage_limit: token.usageLimit,
+    // absent without one (not recurring, or recurring without a limit): the SDK types it optional
+    ...optionalField('usage_limit', token.usageLimit),
     ...optionalField('confirmed', token.confirmed),
     ...optionalField('previous_id', token.previousId),
     used_count: token.usedCount,

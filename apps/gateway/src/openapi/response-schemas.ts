@@ -234,7 +234,7 @@ export const TransactionToken = resource({
   mode,
   type: z.enum(TOKEN_TYPES),
   payment_type: z.enum(PAYMENT_TYPES),
-  usage_limit: z.string().nullable(),
+  usage_limit: z.string().optional().describe('a recurring token’s limit; absent without one'),
   confirmed: z.boolean().optional(),
   previous_id: uuid.optional(),
   used_count: z.number().int(),
@@ -876,6 +876,10 @@ export const LinkPayment = resource({
 
 export const Heartbeat = resource({ status: z.literal('ok') });
 export const Empty = resource({}).describe('an empty object');
+export const Capture = resource({
+  amount: money.describe('the amount to capture, minor units'),
+  currency: z.string(),
+}).describe('the capture asked for (the SDK’s CaptureItem); the charge shows it once captured');
 
 /** Every named response schema: each becomes a component of the document. */
 export const RESPONSE_SCHEMAS = {
@@ -922,6 +926,7 @@ export const RESPONSE_SCHEMAS = {
   Ledger,
   Heartbeat,
   Empty,
+  Capture,
 } as const;
 export type ResponseName = keyof typeof RESPONSE_SCHEMAS;
 
