@@ -77,11 +77,16 @@ describe('configuration presented', () => {
         depositInsufficientNotificationEnabled: false,
         depositExceededNotificationEnabled: false,
         extensionNotificationEnabled: false,
+        // no reminder is sent; virtual accounts are given out one per charge, no pool is kept
+        remindNotificationPeriod: 'P0D',
+        virtualBankAccountsThreshold: 0,
+        virtualBankAccountsFetchCount: 1,
       },
     };
     const blocks = {
       securityConfiguration: { refundPercentLimit: 100 },
-      installmentsConfiguration: { enabled: false, onlyWithProcessor: false },
+      // a setting (enforced by subscription creation: test/subscriptions/subscriptions-sdk.e2e-spec.ts)
+      installmentsConfiguration: { enabled: true, onlyWithProcessor: false },
       checkoutConfiguration: { ecEmail: { enabled: true }, ecProducts: { enabled: true } },
       paidyConfiguration: { enabled: false },
       qrMerchantConfiguration: { enabled: false },
@@ -492,7 +497,7 @@ describe('GET /checkout_info', () => {
       cardConfiguration: { enabled: true, forbiddenCardBrands: ['american_express'] },
       qrScanConfiguration: { enabled: true, forbiddenQrScanGateways: ['we_chat'] },
       onlineConfiguration: { enabled: true },
-      installmentsConfiguration: { enabled: false, onlyWithProcessor: false },
+      installmentsConfiguration: { enabled: true, onlyWithProcessor: false },
       theme: { colors: expect.objectContaining({ mainBackground: expect.stringMatching(/^#/) }) },
     });
     const byType = (type: string) =>

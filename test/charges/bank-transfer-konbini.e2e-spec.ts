@@ -170,6 +170,25 @@ describe('bank transfer through the SDK', () => {
       },
     });
     expect(instructions.issuer_token).toContain(`account_number=${instructions.payload.account_number}`);
+    // the token shows the virtual account its charge was given (the SDK's TransactionTokenBankTransferData)
+    const storeId = suite.merchants.shop.store.id;
+    const withAccount: Any = await sdk().transactionTokens.get(storeId, token.id);
+    expect(withAccount.data).toEqual({
+      brand: 'bank_test_brand',
+      bankCode: instructions.payload.bank_code,
+      bankName: instructions.payload.bank_name,
+      branchCode: instructions.payload.branch_code,
+      branchName: instructions.payload.branch_name,
+      accountId: instructions.payload.account_id,
+      accountNumber: instructions.payload.account_number,
+      accountHolderName: 'KESSAI TEST',
+    });
+    const listed: Any = await sdk().transactionTokens.list(
+      { paymentType: 'bank_transfer' } as never,
+      undefined,
+      storeId,
+    );
+    expect(listed.items.find((item: Any) => item.id === token.id).data).toEqual(withAccount.data);
 
     const expiry: Any = await sdk().charges.expiry(
       created.id,

@@ -39,7 +39,7 @@ describe('capture', () => {
     }
     const ok = await capture(c.id, { amount: 3000, currency: 'JPY' });
     expect(ok.status).toBe(200);
-    expect(ok.body).toEqual({});
+    expect(ok.body).toEqual({ amount: 3000, currency: 'JPY' });
     expect(ok.headers.get('content-type')).toMatch(/application\/json/);
 
     const row = await suite.env.prisma.capture.findUniqueOrThrow({ where: { chargeId: c.id } });
@@ -160,12 +160,12 @@ describe('capture', () => {
     });
   });
 
-  it('works through the SDK (captures.create resolves to {})', async () => {
+  it('works through the SDK (captures.create resolves to the CaptureItem asked for)', async () => {
     const c = await authorized(2000);
     const sdk = sdkFor(suite.api.shop.baseUrl, suite.merchants.shop.storeToken);
     await expect(
       sdk.captures.create(suite.merchants.shop.store.id, c.id, { amount: 2000, currency: 'JPY' }),
-    ).resolves.toEqual({});
+    ).resolves.toEqual({ amount: 2000, currency: 'JPY' });
     const got: any = await sdk.charges.get(suite.merchants.shop.store.id, c.id);
     expect(got).toMatchObject({ id: c.id, status: 'authorized', requestedAmountFormatted: 2000 });
   });

@@ -110,9 +110,14 @@ const TOKEN: Shape = {
     type: 'string',
     paymentType: 'string',
   },
-  // api-reference §5.1: "null unless recurring"
-  nullable: { usageLimit: 'string' },
-  optional: { confirmed: 'boolean', previousId: 'string', data: 'object', metadata: 'object' },
+  // optional in univapay-node (`usageLimit?`): left out without one (decision 0051)
+  optional: {
+    usageLimit: 'string',
+    confirmed: 'boolean',
+    previousId: 'string',
+    data: 'object',
+    metadata: 'object',
+  },
 };
 
 /** TransactionTokenCardDataItem: card details, billing, cvv_authorize, three_ds. */

@@ -118,7 +118,18 @@ describe('refunds through the SDK', () => {
     const badStatus = await sdkError(
       sdk().refunds.update(storeId(), charge.id, first.id, { status: 'failed' as any }),
     );
-    expect(badStatus).toMatchObject({ httpCode: 400, code: 'VALIDATION_ERROR' });
+    // a refund's status is the processor's outcome (decision 0051): the same status is taken as
+    // a no-op, another is refused naming the field
+    expect(badStatus).toMatchObject({
+      httpCode: 400,
+      code: 'VALIDATION_ERROR',
+      errors: [{ field: 'status', reason: 'NOT_ALLOWED' }],
+    });
+    const sameStatus: any = await sdk().refunds.update(storeId(), charge.id, first.id, {
+      status: 'successful' as any,
+      message: 'kept',
+    });
+    expect(sameStatus).toMatchObject({ id: first.id, status: 'successful', message: 'kept' });
     expect(await getCharge(charge.id)).toMatchObject({ refundedAmount: 1000, refundableAmount: 0 });
   });
 

@@ -318,6 +318,37 @@ describe('subscriptions.create', () => {
       });
     }
   });
+
+  it('refuses an installment plan while the store’s installments_configuration is not enabled (403)', async () => {
+    const shown: any = await sdk().stores.get(storeId());
+    expect(shown.configuration.installmentsConfiguration).toEqual({
+      enabled: true,
+      onlyWithProcessor: false,
+    });
+    await sdk().stores.update(storeId(), {
+      configuration: { installmentsConfiguration: { enabled: false } },
+    });
+    try {
+      const off: any = await sdk().stores.get(storeId());
+      expect(off.configuration.installmentsConfiguration).toEqual({
+        enabled: false,
+        onlyWithProcessor: false,
+      });
+      const before = await suite.env.prisma.subscription.count({ where: { storeId: storeId() } });
+      expect(
+        await sdkError(createSubscription({ installmentPlan: { planType: 'fixed_cycles', fixedCycles: 3 } })),
+      ).toMatchObject({
+        httpCode: 403,
+        code: 'INSTALLMENTS_NOT_ENABLED',
+        errors: [{ field: 'installment_plan', reason: 'INSTALLMENTS_NOT_ENABLED' }],
+      });
+      expect(await suite.env.prisma.subscription.count({ where: { storeId: storeId() } })).toBe(before);
+      // a subscription without installments is still taken
+      expect(await createSubscription()).toMatchObject({ status: 'unverified' });
+    } finally {
+      await sdk().stores.update(storeId(), { configuration: { installmentsConfiguration: null } } as never);
+    }
+  });
 });
 
 describe('subscriptions.get, poll, list', () => {

@@ -361,6 +361,40 @@ describe('deliveries', () => {
     await check('cancel_finished', cancel.id, { charge_id: held.id, status: 'successful' });
   }, 60_000);
 
+  it('deleting a recurring token sends recurring_token_deleted once, signed, with the inactive token', async () => {
+    const hook = await storeWebhook(
+      '/deleted',
+      [WebHookTrigger.RECURRING_TOKEN_DELETED, WebHookTrigger.TOKEN_UPDATED],
+      'deleted-token',
+    );
+    const recurring: any = await sdkCardToken(sdk(), { cardNumber: APPROVED_TEST_CARD, type: 'recurring' });
+    const oneTime: any = await sdkCardToken(sdk(), { cardNumber: APPROVED_TEST_CARD });
+    await sdk().transactionTokens.delete(storeId(), oneTime.id);
+    await sdk().transactionTokens.delete(storeId(), recurring.id);
+    // a second delete finds the token inactive: no second event
+    await sdk()
+      .transactionTokens.delete(storeId(), recurring.id)
+      .catch(() => undefined);
+
+    const [request] = await receiver.waitFor('/deleted', 'recurring_token_deleted', recurring.id);
+    expect(request.headers.authorization).toBe('Bearer deleted-token');
+    expect(verifiedWebhook(hook.signingSecret, request)).toMatchObject({
+      event: 'recurring_token_deleted',
+      data: { id: recurring.id, type: 'recurring', active: false },
+    });
+    // both deletions also announce token_updated; only the recurring one recurring_token_deleted
+    await receiver.waitFor('/deleted', 'token_updated', recurring.id);
+    await receiver.waitFor('/deleted', 'token_updated', oneTime.id);
+    const deletedEvents = await suite.env.prisma.outboxEvent.findMany({
+      where: { aggregateId: { in: [recurring.id, oneTime.id] }, eventType: 'recurring_token_deleted' },
+    });
+    expect(deletedEvents.map((event) => event.aggregateId)).toEqual([recurring.id]);
+    const deliveries = receiver
+      .of('/deleted')
+      .filter((received) => JSON.parse(received.body).event === 'recurring_token_deleted');
+    expect(deliveries).toHaveLength(1);
+  }, 60_000);
+
   it('rotating the secret: the new one once, deliveries signed with both during the overlap, then the new one', async () => {
     const hook = await storeWebhook('/rotate', [WebHookTrigger.CHARGE_FINISHED]);
     const path = `/stores/${storeId()}/webhooks/${hook.id}/rotate_secret`;

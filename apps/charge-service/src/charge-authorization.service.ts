@@ -27,6 +27,7 @@ import { ChargeJobs } from './charge-jobs';
 import { ChargeMetrics } from './charge-metrics';
 import {
   deferredIssuerToken,
+  virtualBankAccountOf,
   errored,
   outcomeOfPayment,
   successful,
@@ -286,10 +287,12 @@ export class ChargeAuthorizationService {
   #outcomeOfAnswer(charge: PendingCharge, answer: ProcessorAnswer): ChargeOutcome {
     if ('instructions' in answer) {
       // the deadline is the one the charge was accepted with (and extensions move): kept as it is
+      const virtualBankAccount = virtualBankAccountOf(answer);
       return {
         status: 'awaiting',
         processorReference: answer.processorReference,
         issuerToken: deferredIssuerToken(answer, charge),
+        ...(virtualBankAccount ? { virtualBankAccount } : {}),
       };
     }
     if (!('outcome' in answer)) {

@@ -1,4 +1,4 @@
-import type { ChargeOutcome, ChargeToReconcile, PendingCharge } from '@kessai/db';
+import type { ChargeOutcome, ChargeToReconcile, PendingCharge, VirtualBankAccount } from '@kessai/db';
 import { chargeFee, isDeferredPaymentType, type FeeTerms } from '@kessai/domain';
 import {
   type AuthorizeResult,
@@ -7,6 +7,7 @@ import {
   type OperatorPaymentResult,
   paymentError,
   type PaymentErrorDetails,
+  type PaymentInstructions,
   type ProcessorPayment,
 } from '@kessai/processor';
 
@@ -39,16 +40,7 @@ export function deferredIssuerToken(
       return {
         issuer_token: instructions.paymentUrl,
         call_method: 'http_get',
-        payload: {
-          bank_code: instructions.bankCode,
-          bank_name: instructions.bankName,
-          branch_code: instructions.branchCode,
-          branch_name: instructions.branchName,
-          account_id: instructions.accountId,
-          account_number: instructions.accountNumber,
-          account_holder_name: instructions.accountHolderName,
-          ...common,
-        },
+        payload: { ...bankAccountOf(instructions), ...common },
         payment_type: 'bank_transfer',
       };
     case 'konbini':
@@ -64,6 +56,28 @@ export function deferredIssuerToken(
         payment_type: 'konbini',
       };
   }
+}
+
+/**
+ * The virtual account a bank-transfer payment was given, kept on the charge's token (its `data`
+ * shows it: docs/bank-transfer-and-konbini.md, "Tokens"); null for a konbini payment.
+ */
+export function virtualBankAccountOf(answer: DeferredPaymentResult): VirtualBankAccount | null {
+  return answer.instructions.type === 'bank_transfer' ? bankAccountOf(answer.instructions) : null;
+}
+
+function bankAccountOf(
+  instructions: Extract<PaymentInstructions, { type: 'bank_transfer' }>,
+): VirtualBankAccount {
+  return {
+    bank_code: instructions.bankCode,
+    bank_name: instructions.bankName,
+    branch_code: instructions.branchCode,
+    branch_name: instructions.branchName,
+    account_id: instructions.accountId,
+    account_number: instructions.accountNumber,
+    account_holder_name: instructions.accountHolderName,
+  };
 }
 
 /** The charge outcome the processor's record of a payment means; null while the customer has not acted. */

@@ -65,6 +65,8 @@ export class WebhookDataLoader {
       token_updated: token,
       // the new token (aggregate of token_replaced) and the token authenticated
       token_replaced: token,
+      // the deleted (inactive) recurring token
+      recurring_token_deleted: token,
       token_three_ds_updated: token,
       refund_finished: async (event) => {
         const chargeId = chargeIdOf(event);

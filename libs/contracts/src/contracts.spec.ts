@@ -92,6 +92,7 @@ describe('event catalogue', () => {
       'cancel_finished',
       'charge_finished',
       'charge_updated',
+      'recurring_token_deleted',
       'refund_finished',
       'subscription_canceled',
       'subscription_completed',

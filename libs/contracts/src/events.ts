@@ -50,6 +50,10 @@ export const EVENT_CATALOGUE = {
     kind: 'webhook',
     description: 'a recurring or subscription token was renewed: a new token replaced it (previous_id)',
   },
+  recurring_token_deleted: {
+    kind: 'webhook',
+    description: 'a recurring transaction token was deleted (DELETE …/tokens/{id}): the token, now inactive',
+  },
   token_three_ds_updated: {
     kind: 'webhook',
     description: "a card token's 3-D Secure status changed (awaiting, successful, failed, or pending again)",
@@ -154,6 +158,8 @@ export const TOKEN_CREATED = 'token_created' satisfies EventType;
 export const TOKEN_UPDATED = 'token_updated' satisfies EventType;
 /** a token was renewed: the new token, with previous_id */
 export const TOKEN_REPLACED = 'token_replaced' satisfies EventType;
+/** a recurring token was deleted: the token, inactive (its token_updated is written too) */
+export const RECURRING_TOKEN_DELETED = 'recurring_token_deleted' satisfies EventType;
 /** a card token's 3-D Secure status changed */
 export const TOKEN_THREE_DS_UPDATED = 'token_three_ds_updated' satisfies EventType;
 /** a card token's 3-D Secure is to be authenticated (created with it, or enableThreeDs) */

@@ -34,7 +34,7 @@ SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
       id uuid, status charge_status, event_type text, error_code int, error_message text,
       error_detail text, processor_reference text, charged_amount bigint, fee_amount bigint,
       capture_status capture_status, issuer_token jsonb, three_ds_issuer_token jsonb,
-      expires_on timestamptz, cause_event_id uuid)
+      expires_on timestamptz, virtual_bank_account jsonb, cause_event_id uuid)
   ), changed AS (
     UPDATE charges c
        SET status = o.status,
@@ -58,7 +58,14 @@ SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
      -- statistics call them rare (test/charge-statements-plan.e2e-spec.ts)
      WHERE c.id = ANY($2::uuid[])
        AND c.id = o.id AND c.status::text = ANY($3::charge_status[]::text[])
-    RETURNING c.id, c.merchant_id, c.store_id, c.status, o.event_type, o.cause_event_id
+    RETURNING c.id, c.merchant_id, c.store_id, c.status, c.transaction_token_id,
+              o.event_type, o.virtual_bank_account, o.cause_event_id
+  ), token_account AS (
+    UPDATE transaction_tokens t
+       SET data = jsonb_set(t.data, '{virtual_bank_account}', changed.virtual_bank_account),
+           updated_on = now()
+      FROM changed
+     WHERE changed.virtual_bank_account IS NOT NULL AND t.id = changed.transaction_token_id
   ), event AS (
     INSERT INTO outbox_events
        (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)

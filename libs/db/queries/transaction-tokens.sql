@@ -69,6 +69,17 @@ SELECT merchant_id, store_id, 'transaction_token', id,
  WHERE id = $1::uuid
   RETURNING id::text AS id;
 
+-- transaction_tokens_record_recurring_deleted
+-- params: $1 id uuid, $2 correlationId text
+-- columns: id text
+  INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'transaction_token', id,
+       'recurring_token_deleted', jsonb_build_object('transaction_token_id', id::text, 'store_id', store_id::text), $2::text
+  FROM transaction_tokens
+ WHERE id = $1::uuid AND type = 'recurring'
+  RETURNING id::text AS id;
+
 -- transaction_tokens_renew
 -- params: $1 oldId uuid, $2 newId uuid, $3 merchantId uuid, $4 storeId uuid, $5 email text, $6 data jsonb, $7 keyId text, $8 iv bytea, $9 ciphertext bytea, $10 authTag bytea, $11 fingerprint text, $12 correlationId text
 -- columns: id text, merchant_id text, store_id text, mode text, type text, payment_type text, email text, active bool, usage_limit text, confirmed bool, confirmation_code_hash text, confirmation_attempts int4, previous_id text, data jsonb, metadata jsonb, used_count int4, last_used_on timestamptz, created_on timestamptz, updated_on timestamptz

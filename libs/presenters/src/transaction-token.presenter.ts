@@ -74,21 +74,24 @@ function presentData(token: TransactionToken): Json {
         ...optionalField('expiration_period', data.expiration_period),
         ...optionalField('expiration_time_shift', data.expiration_time_shift),
       };
-    case 'bank_transfer':
-      // the virtual account is given out per charge (its issuer_token), not per token: null here;
-      // the bank is the brand's
+    case 'bank_transfer': {
+      // the virtual account is given out with the token's (one) charge: null until then; the bank
+      // is the brand's until the processor named the account's
+      const account = asObject(data.virtual_bank_account);
+      const bank = BANK_OF_BRAND[String(data.brand)];
       return {
-        account_holder_name: null,
-        account_id: null,
-        account_number: null,
-        bank_code: BANK_OF_BRAND[String(data.brand)]?.code ?? null,
-        bank_name: BANK_OF_BRAND[String(data.brand)]?.name ?? null,
-        branch_code: null,
-        branch_name: null,
+        account_holder_name: account.account_holder_name ?? null,
+        account_id: account.account_id ?? null,
+        account_number: account.account_number ?? null,
+        bank_code: account.bank_code ?? bank?.code ?? null,
+        bank_name: account.bank_name ?? bank?.name ?? null,
+        branch_code: account.branch_code ?? null,
+        branch_name: account.branch_name ?? null,
         brand: data.brand ?? null,
         ...optionalField('expiration_period', data.expiration_period),
         ...optionalField('expiration_time_shift', data.expiration_time_shift),
       };
+    }
     case 'apple_pay':
     case 'paidy':
     case 'qr_merchant':
@@ -105,7 +108,8 @@ export function presentToken(token: TransactionToken) {
     mode: token.mode,
     type: token.type,
     payment_type: token.paymentType,
-    usage_limit: token.usageLimit,
+    // absent without one (not recurring, or recurring without a limit): the SDK types it optional
+    ...optionalField('usage_limit', token.usageLimit),
     ...optionalField('confirmed', token.confirmed),
     ...optionalField('previous_id', token.previousId),
     used_count: token.usedCount,

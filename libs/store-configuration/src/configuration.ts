@@ -156,6 +156,8 @@ export interface StoreConfiguration {
   recurring_token_configuration: { recurring_type: RecurringTokenPrivilege };
   /** stored and presented; the subscriptions issue consumes it */
   subscription_configuration: SubscriptionConfiguration;
+  /** `enabled` false: no new subscription with an `installment_plan` (403 INSTALLMENTS_NOT_ENABLED) */
+  installments_configuration: { enabled: boolean };
   /** percent of the charged amount, at most 4 decimals */
   percent_fee: number;
   /** a brand's percent instead of percent_fee for card charges of that brand */
@@ -191,6 +193,7 @@ export const OBJECT_KEYS = [
   'convenience_configuration',
   'recurring_token_configuration',
   'subscription_configuration',
+  'installments_configuration',
   'card_brand_percent_fees',
   'checkout_colors',
   'transfer_schedule',
@@ -244,6 +247,8 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
     allow_merchant_amount_patch: false,
     allow_merchant_due_date_patch: false,
   },
+  // installment plans are offered (docs/subscriptions.md, "Amounts") until a merchant or store says not
+  installments_configuration: { enabled: true },
   percent_fee: 0,
   card_brand_percent_fees: {},
   flat_fees: [],

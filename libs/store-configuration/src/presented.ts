@@ -18,12 +18,14 @@ export interface ConfigurationFacts {
  *   tokens as the merchant's PCI DSS status allows;
  * - bank transfer: Kessai sends the buyer no email of its own, so every notification is off;
  * - security: refunds are bounded by the charged amount, 100 % (decision 0007);
- * - installments, Paidy and merchant-presented QR: not offered, off; the hosted checkout's email
- *   and product links: on;
+ * - installments: the setting, and only_with_processor false (Kessai schedules the installments
+ *   itself); Paidy and merchant-presented QR: not offered, off; the hosted checkout's email and
+ *   product links: on;
  * - transfer_schedule: its `wait_period`, which the SDK's TransferScheduleItem requires, is the
  *   configuration's own top-level `wait_period` (docs/ledger.md, "Payout schedule").
- * `card_limit`, the virtual bank accounts' pool sizes and `remind_notification_period` have no
- * counterpart in Kessai and stay absent (known gaps of issue 30, listed in the SDK exceptions).
+ * - bank transfer's virtual accounts: given out one per charge, on demand (no pool is kept), so the
+ *   pool's threshold is 0 and its fetch count 1; the reminder's period P0D beside its flag off
+ *   (decision 0051).
  */
 export function presentConfiguration(config: StoreConfiguration, facts: ConfigurationFacts) {
   return {
@@ -33,7 +35,7 @@ export function presentConfiguration(config: StoreConfiguration, facts: Configur
     card_configuration: presentCardConfiguration(config, facts),
     bank_transfer_configuration: presentBankTransferConfiguration(config),
     security_configuration: { refund_percent_limit: 100 },
-    installments_configuration: { enabled: false, only_with_processor: false },
+    installments_configuration: presentInstallmentsConfiguration(config),
     checkout_configuration: { ec_email: { enabled: true }, ec_products: { enabled: true } },
     paidy_configuration: { enabled: false },
     qr_merchant_configuration: { enabled: false },
@@ -67,5 +69,13 @@ export function presentBankTransferConfiguration(config: StoreConfiguration) {
     deposit_insufficient_notification_enabled: false,
     deposit_exceeded_notification_enabled: false,
     extension_notification_enabled: false,
+    remind_notification_period: 'P0D',
+    virtual_bank_accounts_threshold: 0,
+    virtual_bank_accounts_fetch_count: 1,
   };
+}
+
+/** installments_configuration with the SDK's only_with_processor (checkout_info shows it too). */
+export function presentInstallmentsConfiguration(config: StoreConfiguration) {
+  return { ...config.installments_configuration, only_with_processor: false };
 }

@@ -139,6 +139,7 @@ const layer = {
     })
     .strict()
     .nullish(),
+  installments_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
   percent_fee: percent.nullish(),
   card_brand_percent_fees: z
     .object(

@@ -21,6 +21,7 @@ import {
   isFinalSubscriptionStatus,
   isUuid,
   NotFoundError,
+  PermissionError,
   SUSPENDABLE_SUBSCRIPTION_STATUSES,
   ValidationError,
   type PageRequest,
@@ -110,7 +111,7 @@ export class SubscriptionsService {
       { storeId, mode: actor.mode },
       actor.storeId,
     );
-    await this.refuseWhenDisabled(actor, storeId);
+    await this.refuseWhenDisabled(actor, storeId, request);
 
     const payments = schedule.payments;
     const first = payments[0];
@@ -387,9 +388,14 @@ export class SubscriptionsService {
 
   /**
    * A store (or its merchant) whose subscription_configuration is not enabled takes no new
-   * subscription; those it has go on.
+   * subscription, and one whose installments_configuration is not enabled no new installment
+   * plan; those it has go on.
    */
-  private async refuseWhenDisabled(actor: AccessScope, storeId: string): Promise<void> {
+  private async refuseWhenDisabled(
+    actor: AccessScope,
+    storeId: string,
+    request: Pick<SubscriptionInput, 'installment_plan'>,
+  ): Promise<void> {
     const scope = { merchantId: actor.merchantId, storeId };
     const store = await this.stores.findVisibleWithMerchant(scope, storeId);
     if (!store) throw new NotFoundError('store');
@@ -397,6 +403,10 @@ export class SubscriptionsService {
     if (!configuration.subscription_configuration.enabled)
       throw new BusinessRuleError('SUBSCRIPTION_NOT_ENABLED', [
         { field: 'transaction_token_id', reason: 'SUBSCRIPTION_NOT_ENABLED' },
+      ]);
+    if (request.installment_plan != null && !configuration.installments_configuration.enabled)
+      throw new PermissionError('INSTALLMENTS_NOT_ENABLED', [
+        { field: 'installment_plan', reason: 'INSTALLMENTS_NOT_ENABLED' },
       ]);
   }
 

@@ -93,7 +93,10 @@ export class ChargesController {
     return presentCharge(await this.charges.updateMetadata(scope, charge, metadata));
   }
 
-  /** The SDK's captures.create: answers 200 `{}` as UnivaPay's (api-reference §5.2). */
+  /**
+   * The SDK's captures.create: answers 200 with the capture asked for, `{amount, currency}` (the
+   * SDK's CaptureItem; UnivaPay answers `{}`, which the SDK's type does not allow).
+   */
   @Post('stores/:storeId/charges/:id/capture')
   @HttpCode(200)
   async capture(
@@ -106,7 +109,7 @@ export class ChargesController {
     const charge = await this.charges.find(storeScopeOf(principal, storeId, 'charge'), id);
     const input = parseInput(captureSchema, body);
     await this.charges.capture(charge, input, { correlationId: request.id });
-    return {};
+    return { amount: input.amount, currency: input.currency };
   }
 
   @Get('stores/:storeId/charges/:id/issuer_token')

@@ -7,6 +7,7 @@ import {
 } from '@kessai/domain';
 import {
   presentBankTransferConfiguration,
+  presentInstallmentsConfiguration,
   presentCardConfiguration,
   readableCheckoutColors,
   type StoreConfiguration,
@@ -125,7 +126,7 @@ export function presentCheckoutInfo(
     paidy_configuration: OFF,
     paidy_public_key: null,
     recurring_card_charge_cvv_confirmation: { enabled: false, threshold: [] },
-    installments_configuration: { enabled: false, only_with_processor: false },
+    installments_configuration: presentInstallmentsConfiguration(config),
     logo_image: logoImage,
     // as the hosted pages show them: Kessai's defaults if a pair became unreadable (decision 0021)
     theme: { colors: readableCheckoutColors(config.checkout_colors) },

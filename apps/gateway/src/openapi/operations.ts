@@ -162,7 +162,7 @@ const charges: ControllerDocs<ChargesController> = {
       summary: 'Capture an authorized charge',
       sdk: 'charges.capture',
       body: captureSchema,
-      ok: 'Empty',
+      ok: 'Capture',
     },
     issuerToken: {
       summary: 'Where the customer pays an online or QR charge',

@@ -234,7 +234,7 @@ export const TransactionToken = resource({
   mode,
   type: z.enum(TOKEN_TYPES),
   payment_type: z.enum(PAYMENT_TYPES),
-  usage_limit: z.string().nullable(),
+  usage_limit: z.string().optional().describe('a recurring token’s limit; absent without one'),
   confirmed: z.boolean().optional(),
   previous_id: uuid.optional(),
   used_count: z.number().int(),
@@ -372,6 +372,17 @@ const shownBankTransferKeys = {
   deposit_insufficient_notification_enabled: shown('an insufficient deposit email'),
   deposit_exceeded_notification_enabled: shown('an exceeding deposit email'),
   extension_notification_enabled: shown('an extension email'),
+  remind_notification_period: z
+    .string()
+    .describe('P0D: no reminder is sent (its flag is off; shown, not set: decision 0051)'),
+  virtual_bank_accounts_threshold: z
+    .number()
+    .int()
+    .describe('0: a virtual account is given out per charge, no pool is kept (shown, not set)'),
+  virtual_bank_accounts_fetch_count: z
+    .number()
+    .int()
+    .describe('1: one virtual account per charge (shown, not set)'),
 };
 const off = z.object({ enabled: z.boolean() }).strict();
 
@@ -392,7 +403,9 @@ export const StoreConfiguration = resource({
       .number()
       .describe('refunds are bounded by the charged amount: 100 (shown, not set)'),
   }),
-  installments_configuration: resource({ enabled: z.boolean(), only_with_processor: z.boolean() }),
+  installments_configuration: (configurationShape.installments_configuration as z.AnyZodObject).extend({
+    only_with_processor: shown('installments only through the card processor: Kessai schedules them'),
+  }),
   checkout_configuration: resource({ ec_email: off, ec_products: off }),
   paidy_configuration: off,
   qr_merchant_configuration: off,
@@ -876,6 +889,10 @@ export const LinkPayment = resource({
 
 export const Heartbeat = resource({ status: z.literal('ok') });
 export const Empty = resource({}).describe('an empty object');
+export const Capture = resource({
+  amount: money.describe('the amount to capture, minor units'),
+  currency: z.string(),
+}).describe('the capture asked for (the SDK’s CaptureItem); the charge shows it once captured');
 
 /** Every named response schema: each becomes a component of the document. */
 export const RESPONSE_SCHEMAS = {
@@ -922,6 +939,7 @@ export const RESPONSE_SCHEMAS = {
   Ledger,
   Heartbeat,
   Empty,
+  Capture,
 } as const;
 export type ResponseName = keyof typeof RESPONSE_SCHEMAS;
 

@@ -14,7 +14,10 @@ import {
   FIND_PENDING_CHARGES,
   RECORD_CHARGE_OUTCOMES,
   type ChargeOutcomeInput,
+  type VirtualBankAccount,
 } from './charge-outcomes.sql';
+
+export type { VirtualBankAccount };
 import { feeTermsOfRow } from './fee-terms';
 
 /** A pending charge with what its authorization needs, read in one query. */
@@ -93,6 +96,11 @@ export interface ChargeOutcome {
   /** GET .../three_ds/issuer_token: ThreeDsIssuerToken */
   threeDsIssuerToken?: Record<string, unknown>;
   expiresOn?: Date;
+  /**
+   * A bank transfer's virtual account, as the processor gave it out for this charge: kept on the
+   * charge's (one-time) transaction token too, whose `data` shows it from then on
+   */
+  virtualBankAccount?: VirtualBankAccount;
 }
 
 /** One charge's outcome for `recordMany`. */
@@ -178,6 +186,7 @@ export class ChargeOutcomesRepository {
         issuer_token: outcome.issuerToken ?? null,
         three_ds_issuer_token: outcome.threeDsIssuerToken ?? null,
         expires_on: outcome.expiresOn?.toISOString() ?? null,
+        virtual_bank_account: outcome.virtualBankAccount ?? null,
         cause_event_id: causeEventId,
       });
     }

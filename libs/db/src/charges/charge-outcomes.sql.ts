@@ -90,6 +90,17 @@ export const FIND_PENDING_CHARGES = defineStatement({
      WHERE c.id = ANY(${p.ids}) AND c.status::text = 'pending'`,
 });
 
+/** The account a bank-transfer charge is paid into, as the processor gave it out (wire form). */
+export interface VirtualBankAccount {
+  bank_code: string;
+  bank_name: string;
+  branch_code: string;
+  branch_name: string;
+  account_id: string;
+  account_number: string;
+  account_holder_name: string;
+}
+
 /** One charge's outcome as RECORD_CHARGE_OUTCOMES reads it from its jsonb input. */
 export interface ChargeOutcomeInput {
   id: string;
@@ -108,13 +119,18 @@ export interface ChargeOutcomeInput {
   issuer_token: unknown;
   three_ds_issuer_token: unknown;
   expires_on: string | null;
+  /** a bank transfer's virtual account, written into the charge's token's data as well */
+  virtual_bank_account: VirtualBankAccount | null;
   cause_event_id: string | null;
 }
 
 /**
  * Moves each charge of the input (in id order) from one of `from` to its outcome and appends its
  * event, carrying on the cause event's correlation; returns the ids of the charges that moved.
- * Columns of the outcome left null keep their value.
+ * Columns of the outcome left null keep their value. A moved charge's virtual bank account is
+ * written into its transaction token's `data.virtual_bank_account` (the token is the charge's
+ * one-time bank-transfer token; the charge's row is locked before the token's, as no other writer
+ * locks them the other way round).
  */
 export const RECORD_CHARGE_OUTCOMES = defineStatement({
   name: 'charge_outcomes_record',
@@ -130,7 +146,7 @@ export const RECORD_CHARGE_OUTCOMES = defineStatement({
         id uuid, status charge_status, event_type text, error_code int, error_message text,
         error_detail text, processor_reference text, charged_amount bigint, fee_amount bigint,
         capture_status capture_status, issuer_token jsonb, three_ds_issuer_token jsonb,
-        expires_on timestamptz, cause_event_id uuid)
+        expires_on timestamptz, virtual_bank_account jsonb, cause_event_id uuid)
     ), changed AS (
       UPDATE charges c
          SET status = o.status,
@@ -154,7 +170,14 @@ export const RECORD_CHARGE_OUTCOMES = defineStatement({
        -- statistics call them rare (test/charge-statements-plan.e2e-spec.ts)
        WHERE c.id = ANY(${p.ids})
          AND c.id = o.id AND c.status::text = ANY(${p.from}::text[])
-      RETURNING c.id, c.merchant_id, c.store_id, c.status, o.event_type, o.cause_event_id
+      RETURNING c.id, c.merchant_id, c.store_id, c.status, c.transaction_token_id,
+                o.event_type, o.virtual_bank_account, o.cause_event_id
+    ), token_account AS (
+      UPDATE transaction_tokens t
+         SET data = jsonb_set(t.data, '{virtual_bank_account}', changed.virtual_bank_account),
+             updated_on = now()
+        FROM changed
+       WHERE changed.virtual_bank_account IS NOT NULL AND t.id = changed.transaction_token_id
     ), event AS (
       ${outboxInsertFrom('changed', {
         aggregateType: 'charge',

@@ -8,6 +8,7 @@ import {
   CHARGE_REQUESTED,
   CHARGE_UPDATED,
   PROCESSOR_NOTICE_RECEIVED,
+  RECURRING_TOKEN_DELETED,
   REFUND_FINISHED,
   REFUND_REQUESTED,
   SUBSCRIPTION_CANCELED,
@@ -142,6 +143,10 @@ export const tokenReplacedSql = () =>
     previous_id: 'previous_id::text',
     store_id: 'store_id::text',
   });
+
+/** recurring_token_deleted, over transaction_tokens rows (id, store_id). */
+export const recurringTokenDeletedSql = () =>
+  eventSql(RECURRING_TOKEN_DELETED, { transaction_token_id: 'id::text', store_id: 'store_id::text' });
 
 /** token_three_ds_requested, over transaction_tokens rows (id, store_id, data with three_ds.attempt). */
 export const tokenThreeDsRequestedSql = () =>

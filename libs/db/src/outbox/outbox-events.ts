@@ -110,6 +110,12 @@ export interface TokenReplacedPayload {
   store_id: string;
 }
 
+/** recurring_token_deleted: the recurring token deleted (deactivated) */
+export interface RecurringTokenDeletedPayload {
+  transaction_token_id: string;
+  store_id: string;
+}
+
 /** token_three_ds_requested: the authentication attempt (1 at creation, one more per enableThreeDs) */
 export interface TokenThreeDsRequestedPayload {
   transaction_token_id: string;
@@ -189,6 +195,7 @@ export interface OutboxEventPayloads {
   token_created: TokenCreatedPayload;
   token_updated: TokenUpdatedPayload;
   token_replaced: TokenReplacedPayload;
+  recurring_token_deleted: RecurringTokenDeletedPayload;
   token_three_ds_requested: TokenThreeDsRequestedPayload;
   token_three_ds_notice_received: TokenThreeDsNoticeReceivedPayload;
   token_three_ds_updated: TokenThreeDsUpdatedPayload;

@@ -8,6 +8,7 @@ import {
   CREATE_TRANSACTION_TOKEN,
   FIND_CHARGEABLE_TOKENS,
   RENEW_TRANSACTION_TOKEN,
+  RECORD_RECURRING_TOKEN_DELETED,
   RECORD_TOKEN_UPDATED,
 } from './transaction-tokens.sql';
 
@@ -323,7 +324,10 @@ export class TransactionTokensRepository {
     return rows[0] ? transactionTokenOf(rows[0]) : null;
   }
 
-  /** Deactivates an active token with its event; false when it was already inactive (no second event). */
+  /**
+   * Deletes (deactivates) an active token with its token_updated event and, for a recurring token,
+   * recurring_token_deleted; false when it was already inactive (no second event).
+   */
   deactivate(id: string, context: TokenEventContext): Promise<boolean> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.transactionToken.updateMany({
@@ -334,6 +338,11 @@ export class TransactionTokensRepository {
       await this.prisma.run(
         RECORD_TOKEN_UPDATED,
         { id, changed: ['active'], correlationId: context.correlationId },
+        { db: tx },
+      );
+      await this.prisma.run(
+        RECORD_RECURRING_TOKEN_DELETED,
+        { id, correlationId: context.correlationId },
         { db: tx },
       );
       return true;

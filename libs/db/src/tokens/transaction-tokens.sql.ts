@@ -1,12 +1,14 @@
 import type { PaymentType, ProcessingMode, TokenType, UsageLimit } from '../generated/prisma/enums';
 import type { Prisma } from '../generated/prisma/client';
 import {
+  recurringTokenDeletedSql,
   tokenCreatedSql,
   tokenReplacedSql,
   tokenThreeDsRequestedSql,
   tokenUpdatedSql,
 } from '../outbox/event-sql';
-import { outboxInsertFrom } from '../outbox/outbox-writer';
+import type { OutboxEventType } from '../outbox/outbox-events';
+import { outboxInsertFrom, type OutboxEventSql } from '../outbox/outbox-writer';
 import { defineStatement, pg } from '../sql/statement';
 
 /** A token row as CREATE_TRANSACTION_TOKEN's columns declare it (a statement's RETURNING or SELECT). */
@@ -168,18 +170,32 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
 });
 
 /**
- * One token_updated event (`changed: ["active"]`) per row of `source` (transaction_tokens rows, or
- * a CTE of them with id, merchant_id, store_id, active): tokens just deactivated.
+ * The event `event` (a payload expression of event-sql.ts) of each transaction_tokens row of
+ * `source` (the table, or a CTE of its rows with id, merchant_id, store_id) that `where` keeps.
  */
-export function tokenDeactivatedEvents(source: string, correlationId: string): string {
+function tokenEventsFrom<E extends OutboxEventType>(
+  source: string,
+  event: OutboxEventSql<E>,
+  correlationId: string,
+  where?: string,
+): string {
   return outboxInsertFrom(source, {
     aggregateType: 'transaction_token',
     aggregateId: 'id',
     merchantId: 'merchant_id',
     storeId: 'store_id',
-    event: tokenUpdatedSql(`'["active"]'::jsonb`),
+    event,
     correlationId,
+    ...(where ? { where } : {}),
   });
+}
+
+/**
+ * One token_updated event (`changed: ["active"]`) per row of `source` (transaction_tokens rows, or
+ * a CTE of them with id, merchant_id, store_id, active): tokens just deactivated.
+ */
+export function tokenDeactivatedEvents(source: string, correlationId: string): string {
+  return tokenEventsFrom(source, tokenUpdatedSql(`'["active"]'::jsonb`), correlationId);
 }
 
 /**
@@ -191,15 +207,25 @@ export const RECORD_TOKEN_UPDATED = defineStatement({
   params: { id: pg.uuid, changed: pg.jsonb<readonly string[]>(), correlationId: pg.nullable(pg.text) },
   columns: { id: pg.text },
   text: (p) => `
-    ${outboxInsertFrom('transaction_tokens', {
-      aggregateType: 'transaction_token',
-      aggregateId: 'id',
-      merchantId: 'merchant_id',
-      storeId: 'store_id',
-      event: tokenUpdatedSql(p.changed),
-      correlationId: p.correlationId,
-      where: `id = ${p.id}`,
-    })}
+    ${tokenEventsFrom('transaction_tokens', tokenUpdatedSql(p.changed), p.correlationId, `id = ${p.id}`)}
+    RETURNING id::text AS id`,
+});
+
+/**
+ * The recurring_token_deleted event of a token just deleted (run in the transaction that
+ * deactivated it); no row when the token is not recurring.
+ */
+export const RECORD_RECURRING_TOKEN_DELETED = defineStatement({
+  name: 'transaction_tokens_record_recurring_deleted',
+  params: { id: pg.uuid, correlationId: pg.nullable(pg.text) },
+  columns: { id: pg.text },
+  text: (p) => `
+    ${tokenEventsFrom(
+      'transaction_tokens',
+      recurringTokenDeletedSql(),
+      p.correlationId,
+      `id = ${p.id} AND type = 'recurring'`,
+    )}
     RETURNING id::text AS id`,
 });
 
