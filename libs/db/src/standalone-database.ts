@@ -43,7 +43,8 @@ export class StandaloneDatabase {
     this.prisma = new PrismaService(config);
     this.merchants = new MerchantsRepository(this.prisma);
     this.stores = new StoresRepository(this.prisma);
-    this.appTokens = new AppTokensRepository(this.prisma);
+    const audit = new ConsoleAuditRepository(this.prisma);
+    this.appTokens = new AppTokensRepository(this.prisma, audit);
     this.merchantUsers = new MerchantUsersRepository(this.prisma);
     this.testClocks = new TestClocksRepository(this.prisma);
     this.checkoutForms = new CheckoutFormsRepository(this.prisma);
@@ -51,7 +52,7 @@ export class StandaloneDatabase {
     this.cardVault = new CardVaultRepository(this.prisma);
     this.deferredPayments = new DeferredPaymentsRepository(this.prisma);
     this.storeLogos = new StoreLogosRepository(this.prisma);
-    this.refunds = new RefundsRepository(this.prisma, new ConsoleAuditRepository(this.prisma));
+    this.refunds = new RefundsRepository(this.prisma, audit);
     this.ledger = new LedgerRepository(this.prisma);
     this.bankAccounts = new BankAccountsRepository(this.prisma);
     this.payouts = new PayoutsRepository(this.prisma, this.ledger);

@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type FullConfig } from '@kessai/config';
 import {
   AppTokensRepository,
+  ConsoleAuditRepository,
   MerchantsRepository,
   MerchantUsersRepository,
   PrismaService,
@@ -123,7 +124,7 @@ export class TestEnvironment {
       {
         merchants: new MerchantsRepository(prisma),
         stores: new StoresRepository(prisma),
-        appTokens: new AppTokensRepository(prisma),
+        appTokens: new AppTokensRepository(prisma, new ConsoleAuditRepository(prisma)),
         merchantUsers: new MerchantUsersRepository(prisma),
       },
       config,
