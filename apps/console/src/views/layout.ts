@@ -45,6 +45,7 @@ function header(ctx: PageContext): Html {
       <p class="brand">${m.appName}</p>
       <nav aria-label="${m.nav}">
         <a href="/payments">${m.payments}</a> <a href="/subscriptions">${m.subscriptions}</a>
+        <a href="/developers">${m.developers}</a>
         ${user.canReadAudit ? html`<a href="/settings/audit">${m.auditLog}</a>` : ''}
       </nav>
       <form method="post" action="/mode" class="mode-switch">
