@@ -1,14 +1,15 @@
 // A console write and its audit row share one transaction (docs/console.md, "The audit log"): when
 // the audit row cannot be written, the write does not stand either, and when the write changes
-// nothing, no row is written. Shown against real Postgres with the use cases the console calls: an
+// nothing, no row is written. And the role changes of users and roles keep a merchant an owner. Shown against real Postgres with the use cases the console calls: an
 // audit entry naming a user that does not exist breaks the row's foreign key, inside the write's
 // transaction.
 import { randomUUID } from 'node:crypto';
-import { AppTokenService } from '@kessai/accounts';
+import { AppTokenService, MerchantUsersService } from '@kessai/accounts';
 import {
   AppTokensRepository,
   ConsoleAuditRepository,
   MerchantsRepository,
+  MerchantUsersRepository,
   StoresRepository,
   WebhooksRepository,
   type AuditEntry,
@@ -139,4 +140,36 @@ it('a webhook create, change, rotation or deletion whose audit row fails leaves 
   expect(await suite.env.prisma.webhook.findUnique({ where: { id: webhook.id } })).toBeNull();
   const rows = await suite.env.prisma.consoleAuditEvent.findMany({ where: { targetId: webhook.id } });
   expect(rows.map((row) => row.action)).toEqual(['webhook.delete']);
+});
+
+it('two owners demoting each other at once leave the merchant one owner', async () => {
+  const { merchant } = await suite.env.seedMerchant('roles');
+  const users = new MerchantUsersService(
+    new MerchantUsersRepository(suite.env.prisma, new ConsoleAuditRepository(suite.env.prisma)),
+  );
+  const owners = await Promise.all(
+    ['a', 'b'].map((name) =>
+      suite.env.admin.createUser({
+        merchantId: merchant.id,
+        email: `owner-${name}-${randomUUID()}@example.test`,
+        password: `pw-${randomUUID()}`,
+        role: 'owner',
+      }),
+    ),
+  );
+  const [a, b] = owners;
+  const results = await Promise.allSettled([
+    users.changeRole({ merchantId: merchant.id, userId: a.id }, b.id, 'viewer', {
+      audit: auditBy(userId, 'user.role'),
+    }),
+    users.changeRole({ merchantId: merchant.id, userId: b.id }, a.id, 'viewer', {
+      audit: auditBy(userId, 'user.role'),
+    }),
+  ]);
+  expect(results.map((result) => result.status).sort()).toEqual(['fulfilled', 'rejected']);
+  const refused = results.find((result) => result.status === 'rejected');
+  expect(JSON.stringify((refused as PromiseRejectedResult).reason)).toContain('LAST_OWNER');
+  expect(
+    await suite.env.prisma.merchantUser.count({ where: { merchantId: merchant.id, role: 'owner' } }),
+  ).toBe(1);
 });

@@ -5,7 +5,8 @@
 // a webhook (its signing secret shown once, verifying a real delivery), reads the delivery's tries,
 // replays it, edits, rotates and deletes the webhook; every write has its audit row. A viewer reads
 // and is refused every write; another merchant's ids are missing pages. axe-core checks each page.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -29,7 +30,9 @@ import {
 const HOOK_PATH = '/console-hook';
 jest.setTimeout(90_000);
 
-const suite = useConsoleSuite(['charge-service', 'webhook-service']);
+/** where password reset emails land (MailDropDelivery) */
+const mailDir = mkdtempSync(join(tmpdir(), 'kessai-console-mail-'));
+const suite = useConsoleSuite(['charge-service', 'webhook-service'], { MAIL_DROP_DIR: mailDir });
 
 let browser: Browser;
 let consoleUrl: string;
@@ -37,6 +40,7 @@ let receiver: WebhookReceiver;
 let shop: SeededMerchant;
 const password = `pw-${randomBytes(6).toString('hex')}`;
 const users = {
+  owner: `owner-${randomBytes(3).toString('hex')}@example.test`,
   developer: `dev-${randomBytes(3).toString('hex')}@example.test`,
   viewer: `viewer-${randomBytes(3).toString('hex')}@example.test`,
   other: `other-${randomBytes(3).toString('hex')}@example.test`,
@@ -50,18 +54,9 @@ beforeAll(async () => {
   suite.cleanup(() => browser.close());
   mkdirSync(SHOTS, { recursive: true });
   shop = suite.merchants.shop;
-  await suite.env.admin.createUser({
-    merchantId: shop.merchant.id,
-    email: users.developer,
-    password,
-    role: 'developer',
-  });
-  await suite.env.admin.createUser({
-    merchantId: shop.merchant.id,
-    email: users.viewer,
-    password,
-    role: 'viewer',
-  });
+  for (const role of ['owner', 'developer', 'viewer'] as const) {
+    await suite.env.admin.createUser({ merchantId: shop.merchant.id, email: users[role], password, role });
+  }
   const otherId = suite.merchants.other.merchant.id;
   await suite.env.admin.createUser({ merchantId: otherId, email: users.other, password, role: 'owner' });
   receiver = new WebhookReceiver();
@@ -337,5 +332,101 @@ describe('who may', () => {
     await developersPage(own, `/developers?store=${shop.store.id}`);
     await expect(own.locator(`#webhooks tr[data-webhook-id="${hook.id}"]`).count()).resolves.toBe(1);
     await expect(own.locator(`#app-tokens tr[data-token-id="${shopToken.id}"]`).count()).resolves.toBe(1);
+  });
+});
+
+describe('users and roles', () => {
+  /** The reset token of the newest password email to `email` (MailDropDelivery's files). */
+  function resetTokenFor(email: string): string | null {
+    const mails = readdirSync(mailDir)
+      .map((file) => JSON.parse(readFileSync(join(mailDir, file), 'utf8')) as { to: string; token: string })
+      .filter((mail) => mail.to === email);
+    return mails.at(-1)?.token ?? null;
+  }
+
+  it('an owner adds a user, who sets a password from the email and signs in with the role given', async () => {
+    const page = await signIn(users.owner);
+    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SHOTS, 'settings-users.png'), fullPage: true });
+    const email = `new-${randomBytes(3).toString('hex')}@example.test`;
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Name').fill('New Person');
+    await page.locator('#new-role').selectOption('developer');
+    await page.getByRole('button', { name: 'Add the user' }).click();
+    await page.locator('#notice').waitFor();
+    const user = await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { email } });
+    expect(user).toMatchObject({ merchantId: shop.merchant.id, role: 'developer', name: 'New Person' });
+    const row = page.locator(`#users tr[data-user-id="${user.id}"]`);
+    await expect(row.getAttribute('data-user-role')).resolves.toBe('developer');
+    expect((await auditRows(user.id)).map((audit) => audit.action)).toEqual(['user.create']);
+
+    // nobody knows its password until the person sets one through the email
+    const token = await eventually(() => resetTokenFor(email), {
+      timeoutMs: 10_000,
+      what: 'the password email',
+    });
+    const chosen = `pw-${randomBytes(6).toString('hex')}`;
+    const confirmed = await suite.gateway.request('/password_resets/confirm', {
+      method: 'POST',
+      json: { token, password: chosen },
+    });
+    expect(confirmed.status).toBe(204);
+    const own = await signInAt(await newContext(suite, browser), consoleUrl, email, chosen);
+    await expect(own.locator('#user-role').innerText()).resolves.toBe('developer');
+  });
+
+  it("an owner changes another user's role, never its own, with its audit row", async () => {
+    const viewer = await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { email: users.viewer } });
+    const self = await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { email: users.owner } });
+    const page = await signIn(users.owner);
+    await page.goto(`${consoleUrl}/settings/users`);
+    await expect(page.locator(`form[action="/settings/users/${self.id}/role"]`).count()).resolves.toBe(0);
+    await page.getByLabel(`Role ${users.viewer}`, { exact: true }).selectOption('admin');
+    await page.getByRole('button', { name: `Change the role ${users.viewer}` }).click();
+    await page.locator('#notice').waitFor();
+    expect((await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { id: viewer.id } })).role).toBe(
+      'admin',
+    );
+    expect((await auditRows(viewer.id)).map((audit) => audit.action)).toEqual(['user.role']);
+
+    const own = await page.request.post(`${consoleUrl}/settings/users/${self.id}/role`, {
+      form: { _csrf: await csrfOf(page), role: 'viewer' },
+    });
+    expect(own.status()).toBe(400);
+    expect(await own.text()).toContain('OWN_ROLE');
+    expect((await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { id: self.id } })).role).toBe(
+      'owner',
+    );
+
+    // back as it was, for the tests after
+    await suite.env.prisma.merchantUser.update({ where: { id: viewer.id }, data: { role: 'viewer' } });
+  });
+
+  it("only an owner sees or changes users; another merchant's user is a missing page", async () => {
+    for (const email of [users.developer, users.viewer]) {
+      const page = await signIn(email);
+      await expect(page.getByRole('link', { name: 'Users' }).count()).resolves.toBe(0);
+      expect((await page.goto(`${consoleUrl}/settings/users`))?.status()).toBe(403);
+      const added = await page.request.post(`${consoleUrl}/settings/users`, {
+        form: { _csrf: await csrfOf(page), email: 'sneaky@example.test', name: 'Sneaky', role: 'owner' },
+      });
+      expect(added.status()).toBe(403);
+    }
+    expect(
+      await suite.env.prisma.merchantUser.findUnique({ where: { email: 'sneaky@example.test' } }),
+    ).toBeNull();
+
+    const developer = await suite.env.prisma.merchantUser.findUniqueOrThrow({
+      where: { email: users.developer },
+    });
+    const outsider = await signIn(users.other);
+    const moved = await outsider.request.post(`${consoleUrl}/settings/users/${developer.id}/role`, {
+      form: { _csrf: await csrfOf(outsider), role: 'viewer' },
+    });
+    expect(moved.status()).toBe(404);
+    const after = await suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { id: developer.id } });
+    expect(after.role).toBe('developer');
   });
 });

@@ -15,9 +15,13 @@ export const CONSOLE_SHOTS = join(__dirname, '..', '..', 'test-results', 'consol
 /** The longest one browser step may wait (a busy machine's page load included). */
 const STEP_MS = 20_000;
 
-/** The suite of a console browser test: merchants `shop` and `other`, both PCI DSS compliant. */
-export function useConsoleSuite(workers: string[]) {
+/**
+ * The suite of a console browser test: merchants `shop` and `other`, both PCI DSS compliant;
+ * `variables` over the suite's.
+ */
+export function useConsoleSuite(workers: string[], variables: Record<string, string> = {}) {
   return useSuite({
+    variables,
     simulator: (callbackSecret) =>
       startProcessorSimulator({ latencyMs: 0, callbackSecret, callbackRetryBaseDelayMs: 50 }),
     gateway: (config) => createGatewayApp(config),

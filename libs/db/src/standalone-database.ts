@@ -45,7 +45,7 @@ export class StandaloneDatabase {
     this.stores = new StoresRepository(this.prisma);
     const audit = new ConsoleAuditRepository(this.prisma);
     this.appTokens = new AppTokensRepository(this.prisma, audit);
-    this.merchantUsers = new MerchantUsersRepository(this.prisma);
+    this.merchantUsers = new MerchantUsersRepository(this.prisma, audit);
     this.testClocks = new TestClocksRepository(this.prisma);
     this.checkoutForms = new CheckoutFormsRepository(this.prisma);
     this.checkoutProducts = new CheckoutProductsRepository(this.prisma);

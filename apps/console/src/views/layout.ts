@@ -9,7 +9,7 @@ export interface PageContext {
   path: string;
   mode: 'test' | 'live';
   /** the signed-in user, with the CSRF token of its forms */
-  user?: { email: string; role: string; csrf: string; canReadAudit: boolean };
+  user?: { email: string; role: string; csrf: string; canReadAudit: boolean; canManageUsers: boolean };
 }
 
 export function contextOf(
@@ -47,6 +47,7 @@ function header(ctx: PageContext): Html {
         <a href="/payments">${m.payments}</a> <a href="/subscriptions">${m.subscriptions}</a>
         <a href="/developers">${m.developers}</a>
         ${user.canReadAudit ? html`<a href="/settings/audit">${m.auditLog}</a>` : ''}
+        ${user.canManageUsers ? html`<a href="/settings/users">${m.users}</a>` : ''}
       </nav>
       <form method="post" action="/mode" class="mode-switch">
         ${csrfField(ctx)}<input type="hidden" name="mode" value="${target}" />
