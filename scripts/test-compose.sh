@@ -5,11 +5,13 @@
 #     none answers, builds local stand-ins where no registry is reachable);
 #  2. the Kessai image from the Dockerfile (kessai:compose-test);
 #  3. docker-compose.yml + docker-compose.host-network.yml: Postgres, Redis, migrate, bootstrap, two
-#     gateways, two of every worker service and the processor simulator, on loopback ports;
+#     gateways, two of every worker service, two consoles and the processor simulator, on loopback
+#     ports;
 #  4. waits until every container is healthy (its own health check) and the one-shot ones succeeded,
 #     until a deadline (KESSAI_COMPOSE_HEALTH_TIMEOUT_S, 600 s): a container marked unhealthy while
 #     a dozen start on 2 cores may recover, so only the deadline or a failed one-shot fails the test;
-#  5. test/compose-smoke.ts through the official SDK, across both gateways;
+#  5. test/compose-smoke.ts through the official SDK, across both gateways, and the console: signed in
+#     on one replica, read on the other;
 #  6. `down -v`: containers, network and volumes removed (the images are kept for the next run), on
 #     failure too; containers `down` could not remove (a client that gave up) are removed by label.
 # `npm run test:compose -- --bridge` starts docker-compose.yml alone instead, as users do: on its own
@@ -41,13 +43,15 @@ esac
 if [[ $MODE == host ]]; then
   FILES=(-f docker-compose.yml -f docker-compose.host-network.yml)
   GATEWAYS=(http://127.0.0.1:23000 http://127.0.0.1:23010)
-  PORTS=(25432 26379 23000 23010 23190 23101 23111 23102 23112 23103 23113 23104 23114 23105 23115 23199)
-  CONTAINERS=17
+  CONSOLES=(http://127.0.0.1:23300 http://127.0.0.1:23310)
+  PORTS=(25432 26379 23000 23010 23190 23101 23111 23102 23112 23103 23113 23104 23114 23105 23115 23199 23300 23310)
+  CONTAINERS=19
 else
   FILES=(-f docker-compose.yml)
   GATEWAYS=(http://127.0.0.1:23000)
-  PORTS=(25432 26379 23000 23190 23199)
-  CONTAINERS=16
+  CONSOLES=(http://127.0.0.1:23300)
+  PORTS=(25432 26379 23000 23190 23199 23300)
+  CONTAINERS=17
 fi
 
 say() { echo "test:compose: $*"; }
@@ -85,7 +89,7 @@ node scripts/make-env.js .env.example "$work/compose.env"
 # the base images, and the published ports away from the ones this machine's own services hold
 # (exported: the environment wins over the env file)
 export POSTGRES_IMAGE=$KESSAI_POSTGRES_IMAGE REDIS_IMAGE=$KESSAI_REDIS_IMAGE PORT=23000 \
-  SIMULATOR_HOST_PORT=23190 POSTGRES_HOST_PORT=25432 REDIS_HOST_PORT=26379
+  SIMULATOR_HOST_PORT=23190 POSTGRES_HOST_PORT=25432 REDIS_HOST_PORT=26379 CONSOLE_PORT=23300
 # The smoke test's webhook receiver listens on this machine, a private address: production settings
 # let webhooks reach it only as an exact address:port the operator lists (decision 0024). Under
 # host networking that is loopback; on a bridge network the network's gateway address, known once
@@ -108,10 +112,12 @@ for service in services.values():
 # the `-2` services must be their first replica's definition but for the port they listen on
 def comparable(service):
     s = dict(service)
-    s["environment"] = {k: v for k, v in s.get("environment", {}).items() if k not in ("PORT", "HEALTH_PORT")}
+    ports = ("PORT", "HEALTH_PORT", "CONSOLE_PORT")
+    s["environment"] = {k: v for k, v in s.get("environment", {}).items() if k not in ports}
     test = s.get("healthcheck", {}).get("test")
-    if test and "PORT" not in str(test):
-        s["healthcheck"] = {**s["healthcheck"], "test": [part.replace("23010", "23000") for part in test]}
+    if test:
+        # the port a health check probes is the replica's own
+        s["healthcheck"] = {**s["healthcheck"], "test": [part for part in test if not str(part).isdigit()]}
     return s
 bad = [n for n in services if n.endswith("-2") and comparable(services[n]) != comparable(services[n[:-2]])]
 if bad:
@@ -238,7 +244,8 @@ EOF
   compose up -d --no-build
   wait_healthy
 fi
-SMOKE_RECEIVER_PORT=$RECEIVER_PORT SMOKE_RECEIVER_HOST=$receiver_host TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts "$work/credentials.json" "${GATEWAYS[@]}"
+SMOKE_CONSOLE_URLS=$(IFS=,; echo "${CONSOLES[*]}") \
+  SMOKE_RECEIVER_PORT=$RECEIVER_PORT SMOKE_RECEIVER_HOST=$receiver_host TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register -r tsconfig-paths/register test/compose-smoke.ts "$work/credentials.json" "${GATEWAYS[@]}"
 lap "SDK smoke test"
 
 trap - EXIT

@@ -6,7 +6,8 @@
  *   charge successful and the subscription current; a signed webhook for each (charge_finished,
  *   refund_finished, subscription_payment) received by a receiver on this machine; then
  *   BURST charges, each sent with one Idempotency-Key to every gateway at once: one charge per key,
- *   every one successful, with its charge_finished webhook.
+ *   every one successful, with its charge_finished webhook; then, given SMOKE_CONSOLE_URLS, the
+ *   demo user signed in on the first console and the first charge's page on every console.
  *
  *   [SMOKE_RECEIVER_HOST=<address>] TS_NODE_TRANSPILE_ONLY=1 node -r ts-node/register \
  *     -r tsconfig-paths/register test/compose-smoke.ts <credentials.json> <gateway URL>...
@@ -129,9 +130,60 @@ async function main() {
       `webhook subscription_payment ${verifiedWebhook(hook.signingSecret, paymentHook[0]).id} (signature verified)`,
     );
     await sameKeyOnEveryGateway(sdks, storeId, receiver, log);
+    const consoles = (process.env.SMOKE_CONSOLE_URLS ?? '').split(',').filter((url) => url !== '');
+    if (consoles.length > 0) await consoleShowsPayment(consoles, credentials, charge.id, log);
     log('passed');
   } finally {
     await receiver.close();
+  }
+}
+
+/**
+ * The merchant console: the demo user signs in on the first replica (its sign-in form, CSRF token
+ * and nonce cookie), and the session cookie opens the payment `chargeId`'s page on every replica
+ * (sessions live in Postgres, the cookie is signed with the one CONSOLE_SESSION_SECRET).
+ */
+async function consoleShowsPayment(
+  consoles: string[],
+  credentials: DemoCredentials,
+  chargeId: string,
+  log: (line: string) => void,
+) {
+  const cookiesOf = (response: Response) =>
+    response.headers
+      .getSetCookie()
+      .map((cookie) => cookie.split(';')[0])
+      .join('; ');
+  const form = await fetch(`${consoles[0]}/sign-in`);
+  const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+  if (form.status !== 200 || !csrf) throw new Error(`the console's sign-in page answered ${form.status}`);
+  const signedIn = await fetch(`${consoles[0]}/sign-in`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookiesOf(form) },
+    body: new URLSearchParams({
+      _csrf: csrf,
+      email: credentials.user_email,
+      password: credentials.user_password,
+    }).toString(),
+  });
+  const session = cookiesOf(signedIn);
+  if (signedIn.status !== 303 || !session.includes('kessai_console_session=')) {
+    throw new Error(`signing in on the console answered ${signedIn.status}`);
+  }
+  log(`console signed in as ${credentials.user_email} (${consoles[0]})`);
+  for (const base of consoles) {
+    const page = await fetch(`${base}/payments/${chargeId}`, {
+      headers: { cookie: session },
+      redirect: 'manual',
+    });
+    const text = await page.text();
+    if (page.status !== 200 || !text.includes(chargeId)) {
+      throw new Error(
+        `the console's payment page on ${base} answered ${page.status} without charge ${chargeId}`,
+      );
+    }
+    log(`console payment page shows charge ${chargeId} (${base})`);
   }
 }
 

@@ -9,39 +9,25 @@ import { parse } from 'csv-parse/sync';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { WebHookTrigger } from 'univapay-node';
-import { loadConfig } from '@kessai/config';
 import {
   axeViolations,
   eventually,
   insertCardToken,
   insertSubscription,
   launchChromium,
-  listenLocally,
   sdkFor,
-  useSuite,
   WebhookReceiver,
   type SeededMerchant,
 } from '@kessai/testing';
-import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
-import { createGatewayApp } from '../../apps/gateway/src/app.factory';
-import { createConsoleApp } from '../../apps/console/src/app.factory';
+import * as harness from './console-harness';
+import { CONSOLE_SHOTS as SHOTS, csrfOf, useConsoleSuite } from './console-harness';
 
-const SHOTS = join(__dirname, '..', '..', 'test-results', 'console');
-const STEP_MS = 20_000;
 /** merchant-controlled text that would run if a page did not escape it */
 const MARKUP = '<script>document.title="owned"</script><img src=x onerror=alert(1)>';
 jest.setTimeout(90_000);
 
-const suite = useSuite({
-  simulator: (callbackSecret) =>
-    startProcessorSimulator({ latencyMs: 0, callbackSecret, callbackRetryBaseDelayMs: 50 }),
-  gateway: (config) => createGatewayApp(config),
-  merchants: { shop: { pci: true }, other: { pci: true } },
-  workers: ['charge-service', 'refund-cancel-service', 'webhook-service'],
-  callbacks: true,
-});
+const suite = useConsoleSuite(['charge-service', 'refund-cancel-service', 'webhook-service']);
 
 let browser: Browser;
 let consoleUrl: string;
@@ -56,12 +42,7 @@ const users: Record<'owner' | 'admin' | 'viewer' | 'other', string> = {
   other: `other-${randomBytes(3).toString('hex')}@example.test`,
 };
 
-async function startConsole(variables: Record<string, string> = {}): Promise<string> {
-  const config = loadConfig({ ...suite.env.variables, ...variables }, 'console');
-  const app: NestFastifyApplication = await createConsoleApp(config);
-  suite.cleanup(() => app.close());
-  return listenLocally(app);
-}
+const startConsole = (variables: Record<string, string> = {}) => harness.startConsole(suite, variables);
 
 async function successfulCharge(
   merchant: 'shop' | 'other',
@@ -113,27 +94,9 @@ async function accessible(page: Page): Promise<void> {
   expect(await axeViolations(page)).toEqual([]);
 }
 
-async function newContext(): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, locale: 'en-US' });
-  context.setDefaultTimeout(STEP_MS);
-  suite.cleanup(() => context.close());
-  return context;
-}
-
-async function signIn(context: BrowserContext, email: string, base = consoleUrl): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${base}/sign-in`);
-  await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
-  return page;
-}
-
-/** The CSRF token a signed-in page's forms carry. */
-async function csrfOf(page: Page): Promise<string> {
-  return page.locator('form[action="/sign-out"] input[name="_csrf"]').inputValue();
-}
+const newContext = () => harness.newContext(suite, browser);
+const signIn = (context: BrowserContext, email: string, base = consoleUrl) =>
+  harness.signIn(context, base, email, password);
 
 beforeAll(async () => {
   browser = await launchChromium();

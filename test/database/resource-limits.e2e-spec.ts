@@ -4,7 +4,7 @@
  * app-jwts and accounts.
  */
 import { randomBytes } from 'node:crypto';
-import { DailyQuotas, WebhooksRepository, type AccessScope } from '@kessai/db';
+import { ConsoleAuditRepository, DailyQuotas, WebhooksRepository, type AccessScope } from '@kessai/db';
 import { ACTIVE_LIMITS, DAILY_QUOTAS, ResourceLimitError } from '@kessai/domain';
 import { useSuite, type SeededMerchant } from '@kessai/testing';
 
@@ -13,7 +13,7 @@ let webhooks: WebhooksRepository;
 let quotas: DailyQuotas;
 
 beforeAll(() => {
-  webhooks = new WebhooksRepository(suite.env.prisma);
+  webhooks = new WebhooksRepository(suite.env.prisma, new ConsoleAuditRepository(suite.env.prisma));
   quotas = new DailyQuotas(suite.env.prisma);
 });
 

@@ -8,7 +8,9 @@ import { PaymentsModule } from '@kessai/payments';
 import { RateLimiter } from '@kessai/rate-limits';
 import { RedisModule } from '@kessai/redis';
 import { SubscriptionsModule } from '@kessai/subscriptions';
+import { WebhooksModule } from '@kessai/webhooks';
 import { AssetsController } from './pages/assets.controller';
+import { DevelopersController } from './pages/developers.controller';
 import { HealthController } from './pages/health.controller';
 import { PageErrorsFilter } from './pages/page-errors.filter';
 import { PaymentsController } from './pages/payments.controller';
@@ -21,7 +23,7 @@ import { ConsoleSessions } from './session/console-sessions';
 export type ConsoleConfig = ProcessConfig<'console'>;
 
 /**
- * The merchant console: the libs' use cases (accounts, payments, subscriptions) called in-process, as the gateway
+ * The merchant console: the libs' use cases (accounts, payments, subscriptions, webhooks) called in-process, as the gateway
  * calls them (decision 0035), behind the console's own sessions, CSRF and roles.
  */
 @Module({})
@@ -37,6 +39,7 @@ export class ConsoleModule {
         AccountsModule,
         PaymentsModule,
         SubscriptionsModule,
+        WebhooksModule,
       ],
       controllers: [
         HealthController,
@@ -45,6 +48,7 @@ export class ConsoleModule {
         PaymentsController,
         SubscriptionsController,
         SettingsController,
+        DevelopersController,
       ],
       providers: [
         RateLimiter,

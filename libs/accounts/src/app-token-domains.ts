@@ -1,5 +1,8 @@
 import { getDomain } from 'tldts';
 
+/** The most origins one app token may name. */
+export const APP_TOKEN_DOMAINS_MAX = 50;
+
 /** A host, host:port, *.host (subdomains) or an http(s) origin, as the browser Origin check reads them. */
 export const APP_TOKEN_DOMAIN =
   /^(https?:\/\/)?(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*(:\d{1,5})?$/i;

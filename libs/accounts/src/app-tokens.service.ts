@@ -9,6 +9,7 @@ import {
   type AccessScope,
   type AppToken,
   type AppTokenRevocation,
+  type AuditedWrite,
 } from '@kessai/db';
 import {
   ACTIVE_LIMITS,
@@ -69,6 +70,7 @@ export class AppTokenService {
     manager: TokenManager,
     storeId: string | null,
     request: NewAppTokenRequest,
+    options: AuditedWrite = {},
   ): Promise<IssuedCredentials> {
     const owner = await this.ownerFor(manager, storeId);
     // a test credential (often handled loosely: CI, sandboxes) must not mint live credentials
@@ -99,6 +101,7 @@ export class AppTokenService {
         issuedBy: manager.kind === 'app_token' ? manager.tokenId : null,
       },
       ACTIVE_LIMITS.app_token,
+      options.audit,
     );
     const jwt = signAppToken(
       {
@@ -134,9 +137,10 @@ export class AppTokenService {
     manager: TokenManager,
     storeId: string | null,
     id: string,
-    now = new Date(),
+    options: AuditedWrite & { now?: Date } = {},
   ): Promise<AppTokenRevocation> {
-    const revocation = await this.appTokens.revokeActive(await this.ownerFor(manager, storeId), id, now);
+    const owner = await this.ownerFor(manager, storeId);
+    const revocation = await this.appTokens.revokeActive(owner, id, options.now, options.audit);
     if (!revocation) throw new NotFoundError('app_token');
     // every gateway forgets each of them at once (the token and what it issued)
     for (const revokedId of revocation.revokedIds) await this.changes?.announce(revokedId);

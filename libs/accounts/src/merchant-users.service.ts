@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { hashPassword } from '@kessai/auth';
-import { MerchantUsersRepository, type MerchantUser } from '@kessai/db';
+import { generateSecret, hashPassword } from '@kessai/auth';
+import { MerchantUsersRepository, type AuditedWrite, type MerchantUser } from '@kessai/db';
+import { isUuid, NotFoundError, ValidationError } from '@kessai/domain';
 import { normalizeEmail } from './passwords';
 
 /** Merchant users: the people who sign in with an email and a password. */
@@ -24,6 +25,44 @@ export class MerchantUsersService {
       passwordHash: await hashPassword(input.password),
       ...(input.role ? { role: input.role } : {}),
     });
+  }
+
+  /**
+   * A new user of the merchant whose password nobody knows (a random secret's hash): the person
+   * sets one through a password reset, which the caller requests next. A taken email is EMAIL_EXISTS.
+   */
+  async invite(
+    input: { merchantId: string; email: string; name: string; role: MerchantUser['role'] },
+    options: AuditedWrite = {},
+  ): Promise<MerchantUser> {
+    const user = {
+      merchantId: input.merchantId,
+      email: normalizeEmail(input.email),
+      name: input.name,
+      passwordHash: await hashPassword(generateSecret()),
+      role: input.role,
+    };
+    return this.users.create(user, options.audit);
+  }
+
+  /**
+   * Another user's role, by a user of the same merchant (`actor`): never one's own (a user cannot
+   * lock itself out or raise itself), and the merchant always keeps an owner (LAST_OWNER). Another
+   * merchant's user, or a malformed id, is not found.
+   */
+  async changeRole(
+    actor: { merchantId: string; userId: string },
+    userId: string,
+    role: MerchantUser['role'],
+    options: AuditedWrite = {},
+  ): Promise<MerchantUser> {
+    if (!isUuid(userId)) throw new NotFoundError('merchant_user');
+    const id = userId.toLowerCase();
+    if (id === actor.userId) throw ValidationError.field('role', 'OWN_ROLE');
+    const changed = await this.users.changeRole(actor.merchantId, id, role, options.audit);
+    if (changed === null) throw new NotFoundError('merchant_user');
+    if (changed === 'last_owner') throw ValidationError.field('role', 'LAST_OWNER');
+    return changed;
   }
 
   findByEmail(email: string): Promise<MerchantUser | null> {

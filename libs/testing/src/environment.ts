@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { loadConfig, type FullConfig } from '@kessai/config';
 import {
   AppTokensRepository,
+  ConsoleAuditRepository,
   MerchantsRepository,
   MerchantUsersRepository,
   PrismaService,
@@ -119,12 +120,13 @@ export class TestEnvironment {
     const variables = testVariables(database.url, overrides);
     const config = loadConfig(variables);
     const prisma = new PrismaService(config);
+    const audit = new ConsoleAuditRepository(prisma);
     const admin = new AdminService(
       {
         merchants: new MerchantsRepository(prisma),
         stores: new StoresRepository(prisma),
-        appTokens: new AppTokensRepository(prisma),
-        merchantUsers: new MerchantUsersRepository(prisma),
+        appTokens: new AppTokensRepository(prisma, audit),
+        merchantUsers: new MerchantUsersRepository(prisma, audit),
       },
       config,
     );

@@ -5,6 +5,7 @@ import {
   StoresRepository,
   WebhooksRepository,
   type AccessScope,
+  type AuditedWrite,
   type LoggedDelivery,
   type Webhook,
   type WebhookListItem,
@@ -40,7 +41,12 @@ export class WebhooksService {
   ) {}
 
   /** `mode`: the caller's processing mode, the new webhook's. */
-  async create(scope: AccessScope, mode: 'test' | 'live', request: WebhookInput): Promise<Webhook> {
+  async create(
+    scope: AccessScope,
+    mode: 'test' | 'live',
+    request: WebhookInput,
+    options: AuditedWrite = {},
+  ): Promise<Webhook> {
     checkTriggers(request.triggers, scope);
     const url = await this.urls.check(request.url, mode);
     const webhook = await this.webhooks.createWithinLimit(
@@ -55,6 +61,7 @@ export class WebhooksService {
         mode,
       },
       ACTIVE_LIMITS.webhook,
+      options.audit,
     );
     return webhook;
   }
@@ -83,6 +90,7 @@ export class WebhooksService {
     id: string,
     deliveryId: string,
     correlation: Correlation,
+    options: AuditedWrite = {},
   ): Promise<LoggedDelivery> {
     const webhook = await this.findVisible(scope, id);
     if (!isUuid(deliveryId)) throw new NotFoundError('webhook_delivery');
@@ -90,7 +98,12 @@ export class WebhooksService {
     if (!webhook.active && (await this.webhooks.findLoggedDelivery(webhook.id, delivery)))
       throw new ConflictError('CONFLICTED', [{ field: null, reason: 'WEBHOOK_INACTIVE' }]);
     // as the request left it (pending), never as webhook-service's try may already have changed it
-    const replayed = await this.webhooks.requestReplay(webhook, delivery, correlation.correlationId);
+    const replayed = await this.webhooks.requestReplay(
+      webhook,
+      delivery,
+      correlation.correlationId,
+      options.audit,
+    );
     if (!replayed) throw new NotFoundError('webhook_delivery');
     return replayed;
   }
@@ -104,6 +117,7 @@ export class WebhooksService {
     mode: 'test' | 'live',
     current: Webhook,
     request: WebhookChangesInput,
+    options: AuditedWrite = {},
   ): Promise<Webhook> {
     if (request.triggers !== undefined) checkTriggers(request.triggers, scope);
     const url =
@@ -120,6 +134,7 @@ export class WebhooksService {
         ...(request.active !== undefined ? { active: request.active } : {}),
       },
       ACTIVE_LIMITS.webhook,
+      options.audit,
     );
     if (!updated) throw new NotFoundError('webhook');
     return updated;
@@ -129,16 +144,17 @@ export class WebhooksService {
    * A new signing secret, in this answer only (`signing_secret`); the old one keeps signing
    * deliveries for WEBHOOK_SECRET_OVERLAP_SECONDS, so a receiver switches without missing one.
    */
-  async rotateSecret(scope: AccessScope, id: string): Promise<Webhook> {
+  async rotateSecret(scope: AccessScope, id: string, options: AuditedWrite = {}): Promise<Webhook> {
     const webhook = await this.findVisible(scope, id);
     const overlapEnds = new Date(Date.now() + this.config.WEBHOOK_SECRET_OVERLAP_SECONDS * 1_000);
-    const rotated = await this.webhooks.rotateSecret(webhook, webhook.id, newSigningSecret(), overlapEnds);
+    const secret = newSigningSecret();
+    const rotated = await this.webhooks.rotateSecret(webhook, webhook.id, secret, overlapEnds, options.audit);
     if (!rotated) throw new NotFoundError('webhook');
     return rotated;
   }
 
-  async delete(scope: AccessScope, id: string): Promise<void> {
-    if (!isUuid(id) || !(await this.webhooks.delete(scope, id.toLowerCase())))
+  async delete(scope: AccessScope, id: string, options: AuditedWrite = {}): Promise<void> {
+    if (!isUuid(id) || !(await this.webhooks.delete(scope, id.toLowerCase(), options.audit)))
       throw new NotFoundError('webhook');
   }
 

@@ -24,6 +24,7 @@ export function pageContext(request: FastifyRequest, sessions: ConsoleSessions):
           role: session.user.role,
           csrf: sessions.csrfToken(session.sessionId),
           canReadAudit: may(session.user.role, 'audit:read'),
+          canManageUsers: may(session.user.role, 'users:manage'),
         }
       : undefined,
   );

@@ -1,22 +1,32 @@
-import { Controller, Get, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MerchantUsersService, PasswordResetService } from '@kessai/accounts';
 import { ConsoleAuditRepository, MerchantUsersRepository } from '@kessai/db';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
-import { auditPage } from '../views/settings';
-import { send } from './page-replies';
-import { pageContext } from './request-context';
+import { auditPage, usersPage } from '../views/settings';
+import { auditOf, badFields, refusalOf, send } from './page-replies';
+import { modeOf, pageContext } from './request-context';
+import { roleForm, userForm, USER_ROLES } from './settings.schemas';
 
 /** The audit log's rows a page shows: the merchant's newest. */
 const AUDIT_SHOWN = 200;
 
-/** Settings (docs/console.md): the audit log of the merchant's console writes (owner and admin). */
+/**
+ * Settings (docs/console.md): the audit log of the merchant's console writes (owner and admin), and
+ * users and roles (owner): add a user (MerchantUsersService.invite, then the password reset email
+ * of POST /password_resets, through which the person sets a password) and change another user's
+ * role (MerchantUsersService.changeRole: never one's own, and always an owner left), each with its
+ * audit row in its transaction.
+ */
 @Controller()
 export class SettingsController {
   constructor(
     private readonly sessions: ConsoleSessions,
     private readonly audit: ConsoleAuditRepository,
     private readonly users: MerchantUsersRepository,
+    private readonly merchantUsers: MerchantUsersService,
+    private readonly passwordResets: PasswordResetService,
   ) {}
 
   @Get('settings/audit')
@@ -33,5 +43,101 @@ export class SettingsController {
     ]);
     const emails = new Map(users.map((user) => [user.id, user.email]));
     return send(reply, 200, auditPage(pageContext(request, this.sessions), { rows, emails }));
+  }
+
+  @Get('settings/users')
+  @Requires('users:manage')
+  async listUsers(
+    @CurrentSession() session: ConsoleSession,
+    @Query() query: Record<string, unknown>,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const m = pageContext(request, this.sessions).m;
+    const notice =
+      query.added !== undefined ? m.userAdded : query.changed !== undefined ? m.roleChanged : undefined;
+    return send(reply, 200, await this.renderUsers(session, request, { notice }));
+  }
+
+  @Post('settings/users')
+  @Requires('users:manage')
+  async addUser(
+    @CurrentSession() session: ConsoleSession,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const m = pageContext(request, this.sessions).m;
+    const parsed = userForm.safeParse(body);
+    if (!parsed.success)
+      return this.refused(session, request, reply, `${m.userRefused}: ${badFields(parsed.error)}`);
+    const form = parsed.data;
+    const write = { action: 'user.create', targetType: 'merchant_user', targetId: '', mode: modeOf(request) };
+    const audit = auditOf(session, request, write, { email: form.email, role: form.role });
+    try {
+      await this.merchantUsers.invite({ merchantId: session.user.merchantId, ...form }, { audit });
+    } catch (error) {
+      const message = refusalOf(error, m.userRefused);
+      if (message === null) throw error;
+      return this.refused(session, request, reply, message);
+    }
+    // the person sets a password through the reset email (quota and delivery as POST /password_resets)
+    try {
+      await this.passwordResets.request(form.email, { correlationId: request.id });
+    } catch (error) {
+      const message = refusalOf(error, m.userAddedNoMail);
+      if (message === null) throw error;
+      return send(reply, 200, await this.renderUsers(session, request, { error: message }));
+    }
+    return reply.redirect('/settings/users?added', 303);
+  }
+
+  @Post('settings/users/:id/role')
+  @Requires('users:manage')
+  async changeRole(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() body: unknown,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const m = pageContext(request, this.sessions).m;
+    const parsed = roleForm.safeParse(body);
+    if (!parsed.success)
+      return this.refused(session, request, reply, `${m.userRefused}: ${badFields(parsed.error)}`);
+    const write = { action: 'user.role', targetType: 'merchant_user', targetId: '', mode: modeOf(request) };
+    const audit = auditOf(session, request, write, { role: parsed.data.role });
+    const actor = { merchantId: session.user.merchantId, userId: session.user.id };
+    try {
+      await this.merchantUsers.changeRole(actor, id, parsed.data.role, { audit });
+    } catch (error) {
+      const message = refusalOf(error, m.userRefused);
+      if (message === null) throw error;
+      return this.refused(session, request, reply, message);
+    }
+    return reply.redirect('/settings/users?changed', 303);
+  }
+
+  private async refused(
+    session: ConsoleSession,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    error: string,
+  ) {
+    return send(reply, 400, await this.renderUsers(session, request, { error }));
+  }
+
+  private async renderUsers(
+    session: ConsoleSession,
+    request: FastifyRequest,
+    messages: { notice?: string; error?: string },
+  ): Promise<string> {
+    const users = await this.users.listOfMerchant(session.user.merchantId);
+    return usersPage(pageContext(request, this.sessions), {
+      users,
+      selfId: session.user.id,
+      roles: USER_ROLES,
+      ...messages,
+    });
   }
 }

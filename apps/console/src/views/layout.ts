@@ -9,7 +9,7 @@ export interface PageContext {
   path: string;
   mode: 'test' | 'live';
   /** the signed-in user, with the CSRF token of its forms */
-  user?: { email: string; role: string; csrf: string; canReadAudit: boolean };
+  user?: { email: string; role: string; csrf: string; canReadAudit: boolean; canManageUsers: boolean };
 }
 
 export function contextOf(
@@ -45,7 +45,9 @@ function header(ctx: PageContext): Html {
       <p class="brand">${m.appName}</p>
       <nav aria-label="${m.nav}">
         <a href="/payments">${m.payments}</a> <a href="/subscriptions">${m.subscriptions}</a>
+        <a href="/developers">${m.developers}</a>
         ${user.canReadAudit ? html`<a href="/settings/audit">${m.auditLog}</a>` : ''}
+        ${user.canManageUsers ? html`<a href="/settings/users">${m.users}</a>` : ''}
       </nav>
       <form method="post" action="/mode" class="mode-switch">
         ${csrfField(ctx)}<input type="hidden" name="mode" value="${target}" />

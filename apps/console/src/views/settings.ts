@@ -1,6 +1,6 @@
-import type { ConsoleAuditEvent } from '@kessai/db';
+import type { ConsoleAuditEvent, MerchantUser } from '@kessai/db';
 import { html } from './html';
-import { layout, type PageContext } from './layout';
+import { csrfField, layout, type PageContext } from './layout';
 import { dataTable } from './parts';
 
 export interface AuditView {
@@ -35,5 +35,70 @@ export function auditPage(ctx: PageContext, view: AuditView): string {
     m.auditLog,
     html`<h1>${m.auditLog}</h1>
       ${table}`,
+  );
+}
+
+export interface UsersView {
+  users: Pick<MerchantUser, 'id' | 'email' | 'name' | 'role' | 'createdOn'>[];
+  /** the signed-in user, whose own role has no form */
+  selfId: string;
+  roles: readonly MerchantUser['role'][];
+  notice?: string;
+  error?: string;
+}
+
+/** Users and roles (owners only): the merchant's users, a role form on each other user, and a form to add one. */
+export function usersPage(ctx: PageContext, view: UsersView): string {
+  const { m } = ctx;
+  const roleOptions = (current: string) =>
+    view.roles.map(
+      (role) => html`<option value="${role}" ${role === current ? html`selected` : ''}>${role}</option>`,
+    );
+  const roleCell = (user: UsersView['users'][number]) =>
+    user.id === view.selfId
+      ? html`${user.role} ${m.you}`
+      : html`<form method="post" action="/settings/users/${user.id}/role" class="inline">
+          ${csrfField(ctx)}
+          <label class="visually-hidden" for="role-${user.id}">${m.role} ${user.email}</label>
+          <select id="role-${user.id}" name="role">
+            ${roleOptions(user.role)}
+          </select>
+          <button type="submit" aria-label="${m.changeRole} ${user.email}">${m.changeRole}</button>
+        </form>`;
+  const table = dataTable(
+    {
+      id: 'users',
+      caption: m.users,
+      empty: html``,
+      columns: [
+        { header: m.email, cell: (user) => user.email },
+        { header: m.name, cell: (user) => user.name },
+        { header: m.role, cell: roleCell },
+        { header: m.created, cell: (user) => user.createdOn.toISOString() },
+      ],
+      data: (user) => ({ 'user-id': user.id, 'user-role': user.role }),
+    },
+    view.users,
+  );
+  return layout(
+    ctx,
+    m.users,
+    html`<h1>${m.users}</h1>
+      ${view.notice ? html`<p class="notice" role="status" id="notice">${view.notice}</p>` : ''}
+      ${view.error ? html`<p class="error" role="alert" id="action-error">${view.error}</p>` : ''} ${table}
+      <form method="post" action="/settings/users" class="action" aria-labelledby="add-user-title">
+        <h2 id="add-user-title">${m.addUser}</h2>
+        ${csrfField(ctx)}
+        <p class="hint">${m.addUserHint}</p>
+        <label for="new-email">${m.email}</label>
+        <input id="new-email" name="email" type="email" required />
+        <label for="new-name">${m.name}</label>
+        <input id="new-name" name="name" type="text" required />
+        <label for="new-role">${m.role}</label>
+        <select id="new-role" name="role">
+          ${roleOptions('viewer')}
+        </select>
+        <button type="submit" id="add-user">${m.addUserButton}</button>
+      </form>`,
   );
 }

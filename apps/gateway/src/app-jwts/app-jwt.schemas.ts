@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { APP_TOKEN_DOMAIN, isWildcardOverPublicSuffix } from '@kessai/accounts';
+import { APP_TOKEN_DOMAIN, APP_TOKEN_DOMAINS_MAX, isWildcardOverPublicSuffix } from '@kessai/accounts';
 import { reason } from '../http/request.schemas';
 
 /** Request schemas of the app token routes (`app_jwts`), in wire (snake_case) form. */
@@ -17,7 +17,7 @@ export const createAppJwtSchema = z
           .regex(APP_TOKEN_DOMAIN)
           .refine((domain) => !isWildcardOverPublicSuffix(domain), reason('INVALID_FORMAT')),
       )
-      .max(50)
+      .max(APP_TOKEN_DOMAINS_MAX)
       .default([]),
   })
   .strict();

@@ -1,38 +1,17 @@
 import { z } from 'zod';
+import { webhookAuthToken, webhookTriggers, webhookUrl } from '@kessai/webhooks';
 
 /** Request schemas of the webhook routes (api-reference §5.10), in wire (snake_case) form. */
 
-/** A trigger's scope is checked by the service (INVALID_EVENT_FOR_STORE / _MERCHANT); here only its form. */
-const triggers = z
-  .array(z.string().min(1).max(64))
-  .min(1)
-  .max(50)
-  .refine((list) => new Set(list).size === list.length, {
-    params: { reason: 'MUST_CONTAIN_UNIQUE_ELEMENTS_ONLY' },
-  });
-
-/** The URL's rules (scheme, addresses) are the service's; here only its length. */
-const url = z.string().trim().min(1).max(2_048);
-
-/**
- * Sent as the receiver's Authorization header value, so visible ASCII only (0x21-0x7E), with single
- * spaces inside (`Bearer mytoken`): a control character or a character beyond ASCII cannot be sent
- * in a header, and would fail every try. A refusal is VALIDATION_ERROR on `auth_token`, reason
- * INVALID_FORMAT.
- */
-const authToken = z
-  .string()
-  .min(1)
-  .max(1_024)
-  .regex(/^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/);
-
-export const createWebhookSchema = z.object({ triggers, url, auth_token: authToken.nullish() }).strict();
+export const createWebhookSchema = z
+  .object({ triggers: webhookTriggers, url: webhookUrl, auth_token: webhookAuthToken.nullish() })
+  .strict();
 
 export const updateWebhookSchema = z
   .object({
-    triggers: triggers.optional(),
-    url: url.optional(),
-    auth_token: authToken.nullish(),
+    triggers: webhookTriggers.optional(),
+    url: webhookUrl.optional(),
+    auth_token: webhookAuthToken.nullish(),
     active: z.boolean().optional(),
   })
   .strict();

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AuthenticationError, isUuid, type PageRequest } from '@kessai/domain';
 import type { AppToken, AppTokenScope, ProcessingMode } from '../generated/prisma/client';
+import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
 import { listPage } from '../keyset';
 import { createWithinActiveLimit } from '../limits/active-limit';
 import { PrismaService } from '../prisma.service';
@@ -28,7 +29,10 @@ export interface AppTokenRevocation {
 
 @Injectable()
 export class AppTokensRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: ConsoleAuditRepository,
+  ) {}
 
   /**
    * The row by id, in one plain prepared query: authentication reads it for every credential once
@@ -54,8 +58,11 @@ export class AppTokensRepository {
     };
   }
 
-  /** Inserts the token unless its owner (the store, or the merchant itself) already has `max` active ones. */
-  createWithinLimit(token: NewAppToken, max: number): Promise<AppToken> {
+  /**
+   * Inserts the token unless its owner (the store, or the merchant itself) already has `max` active
+   * ones. `audit` (a console write): its row is inserted in the same transaction, naming the token.
+   */
+  createWithinLimit(token: NewAppToken, max: number, audit?: AuditEntry): Promise<AppToken> {
     return createWithinActiveLimit(
       this.prisma,
       { resource: 'app_token', scope: token, max },
@@ -68,7 +75,9 @@ export class AppTokensRepository {
             const issuer = (await this.prisma.run(LOCK_ISSUER, { id: token.issuedBy }, { db: tx }))[0];
             if (!issuer || issuer.revoked) throw new AuthenticationError('INVALID_APP_TOKEN');
           }
-          return tx.appToken.create({ data: token });
+          const created = await tx.appToken.create({ data: token });
+          if (audit) await this.audit.record({ ...audit, targetId: created.id }, tx);
+          return created;
         },
       },
     );
@@ -88,10 +97,16 @@ export class AppTokensRepository {
 
   /**
    * Revokes an active token of the owner and the tokens it issued, transitively; null when the
-   * owner has no such active token.
+   * owner has no such active token. `audit` (a console write): its row is inserted in the
+   * revocation's transaction, only when something was revoked.
    */
-  async revokeActive(owner: AccessScope, id: string, at = new Date()): Promise<AppTokenRevocation | null> {
-    return this.revokeTree(id, owner, at);
+  async revokeActive(
+    owner: AccessScope,
+    id: string,
+    at = new Date(),
+    audit?: AuditEntry,
+  ): Promise<AppTokenRevocation | null> {
+    return this.revokeTree(id, owner, at, audit);
   }
 
   listForMerchant(merchantId: string, storeId?: string | null): Promise<AppToken[]> {
@@ -118,6 +133,7 @@ export class AppTokensRepository {
     id: string,
     owner: AccessScope | null,
     at: Date,
+    audit?: AuditEntry,
   ): Promise<AppTokenRevocation | null> {
     if (!isUuid(id)) return null;
     const root = {
@@ -136,7 +152,9 @@ export class AppTokensRepository {
         locked = new Set(tree.map((row) => row.id));
       }
       if (locked.size === 0) return [];
-      return this.prisma.run(REVOKE_APP_TOKEN_TREE, { ...root, at }, { db: client });
+      const revoked = await this.prisma.run(REVOKE_APP_TOKEN_TREE, { ...root, at }, { db: client });
+      if (audit && revoked.length > 0) await this.audit.record({ ...audit, targetId: id }, client);
+      return revoked;
     });
     if (rows.length === 0) return null;
     const token = await this.findById(id);

@@ -24,6 +24,11 @@ export interface AuditEntry extends AuditActor {
   detail: Record<string, unknown>;
 }
 
+/** A use case's options for a console write: its audit row, inserted in the write's own transaction. */
+export interface AuditedWrite {
+  audit?: AuditEntry;
+}
+
 /** The merchant console's audit log (docs/console.md): one row per write, in the write's transaction. */
 @Injectable()
 export class ConsoleAuditRepository {

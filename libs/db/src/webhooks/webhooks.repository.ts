@@ -9,6 +9,7 @@ import type {
   WebhookDelivery,
 } from '../generated/prisma/client';
 import { listPage } from '../keyset';
+import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
 import { createWithinActiveLimit, withActiveLimitLock } from '../limits/active-limit';
 import { appendOutboxEvent } from '../outbox/outbox-writer';
 import { PrismaService } from '../prisma.service';
@@ -121,13 +122,18 @@ const urlExists = () =>
  */
 @Injectable()
 export class WebhooksRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: ConsoleAuditRepository,
+  ) {}
 
   /**
    * Inserts the webhook unless its scope (the store, or the merchant itself) already has `max`
    * active ones (ResourceLimitError) or a webhook with its URL (ConflictError WEBHOOK_URL_EXISTS).
+   * `audit` (a console write, here and below): its row is inserted in the write's transaction, only
+   * when the write happened.
    */
-  createWithinLimit(webhook: NewWebhook, max: number): Promise<Webhook> {
+  createWithinLimit(webhook: NewWebhook, max: number, audit?: AuditEntry): Promise<Webhook> {
     return createWithinActiveLimit(
       this.prisma,
       { resource: 'webhook', scope: webhook, max },
@@ -135,7 +141,9 @@ export class WebhooksRepository {
         countActive: (tx) => tx.webhook.count({ where: activeOf(webhook) }),
         create: async (tx) => {
           if (await urlTaken(tx, webhook, webhook.url, null)) throw urlExists();
-          return tx.webhook.create({ data: { ...webhook, active: true } });
+          const created = await tx.webhook.create({ data: { ...webhook, active: true } });
+          if (audit) await this.audit.record({ ...audit, targetId: created.id }, tx);
+          return created;
         },
       },
     );
@@ -162,7 +170,13 @@ export class WebhooksRepository {
    * lock: a new URL must be free in the scope, and a re-activation must leave at most `max` active.
    * Re-activating clears the reason delivery turned it off.
    */
-  update(scope: AccessScope, id: string, changes: WebhookChanges, max: number): Promise<Webhook | null> {
+  update(
+    scope: AccessScope,
+    id: string,
+    changes: WebhookChanges,
+    max: number,
+    audit?: AuditEntry,
+  ): Promise<Webhook | null> {
     return withActiveLimitLock(this.prisma, { resource: 'webhook', scope }, async (tx) => {
       const current = await tx.webhook.findFirst({ where: { id, ...exactly(scope) } });
       if (!current) return null;
@@ -170,7 +184,7 @@ export class WebhooksRepository {
       const reactivating = changes.active === true && !current.active;
       if (reactivating && (await tx.webhook.count({ where: activeOf(scope) })) >= max)
         throw new ResourceLimitError('webhook');
-      return tx.webhook.update({
+      const updated = await tx.webhook.update({
         where: { id },
         // re-activating starts afresh: no reason, no failing period
         data: {
@@ -178,6 +192,8 @@ export class WebhooksRepository {
           ...(changes.active === true ? { disabledReason: null, failingSince: null } : {}),
         },
       });
+      if (audit) await this.audit.record({ ...audit, targetId: id }, tx);
+      return updated;
     });
   }
 
@@ -187,21 +203,40 @@ export class WebhooksRepository {
     id: string,
     secret: string,
     previousExpiresOn: Date,
+    audit?: AuditEntry,
   ): Promise<Webhook | null> {
-    const rows = await this.prisma.run(ROTATE_WEBHOOK_SECRET, {
-      id,
-      merchantId: scope.merchantId,
-      storeId: scope.storeId,
-      secret,
-      previousExpiresOn,
-    });
+    const params = { id, merchantId: scope.merchantId, storeId: scope.storeId, secret, previousExpiresOn };
+    const rows = await this.audited(audit, id, (tx) =>
+      this.prisma.run(ROTATE_WEBHOOK_SECRET, params, { db: tx }),
+    );
     return rows.length === 0 ? null : this.prisma.webhook.findUnique({ where: { id } });
   }
 
   /** Deletes a webhook of the scope with its deliveries; false when the scope has none with this id. */
-  async delete(scope: AccessScope, id: string): Promise<boolean> {
-    const { count } = await this.prisma.webhook.deleteMany({ where: { id, ...exactly(scope) } });
+  async delete(scope: AccessScope, id: string, audit?: AuditEntry): Promise<boolean> {
+    const { count } = await this.audited(audit, id, (tx) =>
+      (tx ?? this.prisma).webhook.deleteMany({ where: { id, ...exactly(scope) } }),
+    );
     return count > 0;
+  }
+
+  /**
+   * `write` alone (no transaction given), or, with `audit`, in one transaction with the audit row
+   * (target `targetId`), inserted only when the write changed something (rows returned, or a count
+   * above 0).
+   */
+  private audited<T extends unknown[] | { count: number }>(
+    audit: AuditEntry | undefined,
+    targetId: string,
+    write: (tx?: Prisma.TransactionClient) => Promise<T>,
+  ): Promise<T> {
+    if (!audit) return write();
+    return this.prisma.$transaction(async (tx) => {
+      const result = await write(tx);
+      const changed = Array.isArray(result) ? result.length > 0 : result.count > 0;
+      if (changed) await this.audit.record({ ...audit, targetId }, tx);
+      return result;
+    });
   }
 
   /** One page of a webhook's deliveries (the caller has found the webhook in its scope), each with its tries. */
@@ -240,6 +275,7 @@ export class WebhooksRepository {
     webhook: Pick<Webhook, 'id' | 'merchantId' | 'storeId'>,
     deliveryId: string,
     correlationId: string | null,
+    audit?: AuditEntry,
   ): Promise<LoggedDelivery | null> {
     return this.prisma.$transaction(async (tx) => {
       const { count } = await tx.webhookDelivery.updateMany({
@@ -247,6 +283,7 @@ export class WebhooksRepository {
         data: { status: 'pending', nextAttemptOn: new Date() },
       });
       if (count === 0) return null;
+      if (audit) await this.audit.record({ ...audit, targetId: deliveryId }, tx);
       await appendOutboxEvent(
         this.prisma,
         {
