@@ -20,6 +20,10 @@ import {
   type presentToken,
   type presentTokenListItem,
   type presentRefund,
+  type presentLedger,
+  type presentTransfer,
+  type presentTransferListItem,
+  type presentTransferStatusChange,
 } from '@kessai/presenters';
 import {
   BANK_ACCOUNT_STATUSES,
@@ -52,12 +56,6 @@ import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
 import { type presentBankAccount } from '../bank-accounts/bank-account.presenter';
-import {
-  type presentLedger,
-  type presentTransfer,
-  type presentTransferListItem,
-  type presentTransferStatusChange,
-} from '../transfers/transfer.presenter';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
