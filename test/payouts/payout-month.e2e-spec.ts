@@ -19,7 +19,15 @@
 import { Registry } from 'prom-client';
 import { BankAccountType, PaymentType, TransferStatus } from 'univapay-node';
 import { LedgerRepository, PayoutsRepository, PrismaService } from '@kessai/db';
-import { APPROVED_TEST_CARD, CapturedLog, eventually, sdkCardToken, sdkFor, useSuite } from '@kessai/testing';
+import {
+  APPROVED_TEST_CARD,
+  CapturedLog,
+  eventually,
+  sdkCardToken,
+  sdkFor,
+  settledTransfer,
+  useSuite,
+} from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { LedgerMetrics } from '../../apps/ledger-service/src/ledger-metrics';
@@ -137,14 +145,7 @@ async function payoutWeek(available: Date) {
   return { ids, run };
 }
 
-const settled = (id: string, status: 'paid' | 'failed') =>
-  eventually(
-    async () => {
-      const row = await suite.env.prisma.transfer.findUniqueOrThrow({ where: { id } });
-      return row.status === status ? row : null;
-    },
-    { timeoutMs: 20_000, what: `transfer ${id} ${status}` },
-  );
+const settled = (id: string, status: 'paid' | 'failed') => settledTransfer(suite.env, id, status);
 
 beforeAll(async () => {
   await configure({

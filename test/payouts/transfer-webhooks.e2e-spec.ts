@@ -5,12 +5,18 @@
 // or canceled. The real gateway (the webhook through the SDK, the bank's signed notices), the
 // simulator's test bank over HTTP, a webhook-service process over BullMQ, Postgres and Redis, a local
 // receiver verified with the `standardwebhooks` package; the payout engine's clock is its input.
-import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { BankAccountType, TransferStatus, WebHookTrigger } from 'univapay-node';
-import { LedgerRepository, PayoutsRepository, PrismaService, type PostingRequest } from '@kessai/db';
-import { salePosting } from '@kessai/domain';
-import { CapturedLog, eventually, sdkFor, useSuite, verifiedWebhook, WebhookReceiver } from '@kessai/testing';
+import { LedgerRepository, PayoutsRepository, PrismaService } from '@kessai/db';
+import {
+  CapturedLog,
+  eventually,
+  maturedSale,
+  sdkFor,
+  useSuite,
+  verifiedWebhook,
+  WebhookReceiver,
+} from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { LedgerMetrics } from '../../apps/ledger-service/src/ledger-metrics';
@@ -45,22 +51,7 @@ const log = new CapturedLog();
 const sdkOf = async (name: Name) =>
   sdkFor(suite.url, await suite.env.merchantToken(suite.merchants[name], 'test'));
 
-const sale = (name: Name, gross: bigint): PostingRequest => ({
-  posting: salePosting({
-    mode: 'test',
-    merchantId: suite.merchants[name].merchant.id,
-    storeId: suite.merchants[name].store.id,
-    currency: 'JPY',
-    chargeId: randomUUID(),
-    grossAmount: gross,
-    feeAmount: 0n,
-    feeRatePpm: null,
-    feeFlatAmount: null,
-    availableOn: new Date(Date.now() - 3_600_000),
-  }),
-  createdBy: 'test',
-  causeEventId: null,
-});
+const sale = (name: Name, gross: bigint) => maturedSale(suite.merchants[name], gross);
 
 const transferOf = async (name: Name) =>
   suite.env.prisma.transfer.findFirstOrThrow({ where: { merchantId: suite.merchants[name].merchant.id } });

@@ -100,23 +100,22 @@ entries AS (
    ORDER BY l.account_id
   RETURNING 1
 ),
--- ledger_id on the charge of a sale and on a refund (decision 0052), with the posting: their
--- rows locked in id order first, as every writer of several charges or refunds locks them
-sale_charges AS (
-  SELECT c.id, w.id AS ledger_id FROM written w JOIN charges c ON c.id = w.source_id
+-- ledger_id on the charge of a sale and on a refund (decision 0052), with the posting
+charges_posted AS (
+  SELECT r.id, w.id AS ledger_id FROM written w JOIN charges r ON r.id = w.source_id
    WHERE w.kind = 'sale' AND w.source_type = 'charge'
-   ORDER BY c.id FOR UPDATE OF c
+   ORDER BY r.id FOR UPDATE OF r
 ),
-charge_ledger_ids AS (
-  UPDATE charges c SET ledger_id = s.ledger_id FROM sale_charges s WHERE c.id = s.id RETURNING 1
+charges_ledger_ids AS (
+  UPDATE charges t SET ledger_id = p.ledger_id FROM charges_posted p WHERE t.id = p.id RETURNING 1
 ),
-posted_refunds AS (
+refunds_posted AS (
   SELECT r.id, w.id AS ledger_id FROM written w JOIN refunds r ON r.id = w.source_id
    WHERE w.kind = 'refund' AND w.source_type = 'refund'
    ORDER BY r.id FOR UPDATE OF r
 ),
-refund_ledger_ids AS (
-  UPDATE refunds r SET ledger_id = s.ledger_id FROM posted_refunds s WHERE r.id = s.id RETURNING 1
+refunds_ledger_ids AS (
+  UPDATE refunds t SET ledger_id = p.ledger_id FROM refunds_posted p WHERE t.id = p.id RETURNING 1
 )
 SELECT i.ref, posted.id::text AS id FROM input i LEFT JOIN posted ON posted.ref = i.ref
  ORDER BY i.ref;
