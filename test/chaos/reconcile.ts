@@ -341,20 +341,28 @@ export async function reconcile(
     const duplicates = [...received.values()].filter((n) => n > 1).length;
 
     // the books (docs/ledger.md): every successful charge one sale of what it charged, every
-    // successful refund one refund of its amount, nothing else posted twice, and every invariant holds
+    // successful refund one refund of its amount, its ledger_id that posting's id (decision 0052),
+    // nothing else posted twice, and every invariant holds
     const { rows: postings } = await db.query<{
       what: string;
       id: string;
       expected: string;
+      pointer: string | null;
       posted: string[];
+      postedIds: string[];
     }>(
       `SELECT 'charge' AS what, c.id::text AS id, c.charged_amount::text AS expected,
+              c.ledger_id::text AS pointer,
               array(SELECT t.amount::text FROM ledger_transactions t
-                     WHERE t.kind = 'sale' AND t.source_type = 'charge' AND t.source_id = c.id) AS posted
+                     WHERE t.kind = 'sale' AND t.source_type = 'charge' AND t.source_id = c.id) AS posted,
+              array(SELECT t.id::text FROM ledger_transactions t
+                     WHERE t.kind = 'sale' AND t.source_type = 'charge' AND t.source_id = c.id) AS "postedIds"
          FROM charges c WHERE c.status = 'successful'
        UNION ALL
-       SELECT 'refund', r.id::text, (-r.amount)::text,
+       SELECT 'refund', r.id::text, (-r.amount)::text, r.ledger_id::text,
               array(SELECT t.amount::text FROM ledger_transactions t
+                     WHERE t.kind = 'refund' AND t.source_type = 'refund' AND t.source_id = r.id),
+              array(SELECT t.id::text FROM ledger_transactions t
                      WHERE t.kind = 'refund' AND t.source_type = 'refund' AND t.source_id = r.id)
          FROM refunds r WHERE r.status = 'successful'`,
     );
@@ -364,6 +372,11 @@ export async function reconcile(
         add('doubled', `${posting.what} ${posting.id}: posted ${posting.posted.length} times`);
       else if (posting.posted[0] !== posting.expected)
         add('wrong', `${posting.what} ${posting.id}: posted ${posting.posted[0]}, not ${posting.expected}`);
+      else if (posting.pointer !== posting.postedIds[0])
+        add(
+          'wrong',
+          `${posting.what} ${posting.id}: ledger_id ${posting.pointer}, not its posting ${posting.postedIds[0]}`,
+        );
     }
     const { rows: unexpectedPostings } = await db.query<{ id: string; kind: string }>(
       `SELECT t.id::text, t.kind::text FROM ledger_transactions t

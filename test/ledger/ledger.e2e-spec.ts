@@ -3,12 +3,16 @@
 // books verify; and the database itself refuses whatever would break them. The real gateway in
 // process, charge-service, refund-cancel-service and ledger-service processes, the simulator.
 import { Client } from 'pg';
-import { LedgerRepository, PrismaService, type PostingRequest } from '@kessai/db';
+import { Registry } from 'prom-client';
+import { BankAccountType, LedgerOrigin } from 'univapay-node';
+import { LedgerRepository, PayoutsRepository, PrismaService, type PostingRequest } from '@kessai/db';
 import { owedToStore, salePosting } from '@kessai/domain';
 import { availableOn } from '@kessai/schedule';
-import { eventually, useSuite } from '@kessai/testing';
+import { APPROVED_TEST_CARD, CapturedLog, eventually, sdkCardToken, sdkFor, useSuite } from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
+import { LedgerMetrics } from '../../apps/ledger-service/src/ledger-metrics';
+import { PayoutEngine } from '../../apps/ledger-service/src/payout-engine';
 
 const DECLINED_CARD = '4111111111111111';
 
@@ -224,6 +228,93 @@ describe('posting what charges and refunds did', () => {
     });
     expect(await storeBalances()).toEqual(books);
   });
+});
+
+describe('ledger_id on charges and refunds (decision 0052)', () => {
+  it("points at the ledger row that ledgers.get and a transfer's ledgers.list answer for it", async () => {
+    const sdk = suite.sdk.shop;
+    const storeId = suite.merchants.shop.store.id;
+    const token = await sdkCardToken(sdk, { cardNumber: APPROVED_TEST_CARD });
+    const created = await sdk.charges.create({ transactionTokenId: token.id, amount: 2500, currency: 'JPY' });
+    const charge = await sdk.charges.poll(storeId, created.id);
+    expect(charge.status).toBe('successful');
+    const refund = await sdk.refunds.poll(
+      storeId,
+      charge.id,
+      (await sdk.refunds.create(storeId, charge.id, { amount: 700, currency: 'JPY' })).id,
+    );
+    expect(refund.status).toBe('successful');
+
+    // absent until the ledger posts them, then the id of their posting
+    const posted = await eventually(
+      async () => {
+        const [c, r] = await Promise.all([
+          sdk.charges.get(storeId, charge.id),
+          sdk.refunds.get(storeId, charge.id, refund.id),
+        ]);
+        return c.ledgerId && r.ledgerId ? { charge: c, refund: r } : null;
+      },
+      { timeoutMs: 30_000, what: "the charge's and the refund's ledger_id" },
+    );
+    const sale = await suite.env.prisma.ledgerTransaction.findFirstOrThrow({
+      where: { kind: 'sale', sourceType: 'charge', sourceId: charge.id },
+    });
+    const returned = await suite.env.prisma.ledgerTransaction.findFirstOrThrow({
+      where: { kind: 'refund', sourceType: 'refund', sourceId: refund.id },
+    });
+    expect(posted.charge.ledgerId).toBe(sale.id);
+    expect(posted.refund.ledgerId).toBe(returned.id);
+    // a charge that took nothing has none
+    const declined = await sdk.charges.create({
+      transactionTokenId: (await sdkCardToken(sdk, { cardNumber: DECLINED_CARD })).id,
+      amount: 900,
+      currency: 'JPY',
+    });
+    expect((await sdk.charges.poll(storeId, declined.id)).ledgerId).toBeUndefined();
+
+    const merchantSdk = sdkFor(suite.url, await suite.env.merchantToken(suite.merchants.shop, 'test'));
+    expect(await merchantSdk.ledgers.get(posted.charge.ledgerId!)).toMatchObject({
+      id: sale.id,
+      origin: LedgerOrigin.CHARGE,
+      amount: 2500 - 90,
+      storeId,
+    });
+    expect(await merchantSdk.ledgers.get(posted.refund.ledgerId!)).toMatchObject({
+      id: returned.id,
+      origin: LedgerOrigin.REFUND,
+      amount: -700,
+    });
+
+    // a transfer that pays them lists them under the same ids (the engine's clock 40 days on)
+    await merchantSdk.bankAccounts.create({
+      accountNumber: '1234567',
+      country: 'JP',
+      currency: 'JPY',
+      holderName: 'Ledger KK',
+      bankName: 'Mizuho Bank',
+      accountType: BankAccountType.CHECKING,
+    });
+    const payouts = new PayoutsRepository(prisma, ledger);
+    const engine = new PayoutEngine(
+      payouts,
+      new LedgerMetrics(new Registry()),
+      new CapturedLog().logger('ledger-service'),
+      suite.env.config,
+    );
+    await engine.runOnce(new Date(Date.now() + 40 * 86_400_000));
+    const transfer = await suite.env.prisma.transfer.findFirstOrThrow({
+      where: { merchantId: suite.merchants.shop.merchant.id },
+      orderBy: { payoutDay: 'desc' },
+    });
+    const listed = (await merchantSdk.ledgers.list(transfer.id, { limit: 100 })).items;
+    expect(listed.map((item) => item.id)).toEqual(
+      expect.arrayContaining([posted.charge.ledgerId, posted.refund.ledgerId]),
+    );
+    expect(listed.find((item) => item.id === posted.charge.ledgerId)).toMatchObject({
+      origin: LedgerOrigin.CHARGE,
+      transferId: transfer.id,
+    });
+  }, 90_000);
 });
 
 describe('the database keeps the books', () => {

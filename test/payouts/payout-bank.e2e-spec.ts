@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { BankAccountType, TransferStatus } from 'univapay-node';
-import { LedgerRepository, PayoutsRepository, PrismaService, type PostingRequest } from '@kessai/db';
-import { owedToStore, salePosting } from '@kessai/domain';
+import { LedgerRepository, PayoutsRepository, PrismaService } from '@kessai/db';
+import { owedToStore } from '@kessai/domain';
 import { signProcessorCallback } from '@kessai/processor';
-import { CapturedLog, eventually, sdkFor, useSuite } from '@kessai/testing';
+import { CapturedLog, eventually, maturedSale, sdkFor, settledTransfer, useSuite } from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 import { LedgerMetrics } from '../../apps/ledger-service/src/ledger-metrics';
@@ -49,22 +49,7 @@ const account = (name: Name, accountNumber: string, primary = false) =>
     }),
   );
 
-const sale = (name: Name, gross: bigint): PostingRequest => ({
-  posting: salePosting({
-    mode: 'test',
-    merchantId: suite.merchants[name].merchant.id,
-    storeId: suite.merchants[name].store.id,
-    currency: 'JPY',
-    chargeId: randomUUID(),
-    grossAmount: gross,
-    feeAmount: 0n,
-    feeRatePpm: null,
-    feeFlatAmount: null,
-    availableOn: new Date(Date.now() - 3_600_000),
-  }),
-  createdBy: 'test',
-  causeEventId: null,
-});
+const sale = (name: Name, gross: bigint) => maturedSale(suite.merchants[name], gross);
 
 async function available(name: Name) {
   const row = await suite.env.prisma.ledgerAccount.findFirst({
@@ -87,14 +72,7 @@ const transferOf = (name: Name, at: Date) =>
     },
     { what: `${name}'s transfer` },
   );
-const settled = (id: string, status: 'paid' | 'failed') =>
-  eventually(
-    async () => {
-      const row = await suite.env.prisma.transfer.findUniqueOrThrow({ where: { id } });
-      return row.status === status ? row : null;
-    },
-    { timeoutMs: 15_000, what: `transfer ${id} ${status}` },
-  );
+const settled = (id: string, status: 'paid' | 'failed') => settledTransfer(suite.env, id, status);
 
 beforeAll(async () => {
   for (const name of ['paid', 'closed'] as const)

@@ -7,6 +7,7 @@ import {
   RefundsRepository,
   SubscriptionsRepository,
   TransactionTokensRepository,
+  TransfersRepository,
   type WebhookEvent,
 } from '@kessai/db';
 import {
@@ -16,6 +17,7 @@ import {
   presentRefund,
   presentSubscription,
   presentToken,
+  presentTransfer,
 } from '@kessai/presenters';
 import { Coalescer } from '@kessai/runtime';
 
@@ -37,6 +39,7 @@ export class WebhookDataLoader {
     tokens: TransactionTokensRepository,
     subscriptions: SubscriptionsRepository,
     deferredPayments: DeferredPaymentsRepository,
+    transfers: TransfersRepository,
   ) {
     // the events of a dispatched batch are loaded side by side: their charges (and tokens) are read
     // together, one query for all
@@ -57,6 +60,11 @@ export class WebhookDataLoader {
     const subscription: Loader = async (event) => {
       const row = await subscriptions.findInScope(scopeOf(event), event.aggregateId);
       return row && presentSubscription(row);
+    };
+    // the transfer as GET /transfers/{id} answers it when the event is dispatched (a merchant's event)
+    const transfer: Loader = async (event) => {
+      const row = await transfers.findOfMerchant(event.merchantId, event.aggregateId);
+      return row && presentTransfer(row);
     };
     this.#loaders = {
       charge_updated: charge,
@@ -93,6 +101,9 @@ export class WebhookDataLoader {
       subscription_suspended: subscription,
       subscription_canceled: subscription,
       subscription_completed: subscription,
+      transfer_created: transfer,
+      transfer_updated: transfer,
+      transfer_finalized: transfer,
     };
   }
 

@@ -104,6 +104,9 @@ describe('event catalogue', () => {
       'token_replaced',
       'token_three_ds_updated',
       'token_updated',
+      'transfer_created',
+      'transfer_finalized',
+      'transfer_updated',
     ]);
     expect(WEBHOOK_DELIVERIES_QUEUE.consumer).toBe('webhook-service');
     for (const type of WEBHOOK_EVENT_TYPES.filter((t) => t !== 'charge_finished' && t !== 'charge_updated'))

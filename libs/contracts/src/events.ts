@@ -133,6 +133,18 @@ export const EVENT_CATALOGUE = {
   },
   subscription_canceled: { kind: 'webhook', description: 'a subscription was canceled' },
   subscription_completed: { kind: 'webhook', description: "a subscription's plan was paid in full" },
+  transfer_created: {
+    kind: 'webhook',
+    description: "a transfer (a merchant's payout of a currency for a payout day) was made",
+  },
+  transfer_updated: {
+    kind: 'webhook',
+    description: "a transfer's status moved on without ending it (approved, processing)",
+  },
+  transfer_finalized: {
+    kind: 'webhook',
+    description: 'a transfer ended: paid by the bank, or failed or canceled (its money back)',
+  },
   subscription_updated: {
     kind: 'internal',
     description: 'a subscription was changed on request (amount, token, metadata, unsuspended…)',
@@ -195,6 +207,13 @@ export const SUBSCRIPTION_SUSPENDED = 'subscription_suspended' satisfies EventTy
 export const SUBSCRIPTION_CANCELED = 'subscription_canceled' satisfies EventType;
 export const SUBSCRIPTION_COMPLETED = 'subscription_completed' satisfies EventType;
 export const SUBSCRIPTION_UPDATED = 'subscription_updated' satisfies EventType;
+
+/** a transfer was made (a payout day's run), in its first status */
+export const TRANSFER_CREATED = 'transfer_created' satisfies EventType;
+/** a transfer moved to a status that does not end it (approved, processing) */
+export const TRANSFER_UPDATED = 'transfer_updated' satisfies EventType;
+/** a transfer reached paid, failed or canceled */
+export const TRANSFER_FINALIZED = 'transfer_finalized' satisfies EventType;
 
 /** a merchant asked for one more try of a webhook delivery */
 export const WEBHOOK_REPLAY_REQUESTED = 'webhook_replay_requested' satisfies EventType;

@@ -59,39 +59,55 @@ VALUES ($1::uuid, $2::processing_mode, $3::bpchar, $4::date, $5::payout_run_outc
 -- payouts_insert_transfer
 -- params: $1 id uuid, $2 merchantId uuid, $3 mode processing_mode, $4 currency bpchar, $5 amount int8, $6 bankAccountId uuid, $7 status transfer_status, $8 payoutDay date, $9 periodFrom timestamptz, $10 periodTo timestamptz, $11 startedBy text, $12 ledgerIds uuid[]
 -- columns: id text
-WITH transfer AS (
-  INSERT INTO transfers (id, merchant_id, mode, currency, amount, bank_account_id, status, payout_day,
-                         period_from, period_to, started_by)
-  VALUES ($1::uuid, $2::uuid, $3::processing_mode, $4::bpchar, $5::int8, $6::uuid, $7::transfer_status,
-          $8::date, $9::timestamptz, $10::timestamptz, $11::text)
-  RETURNING id
-),
-covered AS (
-  INSERT INTO transfer_ledgers (transfer_id, ledger_transaction_id)
-  SELECT transfer.id, l.id FROM transfer, unnest($12::uuid[]) AS l(id) ORDER BY l.id
-  RETURNING 1
-)
-SELECT id::text AS id FROM transfer;
+  WITH transfer AS (
+    INSERT INTO transfers (id, merchant_id, mode, currency, amount, bank_account_id, status, payout_day,
+                           period_from, period_to, started_by)
+    VALUES ($1::uuid, $2::uuid, $3::processing_mode, $4::bpchar, $5::int8, $6::uuid, $7::transfer_status,
+            $8::date, $9::timestamptz, $10::timestamptz, $11::text)
+    RETURNING id, merchant_id, status
+  ),
+  covered AS (
+    INSERT INTO transfer_ledgers (transfer_id, ledger_transaction_id)
+    SELECT transfer.id, l.id FROM transfer, unnest($12::uuid[]) AS l(id) ORDER BY l.id
+    RETURNING 1
+  ),
+  announced AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, NULL::uuid, 'transfer', id,
+       'transfer_created', jsonb_build_object('transfer_id', id::text, 'status', status::text), NULL::text
+  FROM transfer
+    RETURNING 1
+  )
+  SELECT id::text AS id FROM transfer;
 
 -- payouts_change_transfer_status
 -- params: $1 id uuid, $2 from text[], $3 to transfer_status, $4 reason text, $5 errorCode text, $6 errorText text, $7 createdBy text
 -- columns: old_status text
-WITH old AS (
-  SELECT id, merchant_id, status FROM transfers
-   WHERE id = $1::uuid AND status::text = ANY($2::text[]) FOR UPDATE
-),
-changed AS (
-  UPDATE transfers t SET status = $3::transfer_status, updated_on = now(),
-         error_code = coalesce($5::text, t.error_code), error_text = coalesce($6::text, t.error_text)
-    FROM old WHERE t.id = old.id
-  RETURNING t.id
-),
-appended AS (
-  INSERT INTO transfer_status_changes (transfer_id, merchant_id, old_status, new_status, reason, created_by)
-  SELECT old.id, old.merchant_id, old.status, $3::transfer_status, $4::text, $7::text FROM old
-  RETURNING 1
-)
-SELECT status::text AS old_status FROM old;
+  WITH old AS (
+    SELECT id, merchant_id, status FROM transfers
+     WHERE id = $1::uuid AND status::text = ANY($2::text[]) FOR UPDATE
+  ),
+  changed AS (
+    UPDATE transfers t SET status = $3::transfer_status, updated_on = now(),
+           error_code = coalesce($5::text, t.error_code), error_text = coalesce($6::text, t.error_text)
+      FROM old WHERE t.id = old.id
+    RETURNING t.id
+  ),
+  appended AS (
+    INSERT INTO transfer_status_changes (transfer_id, merchant_id, old_status, new_status, reason, created_by)
+    SELECT old.id, old.merchant_id, old.status, $3::transfer_status, $4::text, $7::text FROM old
+    RETURNING 1
+  ),
+  announced AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, NULL::uuid, 'transfer', id,
+       CASE WHEN $3::transfer_status::text IN ('paid', 'failed', 'canceled') THEN 'transfer_finalized' ELSE 'transfer_updated' END, CASE WHEN $3::transfer_status::text IN ('paid', 'failed', 'canceled') THEN jsonb_build_object('transfer_id', id::text, 'status', $3::transfer_status::text) ELSE jsonb_build_object('transfer_id', id::text, 'status', $3::transfer_status::text) END, NULL::text
+  FROM old
+    RETURNING 1
+  )
+  SELECT status::text AS old_status FROM old;
 
 -- payouts_find_payout_stores
 -- params: $1 transferId uuid

@@ -12,6 +12,7 @@ SELECT e.id::text, e.event_type, e.merchant_id::text, e.store_id::text, e.aggreg
          WHEN 'cancel' THEN (SELECT a.mode FROM cancels a WHERE a.id = e.aggregate_id)
          WHEN 'transaction_token' THEN (SELECT a.mode FROM transaction_tokens a WHERE a.id = e.aggregate_id)
          WHEN 'subscription' THEN (SELECT a.mode FROM subscriptions a WHERE a.id = e.aggregate_id)
+         WHEN 'transfer' THEN (SELECT a.mode FROM transfers a WHERE a.id = e.aggregate_id)
        END AS mode) m
   JOIN webhooks w
     ON w.merchant_id = e.merchant_id

@@ -1,6 +1,7 @@
 import {
   canChangeTransfer,
   decidePayout,
+  FINAL_TRANSFER_STATUSES,
   payoutPosting,
   payoutReturnedPosting,
   type UncoveredLedger,
@@ -90,5 +91,9 @@ describe('transfer statuses', () => {
     expect(canChangeTransfer('processing', 'canceled')).toBe(false);
     expect(canChangeTransfer('paid', 'failed')).toBe(false);
     expect(canChangeTransfer('created', 'processing')).toBe(false);
+  });
+
+  it('end at paid, failed and canceled: the statuses transfer_finalized announces', () => {
+    expect(FINAL_TRANSFER_STATUSES).toEqual(['paid', 'failed', 'canceled']);
   });
 });

@@ -79,6 +79,14 @@ export function canChangeTransfer(from: TransferStatus, to: TransferStatus): boo
   return NEXT[from].includes(to);
 }
 
+/** Whether a transfer's status ends it (paid, failed, canceled): nothing changes it after. */
+export function transferFinal(status: TransferStatus): boolean {
+  return NEXT[status].length === 0;
+}
+
+/** The statuses that end a transfer, announced by transfer_finalized (the others by transfer_updated). */
+export const FINAL_TRANSFER_STATUSES = TRANSFER_STATUSES.filter(transferFinal);
+
 /** Whether a transfer's money is back in the balances (its ledgers uncovered again). */
 export function transferReturned(status: TransferStatus): boolean {
   return status === 'failed' || status === 'canceled';

@@ -2,10 +2,10 @@
  * Webhook triggers (api-reference §6, the SDK's WebHookTrigger), by the scope a webhook may
  * subscribe to them in. A store webhook takes the store-level triggers, a merchant-level webhook
  * (store_id null) the merchant-level ones; any other is refused with VALIDATION_ERROR and the reason
- * INVALID_EVENT_FOR_STORE or INVALID_EVENT_FOR_MERCHANT. A trigger may be accepted before Kessai
- * emits its event (transfer_*: the ledger's payouts add them): the webhook receives it from the day
- * it exists. The triggers of facts Kessai has no way to produce (UNEMITTED_WEBHOOK_TRIGGERS) are
- * refused, so that no webhook waits for an event that cannot come.
+ * INVALID_EVENT_FOR_STORE or INVALID_EVENT_FOR_MERCHANT. The merchant-level ones are the
+ * merchant's transfers' events (the payouts' status changes). The triggers of facts Kessai has no
+ * way to produce (UNEMITTED_WEBHOOK_TRIGGERS) are refused, so that no webhook waits for an event
+ * that cannot come.
  */
 export const STORE_WEBHOOK_TRIGGERS = [
   'token_created',

@@ -32,8 +32,9 @@ function presentRedirect(value: unknown) {
 
 /**
  * The Charge resource (api-reference §5.2). Amounts are minor units; `*_formatted` major units.
- * Optional fields without a value are left out (`ledger_id` and `mcp_token_id` always: Kessai has
- * neither ledgers nor multi-currency pricing tokens); `error`, `charged_*` and `fee_*` are `null` then,
+ * Optional fields without a value are left out (`ledger_id` until the ledger posts the charge's
+ * sale, decision 0052; `mcp_token_id` always: Kessai has no multi-currency pricing tokens);
+ * `error`, `charged_*` and `fee_*` are `null` then,
  * as the reference shows them (decisions 0036 and 0044). `descriptor` is `""` on a charge created
  * without one.
  */
@@ -82,6 +83,8 @@ export function presentCharge(charge: Charge) {
     descriptor: charge.descriptor ?? '',
     status: charge.status,
     error: presentPaymentError(charge),
+    // its sale in the ledger (GET /ledgers/{id}), once posted (decision 0052)
+    ...optionalField('ledger_id', charge.ledgerId),
     ...optionalField('three_ds', presentThreeDs(charge.threeDs)),
     ...optionalField('redirect', presentRedirect(charge.redirect)),
     metadata: charge.metadata ?? {},

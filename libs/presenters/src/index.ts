@@ -14,3 +14,4 @@ export * from './test-clock.presenter';
 export * from './deferred-payment.presenter';
 export * from './checkout.presenter';
 export * from './payment-instructions';
+export * from './transfer.presenter';

@@ -6,7 +6,7 @@ import { presentPaymentError } from './payment-error.presenter';
 /**
  * The Refund resource (api-reference §5.4). `amount` in minor units, `amount_formatted` in major;
  * `reason` and `message` left out when not given (the SDK types them optional); `error` null while
- * there is none, as on charges.
+ * there is none, as on charges; `ledger_id` once the ledger posted the refund (decision 0052).
  */
 export function presentRefund(refund: Refund) {
   const amount = Number(refund.amount);
@@ -14,6 +14,7 @@ export function presentRefund(refund: Refund) {
     id: refund.id,
     store_id: refund.storeId,
     charge_id: refund.chargeId,
+    ...optionalField('ledger_id', refund.ledgerId),
     status: refund.status,
     amount,
     currency: refund.currency,

@@ -25,3 +25,4 @@ export * from './komoju-fake';
 export * from './processor-contract';
 export * from './stripe-fake';
 export * from './browser';
+export * from './payouts';

@@ -20,6 +20,10 @@ import {
   type presentToken,
   type presentTokenListItem,
   type presentRefund,
+  type presentLedger,
+  type presentTransfer,
+  type presentTransferListItem,
+  type presentTransferStatusChange,
 } from '@kessai/presenters';
 import {
   BANK_ACCOUNT_STATUSES,
@@ -52,12 +56,6 @@ import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
 import { type presentBankAccount } from '../bank-accounts/bank-account.presenter';
-import {
-  type presentLedger,
-  type presentTransfer,
-  type presentTransferListItem,
-  type presentTransferStatusChange,
-} from '../transfers/transfer.presenter';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
@@ -138,6 +136,7 @@ export const Charge = resource({
   descriptor: z.string().describe('"" without one'),
   status: z.enum(CHARGE_STATUSES),
   error: PaymentError.nullable(),
+  ledger_id: uuid.optional().describe("the charge's sale in the ledger (GET /ledgers/{id}), once posted"),
   three_ds: chargeThreeDs.optional(),
   redirect: z.object({ endpoint: z.string().optional(), redirect_id: z.string().optional() }).optional(),
   metadata,
@@ -201,6 +200,7 @@ export const Refund = resource({
   id: uuid,
   store_id: uuid,
   charge_id: uuid,
+  ledger_id: uuid.optional().describe('the refund in the ledger (GET /ledgers/{id}), once posted'),
   status: z.enum(OPERATION_STATUSES),
   amount: money,
   currency: z.string(),

@@ -1,15 +1,15 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { TransfersService } from '@kessai/accounts';
-import { CurrentPrincipal } from '../auth/decorators';
-import type { Principal } from '../auth/principal';
-import { parsePageRequest, presentPage } from '../http/pagination';
-import { parseInput } from '../http/validation';
 import {
   presentLedger,
   presentTransfer,
   presentTransferListItem,
   presentTransferStatusChange,
-} from './transfer.presenter';
+} from '@kessai/presenters';
+import { CurrentPrincipal } from '../auth/decorators';
+import type { Principal } from '../auth/principal';
+import { parsePageRequest, presentPage } from '../http/pagination';
+import { parseInput } from '../http/validation';
 import { listLedgersSchema, listTransfersSchema } from './transfer.schemas';
 
 /**

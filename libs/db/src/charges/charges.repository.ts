@@ -527,6 +527,7 @@ function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleEr
     processorReference: null,
     issuerToken: null,
     threeDsIssuerToken: null,
+    ledgerId: null,
     createdOn,
     updatedOn: createdOn,
   });
@@ -570,6 +571,7 @@ function chargeOfRow(row: RowOf<typeof FIND_CHARGES.columns>): Charge {
     threeDsIssuerToken: row.three_ds_issuer_token,
     expiresOn: row.expires_on,
     matchAmount: row.match_amount,
+    ledgerId: row.ledger_id,
     metadata: row.metadata,
     createdOn: row.created_on,
     updatedOn: row.updated_on,

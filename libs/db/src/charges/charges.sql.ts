@@ -366,6 +366,7 @@ const CHARGE_COLUMNS = {
   three_ds_issuer_token: pg.nullable(pg.jsonb<JsonValue>()),
   expires_on: pg.nullable(pg.timestamptz),
   match_amount: pg.nullable(pg.textOf<MatchAmount>()),
+  ledger_id: pg.nullable(pg.text),
   metadata: pg.jsonb<JsonValue>(),
   created_on: pg.timestamptz,
   updated_on: pg.timestamptz,
@@ -379,7 +380,7 @@ const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, transaction_
            capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
            refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
            processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-           match_amount::text, metadata, created_on, updated_on`;
+           match_amount::text, ledger_id::text, metadata, created_on, updated_on`;
 
 export const FIND_CHARGES = defineStatement({
   name: 'charges_find_by_ids',

@@ -1,6 +1,6 @@
 import type { LedgerAccountKind, LedgerPostingKind } from '@kessai/domain';
 import type { ProcessingMode } from '../generated/prisma/enums';
-import { defineStatement, pg } from '../sql/statement';
+import { defineStatement, pg, sqlLiteral } from '../sql/statement';
 
 /**
  * The ledger's statements (docs/ledger.md). The invariants are the database's own (the migration
@@ -192,6 +192,22 @@ export interface PostingLineRow {
 }
 
 /**
+ * Two CTEs of the post statement: `table`'s rows that its `written` transactions of `kind` and
+ * `sourceType` post get their ledger_id, locked in id order first (as every writer of several
+ * charges or refunds locks them).
+ */
+function ledgerIdsOf(table: 'charges' | 'refunds', kind: LedgerPostingKind, sourceType: string): string {
+  return `${table}_posted AS (
+      SELECT r.id, w.id AS ledger_id FROM written w JOIN ${table} r ON r.id = w.source_id
+       WHERE w.kind = ${sqlLiteral(kind)} AND w.source_type = ${sqlLiteral(sourceType)}
+       ORDER BY r.id FOR UPDATE OF r
+    ),
+    ${table}_ledger_ids AS (
+      UPDATE ${table} t SET ledger_id = p.ledger_id FROM ${table}_posted p WHERE t.id = p.id RETURNING 1
+    )`;
+}
+
+/**
  * Writes postings with their entries, in one statement: each transaction unless its (kind, source)
  * is posted already (then nothing of it is written), and the entries of those written. A key being
  * written by another transaction is waited for: the one that commits first posts it. The entries'
@@ -233,7 +249,10 @@ export const POST_LEDGER_TRANSACTIONS = defineStatement({
         JOIN posted ON posted.ref = l.ref
        ORDER BY l.account_id
       RETURNING 1
-    )
+    ),
+    -- ledger_id on the charge of a sale and on a refund (decision 0052), with the posting
+    ${ledgerIdsOf('charges', 'sale', 'charge')},
+    ${ledgerIdsOf('refunds', 'refund', 'refund')}
     SELECT i.ref, posted.id::text AS id FROM input i LEFT JOIN posted ON posted.ref = i.ref
      ORDER BY i.ref`,
 });

@@ -24,9 +24,13 @@ import {
   TOKEN_THREE_DS_REQUESTED,
   TOKEN_THREE_DS_UPDATED,
   TOKEN_UPDATED,
+  TRANSFER_CREATED,
+  TRANSFER_FINALIZED,
+  TRANSFER_UPDATED,
 } from '@kessai/contracts';
-import type { ChargeStatusEvent } from '@kessai/domain';
-import { eventSql, eventSqlPerRow } from './outbox-writer';
+import { FINAL_TRANSFER_STATUSES, type ChargeStatusEvent } from '@kessai/domain';
+import { sqlLiteral } from '../sql/statement';
+import { eventSql, eventSqlPerRow, eventSqlWhen } from './outbox-writer';
 
 /**
  * The payload of each event type that statements write, built here and nowhere else. Each reads a
@@ -213,3 +217,20 @@ export const subscriptionUpdatedSql = (changed: string) =>
     changed: `to_jsonb(${changed})`,
     status: 'status::text',
   });
+
+/** transfer_created, over transfer rows (id, status): a transfer made, in its first status. */
+export const transferCreatedSql = () =>
+  eventSql(TRANSFER_CREATED, { transfer_id: 'id::text', status: 'status::text' });
+
+/**
+ * transfer_finalized when `status` (an expression: the status moved to) ends the transfer (paid,
+ * failed, canceled), transfer_updated otherwise; over transfer rows (id).
+ */
+export const transferChangedSql = (status: string) => {
+  const payload = { transfer_id: 'id::text', status: `${status}::text` };
+  return eventSqlWhen(
+    `${status}::text IN (${FINAL_TRANSFER_STATUSES.map(sqlLiteral).join(', ')})`,
+    eventSql(TRANSFER_FINALIZED, payload),
+    eventSql(TRANSFER_UPDATED, payload),
+  );
+};

@@ -158,6 +158,12 @@ export interface SubscriptionUpdatedPayload {
   status: string;
 }
 
+/** transfer_created, transfer_updated, transfer_finalized: the transfer's status after the change */
+export interface TransferEventPayload {
+  transfer_id: string;
+  status: string;
+}
+
 /** webhook_replay_requested */
 export interface WebhookReplayRequestedPayload {
   delivery_id: string;
@@ -207,6 +213,9 @@ export interface OutboxEventPayloads {
   subscription_canceled: SubscriptionEventPayload;
   subscription_completed: SubscriptionEventPayload;
   subscription_updated: SubscriptionUpdatedPayload;
+  transfer_created: TransferEventPayload;
+  transfer_updated: TransferEventPayload;
+  transfer_finalized: TransferEventPayload;
   password_reset_requested: PasswordResetRequestedPayload;
   password_reset_completed: PasswordResetCompletedPayload;
 }
@@ -221,7 +230,8 @@ export type OutboxAggregateType =
   | 'transaction_token'
   | 'merchant_user'
   | 'webhook_delivery'
-  | 'subscription';
+  | 'subscription'
+  | 'transfer';
 
 /**
  * Every event type the writer knows is in the contracts' event catalogue, and the other way round:

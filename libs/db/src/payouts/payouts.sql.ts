@@ -1,5 +1,7 @@
 import type { PayoutDecision, TransferStatus } from '@kessai/domain';
 import type { ProcessingMode } from '../generated/prisma/enums';
+import { transferChangedSql, transferCreatedSql } from '../outbox/event-sql';
+import { outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg } from '../sql/statement';
 
 /**
@@ -127,7 +129,7 @@ export const INSERT_PAYOUT_RUN = defineStatement({
     VALUES (${p.merchantId}, ${p.mode}, ${p.currency}, ${p.payoutDay}, ${p.outcome}, ${p.amount}, ${p.transferId})`,
 });
 
-/** A transfer with what it covers, in one statement. */
+/** A transfer with what it covers and its transfer_created event, in one statement. */
 export const INSERT_TRANSFER = defineStatement({
   name: 'payouts_insert_transfer',
   params: {
@@ -151,19 +153,31 @@ export const INSERT_TRANSFER = defineStatement({
                              period_from, period_to, started_by)
       VALUES (${p.id}, ${p.merchantId}, ${p.mode}, ${p.currency}, ${p.amount}, ${p.bankAccountId}, ${p.status},
               ${p.payoutDay}, ${p.periodFrom}, ${p.periodTo}, ${p.startedBy})
-      RETURNING id
+      RETURNING id, merchant_id, status
     ),
     covered AS (
       INSERT INTO transfer_ledgers (transfer_id, ledger_transaction_id)
       SELECT transfer.id, l.id FROM transfer, unnest(${p.ledgerIds}) AS l(id) ORDER BY l.id
+      RETURNING 1
+    ),
+    announced AS (
+      ${outboxInsertFrom('transfer', {
+        aggregateType: 'transfer',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'NULL::uuid',
+        event: transferCreatedSql(),
+        correlationId: 'NULL::text',
+      })}
       RETURNING 1
     )
     SELECT id::text AS id FROM transfer`,
 });
 
 /**
- * A transfer's status change, appended with its reason, when the transfer is in one of the statuses
- * it may change from (no row: it is not, the change is refused).
+ * A transfer's status change, appended with its reason and announced (transfer_updated, or
+ * transfer_finalized for a status that ends it) in the same statement, when the transfer is in one
+ * of the statuses it may change from (no row: it is not, the change is refused).
  */
 export const CHANGE_TRANSFER_STATUS = defineStatement({
   name: 'payouts_change_transfer_status',
@@ -191,6 +205,17 @@ export const CHANGE_TRANSFER_STATUS = defineStatement({
     appended AS (
       INSERT INTO transfer_status_changes (transfer_id, merchant_id, old_status, new_status, reason, created_by)
       SELECT old.id, old.merchant_id, old.status, ${p.to}, ${p.reason}, ${p.createdBy} FROM old
+      RETURNING 1
+    ),
+    announced AS (
+      ${outboxInsertFrom('old', {
+        aggregateType: 'transfer',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'NULL::uuid',
+        event: transferChangedSql(p.to),
+        correlationId: 'NULL::text',
+      })}
       RETURNING 1
     )
     SELECT status::text AS old_status FROM old`,

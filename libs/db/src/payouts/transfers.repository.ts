@@ -67,6 +67,11 @@ export class TransfersRepository {
     return this.prisma.transfer.findFirst({ where: { id, merchantId: owner.merchantId, mode: owner.mode } });
   }
 
+  /** A transfer of the merchant's, whatever its mode (a webhook's data: the event names no mode). */
+  findOfMerchant(merchantId: string, id: string): Promise<Transfer | null> {
+    return this.prisma.transfer.findFirst({ where: { id, merchantId } });
+  }
+
   statusChanges(transferId: string, page: PageRequest): Promise<TransferStatusChange[]> {
     return listPage(
       page,

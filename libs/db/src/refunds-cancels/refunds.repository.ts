@@ -106,6 +106,7 @@ export class RefundsRepository extends ChargeOperationRepository {
         errorDetail: null,
         metadata: request.metadata as Prisma.JsonValue,
         redrives: 0,
+        ledgerId: null,
         createdOn: row.created_on,
         updatedOn: row.created_on,
       };

@@ -29,6 +29,7 @@ const MODE_OF_AGGREGATE: Record<OutboxAggregateType, string | null> = {
   cancel: 'cancels',
   transaction_token: 'transaction_tokens',
   subscription: 'subscriptions',
+  transfer: 'transfers',
   merchant_user: null,
   webhook_delivery: null,
 };

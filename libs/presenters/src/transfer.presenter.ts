@@ -1,6 +1,6 @@
 import type { LedgerRow, Transfer, TransferStatusChange, TransferWithMerchant } from '@kessai/db';
 import { formatAmount } from '@kessai/domain';
-import { optionalField } from '@kessai/presenters';
+import { optionalField } from './optional-field';
 
 /**
  * The Transfer resource (the SDK's TransferItem): `from` and `to` are the period it pays (the
