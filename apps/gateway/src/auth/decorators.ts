@@ -27,3 +27,27 @@ export const CurrentPrincipal = createParamDecorator((_data: unknown, ctx: Execu
   if (!principal) throw new Error('CurrentPrincipal used on a route without authentication');
   return principal;
 });
+
+/**
+ * The caller and what the route's path names, for the routes served both merchant-wide and under a
+ * store (`/x/:id` and `/stores/:storeId/x/:id`): `storeId` is null on a path without `:storeId`,
+ * `id` the path's `:id` (empty on a path without one).
+ */
+export interface PathTarget {
+  readonly principal: Principal;
+  readonly storeId: string | null;
+  readonly id: string;
+}
+
+/** A PathTarget on a route under `/stores/:storeId`, whose store the path always names. */
+export interface StorePathTarget extends PathTarget {
+  readonly storeId: string;
+}
+
+export const PathTarget = createParamDecorator((_data: unknown, ctx: ExecutionContext): PathTarget => {
+  const request = ctx.switchToHttp().getRequest<FastifyRequest>();
+  const principal = request.principal;
+  if (!principal) throw new Error('PathTarget used on a route without authentication');
+  const params = request.params as Partial<Record<string, string>>;
+  return { principal, storeId: params.storeId ?? null, id: params.id ?? '' };
+});

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { PermissionError } from '@kessai/domain';
@@ -10,7 +10,7 @@ import {
   presentIssuerToken,
   presentThreeDsIssuerToken,
 } from '@kessai/presenters';
-import { CurrentPrincipal } from '../auth/decorators';
+import { CurrentPrincipal, PathTarget, type StorePathTarget } from '../auth/decorators';
 import { chargeScopeOf, storeScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { pollingOf, readPolling, type PollingOptions } from '../http/polling';
@@ -45,23 +45,18 @@ export class ChargesController {
   }
 
   @Get('charges')
-  list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.#list(principal, null, query);
+  list(@PathTarget() { principal, storeId }: PathTarget, @Query() query: Record<string, unknown>) {
+    return this.#list(principal, storeId, query);
   }
 
   @Get('stores/:storeId/charges')
-  listForStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Query() query: Record<string, unknown>,
-  ) {
+  listForStore(@PathTarget() { principal, storeId }: PathTarget, @Query() query: Record<string, unknown>) {
     return this.#list(principal, storeId, query);
   }
 
   @Get('charges/:id')
   get(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @PathTarget() { principal, id }: PathTarget,
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -70,9 +65,7 @@ export class ChargesController {
 
   @Get('stores/:storeId/charges/:id')
   getInStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Query() query: Record<string, unknown>,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -81,12 +74,7 @@ export class ChargesController {
 
   /** PATCH: metadata only, replaced whole. */
   @Patch('stores/:storeId/charges/:id')
-  async update(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-  ) {
+  async update(@PathTarget() { principal, storeId, id }: StorePathTarget, @Body() body: unknown) {
     const scope = storeScopeOf(principal, storeId, 'charge');
     const charge = await this.charges.find(scope, id);
     const { metadata } = parseInput(updateChargeSchema, body);
@@ -100,9 +88,7 @@ export class ChargesController {
   @Post('stores/:storeId/charges/:id/capture')
   @HttpCode(200)
   async capture(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
@@ -113,34 +99,21 @@ export class ChargesController {
   }
 
   @Get('stores/:storeId/charges/:id/issuer_token')
-  async issuerToken(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  async issuerToken(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     const charge = await this.charges.issuerToken(storeScopeOf(principal, storeId, 'charge'), id);
     return presentIssuerToken(charge, charge.issuerToken);
   }
 
   /** The SDK's charges.expiry: a bank-transfer or konbini charge's payment deadline. */
   @Get('stores/:storeId/charges/:id/expiry/latest')
-  async expiry(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  async expiry(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     return presentChargeExpiry(await this.expiries.latest(chargeScopeOf(principal, storeId, id), id));
   }
 
   /** Extends that deadline (docs/decisions/0014-bank-transfer-expiry-and-matching.md); answers the new one. */
   @Post('stores/:storeId/charges/:id/expiry')
   @HttpCode(200)
-  async extendExpiry(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-  ) {
+  async extendExpiry(@PathTarget() { principal, storeId, id }: StorePathTarget, @Body() body: unknown) {
     const input = parseInput(extendExpirySchema, body);
     // the period's own refusal comes before the path's 404, as it always did
     checkExpiryExtension(input);
@@ -154,21 +127,13 @@ export class ChargesController {
    * store token gets 403.
    */
   @Get('stores/:storeId/charges/:id/bank_transfer_ledgers')
-  async bankTransferLedgers(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  async bankTransferLedgers(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     if (principal.storeId !== null) throw new PermissionError('INVALID_PERMISSIONS');
     return presentBankTransferLedgers(await this.expiries.ledgers(chargeScopeOf(principal, storeId, id), id));
   }
 
   @Get('stores/:storeId/charges/:id/three_ds/issuer_token')
-  async threeDsIssuerToken(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  async threeDsIssuerToken(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     const charge = await this.charges.threeDsIssuerToken(storeScopeOf(principal, storeId, 'charge'), id);
     return presentThreeDsIssuerToken(charge, charge.threeDsIssuerToken);
   }

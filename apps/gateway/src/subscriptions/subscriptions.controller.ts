@@ -29,7 +29,7 @@ import {
   subscriptionBatchStatus,
   SubscriptionsService,
 } from '@kessai/subscriptions';
-import { CurrentPrincipal } from '../auth/decorators';
+import { CurrentPrincipal, PathTarget, type StorePathTarget } from '../auth/decorators';
 import { storeScopeOf, subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { listChargesFor } from '../charges/charge-list';
@@ -74,11 +74,7 @@ export class SubscriptionsController {
 
   @Post('stores/:storeId/subscriptions/simulate_plan')
   @HttpCode(200)
-  async simulatePlanInStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Body() body: unknown,
-  ) {
+  async simulatePlanInStore(@PathTarget() { principal, storeId }: StorePathTarget, @Body() body: unknown) {
     await this.subscriptions.checkStoreVisible(principal, storeId);
     return this.#simulatePlan(body);
   }
@@ -133,20 +129,14 @@ export class SubscriptionsController {
   }
 
   @Get('stores/:storeId/subscriptions')
-  listInStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Query() query: Query,
-  ) {
+  listInStore(@PathTarget() { principal, storeId }: StorePathTarget, @Query() query: Query) {
     return this.#list(principal, storeId, query);
   }
 
   /** With `polling=true` an unverified subscription is re-read until its status changes (bounded). */
   @Get('stores/:storeId/subscriptions/:id')
   async get(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Query() query: Query,
     @Res({ passthrough: true }) reply: FastifyReply,
   ) {
@@ -162,9 +152,7 @@ export class SubscriptionsController {
 
   @Patch('stores/:storeId/subscriptions/:id')
   async update(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
@@ -180,85 +168,49 @@ export class SubscriptionsController {
   @Delete('stores/:storeId/subscriptions/:id')
   @HttpCode(204)
   async cancel(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Req() request: FastifyRequest,
   ): Promise<void> {
     await this.subscriptions.cancel(subscriptionScopeOf(principal, storeId, id), id, context(request));
   }
 
   @Patch('subscriptions/:id/suspend')
-  suspend(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-  ) {
-    return this.#suspend(principal, null, id, body, request);
+  suspend(@PathTarget() target: PathTarget, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return this.#suspend(target, body, request);
   }
 
   @Patch('stores/:storeId/subscriptions/:id/suspend')
-  suspendInStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-  ) {
-    return this.#suspend(principal, storeId, id, body, request);
+  suspendInStore(@PathTarget() target: PathTarget, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return this.#suspend(target, body, request);
   }
 
   @Patch('subscriptions/:id/unsuspend')
-  unsuspend(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-  ) {
-    return this.#unsuspend(principal, null, id, body, request);
+  unsuspend(@PathTarget() target: PathTarget, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return this.#unsuspend(target, body, request);
   }
 
   @Patch('stores/:storeId/subscriptions/:id/unsuspend')
-  unsuspendInStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-  ) {
-    return this.#unsuspend(principal, storeId, id, body, request);
+  unsuspendInStore(@PathTarget() target: PathTarget, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return this.#unsuspend(target, body, request);
   }
 
   @Patch('subscriptions/:id/token')
-  updateToken(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-  ) {
-    return this.#updateToken(principal, null, id, body, request);
+  updateToken(@PathTarget() target: PathTarget, @Body() body: unknown, @Req() request: FastifyRequest) {
+    return this.#updateToken(target, body, request);
   }
 
   @Patch('stores/:storeId/subscriptions/:id/token')
   updateTokenInStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() target: PathTarget,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
-    return this.#updateToken(principal, storeId, id, body, request);
+    return this.#updateToken(target, body, request);
   }
 
   /** GET …/charges: the subscription's charges, with the charge list's filters and pagination. */
   @Get('stores/:storeId/subscriptions/:id/charges')
-  async listCharges(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Query() query: Query,
-  ) {
+  async listCharges(@PathTarget() { principal, storeId, id }: StorePathTarget, @Query() query: Query) {
     const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
     const merchant = { merchantId: principal.merchantId, storeId: null };
     return listChargesFor(this.charges, merchant, null, query, { subscriptionId: subscription.id });
@@ -266,22 +218,13 @@ export class SubscriptionsController {
 
   /** GET …/charges/latest: its newest charge; 404 when it has none yet. */
   @Get('stores/:storeId/subscriptions/:id/charges/latest')
-  async latestCharge(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  async latestCharge(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     const scope = subscriptionScopeOf(principal, storeId, id);
     return presentCharge(await this.subscriptions.latestCharge(scope, id));
   }
 
   @Get('stores/:storeId/subscriptions/:id/payments')
-  async listPayments(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Query() query: Query,
-  ) {
+  async listPayments(@PathTarget() { principal, storeId, id }: StorePathTarget, @Query() query: Query) {
     const page = parsePageRequest(query);
     const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
     const { rows, totalHits } = await this.payments.list(subscription, page);
@@ -292,9 +235,7 @@ export class SubscriptionsController {
 
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId')
   async getPayment(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Param('paymentId') paymentId: string,
   ) {
     const subscription = await this.subscriptions.find(subscriptionScopeOf(principal, storeId, id), id);
@@ -312,9 +253,7 @@ export class SubscriptionsController {
    */
   @Patch('stores/:storeId/subscriptions/:id/payments/:paymentId')
   async updatePayment(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Param('paymentId') paymentId: string,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
@@ -330,9 +269,7 @@ export class SubscriptionsController {
   /** GET …/payments/{id}/charges: the charges made for the payment (one per try). */
   @Get('stores/:storeId/subscriptions/:id/payments/:paymentId/charges')
   async listPaymentCharges(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Param('paymentId') paymentId: string,
     @Query() query: Query,
   ) {
@@ -367,38 +304,20 @@ export class SubscriptionsController {
     return presentPage(rows, page, presentSubscriptionListItem, totalHits);
   }
 
-  async #suspend(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    body: unknown,
-    request: FastifyRequest,
-  ) {
+  async #suspend({ principal, storeId, id }: PathTarget, body: unknown, request: FastifyRequest) {
     const input = parseInput(suspendSchema, body);
     const scope = subscriptionScopeOf(principal, storeId, id);
     return presentSubscription(await this.subscriptions.suspend(scope, id, input, context(request)));
   }
 
-  async #unsuspend(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    body: unknown,
-    request: FastifyRequest,
-  ) {
+  async #unsuspend({ principal, storeId, id }: PathTarget, body: unknown, request: FastifyRequest) {
     parseInput(suspendSchema, body);
     const scope = subscriptionScopeOf(principal, storeId, id);
     return presentSubscription(await this.subscriptions.unsuspend(scope, id, context(request)));
   }
 
   /** PATCH …/token: the token part of PATCH. */
-  async #updateToken(
-    principal: Principal,
-    storeId: string | null,
-    id: string,
-    body: unknown,
-    request: FastifyRequest,
-  ) {
+  async #updateToken({ principal, storeId, id }: PathTarget, body: unknown, request: FastifyRequest) {
     const { transaction_token_id: tokenId } = parseInput(updateTokenSchema, body);
     const scope = subscriptionScopeOf(principal, storeId, id);
     const subscription = await this.subscriptions.find(scope, id);

@@ -1,8 +1,14 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Patch, Post, Query, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { presentToken, presentTokenListItem } from '@kessai/presenters';
 import { TokenThreeDsService, TransactionTokensService, type TokenCreator } from '@kessai/transaction-tokens';
-import { AcceptsCredentials, BrowserAllowed, CurrentPrincipal } from '../auth/decorators';
+import {
+  AcceptsCredentials,
+  BrowserAllowed,
+  CurrentPrincipal,
+  PathTarget,
+  type StorePathTarget,
+} from '../auth/decorators';
 import { inStoreScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { parsePageRequest, presentPage } from '../http/pagination';
@@ -47,33 +53,23 @@ export class TransactionTokensController {
   }
 
   @Get('tokens')
-  list(@CurrentPrincipal() principal: Principal, @Query() query: Record<string, unknown>) {
-    return this.#list(principal, null, query);
+  list(@PathTarget() { principal, storeId }: PathTarget, @Query() query: Record<string, unknown>) {
+    return this.#list(principal, storeId, query);
   }
 
   @Get('stores/:storeId/tokens')
-  listForStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Query() query: Record<string, unknown>,
-  ) {
+  listForStore(@PathTarget() { principal, storeId }: PathTarget, @Query() query: Record<string, unknown>) {
     return this.#list(principal, storeId, query);
   }
 
   @Get('stores/:storeId/tokens/:id')
-  async get(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  async get(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     return presentToken(await this.#find(principal, storeId, id));
   }
 
   @Patch('stores/:storeId/tokens/:id')
   async update(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
@@ -86,9 +82,7 @@ export class TransactionTokensController {
   @Post('stores/:storeId/tokens/:id/confirm')
   @HttpCode(200)
   async confirm(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
@@ -101,9 +95,7 @@ export class TransactionTokensController {
   @Post('stores/:storeId/tokens/:id/renew')
   @HttpCode(200)
   renewInStore(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Body() body: unknown,
     @Req() request: FastifyRequest,
   ) {
@@ -113,22 +105,13 @@ export class TransactionTokensController {
   /** The same without the store: a store token's own store. */
   @Post('tokens/:id/renew')
   @HttpCode(200)
-  renew(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
-    @Body() body: unknown,
-    @Req() request: FastifyRequest,
-  ) {
+  renew(@PathTarget() { principal, id }: PathTarget, @Body() body: unknown, @Req() request: FastifyRequest) {
     return this.#renew(principal, tokenStoreOf(principal).storeId, id, body, request);
   }
 
   /** The SDK's transactionTokens.threeDsIssuerToken: the issuer page while the token's 3-D Secure awaits. */
   @Get('stores/:storeId/tokens/:id/three_ds/issuer_token')
-  async threeDsIssuerToken(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  async threeDsIssuerToken(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     const token = await this.#find(principal, storeId, id);
     return presentTokenThreeDsIssuerToken(this.threeDs.issuerToken(token));
   }
@@ -136,24 +119,14 @@ export class TransactionTokensController {
   /** The SDK's transactionTokens.enableThreeDs: authentication starts again unless it succeeded; 200 with the token. */
   @Post('stores/:storeId/tokens/:id/three_ds')
   @HttpCode(200)
-  enableThreeDs(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Req() request: FastifyRequest,
-  ) {
+  enableThreeDs(@PathTarget() { principal, storeId, id }: StorePathTarget, @Req() request: FastifyRequest) {
     return this.#switchThreeDs(principal, storeId, id, 'enable', request);
   }
 
   /** The SDK's transactionTokens.disableThreeDs: 200 with the token (the SDK reads a body, not a 204). */
   @Delete('stores/:storeId/tokens/:id/three_ds')
   @HttpCode(200)
-  disableThreeDs(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Req() request: FastifyRequest,
-  ) {
+  disableThreeDs(@PathTarget() { principal, storeId, id }: StorePathTarget, @Req() request: FastifyRequest) {
     return this.#switchThreeDs(principal, storeId, id, 'disable', request);
   }
 
@@ -161,9 +134,7 @@ export class TransactionTokensController {
   @Delete('stores/:storeId/tokens/:id')
   @HttpCode(204)
   async delete(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Req() request: FastifyRequest,
   ): Promise<void> {
     await this.tokens.delete(await this.#find(principal, storeId, id), correlationOf(request));

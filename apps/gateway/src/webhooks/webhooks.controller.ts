@@ -2,7 +2,7 @@ import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Query, Req
 import type { FastifyRequest } from 'fastify';
 import { parsePageRequest, presentPage } from '../http/pagination';
 import { WebhooksService } from '@kessai/webhooks';
-import { CurrentPrincipal } from '../auth/decorators';
+import { CurrentPrincipal, PathTarget, type StorePathTarget } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { parseInput } from '../http/validation';
 import {
@@ -33,14 +33,13 @@ export class WebhooksController {
   }
 
   @Get('webhooks/:id')
-  getMerchantWebhook(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  getMerchantWebhook(@PathTarget() { principal, id }: PathTarget) {
     return this.#get(principal, null, id);
   }
 
   @Get('webhooks/:id/events')
   listMerchantWebhookDeliveries(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @PathTarget() { principal, id }: PathTarget,
     @Query() query: Record<string, unknown>,
   ) {
     return this.#listDeliveries(principal, null, id, query);
@@ -49,8 +48,7 @@ export class WebhooksController {
   @Post('webhooks/:id/events/:deliveryId/replay')
   @HttpCode(202)
   replayMerchantWebhookDelivery(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
+    @PathTarget() { principal, id }: PathTarget,
     @Param('deliveryId') deliveryId: string,
     @Req() request: FastifyRequest,
   ) {
@@ -59,57 +57,42 @@ export class WebhooksController {
 
   @Post('webhooks/:id/rotate_secret')
   @HttpCode(200)
-  rotateMerchantWebhookSecret(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  rotateMerchantWebhookSecret(@PathTarget() { principal, id }: PathTarget) {
     return this.#rotateSecret(principal, null, id);
   }
 
   @Patch('webhooks/:id')
-  updateMerchantWebhook(
-    @CurrentPrincipal() principal: Principal,
-    @Param('id') id: string,
-    @Body() body: unknown,
-  ) {
+  updateMerchantWebhook(@PathTarget() { principal, id }: PathTarget, @Body() body: unknown) {
     return this.#update(principal, null, id, body);
   }
 
   @Delete('webhooks/:id')
   @HttpCode(204)
-  deleteMerchantWebhook(@CurrentPrincipal() principal: Principal, @Param('id') id: string) {
+  deleteMerchantWebhook(@PathTarget() { principal, id }: PathTarget) {
     return this.#delete(principal, null, id);
   }
 
   @Post('stores/:storeId/webhooks')
-  createStoreWebhook(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Body() body: unknown,
-  ) {
+  createStoreWebhook(@PathTarget() { principal, storeId }: StorePathTarget, @Body() body: unknown) {
     return this.#create(principal, storeId, body);
   }
 
   @Get('stores/:storeId/webhooks')
   listStoreWebhooks(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
+    @PathTarget() { principal, storeId }: StorePathTarget,
     @Query() query: Record<string, unknown>,
   ) {
     return this.#list(principal, storeId, query);
   }
 
   @Get('stores/:storeId/webhooks/:id')
-  getStoreWebhook(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  getStoreWebhook(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     return this.#get(principal, storeId, id);
   }
 
   @Get('stores/:storeId/webhooks/:id/events')
   listStoreWebhookDeliveries(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Query() query: Record<string, unknown>,
   ) {
     return this.#listDeliveries(principal, storeId, id, query);
@@ -118,9 +101,7 @@ export class WebhooksController {
   @Post('stores/:storeId/webhooks/:id/events/:deliveryId/replay')
   @HttpCode(202)
   replayStoreWebhookDelivery(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
+    @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Param('deliveryId') deliveryId: string,
     @Req() request: FastifyRequest,
   ) {
@@ -129,31 +110,18 @@ export class WebhooksController {
 
   @Post('stores/:storeId/webhooks/:id/rotate_secret')
   @HttpCode(200)
-  rotateStoreWebhookSecret(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  rotateStoreWebhookSecret(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     return this.#rotateSecret(principal, storeId, id);
   }
 
   @Patch('stores/:storeId/webhooks/:id')
-  updateStoreWebhook(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-    @Body() body: unknown,
-  ) {
+  updateStoreWebhook(@PathTarget() { principal, storeId, id }: StorePathTarget, @Body() body: unknown) {
     return this.#update(principal, storeId, id, body);
   }
 
   @Delete('stores/:storeId/webhooks/:id')
   @HttpCode(204)
-  deleteStoreWebhook(
-    @CurrentPrincipal() principal: Principal,
-    @Param('storeId') storeId: string,
-    @Param('id') id: string,
-  ) {
+  deleteStoreWebhook(@PathTarget() { principal, storeId, id }: StorePathTarget) {
     return this.#delete(principal, storeId, id);
   }
 

@@ -7,9 +7,10 @@ import {
   type AuditEntry,
   type Cancel,
 } from '@kessai/db';
-import { BusinessRuleError, ConflictError, isUuid, NotFoundError, type PageRequest } from '@kessai/domain';
+import { BusinessRuleError, isUuid, NotFoundError, type PageRequest } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import type { ChargeScope, Metadata } from '../actor';
+import { resubmitted } from '../resubmitted';
 
 /**
  * Cancels of authorized or awaiting charges (api-reference §5.5, docs/refunds-and-cancels.md):
@@ -59,11 +60,8 @@ export class CancelsService {
         if (existing) return existing;
         throw new BusinessRuleError('CANCEL_NOT_ALLOWED');
       }
-      case 'id_taken': {
-        const existing = await this.cancels.findInScope(scope, chargeId, options.id ?? '');
-        if (!existing) throw new ConflictError('CONFLICTED');
-        return existing;
-      }
+      case 'id_taken':
+        return resubmitted(await this.cancels.findInScope(scope, chargeId, options.id ?? ''));
     }
   }
 

@@ -7,16 +7,10 @@ import {
   type AuditEntry,
   type Refund,
 } from '@kessai/db';
-import {
-  BusinessRuleError,
-  ConflictError,
-  isUuid,
-  NotFoundError,
-  ValidationError,
-  type PageRequest,
-} from '@kessai/domain';
+import { BusinessRuleError, isUuid, NotFoundError, ValidationError, type PageRequest } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
 import type { ChargeScope } from '../actor';
+import { resubmitted } from '../resubmitted';
 import type { RefundChanges, RefundInput } from './refund-inputs';
 
 /**
@@ -84,12 +78,8 @@ export class RefundsService {
         throw new BusinessRuleError('REFUND_NOT_WITHIN_BOUNDS', [
           { field: 'amount', reason: 'REFUND_NOT_WITHIN_BOUNDS' },
         ]);
-      case 'id_taken': {
-        // the same form sent again: its refund, when it is this charge's; a foreign id is a conflict
-        const existing = await this.refunds.findInScope(scope, chargeId, options.id ?? '');
-        if (!existing) throw new ConflictError('CONFLICTED');
-        return existing;
-      }
+      case 'id_taken':
+        return resubmitted(await this.refunds.findInScope(scope, chargeId, options.id ?? ''));
     }
   }
 
