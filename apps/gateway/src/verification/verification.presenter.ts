@@ -1,18 +1,6 @@
+import type { ContactInfoInput as ContactInfo, PhoneNumberInput as PhoneNumber } from '@kessai/accounts';
 import type { MerchantVerification } from '@kessai/db';
 import { optionalField } from '@kessai/presenters';
-
-type PhoneNumber = { country_code?: string; local_number?: string };
-type ContactInfo = {
-  name: string;
-  company_name: string;
-  phone_number: PhoneNumber;
-  line1: string;
-  line2?: string;
-  city: string;
-  state: string;
-  country: string;
-  zip: string;
-};
 
 /**
  * The Verification resource (the SDK's VerificationItem), with Kessai's review beside it: `status`
@@ -24,13 +12,19 @@ export function presentVerification(verification: MerchantVerification) {
     id: verification.id,
     homepage_url: verification.homepageUrl,
     company_description: verification.companyDescription,
-    company_contact_info: verification.companyContactInfo as ContactInfo,
+    company_contact_info: verification.companyContactInfo as unknown as ContactInfo,
     business_type: verification.businessType,
     ...optionalField('system_manager_name', verification.systemManagerName),
-    ...optionalField('system_manager_number', verification.systemManagerNumber as PhoneNumber | null),
+    ...optionalField(
+      'system_manager_number',
+      verification.systemManagerNumber as unknown as PhoneNumber | null,
+    ),
     ...optionalField('system_manager_email', verification.systemManagerEmail),
     ...optionalField('customer_contact_email', verification.customerContactEmail),
-    ...optionalField('customer_contact_number', verification.customerContactNumber as PhoneNumber | null),
+    ...optionalField(
+      'customer_contact_number',
+      verification.customerContactNumber as unknown as PhoneNumber | null,
+    ),
     ...optionalField(
       'recurring_token_request',
       verification.recurringTokenRequest as 'none' | 'bounded' | 'infinite' | null,
