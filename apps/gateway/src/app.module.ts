@@ -41,6 +41,8 @@ import { TestClocksController } from './test-clocks/test-clocks.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { BankAccountsController } from './bank-accounts/bank-accounts.controller';
 import { LedgersController, TransfersController } from './transfers/transfers.controller';
+import { VerificationController } from './verification/verification.controller';
+import { ExchangeRatesController } from './exchange-rates/exchange-rates.controller';
 import { OPENAPI_DOCUMENT, OpenApiController, OpenApiDocumentSource } from './openapi/openapi.controller';
 import { buildOpenApiDocument } from './openapi/openapi-document';
 
@@ -69,6 +71,8 @@ export const GATEWAY_CONTROLLERS = [
   BankAccountsController,
   TransfersController,
   LedgersController,
+  VerificationController,
+  ExchangeRatesController,
 ];
 
 @Module({})

@@ -8,6 +8,7 @@ import { PasswordResetDelivery, passwordResetDeliveryFor } from './password-rese
 import { PasswordResetService } from './password-reset.service';
 import { StoresService } from './stores.service';
 import { TransfersService } from './transfers.service';
+import { VerificationService } from './verification.service';
 
 const services = [
   AppTokenService,
@@ -16,11 +17,12 @@ const services = [
   PasswordResetService,
   StoresService,
   TransfersService,
+  VerificationService,
 ];
 
 /**
  * Credentials and accounts for Nest apps (app tokens, merchant users, logins, password resets,
- * stores, transfers); needs the (global) ConfigModule, DbModule, RedisModule and LoggerModule.
+ * stores, transfers, merchants' verification); needs the (global) ConfigModule, DbModule, RedisModule and LoggerModule.
  */
 @Module({
   providers: [

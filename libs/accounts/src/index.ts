@@ -13,3 +13,5 @@ export * from './bank-account-inputs';
 export * from './bank-accounts.module';
 export * from './bank-accounts.service';
 export * from './transfers.service';
+export * from './verification-inputs';
+export * from './verification.service';

@@ -142,12 +142,24 @@ export class AdminService {
 
   /**
    * Marks a merchant verified (or not): only a verified merchant's users and app tokens may issue
-   * live app tokens (docs/decisions/0028). Live tokens issued before an unverification stay valid
-   * until revoked.
+   * live app tokens (docs/decisions/0028), and live mode answers only a verified merchant's live
+   * tokens (decision 0049): an unverification closes it at once, without revoking them.
    */
   async setVerified(merchantId: string, verified: boolean): Promise<Merchant> {
     await this.requireMerchant(merchantId);
-    return this.merchants.setVerified(merchantId, verified);
+    const merchant = await this.merchants.setVerified(merchantId, verified);
+    await this.announceLiveTokens(merchantId);
+    return merchant;
+  }
+
+  /**
+   * Tells every gateway that the merchant's live tokens changed (its verification did): they cache
+   * token rows, with the merchant's verification, for APP_TOKEN_CACHE_TTL_MS otherwise.
+   */
+  async announceLiveTokens(merchantId: string): Promise<void> {
+    for (const token of await this.appTokens.listForMerchant(merchantId))
+      if (token.mode === 'live' && token.revokedOn === null)
+        await announceAppTokenChange(this.config, token.id);
   }
 
   /** Issues through the same use case as the API (POST /app_jwts), so the active-token limit holds. */

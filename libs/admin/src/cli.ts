@@ -12,6 +12,8 @@ import { listBankAccounts, verifyBankAccount } from './bank-accounts';
 import { approveTransfer, cancelTransfer, listTransfers } from './transfers';
 import { refundsInError, retryRefund } from './refunds';
 import { strayDeposits } from './stray-deposits';
+import { reviewVerification, showVerification } from './verifications';
+import { listExchangeRates, setExchangeRate } from './exchange-rates';
 import { removeStoreLogo, setStoreLogo } from './store-logo';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 import {
@@ -29,7 +31,17 @@ const USAGE = `Usage: npm run cli -- <command> [options]
 Commands:
   merchant:create --name NAME --email EMAIL [--verified]
   merchant:pci --merchant ID [--off]          mark a merchant PCI DSS compliant (or not, with --off)
-  merchant:verify --merchant ID [--off]       mark a merchant verified: its users may issue live tokens
+  merchant:verify --merchant ID [--off]       mark a merchant verified (live mode opens to it) or not
+                                              (closes), without its verification data
+  verification:show --merchant ID             the merchant's verification (onboarding data) and review
+  verification:approve --merchant ID --by NAME
+                                              approve it: the merchant is verified, live mode opens
+  verification:reject --merchant ID --by NAME --reason TEXT
+                                              reject it: the merchant is not verified, live mode closes
+  exchange-rate:set --from CUR --to CUR --rate DECIMAL --by NAME
+                                              the operator's rate of a pair (units of --to per unit
+                                              of --from, e.g. JPY→USD 0.0067), docs/exchange-rates.md
+  exchange-rate:list                          every rate, with who set it and when
   merchant:configure --merchant ID --set JSON
                                               change the merchant's configuration (docs/configuration.md):
                                               keys given replace, null removes, others are kept
@@ -122,6 +134,9 @@ const options = {
   role: { type: 'string' },
   by: { type: 'string' },
   status: { type: 'string' },
+  from: { type: 'string' },
+  to: { type: 'string' },
+  rate: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -209,6 +224,26 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         );
       case 'merchant:verify':
         return describeMerchant(await admin.setVerified(required(values.merchant, 'merchant'), !values.off));
+      case 'verification:show':
+        return await showVerification(database, required(values.merchant, 'merchant'));
+      case 'verification:approve':
+      case 'verification:reject': {
+        const approved = command === 'verification:approve';
+        return await reviewVerification(database, admin, required(values.merchant, 'merchant'), {
+          status: approved ? 'approved' : 'rejected',
+          by: required(values.by, 'by'),
+          reason: approved ? null : required(values.reason, 'reason'),
+        });
+      }
+      case 'exchange-rate:set':
+        return await setExchangeRate(database, {
+          from: required(values.from, 'from'),
+          to: required(values.to, 'to'),
+          rate: required(values.rate, 'rate'),
+          by: required(values.by, 'by'),
+        });
+      case 'exchange-rate:list':
+        return await listExchangeRates(database);
       case 'merchant:configure':
         return await admin.configureMerchant(
           required(values.merchant, 'merchant'),

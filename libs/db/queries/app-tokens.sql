@@ -2,11 +2,13 @@
 
 -- app_tokens_find_by_id
 -- params: $1 id uuid
--- columns: id text, merchant_id text, store_id text, scope text, mode text, domains text[], secret_hash text, version int4, issued_by text, revoked_on timestamptz, created_on timestamptz, updated_on timestamptz
-SELECT id::text, merchant_id::text, store_id::text, scope::text, mode::text, domains, secret_hash,
-       version, issued_by::text, revoked_on, created_on, updated_on
-  FROM app_tokens
- WHERE id = $1::uuid;
+-- columns: id text, merchant_id text, store_id text, scope text, mode text, domains text[], secret_hash text, version int4, issued_by text, revoked_on timestamptz, created_on timestamptz, updated_on timestamptz, merchant_verified bool
+SELECT t.id::text, t.merchant_id::text, t.store_id::text, t.scope::text, t.mode::text, t.domains,
+       t.secret_hash, t.version, t.issued_by::text, t.revoked_on, t.created_on, t.updated_on,
+       m.verified AS merchant_verified
+  FROM app_tokens t
+  JOIN merchants m ON m.id = t.merchant_id
+ WHERE t.id = $1::uuid;
 
 -- app_tokens_lock_issuer
 -- params: $1 id uuid

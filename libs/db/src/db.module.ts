@@ -32,6 +32,8 @@ import { LedgerRepository } from './ledger/ledger.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 import { PayoutsRepository } from './payouts/payouts.repository';
 import { TransfersRepository } from './payouts/transfers.repository';
+import { MerchantVerificationsRepository } from './accounts/merchant-verifications.repository';
+import { ExchangeRatesRepository } from './exchange-rates/exchange-rates.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -69,6 +71,8 @@ const repositories = [
   BankAccountsRepository,
   PayoutsRepository,
   TransfersRepository,
+  MerchantVerificationsRepository,
+  ExchangeRatesRepository,
 ];
 
 @Global()

@@ -54,6 +54,8 @@ export * from './accounts/merchant-users.repository';
 export * from './accounts/login-sessions.repository';
 export * from './accounts/password-resets.repository';
 export * from './accounts/app-tokens.repository';
+export * from './accounts/merchant-verifications.repository';
+export * from './exchange-rates/exchange-rates.repository';
 export * from './audit/console-audit.repository';
 export * from './stores/stores.repository';
 export * from './stores/store-logos.repository';

@@ -16,6 +16,8 @@ import { LedgerRepository } from './ledger/ledger.repository';
 import { PayoutsRepository } from './payouts/payouts.repository';
 import { TransfersRepository } from './payouts/transfers.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
+import { MerchantVerificationsRepository } from './accounts/merchant-verifications.repository';
+import { ExchangeRatesRepository } from './exchange-rates/exchange-rates.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -37,6 +39,8 @@ export class StandaloneDatabase {
   readonly bankAccounts: BankAccountsRepository;
   readonly payouts: PayoutsRepository;
   readonly transfers: TransfersRepository;
+  readonly verifications: MerchantVerificationsRepository;
+  readonly exchangeRates: ExchangeRatesRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -57,6 +61,8 @@ export class StandaloneDatabase {
     this.bankAccounts = new BankAccountsRepository(this.prisma);
     this.payouts = new PayoutsRepository(this.prisma, this.ledger);
     this.transfers = new TransfersRepository(this.prisma);
+    this.verifications = new MerchantVerificationsRepository(this.prisma);
+    this.exchangeRates = new ExchangeRatesRepository(this.prisma);
   }
 
   close(): Promise<void> {

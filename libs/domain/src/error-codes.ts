@@ -64,6 +64,8 @@ export const ERROR_CODES = {
     'TOKEN_FOR_WRONG_STORE',
     'TOKEN_MUST_BE_CONFIRMED',
     'TRANSACTION_ALREADY_PROCESSED',
+    // an exchange rate the operator set none for (docs/exchange-rates.md)
+    'UNSUPPORTED_CURRENCY',
     'USAGE_LIMIT_NOT_APPLICABLE',
     'WRONG_CONFIRMATION_CODE',
   ],
@@ -91,6 +93,7 @@ export const ERROR_CODES = {
     'EMAIL_EXISTS',
     'IDEMPOTENCY_KEY_CONFLICT',
     'STORE_EXISTS',
+    'VERIFICATION_DATA_EXISTS',
     'WEBHOOK_URL_EXISTS',
   ],
   413: ['REQUEST_TOO_LARGE'],

@@ -19,3 +19,4 @@ export * from './payment-types';
 export * from './ledger';
 export * from './bank-accounts';
 export * from './payouts';
+export * from './exchange-rates';

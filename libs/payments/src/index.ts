@@ -7,3 +7,4 @@ export * from './charges/charge-expiry.service';
 export * from './refunds/refund-inputs';
 export * from './refunds/refunds.service';
 export * from './cancels/cancels.service';
+export * from './exchange-rates/exchange-rates.service';

@@ -167,13 +167,21 @@ export class TestEnvironment {
     return { store, storeToken };
   }
 
-  /** A merchant-wide token (no store) of a seeded merchant. */
-  merchantToken(seeded: SeededMerchant, mode: 'test' | 'live' = 'test') {
+  /**
+   * A merchant-wide token (no store) of a seeded merchant. A live one makes the merchant verified
+   * first, as the operator does before live mode opens to it (decision 0049).
+   */
+  async merchantToken(seeded: SeededMerchant, mode: 'test' | 'live' = 'test') {
+    if (mode === 'live') await this.admin.setVerified(seeded.merchant.id, true);
     return this.admin.issueAppToken({ merchantId: seeded.merchant.id, mode });
   }
 
-  /** A live-mode store token of a seeded merchant's store: its tokens take real card numbers only. */
-  liveStoreToken(seeded: SeededMerchant) {
+  /**
+   * A live-mode store token of a seeded merchant's store: its tokens take real card numbers only.
+   * The merchant is made verified first (decision 0049).
+   */
+  async liveStoreToken(seeded: SeededMerchant) {
+    await this.admin.setVerified(seeded.merchant.id, true);
     return this.admin.issueAppToken({
       merchantId: seeded.merchant.id,
       storeId: seeded.store.id,

@@ -90,6 +90,7 @@ export class AppTokenAuthenticator {
       mode: token.mode === 'live' ? 'live' : 'test',
       domains: token.domains,
       hasSecret: parsed.secret !== null,
+      ...(token.mode === 'live' && !token.merchantVerified ? { unverifiedLive: true as const } : {}),
     };
   }
 

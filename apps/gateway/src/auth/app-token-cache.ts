@@ -1,6 +1,6 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { AppTokensRepository, type AppToken } from '@kessai/db';
+import { AppTokensRepository, type AuthenticatedAppToken } from '@kessai/db';
 import { APP_TOKEN_CHANGED } from '@kessai/contracts';
 import { RedisService, appTokenChangesChannel, duplicateRedisClient, type RedisClient } from '@kessai/redis';
 
@@ -18,9 +18,9 @@ const MAX_ENTRIES = 10_000;
  */
 @Injectable()
 export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
-  readonly #entries = new Map<string, { token: AppToken | null; expiresAt: number }>();
+  readonly #entries = new Map<string, { token: AuthenticatedAppToken | null; expiresAt: number }>();
   /** reads under way: concurrent requests of one credential share the read */
-  readonly #reading = new Map<string, Promise<AppToken | null>>();
+  readonly #reading = new Map<string, Promise<AuthenticatedAppToken | null>>();
   readonly #ttlMs: number;
   readonly #channel: string;
   #subscriber: RedisClient | null = null;
@@ -58,14 +58,14 @@ export class AppTokenCache implements OnModuleInit, OnModuleDestroy {
     await this.#subscriber?.quit().catch(() => this.#subscriber?.disconnect());
   }
 
-  async find(id: string): Promise<AppToken | null> {
+  async find(id: string): Promise<AuthenticatedAppToken | null> {
     if (this.#ttlMs === 0) return this.appTokens.findById(id);
     const now = Date.now();
     const cached = this.#entries.get(id);
     if (cached && cached.expiresAt > now) return cached.token;
     const under = this.#reading.get(id);
     if (under) return under;
-    const reading: Promise<AppToken | null> = this.appTokens.findById(id).then(
+    const reading: Promise<AuthenticatedAppToken | null> = this.appTokens.findById(id).then(
       (token) => {
         // a revocation that arrived meanwhile (#forget) may not be in what this read saw: not cached
         if (this.#reading.get(id) !== reading) return token;

@@ -2,8 +2,14 @@ import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@ne
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { AuthenticationError, PermissionError } from '@kessai/domain';
-import { ACCEPTED_CREDENTIALS, DEFAULT_CREDENTIALS, ROUTE_ACCESS, type RouteAccess } from './decorators';
+import { AuthenticationError, BusinessRuleError, PermissionError } from '@kessai/domain';
+import {
+  ACCEPTED_CREDENTIALS,
+  BEFORE_VERIFICATION,
+  DEFAULT_CREDENTIALS,
+  ROUTE_ACCESS,
+  type RouteAccess,
+} from './decorators';
 import { EMBEDDER_HEADER, isOwnOrigin, originAllowed } from './origin';
 import type { CredentialKind } from './principal';
 
@@ -15,7 +21,9 @@ import type { CredentialKind } from './principal';
  * frame, whose embedding page (sent in X-Kessai-Embedder) is in them, the frame itself being framable
  * only by those domains (docs/hosted-checkout.md). A checkout link's credentials are accepted only
  * by the routes that name them, from the gateway's own pages (Origin the gateway's, required on
- * writes); elsewhere they are no app token (401 INVALID_APP_TOKEN).
+ * writes); elsewhere they are no app token (401 INVALID_APP_TOKEN). Live mode is closed to a merchant
+ * the operator has not verified: its live app tokens are refused with 400
+ * LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED but on the routes marked @BeforeVerification (decision 0049).
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
@@ -56,6 +64,14 @@ export class AuthGuard implements CanActivate {
         throw new AuthenticationError('INVALID_DOMAIN');
       if (access !== 'browser') throw new PermissionError('INVALID_PERMISSIONS');
     }
+    if (
+      principal.unverifiedLive &&
+      !this.reflector.getAllAndOverride<boolean | undefined>(BEFORE_VERIFICATION, [
+        context.getHandler(),
+        context.getClass(),
+      ])
+    )
+      throw new BusinessRuleError('LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED');
     return true;
   }
 }

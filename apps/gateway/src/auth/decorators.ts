@@ -13,6 +13,14 @@ export const Open = () => SetMetadata(ROUTE_ACCESS, 'open' satisfies RouteAccess
 /** Also callable with a secret-less app token from an Origin in the token's domains. */
 export const BrowserAllowed = () => SetMetadata(ROUTE_ACCESS, 'browser' satisfies RouteAccess);
 
+export const BEFORE_VERIFICATION = 'kessai:before-verification';
+
+/**
+ * Also answered to a live-mode app token of a merchant not verified yet (its onboarding data, who it
+ * is); every other route refuses it with LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED (decision 0049).
+ */
+export const BeforeVerification = () => SetMetadata(BEFORE_VERIFICATION, true);
+
 export const ACCEPTED_CREDENTIALS = 'kessai:accepted-credentials';
 
 /** Routes without @AcceptsCredentials take app tokens only. */

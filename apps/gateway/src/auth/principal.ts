@@ -31,6 +31,11 @@ export interface Principal extends AccessScope {
   domains: string[];
   /** false for a secret-less app token (`Bearer <jwt>`): public capabilities only, from an allowed Origin */
   hasSecret: boolean;
+  /**
+   * a live-mode app token of a merchant the operator has not verified: only the routes marked
+   * @BeforeVerification answer it (decision 0049)
+   */
+  unverifiedLive?: true;
   /** set for checkout-link credentials only */
   checkoutLink?: CheckoutLinkPrincipal;
 }

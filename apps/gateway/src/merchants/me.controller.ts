@@ -1,7 +1,7 @@
 import { Controller, Get } from '@nestjs/common';
 import { MerchantsRepository } from '@kessai/db';
 import { NotFoundError } from '@kessai/domain';
-import { AcceptsCredentials, CurrentPrincipal } from '../auth/decorators';
+import { AcceptsCredentials, BeforeVerification, CurrentPrincipal } from '../auth/decorators';
 import type { Principal } from '../auth/principal';
 import { presentMerchant } from './merchant.presenter';
 
@@ -9,8 +9,9 @@ import { presentMerchant } from './merchant.presenter';
 export class MeController {
   constructor(private readonly merchants: MerchantsRepository) {}
 
-  /** The merchant that owns the calling app token, or of the signed-in user. */
+  /** The merchant that owns the calling app token, or of the signed-in user (verified or not). */
   @AcceptsCredentials('app_token', 'login')
+  @BeforeVerification()
   @Get('me')
   async me(@CurrentPrincipal() principal: Principal) {
     const merchant = await this.merchants.findById(principal.merchantId);

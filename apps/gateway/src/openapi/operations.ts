@@ -69,6 +69,10 @@ import {
   primaryBankAccountSchema,
   updateBankAccountSchema,
 } from '../bank-accounts/bank-account.schemas';
+import type { ExchangeRatesController } from '../exchange-rates/exchange-rates.controller';
+import { calculateExchangeRateSchema } from '../exchange-rates/exchange-rate.schemas';
+import type { VerificationController } from '../verification/verification.controller';
+import { createVerificationSchema, updateVerificationSchema } from '../verification/verification.schemas';
 import type { WebhooksController } from '../webhooks/webhooks.controller';
 import { createWebhookSchema, updateWebhookSchema } from '../webhooks/webhook.schemas';
 import type { OpenApiController } from './openapi.controller';
@@ -690,6 +694,55 @@ const me: ControllerDocs<MeController> = {
   operations: { me: { summary: 'The calling merchant', sdk: 'merchants.me', ok: 'Merchant' } },
 };
 
+const verification: ControllerDocs<VerificationController> = {
+  tag: 'Merchants',
+  operations: {
+    get: {
+      summary: 'The merchant’s verification',
+      description:
+        'Its onboarding data and the operator’s review (`status`: submitted, approved, rejected); 404 ' +
+        'before it was sent. Answered to a live token before the merchant is verified.',
+      sdk: 'verification.get',
+      ok: 'Verification',
+    },
+    create: {
+      summary: 'Send the merchant’s verification',
+      description:
+        'One per merchant (409 VERIFICATION_DATA_EXISTS after that: change it with PATCH), for the ' +
+        'operator’s review. Its approval makes the merchant verified: until then, live mode answers ' +
+        '400 LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED.',
+      sdk: 'verification.create',
+      body: createVerificationSchema,
+      ok: 'Verification',
+    },
+    update: {
+      summary: 'Change the merchant’s verification',
+      description:
+        'The fields given (the contact info’s keys given replace the stored ones); the data is ' +
+        '`submitted` for review again, the merchant staying as verified as it was.',
+      sdk: 'verification.update',
+      body: updateVerificationSchema,
+      ok: 'Verification',
+    },
+  },
+};
+
+const exchangeRates: ControllerDocs<ExchangeRatesController> = {
+  tag: 'Exchange rates',
+  operations: {
+    calculate: {
+      summary: 'An amount in another currency, at the operator’s rate',
+      description:
+        'Minor units of `currency` into `to` at the rate the operator set for the pair (not a market ' +
+        'feed), rounded half up; the same currency answers the amount. A pair without a rate is 400 ' +
+        'UNSUPPORTED_CURRENCY.',
+      sdk: 'exchangeRates.calculate',
+      body: calculateExchangeRateSchema,
+      ok: 'ExchangeRate',
+    },
+  },
+};
+
 const checkoutInfo: ControllerDocs<CheckoutInfoController> = {
   tag: 'Checkout',
   operations: {
@@ -934,6 +987,8 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   LoginController: login,
   PasswordResetsController: passwordResets,
   MeController: me,
+  VerificationController: verification,
+  ExchangeRatesController: exchangeRates,
   CheckoutInfoController: checkoutInfo,
   CheckoutController: checkout,
   HostedCheckoutController: hostedCheckout,

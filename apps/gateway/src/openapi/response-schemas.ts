@@ -56,6 +56,8 @@ import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
 import { type presentBankAccount } from '../bank-accounts/bank-account.presenter';
+import { type presentExchangeRate } from '../exchange-rates/exchange-rate.presenter';
+import { type presentVerification } from '../verification/verification.presenter';
 import {
   type presentCreatedWebhook,
   type presentDelivery,
@@ -435,6 +437,48 @@ export const Merchant = resource({
   updated_on: instant,
   created_on: instant,
   configuration: StoreConfiguration,
+});
+
+const phoneNumber = z
+  .object({ country_code: z.string().optional(), local_number: z.string().optional() })
+  .strict();
+
+export const Verification = resource({
+  id: uuid,
+  homepage_url: z.string(),
+  company_description: z.string(),
+  company_contact_info: z
+    .object({
+      name: z.string(),
+      company_name: z.string(),
+      phone_number: phoneNumber,
+      line1: z.string(),
+      line2: z.string().optional(),
+      city: z.string(),
+      state: z.string(),
+      country: z.string().describe('ISO 3166-1 alpha-2'),
+      zip: z.string(),
+    })
+    .strict(),
+  business_type: z.string(),
+  system_manager_name: z.string().optional(),
+  system_manager_number: phoneNumber.optional(),
+  system_manager_email: z.string().optional(),
+  customer_contact_email: z.string().optional(),
+  customer_contact_number: phoneNumber.optional(),
+  recurring_token_request: z.enum(['none', 'bounded', 'infinite']).optional(),
+  recurring_token_request_reason: z.string().optional(),
+  allow_empty_cvv: z.boolean().optional(),
+  created_on: instant,
+  status: z.enum(['submitted', 'approved', 'rejected']).describe('Kessai’s: the operator’s review'),
+  reviewed_on: instant.optional().describe('Kessai’s: when the operator last approved or rejected it'),
+  review_reason: z.string().optional().describe('Kessai’s: why the operator rejected it'),
+});
+
+export const ExchangeRate = resource({
+  amount: money,
+  currency: z.string(),
+  amount_formatted: formatted.describe('Kessai’s: the amount in major units'),
 });
 
 export const CustomerId = resource({ customer_id: uuid });
@@ -915,6 +959,8 @@ export const RESPONSE_SCHEMAS = {
   Store,
   StoreListItem,
   Merchant,
+  Verification,
+  ExchangeRate,
   CustomerId,
   AppJwt,
   IssuedAppJwt,
@@ -982,6 +1028,8 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentStoreWithMerchant>, typeof Store>,
   true satisfies Agrees<Out<typeof presentStoreListItem>, typeof StoreListItem>,
   true satisfies Agrees<Out<typeof presentMerchant>, typeof Merchant>,
+  true satisfies Agrees<Out<typeof presentVerification>, typeof Verification>,
+  true satisfies Agrees<Out<typeof presentExchangeRate>, typeof ExchangeRate>,
   true satisfies Agrees<Out<typeof presentAppJwt>, typeof AppJwt>,
   true satisfies Agrees<Out<typeof presentIssuedAppJwt>, typeof IssuedAppJwt>,
   true satisfies Agrees<Out<typeof presentCheckoutInfo>, typeof CheckoutInfo>,

@@ -21,6 +21,9 @@ export interface NewAppToken {
   issuedBy: string | null;
 }
 
+/** A token as authentication reads it: its row, and whether its merchant is verified (decision 0049). */
+export type AuthenticatedAppToken = AppToken & { merchantVerified: boolean };
+
 /** A revocation: the named token, and every id it revoked (the token's own first, then those it issued). */
 export interface AppTokenRevocation {
   token: AppToken;
@@ -38,7 +41,7 @@ export class AppTokensRepository {
    * The row by id, in one plain prepared query: authentication reads it for every credential once
    * per cache period, and Prisma's per-query cost was a tenth of the gateway's CPU under load.
    */
-  async findById(id: string): Promise<AppToken | null> {
+  async findById(id: string): Promise<AuthenticatedAppToken | null> {
     if (!isUuid(id)) return null;
     const row = (await this.prisma.run(FIND_APP_TOKEN, { id }))[0];
     if (!row) return null;
@@ -55,6 +58,7 @@ export class AppTokensRepository {
       revokedOn: row.revoked_on,
       createdOn: row.created_on,
       updatedOn: row.updated_on,
+      merchantVerified: row.merchant_verified,
     };
   }
 

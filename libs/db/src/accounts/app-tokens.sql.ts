@@ -1,7 +1,10 @@
 import type { AppTokenScope, ProcessingMode } from '../generated/prisma/enums';
 import { defineStatement, pg } from '../sql/statement';
 
-/** An app_tokens row by id: authentication reads it for every credential once per cache period. */
+/**
+ * An app_tokens row by id, and whether its merchant is verified (live mode's gate, decision 0049):
+ * authentication reads it for every credential once per cache period.
+ */
 export const FIND_APP_TOKEN = defineStatement({
   name: 'app_tokens_find_by_id',
   params: { id: pg.uuid },
@@ -18,12 +21,15 @@ export const FIND_APP_TOKEN = defineStatement({
     revoked_on: pg.nullable(pg.timestamptz),
     created_on: pg.timestamptz,
     updated_on: pg.timestamptz,
+    merchant_verified: pg.bool,
   },
   text: (p) => `
-    SELECT id::text, merchant_id::text, store_id::text, scope::text, mode::text, domains, secret_hash,
-           version, issued_by::text, revoked_on, created_on, updated_on
-      FROM app_tokens
-     WHERE id = ${p.id}`,
+    SELECT t.id::text, t.merchant_id::text, t.store_id::text, t.scope::text, t.mode::text, t.domains,
+           t.secret_hash, t.version, t.issued_by::text, t.revoked_on, t.created_on, t.updated_on,
+           m.verified AS merchant_verified
+      FROM app_tokens t
+      JOIN merchants m ON m.id = t.merchant_id
+     WHERE t.id = ${p.id}`,
 });
 
 /**
