@@ -23,5 +23,6 @@ export * from './suite';
 export * from './checkout';
 export * from './komoju-fake';
 export * from './processor-contract';
+export * from './hosted-processor-contract';
 export * from './stripe-fake';
 export * from './browser';
