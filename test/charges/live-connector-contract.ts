@@ -122,12 +122,8 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
     ) as Promise<Any>;
   const cardCharge = async (cardNumber: string, extra: Record<string, unknown> = {}) => {
     const token = await sdkCardToken(sdk, { cardNumber });
-    return sdk.charges.create({
-      transactionTokenId: token.id,
-      amount: 1200,
-      currency: 'JPY',
-      ...extra,
-    } as Any) as Promise<Any>;
+    const params: Any = { transactionTokenId: token.id, amount: 1200, currency: 'JPY', ...extra };
+    return sdk.charges.create(params) as Promise<Any>;
   };
   const capture = (chargeId: string, amount: number) =>
     suite.gateway.as(live).request(`/stores/${storeId()}/charges/${chargeId}/capture`, {

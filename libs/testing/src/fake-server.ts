@@ -118,28 +118,3 @@ export async function postWebhook(
     return 0;
   }
 }
-
-/**
- * The page a processor fake sends a cardholder to for 3-D Secure (its ACS): a form posting
- * `result=authenticated` or `result=failed` back to the same URL. Both hosted-processor fakes use
- * it, so one contract scenario drives either: the real providers' pages are theirs, not part of
- * their API.
- */
-export function threeDsChallengeHtml(title: string): string {
-  return (
-    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body>` +
-    '<form method="post"><button name="result" value="authenticated">Authenticate</button>' +
-    '<button name="result" value="failed">Fail authentication</button></form></body></html>'
-  );
-}
-
-/** The cardholder's choice posted from threeDsChallengeHtml's form. */
-export function threeDsResultOf(body: string): 'authenticated' | 'failed' {
-  return new URLSearchParams(body).get('result') === 'authenticated' ? 'authenticated' : 'failed';
-}
-
-/** Answers a browser: a redirect to `location`, or a short page when there is none. */
-export function sendBrowserAnswer(response: ServerResponse, location: string | null): void {
-  if (location) response.writeHead(302, { location }).end();
-  else response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<p>done</p>');
-}

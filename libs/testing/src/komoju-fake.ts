@@ -1,16 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { passesLuhn } from '@kessai/cards';
-import {
-  IdempotencyKeys,
-  InjectedFaults,
-  isRecord,
-  postWebhook,
-  sendBrowserAnswer,
-  startLocalServer,
-  threeDsChallengeHtml,
-  threeDsResultOf,
-} from './fake-server';
+import { IdempotencyKeys, InjectedFaults, isRecord, postWebhook, startLocalServer } from './fake-server';
+import { ThreeDsPages } from './three-ds-pages';
 
 // A stateful fake of KOMOJU's Payments API for tests, speaking KOMOJU's wire only as KOMOJU documents
 // it: https://doc.komoju.com/reference (payments: create, show, list, capture, cancel, refund),
@@ -440,25 +432,17 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
     return fake.url.replace(/\/api\/v1$/, '');
   }
 
-  /** The ACS page of a pending 3-D Secure: the cardholder's browser, no API key. */
-  function threeDsPage(method: string, id: string, response: ServerResponse, raw: string) {
-    if (!challenges.has(id)) return response.writeHead(404).end();
-    if (method === 'GET')
-      return response
-        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-        .end(threeDsChallengeHtml('KOMOJU 3-D Secure'));
-    void fake
-      .authenticate(id, threeDsResultOf(raw))
-      .then((location) => sendBrowserAnswer(response, location));
-  }
+  const pages = new ThreeDsPages('/three_d_secure', 'KOMOJU 3-D Secure', challenges, (id, result) =>
+    fake.authenticate(id, result),
+  );
 
   function handle(request: IncomingMessage, response: ServerResponse, raw: string) {
     const send = (answer: Answer) =>
       response
         .writeHead(answer.status, { 'content-type': 'application/json' })
         .end(JSON.stringify(answer.body));
-    const page = /^\/three_d_secure\/([^/?]+)/.exec(request.url ?? '');
-    if (page) return threeDsPage(request.method ?? 'GET', decodeURIComponent(page[1]), response, raw);
+    // the 3-D Secure page (payment_details.redirect_url): the cardholder's browser, no API key
+    if (pages.serve(request, response, raw)) return;
     if (request.headers.authorization !== expectedAuthorization)
       return send(error(401, 'unauthorized', 'User authorization failed'));
     const method = request.method ?? 'GET';

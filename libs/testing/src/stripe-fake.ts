@@ -1,16 +1,8 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { passesLuhn } from '@kessai/cards';
-import {
-  IdempotencyKeys,
-  InjectedFaults,
-  isRecord,
-  postWebhook,
-  sendBrowserAnswer,
-  startLocalServer,
-  threeDsChallengeHtml,
-  threeDsResultOf,
-} from './fake-server';
+import { IdempotencyKeys, InjectedFaults, isRecord, postWebhook, startLocalServer } from './fake-server';
+import { ThreeDsPages } from './three-ds-pages';
 
 // A stateful fake of Stripe's PaymentIntents and Refunds for tests, speaking Stripe's wire as Stripe
 // documents it and stripe-node sends it: form-encoded bodies with bracketed keys (a[b]=…, a[0]=…),
@@ -881,6 +873,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     if (isRecord(body.latest_charge)) answered.push(body.latest_charge);
   }
 
+  const pages = new ThreeDsPages('/3ds', 'Stripe 3-D Secure', challenges, (id, result) =>
+    fake.authenticate(id, result),
+  );
+
   function handle(request: IncomingMessage, response: ServerResponse, raw: string) {
     const send = (answer: Answer, replayed = false) => {
       record(answer);
@@ -893,17 +889,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         })
         .end(JSON.stringify(answer.body));
     };
-    // the 3-D Secure page: the cardholder's browser, no API key
-    const page = /^\/3ds\/([^/?]+)/.exec(request.url ?? '');
-    if (page) {
-      const id = decodeURIComponent(page[1]);
-      if (!challenges.has(id)) return response.writeHead(404).end();
-      if (request.method !== 'POST')
-        return response
-          .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
-          .end(threeDsChallengeHtml('Stripe 3-D Secure'));
-      return sendBrowserAnswer(response, fake.authenticate(id, threeDsResultOf(raw)));
-    }
+    // the 3-D Secure page (next_action.redirect_to_url.url): the cardholder's browser, no API key
+    if (pages.serve(request, response, raw)) return;
     if (request.headers.authorization !== `Bearer ${options.secretKey}`)
       return send(
         error(401, {
