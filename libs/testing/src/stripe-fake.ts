@@ -419,7 +419,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       shipping: null,
       source: null,
       statement_descriptor: null,
-      statement_descriptor_suffix: null,
+      statement_descriptor_suffix:
+        typeof form.statement_descriptor_suffix === 'string' ? form.statement_descriptor_suffix : null,
       status: 'requires_payment_method' satisfies IntentStatus,
       transfer_data: null,
       transfer_group: null,

@@ -8,7 +8,11 @@ import {
 } from '@kessai/testing';
 import { ProcessorRequestRejectedError } from '../processor-errors';
 import { type AuthorizeRequest, type DeferredPaymentRequest } from '../payment-processor';
-import { STRIPE_REFERENCE_METADATA_KEY, StripePaymentProcessor } from './stripe-payment-processor';
+import {
+  STRIPE_REFERENCE_METADATA_KEY,
+  stripeDescriptorSuffix,
+  StripePaymentProcessor,
+} from './stripe-payment-processor';
 
 const SECRET_KEY = 'sk_test_fake_stripe_secret';
 // well above a loaded machine's answer time, well below the fake's late answer
@@ -245,4 +249,21 @@ describe('Stripe adapter', () => {
       payment_method_options: { card: { request_three_d_secure: 'challenge' } },
     });
   });
+
+  it.each([
+    ['KESSAI SHOP', 'KESSAI SHO'],
+    ['Café «Ö» <b>', 'Cafe O b'],
+    ['ショップ', null],
+    ['12345', null],
+  ])(
+    'sends the descriptor %p as the statement descriptor suffix %p, within Stripe’s rules',
+    async (descriptor, suffix) => {
+      const request = authorization(STRIPE_TEST_CARDS.visa, { descriptor });
+      await processor.authorize(request);
+      const sent = fake.requests.filter((r) => r.key === request.reference).at(-1)!;
+      if (suffix === null) expect(sent.form).not.toHaveProperty('statement_descriptor_suffix');
+      else expect(sent.form).toMatchObject({ statement_descriptor_suffix: suffix });
+      expect(stripeDescriptorSuffix(descriptor)).toBe(suffix);
+    },
+  );
 });

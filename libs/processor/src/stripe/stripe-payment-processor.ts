@@ -157,6 +157,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
       // without one it fails as authentication_required instead
       ...(returnUrl ? { return_url: returnUrl } : { error_on_requires_action: true }),
       ...threeDsOptions(request),
+      ...descriptorSuffix(request.descriptor),
       // the stripe package's API version names the list allowed_payment_method_types
       allowed_payment_method_types: ['card'],
       payment_method_data: card,
@@ -425,6 +426,37 @@ export class StripePaymentProcessor implements PaymentProcessor {
       messageOf(error).slice(0, 200),
     );
   }
+}
+
+/**
+ * The longest statement_descriptor_suffix that fits every account: Stripe's whole card descriptor
+ * is at most 22 characters, its prefix ("shortened descriptor") up to 10, joined by "* "
+ * (https://docs.stripe.com/get-started/account/statement-descriptors).
+ */
+export const STRIPE_DESCRIPTOR_SUFFIX_MAX = 22 - 10 - 2;
+
+/**
+ * The charge's descriptor as Stripe's dynamic suffix of a card's statement descriptor, within
+ * Stripe's rules: Latin letters, digits, spaces and punctuation other than < > \ ' " *, at least
+ * one letter, at most STRIPE_DESCRIPTOR_SUFFIX_MAX characters. What cannot be made to fit is
+ * dropped (the account's own descriptor shows alone), never sent to be refused.
+ */
+export function stripeDescriptorSuffix(descriptor: string | undefined): string | null {
+  if (!descriptor) return null;
+  const latin = descriptor
+    .normalize('NFKD')
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/[<>\\'"*]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, STRIPE_DESCRIPTOR_SUFFIX_MAX)
+    .trim();
+  return /[A-Za-z]/.test(latin) ? latin : null;
+}
+
+function descriptorSuffix(descriptor: string | undefined): Partial<Stripe.PaymentIntentCreateParams> {
+  const suffix = stripeDescriptorSuffix(descriptor);
+  return suffix ? { statement_descriptor_suffix: suffix } : {};
 }
 
 /** payment_method_options for a charge that asks for 3-D Secure: `any` for mode require, `challenge` for force. */
