@@ -207,7 +207,10 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
       },
     );
 
-    it(`refuses at creation what ${connector.name} cannot take: an online payment`, async () => {
+    const refusedAtCreation = connector.threeDs.requests
+      ? 'an online payment'
+      : 'an online payment, a required 3-D Secure';
+    it(`refuses at creation what ${connector.name} cannot take: ${refusedAtCreation}`, async () => {
       const created = connector.executed(fake).create;
       const online = await sdkOnlineToken(sdk);
       const refused = await sdkError(

@@ -97,7 +97,9 @@ export class ProcessorCallbacksController {
    * an awaiting charge to be looked up at the processor (processor_notice_received), then sends the
    * browser on to the charge's `three_ds.redirect_endpoint` (303, without the processor's query
    * parameters, which name its payment and, for Stripe, its client secret), or answers a short
-   * page when the charge names none. 404 for a charge that is not ours.
+   * page when the charge names none. 404 for a charge that is not ours. Limited by volume per
+   * client as the API's routes are, since each nudge of an awaiting charge costs a lookup at the
+   * processor.
    */
   @Get('three_ds/return/:chargeId')
   @Open()
