@@ -66,8 +66,10 @@ class FakeProcessor implements Partial<PaymentProcessor> {
     Promise.resolve({ outcome: 'approved', processorReference: 'ref-1', captured: true });
   statusAnswer: PaymentStatusResult = { found: false };
   authorizeCalls = 0;
+  lastAuthorization: unknown = null;
   statusCalls = 0;
-  authorize() {
+  authorize(request: unknown) {
+    this.lastAuthorization = request;
     this.authorizeCalls++;
     return this.authorizeAnswer();
   }
@@ -97,6 +99,7 @@ function setup(pending: PendingCharge[], { moved = true }: { moved?: boolean } =
   } as unknown as ChargeOutcomesRepository;
   const processors = {
     callbackUrl: 'http://gateway/processor/callbacks',
+    threeDsReturnUrl: (reference: string) => `http://gateway/processor/three_ds/return/${reference}`,
     forMode: (mode: string) => (mode === 'test' ? processor : null),
     // the retry policy is PaymentProcessors' own business: here each call is made once
     retrying: <T>(call: () => Promise<T>) => call(),
@@ -304,9 +307,14 @@ describe('ChargeAuthorizationService', () => {
       card: { cardholder: 'A B', exp_month: 12, exp_year: 2030 },
       vault: { keyId: 'k', iv: new Uint8Array(), ciphertext: new Uint8Array(), authTag: new Uint8Array() },
     };
-    const { service, calls } = setup([card]);
+    const { service, calls, processor } = setup([card]);
     (service as unknown as { vault: { decrypt(): string } }).vault.decrypt = () => '4242424242424242';
     await service.processCharge('c');
     expect(calls).toEqual(['discard cvv', 'record']);
+    // a hosted processor's 3-D Secure comes back to the charge's own return route
+    expect(processor.lastAuthorization).toMatchObject({
+      reference: 'c',
+      threeDs: { mode: 'normal', returnUrl: 'http://gateway/processor/three_ds/return/c' },
+    });
   });
 });

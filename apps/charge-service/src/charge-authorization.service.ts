@@ -228,6 +228,7 @@ export class ChargeAuthorizationService {
               (charge.tokenThreeDsAuthenticated ? 'provided' : 'normal')) as ThreeDsMode,
             redirectEndpoint: charge.threeDs?.redirect_endpoint ?? undefined,
             callbackUrl: this.processors.callbackUrl,
+            returnUrl: this.processors.threeDsReturnUrl(charge.id),
           },
           descriptor: charge.descriptor ?? undefined,
         };

@@ -113,8 +113,10 @@ export const configSchema = z.object({
   /**
    * The gateway as its callers and consumers' browsers reach it (scheme, host, port; e.g. the TLS
    * proxy's https://pay.example.com): the absolute URLs the API hands out (a store's logo, the link
-   * page a 3-D Secure page returns to) and the Origin the hosted pages call from. Required in
-   * production; in development and tests it defaults to the request's own Host.
+   * page a 3-D Secure page returns to) and the Origin the hosted pages call from; charge-service
+   * builds from it the return route KOMOJU and Stripe send a customer back to after 3-D Secure.
+   * Required in production; in development and tests it defaults to the request's own Host (a
+   * worker's, to http://127.0.0.1:PORT).
    */
   PUBLIC_BASE_URL: z
     .string()

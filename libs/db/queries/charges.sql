@@ -195,14 +195,14 @@ SELECT merchant_id, store_id, 'charge', id,
   SELECT id::text AS id, created_on, status::text AS status FROM inserted;
 
 -- charges_record_processor_notice
--- params: $1 chargeId uuid, $2 noticeId text, $3 event text, $4 status text, $5 correlationId text
+-- params: $1 chargeId uuid, $2 noticeId text, $3 event text, $4 status text, $5 awaitingOnly bool, $6 correlationId text
 -- columns: id text
   INSERT INTO outbox_events
        (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
 SELECT merchant_id, store_id, 'charge', id,
-       'processor_notice_received', jsonb_build_object('charge_id', id::text, 'notice_id', $2::text, 'event', $3::text, 'status', $4::text), $5::text
+       'processor_notice_received', jsonb_build_object('charge_id', id::text, 'notice_id', $2::text, 'event', $3::text, 'status', $4::text), $6::text
   FROM charges
- WHERE id = $1::uuid
+ WHERE id = $1::uuid AND (NOT $5::bool OR status = 'awaiting')
   RETURNING id::text AS id;
 
 -- charges_find_by_ids

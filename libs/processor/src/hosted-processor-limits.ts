@@ -29,13 +29,39 @@ export function unsupported(
   );
 }
 
-/** The card an authorization sends: consumer-presented QR codes and 3-D Secure (require, force) are refused. */
-export function cardToAuthorize(processor: HostedProcessor, request: AuthorizeRequest): SensitiveCardData {
+/**
+ * The card an authorization sends. Consumer-presented QR codes are refused; so is 3-D Secure asked
+ * for (mode require or force) from a processor that cannot be asked (`requestsThreeDs` false) or
+ * without the return URL a redirect needs.
+ */
+export function cardToAuthorize(
+  processor: HostedProcessor,
+  request: AuthorizeRequest,
+  requestsThreeDs: boolean,
+): SensitiveCardData {
   const method = request.paymentMethod;
   if (method.type !== 'card') throw unsupported(processor, 'authorize', 'consumer-presented QR codes');
-  const threeDs = request.threeDs?.mode;
-  if (threeDs === 'require' || threeDs === 'force') throw unsupported(processor, 'authorize', '3-D Secure');
+  if (isThreeDsRequested(request) && (!requestsThreeDs || !request.threeDs?.returnUrl))
+    throw unsupported(processor, 'authorize', '3-D Secure requests');
   return method.card;
+}
+
+/** Whether the charge asks for 3-D Secure whatever the issuer wants (mode require or force). */
+export function isThreeDsRequested(request: AuthorizeRequest): boolean {
+  const mode = request.threeDs?.mode;
+  return mode === 'require' || mode === 'force';
+}
+
+/** The content type of a redirect's issuer token: a GET without a payload, as the simulator's form type. */
+export const REDIRECT_CONTENT_TYPE = 'application/x-www-form-urlencoded; charset=UTF-8';
+
+/**
+ * The return URL to hand a hosted processor for a 3-D Secure redirect, or null when the charge
+ * allows none: mode `skip` (the issuer's demand is a decline) or no return route.
+ */
+export function threeDsReturnUrlOf(request: AuthorizeRequest): string | null {
+  if (request.threeDs?.mode === 'skip') return null;
+  return request.threeDs?.returnUrl ?? null;
 }
 
 /** Online and QR operator payments: refused. */

@@ -51,6 +51,13 @@ export interface ThreeDsRequest {
   redirectEndpoint?: string;
   /** where the processor posts the signed result of the authentication */
   callbackUrl?: string;
+  /**
+   * where a hosted processor (KOMOJU, Stripe) sends the customer's browser back after
+   * authenticating: Kessai's return route (GET /processor/three_ds/return/{reference}), which
+   * nudges the charge and forwards the browser to `redirectEndpoint`. Without it such a processor
+   * cannot redirect, and a card it wants to authenticate is declined.
+   */
+  returnUrl?: string;
 }
 
 export interface AuthorizeRequest {

@@ -34,4 +34,19 @@ describe('PaymentProcessors', () => {
     expect(build).toThrow(ConfigError);
     expect(build).toThrow(/STRIPE_SECRET_KEY is required when PROCESSOR_LIVE=stripe/);
   });
+
+  it('builds the 3-D Secure return route on PUBLIC_BASE_URL (the browser’s), not the callback base', () => {
+    const processors = new PaymentProcessors(
+      loadConfig({
+        ...env,
+        PUBLIC_BASE_URL: 'https://pay.example.com/',
+        PROCESSOR_CALLBACK_BASE_URL: 'http://gateway.internal:3000',
+      }),
+    );
+    expect(processors.threeDsReturnUrl('c1')).toBe('https://pay.example.com/processor/three_ds/return/c1');
+    expect(processors.callbackUrl).toBe('http://gateway.internal:3000/processor/callbacks');
+    expect(new PaymentProcessors(loadConfig({ ...env, PORT: '3210' })).threeDsReturnUrl('c2')).toBe(
+      'http://127.0.0.1:3210/processor/three_ds/return/c2',
+    );
+  });
 });

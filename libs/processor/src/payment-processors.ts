@@ -13,6 +13,12 @@ export function processorCallbackUrl(config: AppConfig): string {
   return `${base.replace(/\/+$/, '')}/processor/callbacks`;
 }
 
+/** The return route of a charge's 3-D Secure at a hosted processor: the customer's browser, so PUBLIC_BASE_URL. */
+export function threeDsReturnUrl(config: AppConfig, reference: string): string {
+  const base = config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.PORT}`;
+  return `${base.replace(/\/+$/, '')}/processor/three_ds/return/${encodeURIComponent(reference)}`;
+}
+
 /**
  * The processor of each mode: test payments go to PROCESSOR_TEST_URL (the simulator), live ones to
  * KOMOJU when PROCESSOR_LIVE=komoju, to Stripe when PROCESSOR_LIVE=stripe, else to
@@ -23,6 +29,7 @@ export function processorCallbackUrl(config: AppConfig): string {
  */
 export class PaymentProcessors {
   readonly callbackUrl: string;
+  readonly #config: AppConfig;
   readonly #test: PaymentProcessor;
   readonly #live: PaymentProcessor | null;
   readonly #policy: ProcessorRetryPolicy;
@@ -33,6 +40,12 @@ export class PaymentProcessors {
     this.#live = liveProcessor(config, options);
     this.#policy = { ...DEFAULT_PROCESSOR_RETRY_POLICY, attempts: config.PROCESSOR_MAX_ATTEMPTS };
     this.callbackUrl = processorCallbackUrl(config);
+    this.#config = config;
+  }
+
+  /** Where a hosted processor sends the customer back after 3-D Secure (docs/processors.md, "3-D Secure"). */
+  threeDsReturnUrl(reference: string): string {
+    return threeDsReturnUrl(this.#config, reference);
   }
 
   /** null: no processor is configured for this mode. */

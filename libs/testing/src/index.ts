@@ -23,6 +23,7 @@ export * from './suite';
 export * from './checkout';
 export * from './komoju-fake';
 export * from './processor-contract';
+export * from './hosted-processor-contract';
 export * from './stripe-fake';
 export * from './browser';
 export * from './payouts';

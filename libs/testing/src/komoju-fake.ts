@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { passesLuhn } from '@kessai/cards';
 import { IdempotencyKeys, InjectedFaults, isRecord, postWebhook, startLocalServer } from './fake-server';
+import { ThreeDsPages } from './three-ds-pages';
 
 // A stateful fake of KOMOJU's Payments API for tests, speaking KOMOJU's wire only as KOMOJU documents
 // it: https://doc.komoju.com/reference (payments: create, show, list, capture, cancel, refund),
@@ -25,6 +26,11 @@ export const KOMOJU_TEST_CARDS = {
   expired: '4123111111111042',
   cardUnusable: '4123111111111059',
   invalidCard: '4123111111111075',
+  /**
+   * asks for 3-D Secure: the card of KOMOJU's 3-D Secure guide (https://doc.komoju.com/docs/
+   * 3d-secure). The fake answers it `pending` with payment_details.redirect_url, its ACS page.
+   */
+  threeDsRequired: '4100000000000100',
 } as const;
 
 /**
@@ -119,6 +125,15 @@ export interface FakeKomoju {
   delayNext(count: number, ms: number): void;
   /** a customer pays a konbini payment at the store: captured, and payment.captured delivered */
   payKonbini(paymentId: string): Promise<void>;
+  /**
+   * The cardholder ends a pending 3-D Secure at the fake's ACS page (GET/POST
+   * /three_d_secure/:id, what payment_details.redirect_url names): authenticated, the payment is
+   * captured or authorized as it was asked, else failed; the event delivered; the browser sent to
+   * the payment's return_url. Once: a repeat changes nothing.
+   */
+  authenticate(paymentId: string, result: 'authenticated' | 'failed'): Promise<string | null>;
+  /** 3-D Secure authentications ended, by payment id */
+  authentications: Map<string, number>;
   /** delivers an event of a payment (again), as KOMOJU does on its retries */
   deliver(event: string, paymentId: string): Promise<WebhookDelivery>;
   webhookUrl: string | undefined;
@@ -151,6 +166,9 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
   const createdByOrder = new Map<string, number>();
   const requests: FakeKomoju['requests'] = [];
   const deliveries: WebhookDelivery[] = [];
+  /** what a pending 3-D Secure payment becomes when authenticated, and where the browser goes back */
+  const challenges = new Map<string, { capture: boolean; returnUrl: string | null }>();
+  const authentications = new Map<string, number>();
   const expectedAuthorization = `Basic ${Buffer.from(`${options.secretKey}:`).toString('base64')}`;
 
   const fake: FakeKomoju = {
@@ -198,6 +216,25 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
         body,
       );
       return delivery;
+    },
+    authentications,
+    authenticate: async (paymentId, result) => {
+      const payment = payments.get(paymentId);
+      const challenge = challenges.get(paymentId);
+      if (!payment || !challenge) throw new Error(`payment ${paymentId} never asked for 3-D Secure`);
+      if (payment.status !== 'pending') return challenge.returnUrl;
+      authentications.set(paymentId, (authentications.get(paymentId) ?? 0) + 1);
+      if (result === 'authenticated') {
+        payment.status = challenge.capture ? 'captured' : 'authorized';
+        if (challenge.capture) payment.captured_at = new Date().toISOString();
+      } else {
+        payment.status = 'failed';
+      }
+      const event = { captured: 'payment.captured', authorized: 'payment.authorized' }[
+        payment.status as 'captured' | 'authorized'
+      ];
+      await fake.deliver(event ?? 'payment.failed', paymentId);
+      return challenge.returnUrl;
     },
     close: () => server.close(),
   };
@@ -271,8 +308,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
       if (decline) return error(422, decline.code, decline.message);
       if (!/^\d{12,19}$/.test(number) || !passesLuhn(number))
         return error(422, 'invalid_number', 'The card number is invalid');
-      // "The payment will be captured immediately if omitted" (CreatePaymentRequest.capture)
-      const payment = paymentIn(request.capture === false ? 'authorized' : 'captured', request, {
+      const cardDetails = {
         type: 'credit_card',
         brand: brandOf(number),
         last_four_digits: number.slice(-4),
@@ -280,7 +316,19 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
         year: Number(details.year),
         name: typeof details.name === 'string' ? details.name : null,
         email: typeof details.email === 'string' ? details.email : null,
-      });
+      };
+      if (number === KOMOJU_TEST_CARDS.threeDsRequired) {
+        // the cardholder must authenticate: pending until the ACS page says how it went
+        const payment = paymentIn('pending', request, cardDetails);
+        payment.payment_details.redirect_url = `${origin()}/three_d_secure/${payment.id}`;
+        challenges.set(payment.id, {
+          capture: request.capture !== false,
+          returnUrl: typeof request.return_url === 'string' ? request.return_url : null,
+        });
+        return { status: 200, body: payment };
+      }
+      // "The payment will be captured immediately if omitted" (CreatePaymentRequest.capture)
+      const payment = paymentIn(request.capture === false ? 'authorized' : 'captured', request, cardDetails);
       void fake.deliver(
         payment.status === 'captured' ? 'payment.captured' : 'payment.authorized',
         payment.id,
@@ -300,7 +348,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
         email: details.email,
         confirmation_code: String(Math.floor(Math.random() * 1e6)).padStart(6, '0'),
         receipt,
-        instructions_url: `${fake.url.replace(/\/api\/v1$/, '')}/konbini/${receipt}`,
+        instructions_url: `${origin()}/konbini/${receipt}`,
       });
       payment.payment_deadline = new Date(Date.now() + 7 * 86_400_000).toISOString();
       void fake.deliver('payment.authorized', payment.id);
@@ -379,11 +427,22 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
     return error(404, 'not_found', 'The requested resource could not be found');
   }
 
+  /** the fake's own origin: its pages (the konbini slip, the ACS) are outside the API */
+  function origin(): string {
+    return fake.url.replace(/\/api\/v1$/, '');
+  }
+
+  const pages = new ThreeDsPages('/three_d_secure', 'KOMOJU 3-D Secure', challenges, (id, result) =>
+    fake.authenticate(id, result),
+  );
+
   function handle(request: IncomingMessage, response: ServerResponse, raw: string) {
     const send = (answer: Answer) =>
       response
         .writeHead(answer.status, { 'content-type': 'application/json' })
         .end(JSON.stringify(answer.body));
+    // the 3-D Secure page (payment_details.redirect_url): the cardholder's browser, no API key
+    if (pages.serve(request, response, raw)) return;
     if (request.headers.authorization !== expectedAuthorization)
       return send(error(401, 'unauthorized', 'User authorization failed'));
     const method = request.method ?? 'GET';

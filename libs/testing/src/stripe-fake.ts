@@ -2,6 +2,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { passesLuhn } from '@kessai/cards';
 import { IdempotencyKeys, InjectedFaults, isRecord, postWebhook, startLocalServer } from './fake-server';
+import { ThreeDsPages } from './three-ds-pages';
 
 // A stateful fake of Stripe's PaymentIntents and Refunds for tests, speaking Stripe's wire as Stripe
 // documents it and stripe-node sends it: form-encoded bodies with bracketed keys (a[b]=…, a[0]=…),
@@ -121,6 +122,17 @@ export interface FakeStripe {
   searchLagsNext(count: number): void;
   /** a customer pays a konbini payment at the store: succeeded, payment_intent.succeeded delivered */
   payKonbini(intentId: string): void;
+  /**
+   * The cardholder ends a card's 3-D Secure at the fake's page (GET/POST /3ds/:id, what
+   * next_action.redirect_to_url.url names): authenticated, the PaymentIntent goes on to
+   * succeeded or requires_capture with a charge whose payment_method_details.card.three_d_secure
+   * says so; failed, back to requires_payment_method with last_payment_error
+   * payment_intent_authentication_failure. The browser goes to return_url with Stripe's
+   * payment_intent, payment_intent_client_secret and redirect_status. Once: a repeat changes nothing.
+   */
+  authenticate(intentId: string, result: 'authenticated' | 'failed'): string | null;
+  /** 3-D Secure authentications ended, by PaymentIntent id */
+  authentications: Map<string, number>;
   /** sends an event of an object (again), signed, as Stripe does on its retries */
   deliver(type: string, object: StripeObject): Promise<StripeWebhookDelivery>;
   webhookUrl: string | undefined;
@@ -210,6 +222,15 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const answered: StripeObject[] = [];
   const deliveries: StripeWebhookDelivery[] = [];
   let searchLagging = 0;
+  /** a card waiting for its 3-D Secure: what confirms it, and where the browser goes back */
+  const challenges = new Map<
+    string,
+    {
+      card: { number: string; exp_month: number; exp_year: number; name: string | null };
+      returnUrl: string | null;
+    }
+  >();
+  const authentications = new Map<string, number>();
 
   const fake: FakeStripe = {
     url: '',
@@ -228,6 +249,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       searchLagging = count;
     },
     payKonbini: () => {
+      throw new Error('not started');
+    },
+    authentications,
+    authenticate: () => {
       throw new Error('not started');
     },
     deliver: async (type, object) => {
@@ -394,7 +419,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       shipping: null,
       source: null,
       statement_descriptor: null,
-      statement_descriptor_suffix: null,
+      statement_descriptor_suffix:
+        typeof form.statement_descriptor_suffix === 'string' ? form.statement_descriptor_suffix : null,
       status: 'requires_payment_method' satisfies IntentStatus,
       transfer_data: null,
       transfer_group: null,
@@ -468,7 +494,14 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       return decline({ code: 'incorrect_number', message: 'Your card number is incorrect.' });
     const known = DECLINES[number];
     if (known) return decline(known);
-    if (number === STRIPE_TEST_CARDS.authenticationRequired) {
+    const methodOptions = isRecord(form.payment_method_options) ? form.payment_method_options : {};
+    const cardOptions = isRecord(methodOptions.card) ? methodOptions.card : {};
+    // request_three_d_secure: `any` and `challenge` authenticate every card that supports it
+    const requested = cardOptions.request_three_d_secure;
+    const asked = requested === 'any' || requested === 'challenge';
+    if (typeof requested === 'string')
+      intent.payment_method_options = { card: { request_three_d_secure: requested } };
+    if (number === STRIPE_TEST_CARDS.authenticationRequired || asked) {
       if (form.error_on_requires_action === 'true')
         return decline({
           code: 'authentication_required',
@@ -483,10 +516,26 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
           url: `${fake.url}/3ds/${intent.id as string}`,
         },
       };
+      challenges.set(intent.id as string, {
+        card: cardFacts,
+        returnUrl: typeof form.return_url === 'string' ? form.return_url : null,
+      });
       notify('payment_intent.requires_action', intent);
       return ok(intent);
     }
+    approveCard(intent, cardFacts, null);
+    return ok(intent);
+  }
+
+  /** An approved card's charge: the intent succeeded, or requires_capture when captured manually. */
+  function approveCard(
+    intent: StripeObject,
+    cardFacts: { number: string; exp_month: number; exp_year: number; name: string | null },
+    threeDSecure: StripeObject | null,
+  ) {
     const charge = newCharge(intent, cardFacts);
+    const details = (charge.payment_method_details as StripeObject).card as StripeObject;
+    details.three_d_secure = threeDSecure;
     charge.status = 'succeeded';
     charge.paid = true;
     charge.outcome = {
@@ -507,8 +556,49 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     } else {
       succeed(intent, charge, intent.amount as number);
     }
-    return ok(intent);
   }
+
+  fake.authenticate = (intentId, result) => {
+    const intent = paymentIntents.get(intentId);
+    const challenge = challenges.get(intentId);
+    if (!intent || !challenge) throw new Error(`${intentId} never asked for 3-D Secure`);
+    const back = (status: string) =>
+      challenge.returnUrl === null
+        ? null
+        : `${challenge.returnUrl}${challenge.returnUrl.includes('?') ? '&' : '?'}${new URLSearchParams({
+            payment_intent: intent.id as string,
+            payment_intent_client_secret: intent.client_secret as string,
+            redirect_status: status,
+          }).toString()}`;
+    if (intent.status !== 'requires_action')
+      return back(intent.status === 'requires_payment_method' ? 'failed' : 'succeeded');
+    authentications.set(intentId, (authentications.get(intentId) ?? 0) + 1);
+    intent.next_action = null;
+    if (result === 'authenticated') {
+      approveCard(intent, challenge.card, {
+        authentication_flow: 'challenge',
+        electronic_commerce_indicator: '05',
+        exemption_indicator: null,
+        result: 'authenticated',
+        result_reason: null,
+        transaction_id: randomBytes(16).toString('hex'),
+        version: '2.2.0',
+      });
+      return back('succeeded');
+    }
+    intent.status = 'requires_payment_method';
+    intent.last_payment_error = {
+      type: 'invalid_request_error',
+      code: 'payment_intent_authentication_failure',
+      doc_url: 'https://docs.stripe.com/error-codes/payment-intent-authentication-failure',
+      message:
+        'The provided PaymentMethod has failed authentication. You can provide payment_method_data or a new PaymentMethod to attempt to fulfill this PaymentIntent again.',
+      payment_method: { id: intent.payment_method, object: 'payment_method', type: 'card' },
+    };
+    intent.payment_method = null;
+    notify('payment_intent.payment_failed', intent);
+    return back('failed');
+  };
 
   /**
    * A konbini payment (https://docs.stripe.com/payments/konbini/accept-a-payment): JPY only, the
@@ -784,6 +874,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     if (isRecord(body.latest_charge)) answered.push(body.latest_charge);
   }
 
+  const pages = new ThreeDsPages('/3ds', 'Stripe 3-D Secure', challenges, (id, result) =>
+    fake.authenticate(id, result),
+  );
+
   function handle(request: IncomingMessage, response: ServerResponse, raw: string) {
     const send = (answer: Answer, replayed = false) => {
       record(answer);
@@ -796,6 +890,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         })
         .end(JSON.stringify(answer.body));
     };
+    // the 3-D Secure page (next_action.redirect_to_url.url): the cardholder's browser, no API key
+    if (pages.serve(request, response, raw)) return;
     if (request.headers.authorization !== `Bearer ${options.secretKey}`)
       return send(
         error(401, {

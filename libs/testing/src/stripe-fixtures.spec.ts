@@ -93,6 +93,21 @@ describe("the Stripe fake against Stripe's published fixtures", () => {
       await processor.void({ processorReference: voided.processorReference, idempotencyKey: randomUUID() });
       const declined = await pay(STRIPE_TEST_CARDS.genericDecline, true);
       expect(declined.outcome).toBe('declined');
+      // 3-D Secure: sent to authenticate, then authenticated (a charge with three_d_secure) or failed
+      for (const result of ['authenticated', 'failed'] as const) {
+        const reference = randomUUID();
+        const challenged = await processor.authorize({
+          reference,
+          amount: 1200,
+          currency: 'JPY',
+          capture: true,
+          paymentMethod: { type: 'card', card: cardWith(STRIPE_TEST_CARDS.authenticationRequired) },
+          threeDs: { mode: 'normal', returnUrl: 'https://pay.example.test/back' },
+        });
+        expect(challenged.outcome).toBe('three_ds_required');
+        fake.authenticate(challenged.processorReference, result);
+        await processor.status(reference);
+      }
       const konbini = await processor.createDeferredPayment({
         reference: randomUUID(),
         amount: 1800,

@@ -72,7 +72,11 @@ export interface SuiteOptions<M extends string, S extends SimulatorHandle> {
   workers?: string[];
   /** variables of the worker processes only, over the suite's */
   workerVariables?: Record<string, string>;
-  /** the simulator calls the gateway back: PROCESSOR_CALLBACK_BASE_URL of the workers is its URL */
+  /**
+   * the processor and the customer come back to the gateway: PROCESSOR_CALLBACK_BASE_URL and
+   * PUBLIC_BASE_URL of the workers are its URL (the simulator's notices, a hosted processor's 3-D
+   * Secure return route)
+   */
   callbacks?: boolean;
   /** the bound of the set-up hook; generous by default when processes start (PROCESS_START_TIMEOUT_MS) */
   timeoutMs?: number;
@@ -210,7 +214,7 @@ class SuiteWorld<M extends string, S extends SimulatorHandle> implements Suite<M
   get workerVariables(): Record<string, string> {
     return {
       ...this.env.variables,
-      ...(this.options.callbacks ? { PROCESSOR_CALLBACK_BASE_URL: this.url } : {}),
+      ...(this.options.callbacks ? { PROCESSOR_CALLBACK_BASE_URL: this.url, PUBLIC_BASE_URL: this.url } : {}),
       ...this.options.workerVariables,
     };
   }

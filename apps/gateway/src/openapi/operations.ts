@@ -951,6 +951,14 @@ const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
         "stripe-node's webhooks.constructEvent, is the credential (docs/processors.md).",
       body: stripeEventSchema,
     },
+    threeDsReturn: {
+      summary: "The customer's return from 3-D Secure at KOMOJU or Stripe",
+      description:
+        'Where the processor sends the browser after authenticating: nudges the awaiting charge to be looked ' +
+        'up at the processor, then answers 303 to the charge’s three_ds.redirect_endpoint, or a short page ' +
+        'when it names none (docs/processors.md, "3-D Secure").',
+      ok: { content: 'text/html', description: 'a page, or 303 to the redirect endpoint' },
+    },
   },
 };
 

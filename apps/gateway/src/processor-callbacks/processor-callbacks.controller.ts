@@ -1,14 +1,17 @@
 import {
   applyDecorators,
   Controller,
+  Get,
   HttpCode,
   Inject,
+  Param,
   Post,
   Req,
+  Res,
   type RawBodyRequest,
 } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { AuthenticationError } from '@kessai/domain';
 import {
@@ -86,6 +89,35 @@ export class ProcessorCallbacksController {
     await this.#penalizingRefusals(request, () =>
       this.callbacks.receiveStripe(request.rawBody, request.headers[STRIPE_SIGNATURE_HEADER], request.id),
     );
+  }
+
+  /**
+   * GET /processor/three_ds/return/:chargeId: where KOMOJU and Stripe send the customer's browser
+   * after 3-D Secure (the return_url the adapters give them). Open: it proves nothing, only nudges
+   * an awaiting charge to be looked up at the processor (processor_notice_received), then sends the
+   * browser on to the charge's `three_ds.redirect_endpoint` (303, without the processor's query
+   * parameters, which name its payment and, for Stripe, its client secret), or answers a short
+   * page when the charge names none. 404 for a charge that is not ours. Limited by volume per
+   * client as the API's routes are, since each nudge of an awaiting charge costs a lookup at the
+   * processor.
+   */
+  @Get('three_ds/return/:chargeId')
+  @Open()
+  async threeDsReturn(
+    @Param('chargeId') chargeId: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ): Promise<void> {
+    const { redirectTo } = await this.callbacks.receiveThreeDsReturn(chargeId, request.id);
+    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer');
+    if (redirectTo) return void reply.redirect(redirectTo, 303);
+    return void reply
+      .status(200)
+      .type('text/html; charset=utf-8')
+      .send(
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authentication finished</title></head>' +
+          '<body><p>Authentication finished. You may close this page and return to the shop.</p></body></html>',
+      );
   }
 
   async #penalizingRefusals(request: RawBodyRequest<FastifyRequest>, receive: () => Promise<void>) {

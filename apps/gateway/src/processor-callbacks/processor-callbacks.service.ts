@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, ConfigError, type GatewayConfig } from '@kessai/config';
 import {
@@ -80,7 +81,7 @@ export class ProcessorCallbacksService {
       if (!secret) throw new InvalidProcessorCallbackError('no KOMOJU webhook secret is configured');
       return komojuEventToCallback(verifyKomojuWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
     });
-    if (notice) await this.#record(notice, correlationId);
+    if (notice) await this.#recordHosted(notice, correlationId);
   }
 
   /**
@@ -99,7 +100,7 @@ export class ProcessorCallbacksService {
       if (!secret) throw new InvalidProcessorCallbackError('no Stripe webhook secret is configured');
       return stripeEventToCallback(verifyStripeWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
     });
-    if (notice) await this.#record(notice, correlationId);
+    if (notice) await this.#recordHosted(notice, correlationId);
   }
 
   /**
@@ -114,6 +115,48 @@ export class ProcessorCallbacksService {
       this.logger.warn({ err: error }, refusal);
       throw new AuthenticationError('INVALID_CREDENTIALS');
     }
+  }
+
+  /**
+   * The customer's browser back from 3-D Secure at a hosted processor (GET
+   * /processor/three_ds/return/:chargeId): a nudge for the charge while it awaits, never proof of
+   * anything (charge-service asks the processor), then the merchant's `three_ds.redirect_endpoint`
+   * to send the browser on to, or null when the charge names none. A charge that is not ours: 404.
+   */
+  async receiveThreeDsReturn(
+    chargeId: string,
+    correlationId: string,
+  ): Promise<{ redirectTo: string | null }> {
+    const [charge] = isUuid(chargeId) ? await this.charges.findMany([chargeId]) : [];
+    if (!charge) throw new NotFoundError('charge');
+    if (charge.status === 'awaiting' && charge.threeDsIssuerToken !== null) {
+      await this.charges.recordProcessorNotice(
+        charge.id,
+        { noticeId: `return-${randomUUID()}`, event: 'three_ds', status: 'returned' },
+        correlationId,
+        { awaitingOnly: true },
+      );
+    }
+    const threeDs = charge.threeDs as { redirect_endpoint?: unknown } | null;
+    const endpoint = threeDs?.redirect_endpoint;
+    return { redirectTo: typeof endpoint === 'string' && endpoint !== '' ? endpoint : null };
+  }
+
+  /**
+   * A hosted processor's (KOMOJU's, Stripe's) notice: a card's `three_ds` notice nudges only a charge
+   * awaiting its authentication, every other card's outcome being the answer of the call, and is
+   * acknowledged either way (the processor sends one for every card payment); the others as the
+   * simulator's.
+   */
+  async #recordHosted(notice: ProcessorCallback, correlationId: string): Promise<void> {
+    if (notice.event !== 'three_ds') return this.#record(notice, correlationId);
+    if (!isUuid(notice.reference)) return;
+    await this.charges.recordProcessorNotice(
+      notice.reference,
+      { noticeId: notice.notificationId, event: notice.event, status: notice.status },
+      correlationId,
+      { awaitingOnly: true },
+    );
   }
 
   async #record(notice: ProcessorCallback, correlationId: string): Promise<void> {

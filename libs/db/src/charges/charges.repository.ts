@@ -397,15 +397,22 @@ export class ChargesRepository {
 
   /**
    * Records a processor notice about a charge as a processor_notice_received command, in one
-   * statement; false when no charge has this id. The payload names the notice, never its content
-   * beyond event and status: charge-service asks the processor itself.
+   * statement; false when no charge has this id (`awaitingOnly`: none awaiting). The payload
+   * names the notice, never its content beyond event and status: charge-service asks the
+   * processor itself.
    */
   async recordProcessorNotice(
     chargeId: string,
     notice: { noticeId: string; event: string; status: string },
     correlationId: string | null,
+    options: { awaitingOnly?: boolean } = {},
   ): Promise<boolean> {
-    const rows = await this.prisma.run(RECORD_PROCESSOR_NOTICE, { chargeId, ...notice, correlationId });
+    const rows = await this.prisma.run(RECORD_PROCESSOR_NOTICE, {
+      chargeId,
+      ...notice,
+      awaitingOnly: options.awaitingOnly ?? false,
+      correlationId,
+    });
     return rows.length > 0;
   }
 }

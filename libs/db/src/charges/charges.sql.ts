@@ -299,7 +299,9 @@ export const CREATE_CHARGES = defineStatement({
 
 /**
  * A processor notice about a charge as its processor_notice_received command; no row when no
- * charge has this id. The payload names the notice, never its content beyond event and status.
+ * charge has this id (or, `awaitingOnly`, none awaiting: a hosted processor's card events and the
+ * customer's return from 3-D Secure matter only to a charge awaiting its authentication). The
+ * payload names the notice, never its content beyond event and status.
  */
 export const RECORD_PROCESSOR_NOTICE = defineStatement({
   name: 'charges_record_processor_notice',
@@ -308,6 +310,7 @@ export const RECORD_PROCESSOR_NOTICE = defineStatement({
     noticeId: pg.text,
     event: pg.text,
     status: pg.text,
+    awaitingOnly: pg.bool,
     correlationId: pg.nullable(pg.text),
   },
   columns: { id: pg.text },
@@ -319,7 +322,7 @@ export const RECORD_PROCESSOR_NOTICE = defineStatement({
       storeId: 'store_id',
       event: processorNoticeReceivedSql({ noticeId: p.noticeId, event: p.event, status: p.status }),
       correlationId: p.correlationId,
-      where: `id = ${p.chargeId}`,
+      where: `id = ${p.chargeId} AND (NOT ${p.awaitingOnly} OR status = 'awaiting')`,
     })}
     RETURNING id::text AS id`,
 });

@@ -26,7 +26,7 @@ export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>)
       paymentTypes: STRIPE_CAPABILITIES.bankTransfer
         ? ['card', 'konbini', 'bank_transfer']
         : ['card', 'konbini'],
-      refusedThreeDsModes: STRIPE_CAPABILITIES.threeDsRedirect ? [] : ['require', 'force'],
+      refusedThreeDsModes: STRIPE_CAPABILITIES.threeDsRequests ? [] : ['require', 'force'],
       partialCapture: STRIPE_CAPABILITIES.partialCapture,
     };
   }
@@ -36,7 +36,7 @@ export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>)
     paymentTypes: KOMOJU_CAPABILITIES.bankTransfer
       ? ['card', 'konbini', 'bank_transfer']
       : ['card', 'konbini'],
-    refusedThreeDsModes: KOMOJU_CAPABILITIES.threeDsRedirect ? [] : ['require', 'force'],
+    refusedThreeDsModes: KOMOJU_CAPABILITIES.threeDsRequests ? [] : ['require', 'force'],
     partialCapture: KOMOJU_CAPABILITIES.partialCapture,
   };
 }

@@ -31,6 +31,8 @@ import {
   cardToAuthorize,
   konbiniToCreate,
   operatorPaymentsUnsupported,
+  REDIRECT_CONTENT_TYPE,
+  threeDsReturnUrlOf,
 } from '../hosted-processor-limits';
 import { komojuErrorDisposition, komojuPaymentError } from './komoju-errors';
 import {
@@ -63,8 +65,13 @@ export interface KomojuPaymentProcessorOptions {
 export const KOMOJU_CAPABILITIES = {
   /** Capture takes the whole authorization only: KOMOJU's capture documents no remainder rule. */
   partialCapture: false,
-  /** 3-D Secure through KOMOJU's Secure Token API is not built yet: mode require/force is refused. */
-  threeDsRedirect: false,
+  /**
+   * 3-D Secure when KOMOJU asks for it: a payment `pending` with payment_details.redirect_url, the
+   * customer sent there and back to `return_url` (docs/processors.md, "3-D Secure").
+   */
+  threeDsRedirect: true,
+  /** KOMOJU's Payments API takes no request to authenticate a card it would not: mode require/force is refused. */
+  threeDsRequests: false,
   /** PayPay and other online brands through KOMOJU are a later slice. */
   operatorPayments: false,
   /** KOMOJU's bank transfer needs the customer's name in kanji and kana and a phone: the API's token has none. */
@@ -105,13 +112,16 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
   }
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
-    const card = cardToAuthorize('KOMOJU', request);
+    const card = cardToAuthorize('KOMOJU', request, KOMOJU_CAPABILITIES.threeDsRequests);
     const cvv = card.revealCvv();
+    // the same on every retry of the reference (it names the charge), as the key's body must be
+    const returnUrl = threeDsReturnUrlOf(request);
     const answer = await this.#send('authorize', 'POST', '/payments', request.reference, {
       amount: checkWireAmount(request.amount),
       currency: request.currency,
       external_order_num: request.reference,
       capture: request.capture,
+      ...(returnUrl ? { return_url: returnUrl } : {}),
       payment_details: {
         type: 'credit_card',
         number: card.cardNumber.reveal(),
@@ -132,14 +142,30 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
         return { outcome: 'approved', processorReference: payment.id, captured: true };
       case 'authorized':
         return { outcome: 'approved', processorReference: payment.id, captured: false };
-      case 'pending':
-        // KOMOJU wants a 3-D Secure authentication this adapter cannot offer yet; the pending
-        // payment expires at KOMOJU unpaid
+      case 'pending': {
+        // KOMOJU wants the cardholder authenticated: the customer goes to its redirect_url and comes
+        // back to our return_url; KOMOJU's webhook and `status` tell the outcome
+        const redirectUrl = payment.payment_details.redirect_url;
+        if (redirectUrl && returnUrl) {
+          return {
+            outcome: 'three_ds_required',
+            processorReference: payment.id,
+            threeDs: {
+              issuerToken: redirectUrl,
+              callMethod: 'http_get',
+              payload: {},
+              contentType: REDIRECT_CONTENT_TYPE,
+            },
+          };
+        }
+        // no way to send the customer (3-D Secure skipped, or no return route): the pending payment
+        // expires at KOMOJU unpaid
         return {
           outcome: 'declined',
           processorReference: payment.id,
           error: paymentError('THREE_DS_COULD_NOT_BE_COMPLETED', 'KOMOJU asked for 3-D Secure'),
         };
+      }
       case 'cancelled':
       case 'expired':
       case 'failed':
@@ -380,6 +406,13 @@ function statusOf(payment: KomojuPayment, kind: ProcessorPayment['kind']): Proce
   }
 }
 
+/** A failed payment's SDK error: one that went to 3-D Secure (it has a redirect_url) failed its authentication. */
+function declineOf(payment: KomojuPayment) {
+  return payment.payment_details.redirect_url
+    ? paymentError('THREE_DS_COULD_NOT_BE_COMPLETED', 'the cardholder did not pass 3-D Secure')
+    : paymentError('CARD_REJECTED');
+}
+
 /** KOMOJU's payment as the port's: a paid konbini payment is one deposit of its amount. */
 export function fromKomoju(payment: KomojuPayment, reference: string): ProcessorPayment {
   const kind = KIND_BY_TYPE[payment.payment_details.type] ?? 'card';
@@ -395,7 +428,7 @@ export function fromKomoju(payment: KomojuPayment, reference: string): Processor
     currency: payment.currency,
     capturedAmount: captured ? payment.amount : 0,
     refundedAmount: payment.amount_refunded ?? 0,
-    error: status === 'declined' ? paymentError('CARD_REJECTED') : null,
+    error: status === 'declined' ? declineOf(payment) : null,
     deposits:
       deferred && captured
         ? [

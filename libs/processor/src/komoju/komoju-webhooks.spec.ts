@@ -74,4 +74,38 @@ describe('KOMOJU webhooks', () => {
       await receiver.close();
     }
   });
+
+  it('turns a card payment captured, authorized or failed into a 3-D Secure notice; a refund into nothing', () => {
+    const event = (type: string, status: string) => ({
+      id: `ev_${type}`,
+      type,
+      resource: 'event' as const,
+      created_at: '2026-12-01T00:00:00Z',
+      data: {
+        id: 'pay_1',
+        resource: 'payment',
+        status,
+        amount: 1000,
+        currency: 'JPY',
+        external_order_num: 'charge-1',
+        payment_details: { type: 'credit_card', redirect_url: 'https://komoju.example/3ds' },
+      },
+    });
+    for (const [type, status, notice] of [
+      ['payment.captured', 'captured', 'captured'],
+      ['payment.authorized', 'authorized', 'authorized'],
+      ['payment.failed', 'failed', 'declined'],
+    ] as const) {
+      expect(komojuEventToCallback(event(type, status))).toEqual({
+        notificationId: `ev_${type}`,
+        event: 'three_ds',
+        processorReference: 'pay_1',
+        reference: 'charge-1',
+        status: notice,
+        error: null,
+        occurredOn: new Date('2026-12-01T00:00:00Z'),
+      });
+    }
+    expect(komojuEventToCallback(event('payment.refunded', 'refunded'))).toBeNull();
+  });
 });

@@ -44,20 +44,42 @@ export function verifyKomojuWebhook(input: VerifyKomojuWebhookInput): KomojuEven
   return parsed.data;
 }
 
+/** A card payment's events: its 3-D Secure ended, as KOMOJU's status names the outcome. */
+const CARD_EVENTS: Readonly<Record<string, 'authorized' | 'captured' | 'declined'>> = {
+  'payment.captured': 'captured',
+  'payment.authorized': 'authorized',
+  'payment.failed': 'declined',
+};
+
 /**
  * The processor notice a KOMOJU event is for the charge path, or null for an event it has no use
- * for (a card's: its outcome was the answer of the call; a ping; an expiry or cancellation, which
- * Kessai decides itself at the charge's deadline). A konbini or bank transfer payment captured is
- * money received: one deposit of the payment's amount, its id the payment's (KOMOJU pays a payment
- * once, in full). The event id is the notice id: the same on every redelivery of one event.
+ * for (a ping; a refund; an expiry or cancellation, which Kessai decides itself at the charge's
+ * deadline). A konbini or bank transfer payment captured is money received: one deposit of the
+ * payment's amount, its id the payment's (KOMOJU pays a payment once, in full). A card payment
+ * captured, authorized or failed is a `three_ds` notice: the end of an authentication the charge
+ * may be awaiting (the gateway records it only for an awaiting charge: any other card's outcome
+ * was the answer of the call). The event id is the notice id: the same on every redelivery.
  */
 export function komojuEventToCallback(event: KomojuEvent): ProcessorCallback | null {
-  if (event.type !== 'payment.captured') return null;
+  const cardStatus = CARD_EVENTS[event.type];
+  if (event.type !== 'payment.captured' && !cardStatus) return null;
   const payment = komojuPaymentSchema.safeParse(event.data);
   if (!payment.success) throw new InvalidProcessorCallbackError('event data is not a KOMOJU payment');
   const { id, payment_details, external_order_num, amount, currency, captured_at } = payment.data;
-  if (payment_details.type !== 'konbini' && payment_details.type !== 'bank_transfer') return null;
   if (!external_order_num) return null;
+  if (payment_details.type === 'credit_card' && cardStatus) {
+    return {
+      notificationId: event.id,
+      event: 'three_ds',
+      processorReference: id,
+      reference: external_order_num,
+      status: cardStatus,
+      error: null,
+      occurredOn: new Date(event.created_at),
+    };
+  }
+  if (event.type !== 'payment.captured') return null;
+  if (payment_details.type !== 'konbini' && payment_details.type !== 'bank_transfer') return null;
   return {
     notificationId: event.id,
     event: 'deferred_payment',

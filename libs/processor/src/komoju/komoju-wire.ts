@@ -29,6 +29,8 @@ export const komojuResponsePaymentDetailsSchema = z
     // credit_card
     brand: nullableString,
     last_four_digits: nullableString,
+    /** a payment `pending` for 3-D Secure: where the customer authenticates */
+    redirect_url: nullableString,
     // konbini
     store: nullableString,
     confirmation_code: nullableString,

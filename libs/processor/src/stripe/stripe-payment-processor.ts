@@ -29,6 +29,8 @@ import {
   cardToAuthorize,
   konbiniToCreate,
   operatorPaymentsUnsupported,
+  REDIRECT_CONTENT_TYPE,
+  threeDsReturnUrlOf,
 } from '../hosted-processor-limits';
 import {
   isRawCardDataRefusal,
@@ -74,8 +76,13 @@ export const STRIPE_KONBINI_STORES: Readonly<
 export const STRIPE_CAPABILITIES = {
   /** amount_to_capture: Stripe captures part and releases the rest */
   partialCapture: true,
-  /** 3-D Secure through next_action's redirect is not built yet: mode require/force is refused */
-  threeDsRedirect: false,
+  /**
+   * 3-D Secure by redirect: confirmed with return_url, a card Stripe wants authenticated answers
+   * requires_action with next_action.redirect_to_url (docs/processors.md, "3-D Secure")
+   */
+  threeDsRedirect: true,
+  /** payment_method_options[card][request_three_d_secure]: mode require asks `any`, force `challenge` */
+  threeDsRequests: true,
   operatorPayments: false,
   /** customer_balance bank transfers are a later slice */
   bankTransfer: false,
@@ -127,7 +134,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
   }
 
   async authorize(request: AuthorizeRequest): Promise<AuthorizeResult> {
-    const sensitive = cardToAuthorize('Stripe', request);
+    const sensitive = cardToAuthorize('Stripe', request, STRIPE_CAPABILITIES.threeDsRequests);
     const cvv = sensitive.revealCvv();
     const card: RawCardPaymentMethodData = {
       type: 'card',
@@ -139,13 +146,18 @@ export class StripePaymentProcessor implements PaymentProcessor {
       },
       billing_details: { name: sensitive.cardholder },
     };
+    // the same on every retry of the reference (it names the charge), as the key's parameters must be
+    const returnUrl = threeDsReturnUrlOf(request);
     const params = {
       amount: checkWireAmount(request.amount),
       currency: request.currency.toLowerCase(),
       capture_method: request.capture ? 'automatic' : 'manual',
       confirm: true,
-      // a card that wants 3-D Secure fails as authentication_required instead of waiting for it
-      error_on_requires_action: true,
+      // with a return route a card that wants 3-D Secure waits for it (requires_action, redirected);
+      // without one it fails as authentication_required instead
+      ...(returnUrl ? { return_url: returnUrl } : { error_on_requires_action: true }),
+      ...threeDsOptions(request),
+      ...descriptorSuffix(request.descriptor),
       // the stripe package's API version names the list allowed_payment_method_types
       allowed_payment_method_types: ['card'],
       payment_method_data: card,
@@ -177,9 +189,32 @@ export class StripePaymentProcessor implements PaymentProcessor {
         return { outcome: 'approved', processorReference: intent.id, captured: true };
       case 'requires_capture':
         return { outcome: 'approved', processorReference: intent.id, captured: false };
+      case 'requires_action': {
+        const redirect = intent.next_action?.redirect_to_url?.url;
+        if (intent.next_action?.type === 'redirect_to_url' && redirect && returnUrl) {
+          return {
+            outcome: 'three_ds_required',
+            processorReference: intent.id,
+            threeDs: {
+              issuerToken: redirect,
+              callMethod: 'http_get',
+              payload: {},
+              contentType: REDIRECT_CONTENT_TYPE,
+            },
+          };
+        }
+        // an action this adapter cannot hand the customer (Stripe.js' use_stripe_sdk): left to expire
+        return {
+          outcome: 'declined',
+          processorReference: intent.id,
+          error: paymentError(
+            'THREE_DS_COULD_NOT_BE_COMPLETED',
+            'Stripe asked for an action other than a redirect',
+          ),
+        };
+      }
       case 'requires_payment_method':
       case 'requires_confirmation':
-      case 'requires_action':
       case 'canceled':
         return { outcome: 'declined', processorReference: intent.id, error: intentError(intent) };
       case 'processing':
@@ -391,6 +426,48 @@ export class StripePaymentProcessor implements PaymentProcessor {
       messageOf(error).slice(0, 200),
     );
   }
+}
+
+/**
+ * The longest statement_descriptor_suffix that fits every account: Stripe's whole card descriptor
+ * is at most 22 characters, its prefix ("shortened descriptor") up to 10, joined by "* "
+ * (https://docs.stripe.com/get-started/account/statement-descriptors).
+ */
+export const STRIPE_DESCRIPTOR_SUFFIX_MAX = 22 - 10 - 2;
+
+/**
+ * The charge's descriptor as Stripe's dynamic suffix of a card's statement descriptor, within
+ * Stripe's rules: Latin letters, digits, spaces and punctuation other than < > \ ' " *, at least
+ * one letter, at most STRIPE_DESCRIPTOR_SUFFIX_MAX characters. What cannot be made to fit is
+ * dropped (the account's own descriptor shows alone), never sent to be refused.
+ */
+export function stripeDescriptorSuffix(descriptor: string | undefined): string | null {
+  if (!descriptor) return null;
+  const latin = descriptor
+    .normalize('NFKD')
+    .replace(/[^\x20-\x7e]/g, '')
+    .replace(/[<>\\'"*]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, STRIPE_DESCRIPTOR_SUFFIX_MAX)
+    .trim();
+  return /[A-Za-z]/.test(latin) ? latin : null;
+}
+
+function descriptorSuffix(descriptor: string | undefined): Partial<Stripe.PaymentIntentCreateParams> {
+  const suffix = stripeDescriptorSuffix(descriptor);
+  return suffix ? { statement_descriptor_suffix: suffix } : {};
+}
+
+/** payment_method_options for a charge that asks for 3-D Secure: `any` for mode require, `challenge` for force. */
+function threeDsOptions(request: AuthorizeRequest): Partial<Stripe.PaymentIntentCreateParams> {
+  const mode = request.threeDs?.mode;
+  if (mode !== 'require' && mode !== 'force') return {};
+  return {
+    payment_method_options: {
+      card: { request_three_d_secure: mode === 'force' ? 'challenge' : 'any' },
+    },
+  };
 }
 
 function factsOf(error: unknown): StripeErrorFacts {

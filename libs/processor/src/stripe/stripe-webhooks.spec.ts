@@ -51,8 +51,16 @@ describe('Stripe webhooks', () => {
         type: 'payment_intent.succeeded',
         data: { object: { metadata: { [STRIPE_REFERENCE_METADATA_KEY]: reference } } },
       });
-      // a card's outcome is the answer of the call: its events change nothing
-      expect(stripeEventToCallback(event)).toBeNull();
+      // a card's event is a 3-D Secure notice, which the gateway records only for an awaiting charge
+      expect(stripeEventToCallback(event)).toEqual({
+        notificationId: event.id,
+        event: 'three_ds',
+        processorReference: (event.data.object as Stripe.PaymentIntent).id,
+        reference,
+        status: 'captured',
+        error: null,
+        occurredOn: new Date(event.created * 1000),
+      });
       expect(() =>
         verifyStripeWebhook({
           rawBody: delivery.body.replace('1500', '1600'),

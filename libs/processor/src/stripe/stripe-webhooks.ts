@@ -51,19 +51,42 @@ export function verifyStripeWebhook(input: VerifyStripeWebhookInput): Stripe.Eve
 /** The payment method types whose PaymentIntent is paid later, outside, by the customer. */
 const DEFERRED_TYPES = new Set(['konbini', 'customer_balance']);
 
+/** A card PaymentIntent's events: its 3-D Secure ended, as its status names the outcome. */
+const CARD_EVENTS: Readonly<Record<string, 'authorized' | 'captured' | 'declined'>> = {
+  'payment_intent.succeeded': 'captured',
+  'payment_intent.amount_capturable_updated': 'authorized',
+  'payment_intent.payment_failed': 'declined',
+};
+
 /**
  * The processor notice a Stripe event is for the charge path, or null for one it has no use for.
- * A card's outcome is the answer of the call itself, so card events change nothing; a konbini or
- * bank-transfer (customer_balance) PaymentIntent succeeded is money received, one deposit of its
- * amount. The event id is the notice id, the same on every redelivery; a notice is only a nudge,
- * charge-service asks Stripe (`status`) before it moves a charge.
+ * A konbini or bank-transfer (customer_balance) PaymentIntent succeeded is money received, one
+ * deposit of its amount. A card PaymentIntent succeeded, capturable or failed is a `three_ds`
+ * notice: the end of an authentication the charge may be awaiting (the gateway records it only for
+ * an awaiting charge: any other card's outcome was the answer of the call). The event id is the
+ * notice id, the same on every redelivery; a notice is only a nudge, charge-service asks Stripe
+ * (`status`) before it moves a charge.
  */
 export function stripeEventToCallback(event: Stripe.Event): ProcessorCallback | null {
-  if (event.type !== 'payment_intent.succeeded') return null;
-  const intent = event.data.object;
-  if (!intent.payment_method_types.some((type) => DEFERRED_TYPES.has(type))) return null;
+  const cardStatus = CARD_EVENTS[event.type];
+  if (!cardStatus) return null;
+  const intent = event.data.object as Stripe.PaymentIntent;
   const reference = intent.metadata?.[STRIPE_REFERENCE_METADATA_KEY];
   if (!reference) return null;
+  const deferred = intent.payment_method_types.some((type) => DEFERRED_TYPES.has(type));
+  if (!deferred) {
+    if (!intent.payment_method_types.includes('card')) return null;
+    return {
+      notificationId: event.id,
+      event: 'three_ds',
+      processorReference: intent.id,
+      reference,
+      status: cardStatus,
+      error: null,
+      occurredOn: new Date(event.created * 1000),
+    };
+  }
+  if (event.type !== 'payment_intent.succeeded') return null;
   return {
     notificationId: event.id,
     event: 'deferred_payment',
