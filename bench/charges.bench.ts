@@ -244,11 +244,14 @@ async function drain(db: Client, since: Date, timeoutMs: number) {
 }
 
 /** When each charge became final: its charge_finished event, else (authorized) its last update. */
+// one grouped pass over the events, joined by hash: a subquery per charge let the planner, on
+// statistics taken before the burst, AND the aggregate index with the ledger's partial index of
+// every finished event, scanning that whole index once per charge (minutes at 30,000 charges)
 const FINAL_TIMES = `
-  SELECT c.id, c.status, c.created_on,
-         COALESCE((SELECT min(e.created_on) FROM outbox_events e
-                   WHERE e.aggregate_id = c.id AND e.event_type = 'charge_finished'), c.updated_on) AS final_on
-  FROM charges c`;
+  SELECT c.id, c.status, c.created_on, COALESCE(f.finished_on, c.updated_on) AS final_on
+  FROM charges c
+  LEFT JOIN (SELECT e.aggregate_id, min(e.created_on) AS finished_on FROM outbox_events e
+              WHERE e.event_type = 'charge_finished' GROUP BY e.aggregate_id) f ON f.aggregate_id = c.id`;
 
 /**
  * Keys and memory this run holds in Redis (its prefix), grouped by their second segment: a BullMQ
