@@ -774,7 +774,7 @@ describe('sessions', () => {
   it('speaks Japanese when asked', async () => {
     const page = await signIn(await newContext(), users.viewer);
     await page.getByRole('link', { name: '日本語' }).click();
-    await page.getByRole('heading', { name: '決済', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: '概要', level: 1 }).waitFor();
     expect(await page.locator('html').getAttribute('lang')).toBe('ja');
     await accessible(page);
   });
