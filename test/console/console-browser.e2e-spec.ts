@@ -198,7 +198,7 @@ describe('payments', () => {
     });
     expect(foreign.status()).toBe(403);
     expect(await suite.env.prisma.refund.count({ where: { chargeId } })).toBe(0);
-    expect(await page.title()).toContain('Payments');
+    expect(await page.title()).toContain('Overview');
   });
 
   it('a viewer sees the payment without a refund form and is refused the refund (403, nothing written)', async () => {
