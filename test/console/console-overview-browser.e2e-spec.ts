@@ -257,6 +257,15 @@ describe('the overview', () => {
     await page.locator('#no-balance').waitFor();
   });
 
+  it('speaks Japanese, the charts’ titles and descriptions included', async () => {
+    const page = await signIn(await newContext(), users.viewer);
+    await page.getByRole('link', { name: '日本語' }).click();
+    await page.getByRole('heading', { name: '概要', level: 1 }).waitFor();
+    expect(await page.locator('#chart-volume-JPY-title').textContent()).toBe('JPYの取扱高');
+    expect(await page.locator('#chart-rate-desc').textContent()).toContain('成功した割合');
+    await accessible(page);
+  });
+
   it('a bad range in the URL is the page again, 400, naming it', async () => {
     const page = await signIn(await newContext(), users.viewer);
     for (const [query, named] of [
@@ -423,6 +432,7 @@ describe('test clocks', () => {
     expect(await page.locator('#test-clocks-link').count()).toBe(0);
     await page.goto(`${consoleUrl}/subscriptions/test-clocks`);
     await page.locator('#test-clocks-live').waitFor();
+    await accessible(page);
     expect(await page.locator('#test-clocks, form[action="/subscriptions/test-clocks"]').count()).toBe(0);
     expect((await page.goto(`${consoleUrl}/subscriptions/test-clocks/${clockId}`))!.status()).toBe(404);
     const clocksBefore = await suite.env.prisma.testClock.count({ where: { merchantId: shop.merchant.id } });
