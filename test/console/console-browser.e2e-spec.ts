@@ -198,7 +198,7 @@ describe('payments', () => {
     });
     expect(foreign.status()).toBe(403);
     expect(await suite.env.prisma.refund.count({ where: { chargeId } })).toBe(0);
-    expect(await page.title()).toContain('Payments');
+    expect(await page.title()).toContain('Overview');
   });
 
   it('a viewer sees the payment without a refund form and is refused the refund (403, nothing written)', async () => {
@@ -774,7 +774,7 @@ describe('sessions', () => {
   it('speaks Japanese when asked', async () => {
     const page = await signIn(await newContext(), users.viewer);
     await page.getByRole('link', { name: '日本語' }).click();
-    await page.getByRole('heading', { name: '決済', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: '概要', level: 1 }).waitFor();
     expect(await page.locator('html').getAttribute('lang')).toBe('ja');
     await accessible(page);
   });

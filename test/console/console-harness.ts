@@ -52,7 +52,7 @@ export async function newContext(suite: ConsoleSuite, browser: Browser): Promise
   return context;
 }
 
-/** Signs in on the console at `base` in a new page of `context`; the page shows the payments list. */
+/** Signs in on the console at `base` in a new page of `context`; the page shows the overview. */
 export async function signIn(
   context: BrowserContext,
   base: string,
@@ -64,7 +64,7 @@ export async function signIn(
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Payments', level: 1 }).waitFor();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
   return page;
 }
 

@@ -12,6 +12,9 @@ import { WebhooksModule } from '@kessai/webhooks';
 import { AssetsController } from './pages/assets.controller';
 import { DevelopersController } from './pages/developers.controller';
 import { HealthController } from './pages/health.controller';
+// the overview and the test clocks (docs/console.md, "Overview", "Test clocks")
+import { OverviewController } from './pages/overview.controller';
+import { TestClocksController } from './pages/test-clocks.controller';
 import { PageErrorsFilter } from './pages/page-errors.filter';
 import { PaymentsController } from './pages/payments.controller';
 import { SettingsController } from './pages/settings.controller';
@@ -45,8 +48,10 @@ export class ConsoleModule {
         HealthController,
         AssetsController,
         SignInController,
+        OverviewController,
         PaymentsController,
         SubscriptionsController,
+        TestClocksController,
         SettingsController,
         DevelopersController,
       ],

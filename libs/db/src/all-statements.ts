@@ -18,6 +18,7 @@ import './ledger/ledger.sql';
 import './limits/limits.sql';
 import './outbox/outbox-writer';
 import './outbox/outbox.sql';
+import './overview/payment-overview.sql';
 import './payouts/payouts.sql';
 import './refunds-cancels/refunds-cancels.sql';
 import './stores/stores.sql';

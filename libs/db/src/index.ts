@@ -82,6 +82,7 @@ export * from './checkout/checkout-links.repository';
 export * from './checkout/payment-mails.repository';
 export * from './idempotency/idempotency-records.repository';
 export * from './ledger/ledger.repository';
+export * from './overview/payment-overview.repository';
 export * from './payouts/bank-accounts.repository';
 export * from './payouts/payouts.repository';
 export * from './payouts/transfers.repository';

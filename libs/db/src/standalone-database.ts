@@ -50,7 +50,7 @@ export class StandaloneDatabase {
     const audit = new ConsoleAuditRepository(this.prisma);
     this.appTokens = new AppTokensRepository(this.prisma, audit);
     this.merchantUsers = new MerchantUsersRepository(this.prisma, audit);
-    this.testClocks = new TestClocksRepository(this.prisma);
+    this.testClocks = new TestClocksRepository(this.prisma, audit);
     this.checkoutForms = new CheckoutFormsRepository(this.prisma);
     this.checkoutProducts = new CheckoutProductsRepository(this.prisma);
     this.cardVault = new CardVaultRepository(this.prisma);

@@ -8,3 +8,4 @@ export * from './refunds/refund-inputs';
 export * from './refunds/refunds.service';
 export * from './cancels/cancels.service';
 export * from './exchange-rates/exchange-rates.service';
+export * from './overview/payment-overview.service';

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { TestClocksRepository, type TestClockWithStatus } from '@kessai/db';
+import { TestClocksRepository, type AuditedWrite, type TestClockWithStatus } from '@kessai/db';
 import {
   isUuid,
   MAX_TEST_CLOCK_ADVANCE_MS,
@@ -37,13 +37,17 @@ export class TestClocksService {
     return { merchantId: actor.merchantId, mode: 'test' };
   }
 
-  create(owner: TestClockOwner, request: TestClockInput): Promise<TestClockWithStatus> {
-    return this.clocks.create({
-      id: randomUUID(),
-      merchantId: owner.merchantId,
-      name: request.name ?? null,
-      frozenTime: request.frozen_time,
-    });
+  /** A new clock; a console write's `audit` row (its targetId filled in here) shares its transaction. */
+  create(
+    owner: TestClockOwner,
+    request: TestClockInput,
+    options: AuditedWrite = {},
+  ): Promise<TestClockWithStatus> {
+    const id = randomUUID();
+    return this.clocks.create(
+      { id, merchantId: owner.merchantId, name: request.name ?? null, frozenTime: request.frozen_time },
+      options.audit && { ...options.audit, targetId: id },
+    );
   }
 
   /** A clock of the owner; a malformed id is the same 404 as an unknown one. */
@@ -65,18 +69,20 @@ export class TestClocksService {
 
   /**
    * Moves the clock, as find() read it, to a later time (at most MAX_TEST_CLOCK_ADVANCE_MS ahead of
-   * its own); the engine then charges what falls due on it.
+   * its own); the engine then charges what falls due on it. A console write's `audit` row is
+   * inserted in the move's transaction, only when the clock moved.
    */
   async advance(
     owner: TestClockOwner,
     clock: TestClockWithStatus,
     request: TestClockAdvanceInput,
+    options: AuditedWrite = {},
   ): Promise<TestClockWithStatus> {
     const to = request.frozen_time;
     if (to.getTime() - clock.frozenTime.getTime() > MAX_TEST_CLOCK_ADVANCE_MS) {
       throw ValidationError.field('frozen_time', 'NOT_WITHIN_BOUNDS');
     }
-    const result = await this.clocks.advance(owner.merchantId, clock.id, to);
+    const result = await this.clocks.advance(owner.merchantId, clock.id, to, options.audit);
     switch (result.outcome) {
       case 'advanced':
         return this.find(owner, clock.id);

@@ -22,7 +22,7 @@ export class SignInController {
   @Get()
   @PublicPage()
   home(@Res() reply: FastifyReply) {
-    return reply.redirect('/payments', 303);
+    return reply.redirect('/overview', 303);
   }
 
   @Get('sign-in')
@@ -57,7 +57,7 @@ export class SignInController {
     const maxAge = Math.floor((session.expiresOn.getTime() - Date.now()) / 1000);
     clearCookie(reply, this.config, SIGN_IN_COOKIE);
     void reply.setCookie(SESSION_COOKIE, session.sessionId, cookieOptions(this.config, maxAge));
-    return reply.redirect('/payments', 303);
+    return reply.redirect('/overview', 303);
   }
 
   @Post('sign-out')

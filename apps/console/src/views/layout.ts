@@ -44,6 +44,7 @@ function header(ctx: PageContext): Html {
   return html`<header class="top">
       <p class="brand">${m.appName}</p>
       <nav aria-label="${m.nav}">
+        <a href="/overview">${m.overview}</a>
         <a href="/payments">${m.payments}</a> <a href="/subscriptions">${m.subscriptions}</a>
         <a href="/developers">${m.developers}</a>
         ${user.canReadAudit ? html`<a href="/settings/audit">${m.auditLog}</a>` : ''}

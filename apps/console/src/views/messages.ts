@@ -1,7 +1,118 @@
 /** The console's words in English and Japanese; every page takes its language's table. */
 export type Lang = 'en' | 'ja';
 
+/** The overview's and the test clocks' words (docs/console.md, "Overview", "Test clocks"). */
+const overviewEn = {
+  overview: 'Overview',
+  rangeTitle: 'Range',
+  rangeFrom: 'First day',
+  rangeTo: 'Last day',
+  rangeError: 'This range cannot be shown',
+  rangeHint: 'Days in the merchant’s time zone',
+  lastDays: (days: number) => `Last ${days} days`,
+  overviewEmpty: 'No finished payments and no refunds in this range.',
+  successfulCharges: 'Successful payments',
+  successfulChargesDesc: (from: string, to: string) => `Successful payments per day, ${from} to ${to}`,
+  volume: (currency: string) => `Volume in ${currency}`,
+  volumeDesc: (currency: string, from: string, to: string) =>
+    `Amount of the successful payments in ${currency} per day, ${from} to ${to}`,
+  successRate: 'Success rate',
+  successRateDesc: (from: string, to: string) =>
+    `Share of finished payments that succeeded, per day, ${from} to ${to} (days without finished payments are blank)`,
+  refundsIn: (currency: string) => `Refunds in ${currency}`,
+  refundsDesc: (currency: string, from: string, to: string) =>
+    `Amount of the successful refunds in ${currency} per day, ${from} to ${to}`,
+  numbersPerDay: 'The numbers per day',
+  day: 'Day',
+  count: 'Count',
+  refundCount: 'Refunds',
+  refunded: 'Refunded',
+  finished: 'Finished',
+  rate: 'Rate',
+  totals: 'Totals',
+  balance: 'Balance',
+  balanceHint: 'What the stores are owed, from the ledger.',
+  pending: 'Pending',
+  available: 'Available',
+  noBalance: 'No balance yet.',
+  allStores: 'All stores',
+  testClocks: 'Test clocks',
+  testClocksHint:
+    'A test clock is a frozen “now” for the test subscriptions created on it; advancing it charges what falls due.',
+  noTestClocks: 'No test clocks.',
+  testClock: 'Test clock',
+  frozenTime: 'Clock time',
+  frozenTimeHint: 'An instant, e.g. 2027-01-31T09:00:00Z',
+  clockName: 'Name (optional)',
+  newTestClock: 'Create a test clock',
+  createTestClock: 'Create the test clock',
+  testClockCreated: 'The test clock was created.',
+  advanceTo: 'Advance to',
+  advance: 'Advance the clock',
+  testClockAdvanced: 'The clock was advanced; what falls due is being charged.',
+  testClockRefused: 'The test clock was refused',
+  testClocksLiveOnly: 'Test clocks exist in test mode only.',
+  clockStatus: 'Clock status',
+  backToTestClocks: 'Back to test clocks',
+};
+
+/** overviewEn in Japanese. */
+const overviewJa: typeof overviewEn = {
+  overview: '概要',
+  rangeTitle: '期間',
+  rangeFrom: '開始日',
+  rangeTo: '終了日',
+  rangeError: 'この期間は表示できません',
+  rangeHint: '加盟店のタイムゾーンの日付',
+  lastDays: (days: number) => `過去${days}日`,
+  overviewEmpty: 'この期間に完了した決済も返金もありません。',
+  successfulCharges: '成功した決済',
+  successfulChargesDesc: (from: string, to: string) => `成功した決済の件数(日別、${from}〜${to})`,
+  volume: (currency: string) => `${currency}の取扱高`,
+  volumeDesc: (currency: string, from: string, to: string) =>
+    `${currency}で成功した決済の金額(日別、${from}〜${to})`,
+  successRate: '成功率',
+  successRateDesc: (from: string, to: string) =>
+    `完了した決済のうち成功した割合(日別、${from}〜${to}、完了した決済のない日は空欄)`,
+  refundsIn: (currency: string) => `${currency}の返金`,
+  refundsDesc: (currency: string, from: string, to: string) =>
+    `${currency}で成功した返金の金額(日別、${from}〜${to})`,
+  numbersPerDay: '日別の数値',
+  day: '日付',
+  count: '件数',
+  refundCount: '返金件数',
+  refunded: '返金額',
+  finished: '完了',
+  rate: '割合',
+  totals: '合計',
+  balance: '残高',
+  balanceHint: '店舗に支払われる金額(台帳より)。',
+  pending: '保留中',
+  available: '支払可能',
+  noBalance: 'まだ残高はありません。',
+  allStores: 'すべての店舗',
+  testClocks: 'テストクロック',
+  testClocksHint:
+    'テストクロックは、その上で作られたテスト用定期課金の「現在時刻」を固定します。進めると期日の来た課金が行われます。',
+  noTestClocks: 'テストクロックはありません。',
+  testClock: 'テストクロック',
+  frozenTime: 'クロックの時刻',
+  frozenTimeHint: '日時(例: 2027-01-31T09:00:00Z)',
+  clockName: '名前(任意)',
+  newTestClock: 'テストクロックを作成',
+  createTestClock: 'テストクロックを作成する',
+  testClockCreated: 'テストクロックを作成しました。',
+  advanceTo: '進める先の時刻',
+  advance: 'クロックを進める',
+  testClockAdvanced: 'クロックを進めました。期日の来た課金を処理しています。',
+  testClockRefused: 'テストクロックの操作は受け付けられませんでした',
+  testClocksLiveOnly: 'テストクロックはテストモードにのみあります。',
+  clockStatus: 'クロックの状態',
+  backToTestClocks: 'テストクロックに戻る',
+};
+
 const en = {
+  ...overviewEn,
   appName: 'Kessai console',
   skip: 'Skip to content',
   signInTitle: 'Sign in',
@@ -176,6 +287,7 @@ const en = {
 export type Messages = typeof en;
 
 const ja: Messages = {
+  ...overviewJa,
   appName: 'Kessai コンソール',
   skip: '本文へ移動',
   signInTitle: 'サインイン',

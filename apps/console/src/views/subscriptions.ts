@@ -49,11 +49,16 @@ export function subscriptionListPage(ctx: PageContext, view: SubscriptionListVie
   ]);
   const table = dataTable(subscriptionsTable(m), view.rows);
   const pages = pageLinks(m, '/subscriptions', view.previousQuery, view.nextQuery);
+  // test clocks exist in test mode only (views/test-clocks.ts)
+  const clocks =
+    ctx.mode === 'test'
+      ? html`<p><a href="/subscriptions/test-clocks" id="test-clocks-link">${m.testClocks}</a></p>`
+      : '';
   return layout(
     ctx,
     m.subscriptions,
     html`<h1>${m.subscriptions}</h1>
-      ${view.error ? html`<p class="error" role="alert" id="filter-error">${view.error}</p>` : ''}${filters}${table}${pages}`,
+      ${view.error ? html`<p class="error" role="alert" id="filter-error">${view.error}</p>` : ''}${filters}${table}${pages}${clocks}`,
   );
 }
 
@@ -121,6 +126,16 @@ export function subscriptionPage(ctx: PageContext, view: SubscriptionView): stri
           ${detailRow(m.nextPayment, s.nextPayment ? s.nextPayment.dueDate.toISOString().slice(0, 10) : null)}
           ${detailRow(m.created, s.createdOn.toISOString())} ${detailRow(m.token, s.transactionTokenId)}
           ${detailRow(m.descriptor, s.descriptor)} ${detailRow(m.metadata, metadataList(s.metadata))}
+          ${
+            s.testClockId
+              ? detailRow(
+                  m.testClock,
+                  html`<a href="/subscriptions/test-clocks/${s.testClockId}" id="subscription-test-clock"
+                    >${s.testClockId}</a
+                  >`,
+                )
+              : ''
+          }
         </tbody>
       </table>
       ${actions.length > 0 ? html`<div class="actions">${actions}</div>` : ''}

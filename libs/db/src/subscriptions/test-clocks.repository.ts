@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { PageRequest } from '@kessai/domain';
+import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
 import type { Prisma, TestClock } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
@@ -28,10 +29,22 @@ export type AdvanceOutcome =
  */
 @Injectable()
 export class TestClocksRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: ConsoleAuditRepository,
+  ) {}
 
-  async create(input: { id: string; merchantId: string; name: string | null; frozenTime: Date }) {
-    await this.prisma.run(CREATE_TEST_CLOCK, input);
+  /** A new clock; a console write (`audit`) inserts its audit row in the same transaction. */
+  async create(
+    input: { id: string; merchantId: string; name: string | null; frozenTime: Date },
+    audit?: AuditEntry,
+  ) {
+    if (audit)
+      await this.prisma.inTransaction(async (client) => {
+        await this.prisma.run(CREATE_TEST_CLOCK, input, { db: client });
+        await this.audit.record(audit, client);
+      });
+    else await this.prisma.run(CREATE_TEST_CLOCK, input);
     const clock = await this.find(input.merchantId, input.id);
     if (!clock) throw new Error(`test clock ${input.id} vanished after its creation`);
     return clock;
@@ -60,8 +73,18 @@ export class TestClocksRepository {
     return this.prisma.testClock.count({ where: { merchantId, deletedOn: null } });
   }
 
-  async advance(merchantId: string, id: string, to: Date): Promise<AdvanceOutcome> {
-    const row = (await this.prisma.run(ADVANCE_TEST_CLOCK, { id, merchantId, to }))[0];
+  /** Moves the clock to `to`; a console write (`audit`) has its row in the move's transaction, when it moved. */
+  async advance(merchantId: string, id: string, to: Date, audit?: AuditEntry): Promise<AdvanceOutcome> {
+    const params = { id, merchantId, to };
+    const row = (
+      audit
+        ? await this.prisma.inTransaction(async (client) => {
+            const rows = await this.prisma.run(ADVANCE_TEST_CLOCK, params, { db: client });
+            if (rows[0]?.moved) await this.audit.record(audit, client);
+            return rows;
+          })
+        : await this.prisma.run(ADVANCE_TEST_CLOCK, params)
+    )[0];
     if (!row) return { outcome: 'not_found' };
     return row.moved ? { outcome: 'advanced' } : { outcome: 'not_later', frozenTime: row.frozen_time };
   }
