@@ -7,7 +7,7 @@
 // user, whose session ends at once and who authenticates no more; never oneself, never the last
 // owner; another merchant's owner gets the missing page. axe-core checks each new page.
 import { mkdirSync, readFileSync } from 'node:fs';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
@@ -17,6 +17,7 @@ import {
   insertPendingCharge,
   launchChromium,
   requestJson,
+  solidPng,
   updateChargeRow,
   type SeededMerchant,
 } from '@kessai/testing';
@@ -253,6 +254,32 @@ describe('store settings', () => {
       1,
     );
     expect(await storeRow(shop.store.id)).toEqual(before);
+  });
+});
+
+describe('the checkout logo', () => {
+  it('an owner removes the store’s logo: GET /stores/{id} has none, with its audit row', async () => {
+    const image = solidPng(120, 40, [11, 110, 79]);
+    const digest = createHash('sha256').update(image).digest('hex');
+    await suite.env.prisma.storeLogo.create({
+      data: { storeId: shop.store.id, contentType: 'image/png', image: new Uint8Array(image), digest },
+    });
+    expect(await suite.api.shop.request(`/stores/${shop.store.id}`)).toMatchObject({
+      body: { configuration: { logo_url: expect.stringContaining(digest) } },
+    });
+    const auditsBefore = (await auditRows(shop.store.id)).length;
+    const page = await signIn(users.owner);
+    await page.goto(`${consoleUrl}/settings/stores/${shop.store.id}`);
+    await page.getByLabel('Remove the checkout logo').check();
+    await page.getByRole('button', { name: 'Save the store' }).click();
+    await page.locator('#notice').waitFor();
+    expect(await page.getByLabel('Remove the checkout logo').count()).toBe(0);
+    expect(await suite.env.prisma.storeLogo.findUnique({ where: { storeId: shop.store.id } })).toBeNull();
+    const after = await suite.api.shop.request(`/stores/${shop.store.id}`);
+    expect(after.body.configuration).not.toHaveProperty('logo_url');
+    const audits = await auditRows(shop.store.id);
+    expect(audits).toHaveLength(auditsBefore + 1);
+    expect(audits.at(-1)?.detail).toEqual({ logo: 'removed' });
   });
 });
 
