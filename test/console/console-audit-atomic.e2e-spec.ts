@@ -27,7 +27,7 @@ beforeAll(async () => {
   shop = suite.merchants.shop;
   const { prisma, config } = suite.env;
   const audit = new ConsoleAuditRepository(prisma);
-  const stores = new StoresRepository(prisma);
+  const stores = new StoresRepository(prisma, audit);
   tokens = new AppTokenService(
     new AppTokensRepository(prisma, audit),
     stores,

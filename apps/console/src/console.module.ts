@@ -19,6 +19,8 @@ import { PageErrorsFilter } from './pages/page-errors.filter';
 import { PaymentsController } from './pages/payments.controller';
 import { SettingsController } from './pages/settings.controller';
 import { SignInController } from './pages/sign-in.controller';
+// store settings
+import { StoreSettingsController } from './pages/store-settings.controller';
 import { SubscriptionsController } from './pages/subscriptions.controller';
 import { ConsoleGuard } from './session/console.guard';
 import { ConsoleSessions } from './session/console-sessions';
@@ -54,6 +56,8 @@ export class ConsoleModule {
         TestClocksController,
         SettingsController,
         DevelopersController,
+        // store settings
+        StoreSettingsController,
       ],
       providers: [
         RateLimiter,

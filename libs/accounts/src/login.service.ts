@@ -118,7 +118,7 @@ export class LoginService implements OnModuleInit {
     const session = await this.sessions.findById(sessionId);
     if (!session || session.revokedOn !== null || session.expiresOn.getTime() <= now.getTime()) return null;
     const user = await this.users.findById(session.userId);
-    if (!user || user.merchantId !== session.merchantId) return null;
+    if (!user || user.merchantId !== session.merchantId || user.removedOn !== null) return null;
     return { sessionId: session.id, expiresOn: session.expiresOn, user };
   }
 

@@ -65,6 +65,26 @@ export class MerchantUsersService {
     return changed;
   }
 
+  /**
+   * Removes another user of the actor's merchant (decision 0057): never oneself (OWN_USER), never the
+   * merchant's last owner (LAST_OWNER, under the lock of role changes); its sessions end at once, on
+   * every console replica and for its API login tokens, and it can no longer sign in or reset its
+   * password. Another merchant's user, a removed one or a malformed id is not found.
+   */
+  async remove(
+    actor: { merchantId: string; userId: string },
+    userId: string,
+    options: AuditedWrite = {},
+  ): Promise<MerchantUser> {
+    if (!isUuid(userId)) throw new NotFoundError('merchant_user');
+    const id = userId.toLowerCase();
+    if (id === actor.userId) throw ValidationError.field('user', 'OWN_USER');
+    const removed = await this.users.remove(actor.merchantId, id, options.audit);
+    if (removed === null) throw new NotFoundError('merchant_user');
+    if (removed === 'last_owner') throw ValidationError.field('user', 'LAST_OWNER');
+    return removed;
+  }
+
   findByEmail(email: string): Promise<MerchantUser | null> {
     return this.users.findByEmail(normalizeEmail(email));
   }

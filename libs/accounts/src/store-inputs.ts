@@ -1,8 +1,11 @@
 import type { merchantConfigurationPatchSchema } from '@kessai/store-configuration';
-import type { z } from 'zod';
+import { z } from 'zod';
 
 // The inputs of the store use cases, as a front end parsed them (the gateway: store.schemas.ts),
 // with the API's field names (api-reference §5.7).
+
+/** A store's name, as every front end takes it (the API's `name`, the console's store form). */
+export const storeNameSchema = z.string().trim().min(1).max(100);
 
 /** A change of a store's configuration as a merchant may make it: fees are the operator's. */
 export type MerchantConfigurationPatch = z.infer<typeof merchantConfigurationPatchSchema>;

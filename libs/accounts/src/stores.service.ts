@@ -3,6 +3,7 @@ import {
   MerchantsRepository,
   StoresRepository,
   type AccessScope,
+  type AuditedWrite,
   type NewStoreLogo,
   type Prisma,
   type StoreWithMerchant,
@@ -120,22 +121,33 @@ export class StoresService {
    * A store's name, configuration and logo, as `sdk.stores.update(id, {name, configuration, logo})`
    * sends them: the configuration's keys change the store's own layer (a value replaces, null
    * returns the key to the merchant's setting); a logo replaces the store's, null removes it. All of
-   * it is written or, when a part is refused, none.
+   * it is written or, when a part is refused, none; `options.audit` (a console write): its row in the
+   * same transaction, when something was written.
    */
-  async update(scope: AccessScope, storeId: string, request: StoreChangesInput): Promise<StoreWithMerchant> {
+  async update(
+    scope: AccessScope,
+    storeId: string,
+    request: StoreChangesInput,
+    options: AuditedWrite = {},
+  ): Promise<StoreWithMerchant> {
     const id = visibleId(storeId);
     const { configuration, logo } = request;
-    const store = await this.stores.change(scope, id, {
-      name: request.name,
-      configuration: configuration
-        ? (stored, merchantConfiguration) => {
-            const next = applyPatch(stored, configuration);
-            requireCoherent(effectiveConfiguration(merchantConfiguration, next));
-            return next as Prisma.InputJsonObject;
-          }
-        : undefined,
-      logo: logo === undefined ? undefined : logo === null ? null : checkedLogo(logo),
-    });
+    const store = await this.stores.change(
+      scope,
+      id,
+      {
+        name: request.name,
+        configuration: configuration
+          ? (stored, merchantConfiguration) => {
+              const next = applyPatch(stored, configuration);
+              requireCoherent(effectiveConfiguration(merchantConfiguration, next));
+              return next as Prisma.InputJsonObject;
+            }
+          : undefined,
+        logo: logo === undefined ? undefined : logo === null ? null : checkedLogo(logo),
+      },
+      options.audit,
+    );
     if (!store) throw new NotFoundError('store');
     return store;
   }

@@ -46,8 +46,8 @@ export class StandaloneDatabase {
   constructor(config: AppConfig) {
     this.prisma = new PrismaService(config);
     this.merchants = new MerchantsRepository(this.prisma);
-    this.stores = new StoresRepository(this.prisma);
     const audit = new ConsoleAuditRepository(this.prisma);
+    this.stores = new StoresRepository(this.prisma, audit);
     this.appTokens = new AppTokensRepository(this.prisma, audit);
     this.merchantUsers = new MerchantUsersRepository(this.prisma, audit);
     this.testClocks = new TestClocksRepository(this.prisma, audit);

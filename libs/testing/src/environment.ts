@@ -124,7 +124,7 @@ export class TestEnvironment {
     const admin = new AdminService(
       {
         merchants: new MerchantsRepository(prisma),
-        stores: new StoresRepository(prisma),
+        stores: new StoresRepository(prisma, audit),
         appTokens: new AppTokensRepository(prisma, audit),
         merchantUsers: new MerchantUsersRepository(prisma, audit),
       },

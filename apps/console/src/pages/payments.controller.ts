@@ -62,6 +62,8 @@ const EXPORT_COLUMNS = [
   'charged_currency',
   'transaction_token_id',
   'metadata',
+  'email',
+  'payment_type',
 ] as const;
 
 /** A write a payment's page offers: its form, the message of its refusal, the query of its notice. */
@@ -431,6 +433,8 @@ function csvRecord(charge: ChargeListItem): Record<(typeof EXPORT_COLUMNS)[numbe
     charged_currency: charge.chargedCurrency ?? '',
     transaction_token_id: charge.transactionTokenId,
     metadata: JSON.stringify(charge.metadata ?? {}),
+    email: charge.transactionToken.email ?? '',
+    payment_type: charge.transactionToken.paymentType,
   };
 }
 

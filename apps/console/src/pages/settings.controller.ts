@@ -16,8 +16,9 @@ const AUDIT_SHOWN = 200;
  * Settings (docs/console.md): the audit log of the merchant's console writes (owner and admin), and
  * users and roles (owner): add a user (MerchantUsersService.invite, then the password reset email
  * of POST /password_resets, through which the person sets a password) and change another user's
- * role (MerchantUsersService.changeRole: never one's own, and always an owner left), each with its
- * audit row in its transaction.
+ * role (MerchantUsersService.changeRole: never one's own, and always an owner left), and remove
+ * another user (MerchantUsersService.remove, the same rules), each with its audit row in its
+ * transaction.
  */
 @Controller()
 export class SettingsController {
@@ -39,7 +40,7 @@ export class SettingsController {
     const merchantId = session.user.merchantId;
     const [rows, users] = await Promise.all([
       this.audit.list(merchantId, AUDIT_SHOWN),
-      this.users.listOfMerchant(merchantId),
+      this.users.listOfMerchant(merchantId, { includeRemoved: true }),
     ]);
     const emails = new Map(users.map((user) => [user.id, user.email]));
     return send(reply, 200, auditPage(pageContext(request, this.sessions), { rows, emails }));
@@ -55,7 +56,13 @@ export class SettingsController {
   ) {
     const m = pageContext(request, this.sessions).m;
     const notice =
-      query.added !== undefined ? m.userAdded : query.changed !== undefined ? m.roleChanged : undefined;
+      query.added !== undefined
+        ? m.userAdded
+        : query.changed !== undefined
+          ? m.roleChanged
+          : query.removed !== undefined
+            ? m.userRemoved
+            : undefined;
     return send(reply, 200, await this.renderUsers(session, request, { notice }));
   }
 
@@ -116,6 +123,39 @@ export class SettingsController {
       return this.refused(session, request, reply, message);
     }
     return reply.redirect('/settings/users?changed', 303);
+  }
+
+  /**
+   * Removes another user of the merchant (MerchantUsersService.remove: never oneself, never the last
+   * owner): its sessions end at once, it signs in no more; the audit row in the same transaction.
+   */
+  @Post('settings/users/:id/remove')
+  @Requires('users:manage')
+  async removeUser(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const m = pageContext(request, this.sessions).m;
+    const write = { action: 'user.remove', targetType: 'merchant_user', targetId: '', mode: modeOf(request) };
+    const actor = { merchantId: session.user.merchantId, userId: session.user.id };
+    try {
+      // the detail names whom: read in the same merchant first (another merchant's user is not found)
+      const target = (await this.users.listOfMerchant(actor.merchantId)).find((user) => user.id === id);
+      const audit = auditOf(
+        session,
+        request,
+        write,
+        target ? { email: target.email, role: target.role } : {},
+      );
+      await this.merchantUsers.remove(actor, id, { audit });
+    } catch (error) {
+      const message = refusalOf(error, m.userRefused);
+      if (message === null) throw error;
+      return this.refused(session, request, reply, message);
+    }
+    return reply.redirect('/settings/users?removed', 303);
   }
 
   private async refused(

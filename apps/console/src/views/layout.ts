@@ -49,6 +49,7 @@ function header(ctx: PageContext): Html {
         <a href="/developers">${m.developers}</a>
         ${user.canReadAudit ? html`<a href="/settings/audit">${m.auditLog}</a>` : ''}
         ${user.canManageUsers ? html`<a href="/settings/users">${m.users}</a>` : ''}
+        <a href="/settings/stores">${m.stores}</a>
       </nav>
       <form method="post" action="/mode" class="mode-switch">
         ${csrfField(ctx)}<input type="hidden" name="mode" value="${target}" />

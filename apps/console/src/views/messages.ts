@@ -1,3 +1,5 @@
+import { SETTINGS_MESSAGES } from './settings-messages';
+
 /** The console's words in English and Japanese; every page takes its language's table. */
 export type Lang = 'en' | 'ja';
 
@@ -276,6 +278,8 @@ const en = {
   changeRole: 'Change the role',
   roleChanged: 'The role was changed.',
   you: '(you)',
+  // store settings and removing a user (settings-messages.ts)
+  ...SETTINGS_MESSAGES.en,
   reasons: {
     duplicate: 'Duplicate',
     fraud: 'Fraud',
@@ -450,6 +454,8 @@ const ja: Messages = {
   changeRole: '権限を変更する',
   roleChanged: '権限を変更しました。',
   you: '(あなた)',
+  // store settings and removing a user (settings-messages.ts)
+  ...SETTINGS_MESSAGES.ja,
   reasons: {
     duplicate: '重複',
     fraud: '不正',

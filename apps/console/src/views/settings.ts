@@ -65,6 +65,14 @@ export function usersPage(ctx: PageContext, view: UsersView): string {
           </select>
           <button type="submit" aria-label="${m.changeRole} ${user.email}">${m.changeRole}</button>
         </form>`;
+  // removing a user: another one only (the use case refuses oneself too)
+  const removeCell = (user: UsersView['users'][number]) =>
+    user.id === view.selfId
+      ? ''
+      : html`<form method="post" action="/settings/users/${user.id}/remove" class="inline">
+          ${csrfField(ctx)}
+          <button type="submit" aria-label="${m.removeUser} ${user.email}">${m.removeUser}</button>
+        </form>`;
   const table = dataTable(
     {
       id: 'users',
@@ -75,6 +83,7 @@ export function usersPage(ctx: PageContext, view: UsersView): string {
         { header: m.name, cell: (user) => user.name },
         { header: m.role, cell: roleCell },
         { header: m.created, cell: (user) => user.createdOn.toISOString() },
+        { header: m.removeUser, cell: removeCell },
       ],
       data: (user) => ({ 'user-id': user.id, 'user-role': user.role }),
     },

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { storeNameSchema } from '@kessai/accounts';
 import { merchantConfigurationPatchSchema } from '@kessai/store-configuration';
 import { FormFile } from '../http/form-body';
 import { reason } from '../http/request.schemas';
@@ -13,7 +14,7 @@ const logoUpload = z
   .custom<FormFile | null>((logo) => logo === null || logo instanceof FormFile, reason('INVALID_FORMAT'))
   .optional();
 
-const name = z.string().trim().min(1).max(100);
+const name = storeNameSchema;
 
 /** `sdk.stores.update`, as JSON or, with a logo, as multipart/form-data. */
 export const storeUpdate = z

@@ -8,6 +8,7 @@ import {
   type Merchant,
   type PaymentType,
   type Store,
+  type TransactionToken,
 } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import type { DailyQuota } from '../limits/daily-quotas';
@@ -31,6 +32,8 @@ export type { Charge, ChargeStatus };
 
 export type ChargeListItem = Charge & {
   store: Pick<Store, 'name'> & { merchant: Pick<Merchant, 'name'> };
+  /** the customer's email and the payment type, from the charge's transaction token */
+  transactionToken: Pick<TransactionToken, 'email' | 'paymentType'>;
 };
 
 /** A charge to insert; the id is chosen by the caller (it is the processor reference). */
@@ -370,7 +373,10 @@ export class ChargesRepository {
       findMany: (args) =>
         this.prisma.charge.findMany({
           ...args,
-          include: { store: { select: { name: true, merchant: { select: { name: true } } } } },
+          include: {
+            store: { select: { name: true, merchant: { select: { name: true } } } },
+            transactionToken: { select: { email: true, paymentType: true } },
+          },
         }) as Promise<ChargeListItem[]>,
     });
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, type PageRequest } from '@kessai/domain';
 import { Prisma, type Merchant, type Store } from '../generated/prisma/client';
+import { ConsoleAuditRepository, type AuditEntry } from '../audit/console-audit.repository';
 import { listPage } from '../keyset';
 import { PrismaService } from '../prisma.service';
 import {
@@ -69,7 +70,10 @@ export interface StoreDeletion {
 
 @Injectable()
 export class StoresRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly audit: ConsoleAuditRepository,
+  ) {}
 
   /** The store if the scope may see it; null for missing, deleted and foreign stores alike. */
   findVisible(scope: AccessScope, id: string): Promise<Store | null> {
@@ -90,9 +94,15 @@ export class StoresRepository {
    * Changes a visible store's name, configuration layer and logo in one transaction: all of them or,
    * when one is refused (a name in use: 409 STORE_EXISTS; `configuration` throwing), none. The
    * configuration is replaced only over the one it was computed from (retried on the fresh row, as
-   * updateConfiguration). Null when the scope may not see the store.
+   * updateConfiguration). Null when the scope may not see the store. `audit` (a console write): its
+   * row in the same transaction, naming the store, when something was written.
    */
-  async change(scope: AccessScope, id: string, change: StoreChange): Promise<StoreWithMerchant | null> {
+  async change(
+    scope: AccessScope,
+    id: string,
+    change: StoreChange,
+    audit?: AuditEntry,
+  ): Promise<StoreWithMerchant | null> {
     if (scope.storeId && scope.storeId !== id) return null;
     for (let attempt = 1; ; attempt++) {
       try {
@@ -115,6 +125,7 @@ export class StoresRepository {
               data: { name: change.name, configuration, updatedOn: new Date() },
             });
             if (count === 0) throw new ConfigurationOvertaken();
+            if (audit) await this.audit.record({ ...audit, targetId: id }, tx);
           }
           if (change.logo === null) await tx.storeLogo.deleteMany({ where: { storeId: id } });
           else if (change.logo) {
