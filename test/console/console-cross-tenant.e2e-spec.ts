@@ -48,6 +48,7 @@ interface Ids {
   delivery: string;
   user: string;
   ownWebhook: string;
+  testClock: string;
 }
 let b: Ids;
 
@@ -71,7 +72,8 @@ const same = (what: string, probe: Probe): Case[] => [{ what, foreign: probe, mi
  * listed here with its cases (the first test fails until it is).
  */
 const ROUTES: Record<string, ((b: Ids) => Case[]) | string> = {
-  'GET /': 'redirects to the payments or the sign-in page',
+  'GET /': 'redirects to the overview or the sign-in page',
+  'GET /overview': () => same('the merchant’s own figures', { path: '/overview' }),
   'GET /sign-in': 'the public sign-in form',
   'POST /sign-in': 'signs in by email and password, before any merchant is known',
   'POST /sign-out': 'ends the own session',
@@ -154,6 +156,26 @@ const ROUTES: Record<string, ((b: Ids) => Case[]) | string> = {
       ],
     ]),
   ),
+  'GET /subscriptions/test-clocks': () =>
+    same('the merchant’s own clocks', { path: '/subscriptions/test-clocks' }),
+  'POST /subscriptions/test-clocks': 'creates a clock of the signed-in merchant; names no existing record',
+  'GET /subscriptions/test-clocks/:id': (b) => [
+    {
+      what: 'test clock',
+      foreign: { path: `/subscriptions/test-clocks/${b.testClock}` },
+      missing: { path: `/subscriptions/test-clocks/${fresh()}` },
+    },
+  ],
+  'POST /subscriptions/test-clocks/:id/advance': (b) => {
+    const form = { frozen_time: '2030-01-01T00:00:00Z' };
+    return [
+      {
+        what: 'advance',
+        foreign: { path: `/subscriptions/test-clocks/${b.testClock}/advance`, form },
+        missing: { path: `/subscriptions/test-clocks/${fresh()}/advance`, form },
+      },
+    ];
+  },
   'GET /developers': (b) => [
     {
       what: 'store',
@@ -460,6 +482,13 @@ beforeAll(async () => {
       userAgent: SECRET,
     },
   });
+  const testClock = await prisma.testClock.create({
+    data: {
+      merchantId: other.merchant.id,
+      name: `${SECRET} clock`,
+      frozenTime: new Date('2029-01-01T00:00:00Z'),
+    },
+  });
   const appToken = await prisma.appToken.findFirstOrThrow({ where: { merchantId: other.merchant.id } });
   b = {
     store: other.store.id,
@@ -471,6 +500,7 @@ beforeAll(async () => {
     delivery: delivery.id,
     user: otherUser.id,
     ownWebhook: ownWebhook.id,
+    testClock: testClock.id,
   };
 
   const config = loadConfig({ ...suite.env.variables }, 'console');
@@ -505,8 +535,10 @@ it('answers B’s ids exactly as missing ones, writes nothing and shows none of 
     expect({ label, ...(await snapshot(other)) }).toEqual({ label, ...before });
     checked.push(`${label}: ${foreignAnswer.status}`);
   }
-  // every case that names a record is refused as missing: only the two pages naming none answer 200
+  // every case that names a record is refused as missing: only the pages naming none answer 200
   expect(checked.filter((line) => line.endsWith(': 200'))).toEqual([
+    'GET /overview (the merchant’s own figures): 200',
+    'GET /subscriptions/test-clocks (the merchant’s own clocks): 200',
     'GET /settings/audit (the merchant’s own rows): 200',
     'GET /settings/users (the merchant’s own users): 200',
   ]);
