@@ -34,6 +34,7 @@ import { PayoutsRepository } from './payouts/payouts.repository';
 import { TransfersRepository } from './payouts/transfers.repository';
 import { MerchantVerificationsRepository } from './accounts/merchant-verifications.repository';
 import { ExchangeRatesRepository } from './exchange-rates/exchange-rates.repository';
+import { ProcessorAccountsRepository } from './processors/processor-accounts.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -73,6 +74,7 @@ const repositories = [
   TransfersRepository,
   MerchantVerificationsRepository,
   ExchangeRatesRepository,
+  ProcessorAccountsRepository,
 ];
 
 @Global()

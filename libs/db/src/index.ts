@@ -85,3 +85,4 @@ export * from './ledger/ledger.repository';
 export * from './payouts/bank-accounts.repository';
 export * from './payouts/payouts.repository';
 export * from './payouts/transfers.repository';
+export * from './processors/processor-accounts.repository';
