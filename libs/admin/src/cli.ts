@@ -23,6 +23,13 @@ import {
   SECRET_KEY_VARIABLE,
   WEBHOOK_SECRET_VARIABLE,
 } from './processor-accounts';
+import {
+  clearProcessorRoute,
+  listProcessorRoutes,
+  setProcessorRoute,
+  showChargeProcessing,
+  type RouteInput,
+} from './processor-routes';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 import {
   createCheckoutForm,
@@ -92,6 +99,16 @@ Commands:
   processor-account:list --merchant ID        its accounts, without their credentials
   processor-account:rotate --id ID            new credentials for the account, read as for :create
   processor-account:disable --id ID           the account takes no new charge (its charges keep it)
+  processor-route:set --store ID --mode test|live --payment-type card|konbini|bank_transfer|online
+                      [--currency CUR] --account ID
+                                              the account that takes the store's new charges of that
+                                              mode, payment type (online: online and QR) and
+                                              currency (* or none: any; a code's route wins)
+  processor-route:clear --store ID --mode M --payment-type T [--currency CUR]
+                                              back to the mode's default processor
+  processor-route:list --store ID             the store's routes
+  charge:processing --id ID                   the processor account a charge was routed to and the
+                                              provider's payment id (never in the merchant's API)
   vault:rotate [--batch N]                    re-encrypt every stored card and bank account number,
                                               and processor account credentials, still under an
                                               older key with VAULT_KEYS' first (docs/operations.md)
@@ -155,6 +172,8 @@ const options = {
   to: { type: 'string' },
   rate: { type: 'string' },
   provider: { type: 'string' },
+  'payment-type': { type: 'string' },
+  account: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -379,6 +398,14 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         return await rotateProcessorAccount(database, config, required(values.id, 'id'), context);
       case 'processor-account:disable':
         return await disableProcessorAccount(database, required(values.id, 'id'));
+      case 'processor-route:set':
+        return await setProcessorRoute(database, routeInput(values), required(values.account, 'account'));
+      case 'processor-route:clear':
+        return await clearProcessorRoute(database, routeInput(values));
+      case 'processor-route:list':
+        return await listProcessorRoutes(database, required(values.store, 'store'));
+      case 'charge:processing':
+        return await showChargeProcessing(database, required(values.id, 'id'));
       case 'vault:rotate':
         return await rotateVault(
           database,
@@ -458,6 +485,21 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
   } finally {
     await database.close();
   }
+}
+
+/** A route's key from --store, --mode, --payment-type and --currency. */
+function routeInput(values: {
+  store?: string;
+  mode?: string;
+  'payment-type'?: string;
+  currency?: string;
+}): RouteInput {
+  return {
+    storeId: required(values.store, 'store'),
+    mode: mode(required(values.mode, 'mode')),
+    paymentType: required(values['payment-type'], 'payment-type'),
+    currency: values.currency,
+  };
 }
 
 /** A merchant user's console role (docs/console.md); owner when not given. */
