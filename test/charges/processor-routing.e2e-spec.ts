@@ -284,6 +284,76 @@ describe('processor accounts and routing per store', () => {
     }
   });
 
+  it('prefers a currency’s own route to the store’s `*` one, until it is cleared', async () => {
+    const route = ['--store', storeA, '--mode', 'live', '--payment-type', 'card', '--currency', 'JPY'];
+    await cli(['processor-route:set', ...route, '--account', simulatorAccount.id]);
+    expect(await cli(['processor-route:list', '--store', storeA])).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ payment_type: 'card', currency: '*', processor_account_id: komoju.id }),
+        expect.objectContaining({
+          payment_type: 'card',
+          currency: 'JPY',
+          processor_account_id: simulatorAccount.id,
+        }),
+      ]),
+    );
+    const jpy = await cardCharge(sdkA);
+    expect((await poll(sdkA, storeA, jpy.id)).status).toBe('successful');
+    expect(fake.createdFor(jpy.id)).toBe(0);
+    expect(await cli(['charge:processing', '--id', jpy.id])).toMatchObject({
+      processor_account: { id: simulatorAccount.id },
+    });
+
+    expect(await cli(['processor-route:clear', ...route])).toMatchObject({ currency: 'JPY', cleared: true });
+    await expect(cli(['processor-route:clear', ...route])).rejects.toThrow(/no such route/);
+    const next = await cardCharge(sdkA);
+    expect((await poll(sdkA, storeA, next.id)).status).toBe('successful');
+    expect(fake.createdFor(next.id)).toBe(1);
+  });
+
+  it('verifies a Stripe account’s webhooks with its own signing secret on its path', async () => {
+    const stripe = await cli(
+      [
+        'processor-account:create',
+        '--merchant',
+        suite.merchants.shop.merchant.id,
+        '--provider',
+        'stripe',
+        '--mode',
+        'live',
+      ],
+      'sk_live_routing_suite_stripe\nwhsec_routing_suite_stripe_secret\n',
+    );
+    // an event the charge path has no use for: acknowledged, nothing changes
+    const body = JSON.stringify({
+      id: 'evt_routing_suite',
+      object: 'event',
+      type: 'customer.created',
+      created: Math.floor(Date.now() / 1000),
+      data: { object: { id: 'cus_routing_suite', object: 'customer' } },
+    });
+    const post = (path: string, secret: string) => {
+      const at = Math.floor(Date.now() / 1000);
+      const signature = createHmac('sha256', secret).update(`${at}.${body}`).digest('hex');
+      return suite.gateway.request(path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': `t=${at},v1=${signature}` },
+        body,
+      });
+    };
+    expect(
+      (await post(`/processor/stripe/webhooks/${stripe.id}`, 'whsec_routing_suite_stripe_secret')).status,
+    ).toBe(204);
+    for (const [path, secret] of [
+      [`/processor/stripe/webhooks/${stripe.id}`, 'whsec_another_signing_secret'],
+      [`/processor/stripe/webhooks/${komoju.id}`, HOOK_AFTER],
+      ['/processor/stripe/webhooks', 'whsec_routing_suite_stripe_secret'],
+    ]) {
+      expect([path, (await post(path, secret)).status]).toEqual([path, 401]);
+    }
+    SECRETS.push('sk_live_routing_suite_stripe', 'whsec_routing_suite_stripe_secret');
+  });
+
   it('disabling the account sends the store’s new charges to the mode’s default', async () => {
     await cli(['processor-account:disable', '--id', komoju.id]);
     const created = await cardCharge(sdkA);
