@@ -169,6 +169,20 @@ describe('processor accounts and routing per store', () => {
     expect(paymentOf(created.id)).toMatchObject({ amount_refunded: 500 });
   });
 
+  it('refuses a partial capture of a charge routed to KOMOJU at once, as KOMOJU cannot do it', async () => {
+    const created = await cardCharge(sdkA, { capture: false });
+    expect((await poll(sdkA, storeA, created.id)).status).toBe('authorized');
+    const captures = fake.executed.capture;
+    const res = await suite.gateway.as(liveA).request(`/stores/${storeA}/charges/${created.id}/capture`, {
+      method: 'POST',
+      json: { amount: 600, currency: 'JPY' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ status: 'error', code: 'PARTIAL_CAPTURE_NOT_SUPPORTED' });
+    expect((await sdkA.charges.get(storeA, created.id)).status).toBe('authorized');
+    expect(fake.executed.capture).toBe(captures);
+  });
+
   it('leaves a second store of the same merchant, routed to the simulator, off KOMOJU', async () => {
     const executed = fake.executed.create;
     const created = await cardCharge(sdkB);
