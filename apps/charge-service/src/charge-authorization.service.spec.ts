@@ -101,6 +101,7 @@ function setup(pending: PendingCharge[], { moved = true }: { moved?: boolean } =
     callbackUrl: 'http://gateway/processor/callbacks',
     threeDsReturnUrl: (reference: string) => `http://gateway/processor/three_ds/return/${reference}`,
     forMode: (mode: string) => (mode === 'test' ? processor : null),
+    forCharge: (_chargeId: string, mode: string) => Promise.resolve(mode === 'test' ? processor : null),
     // the retry policy is PaymentProcessors' own business: here each call is made once
     retrying: <T>(call: () => Promise<T>) => call(),
   } as unknown as PaymentProcessors;

@@ -37,7 +37,7 @@ export class ChargeCaptureService {
   async captureCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
     const capture = await this.captures.findPendingCapture(chargeId);
     if (!capture) return;
-    const processor = this.processors.forMode(capture.mode);
+    const processor = await this.processors.forCharge(chargeId, capture.mode);
     const refuse = async (reason: string) => {
       const recorded = await this.captures.recordCaptureFailed(
         capture.id,

@@ -112,6 +112,7 @@ function setup(
     } as unknown as DeferredPaymentsRepository,
     {
       forMode: () => processor,
+      forCharge: () => Promise.resolve(processor),
       retrying: <T>(call: () => Promise<T>) => call(),
     } as unknown as PaymentProcessors,
     {} as PendingCvvStore,

@@ -52,7 +52,7 @@ export class ChargeReconciliationService {
     // this reconciliation again with charge_reconcile_requested): what the processor holds now may
     // be the cancel's void, or a payment the void is about to undo.
     if (charge.cancelPending) return;
-    const processor = this.processors.forMode(charge.mode);
+    const processor = await this.processors.forCharge(charge.id, charge.mode);
     if (!processor) return;
     const context = { chargeId, operation: 'reconcile' };
     const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
@@ -122,7 +122,7 @@ export class ChargeReconciliationService {
    */
   async #recordMoneyAfterEnd(chargeId: string, causeEventId: string | null): Promise<void> {
     const charge = await this.deferredPayments.findEnded(chargeId);
-    const processor = charge && this.processors.forMode(charge.mode);
+    const processor = charge && (await this.processors.forCharge(chargeId, charge.mode));
     if (!charge || !processor) return;
     const context = { chargeId, operation: 'money after end' };
     const found = await this.processors.retrying(() => processor.status(chargeId), this.logger, context);

@@ -35,7 +35,7 @@ export class CancelProcessingService {
   }
 
   async #outcome(cancel: PendingCancel, attempt: Attempt): Promise<CancelOutcome> {
-    const processor = this.processors.forMode(cancel.mode);
+    const processor = await this.processors.forCharge(cancel.chargeId, cancel.mode);
     if (!processor || !cancel.processorReference) {
       return failed(paymentError('CANCEL_UNAVAILABLE', 'the charge has no payment to void'));
     }

@@ -65,6 +65,7 @@ async function outcomes(registry: Registry): Promise<Record<string, number>> {
 const processors = (processor: FakeProcessor) =>
   ({
     forMode: (mode: string) => (mode === 'test' ? processor : null),
+    forCharge: (_chargeId: string, mode: string) => Promise.resolve(mode === 'test' ? processor : null),
     retrying: <T>(call: () => Promise<T>) => call(),
   }) as unknown as PaymentProcessors;
 

@@ -15,6 +15,21 @@ import { strayDeposits } from './stray-deposits';
 import { reviewVerification, showVerification } from './verifications';
 import { listExchangeRates, setExchangeRate } from './exchange-rates';
 import { removeStoreLogo, setStoreLogo } from './store-logo';
+import {
+  createProcessorAccount,
+  disableProcessorAccount,
+  listProcessorAccounts,
+  rotateProcessorAccount,
+  SECRET_KEY_VARIABLE,
+  WEBHOOK_SECRET_VARIABLE,
+} from './processor-accounts';
+import {
+  clearProcessorRoute,
+  listProcessorRoutes,
+  setProcessorRoute,
+  showChargeProcessing,
+  type RouteInput,
+} from './processor-routes';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
 import {
   createCheckoutForm,
@@ -75,9 +90,28 @@ Commands:
                                               minor units; the code is unique in the store)
   checkout:product:update --id ID --set JSON  e.g. {"active": false}
   checkout:product:list --store ID
-  vault:rotate [--batch N]                    re-encrypt every stored card and bank account number
-                                              still under an older key with VAULT_KEYS' first
-                                              (docs/operations.md)
+  processor-account:create --merchant ID --provider simulator|komoju|stripe --mode test|live [--name NAME]
+                                              a merchant's account at a processor (docs/processors.md);
+                                              its secret key and webhook secret from
+                                              ${SECRET_KEY_VARIABLE} and ${WEBHOOK_SECRET_VARIABLE}, else
+                                              standard input (line 1 the key, line 2 the webhook
+                                              secret), never from the command line; stored encrypted
+  processor-account:list --merchant ID        its accounts, without their credentials
+  processor-account:rotate --id ID            new credentials for the account, read as for :create
+  processor-account:disable --id ID           the account takes no new charge (its charges keep it)
+  processor-route:set --store ID --mode test|live --payment-type card|konbini|bank_transfer|online
+                      [--currency CUR] --account ID
+                                              the account that takes the store's new charges of that
+                                              mode, payment type (online: online and QR) and
+                                              currency (* or none: any; a code's route wins)
+  processor-route:clear --store ID --mode M --payment-type T [--currency CUR]
+                                              back to the mode's default processor
+  processor-route:list --store ID             the store's routes
+  charge:processing --id ID                   the processor account a charge was routed to and the
+                                              provider's payment id (never in the merchant's API)
+  vault:rotate [--batch N]                    re-encrypt every stored card and bank account number,
+                                              and processor account credentials, still under an
+                                              older key with VAULT_KEYS' first (docs/operations.md)
   jobs:failed --queue NAME [--limit N]        a queue's dead jobs, newest first (default 20)
   jobs:retry --queue NAME (--id JOB | --all)  dead jobs back to waiting
   deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
@@ -137,6 +171,9 @@ const options = {
   from: { type: 'string' },
   to: { type: 'string' },
   rate: { type: 'string' },
+  provider: { type: 'string' },
+  'payment-type': { type: 'string' },
+  account: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -195,6 +232,8 @@ export interface CliContext {
   /** where `bootstrap` remembers the demo credentials */
   credentialsFile: string;
   print(text: string): void;
+  /** standard input to its end, where a processor account's credentials may come from */
+  readStdin?: () => Promise<string>;
 }
 
 /** Runs one command; resolves to the JSON-able result (undefined when usage was printed). */
@@ -341,6 +380,32 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         );
       case 'checkout:product:list':
         return await listCheckoutProducts(database, required(values.store, 'store'));
+      case 'processor-account:create':
+        return await createProcessorAccount(
+          database,
+          config,
+          {
+            merchantId: required(values.merchant, 'merchant'),
+            provider: required(values.provider, 'provider'),
+            mode: mode(required(values.mode, 'mode')),
+            name: values.name,
+          },
+          context,
+        );
+      case 'processor-account:list':
+        return await listProcessorAccounts(database, required(values.merchant, 'merchant'));
+      case 'processor-account:rotate':
+        return await rotateProcessorAccount(database, config, required(values.id, 'id'), context);
+      case 'processor-account:disable':
+        return await disableProcessorAccount(database, required(values.id, 'id'));
+      case 'processor-route:set':
+        return await setProcessorRoute(database, routeInput(values), required(values.account, 'account'));
+      case 'processor-route:clear':
+        return await clearProcessorRoute(database, routeInput(values));
+      case 'processor-route:list':
+        return await listProcessorRoutes(database, required(values.store, 'store'));
+      case 'charge:processing':
+        return await showChargeProcessing(database, required(values.id, 'id'));
       case 'vault:rotate':
         return await rotateVault(
           database,
@@ -420,6 +485,21 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
   } finally {
     await database.close();
   }
+}
+
+/** A route's key from --store, --mode, --payment-type and --currency. */
+function routeInput(values: {
+  store?: string;
+  mode?: string;
+  'payment-type'?: string;
+  currency?: string;
+}): RouteInput {
+  return {
+    storeId: required(values.store, 'store'),
+    mode: mode(required(values.mode, 'mode')),
+    paymentType: required(values['payment-type'], 'payment-type'),
+    currency: values.currency,
+  };
 }
 
 /** A merchant user's console role (docs/console.md); owner when not given. */

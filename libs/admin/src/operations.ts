@@ -1,9 +1,9 @@
 import { Queue } from 'bullmq';
 import type { AppConfig, ProcessConfig } from '@kessai/config';
 import { QUEUES } from '@kessai/contracts';
-import type { BankAccountsRepository, CardVaultRepository } from '@kessai/db';
+import type { BankAccountsRepository, CardVaultRepository, ProcessorAccountsRepository } from '@kessai/db';
 import { BullConnections } from '@kessai/runtime';
-import { BankAccountCipher, CardVault } from '@kessai/vault';
+import { BankAccountCipher, CardVault, ProcessorCredentialsCipher } from '@kessai/vault';
 import { AdminError } from './admin.service';
 
 /**
@@ -15,11 +15,16 @@ import { AdminError } from './admin.service';
  * vault:rotate: every card_vault entry encrypted with another key than VAULT_KEYS' first is
  * decrypted and encrypted again with it, a page at a time, each entry only while it is as it was
  * read (safe beside running services, and run again after a crash); then the bank accounts'
- * numbers, which the same keys encrypt, the same way. Its counts by key before and after tell when
- * an old key may leave VAULT_KEYS: once it encrypts nothing of either.
+ * numbers and the processor accounts' credentials, which the same keys encrypt, the same way. Its
+ * counts by key before and after tell when an old key may leave VAULT_KEYS: once it encrypts
+ * nothing of any of them.
  */
 export async function rotateVault(
-  repositories: { cardVault: CardVaultRepository; bankAccounts: BankAccountsRepository },
+  repositories: {
+    cardVault: CardVaultRepository;
+    bankAccounts: BankAccountsRepository;
+    processorAccounts: ProcessorAccountsRepository;
+  },
   config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
   batch: number,
 ) {
@@ -45,6 +50,37 @@ export async function rotateVault(
     entries_by_key_before: before,
     entries_by_key_after: await repository.countByKey(),
     bank_accounts: await rotateBankAccountNumbers(repositories.bankAccounts, config, batch),
+    processor_accounts: await rotateProcessorCredentials(repositories.processorAccounts, config, batch),
+  };
+}
+
+/**
+ * vault:rotate's third part: the processor accounts' credentials (disabled accounts' too). An
+ * account whose credentials were replaced meanwhile (processor-account:rotate) is left as it is:
+ * its new credentials are under the active key already.
+ */
+async function rotateProcessorCredentials(
+  repository: ProcessorAccountsRepository,
+  config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS'>,
+  batch: number,
+) {
+  const cipher = new ProcessorCredentialsCipher(config.VAULT_KEYS);
+  const before = await repository.countByKey();
+  let rotated = 0;
+  let changedMeanwhile = 0;
+  for (;;) {
+    const page = await repository.findToRotate(cipher.activeKeyId, batch);
+    if (page.length === 0) break;
+    for (const account of page) {
+      if (await repository.replaceEncryption(account, cipher.reencrypt(account, account.id))) rotated++;
+      else changedMeanwhile++;
+    }
+  }
+  return {
+    rotated,
+    changed_meanwhile: changedMeanwhile,
+    credentials_by_key_before: before,
+    credentials_by_key_after: await repository.countByKey(),
   };
 }
 

@@ -480,7 +480,7 @@ export type AppConfig = z.infer<typeof configSchema>;
 export const SECRET_USERS = {
   JWT_SIGNING_KEY: ['gateway', 'admin', 'console'],
   IDEMPOTENCY_KEY_SECRET: ['gateway'],
-  VAULT_KEYS: ['gateway', 'charge-service', 'admin'],
+  VAULT_KEYS: ['gateway', 'charge-service', 'refund-cancel-service', 'admin'],
   VAULT_FINGERPRINT_SECRET: ['gateway', 'charge-service', 'admin'],
   PROCESSOR_CALLBACK_SECRET: ['gateway'],
   CONSOLE_SESSION_SECRET: ['console'],

@@ -237,9 +237,13 @@ describe('loadConfig', () => {
 
   it('requires of each process the secrets it uses, and only those', () => {
     const shared = { DATABASE_URL: valid.DATABASE_URL, REDIS_URL: valid.REDIS_URL };
-    for (const worker of ['refund-cancel-service', 'subscription-service', 'webhook-service'] as const)
+    for (const worker of ['subscription-service', 'webhook-service'] as const)
       expect(loadConfig(shared, worker).JWT_SIGNING_KEY).toBeUndefined();
     const vault = { VAULT_KEYS: valid.VAULT_KEYS, VAULT_FINGERPRINT_SECRET: valid.VAULT_FINGERPRINT_SECRET };
+    // it opens processor accounts' credentials, never a card: the vault's keys, not its fingerprint secret
+    const refunds = loadConfig({ ...shared, VAULT_KEYS: valid.VAULT_KEYS }, 'refund-cancel-service');
+    expect(refunds.JWT_SIGNING_KEY).toBeUndefined();
+    expect(refunds.VAULT_FINGERPRINT_SECRET).toBeUndefined();
     expect(loadConfig({ ...shared, ...vault }, 'charge-service').VAULT_KEYS).toHaveLength(1);
     const problems = (env: NodeJS.ProcessEnv, process: Parameters<typeof loadConfig>[1]) => {
       try {
@@ -250,6 +254,9 @@ describe('loadConfig', () => {
       }
       return [];
     };
+    expect(problems(shared, 'refund-cancel-service')).toEqual([
+      'VAULT_KEYS is required (the refund-cancel-service uses it)',
+    ]);
     expect(problems(shared, 'charge-service')).toEqual([
       'VAULT_KEYS is required (the charge-service uses it)',
       'VAULT_FINGERPRINT_SECRET is required (the charge-service uses it)',

@@ -35,6 +35,7 @@ import { TransfersRepository } from './payouts/transfers.repository';
 import { MerchantVerificationsRepository } from './accounts/merchant-verifications.repository';
 import { ExchangeRatesRepository } from './exchange-rates/exchange-rates.repository';
 import { PaymentOverviewRepository } from './overview/payment-overview.repository';
+import { ProcessorAccountsRepository } from './processors/processor-accounts.repository';
 
 import { DatabaseHealth } from './database-health';
 
@@ -75,6 +76,7 @@ const repositories = [
   MerchantVerificationsRepository,
   ExchangeRatesRepository,
   PaymentOverviewRepository,
+  ProcessorAccountsRepository,
 ];
 
 @Global()

@@ -86,3 +86,4 @@ export * from './overview/payment-overview.repository';
 export * from './payouts/bank-accounts.repository';
 export * from './payouts/payouts.repository';
 export * from './payouts/transfers.repository';
+export * from './processors/processor-accounts.repository';

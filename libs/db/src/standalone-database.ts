@@ -18,6 +18,7 @@ import { TransfersRepository } from './payouts/transfers.repository';
 import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 import { MerchantVerificationsRepository } from './accounts/merchant-verifications.repository';
 import { ExchangeRatesRepository } from './exchange-rates/exchange-rates.repository';
+import { ProcessorAccountsRepository } from './processors/processor-accounts.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -41,6 +42,7 @@ export class StandaloneDatabase {
   readonly transfers: TransfersRepository;
   readonly verifications: MerchantVerificationsRepository;
   readonly exchangeRates: ExchangeRatesRepository;
+  readonly processorAccounts: ProcessorAccountsRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -63,6 +65,7 @@ export class StandaloneDatabase {
     this.transfers = new TransfersRepository(this.prisma);
     this.verifications = new MerchantVerificationsRepository(this.prisma);
     this.exchangeRates = new ExchangeRatesRepository(this.prisma);
+    this.processorAccounts = new ProcessorAccountsRepository(this.prisma);
   }
 
   close(): Promise<void> {

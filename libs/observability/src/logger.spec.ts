@@ -30,6 +30,10 @@ describe('createLogger', () => {
           previousSigningSecret: 'whsec_three',
           authToken: 'hook-token-2',
         },
+        secretKey: 'sk_live_plain_one',
+        account: { secretKey: 'sk_live_plain_two', webhookSecret: 'komoju-hook-one' },
+        input: { secret_key: 'sk_live_plain_three', webhook_secret: 'komoju-hook-two' },
+        processor: { credentials: { key: 'sk_live_plain_four' } },
       },
       'request',
     );
@@ -47,6 +51,8 @@ describe('createLogger', () => {
       '76543210',
       '12345678',
       'c1phertext',
+      'sk_live_plain',
+      'komoju-hook',
     ]) {
       expect(text).not.toContain(leaked);
     }

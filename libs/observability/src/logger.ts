@@ -39,6 +39,17 @@ export const REDACTED_PATHS = [
   '*.accountNumber',
   'ciphertext',
   '*.ciphertext',
+  // a processor account's credentials (libs/vault ProcessorCredentials, and the CLI's names)
+  'secretKey',
+  '*.secretKey',
+  'secret_key',
+  '*.secret_key',
+  'webhookSecret',
+  '*.webhookSecret',
+  'webhook_secret',
+  '*.webhook_secret',
+  'credentials',
+  '*.credentials',
 ];
 
 export interface LoggerOptions {

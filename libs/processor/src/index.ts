@@ -8,6 +8,7 @@ export * from './test-qr-codes';
 export * from './http/http-payment-processor';
 export * from './wire';
 export * from './payment-processors';
+export * from './processor-accounts';
 export * from './komoju/komoju-errors';
 export * from './komoju/komoju-wire';
 export * from './komoju/komoju-payment-processor';

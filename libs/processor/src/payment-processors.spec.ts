@@ -2,6 +2,7 @@ import { ConfigError, loadConfig } from '@kessai/config';
 import { HttpPaymentProcessor } from './http/http-payment-processor';
 import { KomojuPaymentProcessor } from './komoju/komoju-payment-processor';
 import { PaymentProcessors } from './payment-processors';
+import type { ProcessorAccountSource, RoutedProcessorAccount } from './processor-accounts';
 import { StripePaymentProcessor } from './stripe/stripe-payment-processor';
 
 const env = {
@@ -48,5 +49,59 @@ describe('PaymentProcessors', () => {
     expect(new PaymentProcessors(loadConfig({ ...env, PORT: '3210' })).threeDsReturnUrl('c2')).toBe(
       'http://127.0.0.1:3210/processor/three_ds/return/c2',
     );
+  });
+
+  describe('forCharge', () => {
+    const account = (over: Partial<RoutedProcessorAccount> = {}): RoutedProcessorAccount => ({
+      id: 'a1',
+      provider: 'komoju',
+      mode: 'live',
+      version: 'k1:iv1',
+      credentials: () => ({ secretKey: 'sk_live_account', webhookSecret: 'account-webhook-secret' }),
+      ...over,
+    });
+    const source = (accounts: Record<string, RoutedProcessorAccount>): ProcessorAccountSource => ({
+      accountOfCharge: (chargeId) => Promise.resolve(accounts[chargeId] ?? null),
+    });
+
+    it('sends a routed charge to its account’s provider and any other to its mode’s default', async () => {
+      const processors = new PaymentProcessors(
+        loadConfig(env),
+        source({
+          komoju: account(),
+          stripe: account({ id: 'a2', provider: 'stripe' }),
+          simulator: account({ id: 'a3', provider: 'simulator', mode: 'test' }),
+          liveSimulator: account({ id: 'a4', provider: 'simulator', mode: 'live' }),
+        }),
+      );
+      expect(await processors.forCharge('komoju', 'live')).toBeInstanceOf(KomojuPaymentProcessor);
+      expect(await processors.forCharge('stripe', 'live')).toBeInstanceOf(StripePaymentProcessor);
+      expect(await processors.forCharge('simulator', 'test')).toBeInstanceOf(HttpPaymentProcessor);
+      // a live simulator account without PROCESSOR_LIVE_URL has nowhere to go
+      expect(await processors.forCharge('liveSimulator', 'live')).toBeNull();
+      expect(await processors.forCharge('unrouted', 'test')).toBe(processors.forMode('test'));
+      expect(await processors.forCharge('unrouted', 'live')).toBeNull();
+    });
+
+    it('keeps an account’s adapter until its credentials change, opening them once per change', async () => {
+      let opened = 0;
+      let current = account({
+        credentials: () => {
+          opened++;
+          return { secretKey: 'sk_1', webhookSecret: null };
+        },
+      });
+      const processors = new PaymentProcessors(loadConfig(env), {
+        accountOfCharge: () => Promise.resolve(current),
+      });
+      const first = await processors.forCharge('c1', 'live');
+      expect(await processors.forCharge('c2', 'live')).toBe(first);
+      expect(opened).toBe(1);
+      current = { ...current, version: 'k1:iv2' };
+      const rotated = await processors.forCharge('c1', 'live');
+      expect(rotated).toBeInstanceOf(KomojuPaymentProcessor);
+      expect(rotated).not.toBe(first);
+      expect(opened).toBe(2);
+    });
   });
 });

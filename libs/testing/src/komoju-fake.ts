@@ -137,6 +137,10 @@ export interface FakeKomoju {
   /** delivers an event of a payment (again), as KOMOJU does on its retries */
   deliver(event: string, paymentId: string): Promise<WebhookDelivery>;
   webhookUrl: string | undefined;
+  /** the secret key requests must carry: changed, the old one is refused (a key rolled at KOMOJU) */
+  secretKey: string;
+  /** what deliveries are signed with from now on */
+  webhookSecret: string;
   deliveries: WebhookDelivery[];
   close(): Promise<void>;
 }
@@ -169,7 +173,6 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
   /** what a pending 3-D Secure payment becomes when authenticated, and where the browser goes back */
   const challenges = new Map<string, { capture: boolean; returnUrl: string | null }>();
   const authentications = new Map<string, number>();
-  const expectedAuthorization = `Basic ${Buffer.from(`${options.secretKey}:`).toString('base64')}`;
 
   const fake: FakeKomoju = {
     url: '',
@@ -178,6 +181,8 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
     requests,
     createdFor: (order) => createdByOrder.get(order) ?? 0,
     webhookUrl: options.webhookUrl,
+    secretKey: options.secretKey,
+    webhookSecret: options.webhookSecret,
     deliveries,
     failNext: (count) => faults.failNext(count),
     delayNext: (count, ms) => faults.delayNext(count, ms),
@@ -211,7 +216,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
           'user-agent': 'Komoju-Webhook',
           'x-komoju-id': delivery.id,
           'x-komoju-event': event,
-          'x-komoju-signature': createHmac('sha256', options.webhookSecret).update(body).digest('hex'),
+          'x-komoju-signature': createHmac('sha256', fake.webhookSecret).update(body).digest('hex'),
         },
         body,
       );
@@ -443,7 +448,7 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
         .end(JSON.stringify(answer.body));
     // the 3-D Secure page (payment_details.redirect_url): the cardholder's browser, no API key
     if (pages.serve(request, response, raw)) return;
-    if (request.headers.authorization !== expectedAuthorization)
+    if (request.headers.authorization !== `Basic ${Buffer.from(`${fake.secretKey}:`).toString('base64')}`)
       return send(error(401, 'unauthorized', 'User authorization failed'));
     const method = request.method ?? 'GET';
     const url = new URL(request.url ?? '/', 'http://fake.invalid');

@@ -3,6 +3,7 @@ export * from './card-fingerprint';
 export * from './card-vault';
 export * from './cvv-cipher';
 export * from './pending-cvv-store';
+export * from './processor-credentials-cipher';
 export * from './sealing-keys';
 export * from './vault.providers';
 export * from './vault-errors';

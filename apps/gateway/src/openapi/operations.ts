@@ -944,11 +944,27 @@ const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
         'credential (docs/processors.md).',
       body: komojuEventSchema,
     },
+    receiveKomojuOfAccount: {
+      summary: 'A KOMOJU webhook delivery of one processor account',
+      description:
+        'The X-Komoju-Signature header (hex HMAC-SHA256 of the raw body, keyed with the webhook secret of ' +
+        'the processor account the path names) is the credential; a path naming no KOMOJU account answers ' +
+        '401 (docs/processors.md, "Processor accounts and routing").',
+      body: komojuEventSchema,
+    },
     receiveStripe: {
       summary: 'A Stripe webhook delivery',
       description:
         'The Stripe-Signature header (t=…,v1=hex HMAC-SHA256 of "t.body", STRIPE_WEBHOOK_SECRET), checked by ' +
         "stripe-node's webhooks.constructEvent, is the credential (docs/processors.md).",
+      body: stripeEventSchema,
+    },
+    receiveStripeOfAccount: {
+      summary: 'A Stripe webhook delivery of one processor account',
+      description:
+        'The Stripe-Signature header, checked with the signing secret of the processor account the path ' +
+        'names, is the credential; a path naming no Stripe account answers 401 (docs/processors.md, ' +
+        '"Processor accounts and routing").',
       body: stripeEventSchema,
     },
     threeDsReturn: {

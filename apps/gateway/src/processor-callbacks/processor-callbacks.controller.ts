@@ -80,6 +80,27 @@ export class ProcessorCallbacksController {
   }
 
   /**
+   * POST /processor/komoju/webhooks/:accountId: the webhook deliveries of one KOMOJU processor
+   * account (docs/processors.md, "Processor accounts"), verified with that account's webhook secret;
+   * an account that is no KOMOJU account of ours is refused as a bad signature is (401).
+   */
+  @Post('komoju/webhooks/:accountId')
+  @SignedNotice()
+  async receiveKomojuOfAccount(
+    @Param('accountId') accountId: string,
+    @Req() request: RawBodyRequest<FastifyRequest>,
+  ): Promise<void> {
+    await this.#penalizingRefusals(request, () =>
+      this.callbacks.receiveKomoju(
+        request.rawBody,
+        request.headers[KOMOJU_SIGNATURE_HEADER],
+        request.id,
+        accountId,
+      ),
+    );
+  }
+
+  /**
    * POST /processor/stripe/webhooks: Stripe's webhook deliveries, the Stripe-Signature over the raw
    * body (and its timestamp) the credential, limited and answered as POST /processor/callbacks is.
    */
@@ -88,6 +109,26 @@ export class ProcessorCallbacksController {
   async receiveStripe(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
     await this.#penalizingRefusals(request, () =>
       this.callbacks.receiveStripe(request.rawBody, request.headers[STRIPE_SIGNATURE_HEADER], request.id),
+    );
+  }
+
+  /**
+   * POST /processor/stripe/webhooks/:accountId: the webhook deliveries of one Stripe processor
+   * account, verified with that account's signing secret; refused as POST /processor/komoju/webhooks/:accountId is.
+   */
+  @Post('stripe/webhooks/:accountId')
+  @SignedNotice()
+  async receiveStripeOfAccount(
+    @Param('accountId') accountId: string,
+    @Req() request: RawBodyRequest<FastifyRequest>,
+  ): Promise<void> {
+    await this.#penalizingRefusals(request, () =>
+      this.callbacks.receiveStripe(
+        request.rawBody,
+        request.headers[STRIPE_SIGNATURE_HEADER],
+        request.id,
+        accountId,
+      ),
     );
   }
 

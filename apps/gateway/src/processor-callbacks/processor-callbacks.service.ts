@@ -5,6 +5,7 @@ import {
   ChargesRepository,
   DeferredPaymentsRepository,
   PayoutsRepository,
+  ProcessorAccountsRepository,
   TokenThreeDsRepository,
 } from '@kessai/db';
 import {
@@ -24,6 +25,7 @@ import {
   verifyStripeWebhook,
 } from '@kessai/processor';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { ProcessorCredentialsCipher } from '@kessai/vault';
 
 /**
  * Signed notices from the payment processor (docs/processor-simulator.md, "Callbacks"): an online
@@ -36,14 +38,18 @@ import { LOGGER, type Logger } from '@kessai/observability';
  */
 @Injectable()
 export class ProcessorCallbacksService {
+  readonly #credentials: ProcessorCredentialsCipher;
+
   constructor(
     private readonly charges: ChargesRepository,
     private readonly tokenThreeDs: TokenThreeDsRepository,
     private readonly deferredPayments: DeferredPaymentsRepository,
     private readonly payouts: PayoutsRepository,
+    private readonly processorAccounts: ProcessorAccountsRepository,
     @Inject(APP_CONFIG) private readonly config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
+    this.#credentials = new ProcessorCredentialsCipher(config.VAULT_KEYS);
     // live charges on KOMOJU answer through its webhooks: a gateway that could not verify them stops at start
     if (config.PROCESSOR_LIVE === 'komoju' && !config.KOMOJU_WEBHOOK_SECRET)
       throw new ConfigError(['KOMOJU_WEBHOOK_SECRET is required when PROCESSOR_LIVE=komoju']);
@@ -68,15 +74,20 @@ export class ProcessorCallbacksService {
 
   /**
    * A KOMOJU webhook delivery (docs/processors.md, "Webhooks"): its X-Komoju-Signature verified over
-   * the raw body with KOMOJU_WEBHOOK_SECRET, then recorded as the simulator's notices are. Events the
-   * charge path has no use for are acknowledged and change nothing.
+   * the raw body with KOMOJU_WEBHOOK_SECRET, or with the webhook secret of the processor account
+   * its path names (`accountId`), then recorded as the simulator's notices are. Events the charge
+   * path has no use for are acknowledged and change nothing.
    */
   async receiveKomoju(
     rawBody: Buffer | string | undefined,
     signatureHeader: string | string[] | undefined,
     correlationId: string,
+    accountId?: string,
   ): Promise<void> {
-    const secret = this.config.KOMOJU_WEBHOOK_SECRET;
+    const secret =
+      accountId === undefined
+        ? this.config.KOMOJU_WEBHOOK_SECRET
+        : await this.#accountWebhookSecret('komoju', accountId);
     const notice = this.#verified('KOMOJU webhook refused', () => {
       if (!secret) throw new InvalidProcessorCallbackError('no KOMOJU webhook secret is configured');
       return komojuEventToCallback(verifyKomojuWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
@@ -94,13 +105,29 @@ export class ProcessorCallbacksService {
     rawBody: Buffer | string | undefined,
     signatureHeader: string | string[] | undefined,
     correlationId: string,
+    accountId?: string,
   ): Promise<void> {
-    const secret = this.config.STRIPE_WEBHOOK_SECRET;
+    const secret =
+      accountId === undefined
+        ? this.config.STRIPE_WEBHOOK_SECRET
+        : await this.#accountWebhookSecret('stripe', accountId);
     const notice = this.#verified('Stripe webhook refused', () => {
       if (!secret) throw new InvalidProcessorCallbackError('no Stripe webhook secret is configured');
       return stripeEventToCallback(verifyStripeWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
     });
     if (notice) await this.#recordHosted(notice, correlationId);
+  }
+
+  /**
+   * The webhook secret of the processor account a webhook path names (decision 0055), decrypted for
+   * this check only; undefined when the path names no account of that provider, which is refused
+   * as a bad signature is. A disabled account's deliveries are still verified: the payments it took
+   * still send them.
+   */
+  async #accountWebhookSecret(provider: 'komoju' | 'stripe', accountId: string): Promise<string | undefined> {
+    const account = isUuid(accountId) ? await this.processorAccounts.find(accountId.toLowerCase()) : null;
+    if (!account || account.provider !== provider) return undefined;
+    return this.#credentials.open(account, account.id).webhookSecret ?? undefined;
   }
 
   /**

@@ -541,6 +541,8 @@ function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleEr
     issuerToken: null,
     threeDsIssuerToken: null,
     ledgerId: null,
+    // the trigger's choice is not read back: the answer to the merchant never shows it
+    processorAccountId: null,
     createdOn,
     updatedOn: createdOn,
   });
@@ -585,6 +587,7 @@ function chargeOfRow(row: RowOf<typeof FIND_CHARGES.columns>): Charge {
     expiresOn: row.expires_on,
     matchAmount: row.match_amount,
     ledgerId: row.ledger_id,
+    processorAccountId: row.processor_account_id,
     metadata: row.metadata,
     createdOn: row.created_on,
     updatedOn: row.updated_on,

@@ -370,6 +370,7 @@ const CHARGE_COLUMNS = {
   expires_on: pg.nullable(pg.timestamptz),
   match_amount: pg.nullable(pg.textOf<MatchAmount>()),
   ledger_id: pg.nullable(pg.text),
+  processor_account_id: pg.nullable(pg.text),
   metadata: pg.jsonb<JsonValue>(),
   created_on: pg.timestamptz,
   updated_on: pg.timestamptz,
@@ -383,7 +384,8 @@ const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, transaction_
            capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
            refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
            processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-           match_amount::text, ledger_id::text, metadata, created_on, updated_on`;
+           match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
+           updated_on`;
 
 export const FIND_CHARGES = defineStatement({
   name: 'charges_find_by_ids',

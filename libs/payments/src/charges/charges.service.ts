@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import {
   CapturesRepository,
   ChargesRepository,
+  ProcessorAccountsRepository,
   StoresRepository,
   TransactionTokensRepository,
   type AccessScope,
@@ -49,6 +50,7 @@ import type { CaptureInput, ChargeInput } from './charge-inputs';
 import {
   LIVE_PROCESSOR_LIMITS,
   liveProcessorRefusal,
+  processorLimitsOf,
   refusesPartialCapture,
   type LiveProcessorLimits,
 } from './live-processor-limits';
@@ -88,6 +90,9 @@ export class ChargesService {
     @Optional()
     @Inject(LIVE_PROCESSOR_LIMITS)
     private readonly liveLimits: LiveProcessorLimits | null = null,
+    @Optional()
+    @Inject(ProcessorAccountsRepository)
+    private readonly processorAccounts: ProcessorAccountsRepository | null = null,
   ) {
     this.#chargeableTokens = new Coalescer((keys) => this.tokens.findChargeableMany(keys), {
       maxItems: 200,
@@ -298,10 +303,22 @@ export class ChargesService {
   }
 
   /**
+   * What the processor holding the charge's payment cannot do: its processor account's provider
+   * when the charge was routed to one (decision 0055), else the live default's for a live charge.
+   */
+  async #limitsOf(charge: Charge): Promise<LiveProcessorLimits | null> {
+    if (charge.processorAccountId !== null && this.processorAccounts) {
+      const account = await this.processorAccounts.find(charge.processorAccountId);
+      return account ? processorLimitsOf(account.provider) : null;
+    }
+    return charge.mode === 'live' ? this.liveLimits : null;
+  }
+
+  /**
    * Asks for the capture of an authorized charge (partial allowed, same currency), `charge` as
    * find() read it; charge-service carries it out. The charge shows the result once captured. A
-   * live charge whose processor captures the whole authorization only (KOMOJU) is refused a smaller
-   * capture here, never sent to fail at the processor (docs/processors.md, "Unsupported"). With
+   * charge whose processor captures the whole authorization only (KOMOJU, the live default or the
+   * charge's processor account) is refused a smaller capture here, never sent to fail at the processor (docs/processors.md, "Unsupported"). With
    * `audit` (a console write) the capture and its audit row share one transaction.
    */
   async capture(
@@ -310,10 +327,7 @@ export class ChargesService {
     correlation: Correlation,
     options: { audit?: AuditEntry } = {},
   ): Promise<void> {
-    if (
-      charge.mode === 'live' &&
-      refusesPartialCapture(this.liveLimits, BigInt(request.amount), charge.requestedAmount)
-    ) {
+    if (refusesPartialCapture(await this.#limitsOf(charge), BigInt(request.amount), charge.requestedAmount)) {
       throw new BusinessRuleError('PARTIAL_CAPTURE_NOT_SUPPORTED', [
         { field: 'amount', reason: 'PARTIAL_CAPTURE_NOT_SUPPORTED' },
       ]);

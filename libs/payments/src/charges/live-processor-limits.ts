@@ -19,7 +19,15 @@ export interface LiveProcessorLimits {
 export const LIVE_PROCESSOR_LIMITS = Symbol('LIVE_PROCESSOR_LIMITS');
 
 export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>): LiveProcessorLimits | null {
-  if (config.PROCESSOR_LIVE === 'stripe') {
+  return processorLimitsOf(config.PROCESSOR_LIVE);
+}
+
+/**
+ * What a provider cannot take: `komoju` and `stripe` (PROCESSOR_LIVE's values, and a processor
+ * account's provider); null for the simulator's protocol (`http`, `simulator`), which takes everything.
+ */
+export function processorLimitsOf(provider: string): LiveProcessorLimits | null {
+  if (provider === 'stripe') {
     return {
       processor: 'stripe',
       // customer_balance bank transfers are a later slice
@@ -30,7 +38,7 @@ export function liveProcessorLimitsOf(config: Pick<AppConfig, 'PROCESSOR_LIVE'>)
       partialCapture: STRIPE_CAPABILITIES.partialCapture,
     };
   }
-  if (config.PROCESSOR_LIVE !== 'komoju') return null;
+  if (provider !== 'komoju') return null;
   return {
     processor: 'komoju',
     paymentTypes: KOMOJU_CAPABILITIES.bankTransfer

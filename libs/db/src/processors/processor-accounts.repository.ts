@@ -1,0 +1,162 @@
+import { Injectable } from '@nestjs/common';
+import type {
+  ProcessingMode,
+  ProcessorAccount,
+  ProcessorAccountStatus,
+  ProcessorRoute,
+  ProcessorRoutePaymentType,
+} from '../generated/prisma/client';
+import { PrismaService } from '../prisma.service';
+
+export type {
+  ProcessorAccount,
+  ProcessorAccountStatus,
+  ProcessorProvider,
+  ProcessorRoute,
+  ProcessorRoutePaymentType,
+} from '../generated/prisma/client';
+
+/** What a route is chosen by: one store's charges of a mode, payment type and currency (or `*`). */
+export interface ProcessorRouteKey {
+  storeId: string;
+  mode: ProcessingMode;
+  paymentType: ProcessorRoutePaymentType;
+  currency: string;
+}
+
+/** A charge as the operator sees its processing: the account it was routed to, and the provider's payment id. */
+export interface ChargeProcessing {
+  id: string;
+  merchantId: string;
+  storeId: string;
+  mode: ProcessingMode;
+  status: string;
+  processorReference: string | null;
+  processorAccount: Pick<ProcessorAccount, 'id' | 'provider' | 'name' | 'status'> | null;
+}
+
+/** A new row: every column but the status and the timestamps; `id` chosen by the caller (the cipher binds it). */
+export type NewProcessorAccount = Omit<ProcessorAccount, 'status' | 'createdOn' | 'updatedOn'>;
+
+/** The encrypted columns of an account's credentials. */
+export type ProcessorAccountEncryption = Pick<ProcessorAccount, 'keyId' | 'iv' | 'ciphertext' | 'authTag'>;
+
+/**
+ * Processor accounts (docs/processors.md, "Processor accounts"; decision 0055): a merchant's
+ * accounts at payment processors, their credentials encrypted (libs/vault
+ * ProcessorCredentialsCipher). The operator's CLI writes them; the services calling processors
+ * read the account a charge was routed to.
+ */
+@Injectable()
+export class ProcessorAccountsRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  create(account: NewProcessorAccount): Promise<ProcessorAccount> {
+    return this.prisma.processorAccount.create({ data: account });
+  }
+
+  find(id: string): Promise<ProcessorAccount | null> {
+    return this.prisma.processorAccount.findUnique({ where: { id } });
+  }
+
+  /** A merchant's accounts, newest first. */
+  listForMerchant(merchantId: string): Promise<ProcessorAccount[]> {
+    return this.prisma.processorAccount.findMany({
+      where: { merchantId },
+      orderBy: [{ createdOn: 'desc' }, { id: 'desc' }],
+    });
+  }
+
+  /** New credentials for an account (null: no such account). */
+  async replaceCredentials(id: string, next: ProcessorAccountEncryption): Promise<ProcessorAccount | null> {
+    const { count } = await this.prisma.processorAccount.updateMany({
+      where: { id },
+      data: { keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, authTag: next.authTag },
+    });
+    return count > 0 ? this.find(id) : null;
+  }
+
+  /** null: no such account. */
+  async setStatus(id: string, status: ProcessorAccountStatus): Promise<ProcessorAccount | null> {
+    const { count } = await this.prisma.processorAccount.updateMany({ where: { id }, data: { status } });
+    return count > 0 ? this.find(id) : null;
+  }
+
+  /** Up to `limit` accounts whose credentials another key than `activeKeyId` encrypted (vault:rotate). */
+  findToRotate(activeKeyId: string, limit: number): Promise<ProcessorAccount[]> {
+    return this.prisma.processorAccount.findMany({
+      where: { keyId: { not: activeKeyId } },
+      orderBy: { id: 'asc' },
+      take: limit,
+    });
+  }
+
+  /**
+   * The same credentials under another key (vault:rotate); false when they changed since `old` was
+   * read (a rotation of the account's credentials meanwhile), which leaves them as they are.
+   */
+  async replaceEncryption(
+    old: Pick<ProcessorAccount, 'id' | 'keyId' | 'iv'>,
+    next: ProcessorAccountEncryption,
+  ): Promise<boolean> {
+    const { count } = await this.prisma.processorAccount.updateMany({
+      where: { id: old.id, keyId: old.keyId, iv: { equals: old.iv } },
+      data: { keyId: next.keyId, iv: next.iv, ciphertext: next.ciphertext, authTag: next.authTag },
+    });
+    return count > 0;
+  }
+
+  /** How many accounts' credentials each key encrypted. */
+  async countByKey(): Promise<Record<string, number>> {
+    const rows = await this.prisma.processorAccount.groupBy({ by: ['keyId'], _count: { _all: true } });
+    return Object.fromEntries(rows.map((row) => [row.keyId, row._count._all]));
+  }
+
+  /** The account a charge was routed to when it was created; null: none, the mode's default processor. */
+  async findForCharge(chargeId: string): Promise<ProcessorAccount | null> {
+    const charge = await this.prisma.charge.findUnique({
+      where: { id: chargeId },
+      select: { processorAccount: true },
+    });
+    return charge?.processorAccount ?? null;
+  }
+
+  /** A charge's processing for the operator (null: no such charge). */
+  findChargeProcessing(chargeId: string): Promise<ChargeProcessing | null> {
+    return this.prisma.charge.findUnique({
+      where: { id: chargeId },
+      select: {
+        id: true,
+        merchantId: true,
+        storeId: true,
+        mode: true,
+        status: true,
+        processorReference: true,
+        processorAccount: { select: { id: true, provider: true, name: true, status: true } },
+      },
+    });
+  }
+
+  /** Sets the route of `key` to `processorAccountId`, replacing the one it had. */
+  setRoute(key: ProcessorRouteKey, processorAccountId: string): Promise<ProcessorRoute> {
+    return this.prisma.processorRoute.upsert({
+      where: { storeId_mode_paymentType_currency: key },
+      create: { ...key, processorAccountId },
+      update: { processorAccountId },
+    });
+  }
+
+  /** false: the store had no such route. */
+  async clearRoute(key: ProcessorRouteKey): Promise<boolean> {
+    const { count } = await this.prisma.processorRoute.deleteMany({ where: key });
+    return count > 0;
+  }
+
+  /** A store's routes, by mode, payment type and currency. */
+  listRoutes(storeId: string): Promise<ProcessorRoute[]> {
+    return this.prisma.processorRoute.findMany({
+      where: { storeId },
+      orderBy: [{ mode: 'asc' }, { paymentType: 'asc' }, { currency: 'asc' }],
+    });
+  }
+}
