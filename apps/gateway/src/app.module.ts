@@ -29,6 +29,7 @@ import { HostedCheckoutController } from './hosted-checkout/hosted-checkout.cont
 import { HostedPagesService } from './hosted-checkout/hosted-pages.service';
 import { LinkPaymentsService } from './hosted-checkout/link-payments.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
+import { TokenAliasesController } from './transaction-tokens/token-aliases.controller';
 import { ChargesController } from './charges/charges.controller';
 import { RefundsController } from './refunds/refunds.controller';
 import { CancelsController } from './cancels/cancels.controller';
@@ -57,6 +58,7 @@ export const GATEWAY_CONTROLLERS = [
   LoginController,
   PasswordResetsController,
   TransactionTokensController,
+  TokenAliasesController,
   ChargesController,
   RefundsController,
   CancelsController,

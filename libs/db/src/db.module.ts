@@ -12,6 +12,7 @@ import { OutboxRepository } from './outbox/outbox.repository';
 import { PasswordResetsRepository } from './accounts/password-resets.repository';
 import { TransactionTokensRepository } from './tokens/transaction-tokens.repository';
 import { TokenThreeDsRepository } from './tokens/token-three-ds.repository';
+import { TransactionTokenAliasesRepository } from './tokens/transaction-token-aliases.repository';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
 import { ChargesRepository } from './charges/charges.repository';
 import { CapturesRepository } from './charges/captures.repository';
@@ -50,6 +51,7 @@ const repositories = [
   OutboxRepository,
   TransactionTokensRepository,
   TokenThreeDsRepository,
+  TransactionTokenAliasesRepository,
   DailyQuotas,
   IdempotencyRecordsRepository,
   ChargesRepository,

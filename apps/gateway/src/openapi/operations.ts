@@ -53,6 +53,8 @@ import { advanceTestClockSchema, createTestClockSchema } from '../test-clocks/te
 import type { TransactionHistoryController } from '../transaction-history/transaction-history.controller';
 import { listTransactionHistorySchema } from '../transaction-history/transaction-history.schemas';
 import type { TransactionTokensController } from '../transaction-tokens/transaction-tokens.controller';
+import type { TokenAliasesController } from '../transaction-tokens/token-aliases.controller';
+import { createTokenAliasSchema, tokenAliasQuerySchema } from '../transaction-tokens/token-alias.schemas';
 import {
   confirmTokenSchema,
   createTokenSchema,
@@ -296,6 +298,31 @@ const tokens: ControllerDocs<TransactionTokensController> = {
       ok: 'TransactionToken',
     },
     delete: { summary: 'Deactivate a transaction token', sdk: 'transactionTokens.delete' },
+  },
+};
+
+const tokenAliases: ControllerDocs<TokenAliasesController> = {
+  tag: 'Temporary token aliases',
+  operations: {
+    create: {
+      summary: 'A temporary alias of a transaction token',
+      description:
+        'For an active token of the app token’s store and mode: a key valid until `valid_until` (30 ' +
+        'minutes unless told, at most 24 hours ahead), with an optional amount and metadata.',
+      sdk: 'TemporaryTokenAlias.create',
+      body: createTokenAliasSchema,
+      ok: 'CreatedTokenAlias',
+    },
+    get: {
+      summary: 'Get a temporary token alias',
+      description:
+        'While it is valid and not deleted, else 404. Only `media=json`: the QR image is not served. ' +
+        'Also callable with a secret-less store token from an Origin in its domains.',
+      sdk: 'TemporaryTokenAlias.get',
+      query: tokenAliasQuerySchema,
+      ok: 'TokenAlias',
+    },
+    delete: { summary: 'Delete a temporary token alias', sdk: 'TemporaryTokenAlias.delete' },
   },
 };
 
@@ -983,6 +1010,7 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   RefundsController: refunds,
   CancelsController: cancels,
   TransactionTokensController: tokens,
+  TokenAliasesController: tokenAliases,
   SubscriptionsController: subscriptions,
   TestClocksController: testClocks,
   TransactionHistoryController: history,

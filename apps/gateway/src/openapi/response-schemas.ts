@@ -52,6 +52,10 @@ import { type presentStoreListItem, type presentStoreWithMerchant } from '../sto
 import { type presentBatch } from '../subscriptions/subscription-batch.presenter';
 import { type presentTransaction } from '../transaction-history/transaction.presenter';
 import { type presentTokenThreeDsIssuerToken } from '../transaction-tokens/token-three-ds.presenter';
+import {
+  type presentCreatedTokenAlias,
+  type presentTokenAlias,
+} from '../transaction-tokens/token-alias.presenter';
 import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
@@ -253,6 +257,28 @@ export const TransactionToken = resource({
   metadata,
 });
 export const TransactionTokenListItem = TransactionToken.extend(listNames);
+
+export const CreatedTokenAlias = resource({
+  key: uuid.describe('the alias: GET /stores/{store_id}/tokens/alias/{key}'),
+  valid_until: instant,
+});
+
+export const TokenAlias = resource({
+  id: uuid.describe('the transaction token the alias stands for'),
+  merchant_id: uuid,
+  store_id: uuid,
+  email: z.string().optional(),
+  payment_type: z.enum(PAYMENT_TYPES),
+  active: z.boolean(),
+  mode,
+  type: z.enum(TOKEN_TYPES),
+  created_on: instant.describe('when the alias was made'),
+  last_used_on: instant.describe('the token’s: created_on until it is first charged'),
+  amount: money.optional(),
+  currency: z.string().optional(),
+  alias_metadata: metadata,
+  valid_until: instant.describe('Kessai’s: the alias is found until then'),
+});
 
 const scheduledPaymentFields = {
   due_date: z.string().describe('YYYY-MM-DD, the local date in zone_id'),
@@ -950,6 +976,8 @@ export const RESPONSE_SCHEMAS = {
   Cancel,
   TransactionToken,
   TransactionTokenListItem,
+  CreatedTokenAlias,
+  TokenAlias,
   PlannedPayment,
   ScheduledPayment,
   Subscription,
@@ -1017,6 +1045,8 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentRefund>, typeof Refund>,
   true satisfies Agrees<Out<typeof presentCancel>, typeof Cancel>,
   true satisfies Agrees<Out<typeof presentToken>, typeof TransactionToken>,
+  true satisfies Agrees<Out<typeof presentCreatedTokenAlias>, typeof CreatedTokenAlias>,
+  true satisfies Agrees<Out<typeof presentTokenAlias>, typeof TokenAlias>,
   true satisfies Agrees<Out<typeof presentTokenListItem>, typeof TransactionTokenListItem>,
   true satisfies Agrees<Out<typeof presentTokenThreeDsIssuerToken>, typeof ThreeDsIssuerToken>,
   true satisfies Agrees<Out<typeof presentPlannedPayment>, typeof PlannedPayment>,
