@@ -13,6 +13,7 @@ import { PasswordResetsRepository } from './accounts/password-resets.repository'
 import { TransactionTokensRepository } from './tokens/transaction-tokens.repository';
 import { TokenThreeDsRepository } from './tokens/token-three-ds.repository';
 import { TransactionTokenAliasesRepository } from './tokens/transaction-token-aliases.repository';
+import { CustomerLoginCodesRepository } from './accounts/customer-login-codes.repository';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
 import { ChargesRepository } from './charges/charges.repository';
 import { CapturesRepository } from './charges/captures.repository';
@@ -47,6 +48,7 @@ const repositories = [
   MerchantUsersRepository,
   LoginSessionsRepository,
   PasswordResetsRepository,
+  CustomerLoginCodesRepository,
   WebhooksRepository,
   OutboxRepository,
   TransactionTokensRepository,

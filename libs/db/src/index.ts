@@ -53,6 +53,7 @@ export * from './accounts/merchants.repository';
 export * from './accounts/merchant-users.repository';
 export * from './accounts/login-sessions.repository';
 export * from './accounts/password-resets.repository';
+export * from './accounts/customer-login-codes.repository';
 export * from './accounts/app-tokens.repository';
 export * from './accounts/merchant-verifications.repository';
 export * from './exchange-rates/exchange-rates.repository';

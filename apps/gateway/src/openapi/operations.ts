@@ -2,7 +2,12 @@ import type { ZodTypeAny } from 'zod';
 import { komojuEventSchema, processorCallbackWireSchema, stripeEventSchema } from '@kessai/processor';
 import type { LoginController } from '../accounts/login.controller';
 import type { PasswordResetsController } from '../accounts/password-resets.controller';
-import { credentials, resetConfirmation, resetRequest } from '../accounts/account.schemas';
+import {
+  credentials,
+  customerAuthenticationSchema,
+  resetConfirmation,
+  resetRequest,
+} from '../accounts/account.schemas';
 import type { AppJwtsController } from '../app-jwts/app-jwts.controller';
 import { createAppJwtSchema } from '../app-jwts/app-jwt.schemas';
 import type { CancelsController } from '../cancels/cancels.controller';
@@ -54,6 +59,7 @@ import type { TransactionHistoryController } from '../transaction-history/transa
 import { listTransactionHistorySchema } from '../transaction-history/transaction-history.schemas';
 import type { TransactionTokensController } from '../transaction-tokens/transaction-tokens.controller';
 import type { TokenAliasesController } from '../transaction-tokens/token-aliases.controller';
+import type { CustomerLoginsController } from '../accounts/customer-logins.controller';
 import { createTokenAliasSchema, tokenAliasQuerySchema } from '../transaction-tokens/token-alias.schemas';
 import {
   confirmTokenSchema,
@@ -716,6 +722,34 @@ const passwordResets: ControllerDocs<PasswordResetsController> = {
   },
 };
 
+const customerLoginDescription =
+  '`{email}` (refers.sendCode) mails a six-digit code to a customer of the store (an address it has a ' +
+  'token for) and answers `{}` whoever the address is; `{email, otp}` (refers.authorize) trades the ' +
+  'code for a customer token `{jwt}` (30 minutes) that may change the card of, or cancel, that ' +
+  'customer’s own subscriptions and nothing else. A code lives 10 minutes and 5 tries (400 ' +
+  'WRONG_CONFIRMATION_CODE, then EXPIRED_OTP_TOKEN). Also callable with the store’s secret-less ' +
+  'token from an Origin in its domains; each customer throttled as POST /authenticate.';
+
+const customerLogins: ControllerDocs<CustomerLoginsController> = {
+  tag: 'Customers',
+  operations: {
+    authenticate: {
+      summary: 'A store customer’s login code, or its customer token (the app token’s store)',
+      description: customerLoginDescription,
+      sdk: 'refers.sendCode, refers.authorize',
+      body: customerAuthenticationSchema,
+      ok: 'CustomerAuthentication',
+    },
+    authenticateInStore: {
+      summary: 'A store customer’s login code, or its customer token',
+      description: customerLoginDescription,
+      sdk: 'refers.sendCode, refers.authorize',
+      body: customerAuthenticationSchema,
+      ok: 'CustomerAuthentication',
+    },
+  },
+};
+
 const me: ControllerDocs<MeController> = {
   tag: 'Merchants',
   operations: { me: { summary: 'The calling merchant', sdk: 'merchants.me', ok: 'Merchant' } },
@@ -1022,6 +1056,7 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   AppJwtsController: appJwts,
   LoginController: login,
   PasswordResetsController: passwordResets,
+  CustomerLoginsController: customerLogins,
   MeController: me,
   VerificationController: verification,
   ExchangeRatesController: exchangeRates,

@@ -523,6 +523,15 @@ export const IssuedAppJwt = AppJwt.extend({
   secret: z.string().describe('shown once: send `Authorization: Bearer <secret>.<jwt>`'),
 });
 
+export const CustomerAuthentication = resource({
+  jwt: z
+    .string()
+    .optional()
+    .describe(
+      'with `otp` only: the customer token, sent as `Authorization: Bearer <jwt>`; absent when a code is asked for',
+    ),
+});
+
 export const LoginToken = resource({
   token: z.string().describe('send `Authorization: Bearer <token>`'),
   user_id: uuid,
@@ -993,6 +1002,7 @@ export const RESPONSE_SCHEMAS = {
   AppJwt,
   IssuedAppJwt,
   LoginToken,
+  CustomerAuthentication,
   CheckoutInfo,
   CheckoutForm,
   CheckoutLink,
