@@ -5,3 +5,4 @@ export * from './token-three-ds.service';
 export * from './token-aliases.service';
 export * from './token-confirmation';
 export * from './qr-brand';
+export * from './online-gateways';

@@ -21,7 +21,7 @@ import {
   updateChargeSchema,
 } from '../charges/charge.schemas';
 import type { CheckoutInfoController } from '../checkout-info/checkout-info.controller';
-import { checkoutInfoQuery } from '../checkout-info/checkout-info.schemas';
+import { checkoutGatewaySchema, checkoutInfoQuery } from '../checkout-info/checkout-info.schemas';
 import type { CheckoutController } from '../checkout/checkout.controller';
 import {
   checkoutInfoQuerySchema,
@@ -813,6 +813,16 @@ const checkoutInfo: ControllerDocs<CheckoutInfoController> = {
       sdk: 'checkoutInfo.get',
       query: checkoutInfoQuery,
       ok: 'CheckoutInfo',
+    },
+    gateway: {
+      summary: 'The wallets behind an online gateway brand (Alipay+)',
+      description:
+        '`alipay_plus_online` in test mode: the Alipay+ wallets, each an online brand a token may ' +
+        'name. Live mode, `we_chat_online` (its in-browser `app_id`/`open_id`) and every other brand: ' +
+        '400 NOT_SUPPORTED_BY_PROCESSOR. Also callable with a secret-less app token from an Origin in its domains.',
+      sdk: 'checkoutInfo.gateway',
+      body: checkoutGatewaySchema,
+      ok: 'CheckoutGateway',
     },
   },
 };

@@ -44,7 +44,11 @@ import {
   type presentBankTransferConfiguration,
 } from '@kessai/store-configuration';
 import { type presentAppJwt, type presentIssuedAppJwt } from '../app-jwts/app-jwt.presenter';
-import { type presentCheckoutInfo, type supportedBrands } from '../checkout-info/checkout-info.presenter';
+import {
+  type presentCheckoutGateway,
+  type presentCheckoutInfo,
+  type supportedBrands,
+} from '../checkout-info/checkout-info.presenter';
 import { type CheckoutService } from '../checkout/checkout.service';
 import { type LinkPaymentView } from '../hosted-checkout/link-payments.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
@@ -521,6 +525,18 @@ export const AppJwt = resource({
 export const IssuedAppJwt = AppJwt.extend({
   jwt: z.string(),
   secret: z.string().describe('shown once: send `Authorization: Bearer <secret>.<jwt>`'),
+});
+
+export const CheckoutGateway = resource({
+  service: z.literal('alipay_plus_online'),
+  service_name: z.string(),
+  brands: z.array(
+    resource({
+      brand_name: z.string().describe('the online brand to put on the token (`data.brand`)'),
+      brand_display_name: z.string(),
+      extras: resource({}),
+    }),
+  ),
 });
 
 export const CustomerAuthentication = resource({
@@ -1003,6 +1019,7 @@ export const RESPONSE_SCHEMAS = {
   IssuedAppJwt,
   LoginToken,
   CustomerAuthentication,
+  CheckoutGateway,
   CheckoutInfo,
   CheckoutForm,
   CheckoutLink,
@@ -1055,6 +1072,7 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentRefund>, typeof Refund>,
   true satisfies Agrees<Out<typeof presentCancel>, typeof Cancel>,
   true satisfies Agrees<Out<typeof presentToken>, typeof TransactionToken>,
+  true satisfies Agrees<Out<typeof presentCheckoutGateway>, typeof CheckoutGateway>,
   true satisfies Agrees<Out<typeof presentCreatedTokenAlias>, typeof CreatedTokenAlias>,
   true satisfies Agrees<Out<typeof presentTokenAlias>, typeof TokenAlias>,
   true satisfies Agrees<Out<typeof presentTokenListItem>, typeof TransactionTokenListItem>,
