@@ -29,6 +29,8 @@ import { HostedCheckoutController } from './hosted-checkout/hosted-checkout.cont
 import { HostedPagesService } from './hosted-checkout/hosted-pages.service';
 import { LinkPaymentsService } from './hosted-checkout/link-payments.service';
 import { TransactionTokensController } from './transaction-tokens/transaction-tokens.controller';
+import { TokenAliasesController } from './transaction-tokens/token-aliases.controller';
+import { CustomerLoginsController } from './accounts/customer-logins.controller';
 import { ChargesController } from './charges/charges.controller';
 import { RefundsController } from './refunds/refunds.controller';
 import { CancelsController } from './cancels/cancels.controller';
@@ -56,7 +58,9 @@ export const GATEWAY_CONTROLLERS = [
   AppJwtsController,
   LoginController,
   PasswordResetsController,
+  CustomerLoginsController,
   TransactionTokensController,
+  TokenAliasesController,
   ChargesController,
   RefundsController,
   CancelsController,

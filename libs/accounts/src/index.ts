@@ -6,6 +6,8 @@ export * from './merchant-users.service';
 export * from './login.service';
 export * from './password-reset.service';
 export * from './password-reset-delivery';
+export * from './customer-logins.service';
+export * from './customer-login-delivery';
 export * from './passwords';
 export * from './store-inputs';
 export * from './stores.service';

@@ -150,8 +150,9 @@ export const configSchema = z.object({
    */
   CVV_TTL_SECONDS: positiveInt.max(86_400).default(3_600),
   /**
-   * Where outgoing mail (password reset tokens) is written as one JSON file per message, until a mail
-   * sender exists. Unset: reset tokens are created and recorded as outbox events but not delivered.
+   * Where outgoing mail (password reset tokens, token confirmation codes, store customers' login
+   * codes) is written as one JSON file per message, until a mail sender exists. Unset: they are
+   * created and recorded (reset tokens as outbox events, codes as hashes) but not delivered.
    */
   MAIL_DROP_DIR: z.string().min(1).optional(),
   /**

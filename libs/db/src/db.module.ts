@@ -12,6 +12,8 @@ import { OutboxRepository } from './outbox/outbox.repository';
 import { PasswordResetsRepository } from './accounts/password-resets.repository';
 import { TransactionTokensRepository } from './tokens/transaction-tokens.repository';
 import { TokenThreeDsRepository } from './tokens/token-three-ds.repository';
+import { TransactionTokenAliasesRepository } from './tokens/transaction-token-aliases.repository';
+import { CustomerLoginCodesRepository } from './accounts/customer-login-codes.repository';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
 import { ChargesRepository } from './charges/charges.repository';
 import { CapturesRepository } from './charges/captures.repository';
@@ -48,10 +50,12 @@ const repositories = [
   MerchantUsersRepository,
   LoginSessionsRepository,
   PasswordResetsRepository,
+  CustomerLoginCodesRepository,
   WebhooksRepository,
   OutboxRepository,
   TransactionTokensRepository,
   TokenThreeDsRepository,
+  TransactionTokenAliasesRepository,
   DailyQuotas,
   IdempotencyRecordsRepository,
   ChargesRepository,

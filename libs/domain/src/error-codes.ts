@@ -47,6 +47,8 @@ export const ERROR_CODES = {
     'NOT_SUBSCRIPTION_TOKEN',
     'NOT_ONLINE_CHARGE',
     'EITHER_PERIOD_OR_DATE',
+    // a customer's login code that is spent, expired, or was never sent (decision 0058)
+    'EXPIRED_OTP_TOKEN',
     'ONLINE_PROCESSING_DISABLED',
     'PAYMENT_TYPE_NOT_ALLOWED',
     'POSITIVE_EXPIRY_EXTENSION_REQUIRED',

@@ -24,6 +24,7 @@ describe('createLogger', () => {
         secret: 'plain-secret',
         bankAccount: { accountNumber: '76543210', ciphertext: 'c1phertext' },
         account_number: '12345678',
+        login: { email: 'hanako@example.test', otp: '493817' },
         webhook: { signing_secret: 'whsec_one', auth_token: 'Bearer hook-token' },
         delivery: {
           signingSecret: 'whsec_two',
@@ -41,6 +42,7 @@ describe('createLogger', () => {
     expect(text).toContain('"service":"test"');
     expect(text).toContain('[redacted]');
     for (const leaked of [
+      '493817',
       's3cret',
       '4242424242424242',
       '4000000000000002',

@@ -23,6 +23,9 @@ export const REDACTED_PATHS = [
   '*.*.cvv',
   'auth_token',
   '*.auth_token',
+  // a store customer's login code (refers.authorize)
+  'otp',
+  '*.otp',
   // webhook signing secrets (whsec_…), in either casing
   'signing_secret',
   '*.signing_secret',

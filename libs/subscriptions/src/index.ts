@@ -1,6 +1,7 @@
 export * from './subscriptions.module';
 export * from './subscription-inputs';
 export * from './subscriptions.service';
+export * from './customer-subscriptions.service';
 export * from './scheduled-payments.service';
 export * from './subscription-batches.service';
 export * from './test-clocks.service';

@@ -21,3 +21,14 @@ export const resetConfirmation = z
     password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_MAX_LENGTH),
   })
   .strict();
+
+/**
+ * POST (/stores/{storeId})/customers/authenticate: `{email}` asks for a code (refers.sendCode),
+ * `{email, otp}` trades it for a customer token (refers.authorize).
+ */
+export const customerAuthenticationSchema = z
+  .object({
+    email: z.string().trim().email().max(254),
+    otp: z.string().trim().min(1).max(20).optional(),
+  })
+  .strict();

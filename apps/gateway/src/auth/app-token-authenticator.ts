@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
-import { LoginService } from '@kessai/accounts';
+import { CustomerLoginsService, LoginService } from '@kessai/accounts';
 import {
   CHECKOUT_LINK_SUBJECT,
+  CUSTOMER_TOKEN_SUBJECT,
   checkoutLinkSecretMatches,
   InvalidAppTokenError,
   LOGIN_TOKEN_SUBJECT,
@@ -28,8 +29,8 @@ const MAX_VERIFIED = 10_000;
 
 /**
  * Turns an Authorization header into a Principal, or refuses it with the reason in the envelope:
- * app tokens (`Bearer <secret>.<jwt>`, `Bearer <jwt>`) and merchant users' login tokens
- * (`Bearer <jwt>` whose subject is login_token).
+ * app tokens (`Bearer <secret>.<jwt>`, `Bearer <jwt>`), merchant users' login tokens
+ * (`Bearer <jwt>` whose subject is login_token), checkout links' and store customers' tokens.
  */
 @Injectable()
 export class AppTokenAuthenticator {
@@ -40,6 +41,7 @@ export class AppTokenAuthenticator {
     private readonly appTokens: AppTokenCache,
     private readonly logins: LoginService,
     private readonly links: CheckoutLinksRepository,
+    private readonly customers: CustomerLoginsService,
   ) {}
 
   async authenticate(header: string | undefined): Promise<Principal> {
@@ -60,6 +62,9 @@ export class AppTokenAuthenticator {
     }
     if (parsed.secret !== null && subject === CHECKOUT_LINK_SUBJECT) {
       return this.authenticateCheckoutLink(parsed.secret, parsed.jwt);
+    }
+    if (parsed.secret === null && subject === CUSTOMER_TOKEN_SUBJECT) {
+      return this.authenticateCustomer(parsed.jwt);
     }
 
     const claims = this.#verify(parsed.jwt);
@@ -149,6 +154,28 @@ export class AppTokenAuthenticator {
       domains: [],
       hasSecret: false,
       checkoutLink: { id: link.id, tokenType: link.tokenType },
+    };
+  }
+
+  /**
+   * A store customer's token (refers.authorize): verified and unexpired, its store not deleted. The
+   * principal is the token's store, in its mode, and carries the customer's email: only routes that
+   * accept `customer` take it, and they act on that customer's own subscriptions (decision 0058).
+   */
+  private async authenticateCustomer(jwt: string): Promise<Principal> {
+    const customer = this.customers.authenticate(jwt);
+    if (!(await this.customers.storeOpen(customer))) throw new AuthenticationError('INVALID_LOGIN_TOKEN');
+    return {
+      credentialId: `customer_${customer.tokenId}`,
+      kind: 'customer',
+      login: null,
+      merchantId: customer.merchantId,
+      storeId: customer.storeId,
+      scope: 'store',
+      mode: customer.mode,
+      domains: [],
+      hasSecret: false,
+      customer: { email: customer.email },
     };
   }
 

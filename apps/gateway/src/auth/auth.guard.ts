@@ -21,7 +21,8 @@ import type { CredentialKind } from './principal';
  * frame, whose embedding page (sent in X-Kessai-Embedder) is in them, the frame itself being framable
  * only by those domains (docs/hosted-checkout.md). A checkout link's credentials are accepted only
  * by the routes that name them, from the gateway's own pages (Origin the gateway's, required on
- * writes); elsewhere they are no app token (401 INVALID_APP_TOKEN). Live mode is closed to a merchant
+ * writes); elsewhere they are no app token (401 INVALID_APP_TOKEN). A store customer's token is
+ * accepted only by the routes that name it (403 INVALID_PERMISSIONS elsewhere). Live mode is closed to a merchant
  * the operator has not verified: its live app tokens are refused with 400
  * LIVE_MODE_NOT_ENABLED_WHEN_UNVERIFIED but on the routes marked @BeforeVerification (decision 0049).
  */
@@ -58,6 +59,8 @@ export class AuthGuard implements CanActivate {
       return true;
     }
     if (!accepted.includes(principal.kind)) throw new PermissionError('INVALID_PERMISSIONS');
+    // a customer's token holds no secret and no domains: it is the customer's proof of its email
+    if (principal.kind === 'customer') return true;
 
     if (!principal.hasSecret) {
       if (!browserOriginAllowed(this.config, request, principal.domains))

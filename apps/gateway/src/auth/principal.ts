@@ -1,11 +1,12 @@
 import type { AccessScope } from '@kessai/db';
 
 /**
- * What authenticated: an app token, a merchant user's login token (POST /authenticate), or a
+ * What authenticated: an app token, a merchant user's login token (POST /authenticate), a
  * checkout link's own credentials (`Bearer <link secret>.<link jwt>`: the hosted link page,
- * docs/hosted-checkout.md), accepted only by the routes that name it.
+ * docs/hosted-checkout.md), or a store customer's token (refers.authorize, decision 0058); the
+ * last two accepted only by the routes that name them.
  */
-export type CredentialKind = 'app_token' | 'login' | 'checkout_link';
+export type CredentialKind = 'app_token' | 'login' | 'checkout_link' | 'customer';
 
 /** The link behind checkout-link credentials: what the hosted page may pay, and nothing else. */
 export interface CheckoutLinkPrincipal {
@@ -38,6 +39,8 @@ export interface Principal extends AccessScope {
   unverifiedLive?: true;
   /** set for checkout-link credentials only */
   checkoutLink?: CheckoutLinkPrincipal;
+  /** set for a customer token only: whose subscriptions it may act on (its store's, its email's) */
+  customer?: { email: string };
 }
 
 declare module 'fastify' {

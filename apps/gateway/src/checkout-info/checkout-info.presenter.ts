@@ -12,7 +12,7 @@ import {
   readableCheckoutColors,
   type StoreConfiguration,
 } from '@kessai/store-configuration';
-import { RECOGNISED_QR_BRANDS } from '@kessai/transaction-tokens';
+import { RECOGNISED_QR_BRANDS, type OnlineGateway } from '@kessai/transaction-tokens';
 import {
   BANK_TRANSFER_BRANDS,
   CONVENIENCE_STORES,
@@ -131,5 +131,18 @@ export function presentCheckoutInfo(
     // as the hosted pages show them: Kessai's defaults if a pair became unreadable (decision 0021)
     theme: { colors: readableCheckoutColors(config.checkout_colors) },
     supported_brands: supportedBrands(config),
+  };
+}
+
+/** checkoutInfo.gateway's answer (the SDK's AlipayPlusOnlineCheckoutInfoBrandItem). */
+export function presentCheckoutGateway(gateway: OnlineGateway) {
+  return {
+    service: gateway.service,
+    service_name: gateway.serviceName,
+    brands: gateway.wallets.map((wallet) => ({
+      brand_name: wallet.brand,
+      brand_display_name: wallet.displayName,
+      extras: {},
+    })),
   };
 }

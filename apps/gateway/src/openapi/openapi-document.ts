@@ -142,6 +142,7 @@ function securityOf(facts: RouteFacts): RouteConfig['security'] {
   if (facts.credentials.includes('app_token')) schemes.push({ appToken: [] });
   if (facts.credentials.includes('login')) schemes.push({ loginToken: [] });
   if (facts.credentials.includes('checkout_link')) schemes.push({ checkoutLink: [] });
+  if (facts.credentials.includes('customer')) schemes.push({ customerToken: [] });
   return schemes;
 }
 
@@ -166,6 +167,13 @@ export function buildOpenApiDocument(controllers: readonly Type[]): Record<strin
     description:
       '`Bearer <link secret>.<link jwt>`: a checkout link’s own credentials (the hosted link page), for ' +
       'that link’s token and payment only, from the gateway’s own Origin (docs/hosted-checkout.md).',
+  });
+  registry.registerComponent('securitySchemes', 'customerToken', {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      '`Bearer <jwt>`: a store customer’s token from refers.authorize (POST …/customers/authenticate ' +
+      'with the emailed code), on that customer’s own subscriptions only (decision 0058).',
   });
 
   const named = {} as Record<ResponseName, ZodTypeAny>;

@@ -2,7 +2,12 @@ import type { ZodTypeAny } from 'zod';
 import { komojuEventSchema, processorCallbackWireSchema, stripeEventSchema } from '@kessai/processor';
 import type { LoginController } from '../accounts/login.controller';
 import type { PasswordResetsController } from '../accounts/password-resets.controller';
-import { credentials, resetConfirmation, resetRequest } from '../accounts/account.schemas';
+import {
+  credentials,
+  customerAuthenticationSchema,
+  resetConfirmation,
+  resetRequest,
+} from '../accounts/account.schemas';
 import type { AppJwtsController } from '../app-jwts/app-jwts.controller';
 import { createAppJwtSchema } from '../app-jwts/app-jwt.schemas';
 import type { CancelsController } from '../cancels/cancels.controller';
@@ -16,7 +21,7 @@ import {
   updateChargeSchema,
 } from '../charges/charge.schemas';
 import type { CheckoutInfoController } from '../checkout-info/checkout-info.controller';
-import { checkoutInfoQuery } from '../checkout-info/checkout-info.schemas';
+import { checkoutGatewaySchema, checkoutInfoQuery } from '../checkout-info/checkout-info.schemas';
 import type { CheckoutController } from '../checkout/checkout.controller';
 import {
   checkoutInfoQuerySchema,
@@ -53,6 +58,9 @@ import { advanceTestClockSchema, createTestClockSchema } from '../test-clocks/te
 import type { TransactionHistoryController } from '../transaction-history/transaction-history.controller';
 import { listTransactionHistorySchema } from '../transaction-history/transaction-history.schemas';
 import type { TransactionTokensController } from '../transaction-tokens/transaction-tokens.controller';
+import type { TokenAliasesController } from '../transaction-tokens/token-aliases.controller';
+import type { CustomerLoginsController } from '../accounts/customer-logins.controller';
+import { createTokenAliasSchema, tokenAliasQuerySchema } from '../transaction-tokens/token-alias.schemas';
 import {
   confirmTokenSchema,
   createTokenSchema,
@@ -296,6 +304,31 @@ const tokens: ControllerDocs<TransactionTokensController> = {
       ok: 'TransactionToken',
     },
     delete: { summary: 'Deactivate a transaction token', sdk: 'transactionTokens.delete' },
+  },
+};
+
+const tokenAliases: ControllerDocs<TokenAliasesController> = {
+  tag: 'Temporary token aliases',
+  operations: {
+    create: {
+      summary: 'A temporary alias of a transaction token',
+      description:
+        'For an active token of the app token’s store and mode: a key valid until `valid_until` (30 ' +
+        'minutes unless told, at most 24 hours ahead), with an optional amount and metadata.',
+      sdk: 'TemporaryTokenAlias.create',
+      body: createTokenAliasSchema,
+      ok: 'CreatedTokenAlias',
+    },
+    get: {
+      summary: 'Get a temporary token alias',
+      description:
+        'While it is valid and not deleted, else 404. Only `media=json`: the QR image is not served. ' +
+        'Also callable with a secret-less store token from an Origin in its domains.',
+      sdk: 'TemporaryTokenAlias.get',
+      query: tokenAliasQuerySchema,
+      ok: 'TokenAlias',
+    },
+    delete: { summary: 'Delete a temporary token alias', sdk: 'TemporaryTokenAlias.delete' },
   },
 };
 
@@ -689,6 +722,34 @@ const passwordResets: ControllerDocs<PasswordResetsController> = {
   },
 };
 
+const customerLoginDescription =
+  '`{email}` (refers.sendCode) mails a six-digit code to a customer of the store (an address it has a ' +
+  'token for) and answers `{}` whoever the address is; `{email, otp}` (refers.authorize) trades the ' +
+  'code for a customer token `{jwt}` (30 minutes) that may change the card of, or cancel, that ' +
+  'customer’s own subscriptions and nothing else. A code lives 10 minutes and 5 tries (400 ' +
+  'WRONG_CONFIRMATION_CODE, then EXPIRED_OTP_TOKEN). Also callable with the store’s secret-less ' +
+  'token from an Origin in its domains; each customer throttled as POST /authenticate.';
+
+const customerLogins: ControllerDocs<CustomerLoginsController> = {
+  tag: 'Customers',
+  operations: {
+    authenticate: {
+      summary: 'A store customer’s login code, or its customer token (the app token’s store)',
+      description: customerLoginDescription,
+      sdk: 'refers.sendCode, refers.authorize',
+      body: customerAuthenticationSchema,
+      ok: 'CustomerAuthentication',
+    },
+    authenticateInStore: {
+      summary: 'A store customer’s login code, or its customer token',
+      description: customerLoginDescription,
+      sdk: 'refers.sendCode, refers.authorize',
+      body: customerAuthenticationSchema,
+      ok: 'CustomerAuthentication',
+    },
+  },
+};
+
 const me: ControllerDocs<MeController> = {
   tag: 'Merchants',
   operations: { me: { summary: 'The calling merchant', sdk: 'merchants.me', ok: 'Merchant' } },
@@ -752,6 +813,16 @@ const checkoutInfo: ControllerDocs<CheckoutInfoController> = {
       sdk: 'checkoutInfo.get',
       query: checkoutInfoQuery,
       ok: 'CheckoutInfo',
+    },
+    gateway: {
+      summary: 'The wallets behind an online gateway brand (Alipay+)',
+      description:
+        '`alipay_plus_online` in test mode: the Alipay+ wallets, each an online brand a token may ' +
+        'name. Live mode, `we_chat_online` (its in-browser `app_id`/`open_id`) and every other brand: ' +
+        '400 NOT_SUPPORTED_BY_PROCESSOR. Also callable with a secret-less app token from an Origin in its domains.',
+      sdk: 'checkoutInfo.gateway',
+      body: checkoutGatewaySchema,
+      ok: 'CheckoutGateway',
     },
   },
 };
@@ -999,6 +1070,7 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   RefundsController: refunds,
   CancelsController: cancels,
   TransactionTokensController: tokens,
+  TokenAliasesController: tokenAliases,
   SubscriptionsController: subscriptions,
   TestClocksController: testClocks,
   TransactionHistoryController: history,
@@ -1010,6 +1082,7 @@ export const CONTROLLER_DOCS: Record<string, { tag: string; operations: Record<s
   AppJwtsController: appJwts,
   LoginController: login,
   PasswordResetsController: passwordResets,
+  CustomerLoginsController: customerLogins,
   MeController: me,
   VerificationController: verification,
   ExchangeRatesController: exchangeRates,

@@ -44,7 +44,11 @@ import {
   type presentBankTransferConfiguration,
 } from '@kessai/store-configuration';
 import { type presentAppJwt, type presentIssuedAppJwt } from '../app-jwts/app-jwt.presenter';
-import { type presentCheckoutInfo, type supportedBrands } from '../checkout-info/checkout-info.presenter';
+import {
+  type presentCheckoutGateway,
+  type presentCheckoutInfo,
+  type supportedBrands,
+} from '../checkout-info/checkout-info.presenter';
 import { type CheckoutService } from '../checkout/checkout.service';
 import { type LinkPaymentView } from '../hosted-checkout/link-payments.service';
 import { type presentMerchant } from '../merchants/merchant.presenter';
@@ -52,6 +56,10 @@ import { type presentStoreListItem, type presentStoreWithMerchant } from '../sto
 import { type presentBatch } from '../subscriptions/subscription-batch.presenter';
 import { type presentTransaction } from '../transaction-history/transaction.presenter';
 import { type presentTokenThreeDsIssuerToken } from '../transaction-tokens/token-three-ds.presenter';
+import {
+  type presentCreatedTokenAlias,
+  type presentTokenAlias,
+} from '../transaction-tokens/token-alias.presenter';
 import { PROCESSING_MODES, TOKEN_TYPES, uuid } from '../http/request.schemas';
 import { TRANSACTION_TYPES } from '../transaction-history/transaction-history.schemas';
 import { USAGE_LIMITS } from '../transaction-tokens/transaction-token.schemas';
@@ -253,6 +261,28 @@ export const TransactionToken = resource({
   metadata,
 });
 export const TransactionTokenListItem = TransactionToken.extend(listNames);
+
+export const CreatedTokenAlias = resource({
+  key: uuid.describe('the alias: GET /stores/{store_id}/tokens/alias/{key}'),
+  valid_until: instant,
+});
+
+export const TokenAlias = resource({
+  id: uuid.describe('the transaction token the alias stands for'),
+  merchant_id: uuid,
+  store_id: uuid,
+  email: z.string().optional(),
+  payment_type: z.enum(PAYMENT_TYPES),
+  active: z.boolean(),
+  mode,
+  type: z.enum(TOKEN_TYPES),
+  created_on: instant.describe('when the alias was made'),
+  last_used_on: instant.describe('the token’s: created_on until it is first charged'),
+  amount: money.optional(),
+  currency: z.string().optional(),
+  alias_metadata: metadata,
+  valid_until: instant.describe('Kessai’s: the alias is found until then'),
+});
 
 const scheduledPaymentFields = {
   due_date: z.string().describe('YYYY-MM-DD, the local date in zone_id'),
@@ -495,6 +525,27 @@ export const AppJwt = resource({
 export const IssuedAppJwt = AppJwt.extend({
   jwt: z.string(),
   secret: z.string().describe('shown once: send `Authorization: Bearer <secret>.<jwt>`'),
+});
+
+export const CheckoutGateway = resource({
+  service: z.literal('alipay_plus_online'),
+  service_name: z.string(),
+  brands: z.array(
+    resource({
+      brand_name: z.string().describe('the online brand to put on the token (`data.brand`)'),
+      brand_display_name: z.string(),
+      extras: resource({}),
+    }),
+  ),
+});
+
+export const CustomerAuthentication = resource({
+  jwt: z
+    .string()
+    .optional()
+    .describe(
+      'with `otp` only: the customer token, sent as `Authorization: Bearer <jwt>`; absent when a code is asked for',
+    ),
 });
 
 export const LoginToken = resource({
@@ -950,6 +1001,8 @@ export const RESPONSE_SCHEMAS = {
   Cancel,
   TransactionToken,
   TransactionTokenListItem,
+  CreatedTokenAlias,
+  TokenAlias,
   PlannedPayment,
   ScheduledPayment,
   Subscription,
@@ -965,6 +1018,8 @@ export const RESPONSE_SCHEMAS = {
   AppJwt,
   IssuedAppJwt,
   LoginToken,
+  CustomerAuthentication,
+  CheckoutGateway,
   CheckoutInfo,
   CheckoutForm,
   CheckoutLink,
@@ -1017,6 +1072,9 @@ export const PRESENTER_AGREEMENTS: true[] = [
   true satisfies Agrees<Out<typeof presentRefund>, typeof Refund>,
   true satisfies Agrees<Out<typeof presentCancel>, typeof Cancel>,
   true satisfies Agrees<Out<typeof presentToken>, typeof TransactionToken>,
+  true satisfies Agrees<Out<typeof presentCheckoutGateway>, typeof CheckoutGateway>,
+  true satisfies Agrees<Out<typeof presentCreatedTokenAlias>, typeof CreatedTokenAlias>,
+  true satisfies Agrees<Out<typeof presentTokenAlias>, typeof TokenAlias>,
   true satisfies Agrees<Out<typeof presentTokenListItem>, typeof TransactionTokenListItem>,
   true satisfies Agrees<Out<typeof presentTokenThreeDsIssuerToken>, typeof ThreeDsIssuerToken>,
   true satisfies Agrees<Out<typeof presentPlannedPayment>, typeof PlannedPayment>,

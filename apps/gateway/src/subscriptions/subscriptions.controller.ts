@@ -24,12 +24,13 @@ import {
   presentSubscriptionListItem,
 } from '@kessai/presenters';
 import {
+  CustomerSubscriptionsService,
   ScheduledPaymentsService,
   SubscriptionBatchesService,
   subscriptionBatchStatus,
   SubscriptionsService,
 } from '@kessai/subscriptions';
-import { CurrentPrincipal, PathTarget, type StorePathTarget } from '../auth/decorators';
+import { AcceptsCredentials, CurrentPrincipal, PathTarget, type StorePathTarget } from '../auth/decorators';
 import { storeScopeOf, subscriptionScopeOf, tokenStoreOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
 import { listChargesFor } from '../charges/charge-list';
@@ -53,8 +54,10 @@ const context = (request: FastifyRequest) => ({ correlationId: request.id });
 /**
  * Subscriptions (api-reference §5.3): the SDK's subscriptions.* and subscriptions.payments.*. POST
  * /subscriptions takes its store from the app token; suspend, unsuspend and token take the store
- * prefix optionally, as the SDK's routes do. All need a secret-bearing app token. The use cases are
- * libs/subscriptions' SubscriptionsService.
+ * prefix optionally, as the SDK's routes do. All need a secret-bearing app token, but for two that a
+ * store customer's token may also call on its own subscriptions (decision 0058): the token change
+ * (PATCH /stores/{storeId}/subscriptions/{id}/token) and the cancel. The use cases are
+ * libs/subscriptions' SubscriptionsService and CustomerSubscriptionsService.
  */
 @Controller()
 export class SubscriptionsController {
@@ -63,6 +66,7 @@ export class SubscriptionsController {
     private readonly payments: ScheduledPaymentsService,
     private readonly batches: SubscriptionBatchesService,
     private readonly charges: ChargesService,
+    private readonly customers: CustomerSubscriptionsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -166,12 +170,18 @@ export class SubscriptionsController {
 
   /** Cancel (api-reference §5.3): 204, `canceled` is final. */
   @Delete('stores/:storeId/subscriptions/:id')
+  @AcceptsCredentials('app_token', 'customer')
   @HttpCode(204)
   async cancel(
     @PathTarget() { principal, storeId, id }: StorePathTarget,
     @Req() request: FastifyRequest,
   ): Promise<void> {
-    await this.subscriptions.cancel(subscriptionScopeOf(principal, storeId, id), id, context(request));
+    const scope = subscriptionScopeOf(principal, storeId, id);
+    if (principal.customer) {
+      await this.customers.cancel(customerOf(principal), id, context(request));
+      return;
+    }
+    await this.subscriptions.cancel(scope, id, context(request));
   }
 
   @Patch('subscriptions/:id/suspend')
@@ -200,6 +210,7 @@ export class SubscriptionsController {
   }
 
   @Patch('stores/:storeId/subscriptions/:id/token')
+  @AcceptsCredentials('app_token', 'customer')
   updateTokenInStore(
     @PathTarget() target: PathTarget,
     @Body() body: unknown,
@@ -320,9 +331,21 @@ export class SubscriptionsController {
   async #updateToken({ principal, storeId, id }: PathTarget, body: unknown, request: FastifyRequest) {
     const { transaction_token_id: tokenId } = parseInput(updateTokenSchema, body);
     const scope = subscriptionScopeOf(principal, storeId, id);
+    if (principal.customer) {
+      return presentSubscription(
+        await this.customers.updateToken(customerOf(principal), id, tokenId, context(request)),
+      );
+    }
     const subscription = await this.subscriptions.find(scope, id);
     return presentSubscription(
       await this.subscriptions.updateToken(principal, scope, subscription, tokenId, context(request)),
     );
   }
+}
+
+/** The customer a customer token names (its store, mode and email): only set for kind `customer`. */
+function customerOf(principal: Principal) {
+  const { merchantId, storeId, mode, customer } = principal;
+  if (!customer || storeId === null) throw new Error('customerOf used without a customer token');
+  return { merchantId, storeId, mode, email: customer.email };
 }

@@ -171,6 +171,18 @@ export class TransactionTokensRepository {
     return this.prisma.transactionToken.findFirst({ where: { id, merchantId, storeId } });
   }
 
+  /**
+   * Whether the store has a token of `mode` made for `email` (any case): the customer a
+   * self-service login code may be sent to (decision 0058).
+   */
+  async hasCustomerEmail(storeId: string, mode: 'test' | 'live', email: string): Promise<boolean> {
+    const token = await this.prisma.transactionToken.findFirst({
+      where: { storeId, mode, email: { equals: email, mode: 'insensitive' } },
+      select: { id: true },
+    });
+    return token !== null;
+  }
+
   /** The tokens `ids` that exist, in no particular order; one query (webhook data, in batches). */
   findMany(ids: readonly string[]): Promise<TransactionToken[]> {
     return this.prisma.transactionToken.findMany({ where: { id: { in: [...new Set(ids)] } } });

@@ -2,9 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { appendFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import SDK, { ResponseError } from 'univapay-node';
+import SDK, { ResponseError, TemporaryTokenAlias } from 'univapay-node';
 import { SdkAnswerChecker, type Violation } from './check';
-import { loadSdkSchemas } from './schemas';
+import { loadSdkSchemas, UNMOUNTED_RESOURCES } from './schemas';
 
 /** The folder where a test run's SDK calls are recorded (set by the e2e global setup). */
 export const SDK_CONFORMANCE_DIR = 'KESSAI_SDK_CONFORMANCE_DIR';
@@ -36,7 +36,13 @@ export function instrumentSdk(testFile: () => string | undefined): void {
   prototypes[INSTRUMENTED] = true;
   const schemas = loadSdkSchemas();
   const checker = new SdkAnswerChecker(schemas);
-  const sample = new SDK({ endpoint: 'http://127.0.0.1:1' }) as unknown as Record<string, unknown>;
+  const sdk = new SDK({ endpoint: 'http://127.0.0.1:1' });
+  const sample = sdk as unknown as Record<string, unknown>;
+  // the resource classes not mounted on SDK, by their class names (UNMOUNTED_RESOURCES)
+  const unmounted: Record<string, unknown> = { TemporaryTokenAlias: new TemporaryTokenAlias(sdk.api) };
+  for (const { name } of UNMOUNTED_RESOURCES) {
+    if (!unmounted[name]) throw new Error(`sdk conformance: no instance of ${name} to instrument`);
+  }
   const record = (call: Omit<SdkCallRecord, 'file'>) => {
     const path = testFile();
     const file = path ? relative(process.cwd(), path) : 'unknown';
@@ -45,7 +51,7 @@ export function instrumentSdk(testFile: () => string | undefined): void {
   };
   for (const method of Object.keys(schemas.methods)) {
     const [resource, name] = method.split('.');
-    const instance = sample[resource];
+    const instance = sample[resource] ?? unmounted[resource];
     if (!instance || typeof instance !== 'object') continue;
     const prototype = Object.getPrototypeOf(instance) as Record<string, Method>;
     const original = prototype[name];

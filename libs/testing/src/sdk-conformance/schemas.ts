@@ -22,6 +22,20 @@ export interface SdkSchemas {
 
 const ERROR_DEFINITION = 'ErrorResponse__';
 
+/**
+ * Resource classes the SDK exports but does not mount on its SDK object (an integrator makes them
+ * with `new X(sdk)`): their methods are checked as `Class.method`. `answers` names, for a method
+ * declared to resolve to `any`, the type the same declarations give its answer.
+ */
+export const UNMOUNTED_RESOURCES: readonly { name: string; file: string; answers: Record<string, string> }[] =
+  [
+    {
+      name: 'TemporaryTokenAlias',
+      file: 'TemporaryTokenAlias',
+      answers: { get: 'ResponseTemporaryTokenAlias' },
+    },
+  ];
+
 /** univapay-node's package folder (its exports map hides package.json from require.resolve). */
 function sdkRoot(): string {
   return resolve(dirname(require.resolve('univapay-node')), '..', '..');
@@ -108,31 +122,53 @@ export function sdkAnswerTypes(): { source: string; methods: Record<string, stri
   const out: Rendered = { imports: new Map() };
   const aliases: string[] = [];
   const methods: Record<string, string | null> = {};
+  const addMethod = (method: string, declaration: ts.Declaration | undefined, answerOverride?: string) => {
+    if (!declaration || !ts.isMethodDeclaration(declaration) || !declaration.type) return;
+    const flags = ts.getCombinedModifierFlags(declaration);
+    if (flags & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) return;
+    if (!declaration.getSourceFile().fileName.startsWith(root)) return; // EventEmitter's
+    const type = declaration.type;
+    if (
+      !ts.isTypeReferenceNode(type) ||
+      type.typeName.getText() !== 'Promise' ||
+      type.typeArguments?.length !== 1
+    ) {
+      return;
+    }
+    const answer = type.typeArguments[0];
+    if (answer.kind === ts.SyntaxKind.VoidKeyword) {
+      methods[method] = null;
+      return;
+    }
+    methods[method] = definitionName(method);
+    aliases.push(
+      `export type ${definitionName(method)} = ${answerOverride ?? render(answer, checker, out)};`,
+    );
+  };
   for (const member of sdkClass.members) {
     if (!ts.isPropertyDeclaration(member) || !ts.isIdentifier(member.name)) continue;
     const resource = member.name.text;
     for (const property of checker.getTypeAtLocation(member).getProperties()) {
-      const declaration = property.valueDeclaration;
-      if (!declaration || !ts.isMethodDeclaration(declaration) || !declaration.type) continue;
-      const flags = ts.getCombinedModifierFlags(declaration);
-      if (flags & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected)) continue;
-      if (!declaration.getSourceFile().fileName.startsWith(root)) continue; // EventEmitter's
-      const method = `${resource}.${property.name}`;
-      const type = declaration.type;
-      if (
-        !ts.isTypeReferenceNode(type) ||
-        type.typeName.getText() !== 'Promise' ||
-        type.typeArguments?.length !== 1
-      ) {
-        continue;
+      addMethod(`${resource}.${property.name}`, property.valueDeclaration);
+    }
+  }
+  // resource classes the SDK exports without mounting them on SDK, under their class names
+  for (const { name, file, answers } of UNMOUNTED_RESOURCES) {
+    const source = program.getSourceFile(join(root, 'resources', `${file}.d.ts`));
+    const declaration = source?.statements.find(
+      (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === name,
+    );
+    if (!source || !declaration) throw new Error(`univapay-node: no ${name} class in resources/${file}.d.ts`);
+    for (const member of declaration.members) {
+      if (!member.name || !ts.isIdentifier(member.name)) continue;
+      const answer = answers[member.name.text];
+      let override: string | undefined;
+      if (answer !== undefined) {
+        const alias = `T${out.imports.size}_${answer}`;
+        out.imports.set(alias, { file: join(root, 'resources', file), name: answer });
+        override = alias;
       }
-      const answer = type.typeArguments[0];
-      if (answer.kind === ts.SyntaxKind.VoidKeyword) {
-        methods[method] = null;
-        continue;
-      }
-      methods[method] = definitionName(method);
-      aliases.push(`export type ${definitionName(method)} = ${render(answer, checker, out)};`);
+      addMethod(`${name}.${member.name.text}`, member, override);
     }
   }
   const restApi = join(root, 'api', 'RestAPI');
