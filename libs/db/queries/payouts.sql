@@ -37,7 +37,7 @@ SELECT id::text AS id FROM ledger_accounts
 SELECT t.id::text AS id, t.store_id::text AS store_id, t.amount - t.fee_amount AS net
   FROM ledger_transactions t
  WHERE t.merchant_id = $1::uuid AND t.mode = $2::processing_mode AND t.currency = $3::bpchar
-   AND t.kind IN ('sale', 'refund', 'adjustment')
+   AND t.kind::text IN ('sale', 'refund', 'adjustment')
    AND CASE WHEN t.kind = 'sale' THEN t.available_on <= $4::timestamptz ELSE t.created_on < $4::timestamptz END
    AND NOT EXISTS (SELECT 1 FROM transfer_ledgers tl JOIN transfers tr ON tr.id = tl.transfer_id
                     WHERE tl.ledger_transaction_id = t.id AND tr.status NOT IN ('failed', 'canceled'))

@@ -38,7 +38,13 @@ export async function executedPlan(
     const args = values.map((value) =>
       typeof value === 'number'
         ? String(value)
-        : client.escapeLiteral(Array.isArray(value) ? `{${value.join(',')}}` : String(value)),
+        : client.escapeLiteral(
+            Array.isArray(value)
+              ? `{${value.join(',')}}`
+              : value instanceof Date
+                ? value.toISOString()
+                : String(value),
+          ),
     );
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE plan_probe(${args.join(', ')})`,

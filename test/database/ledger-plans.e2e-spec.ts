@@ -1,7 +1,8 @@
 // A store's balance (the ledger's pending and available per currency; docs/ledger.md, "Checks") is
 // one materialized row per account: reading it reaches the store's accounts through their key and
 // never the entries, however many the store has. Here a store with ENTRIES entries among STORES
-// other stores' accounts; `npm run bench:ledger` reads the same plan at 1,000,000 entries.
+// other stores' accounts; `npm run bench:ledger` reads the same plan at 1,000,000 entries. And a
+// payout run's ledger rows are one merchant's, read through its index, never every merchant's sales.
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { LedgerRepository, type PostingRequest } from '@kessai/db';
@@ -12,10 +13,12 @@ const ENTRIES = 20_000;
 const STORES = 300;
 const BATCH = 1_000;
 const FIND_STORE_BALANCES = registeredStatement('ledger_find_store_balances');
+const FIND_UNCOVERED_LEDGERS = registeredStatement('payouts_find_uncovered_ledgers');
 
 const suite = useSuite();
 let client: Client;
 let storeId: string;
+let othersMerchantId: string;
 
 const sale = (owner: { merchantId: string; storeId: string }, availableOn: Date): PostingRequest => ({
   posting: salePosting({
@@ -47,6 +50,7 @@ beforeAll(async () => {
     );
   // other stores, each with a sale pending and one matured and released: both accounts of each
   const other = await suite.env.seedMerchant('ledger-plan-others');
+  othersMerchantId = other.merchant.id;
   const others: PostingRequest[] = [];
   for (let i = 0; i < STORES; i++) {
     const store = await suite.env.admin.createStore({ merchantId: other.merchant.id, name: `Other ${i}` });
@@ -90,3 +94,21 @@ it('answers the balance the entries sum to, and their count', async () => {
   expect(BigInt(rows[0].sum)).toBe(pending.balance);
   expect(Number(rows[0].n)).toBe(ENTRIES);
 });
+
+it.each(['custom', 'generic'] as const)(
+  "finds a payout run's uncovered ledger rows through the merchant's index alone (%s plan)",
+  async (mode) => {
+    const plan = await statementPlan(
+      client,
+      FIND_UNCOVERED_LEDGERS,
+      { merchantId: othersMerchantId, mode: 'test', currency: 'JPY', cutoff: new Date() },
+      mode,
+    );
+    const read = tableReads(plan, 'ledger_transactions');
+    expect(read.indexes).toEqual(['ledger_transactions_merchant_id_created_on_id_idx']);
+    // its 2 × STORES sales, each counted by the index and the heap node; none of the busy store's
+    expect(read.rows).toBeLessThanOrEqual(4 * STORES);
+    // the matured half, with nothing paid yet
+    expect(plan[0]['Actual Rows']).toBe(STORES);
+  },
+);
