@@ -46,7 +46,7 @@ import globalSetup from '../test/global-setup';
 import { cpuSnapshot, cpuTable, freePort, Proc, startSimulator, startWorker } from './bench-processes';
 import { scalar, waitUntil } from './db-helpers';
 import { recordSummary } from './summary';
-import { fmt, num, useScratchDatabase } from './settings';
+import { fmt, num, runBench, useScratchDatabase } from './settings';
 
 const ENTRIES = num('BENCH_LEDGER_ENTRIES', 1_000_000);
 const BATCH = num('BENCH_LEDGER_BATCH', 1_000);
@@ -357,10 +357,4 @@ async function main() {
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBench(main);

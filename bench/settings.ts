@@ -19,3 +19,14 @@ export const statusList = (statuses: Record<string | number, number>) =>
   Object.entries(statuses)
     .map(([s, n]) => `${s}×${n}`)
     .join(' ');
+
+/** Runs a benchmark's `main` and exits with its code (1, its error printed, when it throws). */
+export function runBench(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
