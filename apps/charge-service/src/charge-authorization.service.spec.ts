@@ -34,6 +34,7 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
     redirectEndpoint: null,
     tokenId: `token-${id}`,
     paymentType: 'qr_scan',
+    processorAccountId: null,
     card: null,
     brand: null,
     callMethod: null,

@@ -154,7 +154,7 @@ export class ChargeAuthorizationService {
 
   /** The outcome of a pending charge, from the processor's answer only; throws while it is unknown. */
   async #authorize(charge: PendingCharge): Promise<ChargeOutcome> {
-    const processor = await this.processors.forCharge(charge.id, charge.mode);
+    const processor = await this.processors.forCharge(charge.id, charge.mode, charge.processorAccountId);
     if (!processor) return errored('no live processor is configured');
     const context = { chargeId: charge.id, paymentType: charge.paymentType };
     let call: () => Promise<ProcessorAnswer>;

@@ -71,9 +71,15 @@ export class PaymentProcessors {
 
   /**
    * The processor of a charge (or of its capture, refund or cancel): the account it was routed to,
-   * else its mode's default. null: no processor can take it.
+   * else its mode's default. null: no processor can take it. `processorAccountId`, when the caller
+   * read the charge's row already: null goes to the default without looking the charge up again.
    */
-  async forCharge(chargeId: string, mode: 'test' | 'live' | 'live_test'): Promise<PaymentProcessor | null> {
+  async forCharge(
+    chargeId: string,
+    mode: 'test' | 'live' | 'live_test',
+    processorAccountId?: string | null,
+  ): Promise<PaymentProcessor | null> {
+    if (processorAccountId === null) return this.forMode(mode);
     const account = this.#accounts ? await this.#accounts.accountOfCharge(chargeId) : null;
     return account ? this.#forAccount(account) : this.forMode(mode);
   }

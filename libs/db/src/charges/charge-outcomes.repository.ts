@@ -37,6 +37,8 @@ export interface PendingCharge {
   redirectEndpoint: string | null;
   tokenId: string;
   paymentType: PaymentType;
+  /** the processor account its store's route chose (decision 0055); null: the mode's default */
+  processorAccountId: string | null;
   /** card tokens: the card fields stored on the token (never the number) */
   card: { cardholder: string; exp_month: number; exp_year: number } | null;
   /** online tokens */
@@ -239,6 +241,7 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
     redirectEndpoint: row.redirect_endpoint,
     tokenId: row.token_id,
     paymentType: row.payment_type,
+    processorAccountId: row.processor_account_id,
     card:
       row.cardholder !== null && row.exp_month !== null && row.exp_year !== null
         ? { cardholder: row.cardholder, exp_month: row.exp_month, exp_year: row.exp_year }

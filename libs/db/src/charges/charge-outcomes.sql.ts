@@ -63,6 +63,8 @@ export const FIND_PENDING_CHARGES = defineStatement({
     iv: pg.nullable(pg.bytea),
     ciphertext: pg.nullable(pg.bytea),
     auth_tag: pg.nullable(pg.bytea),
+    /** the processor account its store's route chose (decision 0055); null: the mode's default */
+    processor_account_id: pg.nullable(pg.text),
     ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
@@ -80,7 +82,8 @@ export const FIND_PENDING_CHARGES = defineStatement({
            t.data->>'convenience_store' AS convenience_store, t.data->>'customer_name' AS customer_name,
            NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
                             t.data->'phone_number'->>'local_number'), '') AS phone_number,
-           t.email, c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag, c.fee_rate_ppm, c.fee_flat_amount
+           t.email, c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag,
+           c.processor_account_id::text AS processor_account_id, c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c
       JOIN transaction_tokens t ON t.id = c.transaction_token_id
       LEFT JOIN card_vault v ON v.transaction_token_id = t.id
