@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { RateLimitedError, ServiceUnavailableError } from '@kessai/domain';
 import { RedisService, type RedisClient } from '@kessai/redis';
 import { TOKEN_BUCKET_SCRIPT } from './token-bucket.script';
 import { rateLimitSettings, type BucketCheck, type RateLimitSettings } from './rate-limit.policy';
@@ -39,8 +40,13 @@ export class RateLimiter {
   private readonly timeoutMs: number;
   private readonly commands = new Map<number, TakeTokens>();
 
+  private readonly enabled: boolean;
+  private readonly failOpen: boolean;
+
   constructor(@Inject(APP_CONFIG) config: AppConfig, redis: RedisService) {
     this.settings = rateLimitSettings(config);
+    this.enabled = config.RATE_LIMIT_ENABLED;
+    this.failOpen = config.RATE_LIMIT_REDIS_FAILURE === 'open';
     this.client = redis.client;
     this.keyPrefix = `${redis.prefix}:rl`;
     this.timeoutMs = config.RATE_LIMIT_REDIS_TIMEOUT_MS;
@@ -68,6 +74,23 @@ export class RateLimiter {
       this.commands.set(keyCount, command);
     }
     return command;
+  }
+
+  /**
+   * `take` for a throttle outside the gateway's hooks (a sign-in, a customer's login code): nothing
+   * when rate limits are off; 429 RateLimitedError when a bucket is empty; when Redis fails, let
+   * through if it was only slow or RATE_LIMIT_REDIS_FAILURE is open, else 503.
+   */
+  async enforce(subject: string, buckets: BucketCheck[]): Promise<void> {
+    if (!this.enabled) return;
+    let outcome: RateLimitOutcome;
+    try {
+      outcome = await this.take(subject, buckets);
+    } catch (error) {
+      if (error instanceof RateLimiterUnavailableError && (error.slow || this.failOpen)) return;
+      throw new ServiceUnavailableError();
+    }
+    if (!outcome.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)));
   }
 
   /**

@@ -3,8 +3,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { LoginService } from '@kessai/accounts';
 import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import type { MerchantUser } from '@kessai/db';
-import { RateLimitedError, ServiceUnavailableError } from '@kessai/domain';
-import { planFor, RateLimiter, RateLimiterUnavailableError, type BucketCheck } from '@kessai/rate-limits';
+import { planFor, RateLimiter, type BucketCheck } from '@kessai/rate-limits';
 
 /** A signed-in console user's session: a login_sessions row and its user. */
 export interface ConsoleSession {
@@ -96,19 +95,7 @@ export class ConsoleSessions {
   }
 
   /** The sign-in throttle: the limits of POST /authenticate, on RATE_LIMIT_REDIS_FAILURE's terms. */
-  private async throttle(ip: string): Promise<void> {
-    if (!this.config.RATE_LIMIT_ENABLED) return;
-    let outcome;
-    try {
-      outcome = await this.limiter.take(`ip_${ip}`, this.#throttle);
-    } catch (error) {
-      if (
-        error instanceof RateLimiterUnavailableError &&
-        (error.slow || this.config.RATE_LIMIT_REDIS_FAILURE === 'open')
-      )
-        return;
-      throw new ServiceUnavailableError();
-    }
-    if (!outcome.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)));
+  private throttle(ip: string): Promise<void> {
+    return this.limiter.enforce(`ip_${ip}`, this.#throttle);
   }
 }

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import { CustomerLoginsService } from '@kessai/accounts';
-import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { RateLimitedError, ServiceUnavailableError, StoreTokenRequiredError } from '@kessai/domain';
-import { planFor, RateLimiter, RateLimiterUnavailableError, type BucketCheck } from '@kessai/rate-limits';
+import { StoreTokenRequiredError } from '@kessai/domain';
+import { planFor, RateLimiter, type BucketCheck } from '@kessai/rate-limits';
 import { BrowserAllowed, PathTarget } from '../auth/decorators';
 import { storeScopeOf } from '../auth/path-scope';
 import type { Principal } from '../auth/principal';
@@ -26,7 +25,6 @@ export class CustomerLoginsController {
   constructor(
     private readonly logins: CustomerLoginsService,
     private readonly limiter: RateLimiter,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     this.#throttle = planFor(limiter.settings, {
       method: 'POST',
@@ -72,20 +70,8 @@ export class CustomerLoginsController {
   }
 
   /** The sign-in throttle of one customer of a store, on RATE_LIMIT_REDIS_FAILURE's terms. */
-  async #throttleCustomer(storeId: string, email: string): Promise<void> {
-    if (!this.config.RATE_LIMIT_ENABLED) return;
+  #throttleCustomer(storeId: string, email: string): Promise<void> {
     const subject = createHash('sha1').update(`${storeId}:${email.trim().toLowerCase()}`).digest('base64url');
-    let outcome;
-    try {
-      outcome = await this.limiter.take(`customer_${subject}`, this.#throttle);
-    } catch (error) {
-      if (
-        error instanceof RateLimiterUnavailableError &&
-        (error.slow || this.config.RATE_LIMIT_REDIS_FAILURE === 'open')
-      )
-        return;
-      throw new ServiceUnavailableError();
-    }
-    if (!outcome.allowed) throw new RateLimitedError(Math.max(1, Math.ceil(outcome.retryAfterMs / 1000)));
+    return this.limiter.enforce(`customer_${subject}`, this.#throttle);
   }
 }
