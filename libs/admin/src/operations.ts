@@ -64,23 +64,16 @@ async function rotateProcessorCredentials(
   config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS'>,
   batch: number,
 ) {
-  const cipher = new ProcessorCredentialsCipher(config.VAULT_KEYS);
-  const before = await repository.countByKey();
-  let rotated = 0;
-  let changedMeanwhile = 0;
-  for (;;) {
-    const page = await repository.findToRotate(cipher.activeKeyId, batch);
-    if (page.length === 0) break;
-    for (const account of page) {
-      if (await repository.replaceEncryption(account, cipher.reencrypt(account, account.id))) rotated++;
-      else changedMeanwhile++;
-    }
-  }
+  const { rotated, changedMeanwhile, before, after } = await reencryptRows(
+    repository,
+    new ProcessorCredentialsCipher(config.VAULT_KEYS),
+    batch,
+  );
   return {
     rotated,
     changed_meanwhile: changedMeanwhile,
     credentials_by_key_before: before,
-    credentials_by_key_after: await repository.countByKey(),
+    credentials_by_key_after: after,
   };
 }
 
@@ -90,24 +83,44 @@ async function rotateBankAccountNumbers(
   config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
   batch: number,
 ) {
-  const cipher = new BankAccountCipher(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET);
+  const { rotated, changedMeanwhile, before, after } = await reencryptRows(
+    repository,
+    new BankAccountCipher(config.VAULT_KEYS, config.VAULT_FINGERPRINT_SECRET),
+    batch,
+  );
+  return {
+    rotated,
+    changed_meanwhile: changedMeanwhile,
+    numbers_by_key_before: before,
+    numbers_by_key_after: after,
+  };
+}
+
+/**
+ * Seals again, under the active key, every row of `repository` sealed under another, a page at a
+ * time; a row changed meanwhile (its replacement refused) is counted apart.
+ */
+async function reencryptRows<Row extends { id: string }, Sealed>(
+  repository: {
+    countByKey(): Promise<Record<string, number>>;
+    findToRotate(activeKeyId: string, limit: number): Promise<Row[]>;
+    replaceEncryption(row: NoInfer<Row>, sealed: Sealed): Promise<boolean>;
+  },
+  cipher: { activeKeyId: string; reencrypt(row: NoInfer<Row>, boundTo: string): Sealed },
+  batch: number,
+) {
   const before = await repository.countByKey();
   let rotated = 0;
   let changedMeanwhile = 0;
   for (;;) {
     const page = await repository.findToRotate(cipher.activeKeyId, batch);
     if (page.length === 0) break;
-    for (const account of page) {
-      if (await repository.replaceEncryption(account, cipher.reencrypt(account, account.id))) rotated++;
+    for (const row of page) {
+      if (await repository.replaceEncryption(row, cipher.reencrypt(row, row.id))) rotated++;
       else changedMeanwhile++;
     }
   }
-  return {
-    rotated,
-    changed_meanwhile: changedMeanwhile,
-    numbers_by_key_before: before,
-    numbers_by_key_after: await repository.countByKey(),
-  };
+  return { rotated, changedMeanwhile, before, after: await repository.countByKey() };
 }
 
 /** A queue of libs/contracts for one command, closed with its connection once `work` is done. */
