@@ -56,7 +56,7 @@ describeLiveConnector<FakeKomoju>({
       .length,
   executed: (fake) => fake.executed,
   failNext: (fake) => fake.failNext(1),
-  delayNext: (fake, ms) => fake.delayNext(1, ms),
+  delayNext: (fake, ms, count = 1) => fake.delayNext(count, ms),
   declines: [[KOMOJU_TEST_CARDS.cardUnusable, 306, 'CARD_REJECTED']],
   // KOMOJU answers a refused card with its error object and no payment
   declinesKeepPayment: false,

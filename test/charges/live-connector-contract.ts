@@ -7,6 +7,7 @@ import type SDK from 'univapay-node';
 import { PaymentType } from 'univapay-node';
 import {
   type Credentials,
+  eventually,
   luhnValidRuns,
   outboxEventsOf,
   REAL_CARD_NUMBER,
@@ -56,7 +57,8 @@ export interface LiveConnector<F> {
   creationAttempts(fake: F, chargeId: string): number;
   executed(fake: F): { create: number; capture: number };
   failNext(fake: F): void;
-  delayNext(fake: F, ms: number): void;
+  /** the next `count` (1) answers are sent `ms` late, their requests executed at once */
+  delayNext(fake: F, ms: number, count?: number): void;
   /** test cards the provider declines, with the SDK code and message the charge fails with */
   declines: readonly (readonly [string, number, string])[];
   /** whether a declined card leaves a payment at the provider (Stripe's unpaid PaymentIntent) */
@@ -100,7 +102,13 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
     workers: ['charge-service', 'refund-cancel-service'],
     // the customer's browser comes back from 3-D Secure to the gateway (PUBLIC_BASE_URL)
     callbacks: true,
-    workerVariables: { PROCESSOR_TIMEOUT_MS: '2000', CHARGE_SWEEP_INTERVAL_MS: '200', LOG_LEVEL: 'trace' },
+    workerVariables: {
+      PROCESSOR_TIMEOUT_MS: '2000',
+      CHARGE_SWEEP_INTERVAL_MS: '200',
+      // a killed charge-service's jobs are taken over within seconds (the crash scenario)
+      CHARGE_JOB_LOCK_MS: '1000',
+      LOG_LEVEL: 'trace',
+    },
   });
 
   let live: Credentials;
@@ -413,6 +421,32 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
         expect(res.status).toBe(404);
         await res.text();
       }
+    });
+  });
+
+  describe(`charge-service killed during ${connector.name} calls`, () => {
+    it(`kill -9 with payments executed at ${connector.name} and their answers on the way: each payment once, every charge successful`, async () => {
+      const COUNT = 6;
+      const before = connector.executed(fake).create;
+      // executed at once, answered after the kill: the dead worker never learns the outcome
+      connector.delayNext(fake, 1_500, COUNT);
+      const charges: Any[] = [];
+      for (let i = 0; i < COUNT; i++) charges.push(await cardCharge(REAL_CARD_NUMBER));
+      await eventually(() => connector.createdFor(fake, charges[0].id) === 1, {
+        timeoutMs: 60_000,
+        intervalMs: 5,
+        what: `the first payment executed at ${connector.name}`,
+      });
+      const chargeService = suite.workers[0].app;
+      expect(await chargeService.stop('SIGKILL')).toBeNull();
+      await suite.startWorker('charge-service');
+
+      for (const charge of charges) {
+        expect((await poll(charge.id)).status).toBe('successful');
+        expect(connector.createdFor(fake, charge.id)).toBe(1);
+        expect(payment(charge.id)).toMatchObject({ status: 'captured', capturedAmount: 1200 });
+      }
+      expect(connector.executed(fake).create - before).toBe(COUNT);
     });
   });
 

@@ -64,7 +64,7 @@ describeLiveConnector<FakeStripe>({
       .length,
   executed: (fake) => fake.executed,
   failNext: (fake) => fake.failNext(1),
-  delayNext: (fake, ms) => fake.delayNext(1, ms),
+  delayNext: (fake, ms, count = 1) => fake.delayNext(count, ms),
   declines: [
     [STRIPE_TEST_CARDS.genericDecline, 306, 'CARD_REJECTED'],
     // Stripe's test cards that are also test cards of Kessai's own catalogue are refused in live mode
