@@ -29,6 +29,7 @@ const BENCHES: Bench[] = [
   { name: 'recurring', file: 'bench/recurring.bench.ts', summarized: true },
   { name: 'ledger', file: 'bench/ledger.bench.ts', summarized: true },
   { name: 'console', file: 'bench/console-list.bench.ts', summarized: true },
+  { name: 'connectors', file: 'bench/connectors.bench.ts', summarized: true },
   { name: 'limiter', file: 'bench/rate-limiter.bench.ts', summarized: false },
   { name: 'webhook-sender', file: 'bench/webhook-sender.bench.ts', summarized: false },
   { name: 'availability', file: 'bench/availability.bench.ts', summarized: false },
