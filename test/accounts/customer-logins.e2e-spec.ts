@@ -132,6 +132,14 @@ describe('refers.sendCode and refers.authorize', () => {
     });
   });
 
+  it("compares the address as a whole: one that matches a customer's only as a LIKE pattern is mailed nothing", async () => {
+    // hanako@example.test is a customer; `_` is a character of an address, never a wildcard
+    const lookalikes = ['hanak_@example.test', 'h_nako@example.test', '_anako@example.test'];
+    for (const email of lookalikes) expect(await page.refers.sendCode(shopStore, { email })).toEqual({});
+    await suite.app.get(CustomerLoginsService).settled();
+    expect(mails().filter((m) => lookalikes.includes(m.to))).toEqual([]);
+  });
+
   it('takes five tries of a code, counting the right one, then wants a new code', async () => {
     await page.refers.sendCode(shopStore, { email: HANAKO });
     const { code } = await nextCode(HANAKO);

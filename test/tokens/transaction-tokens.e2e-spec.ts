@@ -764,6 +764,9 @@ describe('reading, listing, updating and deleting tokens', () => {
     expect(qr.body.items.map((t: { id: string }) => t.id)).toEqual([ids[8], ids[4], ids[0]]);
     const search = await call('/tokens?search=BUYER11', { auth });
     expect(search.body.items.map((t: { id: string }) => t.id)).toEqual([ids[11]]);
+    // the search is text, not a LIKE pattern: `_` and `%` match themselves only
+    for (const pattern of ['BUYER1_', 'BUYER%25'])
+      expect((await call(`/tokens?search=${pattern}`, { auth })).body.items).toEqual([]);
 
     const badLimit = await call('/tokens?limit=5', { auth });
     expect(badLimit.status).toBe(400);

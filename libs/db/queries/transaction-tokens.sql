@@ -58,6 +58,14 @@ SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active
   JOIN merchants m ON m.id = s.merchant_id
  WHERE t.id = ANY($1::uuid[]);
 
+-- transaction_tokens_has_customer_email
+-- params: $1 storeId uuid, $2 mode text, $3 email text
+-- columns: found bool
+SELECT EXISTS (
+  SELECT 1 FROM transaction_tokens
+   WHERE store_id = $1::uuid AND lower(email) = lower($3::text) AND mode::text = $2::text
+) AS found;
+
 -- transaction_tokens_record_updated
 -- params: $1 id uuid, $2 changed jsonb, $3 correlationId text
 -- columns: id text

@@ -27,6 +27,7 @@ import {
 import type { RowOf } from '../sql/statement';
 import { ADVISORY_XACT_LOCK } from '../limits/limits.sql';
 import { scopeWhere, type AccessScope } from '../scope';
+import { likeLiteral } from '../like';
 
 export type { Charge, ChargeStatus };
 
@@ -606,7 +607,7 @@ function whereOf(merchantId: string, filters: ChargeFilters): Prisma.ChargeWhere
   const metadata = filters.metadata;
   const token: Prisma.TransactionTokenWhereInput = {
     ...(filters.paymentType ? { paymentType: filters.paymentType } : {}),
-    ...(filters.email ? { email: { equals: filters.email, mode: 'insensitive' } } : {}),
+    ...(filters.email ? { email: { equals: likeLiteral(filters.email), mode: 'insensitive' } } : {}),
     ...(filters.cardLastFour ? { data: { path: ['card', 'last_four'], equals: filters.cardLastFour } } : {}),
   };
   return {

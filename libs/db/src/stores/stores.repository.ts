@@ -10,6 +10,7 @@ import {
   LOCK_STORE_SUBSCRIPTIONS,
 } from './stores.sql';
 import type { AccessScope } from '../scope';
+import { likeLiteral } from '../like';
 
 export type StoreWithMerchant = Store & {
   merchant: Pick<Merchant, 'name' | 'configuration' | 'pciDssCompliant'>;
@@ -207,7 +208,7 @@ export class StoresRepository {
   list(scope: AccessScope, page: PageRequest, search?: string): Promise<StoreWithMerchant[]> {
     const where = {
       ...storeScope(scope),
-      ...(search ? { name: { contains: search, mode: 'insensitive' as const } } : {}),
+      ...(search ? { name: { contains: likeLiteral(search), mode: 'insensitive' as const } } : {}),
     };
     return listPage(page, where, {
       findCursor: (w) => this.prisma.store.findFirst({ where: w, select: { id: true, createdOn: true } }),

@@ -7,10 +7,12 @@ import type { RowOf } from '../sql/statement';
 import {
   CREATE_TRANSACTION_TOKEN,
   FIND_CHARGEABLE_TOKENS,
+  HAS_CUSTOMER_EMAIL,
   RENEW_TRANSACTION_TOKEN,
   RECORD_RECURRING_TOKEN_DELETED,
   RECORD_TOKEN_UPDATED,
 } from './transaction-tokens.sql';
+import { likeLiteral } from '../like';
 
 export type { TransactionToken };
 
@@ -176,11 +178,8 @@ export class TransactionTokensRepository {
    * self-service login code may be sent to (decision 0058).
    */
   async hasCustomerEmail(storeId: string, mode: 'test' | 'live', email: string): Promise<boolean> {
-    const token = await this.prisma.transactionToken.findFirst({
-      where: { storeId, mode, email: { equals: email, mode: 'insensitive' } },
-      select: { id: true },
-    });
-    return token !== null;
+    const [row] = await this.prisma.run(HAS_CUSTOMER_EMAIL, { storeId, mode, email });
+    return row?.found === true;
   }
 
   /** The tokens `ids` that exist, in no particular order; one query (webhook data, in batches). */
@@ -369,7 +368,9 @@ function whereOf(merchantId: string, filters: TransactionTokenFilters): Prisma.T
     ...(filters.type ? { type: filters.type } : {}),
     ...(filters.mode ? { mode: filters.mode } : {}),
     ...(filters.paymentType ? { paymentType: filters.paymentType } : {}),
-    ...(filters.search ? { email: { contains: filters.search, mode: 'insensitive' as const } } : {}),
+    ...(filters.search
+      ? { email: { contains: likeLiteral(filters.search), mode: 'insensitive' as const } }
+      : {}),
     ...(filters.customerId
       ? { metadata: { path: ['univapay-customer-id'], equals: filters.customerId } }
       : {}),

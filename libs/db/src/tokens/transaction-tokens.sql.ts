@@ -170,6 +170,23 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
 });
 
 /**
+ * Whether the store has a token of `mode` made for `email`, compared case-blind as a whole address
+ * (never a pattern: `_` and `%` are characters of an address, not wildcards), through
+ * transaction_tokens_store_email_idx: the customer a self-service login code may be sent to
+ * (decision 0058), in one index probe whatever the number of the store's tokens.
+ */
+export const HAS_CUSTOMER_EMAIL = defineStatement({
+  name: 'transaction_tokens_has_customer_email',
+  params: { storeId: pg.uuid, mode: pg.text, email: pg.text },
+  columns: { found: pg.bool },
+  text: (p) => `
+    SELECT EXISTS (
+      SELECT 1 FROM transaction_tokens
+       WHERE store_id = ${p.storeId} AND lower(email) = lower(${p.email}) AND mode::text = ${p.mode}
+    ) AS found`,
+});
+
+/**
  * The event `event` (a payload expression of event-sql.ts) of each transaction_tokens row of
  * `source` (the table, or a CTE of its rows with id, merchant_id, store_id) that `where` keeps.
  */
