@@ -266,8 +266,7 @@ WITH page AS (
    ORDER BY c.created_on DESC, c.id DESC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
@@ -299,8 +298,7 @@ WITH page AS (
    ORDER BY c.created_on ASC, c.id ASC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
@@ -332,16 +330,15 @@ WITH page AS (
    ORDER BY c.created_on DESC, c.id DESC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
+         WHERE s.id = $8::uuid) AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.store_id = $8::uuid AND c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
    AND (c.created_on, c.id) < ($4::text::timestamptz, $5::uuid))
        END AS total_hits
   FROM page p
-  JOIN stores s ON s.id = p.store_id::uuid
-  JOIN merchants m ON m.id = s.merchant_id
   JOIN transaction_tokens t ON t.id = p.transaction_token_id::uuid
  ORDER BY p.created_on DESC, p.id::uuid DESC;
 
@@ -365,16 +362,15 @@ WITH page AS (
    ORDER BY c.created_on ASC, c.id ASC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
+         WHERE s.id = $8::uuid) AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.store_id = $8::uuid AND c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
    AND (c.created_on, c.id) < ($4::text::timestamptz, $5::uuid))
        END AS total_hits
   FROM page p
-  JOIN stores s ON s.id = p.store_id::uuid
-  JOIN merchants m ON m.id = s.merchant_id
   JOIN transaction_tokens t ON t.id = p.transaction_token_id::uuid
  ORDER BY p.created_on ASC, p.id::uuid ASC;
 
@@ -416,8 +412,7 @@ WITH page AS (
    ORDER BY c.created_on DESC, c.id DESC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
@@ -485,8 +480,7 @@ WITH page AS (
    ORDER BY c.created_on ASC, c.id ASC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
@@ -554,8 +548,9 @@ WITH page AS (
    ORDER BY c.created_on DESC, c.id DESC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
+         WHERE s.id = $8::uuid) AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.store_id = $8::uuid AND c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
@@ -580,8 +575,6 @@ SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_emai
                            OR ft.data #> '{card,last_four}' = to_jsonb($22::text)))))
        END AS total_hits
   FROM page p
-  JOIN stores s ON s.id = p.store_id::uuid
-  JOIN merchants m ON m.id = s.merchant_id
   JOIN transaction_tokens t ON t.id = p.transaction_token_id::uuid
  ORDER BY p.created_on DESC, p.id::uuid DESC;
 
@@ -623,8 +616,9 @@ WITH page AS (
    ORDER BY c.created_on ASC, c.id ASC
    LIMIT $6::int4
 )
-SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-       t.payment_type::text AS token_payment_type,
+SELECT p.*, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
+         WHERE s.id = $8::uuid) AS merchant_name, t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool AND (SELECT count(*) FROM page) = $6::int4
             THEN (SELECT count(*) FROM charges c WHERE c.store_id = $8::uuid AND c.merchant_id = $1::uuid
    AND (c.created_on, c.id) > ($2::text::timestamptz, $3::uuid)
@@ -649,7 +643,5 @@ SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_emai
                            OR ft.data #> '{card,last_four}' = to_jsonb($22::text)))))
        END AS total_hits
   FROM page p
-  JOIN stores s ON s.id = p.store_id::uuid
-  JOIN merchants m ON m.id = s.merchant_id
   JOIN transaction_tokens t ON t.id = p.transaction_token_id::uuid
  ORDER BY p.created_on ASC, p.id::uuid ASC;

@@ -498,7 +498,8 @@ type ListRefs = ParamRefs<typeof LIST_PARAMS> &
  * A charge list's page (ChargesRepository.list): the charges of the scope — the merchant's, or one
  * store's — within the bounds, narrowed by the filters when the statement has them, in (created_on,
  * id) order read from the scope's (merchant_id|store_id, created_on DESC, id DESC) index and stopped
- * at `take`; only those rows are joined to their store, merchant and token (primary-key lookups).
+ * at `take`; only those rows are joined to their store, merchant and token (primary-key lookups;
+ * one store's and merchant's names once per page when the page is one store's).
  * On a first page (countAll) whose `take` rows are all there (more than a page), the matching rows
  * are counted too, by the same conditions in the same statement, hence the same snapshot: total_hits
  * never disagrees with the page. A page that is not full is every matching row: the caller counts it.
@@ -531,6 +532,19 @@ function listText(direction: CursorDirection, p: ListRefs): string {
                           AND (${p.email} IS NULL OR lower(ft.email) = lower(${p.email}))
                           AND (${p.cardLastFour} IS NULL
                                OR ft.data #> '{card,last_four}' = to_jsonb(${p.cardLastFour}))))`;
+  // one store's page has one store and merchant: their names read once (InitPlans), not per row
+  const names =
+    p.storeId === undefined
+      ? 's.name AS store_name, m.name AS merchant_name'
+      : `(SELECT name FROM stores WHERE id = ${p.storeId}) AS store_name,
+           (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
+             WHERE s.id = ${p.storeId}) AS merchant_name`;
+  const storesJoin =
+    p.storeId === undefined
+      ? `
+      JOIN stores s ON s.id = p.store_id::uuid
+      JOIN merchants m ON m.id = s.merchant_id`
+      : '';
   const conditions = `${scope}
        AND (c.created_on, c.id) > (${p.lowerOn}::timestamptz, ${p.lowerId})
        AND (c.created_on, c.id) < (${p.upperOn}::timestamptz, ${p.upperId})${filters}`;
@@ -542,14 +556,11 @@ function listText(direction: CursorDirection, p: ListRefs): string {
        ORDER BY c.created_on ${order}, c.id ${order}
        LIMIT ${p.take}
     )
-    SELECT p.*, s.name AS store_name, m.name AS merchant_name, t.email AS token_email,
-           t.payment_type::text AS token_payment_type,
+    SELECT p.*, ${names}, t.email AS token_email, t.payment_type::text AS token_payment_type,
            CASE WHEN ${p.countAll} AND (SELECT count(*) FROM page) = ${p.take}
                 THEN (SELECT count(*) FROM charges c WHERE ${conditions})
            END AS total_hits
-      FROM page p
-      JOIN stores s ON s.id = p.store_id::uuid
-      JOIN merchants m ON m.id = s.merchant_id
+      FROM page p${storesJoin}
       JOIN transaction_tokens t ON t.id = p.transaction_token_id::uuid
      ORDER BY p.created_on ${order}, p.id::uuid ${order}`;
 }
