@@ -384,8 +384,7 @@ export class ChargesRepository {
 
   /**
    * `list`, and on a first page (no cursor) the number of charges matching the filters (total_hits,
-   * api-reference §4), from the same statement and snapshot: counted by it when there are more than
-   * the page, else the page's own rows.
+   * api-reference §4), from the same statement and snapshot (0 when the page is empty).
    */
   listCounted(
     merchantId: string,
@@ -437,8 +436,7 @@ export class ChargesRepository {
     } as ChargeListParams & ChargeListFilterParams & { storeId: string });
     const items = rows.map(chargeListItemOfRow);
     if (!countAll) return { rows: items, totalHits: null };
-    const counted = rows.length > 0 ? rows[0].total_hits : null;
-    return { rows: items, totalHits: counted === null ? rows.length : Number(counted) };
+    return { rows: items, totalHits: rows.length === 0 ? 0 : Number(rows[0].total_hits) };
   }
 
   /**

@@ -396,6 +396,9 @@ const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, transaction_
            match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
            updated_on`;
 
+/** CHARGE_SELECT of the charges row `c`, for a statement that joins other tables to it. */
+const CHARGE_SELECT_OF_C = CHARGE_SELECT.replace(/(^|,\s*)([a-z_]+)/g, '$1c.$2');
+
 export const FIND_CHARGES = defineStatement({
   name: 'charges_find_by_ids',
   params: { ids: pg.array(pg.uuid) },
@@ -452,7 +455,7 @@ const LIST_PARAMS = {
   upperId: pg.uuid,
   /** the page's limit + 1 */
   take: pg.int4,
-  /** a first page (total_hits): the matching rows are counted when the page is full */
+  /** a first page (total_hits): the matching rows are counted too */
   countAll: pg.bool,
 };
 
@@ -487,7 +490,7 @@ const CHARGE_LIST_COLUMNS = {
   merchant_name: pg.text,
   token_email: pg.nullable(pg.text),
   token_payment_type: pg.textOf<PaymentType>(),
-  /** on a first page asked to count (countAll): every matching row when the page is full, else null */
+  /** on a first page asked to count (countAll): every matching row, else null */
   total_hits: pg.nullable(pg.int8),
 } as const;
 
@@ -500,34 +503,35 @@ type ListRefs = ParamRefs<typeof LIST_PARAMS> &
  * id) order read from the scope's (merchant_id|store_id, created_on DESC, id DESC) index and stopped
  * at `take`; only those rows are joined to their store, merchant and token (primary-key lookups;
  * one store's and merchant's names once per page when the page is one store's).
- * On a first page (countAll) whose `take` rows are all there (more than a page), the matching rows
- * are counted too, by the same conditions in the same statement, hence the same snapshot: total_hits
- * never disagrees with the page. A page that is not full is every matching row: the caller counts it.
+ * On a first page (countAll) the matching rows are counted too, by the same conditions in the same
+ * statement (an InitPlan, run once), hence the same snapshot: total_hits never disagrees with the
+ * page. No CTE holds the page: a page that is not full is every matching row, so its count reads
+ * no more than the page did, and the plain read of rows in index order needs no sort after it.
  */
 function listText(direction: CursorDirection, p: ListRefs): string {
   const order = direction === 'desc' ? 'DESC' : 'ASC';
-  const scope =
+  const scope = (c: string) =>
     p.storeId === undefined
-      ? `c.merchant_id = ${p.merchantId}`
-      : `c.store_id = ${p.storeId} AND c.merchant_id = ${p.merchantId}`;
-  const filters =
+      ? `${c}.merchant_id = ${p.merchantId}`
+      : `${c}.store_id = ${p.storeId} AND ${c}.merchant_id = ${p.merchantId}`;
+  const filters = (c: string) =>
     p.status === undefined
       ? ''
       : `
-       AND (${p.status} IS NULL OR c.status = ${p.status})
-       AND (${p.mode} IS NULL OR c.mode = ${p.mode})
-       AND (${p.transactionTokenId} IS NULL OR c.transaction_token_id = ${p.transactionTokenId})
-       AND (${p.subscriptionId} IS NULL OR c.subscription_id = ${p.subscriptionId})
-       AND (${p.scheduledPaymentId} IS NULL OR c.scheduled_payment_id = ${p.scheduledPaymentId})
-       AND (${p.currency} IS NULL OR c.requested_currency = ${p.currency})
-       AND (${p.amountFrom} IS NULL OR c.requested_amount >= ${p.amountFrom})
-       AND (${p.amountTo} IS NULL OR c.requested_amount < ${p.amountTo})
+       AND (${p.status} IS NULL OR ${c}.status = ${p.status})
+       AND (${p.mode} IS NULL OR ${c}.mode = ${p.mode})
+       AND (${p.transactionTokenId} IS NULL OR ${c}.transaction_token_id = ${p.transactionTokenId})
+       AND (${p.subscriptionId} IS NULL OR ${c}.subscription_id = ${p.subscriptionId})
+       AND (${p.scheduledPaymentId} IS NULL OR ${c}.scheduled_payment_id = ${p.scheduledPaymentId})
+       AND (${p.currency} IS NULL OR ${c}.requested_currency = ${p.currency})
+       AND (${p.amountFrom} IS NULL OR ${c}.requested_amount >= ${p.amountFrom})
+       AND (${p.amountTo} IS NULL OR ${c}.requested_amount < ${p.amountTo})
        AND (${p.metadataKey} IS NULL
-            OR c.metadata -> ${p.metadataKey} = to_jsonb(${p.metadataText})
-            OR c.metadata -> ${p.metadataKey} = to_jsonb(${p.metadataNumber}))
+            OR ${c}.metadata -> ${p.metadataKey} = to_jsonb(${p.metadataText})
+            OR ${c}.metadata -> ${p.metadataKey} = to_jsonb(${p.metadataNumber}))
        AND (${p.paymentType} IS NULL AND ${p.email} IS NULL AND ${p.cardLastFour} IS NULL
             OR EXISTS (SELECT FROM transaction_tokens ft
-                        WHERE ft.id = c.transaction_token_id
+                        WHERE ft.id = ${c}.transaction_token_id
                           AND (${p.paymentType} IS NULL OR ft.payment_type = ${p.paymentType})
                           AND (${p.email} IS NULL OR lower(ft.email) = lower(${p.email}))
                           AND (${p.cardLastFour} IS NULL
@@ -542,27 +546,23 @@ function listText(direction: CursorDirection, p: ListRefs): string {
   const storesJoin =
     p.storeId === undefined
       ? `
-      JOIN stores s ON s.id = p.store_id::uuid
+      JOIN stores s ON s.id = c.store_id
       JOIN merchants m ON m.id = s.merchant_id`
       : '';
-  const conditions = `${scope}
-       AND (c.created_on, c.id) > (${p.lowerOn}::timestamptz, ${p.lowerId})
-       AND (c.created_on, c.id) < (${p.upperOn}::timestamptz, ${p.upperId})${filters}`;
+  const conditions = (c: string) => `${scope(c)}
+       AND (${c}.created_on, ${c}.id) > (${p.lowerOn}::timestamptz, ${p.lowerId})
+       AND (${c}.created_on, ${c}.id) < (${p.upperOn}::timestamptz, ${p.upperId})${filters(c)}`;
+  // the page's rows are read in index order and joined one by one until the LIMIT (nested loops);
+  // the count is an InitPlan, run once and only when asked
   return `
-    WITH page AS (
-      SELECT ${CHARGE_SELECT}
-        FROM charges c
-       WHERE ${conditions}
-       ORDER BY c.created_on ${order}, c.id ${order}
-       LIMIT ${p.take}
-    )
-    SELECT p.*, ${names}, t.email AS token_email, t.payment_type::text AS token_payment_type,
-           CASE WHEN ${p.countAll} AND (SELECT count(*) FROM page) = ${p.take}
-                THEN (SELECT count(*) FROM charges c WHERE ${conditions})
-           END AS total_hits
-      FROM page p${storesJoin}
-      JOIN transaction_tokens t ON t.id = p.transaction_token_id::uuid
-     ORDER BY p.created_on ${order}, p.id::uuid ${order}`;
+    SELECT ${CHARGE_SELECT_OF_C}, ${names},
+           t.email AS token_email, t.payment_type::text AS token_payment_type,
+           CASE WHEN ${p.countAll} THEN (SELECT count(*) FROM charges n WHERE ${conditions('n')}) END AS total_hits
+      FROM charges c${storesJoin}
+      JOIN transaction_tokens t ON t.id = c.transaction_token_id
+     WHERE ${conditions('c')}
+     ORDER BY c.created_on ${order}, c.id ${order}
+     LIMIT ${p.take}`;
 }
 
 const listStatement = <const P extends PgTypes>(
