@@ -105,7 +105,7 @@ function readAll(): Promise<ChargeListItem[]> {
       store: { select: { name: true, merchant: { select: { name: true } } } },
       transactionToken: { select: { email: true, paymentType: true } },
     },
-  }) as Promise<ChargeListItem[]>;
+  });
 }
 
 const inA = () => all.filter((row) => row.storeId === shop.store.id);

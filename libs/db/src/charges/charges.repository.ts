@@ -26,7 +26,6 @@ import {
   FIND_CHARGES,
   LIST_CHARGES,
   type ChargeListFilterParams,
-  type ChargeListParams,
   type ChargeListRow,
 } from './charges.sql';
 import type { RowOf } from '../sql/statement';
@@ -433,7 +432,7 @@ export class ChargesRepository {
       ...params,
       ...narrowing,
       ...(filters.storeId === null ? {} : { storeId: filters.storeId }),
-    } as ChargeListParams & ChargeListFilterParams & { storeId: string });
+    });
     const items = rows.map(chargeListItemOfRow);
     if (!countAll) return { rows: items, totalHits: null };
     return { rows: items, totalHits: rows.length === 0 ? 0 : Number(rows[0].total_hits) };
