@@ -19,11 +19,17 @@
  * Settings (environment): BENCH_SECONDS (10), BENCH_WARMUP_SECONDS (2), BENCH_CONCURRENCY (32),
  * BENCH_STORES (20), BENCH_CHARGES_PER_STORE (20), TEST_DATABASE_URL (its server hosts the scratch
  * database), BENCH_NODE_ARGS (extra node flags for every spawned process).
+ *
+ * CPU per read by process (the server measured, Postgres' backends of the scratch database and its
+ * background processes, Redis, this client, and the rest of the machine) is taken over the measured
+ * window of each read, the warm-up left out.
  */
 import 'reflect-metadata';
+import { Client } from 'pg';
+import { createRedisClient, type RedisClient } from '@kessai/redis';
 import { TestEnvironment } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
-import { freePort, Proc } from './bench-processes';
+import { cpuPerUnit, cpuSnapshot, freePort, Proc } from './bench-processes';
 import { waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
 import { recordSummary } from './summary';
@@ -99,8 +105,22 @@ async function seedCharges(gateway: string, stores: ReadStore[]): Promise<void> 
   for (let i = 0; i < stores.length; i += 8) await Promise.all(stores.slice(i, i + 8).map(oneStore));
 }
 
-/** A closed loop over every (store, charge), warmed up first; the measured run's result. */
-async function measure(request: (store: ReadStore, chargeId: string) => LoadRequest, stores: ReadStore[]) {
+/** What CPU accounting needs: the server measured, and clients of Redis and the scratch database. */
+interface Accounting {
+  server: Proc;
+  redis: RedisClient;
+  db: Client;
+}
+
+/**
+ * A closed loop over every (store, charge), warmed up first; the measured run's result, with CPU
+ * per read by process over the measured run.
+ */
+async function measure(
+  request: (store: ReadStore, chargeId: string) => LoadRequest,
+  stores: ReadStore[],
+  accounting: Accounting,
+): Promise<LoadResult & { cpuMsPerRead: Record<string, number> }> {
   let n = 0;
   const next = (): LoadRequest => {
     const store = stores[n % stores.length];
@@ -109,8 +129,18 @@ async function measure(request: (store: ReadStore, chargeId: string) => LoadRequ
     return request(store, chargeId);
   };
   await runRequestLoad({ concurrency: CONCURRENCY, durationMs: WARMUP_SECONDS * 1000, next });
-  return runRequestLoad({ concurrency: CONCURRENCY, durationMs: SECONDS * 1000, next });
+  const { server, redis, db } = accounting;
+  const processes = [{ name: server.name, pid: server.pid }];
+  const before = await cpuSnapshot(processes, redis, db);
+  const result = await runRequestLoad({ concurrency: CONCURRENCY, durationMs: SECONDS * 1000, next });
+  const after = await cpuSnapshot(processes, redis, db);
+  return { ...result, cpuMsPerRead: cpuPerUnit(before, after, result.requests) };
 }
+
+const cpuCell = (cpu: Record<string, number>) =>
+  Object.entries(cpu)
+    .map(([name, ms]) => `${name} ${fmt(ms, 3)}`)
+    .join(' · ');
 
 async function main() {
   await globalSetup();
@@ -129,6 +159,9 @@ async function main() {
   delete variables.RATE_LIMIT_REDIS_TIMEOUT_MS; // the production default, not the test suites' 5 s
   delete variables.DB_POOL_SIZE;
   const procs: Proc[] = [];
+  const redis = createRedisClient(env.config);
+  const db = new Client({ connectionString: env.database.url });
+  await db.connect();
   try {
     console.log(`scratch database ${env.database.name}, Redis prefix ${variables.REDIS_PREFIX}`);
     const stores = await seedStores(env);
@@ -145,7 +178,9 @@ async function main() {
     );
     await seedCharges(gateway, stores);
 
-    const results: Array<{ read: string; gateway: LoadResult; floor?: LoadResult }> = [
+    type Measured = Awaited<ReturnType<typeof measure>>;
+    const onGateway = { server: gatewayProc, redis, db };
+    const results: Array<{ read: string; gateway: Measured; floor?: Measured }> = [
       {
         read: 'GET /stores/{storeId}/charges/{id}',
         gateway: await measure(
@@ -154,6 +189,7 @@ async function main() {
             headers: { authorization: store.auth },
           }),
           stores,
+          onGateway,
         ),
       },
       {
@@ -161,6 +197,7 @@ async function main() {
         gateway: await measure(
           (store) => ({ url: `${gateway}/charges`, headers: { authorization: store.auth } }),
           stores,
+          onGateway,
         ),
       },
     ];
@@ -183,10 +220,16 @@ async function main() {
       () => Promise.resolve(floor.output.some((l) => l.includes('floor listening'))),
       60_000,
     );
-    results[0].floor = await measure((_, id) => ({ url: `${floorUrl}/floor/charges/${id}` }), stores);
+    const onFloor = { server: floor, redis, db };
+    results[0].floor = await measure(
+      (_, id) => ({ url: `${floorUrl}/floor/charges/${id}` }),
+      stores,
+      onFloor,
+    );
     results[1].floor = await measure(
       (store) => ({ url: `${floorUrl}/floor/stores/${store.storeId}/charges` }),
       stores,
+      onFloor,
     );
 
     console.log(
@@ -209,6 +252,8 @@ async function main() {
       );
       if (!okStatuses)
         console.log(`  answers: gateway ${statusList(g.statuses)}; floor ${statusList(f!.statuses)}`);
+      console.log(`  CPU ms per read, gateway: ${cpuCell(g.cpuMsPerRead)}`);
+      console.log(`  CPU ms per read, floor:   ${cpuCell(f!.cpuMsPerRead)}`);
       recordSummary({
         bench: 'reads',
         path: read,
@@ -218,12 +263,15 @@ async function main() {
         pass,
         p50Ms: g.p50Ms,
         p99Ms: g.p99Ms,
+        cpuMsPerOp: g.cpuMsPerRead,
         notes: okStatuses ? `${g.requests} reads, all 200` : `answers ${statusList(g.statuses)}`,
       });
     }
     process.exitCode = failed ? 1 : 0;
   } finally {
     for (const proc of procs.reverse()) await proc.stop();
+    redis.disconnect();
+    await db.end();
     await env.close();
   }
 }

@@ -46,3 +46,46 @@ export async function listPage<W extends object, R extends KeysetRow>(
     take: page.limit + 1,
   });
 }
+
+/** the least uuid: (t, NIL) lies before every row of instant t, so bounds at an instant are exact */
+const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+/** A point of the (created_on, id) order, as a plain statement's bound takes it. */
+export interface KeysetBound {
+  /** an ISO instant, or `-infinity` / `infinity` for an open side */
+  on: string;
+  id: string;
+}
+
+/**
+ * The rows of a plain statement's page as two exclusive bounds, (lower) < (created_on, id) < (upper):
+ * the created_on range (`from` inclusive, `to` exclusive; open when null) and the cursor row, the
+ * last one seen (rows after it in the listing direction), folded together, so that a statement has
+ * exactly one bound on each side for its index to start and stop at.
+ */
+export function keysetBounds(
+  range: { from: Date | null; to: Date | null },
+  cursor: KeysetRow | null,
+  direction: CursorDirection,
+): { lower: KeysetBound; upper: KeysetBound } {
+  // created_on ≥ from  ⇔  (created_on, id) > (from, NIL);  created_on < to  ⇔  (created_on, id) < (to, NIL)
+  let lower = { time: range.from ? range.from.getTime() : -Infinity, id: NIL_UUID };
+  let upper = { time: range.to ? range.to.getTime() : Infinity, id: NIL_UUID };
+  if (cursor) {
+    const at = { time: cursor.createdOn.getTime(), id: cursor.id.toLowerCase() };
+    if (direction === 'desc' && compare(at, upper) < 0) upper = at;
+    if (direction === 'asc' && compare(at, lower) > 0) lower = at;
+  }
+  return { lower: bound(lower), upper: bound(upper) };
+}
+
+/** lower-case uuid text sorts as Postgres sorts uuids (byte by byte) */
+function compare(a: { time: number; id: string }, b: { time: number; id: string }): number {
+  if (a.time !== b.time) return a.time < b.time ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}
+
+function bound({ time, id }: { time: number; id: string }): KeysetBound {
+  const on = time === Infinity ? 'infinity' : time === -Infinity ? '-infinity' : new Date(time).toISOString();
+  return { on, id };
+}

@@ -94,12 +94,16 @@ export function presentCharge(charge: Charge) {
   };
 }
 
+/**
+ * A charge of a list: the Charge resource and its merchant's and store's names. Added by
+ * Object.assign, not a spread of the resource: a spread of its ~30 fields copied them one by one, a
+ * few per cent of the gateway's CPU on a page of them (bench:reads).
+ */
 export function presentChargeListItem(charge: ChargeListItem) {
-  return {
-    ...presentCharge(charge),
+  return Object.assign(presentCharge(charge), {
     merchant_name: charge.store.merchant.name,
     store_name: charge.store.name,
-  };
+  });
 }
 
 /**

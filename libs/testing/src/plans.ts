@@ -35,7 +35,7 @@ export async function executedPlan(
   try {
     await client.query(`SET LOCAL plan_cache_mode = force_${mode}_plan`);
     // EXECUTE takes its arguments as SQL, not as bound parameters: literals
-    const args = values.map((value) =>
+    const literal = (value: unknown) =>
       typeof value === 'number'
         ? String(value)
         : client.escapeLiteral(
@@ -44,8 +44,8 @@ export async function executedPlan(
               : value instanceof Date
                 ? value.toISOString()
                 : String(value),
-          ),
-    );
+          );
+    const args = values.map((value) => (value === null || value === undefined ? 'NULL' : literal(value)));
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE plan_probe(${args.join(', ')})`,
     );

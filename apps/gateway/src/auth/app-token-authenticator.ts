@@ -56,18 +56,21 @@ export class AppTokenAuthenticator {
       case 'bearer':
         break;
     }
-    const subject = unverifiedSubject(parsed.jwt);
-    if (parsed.secret === null && subject === LOGIN_TOKEN_SUBJECT) {
-      return this.authenticateLogin(parsed.jwt);
+    // a text verified before is an app token's (#verify): its subject needs no decoding again
+    let claims = this.#verified.get(parsed.jwt);
+    if (claims === undefined) {
+      const subject = unverifiedSubject(parsed.jwt);
+      if (parsed.secret === null && subject === LOGIN_TOKEN_SUBJECT) {
+        return this.authenticateLogin(parsed.jwt);
+      }
+      if (parsed.secret !== null && subject === CHECKOUT_LINK_SUBJECT) {
+        return this.authenticateCheckoutLink(parsed.secret, parsed.jwt);
+      }
+      if (parsed.secret === null && subject === CUSTOMER_TOKEN_SUBJECT) {
+        return this.authenticateCustomer(parsed.jwt);
+      }
+      claims = this.#verify(parsed.jwt);
     }
-    if (parsed.secret !== null && subject === CHECKOUT_LINK_SUBJECT) {
-      return this.authenticateCheckoutLink(parsed.secret, parsed.jwt);
-    }
-    if (parsed.secret === null && subject === CUSTOMER_TOKEN_SUBJECT) {
-      return this.authenticateCustomer(parsed.jwt);
-    }
-
-    const claims = this.#verify(parsed.jwt);
 
     const token = await this.appTokens.find(claims.jti);
     if (

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseError, type PoolClient } from 'pg';
-import { CHARGE_ENTRY, isUuid, utcDay, type PageRequest } from '@kessai/domain';
+import { CHARGE_ENTRY, isUuid, unknownCursor, utcDay, type PageRequest } from '@kessai/domain';
 import {
   Prisma,
   type Charge,
@@ -10,7 +10,7 @@ import {
   type Store,
   type TransactionToken,
 } from '../generated/prisma/client';
-import { listPage } from '../keyset';
+import { keysetBounds, type KeysetRow } from '../keyset';
 import type { DailyQuota } from '../limits/daily-quotas';
 import { limitScopeKey } from '../limits/limit-scope';
 import { PrismaService } from '../prisma.service';
@@ -21,13 +21,16 @@ import {
   REFUSED_QUOTA,
   REFUSED_TOKEN,
   type ChargeCreateInput,
+  FIND_CHARGE_CURSOR,
   FIND_CHARGE_IN_SCOPE,
   FIND_CHARGES,
+  LIST_CHARGES,
+  type ChargeListFilterParams,
+  type ChargeListRow,
 } from './charges.sql';
 import type { RowOf } from '../sql/statement';
 import { ADVISORY_XACT_LOCK } from '../limits/limits.sql';
 import { scopeWhere, type AccessScope } from '../scope';
-import { likeLiteral } from '../like';
 
 export type { Charge, ChargeStatus };
 
@@ -368,22 +371,71 @@ export class ChargesRepository {
       .then((row) => (row ? { ...row, paymentType: row.transactionToken.paymentType } : null));
   }
 
-  list(merchantId: string, filters: ChargeFilters, page: PageRequest): Promise<ChargeListItem[]> {
-    return listPage(page, whereOf(merchantId, filters), {
-      findCursor: (where) => this.prisma.charge.findFirst({ where, select: { id: true, createdOn: true } }),
-      findMany: (args) =>
-        this.prisma.charge.findMany({
-          ...args,
-          include: {
-            store: { select: { name: true, merchant: { select: { name: true } } } },
-            transactionToken: { select: { email: true, paymentType: true } },
-          },
-        }) as Promise<ChargeListItem[]>,
-    });
+  /**
+   * `limit + 1` charges after the cursor in the page's direction (toPage makes the page of them),
+   * with their store's and merchant's names and their token's email and type: one plain statement
+   * (LIST_CHARGES), and a primary-key lookup of the cursor before it on a later page. A cursor the
+   * scope may not list is as unknown as a missing one.
+   */
+  async list(merchantId: string, filters: ChargeFilters, page: PageRequest): Promise<ChargeListItem[]> {
+    return (await this.#listPage(merchantId, filters, page, false)).rows;
   }
 
-  count(merchantId: string, filters: ChargeFilters): Promise<number> {
-    return this.prisma.charge.count({ where: whereOf(merchantId, filters) });
+  /**
+   * `list`, and on a first page (no cursor) the number of charges matching the filters (total_hits,
+   * api-reference §4), from the same statement and snapshot (0 when the page is empty).
+   */
+  listCounted(
+    merchantId: string,
+    filters: ChargeFilters,
+    page: PageRequest,
+  ): Promise<{ rows: ChargeListItem[]; totalHits: number | null }> {
+    return this.#listPage(merchantId, filters, page, page.cursor === null);
+  }
+
+  async #listPage(
+    merchantId: string,
+    filters: ChargeFilters,
+    page: PageRequest,
+    countAll: boolean,
+  ): Promise<{ rows: ChargeListItem[]; totalHits: number | null }> {
+    let cursor: KeysetRow | null = null;
+    if (page.cursor !== null) {
+      const [row] = isUuid(page.cursor)
+        ? await this.prisma.run(FIND_CHARGE_CURSOR, {
+            id: page.cursor,
+            merchantId,
+            storeId: filters.storeId,
+          })
+        : [];
+      if (!row) throw unknownCursor();
+      cursor = { id: page.cursor, createdOn: row.created_on };
+    }
+    const { lower, upper } = keysetBounds(
+      { from: filters.from ?? null, to: filters.to ?? null },
+      cursor,
+      page.direction,
+    );
+    const params = {
+      merchantId,
+      lowerOn: lower.on,
+      lowerId: lower.id,
+      upperOn: upper.on,
+      upperId: upper.id,
+      take: page.limit + 1,
+      countAll,
+    };
+    const narrowing = filterParams(filters);
+    const kind = narrowing === null ? LIST_CHARGES.plain : LIST_CHARGES.filtered;
+    const statement = filters.storeId === null ? kind.merchant[page.direction] : kind.store[page.direction];
+    const rows = await this.prisma.run(statement, {
+      ...params,
+      ...narrowing,
+      ...(filters.storeId === null ? {} : { storeId: filters.storeId }),
+    });
+    const items = rows.map(chargeListItemOfRow);
+    if (!countAll) return { rows: items, totalHits: null };
+    return { rows: items, totalHits: rows.length === 0 ? 0 : Number(rows[0].total_hits) };
   }
 
   /**
@@ -595,41 +647,39 @@ function chargeOfRow(row: RowOf<typeof FIND_CHARGES.columns>): Charge {
   };
 }
 
-function whereOf(merchantId: string, filters: ChargeFilters): Prisma.ChargeWhereInput {
-  const amount = {
-    ...(filters.amountFrom !== undefined ? { gte: filters.amountFrom } : {}),
-    ...(filters.amountTo !== undefined ? { lt: filters.amountTo } : {}),
-  };
-  const created = {
-    ...(filters.from ? { gte: filters.from } : {}),
-    ...(filters.to ? { lt: filters.to } : {}),
-  };
+/** A listed row as ChargeListItem (Prisma's shape, which the console and the presenter read). */
+function chargeListItemOfRow(row: ChargeListRow): ChargeListItem {
+  return Object.assign(chargeOfRow(row), {
+    store: { name: row.store_name, merchant: { name: row.merchant_name } },
+    transactionToken: { email: row.token_email, paymentType: row.token_payment_type },
+  });
+}
+
+/** a metadata value that is also compared as a number (as a JSON number in the metadata) */
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+
+/**
+ * The filtered statement's filters, or null when none is asked for (the plain statement then).
+ * A filter given as an empty string is no filter, as before.
+ */
+function filterParams(filters: ChargeFilters): ChargeListFilterParams | null {
   const metadata = filters.metadata;
-  const token: Prisma.TransactionTokenWhereInput = {
-    ...(filters.paymentType ? { paymentType: filters.paymentType } : {}),
-    ...(filters.email ? { email: { equals: likeLiteral(filters.email), mode: 'insensitive' } } : {}),
-    ...(filters.cardLastFour ? { data: { path: ['card', 'last_four'], equals: filters.cardLastFour } } : {}),
+  const params: ChargeListFilterParams = {
+    status: filters.status ?? null,
+    mode: filters.mode ?? null,
+    transactionTokenId: filters.transactionTokenId || null,
+    subscriptionId: filters.subscriptionId || null,
+    scheduledPaymentId: filters.scheduledPaymentId || null,
+    currency: filters.currency || null,
+    amountFrom: filters.amountFrom ?? null,
+    amountTo: filters.amountTo ?? null,
+    metadataKey: metadata?.key ?? null,
+    metadataText: metadata?.value ?? null,
+    metadataNumber: metadata && NUMERIC.test(metadata.value) ? Number(metadata.value) : null,
+    paymentType: filters.paymentType ?? null,
+    email: filters.email || null,
+    cardLastFour: filters.cardLastFour || null,
   };
-  return {
-    ...(Object.keys(token).length > 0 ? { transactionToken: token } : {}),
-    ...scopeWhere({ merchantId, storeId: filters.storeId }),
-    ...(filters.status ? { status: filters.status } : {}),
-    ...(filters.mode ? { mode: filters.mode } : {}),
-    ...(filters.transactionTokenId ? { transactionTokenId: filters.transactionTokenId } : {}),
-    ...(filters.subscriptionId ? { subscriptionId: filters.subscriptionId } : {}),
-    ...(filters.scheduledPaymentId ? { scheduledPaymentId: filters.scheduledPaymentId } : {}),
-    ...(filters.currency ? { requestedCurrency: filters.currency } : {}),
-    ...(Object.keys(amount).length > 0 ? { requestedAmount: amount } : {}),
-    ...(Object.keys(created).length > 0 ? { createdOn: created } : {}),
-    ...(metadata
-      ? {
-          OR: [
-            { metadata: { path: [metadata.key], equals: metadata.value } },
-            ...(/^-?\d+(\.\d+)?$/.test(metadata.value)
-              ? [{ metadata: { path: [metadata.key], equals: Number(metadata.value) } }]
-              : []),
-          ],
-        }
-      : {}),
-  };
+  for (const value of Object.values(params)) if (value !== null) return params;
+  return null;
 }

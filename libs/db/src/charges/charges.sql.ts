@@ -1,15 +1,24 @@
-import { CHARGE_ENTRY, type ChargeStatus } from '@kessai/domain';
+import { CHARGE_ENTRY, type ChargeStatus, type CursorDirection } from '@kessai/domain';
 import type { JsonValue } from '../generated/prisma/internal/prismaNamespace';
 import type {
   CaptureStatus,
   ChargeOperation,
   MatchAmount,
+  PaymentType,
   ProcessingMode,
   TokenType,
 } from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, processorNoticeReceivedSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
-import { defineStatement, pg, sqlLiteral } from '../sql/statement';
+import {
+  defineStatement,
+  pg,
+  sqlLiteral,
+  type ParamRefs,
+  type ParamsOf,
+  type PgTypes,
+  type RowOf,
+} from '../sql/statement';
 
 /** What `kessai_refuse` raises (SQLSTATE KS001) with, when the create statement must not stand. */
 export const REFUSED_TOKEN = 'token_not_claimable';
@@ -387,6 +396,9 @@ const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, transaction_
            match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
            updated_on`;
 
+/** CHARGE_SELECT of the charges row `c`, for a statement that joins other tables to it. */
+const CHARGE_SELECT_OF_C = CHARGE_SELECT.replace(/(^|,\s*)([a-z_]+)/g, '$1c.$2');
+
 export const FIND_CHARGES = defineStatement({
   name: 'charges_find_by_ids',
   params: { ids: pg.array(pg.uuid) },
@@ -413,3 +425,197 @@ export const FIND_CHARGE_IN_SCOPE = defineStatement({
        AND merchant_id = ${p.merchantId}
        AND (${p.storeId}::uuid IS NULL OR store_id = ${p.storeId})`,
 });
+
+/**
+ * Where a list's cursor (a charge id) stands in the (created_on, id) order: the charge of that id
+ * the scope may list (`storeId` null: any store of the merchant). A primary-key lookup.
+ */
+export const FIND_CHARGE_CURSOR = defineStatement({
+  name: 'charges_find_cursor',
+  params: { id: pg.uuid, merchantId: pg.uuid, storeId: pg.nullable(pg.uuid) },
+  columns: { created_on: pg.timestamptz },
+  text: (p) => `
+    SELECT created_on
+      FROM charges
+     WHERE id = ${p.id}
+       AND merchant_id = ${p.merchantId}
+       AND (${p.storeId}::uuid IS NULL OR store_id = ${p.storeId})`,
+});
+
+/** A page of a charge list: the scope's merchant, the keyset bounds, the size, whether to count. */
+const LIST_PARAMS = {
+  merchantId: pg.uuid,
+  /**
+   * Rows strictly between (lowerOn, lowerId) and (upperOn, upperId) in (created_on, id) order: the
+   * cursor and the created_on range folded into two bounds (ISO instants, or ±infinity when open)
+   */
+  lowerOn: pg.text,
+  lowerId: pg.uuid,
+  upperOn: pg.text,
+  upperId: pg.uuid,
+  /** the page's limit + 1 */
+  take: pg.int4,
+  /** a first page (total_hits): the matching rows are counted too */
+  countAll: pg.bool,
+};
+
+/** The optional filters of a charge list (ChargeFilters), each null when not asked for. */
+const LIST_FILTER_PARAMS = {
+  status: pg.nullable(pg.enum<ChargeStatus>('charge_status')),
+  mode: pg.nullable(pg.enum<ProcessingMode>('processing_mode')),
+  transactionTokenId: pg.nullable(pg.uuid),
+  subscriptionId: pg.nullable(pg.uuid),
+  scheduledPaymentId: pg.nullable(pg.uuid),
+  currency: pg.nullable(pg.bpchar),
+  /** requested_amount ≥ */
+  amountFrom: pg.nullable(pg.int8),
+  /** requested_amount < */
+  amountTo: pg.nullable(pg.int8),
+  /** one metadata entry: its key, its value as a string, and as a number when the text is numeric */
+  metadataKey: pg.nullable(pg.text),
+  metadataText: pg.nullable(pg.text),
+  metadataNumber: pg.nullable(pg.float8),
+  /** of the charge's transaction token */
+  paymentType: pg.nullable(pg.enum<PaymentType>('payment_type')),
+  /** of the charge's transaction token, case-insensitively */
+  email: pg.nullable(pg.text),
+  /** of the card of the charge's transaction token */
+  cardLastFour: pg.nullable(pg.text),
+};
+
+/** A listed charge: every column, its store's and merchant's names, its token's email and type. */
+const CHARGE_LIST_COLUMNS = {
+  ...CHARGE_COLUMNS,
+  store_name: pg.text,
+  merchant_name: pg.text,
+  token_email: pg.nullable(pg.text),
+  token_payment_type: pg.textOf<PaymentType>(),
+  /** on a first page asked to count (countAll): every matching row, else null */
+  total_hits: pg.nullable(pg.int8),
+} as const;
+
+type ListRefs = ParamRefs<typeof LIST_PARAMS> &
+  Partial<ParamRefs<typeof LIST_FILTER_PARAMS>> & { storeId?: string };
+
+/**
+ * A charge list's page (ChargesRepository.list): the charges of the scope — the merchant's, or one
+ * store's — within the bounds, narrowed by the filters when the statement has them, in (created_on,
+ * id) order read from the scope's (merchant_id|store_id, created_on DESC, id DESC) index and stopped
+ * at `take`; only those rows are joined to their store, merchant and token (primary-key lookups;
+ * one store's and merchant's names once per page when the page is one store's).
+ * On a first page (countAll) the matching rows are counted too, by the same conditions in the same
+ * statement (an InitPlan, run once), hence the same snapshot: total_hits never disagrees with the
+ * page. No CTE holds the page: a page that is not full is every matching row, so its count reads
+ * no more than the page did, and the plain read of rows in index order needs no sort after it.
+ */
+function listText(direction: CursorDirection, p: ListRefs): string {
+  const order = direction === 'desc' ? 'DESC' : 'ASC';
+  const scope = (c: string) =>
+    p.storeId === undefined
+      ? `${c}.merchant_id = ${p.merchantId}`
+      : `${c}.store_id = ${p.storeId} AND ${c}.merchant_id = ${p.merchantId}`;
+  const filters = (c: string) =>
+    p.status === undefined
+      ? ''
+      : `
+       AND (${p.status} IS NULL OR ${c}.status = ${p.status})
+       AND (${p.mode} IS NULL OR ${c}.mode = ${p.mode})
+       AND (${p.transactionTokenId} IS NULL OR ${c}.transaction_token_id = ${p.transactionTokenId})
+       AND (${p.subscriptionId} IS NULL OR ${c}.subscription_id = ${p.subscriptionId})
+       AND (${p.scheduledPaymentId} IS NULL OR ${c}.scheduled_payment_id = ${p.scheduledPaymentId})
+       AND (${p.currency} IS NULL OR ${c}.requested_currency = ${p.currency})
+       AND (${p.amountFrom} IS NULL OR ${c}.requested_amount >= ${p.amountFrom})
+       AND (${p.amountTo} IS NULL OR ${c}.requested_amount < ${p.amountTo})
+       AND (${p.metadataKey} IS NULL
+            OR ${c}.metadata -> ${p.metadataKey} = to_jsonb(${p.metadataText})
+            OR ${c}.metadata -> ${p.metadataKey} = to_jsonb(${p.metadataNumber}))
+       AND (${p.paymentType} IS NULL AND ${p.email} IS NULL AND ${p.cardLastFour} IS NULL
+            OR EXISTS (SELECT FROM transaction_tokens ft
+                        WHERE ft.id = ${c}.transaction_token_id
+                          AND (${p.paymentType} IS NULL OR ft.payment_type = ${p.paymentType})
+                          AND (${p.email} IS NULL OR lower(ft.email) = lower(${p.email}))
+                          AND (${p.cardLastFour} IS NULL
+                               OR ft.data #> '{card,last_four}' = to_jsonb(${p.cardLastFour}))))`;
+  // one store's page has one store and merchant: their names read once (InitPlans), not per row
+  const names =
+    p.storeId === undefined
+      ? 's.name AS store_name, m.name AS merchant_name'
+      : `(SELECT name FROM stores WHERE id = ${p.storeId}) AS store_name,
+           (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
+             WHERE s.id = ${p.storeId}) AS merchant_name`;
+  const storesJoin =
+    p.storeId === undefined
+      ? `
+      JOIN stores s ON s.id = c.store_id
+      JOIN merchants m ON m.id = s.merchant_id`
+      : '';
+  const conditions = (c: string) => `${scope(c)}
+       AND (${c}.created_on, ${c}.id) > (${p.lowerOn}::timestamptz, ${p.lowerId})
+       AND (${c}.created_on, ${c}.id) < (${p.upperOn}::timestamptz, ${p.upperId})${filters(c)}`;
+  // the page's rows are read in index order and joined one by one until the LIMIT (nested loops);
+  // the count is an InitPlan, run once and only when asked
+  return `
+    SELECT ${CHARGE_SELECT_OF_C}, ${names},
+           t.email AS token_email, t.payment_type::text AS token_payment_type,
+           CASE WHEN ${p.countAll} THEN (SELECT count(*) FROM charges n WHERE ${conditions('n')}) END AS total_hits
+      FROM charges c${storesJoin}
+      JOIN transaction_tokens t ON t.id = c.transaction_token_id
+     WHERE ${conditions('c')}
+     ORDER BY c.created_on ${order}, c.id ${order}
+     LIMIT ${p.take}`;
+}
+
+const listStatement = <const P extends PgTypes>(
+  name: string,
+  params: P,
+  direction: CursorDirection,
+  replan: boolean,
+) =>
+  defineStatement({
+    name: `${name}_${direction}`,
+    params,
+    columns: CHARGE_LIST_COLUMNS,
+    text: (p) => listText(direction, p as unknown as ListRefs),
+    replan,
+  });
+
+const MERCHANT_LIST_PARAMS = LIST_PARAMS;
+const STORE_LIST_PARAMS = { ...LIST_PARAMS, storeId: pg.uuid };
+const FILTERED_MERCHANT_LIST_PARAMS = { ...LIST_PARAMS, ...LIST_FILTER_PARAMS };
+const FILTERED_STORE_LIST_PARAMS = { ...STORE_LIST_PARAMS, ...LIST_FILTER_PARAMS };
+
+/**
+ * The statements of a charge list, one per scope, direction and kind (the text of each is fixed).
+ * `plain`: no filter but the scope and the created_on range — a merchant's polling, a console's
+ * first look — prepared once per connection: its only conditions are the index's, so its generic
+ * plan is the index scan in order. `filtered`: every filter, each a parameter that may be null, and
+ * `replan` (planned with its values at every call): a generic plan cannot see that `$n IS NULL OR …`
+ * passes every row, underestimates the rows in range and would read them all through a bitmap scan
+ * and sort them (as the transaction history's statements found).
+ */
+export const LIST_CHARGES = {
+  plain: {
+    merchant: {
+      desc: listStatement('charges_list_merchant', MERCHANT_LIST_PARAMS, 'desc', false),
+      asc: listStatement('charges_list_merchant', MERCHANT_LIST_PARAMS, 'asc', false),
+    },
+    store: {
+      desc: listStatement('charges_list_store', STORE_LIST_PARAMS, 'desc', false),
+      asc: listStatement('charges_list_store', STORE_LIST_PARAMS, 'asc', false),
+    },
+  },
+  filtered: {
+    merchant: {
+      desc: listStatement('charges_list_merchant_filtered', FILTERED_MERCHANT_LIST_PARAMS, 'desc', true),
+      asc: listStatement('charges_list_merchant_filtered', FILTERED_MERCHANT_LIST_PARAMS, 'asc', true),
+    },
+    store: {
+      desc: listStatement('charges_list_store_filtered', FILTERED_STORE_LIST_PARAMS, 'desc', true),
+      asc: listStatement('charges_list_store_filtered', FILTERED_STORE_LIST_PARAMS, 'asc', true),
+    },
+  },
+} as const;
+
+export type ChargeListParams = ParamsOf<typeof LIST_PARAMS>;
+export type ChargeListFilterParams = ParamsOf<typeof LIST_FILTER_PARAMS>;
+export type ChargeListRow = RowOf<typeof CHARGE_LIST_COLUMNS>;

@@ -260,9 +260,7 @@ export class ChargesService {
     if (storeId !== null && !(await this.stores.findVisible(scope, storeId))) {
       throw new NotFoundError('store');
     }
-    const rows = await this.charges.list(scope.merchantId, where, page);
-    if (page.cursor !== null) return { rows, totalHits: null };
-    return { rows, totalHits: await this.charges.count(scope.merchantId, where) };
+    return this.charges.listCounted(scope.merchantId, where, page);
   }
 
   /**
