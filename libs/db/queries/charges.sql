@@ -207,7 +207,7 @@ SELECT merchant_id, store_id, 'charge', id,
 
 -- charges_find_by_ids
 -- params: $1 ids uuid[]
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz
 SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
        payment_attempt, mode::text, status::text, requested_amount, requested_currency,
@@ -215,14 +215,14 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
-       updated_on
+       match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
+       created_on, updated_on
   FROM charges
  WHERE id = ANY($1::uuid[]);
 
 -- charges_find_in_scope
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz
 SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
        payment_attempt, mode::text, status::text, requested_amount, requested_currency,
@@ -230,8 +230,8 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
-       updated_on
+       match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
+       created_on, updated_on
   FROM charges
  WHERE id = $1::uuid
    AND merchant_id = $2::uuid

@@ -10,6 +10,7 @@ import './charges/captures.sql';
 import './charges/charge-outcomes.sql';
 import './charges/charge-sweeps.sql';
 import './charges/charges.sql';
+import './charges/charge-lists.sql';
 import './charges/deferred-payments.sql';
 import './checkout/checkout-links.sql';
 import './checkout/payment-mails.sql';

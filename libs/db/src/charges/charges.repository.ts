@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DatabaseError, type PoolClient } from 'pg';
-import { CHARGE_ENTRY, isUuid, utcDay, type PageRequest } from '@kessai/domain';
+import { CHARGE_ENTRY, isUuid, unknownCursor, utcDay, type PageRequest } from '@kessai/domain';
 import {
   Prisma,
   type Charge,
@@ -10,7 +10,6 @@ import {
   type Store,
   type TransactionToken,
 } from '../generated/prisma/client';
-import { listPage } from '../keyset';
 import type { DailyQuota } from '../limits/daily-quotas';
 import { limitScopeKey } from '../limits/limit-scope';
 import { PrismaService } from '../prisma.service';
@@ -24,6 +23,7 @@ import {
   FIND_CHARGE_IN_SCOPE,
   FIND_CHARGES,
 } from './charges.sql';
+import { COUNT_CHARGES, FIND_CHARGE_LIST_CURSOR, LIST_CHARGES } from './charge-lists.sql';
 import type { RowOf } from '../sql/statement';
 import { ADVISORY_XACT_LOCK } from '../limits/limits.sql';
 import { scopeWhere, type AccessScope } from '../scope';
@@ -367,22 +367,36 @@ export class ChargesRepository {
       .then((row) => (row ? { ...row, paymentType: row.transactionToken.paymentType } : null));
   }
 
-  list(merchantId: string, filters: ChargeFilters, page: PageRequest): Promise<ChargeListItem[]> {
-    return listPage(page, whereOf(merchantId, filters), {
-      findCursor: (where) => this.prisma.charge.findFirst({ where, select: { id: true, createdOn: true } }),
-      findMany: (args) =>
-        this.prisma.charge.findMany({
-          ...args,
-          include: {
-            store: { select: { name: true, merchant: { select: { name: true } } } },
-            transactionToken: { select: { email: true, paymentType: true } },
-          },
-        }) as Promise<ChargeListItem[]>,
+  /**
+   * One keyset page of the merchant's charges that `filters` keep, `page.limit + 1` rows at most
+   * (the extra one says a next page exists): one plain statement, planned for the filters given
+   * (charge-lists.sql.ts). A cursor the filters do not keep is an unknown cursor.
+   */
+  async list(merchantId: string, filters: ChargeFilters, page: PageRequest): Promise<ChargeListItem[]> {
+    const params = listFilters(merchantId, filters);
+    let after: { id: string; created_on: Date } | undefined;
+    if (page.cursor !== null) {
+      if (isUuid(page.cursor))
+        [after] = await this.prisma.run(FIND_CHARGE_LIST_CURSOR, { ...params, id: page.cursor });
+      if (!after) throw unknownCursor();
+    }
+    const rows = await this.prisma.run(LIST_CHARGES[page.direction], {
+      ...params,
+      afterCreatedOn: after?.created_on ?? null,
+      afterId: after?.id ?? null,
+      limit: page.limit + 1,
     });
+    return rows.map((row) =>
+      Object.assign(chargeOfRow(row), {
+        store: { name: row.store_name, merchant: { name: row.merchant_name } },
+        transactionToken: { email: row.token_email, paymentType: row.token_payment_type },
+      }),
+    );
   }
 
-  count(merchantId: string, filters: ChargeFilters): Promise<number> {
-    return this.prisma.charge.count({ where: whereOf(merchantId, filters) });
+  async count(merchantId: string, filters: ChargeFilters): Promise<number> {
+    const [row] = await this.prisma.run(COUNT_CHARGES, listFilters(merchantId, filters));
+    return Number(row.n);
   }
 
   /**
@@ -541,8 +555,9 @@ function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleEr
     issuerToken: null,
     threeDsIssuerToken: null,
     ledgerId: null,
-    // the trigger's choice is not read back: the answer to the merchant never shows it
+    // the triggers' values are not read back: the answer to the merchant never shows them
     processorAccountId: null,
+    cardLastFour: null,
     createdOn,
     updatedOn: createdOn,
   });
@@ -589,46 +604,34 @@ function chargeOfRow(row: RowOf<typeof FIND_CHARGES.columns>): Charge {
     ledgerId: row.ledger_id,
     processorAccountId: row.processor_account_id,
     metadata: row.metadata,
+    cardLastFour: row.card_last_four,
     createdOn: row.created_on,
     updatedOn: row.updated_on,
   };
 }
 
-function whereOf(merchantId: string, filters: ChargeFilters): Prisma.ChargeWhereInput {
-  const amount = {
-    ...(filters.amountFrom !== undefined ? { gte: filters.amountFrom } : {}),
-    ...(filters.amountTo !== undefined ? { lt: filters.amountTo } : {}),
-  };
-  const created = {
-    ...(filters.from ? { gte: filters.from } : {}),
-    ...(filters.to ? { lt: filters.to } : {}),
-  };
+/** A list's filters as its statements' parameters (charge-lists.sql.ts), null where not given. */
+function listFilters(merchantId: string, filters: ChargeFilters) {
   const metadata = filters.metadata;
-  const token: Prisma.TransactionTokenWhereInput = {
-    ...(filters.paymentType ? { paymentType: filters.paymentType } : {}),
-    ...(filters.email ? { email: { equals: filters.email, mode: 'insensitive' } } : {}),
-    ...(filters.cardLastFour ? { data: { path: ['card', 'last_four'], equals: filters.cardLastFour } } : {}),
-  };
   return {
-    ...(Object.keys(token).length > 0 ? { transactionToken: token } : {}),
-    ...scopeWhere({ merchantId, storeId: filters.storeId }),
-    ...(filters.status ? { status: filters.status } : {}),
-    ...(filters.mode ? { mode: filters.mode } : {}),
-    ...(filters.transactionTokenId ? { transactionTokenId: filters.transactionTokenId } : {}),
-    ...(filters.subscriptionId ? { subscriptionId: filters.subscriptionId } : {}),
-    ...(filters.scheduledPaymentId ? { scheduledPaymentId: filters.scheduledPaymentId } : {}),
-    ...(filters.currency ? { requestedCurrency: filters.currency } : {}),
-    ...(Object.keys(amount).length > 0 ? { requestedAmount: amount } : {}),
-    ...(Object.keys(created).length > 0 ? { createdOn: created } : {}),
-    ...(metadata
-      ? {
-          OR: [
-            { metadata: { path: [metadata.key], equals: metadata.value } },
-            ...(/^-?\d+(\.\d+)?$/.test(metadata.value)
-              ? [{ metadata: { path: [metadata.key], equals: Number(metadata.value) } }]
-              : []),
-          ],
-        }
-      : {}),
+    merchantId,
+    storeId: filters.storeId,
+    status: filters.status ?? null,
+    mode: filters.mode ?? null,
+    transactionTokenId: filters.transactionTokenId ?? null,
+    subscriptionId: filters.subscriptionId ?? null,
+    scheduledPaymentId: filters.scheduledPaymentId ?? null,
+    currency: filters.currency ?? null,
+    amountFrom: filters.amountFrom ?? null,
+    amountTo: filters.amountTo ?? null,
+    from: filters.from ?? null,
+    to: filters.to ?? null,
+    // one metadata entry, as a string or, when numeric, as a number (the API's `metadata` filter)
+    metadata: metadata ? { [metadata.key]: metadata.value } : null,
+    metadataNumber:
+      metadata && /^-?\d+(\.\d+)?$/.test(metadata.value) ? { [metadata.key]: Number(metadata.value) } : null,
+    cardLastFour: filters.cardLastFour ?? null,
+    paymentType: filters.paymentType ?? null,
+    email: filters.email ?? null,
   };
 }

@@ -333,7 +333,7 @@ export const RECORD_PROCESSOR_NOTICE = defineStatement({
  * Prisma's per-row cost was a tenth of the process.
  */
 /** Every column of a charge, as libs/db's plain reads return it (a row of Prisma's `Charge`). */
-const CHARGE_COLUMNS = {
+export const CHARGE_COLUMNS = {
   id: pg.text,
   merchant_id: pg.text,
   store_id: pg.text,
@@ -372,20 +372,21 @@ const CHARGE_COLUMNS = {
   ledger_id: pg.nullable(pg.text),
   processor_account_id: pg.nullable(pg.text),
   metadata: pg.jsonb<JsonValue>(),
+  card_last_four: pg.nullable(pg.text),
   created_on: pg.timestamptz,
   updated_on: pg.timestamptz,
 } as const;
 
 /** The select list of CHARGE_COLUMNS. */
-const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, transaction_token_id::text,
+export const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, transaction_token_id::text,
            transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
            payment_attempt, mode::text, status::text, requested_amount, requested_currency,
            charged_amount, charged_currency, fee_rate_ppm, fee_flat_amount, fee_amount, capture,
            capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
            refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
            processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-           match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
-           updated_on`;
+           match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
+           created_on, updated_on`;
 
 export const FIND_CHARGES = defineStatement({
   name: 'charges_find_by_ids',
