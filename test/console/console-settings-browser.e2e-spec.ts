@@ -313,6 +313,8 @@ describe('uploading the checkout logo', () => {
       const logoUrl = (await storeThroughApi(shop.store.id)).configuration as { logo_url?: string };
       expect(logoUrl.logo_url).toContain(`/checkout/logos/${shop.store.id}/${digest}`);
       // as the hosted checkout shows it: GET /checkout_info's logo_image is the same URL
+      const info = await suite.api.shop.request('/checkout_info');
+      expect(info.body).toMatchObject({ logo_image: logoUrl.logo_url });
       const served = await fetch(logoUrl.logo_url!);
       expect(served.status).toBe(200);
       expect(served.headers.get('content-type')).toBe(type);
