@@ -128,8 +128,15 @@ async function main() {
       `  store id     ${credentials.store_id}`,
       `  secret       ${credentials.secret}`,
       `  jwt          ${credentials.jwt}`,
-      `  user         ${credentials.user_email} / ${credentials.user_password}  (POST /authenticate, the console)`,
-      `  console      http://127.0.0.1:${consolePort}  (sign in with the user above)`,
+      ...(credentials.user_password === null
+        ? [
+            `  user         ${credentials.user_email} was removed in the console and stays removed`,
+            `  console      http://127.0.0.1:${consolePort}  (sign in with a user of yours)`,
+          ]
+        : [
+            `  user         ${credentials.user_email} / ${credentials.user_password}  (POST /authenticate, the console)`,
+            `  console      http://127.0.0.1:${consolePort}  (sign in with the user above)`,
+          ]),
       `  processor    ${processorUrl.origin} (the simulator; test cards: docs/processor-simulator.md)`,
       '',
       '  try:  curl -H "Authorization: Bearer <secret>.<jwt>" ' + credentials.base_url + '/me',

@@ -154,6 +154,11 @@ async function consoleShowsPayment(
       .getSetCookie()
       .map((cookie) => cookie.split(';')[0])
       .join('; ');
+  if (credentials.user_password === null) {
+    throw new Error(
+      `the demo user ${credentials.user_email} was removed: the console cannot be signed in to`,
+    );
+  }
   const form = await fetch(`${consoles[0]}/sign-in`);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
   if (form.status !== 200 || !csrf) throw new Error(`the console's sign-in page answered ${form.status}`);

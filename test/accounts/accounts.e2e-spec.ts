@@ -575,4 +575,28 @@ describe('admin CLI', () => {
     const second = await cli('bootstrap', '--json');
     expect(second).toEqual(first);
   });
+
+  it('bootstrap leaves a demo user an owner removed in the console removed, and starts', async () => {
+    const first = await cli('bootstrap', '--json');
+    const users = suite.env.admin.users;
+    const demo = await users.findByEmail(first.user_email);
+    // the merchant's own owner, who removes the demo user (the console's remove)
+    const owner = await suite.env.admin.createUser({
+      merchantId: first.merchant_id,
+      email: `owner-${randomUUID().slice(0, 8)}@demo.test`,
+      password: 'pass-word-1',
+    });
+    await users.remove({ merchantId: first.merchant_id, userId: owner.id }, demo!.id);
+
+    const again = await cli('bootstrap', '--json');
+    expect(again).toEqual({ ...first, user_password: null });
+    expect(await cli('bootstrap', '--json')).toEqual(again);
+    const removed = await users.findByEmailRemovedOrNot(first.user_email);
+    expect(removed).toMatchObject({ id: demo!.id, passwordHash: demo!.passwordHash });
+    expect(removed!.removedOn).toBeInstanceOf(Date);
+    const res = await http('/authenticate', {
+      body: { email: first.user_email, password: first.user_password },
+    });
+    expect(res.status).toBe(401);
+  });
 });

@@ -444,5 +444,60 @@ describe('test clocks', () => {
     expect(await suite.env.prisma.testClock.count({ where: { merchantId: shop.merchant.id } })).toBe(
       clocksBefore,
     );
+    const deleteInLive = await context.request.post(
+      `${consoleUrl}/subscriptions/test-clocks/${clockId}/delete`,
+      {
+        form: { _csrf: await csrfOf(page) },
+        maxRedirects: 0,
+      },
+    );
+    expect(deleteInLive.status()).toBe(403);
+    expect((await clockRow()).deletedOn).toBeNull();
+  });
+
+  it('deleting a clock: refused to a viewer, without CSRF and to another merchant; an admin’s cancels its subscription, with its audit row', async () => {
+    const deleteFrom = (context: BrowserContext, csrf?: string) =>
+      context.request.post(`${consoleUrl}/subscriptions/test-clocks/${clockId}/delete`, {
+        form: csrf === undefined ? {} : { _csrf: csrf },
+        maxRedirects: 0,
+      });
+    const viewerContext = await newContext();
+    const viewer = await signIn(viewerContext, users.viewer);
+    await viewer.goto(`${consoleUrl}/subscriptions/test-clocks/${clockId}`);
+    expect(await viewer.locator('#delete-clock-button').count()).toBe(0);
+    expect((await deleteFrom(viewerContext, await csrfOf(viewer))).status()).toBe(403);
+    const otherContext = await newContext();
+    const other = await signIn(otherContext, users.other);
+    expect((await deleteFrom(otherContext, await csrfOf(other))).status()).toBe(404);
+    const adminContext = await newContext();
+    const page = await signIn(adminContext, users.admin);
+    expect((await deleteFrom(adminContext)).status()).toBe(403);
+    expect((await clockRow()).deletedOn).toBeNull();
+    expect(await auditOf()).toHaveLength(2);
+
+    await page.goto(`${consoleUrl}/subscriptions/test-clocks/${clockId}`);
+    await page.getByRole('button', { name: 'Delete the clock' }).click();
+    await page.locator('#notice').waitFor();
+    expect(new URL(page.url()).pathname).toBe('/subscriptions/test-clocks');
+    await accessible(page);
+    expect(await page.locator(`tr[data-test-clock-id="${clockId}"]`).count()).toBe(0);
+    expect((await clockRow()).deletedOn).toBeInstanceOf(Date);
+    expect(
+      (await suite.env.prisma.subscription.findUniqueOrThrow({ where: { id: subscriptionId } })).status,
+    ).toBe('canceled');
+    const audit = await auditOf();
+    expect(audit.map((a) => [a.action, a.mode, a.detail])).toEqual([
+      expect.anything(),
+      expect.anything(),
+      [
+        'test_clock.delete',
+        'test',
+        { name: 'January', frozen_time: '2025-03-15T00:30:00.000Z', canceled: 1 },
+      ],
+    ]);
+    // gone: its page and a second delete are the missing page, writing nothing
+    expect((await page.goto(`${consoleUrl}/subscriptions/test-clocks/${clockId}`))!.status()).toBe(404);
+    expect((await deleteFrom(adminContext, await csrfOf(page))).status()).toBe(404);
+    expect(await auditOf()).toHaveLength(3);
   });
 });

@@ -283,6 +283,131 @@ describe('the checkout logo', () => {
   });
 });
 
+describe('uploading the checkout logo', () => {
+  const storeLogo = () => suite.env.prisma.storeLogo.findUnique({ where: { storeId: shop.store.id } });
+  const upload = async (page: Page, file: { name: string; mimeType: string; buffer: Buffer }) => {
+    await page.goto(`${consoleUrl}/settings/stores/${shop.store.id}`);
+    await page.locator('#logo-file').setInputFiles(file);
+    const [answer] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/logo')),
+      page.getByRole('button', { name: 'Upload a checkout logo' }).click(),
+    ]);
+    await page.waitForLoadState();
+    return answer;
+  };
+
+  it('an admin uploads a PNG, then a JPEG: the gateway serves each as its type with nosniff to the checkout, with audit rows', async () => {
+    const page = await signIn(users.admin);
+    const auditsBefore = (await auditRows(shop.store.id)).length;
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(64)]);
+    for (const [image, type] of [
+      [solidPng(90, 30, [20, 60, 140]), 'image/png'],
+      [jpeg, 'image/jpeg'],
+    ] as const) {
+      const digest = createHash('sha256').update(image).digest('hex');
+      // the declared type says nothing: the bytes decide
+      await upload(page, { name: 'logo.bin', mimeType: 'application/octet-stream', buffer: image });
+      expect(await page.locator('#notice').textContent()).toBe('The checkout logo was saved.');
+      await accessible(page);
+      expect(await storeLogo()).toMatchObject({ contentType: type, digest });
+      const logoUrl = (await storeThroughApi(shop.store.id)).configuration as { logo_url?: string };
+      expect(logoUrl.logo_url).toContain(`/checkout/logos/${shop.store.id}/${digest}`);
+      // as the hosted checkout shows it: GET /checkout_info's logo_image is the same URL
+      const info = await suite.api.shop.request('/checkout_info');
+      expect(info.body).toMatchObject({ logo_image: logoUrl.logo_url });
+      const served = await fetch(logoUrl.logo_url!);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toBe(type);
+      expect(served.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(Buffer.from(await served.arrayBuffer()).equals(image)).toBe(true);
+      const audits = await auditRows(shop.store.id);
+      expect(audits.at(-1)).toMatchObject({
+        action: 'store.update',
+        detail: { logo: 'uploaded', bytes: image.length, sha256: digest },
+      });
+    }
+    expect(await auditRows(shop.store.id)).toHaveLength(auditsBefore + 2);
+    // the other merchant's store has none of it
+    expect(
+      await suite.env.prisma.storeLogo.findUnique({ where: { storeId: suite.merchants.other.store.id } }),
+    ).toBeNull();
+  });
+
+  it('refuses an SVG, HTML, a file over 256 KiB and a form without a file: the page says why, nothing written', async () => {
+    const page = await signIn(users.owner);
+    const before = await storeLogo();
+    const auditsBefore = (await auditRows(shop.store.id)).length;
+    const svg = Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>`);
+    for (const [file, reason] of [
+      [{ name: `${MARKUP}.svg`, mimeType: 'image/svg+xml', buffer: svg }, 'FILE_INVALID_TYPE'],
+      [{ name: 'logo.png', mimeType: 'image/png', buffer: svg }, 'FILE_INVALID_TYPE'],
+      [{ name: 'page.html', mimeType: 'text/html', buffer: Buffer.from(MARKUP) }, 'FILE_INVALID_TYPE'],
+      [
+        {
+          name: 'big.png',
+          mimeType: 'image/png',
+          buffer: Buffer.concat([solidPng(2, 2, [0, 0, 0]), Buffer.alloc(256 * 1024)]),
+        },
+        'FILE_MAX_SIZE_EXCEEDED',
+      ],
+    ] as const) {
+      const answer = await upload(page, file);
+      expect(answer.status()).toBe(400);
+      expect(await page.locator('#action-error').textContent()).toContain(reason);
+      // the file's name is never shown, its markup never run
+      expect(await page.title()).not.toBe('owned');
+      expect(await page.content()).not.toContain('<script>document.title');
+    }
+    // a form without its file (sent by hand: the browser's form requires one)
+    const empty = await page.request.post(`${consoleUrl}/settings/stores/${shop.store.id}/logo`, {
+      multipart: { _csrf: await csrfOf(page) },
+    });
+    expect(empty.status()).toBe(400);
+    expect(await empty.text()).toContain('VALIDATION_ERROR, logo');
+    // a second file or another field: the form is refused whole
+    const extra = await page.request.post(`${consoleUrl}/settings/stores/${shop.store.id}/logo`, {
+      multipart: {
+        _csrf: await csrfOf(page),
+        name: 'renamed',
+        logo: { name: 'logo.png', mimeType: 'image/png', buffer: solidPng(4, 4, [1, 2, 3]) },
+      },
+    });
+    expect(extra.status()).toBe(400);
+    expect(await storeLogo()).toEqual(before);
+    expect(await auditRows(shop.store.id)).toHaveLength(auditsBefore);
+  });
+
+  it('a viewer has no upload form and is refused; a CSRF-less upload is refused; another merchant’s store is missing', async () => {
+    const before = await storeLogo();
+    const logo = { name: 'logo.png', mimeType: 'image/png', buffer: solidPng(8, 8, [9, 9, 9]) };
+    const viewer = await signIn(users.viewer);
+    await viewer.goto(`${consoleUrl}/settings/stores/${shop.store.id}`);
+    expect(await viewer.locator('#logo-file').count()).toBe(0);
+    const refused = await viewer.request.post(`${consoleUrl}/settings/stores/${shop.store.id}/logo`, {
+      multipart: { _csrf: await csrfOf(viewer), logo },
+    });
+    expect(refused.status()).toBe(403);
+    const admin = await signIn(users.admin);
+    await admin.goto(`${consoleUrl}/settings/stores/${shop.store.id}`);
+    const noToken = await admin.request.post(`${consoleUrl}/settings/stores/${shop.store.id}/logo`, {
+      multipart: { logo },
+    });
+    expect(noToken.status()).toBe(403);
+    const outsider = await signIn(users.other);
+    await outsider.goto(`${consoleUrl}/overview`);
+    const foreign = await outsider.request.post(`${consoleUrl}/settings/stores/${shop.store.id}/logo`, {
+      multipart: { _csrf: await csrfOf(outsider), logo },
+    });
+    expect(foreign.status()).toBe(404);
+    // multipart goes to the upload only
+    const elsewhere = await admin.request.post(`${consoleUrl}/settings/stores/${shop.store.id}`, {
+      multipart: { _csrf: await csrfOf(admin), name: 'Renamed' },
+    });
+    expect(elsewhere.status()).toBe(415);
+    expect(await storeLogo()).toEqual(before);
+  });
+});
+
 describe('removing a user', () => {
   const userByEmail = (email: string) =>
     suite.env.prisma.merchantUser.findUniqueOrThrow({ where: { email } });

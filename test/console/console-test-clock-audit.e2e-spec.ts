@@ -1,10 +1,11 @@
 // A console test clock write and its audit row share one transaction (docs/console.md, "The audit
 // log"), as console-audit-atomic shows for the other writes: an audit row that cannot be inserted
 // (an entry naming a user that does not exist breaks its foreign key) undoes the clock's creation
-// or move; a move refused (not later) writes no row; a good row stands with its write. Real
+// move or deletion; a move refused (not later) writes no row; a good row stands with its write. Real
 // Postgres, the use case the console and the gateway call.
 import { randomUUID } from 'node:crypto';
 import { ConsoleAuditRepository, TestClocksRepository, type AuditEntry } from '@kessai/db';
+import { NotFoundError } from '@kessai/domain';
 import { TestClocksService } from '@kessai/subscriptions';
 import { useSuite, type SeededMerchant } from '@kessai/testing';
 
@@ -81,4 +82,31 @@ it('a move whose audit row fails does not move the clock; a refused move writes 
   await clocks.advance(owner(), clock, later, { audit: auditBy(userId, 'test_clock.advance', clock.id) });
   expect((await row()).frozenTime).toEqual(later.frozen_time);
   expect((await auditRows(clock.id)).map((r) => r.action)).toEqual(['test_clock.advance']);
+});
+
+it('a deletion whose audit row fails deletes nothing; a good row stands with it, naming what it canceled', async () => {
+  const clock = await clocks.create(owner(), { frozen_time: FROZEN });
+  const row = () => suite.env.prisma.testClock.findUniqueOrThrow({ where: { id: clock.id } });
+  const correlation = { correlationId: 'console-test-clock-audit' };
+  await expect(
+    clocks.delete(owner(), clock.id, correlation, {
+      audit: auditBy(randomUUID(), 'test_clock.delete', clock.id),
+    }),
+  ).rejects.toThrow();
+  expect((await row()).deletedOn).toBeNull();
+  expect(await auditRows(clock.id)).toEqual([]);
+  expect(
+    await clocks.delete(owner(), clock.id, correlation, {
+      audit: auditBy(userId, 'test_clock.delete', clock.id),
+    }),
+  ).toEqual({ canceled: 0 });
+  expect((await row()).deletedOn).toBeInstanceOf(Date);
+  expect((await auditRows(clock.id)).map((r) => [r.action, r.detail])).toEqual([
+    ['test_clock.delete', { canceled: 0 }],
+  ]);
+  // deleted: a second deletion is not found and writes no row
+  await expect(
+    clocks.delete(owner(), clock.id, correlation, { audit: auditBy(userId, 'test_clock.delete', clock.id) }),
+  ).rejects.toBeInstanceOf(NotFoundError);
+  expect(await auditRows(clock.id)).toHaveLength(1);
 });

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createLogger, NestPinoLogger, type Logger } from '@kessai/observability';
 import { ConsoleModule, type ConsoleConfig } from './console.module';
+import { acceptLogoUploads } from './pages/logo-upload';
 
 /**
  * The console's Content-Security-Policy: its own stylesheet and images, no script at all, forms
@@ -34,6 +35,7 @@ export async function createConsoleApp(
     },
   );
   await app.register(fastifyCookie, { secret: config.CONSOLE_SESSION_SECRET });
+  acceptLogoUploads(app);
   const fastify = app.getHttpAdapter().getInstance();
   fastify.addHook('onSend', async (_request, reply, payload) => {
     void reply.header('content-security-policy', CONSOLE_CSP);

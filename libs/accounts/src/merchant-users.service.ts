@@ -89,6 +89,11 @@ export class MerchantUsersService {
     return this.users.findByEmail(normalizeEmail(email));
   }
 
+  /** The user of that email, removed or not (its `removedOn` says which). */
+  findByEmailRemovedOrNot(email: string): Promise<MerchantUser | null> {
+    return this.users.findByEmailRemovedOrNot(normalizeEmail(email));
+  }
+
   async setPassword(userId: string, password: string): Promise<void> {
     await this.users.setPasswordHash(userId, await hashPassword(password));
   }

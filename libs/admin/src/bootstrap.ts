@@ -17,7 +17,11 @@ export interface DemoCredentials {
   mode: 'test';
   /** the demo merchant user, for POST /authenticate */
   user_email: string;
-  user_password: string;
+  /**
+   * null once an owner removed the demo user in the console: a removal stays (docs/console.md),
+   * bootstrap neither restores it nor gives it a password
+   */
+  user_password: string | null;
   base_url: string;
 }
 
@@ -25,7 +29,8 @@ export interface DemoCredentials {
  * Creates the demo merchant (PCI DSS compliant, test mode only), store, a store-scoped test app
  * token and a merchant user, or reuses them. A token's secret and the user's password are only known when they are made, so the
  * credentials are remembered in a local file (kept out of git) and reused while they still work;
- * otherwise a new token is issued, or the user gets a new password.
+ * otherwise a new token is issued, or the user gets a new password. A demo user an owner removed
+ * in the console stays removed (no password, `user_password` null).
  */
 export async function bootstrapDemo(
   admin: AdminService,
@@ -72,11 +77,17 @@ async function issueDemoToken(admin: AdminService, merchantId: string, storeId: 
   return { app_token_id: issued.id, secret: issued.secret, jwt: issued.jwt };
 }
 
-async function demoUser(admin: AdminService, merchantId: string, saved: DemoCredentials | null) {
-  const existing = await admin.users.findByEmail(DEMO_USER.email);
+async function demoUser(
+  admin: AdminService,
+  merchantId: string,
+  saved: DemoCredentials | null,
+): Promise<Pick<DemoCredentials, 'user_email' | 'user_password'>> {
+  const existing = await admin.users.findByEmailRemovedOrNot(DEMO_USER.email);
   if (existing && existing.merchantId !== merchantId) {
     throw new AdminError(`${DEMO_USER.email} is a user of another merchant (${existing.merchantId})`);
   }
+  // an owner removed it (its sessions ended, its removal audited): a restart does not undo that
+  if (existing?.removedOn) return { user_email: existing.email, user_password: null };
   if (
     existing &&
     saved?.user_email === existing.email &&

@@ -207,7 +207,7 @@ SELECT merchant_id, store_id, 'charge', id,
 
 -- charges_find_by_ids
 -- params: $1 ids uuid[]
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz
 SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
        payment_attempt, mode::text, status::text, requested_amount, requested_currency,
@@ -215,14 +215,14 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
-       updated_on
+       match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
+       created_on, updated_on
   FROM charges
  WHERE id = ANY($1::uuid[]);
 
 -- charges_find_in_scope
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz
 SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
        payment_attempt, mode::text, status::text, requested_amount, requested_currency,
@@ -230,8 +230,8 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
-       updated_on
+       match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
+       created_on, updated_on
   FROM charges
  WHERE id = $1::uuid
    AND merchant_id = $2::uuid
@@ -248,7 +248,7 @@ SELECT created_on
 
 -- charges_list_merchant_desc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -256,8 +256,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -274,7 +274,7 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 
 -- charges_list_merchant_asc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -282,8 +282,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -300,7 +300,7 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 
 -- charges_list_store_desc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -308,8 +308,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
@@ -326,7 +326,7 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 
 -- charges_list_store_asc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -334,8 +334,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
@@ -351,8 +351,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
  LIMIT $6::int4;
 
 -- charges_list_merchant_filtered_desc (replanned)
--- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 status charge_status, $9 mode processing_mode, $10 transactionTokenId uuid, $11 subscriptionId uuid, $12 scheduledPaymentId uuid, $13 currency bpchar, $14 amountFrom int8, $15 amountTo int8, $16 metadataKey text, $17 metadataText text, $18 metadataNumber float8, $19 paymentType payment_type, $20 email text, $21 cardLastFour text
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 status charge_status, $9 mode processing_mode, $10 transactionTokenId uuid, $11 subscriptionId uuid, $12 scheduledPaymentId uuid, $13 currency bpchar, $14 amountFrom int8, $15 amountTo int8, $16 metadata jsonb, $17 metadataNumber jsonb, $18 paymentType payment_type, $19 email text, $20 cardLastFour text
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -360,8 +360,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -374,16 +374,13 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($13::bpchar IS NULL OR n.requested_currency = $13::bpchar)
    AND ($14::int8 IS NULL OR n.requested_amount >= $14::int8)
    AND ($15::int8 IS NULL OR n.requested_amount < $15::int8)
-   AND ($16::text IS NULL
-        OR n.metadata -> $16::text = to_jsonb($17::text)
-        OR n.metadata -> $16::text = to_jsonb($18::float8))
-   AND ($19::payment_type IS NULL AND $20::text IS NULL AND $21::text IS NULL
+   AND ($16::jsonb IS NULL OR n.metadata @> $16::jsonb OR n.metadata @> $17::jsonb)
+   AND ($20::text IS NULL OR n.card_last_four = $20::text)
+   AND ($18::payment_type IS NULL AND $19::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = n.transaction_token_id
-                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
-                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))
-                      AND ($21::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($21::text))))) END AS total_hits
+                      AND ($18::payment_type IS NULL OR ft.payment_type = $18::payment_type)
+                      AND ($19::text IS NULL OR lower(ft.email) = lower($19::text))))) END AS total_hits
   FROM charges c
   JOIN stores s ON s.id = c.store_id
   JOIN merchants m ON m.id = s.merchant_id
@@ -399,22 +396,19 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($13::bpchar IS NULL OR c.requested_currency = $13::bpchar)
    AND ($14::int8 IS NULL OR c.requested_amount >= $14::int8)
    AND ($15::int8 IS NULL OR c.requested_amount < $15::int8)
-   AND ($16::text IS NULL
-        OR c.metadata -> $16::text = to_jsonb($17::text)
-        OR c.metadata -> $16::text = to_jsonb($18::float8))
-   AND ($19::payment_type IS NULL AND $20::text IS NULL AND $21::text IS NULL
+   AND ($16::jsonb IS NULL OR c.metadata @> $16::jsonb OR c.metadata @> $17::jsonb)
+   AND ($20::text IS NULL OR c.card_last_four = $20::text)
+   AND ($18::payment_type IS NULL AND $19::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = c.transaction_token_id
-                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
-                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))
-                      AND ($21::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($21::text))))
+                      AND ($18::payment_type IS NULL OR ft.payment_type = $18::payment_type)
+                      AND ($19::text IS NULL OR lower(ft.email) = lower($19::text))))
  ORDER BY c.created_on DESC, c.id DESC
  LIMIT $6::int4;
 
 -- charges_list_merchant_filtered_asc (replanned)
--- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 status charge_status, $9 mode processing_mode, $10 transactionTokenId uuid, $11 subscriptionId uuid, $12 scheduledPaymentId uuid, $13 currency bpchar, $14 amountFrom int8, $15 amountTo int8, $16 metadataKey text, $17 metadataText text, $18 metadataNumber float8, $19 paymentType payment_type, $20 email text, $21 cardLastFour text
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 status charge_status, $9 mode processing_mode, $10 transactionTokenId uuid, $11 subscriptionId uuid, $12 scheduledPaymentId uuid, $13 currency bpchar, $14 amountFrom int8, $15 amountTo int8, $16 metadata jsonb, $17 metadataNumber jsonb, $18 paymentType payment_type, $19 email text, $20 cardLastFour text
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -422,8 +416,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -436,16 +430,13 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($13::bpchar IS NULL OR n.requested_currency = $13::bpchar)
    AND ($14::int8 IS NULL OR n.requested_amount >= $14::int8)
    AND ($15::int8 IS NULL OR n.requested_amount < $15::int8)
-   AND ($16::text IS NULL
-        OR n.metadata -> $16::text = to_jsonb($17::text)
-        OR n.metadata -> $16::text = to_jsonb($18::float8))
-   AND ($19::payment_type IS NULL AND $20::text IS NULL AND $21::text IS NULL
+   AND ($16::jsonb IS NULL OR n.metadata @> $16::jsonb OR n.metadata @> $17::jsonb)
+   AND ($20::text IS NULL OR n.card_last_four = $20::text)
+   AND ($18::payment_type IS NULL AND $19::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = n.transaction_token_id
-                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
-                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))
-                      AND ($21::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($21::text))))) END AS total_hits
+                      AND ($18::payment_type IS NULL OR ft.payment_type = $18::payment_type)
+                      AND ($19::text IS NULL OR lower(ft.email) = lower($19::text))))) END AS total_hits
   FROM charges c
   JOIN stores s ON s.id = c.store_id
   JOIN merchants m ON m.id = s.merchant_id
@@ -461,22 +452,19 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($13::bpchar IS NULL OR c.requested_currency = $13::bpchar)
    AND ($14::int8 IS NULL OR c.requested_amount >= $14::int8)
    AND ($15::int8 IS NULL OR c.requested_amount < $15::int8)
-   AND ($16::text IS NULL
-        OR c.metadata -> $16::text = to_jsonb($17::text)
-        OR c.metadata -> $16::text = to_jsonb($18::float8))
-   AND ($19::payment_type IS NULL AND $20::text IS NULL AND $21::text IS NULL
+   AND ($16::jsonb IS NULL OR c.metadata @> $16::jsonb OR c.metadata @> $17::jsonb)
+   AND ($20::text IS NULL OR c.card_last_four = $20::text)
+   AND ($18::payment_type IS NULL AND $19::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = c.transaction_token_id
-                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
-                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))
-                      AND ($21::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($21::text))))
+                      AND ($18::payment_type IS NULL OR ft.payment_type = $18::payment_type)
+                      AND ($19::text IS NULL OR lower(ft.email) = lower($19::text))))
  ORDER BY c.created_on ASC, c.id ASC
  LIMIT $6::int4;
 
 -- charges_list_store_filtered_desc (replanned)
--- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid, $9 status charge_status, $10 mode processing_mode, $11 transactionTokenId uuid, $12 subscriptionId uuid, $13 scheduledPaymentId uuid, $14 currency bpchar, $15 amountFrom int8, $16 amountTo int8, $17 metadataKey text, $18 metadataText text, $19 metadataNumber float8, $20 paymentType payment_type, $21 email text, $22 cardLastFour text
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid, $9 status charge_status, $10 mode processing_mode, $11 transactionTokenId uuid, $12 subscriptionId uuid, $13 scheduledPaymentId uuid, $14 currency bpchar, $15 amountFrom int8, $16 amountTo int8, $17 metadata jsonb, $18 metadataNumber jsonb, $19 paymentType payment_type, $20 email text, $21 cardLastFour text
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -484,8 +472,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
@@ -500,16 +488,13 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($14::bpchar IS NULL OR n.requested_currency = $14::bpchar)
    AND ($15::int8 IS NULL OR n.requested_amount >= $15::int8)
    AND ($16::int8 IS NULL OR n.requested_amount < $16::int8)
-   AND ($17::text IS NULL
-        OR n.metadata -> $17::text = to_jsonb($18::text)
-        OR n.metadata -> $17::text = to_jsonb($19::float8))
-   AND ($20::payment_type IS NULL AND $21::text IS NULL AND $22::text IS NULL
+   AND ($17::jsonb IS NULL OR n.metadata @> $17::jsonb OR n.metadata @> $18::jsonb)
+   AND ($21::text IS NULL OR n.card_last_four = $21::text)
+   AND ($19::payment_type IS NULL AND $20::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = n.transaction_token_id
-                      AND ($20::payment_type IS NULL OR ft.payment_type = $20::payment_type)
-                      AND ($21::text IS NULL OR lower(ft.email) = lower($21::text))
-                      AND ($22::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($22::text))))) END AS total_hits
+                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
+                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))))) END AS total_hits
   FROM charges c
   JOIN transaction_tokens t ON t.id = c.transaction_token_id
  WHERE c.store_id = $8::uuid AND c.merchant_id = $1::uuid
@@ -523,22 +508,19 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($14::bpchar IS NULL OR c.requested_currency = $14::bpchar)
    AND ($15::int8 IS NULL OR c.requested_amount >= $15::int8)
    AND ($16::int8 IS NULL OR c.requested_amount < $16::int8)
-   AND ($17::text IS NULL
-        OR c.metadata -> $17::text = to_jsonb($18::text)
-        OR c.metadata -> $17::text = to_jsonb($19::float8))
-   AND ($20::payment_type IS NULL AND $21::text IS NULL AND $22::text IS NULL
+   AND ($17::jsonb IS NULL OR c.metadata @> $17::jsonb OR c.metadata @> $18::jsonb)
+   AND ($21::text IS NULL OR c.card_last_four = $21::text)
+   AND ($19::payment_type IS NULL AND $20::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = c.transaction_token_id
-                      AND ($20::payment_type IS NULL OR ft.payment_type = $20::payment_type)
-                      AND ($21::text IS NULL OR lower(ft.email) = lower($21::text))
-                      AND ($22::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($22::text))))
+                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
+                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))))
  ORDER BY c.created_on DESC, c.id DESC
  LIMIT $6::int4;
 
 -- charges_list_store_filtered_asc (replanned)
--- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid, $9 status charge_status, $10 mode processing_mode, $11 transactionTokenId uuid, $12 subscriptionId uuid, $13 scheduledPaymentId uuid, $14 currency bpchar, $15 amountFrom int8, $16 amountTo int8, $17 metadataKey text, $18 metadataText text, $19 metadataNumber float8, $20 paymentType payment_type, $21 email text, $22 cardLastFour text
--- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
+-- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid, $9 status charge_status, $10 mode processing_mode, $11 transactionTokenId uuid, $12 subscriptionId uuid, $13 scheduledPaymentId uuid, $14 currency bpchar, $15 amountFrom int8, $16 amountTo int8, $17 metadata jsonb, $18 metadataNumber jsonb, $19 paymentType payment_type, $20 email text, $21 cardLastFour text
+-- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
 SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
        c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
        c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
@@ -546,8 +528,8 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.created_on,
-       c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
+       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
@@ -562,16 +544,13 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($14::bpchar IS NULL OR n.requested_currency = $14::bpchar)
    AND ($15::int8 IS NULL OR n.requested_amount >= $15::int8)
    AND ($16::int8 IS NULL OR n.requested_amount < $16::int8)
-   AND ($17::text IS NULL
-        OR n.metadata -> $17::text = to_jsonb($18::text)
-        OR n.metadata -> $17::text = to_jsonb($19::float8))
-   AND ($20::payment_type IS NULL AND $21::text IS NULL AND $22::text IS NULL
+   AND ($17::jsonb IS NULL OR n.metadata @> $17::jsonb OR n.metadata @> $18::jsonb)
+   AND ($21::text IS NULL OR n.card_last_four = $21::text)
+   AND ($19::payment_type IS NULL AND $20::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = n.transaction_token_id
-                      AND ($20::payment_type IS NULL OR ft.payment_type = $20::payment_type)
-                      AND ($21::text IS NULL OR lower(ft.email) = lower($21::text))
-                      AND ($22::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($22::text))))) END AS total_hits
+                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
+                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))))) END AS total_hits
   FROM charges c
   JOIN transaction_tokens t ON t.id = c.transaction_token_id
  WHERE c.store_id = $8::uuid AND c.merchant_id = $1::uuid
@@ -585,15 +564,12 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
    AND ($14::bpchar IS NULL OR c.requested_currency = $14::bpchar)
    AND ($15::int8 IS NULL OR c.requested_amount >= $15::int8)
    AND ($16::int8 IS NULL OR c.requested_amount < $16::int8)
-   AND ($17::text IS NULL
-        OR c.metadata -> $17::text = to_jsonb($18::text)
-        OR c.metadata -> $17::text = to_jsonb($19::float8))
-   AND ($20::payment_type IS NULL AND $21::text IS NULL AND $22::text IS NULL
+   AND ($17::jsonb IS NULL OR c.metadata @> $17::jsonb OR c.metadata @> $18::jsonb)
+   AND ($21::text IS NULL OR c.card_last_four = $21::text)
+   AND ($19::payment_type IS NULL AND $20::text IS NULL
         OR EXISTS (SELECT FROM transaction_tokens ft
                     WHERE ft.id = c.transaction_token_id
-                      AND ($20::payment_type IS NULL OR ft.payment_type = $20::payment_type)
-                      AND ($21::text IS NULL OR lower(ft.email) = lower($21::text))
-                      AND ($22::text IS NULL
-                           OR ft.data #> '{card,last_four}' = to_jsonb($22::text))))
+                      AND ($19::payment_type IS NULL OR ft.payment_type = $19::payment_type)
+                      AND ($20::text IS NULL OR lower(ft.email) = lower($20::text))))
  ORDER BY c.created_on ASC, c.id ASC
  LIMIT $6::int4;

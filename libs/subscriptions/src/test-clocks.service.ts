@@ -93,10 +93,19 @@ export class TestClocksService {
     }
   }
 
-  /** Deletes the clock and cancels its subscriptions that are not final. */
-  async delete(owner: TestClockOwner, id: string, correlation: Correlation): Promise<void> {
+  /**
+   * Deletes the clock and cancels its subscriptions that are not final; a console write's `audit`
+   * row (its detail then says how many were canceled) shares the deletion's transaction.
+   */
+  async delete(
+    owner: TestClockOwner,
+    id: string,
+    correlation: Correlation,
+    options: AuditedWrite = {},
+  ): Promise<{ canceled: number }> {
     if (!isUuid(id)) throw new NotFoundError('test_clock');
-    const deleted = await this.clocks.delete(owner.merchantId, id, correlation.correlationId);
+    const deleted = await this.clocks.delete(owner.merchantId, id, correlation.correlationId, options.audit);
     if (!deleted) throw new NotFoundError('test_clock');
+    return deleted;
   }
 }

@@ -35,17 +35,20 @@ export async function executedPlan(
   try {
     await client.query(`SET LOCAL plan_cache_mode = force_${mode}_plan`);
     // EXECUTE takes its arguments as SQL, not as bound parameters: literals
-    const literal = (value: unknown) =>
-      typeof value === 'number'
-        ? String(value)
-        : client.escapeLiteral(
-            Array.isArray(value)
-              ? `{${value.join(',')}}`
-              : value instanceof Date
-                ? value.toISOString()
-                : String(value),
-          );
-    const args = values.map((value) => (value === null || value === undefined ? 'NULL' : literal(value)));
+    const args = values.map((value) =>
+      value === null || value === undefined
+        ? 'NULL'
+        : typeof value === 'number'
+          ? String(value)
+          : client.escapeLiteral(
+              Array.isArray(value)
+                ? `{${value.join(',')}}`
+                : value instanceof Date
+                  ? value.toISOString()
+                  : // what encode() gives: text, a bigint, a boolean (jsonb arrives as its text)
+                    String(value as string | bigint | boolean),
+            ),
+    );
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE plan_probe(${args.join(', ')})`,
     );

@@ -12,6 +12,7 @@ import { may } from '../roles';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
 import { storeColors, storeListPage, storePage, type StoreFormValues } from '../views/store-settings';
+import type { LogoForm } from './logo-upload';
 import { auditOf, badFields, keysetPage, listedOrMissing, send } from './page-replies';
 import { modeOf, pageContext } from './request-context';
 import {
@@ -77,7 +78,9 @@ export class StoreSettingsController {
     @Res() reply: FastifyReply,
   ) {
     const store = await this.stores.find(scopeOf(session), id);
-    const notice = query.saved !== undefined ? pageContext(request, this.sessions).m.storeSaved : undefined;
+    const { m } = pageContext(request, this.sessions);
+    const notice =
+      query.saved !== undefined ? m.storeSaved : query.logo !== undefined ? m.logoSaved : undefined;
     return send(reply, 200, this.render(session, request, store, { notice }));
   }
 
@@ -112,6 +115,41 @@ export class StoreSettingsController {
       return send(reply, 400, this.render(session, request, store, { typed, error: message }));
     }
     return reply.redirect(`/settings/stores/${store.id}?saved`, 303);
+  }
+
+  /**
+   * A new checkout logo (a multipart form, logo-upload.ts): StoresService.update with the file, the
+   * use case of PATCH /stores/{id} with a logo, whose rules decide (its type from its magic bytes,
+   * PNG, JPEG or WebP and never SVG; at most LOGO_MAX_BYTES), with the audit row in its transaction.
+   * The gateway then serves it as its type, with nosniff, to the hosted checkout.
+   */
+  @Post('settings/stores/:id/logo')
+  @Requires('stores:manage')
+  async uploadLogo(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Body() body: LogoForm | undefined,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const what = pageContext(request, this.sessions).m.logoRefused;
+    const store = await this.stores.find(scopeOf(session), id);
+    try {
+      const logo = body?.logo;
+      if (!logo || body.malformed || logo.size === 0) throw new RefusedForm('logo');
+      const audit = auditOf(
+        session,
+        request,
+        { action: 'store.update', targetType: 'store', targetId: store.id, mode: modeOf(request) },
+        { logo: 'uploaded', bytes: logo.size, sha256: logo.sha256 },
+      );
+      await this.stores.update(scopeOf(session), store.id, { logo }, { audit });
+    } catch (error) {
+      const message = storeRefusal(error, what);
+      if (message === null) throw error;
+      return send(reply, 400, this.render(session, request, store, { error: message }));
+    }
+    return reply.redirect(`/settings/stores/${store.id}?logo`, 303);
   }
 
   private render(

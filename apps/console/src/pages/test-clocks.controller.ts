@@ -54,7 +54,8 @@ export class TestClocksController {
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
   ) {
-    return send(reply, 200, await this.renderList(session, request));
+    const deleted = (request.query as Record<string, unknown>).deleted !== undefined;
+    return send(reply, 200, await this.renderList(session, request, undefined, undefined, deleted));
   }
 
   @Post('subscriptions/test-clocks')
@@ -139,6 +140,39 @@ export class TestClocksController {
     return reply.redirect(`/subscriptions/test-clocks/${clock.id}?advanced`, 303);
   }
 
+  /**
+   * Deletes the clock, TestClocksService.delete, the use case of DELETE /test_clocks/{id}: its
+   * subscriptions that are not final are canceled with their events, and the audit row (how many
+   * were canceled) shares the transaction. Back to the list, which no longer shows it.
+   */
+  @Post('subscriptions/test-clocks/:id/delete')
+  @Requires('subscriptions:manage')
+  async delete(
+    @CurrentSession() session: ConsoleSession,
+    @Param('id') id: string,
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+  ) {
+    const owner = this.ownerOf(session, request);
+    const clock = await this.clocks.find(owner, id);
+    const write = {
+      action: 'test_clock.delete',
+      targetType: 'test_clock',
+      targetId: clock.id,
+      mode: 'test' as const,
+    };
+    const detail = { name: clock.name, frozen_time: clock.frozenTime.toISOString() };
+    await this.clocks.delete(
+      owner,
+      clock.id,
+      { correlationId: request.id },
+      {
+        audit: auditOf(session, request, write, detail),
+      },
+    );
+    return reply.redirect('/subscriptions/test-clocks?deleted', 303);
+  }
+
   /** The session's merchant as a clock owner in the switch's mode: live mode is refused (403). */
   private ownerOf(session: ConsoleSession, request: FastifyRequest): TestClockOwner {
     return this.clocks.ownerOf({ merchantId: session.user.merchantId, mode: modeOf(request) });
@@ -149,6 +183,7 @@ export class TestClocksController {
     request: FastifyRequest,
     form?: { frozen_time?: string; name?: string },
     error?: string,
+    deleted = false,
   ): Promise<string> {
     const ctx = pageContext(request, this.sessions);
     const manage = may(session.user.role, 'subscriptions:manage');
@@ -158,7 +193,7 @@ export class TestClocksController {
       cursor: null,
       direction: 'desc',
     });
-    return testClockListPage(ctx, { rows: rows.slice(0, SHOWN), manage, form, error });
+    return testClockListPage(ctx, { rows: rows.slice(0, SHOWN), manage, form, error, deleted });
   }
 
   private renderClock(

@@ -70,7 +70,7 @@ export function storeColors(store: StoreWithMerchant): Partial<Record<CheckoutCo
 /**
  * A store: its name, logo, its own settings and the effective ones; for owners and admins the form
  * that changes the name, the checkout colours and any configuration key a merchant may set (the
- * API's PATCH /stores/{id}), and removes the logo.
+ * API's PATCH /stores/{id}) and removes the logo, and the form that uploads a new logo.
  */
 export function storePage(ctx: PageContext, view: StoreView): string {
   const { m } = ctx;
@@ -129,6 +129,22 @@ ${values.configuration}</textarea>
         <button type="submit" id="save-store">${m.saveStore}</button>
       </form>`
     : '';
+  // its own form: a file goes as multipart/form-data, which only this route takes
+  const logoForm = view.canEdit
+    ? html`<form
+        method="post"
+        action="/settings/stores/${store.id}/logo"
+        enctype="multipart/form-data"
+        class="action"
+        aria-labelledby="logo-form-title"
+      >
+        <h2 id="logo-form-title">${m.uploadLogo}</h2>
+        ${csrfField(ctx)}
+        <label for="logo-file">${m.logoFile}</label>
+        <input id="logo-file" name="logo" type="file" required accept="image/png,image/jpeg,image/webp" />
+        <button type="submit" id="upload-logo">${m.uploadLogo}</button>
+      </form>`
+    : '';
   return layout(
     ctx,
     `${m.store} ${store.name}`,
@@ -145,7 +161,7 @@ ${values.configuration}</textarea>
           ${detailRow(m.logo, store.logo ? m.hasLogo : m.noLogo)}
         </tbody>
       </table>
-      ${form}
+      ${form} ${logoForm}
       <h2>${m.storeLayer}</h2>
       <pre id="store-layer">${JSON.stringify(store.configuration ?? {}, null, 2)}</pre>
       <h2>${m.effectiveConfiguration}</h2>

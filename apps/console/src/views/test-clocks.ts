@@ -12,6 +12,8 @@ export interface TestClockListView {
   /** the form's values as sent, when it was refused */
   form?: { frozen_time?: string; name?: string };
   error?: string;
+  /** a clock was just deleted */
+  deleted?: boolean;
 }
 
 function clocksTable(m: Messages): TableSpec<TestClockWithStatus> {
@@ -73,6 +75,7 @@ export function testClockListPage(ctx: PageContext, view: TestClockListView): st
     m.testClocks,
     html`<h1>${m.testClocks}</h1>
       <p class="hint">${m.testClocksHint}</p>
+      ${view.deleted ? html`<p class="notice" role="status" id="notice">${m.testClockDeleted}</p>` : ''}
       ${view.error ? html`<p class="error" role="alert" id="action-error">${view.error}</p>` : ''}
       ${dataTable(clocksTable(m), view.rows)} ${create}
       <p><a href="/subscriptions">${m.backToSubscriptions}</a></p>`,
@@ -105,6 +108,19 @@ export function testClockPage(ctx: PageContext, view: TestClockView): string {
         <button type="submit" id="advance-button">${m.advance}</button>
       </form>`
     : '';
+  const remove = view.manage
+    ? html`<form
+        method="post"
+        action="/subscriptions/test-clocks/${c.id}/delete"
+        class="action"
+        aria-labelledby="delete-clock-title"
+      >
+        <h2 id="delete-clock-title">${m.deleteClock}</h2>
+        <p class="hint">${m.deleteClockHint}</p>
+        ${csrfField(ctx)}
+        <button type="submit" id="delete-clock-button">${m.deleteClock}</button>
+      </form>`
+    : '';
   return layout(
     ctx,
     `${m.testClock} ${c.id}`,
@@ -122,7 +138,7 @@ export function testClockPage(ctx: PageContext, view: TestClockView): string {
           ${detailRow(m.created, c.createdOn.toISOString())}
         </tbody>
       </table>
-      ${advance}
+      ${advance} ${remove}
       <p><a href="/subscriptions/test-clocks">${m.backToTestClocks}</a></p>`,
   );
 }

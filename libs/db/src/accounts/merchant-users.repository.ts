@@ -119,6 +119,11 @@ export class MerchantUsersRepository {
     return this.prisma.merchantUser.findFirst({ where: { email, removedOn: null } });
   }
 
+  /** The user of that email, removed or not (an email stays taken by a removed user). */
+  findByEmailRemovedOrNot(email: string): Promise<MerchantUser | null> {
+    return this.prisma.merchantUser.findUnique({ where: { email } });
+  }
+
   async setPasswordHash(
     id: string,
     passwordHash: string,

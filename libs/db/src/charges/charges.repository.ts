@@ -594,8 +594,9 @@ function storedCharge(charge: NewCharge, createdOn: Date, error: DuplicateRuleEr
     issuerToken: null,
     threeDsIssuerToken: null,
     ledgerId: null,
-    // the trigger's choice is not read back: the answer to the merchant never shows it
+    // the triggers' values are not read back: the answer to the merchant never shows them
     processorAccountId: null,
+    cardLastFour: null,
     createdOn,
     updatedOn: createdOn,
   });
@@ -642,6 +643,7 @@ function chargeOfRow(row: RowOf<typeof FIND_CHARGES.columns>): Charge {
     ledgerId: row.ledger_id,
     processorAccountId: row.processor_account_id,
     metadata: row.metadata,
+    cardLastFour: row.card_last_four,
     createdOn: row.created_on,
     updatedOn: row.updated_on,
   };
@@ -673,9 +675,9 @@ function filterParams(filters: ChargeFilters): ChargeListFilterParams | null {
     currency: filters.currency || null,
     amountFrom: filters.amountFrom ?? null,
     amountTo: filters.amountTo ?? null,
-    metadataKey: metadata?.key ?? null,
-    metadataText: metadata?.value ?? null,
-    metadataNumber: metadata && NUMERIC.test(metadata.value) ? Number(metadata.value) : null,
+    metadata: metadata ? { [metadata.key]: metadata.value } : null,
+    metadataNumber:
+      metadata && NUMERIC.test(metadata.value) ? { [metadata.key]: Number(metadata.value) } : null,
     paymentType: filters.paymentType ?? null,
     email: filters.email || null,
     cardLastFour: filters.cardLastFour || null,

@@ -92,18 +92,23 @@ export class TestClocksRepository {
   /**
    * Marks the clock deleted and cancels its subscriptions that are not final, with their events:
    * the clock and its subscriptions locked first (LOCK_TEST_CLOCK_FOR_DELETION), then
-   * DELETE_TEST_CLOCK, in one transaction; null when there is no such clock.
+   * DELETE_TEST_CLOCK, in one transaction, with a console write's `audit` row when it deleted the
+   * clock; null when there is no such clock.
    */
   async delete(
     merchantId: string,
     id: string,
     correlationId: string | null,
+    audit?: AuditEntry,
   ): Promise<{ canceled: number } | null> {
     return this.prisma.inTransaction(async (db) => {
       const [clock] = await this.prisma.run(LOCK_TEST_CLOCK_FOR_DELETION, { id, merchantId }, { db });
       if (!clock) return null;
       const [row] = await this.prisma.run(DELETE_TEST_CLOCK, { id, merchantId, correlationId }, { db });
-      return row ? { canceled: row.canceled } : null;
+      if (!row) return null;
+      if (audit)
+        await this.audit.record({ ...audit, detail: { ...audit.detail, canceled: row.canceled } }, db);
+      return { canceled: row.canceled };
     });
   }
 

@@ -248,18 +248,21 @@ export class ChargesService {
   /**
    * A page of the charges `scope` may see, in `storeId` (which must be visible to it) or, when null,
    * in the scope itself (a store token's own store, a merchant's all); with the total count on a
-   * first page (total_hits, as UnivaPay's lists: api-reference §4).
+   * first page (total_hits, as UnivaPay's lists: api-reference §4) unless `countTotal` is false (the
+   * console's list shows none, and a count reads every charge the filters keep).
    */
   async list(
     scope: AccessScope,
     storeId: string | null,
     filters: Omit<ChargeFilters, 'storeId'>,
     page: PageRequest,
+    { countTotal = true }: { countTotal?: boolean } = {},
   ): Promise<{ rows: ChargeListItem[]; totalHits: number | null }> {
     const where: ChargeFilters = { ...filters, storeId: storeId ?? scope.storeId };
     if (storeId !== null && !(await this.stores.findVisible(scope, storeId))) {
       throw new NotFoundError('store');
     }
+    if (!countTotal) return { rows: await this.charges.list(scope.merchantId, where, page), totalHits: null };
     return this.charges.listCounted(scope.merchantId, where, page);
   }
 
