@@ -77,6 +77,7 @@ function refundSetup(refund: Partial<PendingRefund> = {}, { moved = true }: { mo
     amount: 500n,
     currency: 'JPY',
     processorReference: 'pay-1',
+    processorAccountId: null,
     ...refund,
   };
   const recorded: RefundOutcome[] = [];
@@ -112,6 +113,7 @@ function cancelSetup(cancel: Partial<PendingCancel> = {}) {
     mode: 'test',
     chargeStatus: 'authorized',
     processorReference: 'pay-1',
+    processorAccountId: null,
     ...cancel,
   };
   const recorded: CancelOutcome[] = [];

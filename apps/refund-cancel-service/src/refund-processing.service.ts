@@ -40,7 +40,11 @@ export class RefundProcessingService {
   }
 
   async #outcome(refund: PendingRefund, attempt: Attempt): Promise<RefundOutcome> {
-    const processor = await this.processors.forCharge(refund.chargeId, refund.mode);
+    const processor = await this.processors.forCharge(
+      refund.chargeId,
+      refund.mode,
+      refund.processorAccountId,
+    );
     // nothing can have been executed: failed, its amount free again
     if (!processor)
       return ended('failed', paymentError('PROCESSING_ERROR', 'no live processor is configured'));

@@ -39,9 +39,9 @@ SELECT merchant_id, store_id, 'refund', id,
 
 -- refunds_find_pending
 -- params: $1 refundId uuid
--- columns: id text, charge_id text, mode text, amount int8, currency bpchar, processor_reference text
+-- columns: id text, charge_id text, mode text, amount int8, currency bpchar, processor_reference text, processor_account_id text
 SELECT r.id::text AS id, r.charge_id::text AS charge_id, r.mode::text AS mode, r.amount,
-       r.currency, c.processor_reference
+       r.currency, c.processor_reference, c.processor_account_id::text AS processor_account_id
   FROM refunds r JOIN charges c ON c.id = r.charge_id
  WHERE r.id = $1::uuid AND r.status = 'pending';
 
@@ -108,9 +108,10 @@ SELECT merchant_id, store_id, 'cancel', id,
 
 -- cancels_find_pending
 -- params: $1 cancelId uuid
--- columns: id text, charge_id text, mode text, charge_status charge_status, processor_reference text
+-- columns: id text, charge_id text, mode text, charge_status charge_status, processor_reference text, processor_account_id text
 SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.mode::text AS mode,
-       c.status AS charge_status, c.processor_reference
+       c.status AS charge_status, c.processor_reference,
+       c.processor_account_id::text AS processor_account_id
   FROM cancels k JOIN charges c ON c.id = k.charge_id
  WHERE k.id = $1::uuid AND k.status = 'pending';
 

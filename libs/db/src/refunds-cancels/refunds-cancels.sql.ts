@@ -108,10 +108,12 @@ export const FIND_PENDING_REFUND = defineStatement({
     amount: pg.int8,
     currency: pg.bpchar,
     processor_reference: pg.nullable(pg.text),
+    /** the processor account the charge was routed to (decision 0055); null: the mode's default */
+    processor_account_id: pg.nullable(pg.text),
   },
   text: (p) => `
     SELECT r.id::text AS id, r.charge_id::text AS charge_id, r.mode::text AS mode, r.amount,
-           r.currency, c.processor_reference
+           r.currency, c.processor_reference, c.processor_account_id::text AS processor_account_id
       FROM refunds r JOIN charges c ON c.id = r.charge_id
      WHERE r.id = ${p.refundId} AND r.status = ${sqlLiteral(OPERATION_ENTRY_STATUS)}`,
 });
@@ -231,10 +233,13 @@ export const FIND_PENDING_CANCEL = defineStatement({
     mode: pg.textOf<'test' | 'live' | 'live_test'>(),
     charge_status: pg.enum<ChargeStatus>('charge_status'),
     processor_reference: pg.nullable(pg.text),
+    /** the processor account the charge was routed to (decision 0055); null: the mode's default */
+    processor_account_id: pg.nullable(pg.text),
   },
   text: (p) => `
     SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.mode::text AS mode,
-           c.status AS charge_status, c.processor_reference
+           c.status AS charge_status, c.processor_reference,
+           c.processor_account_id::text AS processor_account_id
       FROM cancels k JOIN charges c ON c.id = k.charge_id
      WHERE k.id = ${p.cancelId} AND k.status = ${sqlLiteral(OPERATION_ENTRY_STATUS)}`,
 });

@@ -59,6 +59,8 @@ export interface PendingRefund {
   currency: string;
   /** the charge's payment at the processor */
   processorReference: string | null;
+  /** the processor account the charge was routed to; null: its mode's default */
+  processorAccountId: string | null;
 }
 
 /** A refund sent to the processor again after `error`, and how many times that has now been done. */
@@ -196,6 +198,7 @@ export class RefundsRepository extends ChargeOperationRepository {
           amount: row.amount,
           currency: row.currency,
           processorReference: row.processor_reference,
+          processorAccountId: row.processor_account_id,
         }
       : null;
   }
