@@ -3,6 +3,7 @@
 // slow processor) and statistics taken when none were, reading or ending a batch of refunds, or one
 // cancel, visits those rows only, not every pending one (as batch-statements-plan.e2e-spec.ts for
 // charges). And one statement that ends several refunds of one charge settles every one on the charge.
+import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { RefundOutcomeInput } from '@kessai/db';
 import {
@@ -17,6 +18,7 @@ import {
 const PENDING = 5_000;
 const PENDING_INDEX = 'refunds_pending_idx';
 
+const REQUEST_REFUND = registeredStatement('refunds_request');
 const FIND_PENDING_REFUNDS = registeredStatement('refunds_find_pending');
 const RECORD_REFUND_OUTCOMES = registeredStatement('refunds_record_outcomes');
 const FIND_PENDING_CANCEL = registeredStatement('cancels_find_pending');
@@ -71,9 +73,19 @@ beforeAll(async () => {
   await client.connect();
   suite.cleanup(async () => {
     await client.query('ALTER TABLE refunds RESET (autovacuum_enabled)');
+    await client.query('ALTER TABLE charges RESET (autovacuum_enabled)');
     await client.query('ALTER TABLE cancels RESET (autovacuum_enabled)');
     await client.end();
   });
+  // charges' statistics taken while every charge was pending: successful ones look rare
+  await client.query('ALTER TABLE charges SET (autovacuum_enabled = false)');
+  await client.query(
+    `INSERT INTO charges (merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
+                          requested_amount, requested_currency)
+     SELECT $1, $2, $3, 'one_time', 'test', 'pending', 1000, 'JPY' FROM generate_series(1, 2000)`,
+    [scope.merchantId, scope.storeId, token],
+  );
+  await client.query('ANALYZE charges');
   // statistics that have not caught up: taken when every refund was final, then PENDING pending
   await client.query('ALTER TABLE refunds SET (autovacuum_enabled = false)');
   await client.query('ALTER TABLE cancels SET (autovacuum_enabled = false)');
@@ -110,6 +122,26 @@ beforeAll(async () => {
 
 describe('refund batch statements with thousands of refunds pending', () => {
   const modes = ['custom', 'generic'] as const;
+
+  it.each(modes)('accepting a refund reads only its charge (%s plan)', async (mode) => {
+    const [refund] = await chargesWithPendingRefunds(1, 100);
+    const params = {
+      id: randomUUID(),
+      ...scope,
+      chargeId: refund.charge_id,
+      amount: 100n,
+      currency: 'JPY',
+      reason: null,
+      message: null,
+      metadata: {},
+      correlationId: null,
+    };
+    const plan = await statementPlan(client, REQUEST_REFUND, params, mode);
+    const read = tableReads(plan, 'charges');
+    expect(read.indexes).not.toContain('charges_status_updated_on_idx');
+    expect(read.rows).toBeLessThan(5);
+    expect(rowsWritten(plan, 'refunds')).toBe(1);
+  });
 
   it.each(modes)('reading a batch of pending refunds reads only them (%s plan)', async (mode) => {
     const ids = pendingIds.slice(0, 50);

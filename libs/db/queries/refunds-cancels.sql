@@ -12,7 +12,7 @@
     UPDATE charges c
        SET refund_reserved_amount = c.refund_reserved_amount + $5::int8
       FROM target
-     WHERE c.id = target.id AND c.status = 'successful'
+     WHERE c.id = target.id AND c.status::text = 'successful'
        AND target.payment_type IN ('card', 'qr_scan', 'online')
        AND c.charged_currency = $6::text
        AND c.refund_reserved_amount + $5::int8 <= c.charged_amount

@@ -33,7 +33,10 @@ const CANCEL: ChargeOperation = 'cancel';
  * charge queue on the row lock and each re-checks the condition against the row as the one before
  * left it (READ COMMITTED re-evaluates an UPDATE's WHERE on the newest version), so their sum never
  * exceeds the charge, whichever gateway they reach. `target` reads the charge in the caller's scope
- * (one row when it exists, for the refusal's reason).
+ * (one row when it exists, for the refusal's reason). The status is compared as text: the planner
+ * then reaches the charge by its primary key alone, never ANDed with charges_status_updated_on_idx
+ * (every successful charge), which it chose when statistics called successful charges rare
+ * (test/database/refund-statements-plan.e2e-spec.ts).
  */
 export const REQUEST_REFUND = defineStatement({
   name: 'refunds_request',
@@ -68,7 +71,7 @@ export const REQUEST_REFUND = defineStatement({
       UPDATE charges c
          SET refund_reserved_amount = c.refund_reserved_amount + ${p.amount}
         FROM target
-       WHERE c.id = target.id AND c.status = ${sqlLiteral(REFUNDABLE_CHARGE_STATUS)}
+       WHERE c.id = target.id AND c.status::text = ${sqlLiteral(REFUNDABLE_CHARGE_STATUS)}
          AND target.payment_type IN ${REFUNDABLE_TYPES}
          AND c.charged_currency = ${p.currency}
          AND c.refund_reserved_amount + ${p.amount} <= c.charged_amount
