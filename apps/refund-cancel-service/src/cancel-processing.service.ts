@@ -35,7 +35,11 @@ export class CancelProcessingService {
   }
 
   async #outcome(cancel: PendingCancel, attempt: Attempt): Promise<CancelOutcome> {
-    const processor = await this.processors.forCharge(cancel.chargeId, cancel.mode);
+    const processor = await this.processors.forCharge(
+      cancel.chargeId,
+      cancel.mode,
+      cancel.processorAccountId,
+    );
     if (!processor || !cancel.processorReference) {
       return failed(paymentError('CANCEL_UNAVAILABLE', 'the charge has no payment to void'));
     }

@@ -1,8 +1,10 @@
+import type { REFUNDS_CANCELS_QUEUE } from '@kessai/contracts';
 import type {
   CancelOutcome,
   CancelsRepository,
   PendingCancel,
   PendingRefund,
+  RecordedRefundOutcome,
   RefundOutcome,
   RefundsRepository,
 } from '@kessai/db';
@@ -15,6 +17,7 @@ import {
   type RefundResult,
   type VoidResult,
 } from '@kessai/processor';
+import type { ContractQueue } from '@kessai/runtime';
 import { Registry } from 'prom-client';
 import { CancelProcessingService } from './cancel-processing.service';
 import { OperationMetrics } from './operation-metrics';
@@ -77,17 +80,29 @@ function refundSetup(refund: Partial<PendingRefund> = {}, { moved = true }: { mo
     amount: 500n,
     currency: 'JPY',
     processorReference: 'pay-1',
+    processorAccountId: null,
     ...refund,
   };
+  const pendingRefunds = new Map([[pending.id, pending]]);
   const recorded: RefundOutcome[] = [];
+  const statements: string[][] = [];
   const repository = {
-    findPending: (id: string) => Promise.resolve(id === pending.id ? pending : null),
-    record: (_id: string, outcome: RefundOutcome) => {
-      recorded.push(outcome);
-      // moved: false — another worker ended it first, the statement changed nothing
-      return Promise.resolve(moved);
+    findPending: (id: string) => Promise.resolve(pendingRefunds.get(id) ?? null),
+    findPendingMany: (ids: string[]) => Promise.resolve(ids.flatMap((id) => pendingRefunds.get(id) ?? [])),
+    recordMany: (outcomes: RecordedRefundOutcome[]) => {
+      statements.push(outcomes.map((outcome) => outcome.refundId));
+      recorded.push(...outcomes.map((outcome) => outcome.outcome));
+      // moved: false — another worker ended them first, the statement changed nothing
+      return Promise.resolve(new Set(moved ? outcomes.map((outcome) => outcome.refundId) : []));
     },
   } as unknown as RefundsRepository;
+  const queued: { name: string; data: unknown; opts: { jobId: string } }[] = [];
+  const queue = {
+    addBulk: (jobs: typeof queued) => {
+      queued.push(...jobs);
+      return Promise.resolve([]);
+    },
+  } as unknown as ContractQueue<typeof REFUNDS_CANCELS_QUEUE>;
   const processor = new FakeProcessor();
   const registry = new Registry();
   const service = new RefundProcessingService(
@@ -95,12 +110,16 @@ function refundSetup(refund: Partial<PendingRefund> = {}, { moved = true }: { mo
     processors(processor),
     new OperationMetrics(registry),
     silent,
+    queue,
   );
   return {
     service,
     processor,
     recorded,
+    statements,
+    queued,
     registry,
+    pendingRefunds,
     run: (attempt = NOT_LAST) => service.processRefund(pending.id, null, attempt),
   };
 }
@@ -112,6 +131,7 @@ function cancelSetup(cancel: Partial<PendingCancel> = {}) {
     mode: 'test',
     chargeStatus: 'authorized',
     processorReference: 'pay-1',
+    processorAccountId: null,
     ...cancel,
   };
   const recorded: CancelOutcome[] = [];
@@ -227,6 +247,38 @@ describe('refund processing', () => {
     expect(refused.recorded.map((outcome) => [outcome.transition.to, outcome.error?.code])).toEqual([
       ['failed', 329],
     ]);
+  });
+
+  it('a batch reads its refunds once, records their outcomes in one statement, and hands an unknown one to its own job', async () => {
+    const setup = refundSetup();
+    const second = { ...setup.pendingRefunds.get('refund-1')!, id: 'refund-2', chargeId: 'charge-2' };
+    const third = { ...second, id: 'refund-3', chargeId: 'charge-3' };
+    setup.pendingRefunds.set(second.id, second).set(third.id, third);
+    const refunded = () =>
+      Promise.resolve({ outcome: 'refunded' as const, refundReference: 'r', amount: 500 });
+    // refund-1 and refund-3 answered, refund-2 unreachable (the fake's default once its answers run out)
+    setup.processor.refund = function (request: { idempotencyKey: string }) {
+      this.calls.push(`refund ${request.idempotencyKey}`);
+      return request.idempotencyKey === 'refund-2' ? unreachable() : refunded();
+    };
+    const cause = '00000000-0000-4000-8000-000000000002';
+    await setup.service.processRefunds([
+      { refundId: 'refund-1', causeEventId: null },
+      { refundId: 'refund-2', causeEventId: cause },
+      { refundId: 'refund-3', causeEventId: null },
+      { refundId: 'refund-1', causeEventId: null },
+      { refundId: 'not-pending', causeEventId: null },
+    ]);
+    expect(setup.processor.calls.sort()).toEqual(['refund refund-1', 'refund refund-2', 'refund refund-3']);
+    expect(setup.statements).toEqual([['refund-1', 'refund-3']]);
+    expect(setup.queued).toEqual([
+      {
+        name: 'process_refund',
+        data: { aggregateId: 'refund-2', eventType: 'refund_requested', eventId: cause },
+        opts: { jobId: `process_refund.refund-2.retry.${cause}`, delay: 1_000 },
+      },
+    ]);
+    expect(await outcomes(setup.registry)).toEqual({ 'refund successful': 2 });
   });
 
   it('does nothing for a refund that is no longer pending', async () => {

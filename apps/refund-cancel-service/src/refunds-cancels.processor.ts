@@ -33,6 +33,14 @@ export class RefundsCancelsProcessor extends QueueProcessor<typeof REFUNDS_CANCE
     // BullMQ counts the attempts that failed before this one
     const attempt: Attempt = { last: raw.attemptsMade + 1 >= (raw.opts.attempts ?? 1) };
     switch (job.name) {
+      case 'process_refunds':
+        return this.refunds.processRefunds(
+          job.data.events.map((event) => ({
+            refundId: event.aggregateId,
+            causeEventId: event.eventId,
+            correlationId: event.correlationId,
+          })),
+        );
       case 'process_refund':
         return this.refunds.processRefund(job.data.aggregateId, job.data.eventId ?? null, attempt);
       case 'process_cancel':

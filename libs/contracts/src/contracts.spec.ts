@@ -1,7 +1,7 @@
 import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import { EVENT_CATALOGUE, eventRoutes, QUEUES, WEBHOOK_EVENT_TYPES, type EventType } from './events';
 import { InvalidJobError, jobId, parseJob } from './queues';
-import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
+import { PROCESS_REFUNDS_BATCH, REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
 import { DISPATCH_EVENTS_BATCH, WEBHOOK_DELIVERIES_QUEUE } from './webhooks.queue';
 
@@ -76,7 +76,7 @@ describe('event catalogue', () => {
       { queue: CHARGES_QUEUE, job: 'reconcile_charge' },
     ]);
     expect(eventRoutes('refund_requested')).toEqual([
-      { queue: REFUNDS_CANCELS_QUEUE, job: 'process_refund' },
+      { queue: REFUNDS_CANCELS_QUEUE, job: 'process_refunds', batch: { maxEvents: PROCESS_REFUNDS_BATCH } },
     ]);
     expect(eventRoutes('webhook_replay_requested')).toEqual([
       { queue: WEBHOOK_DELIVERIES_QUEUE, job: 'replay_delivery' },

@@ -1,6 +1,6 @@
 import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import type { JobName, QueueDefinition } from './queues';
-import { REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
+import { PROCESS_REFUNDS_BATCH, REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
 import { DISPATCH_EVENTS_BATCH, WEBHOOK_DELIVERIES_QUEUE } from './webhooks.queue';
 
@@ -104,7 +104,7 @@ export const EVENT_CATALOGUE = {
   refund_requested: {
     kind: 'command',
     description: 'a refund of a successful charge was accepted (pending): refund-cancel-service refunds',
-    routes: [route(REFUNDS_CANCELS_QUEUE, 'process_refund')],
+    routes: [route(REFUNDS_CANCELS_QUEUE, 'process_refunds', { maxEvents: PROCESS_REFUNDS_BATCH })],
   },
   refund_finished: { kind: 'webhook', description: 'a refund reached successful, failed or error' },
   cancel_requested: {

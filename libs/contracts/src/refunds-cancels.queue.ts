@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { outboxBatchJobSchema } from './jobs';
 import { defineQueue, KEEP_FINISHED_AN_HOUR, retriedJobOptions } from './queues';
 
 /**
@@ -12,16 +13,24 @@ export const operationJobSchema = z.object({
 });
 export type OperationJobData = z.infer<typeof operationJobSchema>;
 
+/** How many refunds one process_refunds job carries at most. */
+export const PROCESS_REFUNDS_BATCH = 50;
+
 /**
  * refund-cancel-service's queue. The worker reloads the refund or cancel and does nothing when it is
  * no longer pending, and the processor is keyed by its id, so a job delivered twice is harmless.
- * - process_refund: refund a pending refund at the processor and record the outcome
+ * - process_refunds: the refund_requested commands of one relay batch together: one read, their
+ *   processor calls side by side, their outcomes recorded in shared statements; a refund whose
+ *   outcome stays unknown continues as its own process_refund job
+ * - process_refund: refund a pending refund at the processor and record the outcome (the sweeper's,
+ *   a batch's refund retried alone)
  * - process_cancel: void the charge of a pending cancel at the processor and record the outcome
  */
 export const REFUNDS_CANCELS_QUEUE = defineQueue({
   name: 'refunds-cancels',
   consumer: 'refund-cancel-service',
   jobs: {
+    process_refunds: outboxBatchJobSchema,
     process_refund: operationJobSchema,
     process_cancel: operationJobSchema,
   },

@@ -12,7 +12,7 @@
     UPDATE charges c
        SET refund_reserved_amount = c.refund_reserved_amount + $5::int8
       FROM target
-     WHERE c.id = target.id AND c.status = 'successful'
+     WHERE c.id = target.id AND c.status::text = 'successful'
        AND target.payment_type IN ('card', 'qr_scan', 'online')
        AND c.charged_currency = $6::text
        AND c.refund_reserved_amount + $5::int8 <= c.charged_amount
@@ -38,43 +38,54 @@ SELECT merchant_id, store_id, 'refund', id,
     FROM target LEFT JOIN created ON true;
 
 -- refunds_find_pending
--- params: $1 refundId uuid
--- columns: id text, charge_id text, mode text, amount int8, currency bpchar, processor_reference text
+-- params: $1 ids uuid[]
+-- columns: id text, charge_id text, mode text, amount int8, currency bpchar, processor_reference text, processor_account_id text
 SELECT r.id::text AS id, r.charge_id::text AS charge_id, r.mode::text AS mode, r.amount,
-       r.currency, c.processor_reference
+       r.currency, c.processor_reference, c.processor_account_id::text AS processor_account_id
   FROM refunds r JOIN charges c ON c.id = r.charge_id
- WHERE r.id = $1::uuid AND r.status = 'pending';
+ WHERE r.id = ANY($1::uuid[]) AND r.status::text = 'pending';
 
--- refunds_record_outcome
--- params: $1 refundId uuid, $2 from operation_status, $3 to operation_status, $4 releases bool, $5 processorReference text, $6 errorCode int4, $7 errorMessage text, $8 errorDetail text, $9 causeEventId uuid
--- columns: recorded bool
-  WITH moved AS (
-    UPDATE refunds
-       SET status = $3::operation_status, processor_reference = $5::text,
-           error_code = $6::int4, error_message = $7::text,
-           error_detail = $8::text, updated_on = now()
-     WHERE id = $1::uuid AND status = $2::operation_status
-    RETURNING id, charge_id, merchant_id, store_id, status, amount, currency
+-- refunds_record_outcomes
+-- params: $1 outcomes jsonb, $2 ids uuid[], $3 from operation_status
+-- columns: id text
+  WITH outcome AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS o(
+      id uuid, status operation_status, releases boolean, processor_reference text,
+      error_code int, error_message text, error_detail text, cause_event_id uuid)
+  ),
+  moved AS (
+    UPDATE refunds r
+       SET status = o.status, processor_reference = o.processor_reference,
+           error_code = o.error_code, error_message = o.error_message,
+           error_detail = o.error_detail, updated_on = now()
+      FROM outcome o
+     WHERE r.id = ANY($2::uuid[]) AND r.id = o.id AND r.status::text = $3::operation_status::text
+    RETURNING r.id, r.charge_id, r.merchant_id, r.store_id, r.status, r.amount, r.currency,
+              o.releases, o.cause_event_id
+  ),
+  per_charge AS (
+    SELECT charge_id,
+           sum(CASE WHEN releases THEN amount ELSE 0 END) AS released,
+           sum(CASE WHEN status = 'successful' THEN amount ELSE 0 END) AS refunded
+      FROM moved GROUP BY charge_id ORDER BY charge_id
   ),
   settled AS (
     UPDATE charges c
-       SET refund_reserved_amount =
-             c.refund_reserved_amount - CASE WHEN $4::bool THEN moved.amount ELSE 0 END,
-           refunded_amount =
-             c.refunded_amount + CASE WHEN moved.status = 'successful' THEN moved.amount ELSE 0 END,
-           updated_on = CASE WHEN moved.status = 'successful' THEN now() ELSE c.updated_on END
-      FROM moved
-     WHERE c.id = moved.charge_id
+       SET refund_reserved_amount = c.refund_reserved_amount - per_charge.released,
+           refunded_amount = c.refunded_amount + per_charge.refunded,
+           updated_on = CASE WHEN per_charge.refunded > 0 THEN now() ELSE c.updated_on END
+      FROM per_charge
+     WHERE c.id = per_charge.charge_id
     RETURNING c.id
   ),
   event AS (
     INSERT INTO outbox_events
        (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
 SELECT merchant_id, store_id, 'refund', id,
-       'refund_finished', jsonb_build_object('refund_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'status', status::text, 'amount', amount::text, 'currency', currency::text), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = $9::uuid)
+       'refund_finished', jsonb_build_object('refund_id', id::text, 'charge_id', charge_id::text, 'store_id', store_id::text, 'status', status::text, 'amount', amount::text, 'currency', currency::text), (SELECT correlation_id FROM outbox_events cause WHERE cause.id = moved.cause_event_id)
   FROM moved
   )
-  SELECT EXISTS (SELECT 1 FROM moved) AS recorded;
+  SELECT id::text AS id FROM moved;
 
 -- cancels_request
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 chargeId uuid, $5 metadata jsonb, $6 correlationId text
@@ -108,11 +119,12 @@ SELECT merchant_id, store_id, 'cancel', id,
 
 -- cancels_find_pending
 -- params: $1 cancelId uuid
--- columns: id text, charge_id text, mode text, charge_status charge_status, processor_reference text
+-- columns: id text, charge_id text, mode text, charge_status charge_status, processor_reference text, processor_account_id text
 SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.mode::text AS mode,
-       c.status AS charge_status, c.processor_reference
+       c.status AS charge_status, c.processor_reference,
+       c.processor_account_id::text AS processor_account_id
   FROM cancels k JOIN charges c ON c.id = k.charge_id
- WHERE k.id = $1::uuid AND k.status = 'pending';
+ WHERE k.id = $1::uuid AND k.status::text = 'pending';
 
 -- cancels_record_outcome
 -- params: $1 cancelId uuid, $2 from operation_status, $3 to operation_status, $4 chargeTo charge_status, $5 chargeEvent text, $6 errorCode int4, $7 errorMessage text, $8 errorDetail text, $9 causeEventId uuid
@@ -121,7 +133,7 @@ SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.mode::text AS mode,
     UPDATE cancels
        SET status = $3::operation_status, error_code = $6::int4, error_message = $7::text,
            error_detail = $8::text, updated_on = now()
-     WHERE id = $1::uuid AND status = $2::operation_status
+     WHERE id = $1::uuid AND status::text = $2::operation_status::text
     RETURNING id, charge_id, merchant_id, store_id, status
   ),
   charge AS (

@@ -34,20 +34,9 @@ export async function executedPlan(
   await client.query('BEGIN');
   try {
     await client.query(`SET LOCAL plan_cache_mode = force_${mode}_plan`);
-    // EXECUTE takes its arguments as SQL, not as bound parameters: literals
+    // EXECUTE takes its arguments as SQL, not as bound parameters: literals (a null one as NULL)
     const args = values.map((value) =>
-      value === null || value === undefined
-        ? 'NULL'
-        : typeof value === 'number'
-          ? String(value)
-          : client.escapeLiteral(
-              Array.isArray(value)
-                ? `{${value.join(',')}}`
-                : value instanceof Date
-                  ? value.toISOString()
-                  : // what encode() gives: text, a bigint, a boolean (jsonb arrives as its text)
-                    String(value as string | bigint | boolean),
-            ),
+      value === null || value === undefined ? 'NULL' : sqlArgument(client, value),
     );
     const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
       `EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE plan_probe(${args.join(', ')})`,
@@ -57,6 +46,19 @@ export async function executedPlan(
     await client.query('ROLLBACK');
     await client.query('DEALLOCATE plan_probe');
   }
+}
+
+/** A parameter's value as an SQL literal for EXECUTE. */
+function sqlArgument(client: Client, value: unknown): string {
+  return typeof value === 'number'
+    ? String(value)
+    : client.escapeLiteral(
+        Array.isArray(value)
+          ? `{${value.join(',')}}`
+          : value instanceof Date
+            ? value.toISOString()
+            : String(value),
+      );
 }
 
 /** executedPlan of a libs/db statement (registeredStatement), its parameters encoded as it sends them. */

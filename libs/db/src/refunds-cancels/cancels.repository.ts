@@ -34,6 +34,8 @@ export interface PendingCancel {
   mode: 'test' | 'live' | 'live_test';
   chargeStatus: ChargeStatus;
   processorReference: string | null;
+  /** the processor account the charge was routed to; null: its mode's default */
+  processorAccountId: string | null;
 }
 
 export interface CancelOutcome {
@@ -100,6 +102,7 @@ export class CancelsRepository extends ChargeOperationRepository {
           mode: row.mode,
           chargeStatus: row.charge_status,
           processorReference: row.processor_reference,
+          processorAccountId: row.processor_account_id,
         }
       : null;
   }

@@ -33,7 +33,10 @@ const CANCEL: ChargeOperation = 'cancel';
  * charge queue on the row lock and each re-checks the condition against the row as the one before
  * left it (READ COMMITTED re-evaluates an UPDATE's WHERE on the newest version), so their sum never
  * exceeds the charge, whichever gateway they reach. `target` reads the charge in the caller's scope
- * (one row when it exists, for the refusal's reason).
+ * (one row when it exists, for the refusal's reason). The status is compared as text: the planner
+ * then reaches the charge by its primary key alone, never ANDed with charges_status_updated_on_idx
+ * (every successful charge), which it chose when statistics called successful charges rare
+ * (test/database/refund-statements-plan.e2e-spec.ts).
  */
 export const REQUEST_REFUND = defineStatement({
   name: 'refunds_request',
@@ -68,7 +71,7 @@ export const REQUEST_REFUND = defineStatement({
       UPDATE charges c
          SET refund_reserved_amount = c.refund_reserved_amount + ${p.amount}
         FROM target
-       WHERE c.id = target.id AND c.status = ${sqlLiteral(REFUNDABLE_CHARGE_STATUS)}
+       WHERE c.id = target.id AND c.status::text = ${sqlLiteral(REFUNDABLE_CHARGE_STATUS)}
          AND target.payment_type IN ${REFUNDABLE_TYPES}
          AND c.charged_currency = ${p.currency}
          AND c.refund_reserved_amount + ${p.amount} <= c.charged_amount
@@ -97,10 +100,15 @@ export const REQUEST_REFUND = defineStatement({
       FROM target LEFT JOIN created ON true`,
 });
 
-/** A pending refund with what its processor call needs. */
-export const FIND_PENDING_REFUND = defineStatement({
+/**
+ * Those of the refunds that are still pending, with what their processor calls need, in one query.
+ * The status is compared as text: the planner then reaches the rows by primary key, never through
+ * refunds_pending_idx (every pending refund, and their old versions between vacuums), which it
+ * would pick when statistics taken before a burst call pending refunds rare.
+ */
+export const FIND_PENDING_REFUNDS = defineStatement({
   name: 'refunds_find_pending',
-  params: { refundId: pg.uuid },
+  params: { ids: pg.array(pg.uuid) },
   columns: {
     id: pg.text,
     charge_id: pg.text,
@@ -108,51 +116,78 @@ export const FIND_PENDING_REFUND = defineStatement({
     amount: pg.int8,
     currency: pg.bpchar,
     processor_reference: pg.nullable(pg.text),
+    /** the processor account the charge was routed to (decision 0055); null: the mode's default */
+    processor_account_id: pg.nullable(pg.text),
   },
   text: (p) => `
     SELECT r.id::text AS id, r.charge_id::text AS charge_id, r.mode::text AS mode, r.amount,
-           r.currency, c.processor_reference
+           r.currency, c.processor_reference, c.processor_account_id::text AS processor_account_id
       FROM refunds r JOIN charges c ON c.id = r.charge_id
-     WHERE r.id = ${p.refundId} AND r.status = ${sqlLiteral(OPERATION_ENTRY_STATUS)}`,
+     WHERE r.id = ANY(${p.ids}) AND r.status::text = ${sqlLiteral(OPERATION_ENTRY_STATUS)}`,
 });
 
+/** One refund's outcome as RECORD_REFUND_OUTCOMES reads it from its jsonb input. */
+export interface RefundOutcomeInput {
+  id: string;
+  status: OperationStatus;
+  /** frees the reservation (a failed refund, which took nothing back) */
+  releases: boolean;
+  processor_reference: string | null;
+  error_code: number | null;
+  error_message: string | null;
+  error_detail: string | null;
+  cause_event_id: string | null;
+}
+
 /**
- * Ends a pending refund (from → to) with its refund_finished event, and settles its amount on the
- * charge in the same statement: successful adds it to refunded_amount; `releases` (a failed refund,
- * which took nothing back) frees its reservation. Nothing happens when the refund is not `from`.
+ * Ends each pending refund of the input (from → its status) with its refund_finished event, and
+ * settles the amounts on their charges in the same statement: a successful refund adds its amount
+ * to refunded_amount; one that `releases` (failed: it took nothing back) frees its reservation.
+ * The refunds of one charge are summed before its row is updated once (an UPDATE … FROM joining a
+ * row to several source rows would apply only one of them). Refunds no longer `from` are left
+ * alone, and so are their charges. Answers the ids of the refunds that moved. The input comes
+ * sorted by charge and the charges are settled in id order, so that two statements settling the
+ * same charges lock them in one order (should a plan not keep it, Postgres breaks the deadlock by
+ * rolling one statement back whole, and its refunds are recorded by their jobs' retry). The ids
+ * come again as an array and the status is compared as text, as in FIND_PENDING_REFUNDS.
  */
-export const RECORD_REFUND_OUTCOME = defineStatement({
-  name: 'refunds_record_outcome',
+export const RECORD_REFUND_OUTCOMES = defineStatement({
+  name: 'refunds_record_outcomes',
   params: {
-    refundId: pg.uuid,
+    outcomes: pg.jsonb<readonly RefundOutcomeInput[]>(),
+    ids: pg.array(pg.uuid),
     from: pg.enum<OperationStatus>('operation_status'),
-    to: pg.enum<OperationStatus>('operation_status'),
-    releases: pg.bool,
-    processorReference: pg.nullable(pg.text),
-    errorCode: pg.nullable(pg.int4),
-    errorMessage: pg.nullable(pg.text),
-    errorDetail: pg.nullable(pg.text),
-    causeEventId: pg.nullable(pg.uuid),
   },
-  columns: { recorded: pg.bool },
+  columns: { id: pg.text },
   text: (p) => `
-    WITH moved AS (
-      UPDATE refunds
-         SET status = ${p.to}, processor_reference = ${p.processorReference},
-             error_code = ${p.errorCode}, error_message = ${p.errorMessage},
-             error_detail = ${p.errorDetail}, updated_on = now()
-       WHERE id = ${p.refundId} AND status = ${p.from}
-      RETURNING id, charge_id, merchant_id, store_id, status, amount, currency
+    WITH outcome AS (
+      SELECT * FROM jsonb_to_recordset(${p.outcomes}) AS o(
+        id uuid, status operation_status, releases boolean, processor_reference text,
+        error_code int, error_message text, error_detail text, cause_event_id uuid)
+    ),
+    moved AS (
+      UPDATE refunds r
+         SET status = o.status, processor_reference = o.processor_reference,
+             error_code = o.error_code, error_message = o.error_message,
+             error_detail = o.error_detail, updated_on = now()
+        FROM outcome o
+       WHERE r.id = ANY(${p.ids}) AND r.id = o.id AND r.status::text = ${p.from}::text
+      RETURNING r.id, r.charge_id, r.merchant_id, r.store_id, r.status, r.amount, r.currency,
+                o.releases, o.cause_event_id
+    ),
+    per_charge AS (
+      SELECT charge_id,
+             sum(CASE WHEN releases THEN amount ELSE 0 END) AS released,
+             sum(CASE WHEN status = 'successful' THEN amount ELSE 0 END) AS refunded
+        FROM moved GROUP BY charge_id ORDER BY charge_id
     ),
     settled AS (
       UPDATE charges c
-         SET refund_reserved_amount =
-               c.refund_reserved_amount - CASE WHEN ${p.releases} THEN moved.amount ELSE 0 END,
-             refunded_amount =
-               c.refunded_amount + CASE WHEN moved.status = 'successful' THEN moved.amount ELSE 0 END,
-             updated_on = CASE WHEN moved.status = 'successful' THEN now() ELSE c.updated_on END
-        FROM moved
-       WHERE c.id = moved.charge_id
+         SET refund_reserved_amount = c.refund_reserved_amount - per_charge.released,
+             refunded_amount = c.refunded_amount + per_charge.refunded,
+             updated_on = CASE WHEN per_charge.refunded > 0 THEN now() ELSE c.updated_on END
+        FROM per_charge
+       WHERE c.id = per_charge.charge_id
       RETURNING c.id
     ),
     event AS (
@@ -162,10 +197,10 @@ export const RECORD_REFUND_OUTCOME = defineStatement({
         merchantId: 'merchant_id',
         storeId: 'store_id',
         event: refundFinishedSql(),
-        correlationId: correlationOf(p.causeEventId),
+        correlationId: correlationOf('moved.cause_event_id'),
       })}
     )
-    SELECT EXISTS (SELECT 1 FROM moved) AS recorded`,
+    SELECT id::text AS id FROM moved`,
 });
 
 /**
@@ -221,7 +256,12 @@ export const REQUEST_CANCEL = defineStatement({
     SELECT status, EXISTS (SELECT 1 FROM created) AS created FROM target`,
 });
 
-/** A pending cancel with its charge, as the void needs it. */
+/**
+ * A pending cancel with its charge, as the void needs it. The status is compared as text, so that
+ * the cancel is reached by its primary key and never through cancels_pending_idx (every pending
+ * cancel), which the planner picks when statistics call pending cancels rare; the same in
+ * RECORD_CANCEL_OUTCOME (test/database/refund-statements-plan.e2e-spec.ts).
+ */
 export const FIND_PENDING_CANCEL = defineStatement({
   name: 'cancels_find_pending',
   params: { cancelId: pg.uuid },
@@ -231,12 +271,15 @@ export const FIND_PENDING_CANCEL = defineStatement({
     mode: pg.textOf<'test' | 'live' | 'live_test'>(),
     charge_status: pg.enum<ChargeStatus>('charge_status'),
     processor_reference: pg.nullable(pg.text),
+    /** the processor account the charge was routed to (decision 0055); null: the mode's default */
+    processor_account_id: pg.nullable(pg.text),
   },
   text: (p) => `
     SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.mode::text AS mode,
-           c.status AS charge_status, c.processor_reference
+           c.status AS charge_status, c.processor_reference,
+           c.processor_account_id::text AS processor_account_id
       FROM cancels k JOIN charges c ON c.id = k.charge_id
-     WHERE k.id = ${p.cancelId} AND k.status = ${sqlLiteral(OPERATION_ENTRY_STATUS)}`,
+     WHERE k.id = ${p.cancelId} AND k.status::text = ${sqlLiteral(OPERATION_ENTRY_STATUS)}`,
 });
 
 /**
@@ -266,7 +309,7 @@ export const RECORD_CANCEL_OUTCOME = defineStatement({
       UPDATE cancels
          SET status = ${p.to}, error_code = ${p.errorCode}, error_message = ${p.errorMessage},
              error_detail = ${p.errorDetail}, updated_on = now()
-       WHERE id = ${p.cancelId} AND status = ${p.from}
+       WHERE id = ${p.cancelId} AND status::text = ${p.from}::text
       RETURNING id, charge_id, merchant_id, store_id, status
     ),
     charge AS (

@@ -9,19 +9,20 @@ import {
 import type { Prisma, Refund, RefundReason } from '../generated/prisma/client';
 import { listPage } from '../keyset';
 import {
-  FIND_PENDING_REFUND,
+  FIND_PENDING_REFUNDS,
   FIND_STALE_OPERATIONS,
-  RECORD_REFUND_OUTCOME,
+  RECORD_REFUND_OUTCOMES,
   REDRIVE_DUE_REFUNDS,
   REDRIVE_REFUND,
   REQUEST_REFUND,
+  type RefundOutcomeInput,
 } from './refunds-cancels.sql';
 import { ChargeOperationRepository } from './charge-operation.repository';
 import type { PaymentErrorColumns } from '../charges/charge-outcomes.repository';
 import type { AuditEntry } from '../audit/console-audit.repository';
 import { scopeWhere, type AccessScope } from '../scope';
 
-export type { Refund, RefundReason };
+export type { Refund, RefundOutcomeInput, RefundReason };
 
 export interface RefundRequest {
   id: string;
@@ -59,6 +60,8 @@ export interface PendingRefund {
   currency: string;
   /** the charge's payment at the processor */
   processorReference: string | null;
+  /** the processor account the charge was routed to; null: its mode's default */
+  processorAccountId: string | null;
 }
 
 /** A refund sent to the processor again after `error`, and how many times that has now been done. */
@@ -71,6 +74,16 @@ export interface RefundOutcome {
   transition: OperationTransition;
   processorReference?: string | null;
   error?: PaymentErrorColumns | null;
+}
+
+/** One refund's outcome for `recordMany`. */
+export interface RecordedRefundOutcome {
+  refundId: string;
+  /** the refund's charge: the input is ordered by it, so that statements lock charges in one order */
+  chargeId: string;
+  outcome: RefundOutcome;
+  /** the outbox event that led here, whose correlation id refund_finished carries */
+  causeEventId: string | null;
 }
 
 /** Refunds of successful charges (docs/refunds-and-cancels.md). */
@@ -187,35 +200,77 @@ export class RefundsRepository extends ChargeOperationRepository {
   }
 
   async findPending(id: string): Promise<PendingRefund | null> {
-    const row = (await this.prisma.run(FIND_PENDING_REFUND, { refundId: id }))[0];
-    return row
-      ? {
-          id: row.id,
-          chargeId: row.charge_id,
-          mode: row.mode,
-          amount: row.amount,
-          currency: row.currency,
-          processorReference: row.processor_reference,
-        }
-      : null;
+    return (await this.findPendingMany([id]))[0] ?? null;
+  }
+
+  /** Those of the refunds that are still pending, with what their processor calls need, in one query. */
+  async findPendingMany(ids: readonly string[]): Promise<PendingRefund[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.prisma.run(FIND_PENDING_REFUNDS, { ids });
+    return rows.map((row) => ({
+      id: row.id,
+      chargeId: row.charge_id,
+      mode: row.mode,
+      amount: row.amount,
+      currency: row.currency,
+      processorReference: row.processor_reference,
+      processorAccountId: row.processor_account_id,
+    }));
   }
 
   /**
    * Ends a pending refund with its refund_finished event and settles its amount on the charge, in
-   * one statement (RECORD_REFUND_OUTCOME); false when it was no longer `transition.from`.
+   * one statement (RECORD_REFUND_OUTCOMES); false when it was no longer `transition.from`.
    */
-  async record(id: string, outcome: RefundOutcome, causeEventId: string | null): Promise<boolean> {
-    const rows = await this.prisma.run(RECORD_REFUND_OUTCOME, {
-      refundId: id,
-      from: outcome.transition.from,
-      to: outcome.transition.to,
-      releases: !refundKeepsReservation(outcome.transition.to),
-      processorReference: outcome.processorReference ?? null,
-      errorCode: outcome.error?.code ?? null,
-      errorMessage: outcome.error?.message ?? null,
-      errorDetail: outcome.error?.detail ?? null,
-      causeEventId,
-    });
-    return rows[0]?.recorded ?? false;
+  async record(
+    id: string,
+    chargeId: string,
+    outcome: RefundOutcome,
+    causeEventId: string | null,
+  ): Promise<boolean> {
+    return (await this.recordMany([{ refundId: id, chargeId, outcome, causeEventId }])).has(id);
   }
+
+  /**
+   * `record` for several refunds in one statement (atomic as a whole), each from its transition's
+   * `from`, which must be the same for all. Resolves to the ids of the refunds that moved; the
+   * others were no longer `from` and nothing was written for them. A refund listed twice is
+   * recorded with its first outcome.
+   */
+  async recordMany(outcomes: readonly RecordedRefundOutcome[]): Promise<Set<string>> {
+    const first = outcomes[0];
+    if (!first) return new Set();
+    const from = first.outcome.transition.from;
+    const seen = new Set<string>();
+    const input: (RefundOutcomeInput & { charge: string })[] = [];
+    for (const { refundId, chargeId, outcome, causeEventId } of outcomes) {
+      if (outcome.transition.from !== from)
+        throw new Error(`refund outcomes from ${from} and ${outcome.transition.from} in one statement`);
+      if (seen.has(refundId)) continue;
+      seen.add(refundId);
+      input.push({
+        charge: chargeId,
+        id: refundId,
+        status: outcome.transition.to,
+        releases: !refundKeepsReservation(outcome.transition.to),
+        processor_reference: outcome.processorReference ?? null,
+        error_code: outcome.error?.code ?? null,
+        error_message: outcome.error?.message ?? null,
+        error_detail: outcome.error?.detail ?? null,
+        cause_event_id: causeEventId,
+      });
+    }
+    // by charge, then refund: two statements settling the same charges lock them in one order
+    input.sort((a, b) => compare(a.charge, b.charge) || compare(a.id, b.id));
+    const rows = await this.prisma.run(RECORD_REFUND_OUTCOMES, {
+      outcomes: input.map(({ charge: _charge, ...row }) => row),
+      ids: input.map((row) => row.id),
+      from,
+    });
+    return new Set(rows.map((row) => row.id));
+  }
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
