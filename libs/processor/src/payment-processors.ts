@@ -84,6 +84,15 @@ export class PaymentProcessors {
     return account ? this.#forAccount(account) : this.forMode(mode);
   }
 
+  /**
+   * The processor of an account by id: a charge's fallback (decision 0056). null: no such account,
+   * or its adapter cannot be built.
+   */
+  async forAccount(accountId: string): Promise<PaymentProcessor | null> {
+    const account = this.#accounts?.account ? await this.#accounts.account(accountId) : null;
+    return account ? this.#forAccount(account) : null;
+  }
+
   #forAccount(account: RoutedProcessorAccount): PaymentProcessor | null {
     const cached = this.#adapters.get(account.id);
     if (cached?.version === account.version) return cached.processor;

@@ -119,6 +119,19 @@ describe('Stripe adapter', () => {
     });
   });
 
+  it('throws a 429 rate_limit as transient and provably unexecuted; the retry executes once', async () => {
+    const request = authorization(STRIPE_TEST_CARDS.visa);
+    fake.rateLimitNext(1);
+    await expect(processor.authorize(request)).rejects.toMatchObject({
+      kind: 'rate_limited',
+      httpStatus: 429,
+      unexecuted: 'not_processed',
+    });
+    expect(fake.createdFor(request.reference)).toBe(0);
+    expect(await processor.authorize(request)).toMatchObject({ outcome: 'approved' });
+    expect(fake.createdFor(request.reference)).toBe(1);
+  });
+
   it('status finds a payment while Stripe search lags behind the write (the list is consistent)', async () => {
     const request = authorization(STRIPE_TEST_CARDS.visa);
     await processor.authorize(request);
