@@ -2,7 +2,7 @@
 
 -- charge_outcomes_find_pending
 -- params: $1 ids uuid[]
--- columns: id text, mode text, amount int8, currency bpchar, capture bool, descriptor text, three_ds jsonb, redirect_endpoint text, token_three_ds_authenticated bool, token_id text, payment_type text, cardholder text, exp_month int4, exp_year int4, brand text, call_method text, scanned_qr text, convenience_store text, customer_name text, phone_number text, email text, expires_on timestamptz, key_id text, iv bytea, ciphertext bytea, auth_tag bytea, processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
+-- columns: id text, mode text, amount int8, currency bpchar, capture bool, descriptor text, three_ds jsonb, redirect_endpoint text, token_three_ds_authenticated bool, token_id text, payment_type text, cardholder text, exp_month int4, exp_year int4, brand text, call_method text, scanned_qr text, convenience_store text, customer_name text, phone_number text, email text, expires_on timestamptz, key_id text, iv bytea, ciphertext bytea, auth_tag bytea, processor_account_id text, fallback_processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
 SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
        c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
        c.redirect->>'endpoint' AS redirect_endpoint,
@@ -18,7 +18,11 @@ SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
        NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
                         t.data->'phone_number'->>'local_number'), '') AS phone_number,
        t.email, c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag,
-       c.processor_account_id::text AS processor_account_id, c.fee_rate_ppm, c.fee_flat_amount
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.fallback_processor_account_id
+         END)::text AS fallback_processor_account_id,
+       c.fee_rate_ppm, c.fee_flat_amount
   FROM charges c
   JOIN transaction_tokens t ON t.id = c.transaction_token_id
   LEFT JOIN card_vault v ON v.transaction_token_id = t.id

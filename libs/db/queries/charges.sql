@@ -215,8 +215,10 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
-       updated_on
+       match_amount::text, ledger_id::text,
+       (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
+             ELSE fallback_processor_account_id END)::text AS processor_account_id,
+       metadata, created_on, updated_on
   FROM charges
  WHERE id = ANY($1::uuid[]);
 
@@ -230,8 +232,10 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, created_on,
-       updated_on
+       match_amount::text, ledger_id::text,
+       (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
+             ELSE fallback_processor_account_id END)::text AS processor_account_id,
+       metadata, created_on, updated_on
   FROM charges
  WHERE id = $1::uuid
    AND merchant_id = $2::uuid
