@@ -52,6 +52,7 @@ import {
   liveProcessorRefusal,
   processorLimitsOf,
   refusesPartialCapture,
+  routedProcessorLimits,
   type LiveProcessorLimits,
 } from './live-processor-limits';
 
@@ -139,11 +140,14 @@ export class ChargesService {
     if (!token) throw new NotFoundError('transaction_token');
     const deferred = isDeferredPaymentType(token.paymentType);
     checkToken(token, actor, request);
-    // a live charge the live processor cannot take is refused now, never accepted to end `error`
-    const unsupported =
-      token.mode === 'live'
-        ? liveProcessorRefusal(this.liveLimits, token.paymentType, request.three_ds?.mode)
-        : null;
+    // a charge the processor it will go to cannot take (its route's account's provider, else the
+    // mode's default) is refused now, never accepted to end `error`
+    const unsupported = liveProcessorRefusal(
+      routedProcessorLimits(token, request.currency, this.liveLimits),
+      token.paymentType,
+      request.three_ds?.mode,
+      token.konbiniStore,
+    );
     if (unsupported) {
       throw new BusinessRuleError('NOT_SUPPORTED_BY_PROCESSOR', [
         { field: unsupported, reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
