@@ -1,4 +1,4 @@
-// Processor accounts and routing per store through the official univapay-node SDK (docs/processors.md,
+// Processor accounts and routing per store through the official univapay-node SDK (docs/connectors.md,
 // "Routing"; decision 0055): the real gateway, charge-service and refund-cancel-service processes,
 // the KOMOJU fake as KOMOJU and the processor simulator, one merchant with two live stores. The
 // deployment's default stays PROCESSOR_LIVE=http: only the routes send payments to KOMOJU, with the

@@ -91,7 +91,7 @@ Commands:
   checkout:product:update --id ID --set JSON  e.g. {"active": false}
   checkout:product:list --store ID
   processor-account:create --merchant ID --provider simulator|komoju|stripe --mode test|live [--name NAME]
-                                              a merchant's account at a processor (docs/processors.md);
+                                              a merchant's account at a processor (docs/connectors.md);
                                               its secret key and webhook secret from
                                               ${SECRET_KEY_VARIABLE} and ${WEBHOOK_SECRET_VARIABLE}, else
                                               standard input (line 1 the key, line 2 the webhook

@@ -9,7 +9,7 @@ import { isKnownCurrency, isUuid } from '@kessai/domain';
 import { AdminError } from './admin.service';
 
 /**
- * The operator's routing per store (docs/processors.md, "Routing"; decision 0055): which of the
+ * The operator's routing per store (docs/connectors.md, "Routing"; decision 0055): which of the
  * merchant's processor accounts takes the store's charges of a mode, payment type and currency (a
  * code, or `*` for any). A charge keeps the account it was created with: a route set or cleared
  * later moves new charges only. Without a route a charge goes to its mode's default processor.

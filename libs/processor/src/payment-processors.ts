@@ -59,7 +59,7 @@ export class PaymentProcessors {
     this.#config = config;
   }
 
-  /** Where a hosted processor sends the customer back after 3-D Secure (docs/processors.md, "3-D Secure"). */
+  /** Where a hosted processor sends the customer back after 3-D Secure (docs/connectors.md, "3-D Secure"). */
   threeDsReturnUrl(reference: string): string {
     return threeDsReturnUrl(this.#config, reference);
   }

@@ -55,7 +55,7 @@ export type NewProcessorAccount = Omit<ProcessorAccount, 'status' | 'createdOn' 
 export type ProcessorAccountEncryption = Pick<ProcessorAccount, 'keyId' | 'iv' | 'ciphertext' | 'authTag'>;
 
 /**
- * Processor accounts (docs/processors.md, "Processor accounts"; decision 0055): a merchant's
+ * Processor accounts (docs/connectors.md, "Processor accounts"; decision 0055): a merchant's
  * accounts at payment processors, their credentials encrypted (libs/vault
  * ProcessorCredentialsCipher). The operator's CLI writes them; the services calling processors
  * read the account a charge was routed to.

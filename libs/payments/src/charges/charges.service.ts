@@ -322,7 +322,7 @@ export class ChargesService {
    * Asks for the capture of an authorized charge (partial allowed, same currency), `charge` as
    * find() read it; charge-service carries it out. The charge shows the result once captured. A
    * charge whose processor captures the whole authorization only (KOMOJU, the live default or the
-   * charge's processor account) is refused a smaller capture here, never sent to fail at the processor (docs/processors.md, "Unsupported"). With
+   * charge's processor account) is refused a smaller capture here, never sent to fail at the processor (docs/connectors.md, "Unsupported"). With
    * `audit` (a console write) the capture and its audit row share one transaction.
    */
   async capture(

@@ -3,7 +3,7 @@ import { KOMOJU_CAPABILITIES, STRIPE_CAPABILITIES } from '@kessai/processor';
 
 /**
  * What the live processor cannot take, for a live charge to be refused at creation with
- * NOT_SUPPORTED_BY_PROCESSOR rather than accepted to end `error` (docs/processors.md,
+ * NOT_SUPPORTED_BY_PROCESSOR rather than accepted to end `error` (docs/connectors.md,
  * "Unsupported"). null: the live processor speaks the simulator's protocol and takes everything.
  */
 export interface LiveProcessorLimits {

@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-/** Stripe's declining test cards and the SDK code of each (docs/processors.md, "Error codes") */
+/** Stripe's declining test cards and the SDK code of each (docs/connectors.md, "Error codes") */
 const STRIPE_DECLINES = [
   [STRIPE_TEST_CARDS.insufficientFunds, 'PAYMENT_WALLET_INSUFFICIENT_FUNDS'],
   [STRIPE_TEST_CARDS.expiredCard, 'CARD_EXPIRED'],

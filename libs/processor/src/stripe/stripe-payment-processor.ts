@@ -71,7 +71,7 @@ export const STRIPE_KONBINI_STORES: Readonly<
 
 /**
  * What Stripe can do of the port, for the gateway to refuse the rest at creation with the SDK's
- * error code (docs/processors.md, "Stripe"). A call outside it is refused by the adapter too
+ * error code (docs/connectors.md, "Stripe"). A call outside it is refused by the adapter too
  * (ProcessorRequestRejectedError, nothing sent).
  */
 export const STRIPE_CAPABILITIES = {
@@ -79,7 +79,7 @@ export const STRIPE_CAPABILITIES = {
   partialCapture: true,
   /**
    * 3-D Secure by redirect: confirmed with return_url, a card Stripe wants authenticated answers
-   * requires_action with next_action.redirect_to_url (docs/processors.md, "3-D Secure")
+   * requires_action with next_action.redirect_to_url (docs/connectors.md, "3-D Secure")
    */
   threeDsRedirect: true,
   /** payment_method_options[card][request_three_d_secure]: mode require asks `any`, force `challenge` */
