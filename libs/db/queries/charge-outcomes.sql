@@ -82,11 +82,13 @@ SELECT merchant_id, store_id, 'charge', id,
 
 -- charge_outcomes_find_to_reconcile
 -- params: $1 chargeId uuid, $2 statuses charge_status[]
--- columns: id text, status text, mode text, payment_type text, token_id text, processor_reference text, expires_on timestamptz, cancel_pending bool, amount int8, match_amount text, fee_rate_ppm int4, fee_flat_amount int8
+-- columns: id text, status text, mode text, payment_type text, token_id text, processor_reference text, expires_on timestamptz, cancel_pending bool, amount int8, match_amount text, processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
 SELECT c.id::text AS id, c.status::text AS status, c.mode::text AS mode,
        t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
        c.expires_on, c.pending_operation IS NOT DISTINCT FROM 'cancel' AS cancel_pending,
        c.requested_amount AS amount, c.match_amount::text AS match_amount,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.fee_rate_ppm, c.fee_flat_amount
   FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
  WHERE c.id = $1::uuid AND c.status = ANY($2::charge_status[]);

@@ -79,6 +79,8 @@ export interface ChargeToReconcile {
   amount: bigint;
   /** bank transfer and konbini: the match_amount rule it was accepted under */
   matchAmount: MatchAmount | null;
+  /** the account that took it (decisions 0055, 0056); null: its mode's default processor */
+  processorAccountId: string | null;
   /** the fee terms it was accepted under; null on charges older than fees */
   feeTerms: FeeTerms | null;
 }
@@ -247,6 +249,7 @@ export class ChargeOutcomesRepository {
           cancelPending: row.cancel_pending,
           amount: row.amount,
           matchAmount: row.match_amount,
+          processorAccountId: row.processor_account_id,
           feeTerms: feeTermsOfRow(row),
         }
       : null;

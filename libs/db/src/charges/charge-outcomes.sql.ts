@@ -218,6 +218,8 @@ export const FIND_CHARGE_TO_RECONCILE = defineStatement({
     cancel_pending: pg.bool,
     amount: pg.int8,
     match_amount: pg.nullable(pg.textOf<MatchAmount>()),
+    /** the account that took it (decisions 0055, 0056); null: its mode's default */
+    processor_account_id: pg.nullable(pg.text),
     ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
@@ -225,6 +227,8 @@ export const FIND_CHARGE_TO_RECONCILE = defineStatement({
            t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
            c.expires_on, c.pending_operation IS NOT DISTINCT FROM 'cancel' AS cancel_pending,
            c.requested_amount AS amount, c.match_amount::text AS match_amount,
+           (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+                 ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
            c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
      WHERE c.id = ${p.chargeId} AND c.status = ANY(${p.statuses})`,
