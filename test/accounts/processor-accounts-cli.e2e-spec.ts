@@ -1,4 +1,4 @@
-// The operator's processor accounts (docs/processors.md, "Processor accounts"): created, listed,
+// The operator's processor accounts (docs/connectors.md, "Processor accounts"): created, listed,
 // rotated and disabled through the admin CLI, the credentials read from the environment or standard
 // input only, stored encrypted with the vault's keys and moved by vault:rotate.
 import { randomBytes } from 'node:crypto';

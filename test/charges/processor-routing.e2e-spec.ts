@@ -1,4 +1,4 @@
-// Processor accounts and routing per store through the official univapay-node SDK (docs/processors.md,
+// Processor accounts and routing per store through the official univapay-node SDK (docs/connectors.md,
 // "Routing"; decision 0055): the real gateway, charge-service and refund-cancel-service processes,
 // the KOMOJU fake as KOMOJU and the processor simulator, one merchant with two live stores. The
 // deployment's default stays PROCESSOR_LIVE=http: only the routes send payments to KOMOJU, with the
@@ -15,7 +15,9 @@ import {
   REAL_CARD_NUMBER,
   luhnValidRuns,
   sdkCardToken,
+  sdkError,
   sdkFor,
+  sdkOnlineToken,
   startFakeKomoju,
   useSuite,
 } from '@kessai/testing';
@@ -245,6 +247,49 @@ describe('processor accounts and routing per store', () => {
       '--account',
       komoju.id,
     ]);
+  });
+
+  it('refuses at creation, by the route’s account, what its provider cannot take', async () => {
+    // the deployment's live default (the simulator's protocol) takes all of it: only the routes refuse
+    await cli([
+      ...['processor-route:set', '--store', storeA, '--mode', 'live'],
+      ...['--payment-type', 'online', '--account', komoju.id],
+    ]);
+    const executed = fake.executed.create;
+    const konbini = async (sdk: SDK, convenienceStore: string) => {
+      const token: Any = await sdk.transactionTokens.create({
+        paymentType: PaymentType.KONBINI,
+        type: 'one_time',
+        email: 'buyer@example.test',
+        data: {
+          customerName: 'Yamada Taro',
+          convenienceStore,
+          phoneNumber: { countryCode: '81', localNumber: '9012345678' },
+        },
+      } as Any);
+      return sdk.charges.create({ transactionTokenId: token.id, amount: 3000, currency: 'JPY' });
+    };
+    const refusal = { code: 'NOT_SUPPORTED_BY_PROCESSOR' };
+    // a konbini chain KOMOJU does not take, an online payment, a 3-D Secure KOMOJU cannot be asked for
+    expect(await sdkError(konbini(sdkA, 'circle_k'))).toMatchObject({
+      ...refusal,
+      errors: [{ field: 'transaction_token_id', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    });
+    const online = await sdkOnlineToken(sdkA);
+    expect(
+      await sdkError(sdkA.charges.create({ transactionTokenId: online.id, amount: 1200, currency: 'JPY' })),
+    ).toMatchObject(refusal);
+    expect(await sdkError(cardCharge(sdkA, { threeDs: { mode: 'require' } }))).toMatchObject({
+      ...refusal,
+      errors: [{ field: 'three_ds', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    });
+    expect(fake.executed.create).toBe(executed);
+
+    // the second store's card route is the simulator's, which takes a required 3-D Secure, and its
+    // konbini go to the live default: accepted
+    expect((await cardCharge(sdkB, { threeDs: { mode: 'require' } })).id).toEqual(expect.any(String));
+    expect((await konbini(sdkB, 'circle_k')).id).toEqual(expect.any(String));
+    expect(fake.executed.create).toBe(executed);
   });
 
   it('completes a routed konbini payment from the account’s webhook, verified with its secret', async () => {

@@ -35,6 +35,7 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
     tokenId: `token-${id}`,
     paymentType: 'qr_scan',
     processorAccountId: null,
+    fallbackProcessorAccountId: null,
     card: null,
     brand: null,
     callMethod: null,

@@ -33,6 +33,7 @@ import {
   successful,
   type ProcessorAnswer,
 } from './charge-outcomes';
+import { ChargeProcessorCalls } from './processor-failover';
 import { RetryLaterError } from './retry-later';
 
 /** A charge to process and the outbox event that asked for it. */
@@ -157,17 +158,24 @@ export class ChargeAuthorizationService {
     const processor = await this.processors.forCharge(charge.id, charge.mode, charge.processorAccountId);
     if (!processor) return errored('no live processor is configured');
     const context = { chargeId: charge.id, paymentType: charge.paymentType };
-    let call: () => Promise<ProcessorAnswer>;
+    let call: (processor: PaymentProcessor) => Promise<ProcessorAnswer>;
     try {
-      const prepared = await this.#prepare(processor, charge);
+      const prepared = await this.#prepare(charge);
       if (typeof prepared === 'string') return errored(prepared);
       call = prepared;
     } catch (error) {
       if (error instanceof VaultIntegrityError) return errored('the card could not be read from the vault');
       throw error;
     }
+    // a route's fallback (decision 0056): its adapter, when the charge may still fail over to it
+    const fallback =
+      charge.fallbackProcessorAccountId === null
+        ? null
+        : await this.processors.forAccount(charge.fallbackProcessorAccountId);
+    const calls = new ChargeProcessorCalls(charge.id, processor, fallback, this.charges, this.logger);
     try {
-      return this.#outcomeOfAnswer(charge, await this.processors.retrying(call, this.logger, context));
+      const answer = await this.processors.retrying(() => calls.send(call), this.logger, context);
+      return this.#outcomeOfAnswer(charge, answer);
     } catch (error) {
       const rejected = error instanceof ProcessorRequestRejectedError;
       if (!rejected && !isRetryableProcessorError(error)) throw error;
@@ -176,7 +184,12 @@ export class ChargeAuthorizationService {
       // A refusal's text may echo request fields: log its status and type only.
       const reason = rejected ? { httpStatus: error.httpStatus, type: error.type } : error;
       this.logger.warn({ ...context, err: reason }, 'asking the processor for the payment');
-      const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);
+      // the processor the charge's calls went to last: its fallback once it failed over
+      const found = await this.processors.retrying(
+        () => calls.current.status(charge.id),
+        this.logger,
+        context,
+      );
       if (!found.found) {
         // 409/423: the same key is still being executed (e.g. an overlapping retry), its outcome is
         // unknown; any other refusal means the request was refused as such and nothing was executed
@@ -196,11 +209,13 @@ export class ChargeAuthorizationService {
     }
   }
 
-  /** The processor call of a charge, or the reason it cannot be made (an `error` outcome). */
+  /**
+   * The processor call of a charge, to be sent to whichever processor takes it, or the reason it
+   * cannot be made (an `error` outcome).
+   */
   async #prepare(
-    processor: PaymentProcessor,
     charge: PendingCharge,
-  ): Promise<string | (() => Promise<ProcessorAnswer>)> {
+  ): Promise<string | ((processor: PaymentProcessor) => Promise<ProcessorAnswer>)> {
     // the processor's wire carries amounts as JSON numbers: one past 2^53 - 1 cannot be sent exactly
     if (!isProcessorAmount(charge.amount)) return 'the amount is beyond what the processor accepts';
     const common = {
@@ -232,7 +247,7 @@ export class ChargeAuthorizationService {
           },
           descriptor: charge.descriptor ?? undefined,
         };
-        return () => processor.authorize(request);
+        return (processor) => processor.authorize(request);
       }
       case 'qr_scan': {
         if (!charge.scannedQr) return 'the transaction token has no scanned code';
@@ -242,7 +257,7 @@ export class ChargeAuthorizationService {
           paymentMethod: { type: 'qr_scan' as const, scannedQr: charge.scannedQr },
           descriptor: charge.descriptor ?? undefined,
         };
-        return () => processor.authorize(request);
+        return (processor) => processor.authorize(request);
       }
       case 'online': {
         if (!charge.brand) return 'the transaction token has no brand';
@@ -256,7 +271,7 @@ export class ChargeAuthorizationService {
           callbackUrl: this.processors.callbackUrl,
           returnUrl: charge.redirectEndpoint ?? undefined,
         };
-        return () => processor.createOperatorPayment(request);
+        return (processor) => processor.createOperatorPayment(request);
       }
       case 'bank_transfer':
       case 'konbini': {
@@ -276,7 +291,7 @@ export class ChargeAuthorizationService {
           callbackUrl: this.processors.callbackUrl,
           customerEmail: charge.email,
         };
-        return () => processor.createDeferredPayment(request);
+        return (processor) => processor.createDeferredPayment(request);
       }
       case 'apple_pay':
       case 'paidy':

@@ -37,7 +37,8 @@ export class ChargeCaptureService {
   async captureCharge(chargeId: string, causeEventId: string | null = null): Promise<void> {
     const capture = await this.captures.findPendingCapture(chargeId);
     if (!capture) return;
-    const processor = await this.processors.forCharge(chargeId, capture.mode);
+    // the charge's account comes with the capture's row: a charge on its mode's default needs no lookup
+    const processor = await this.processors.forCharge(chargeId, capture.mode, capture.processorAccountId);
     const refuse = async (reason: string) => {
       const recorded = await this.captures.recordCaptureFailed(
         capture.id,

@@ -32,6 +32,7 @@ function bankCharge(
     cancelPending: false,
     amount: 5000n,
     matchAmount,
+    processorAccountId: null,
     feeTerms: { ratePpm: 0, flatAmount: 0n },
   };
   return charge;

@@ -52,7 +52,7 @@ export class ChargeReconciliationService {
     // this reconciliation again with charge_reconcile_requested): what the processor holds now may
     // be the cancel's void, or a payment the void is about to undo.
     if (charge.cancelPending) return;
-    const processor = await this.processors.forCharge(charge.id, charge.mode);
+    const processor = await this.processors.forCharge(charge.id, charge.mode, charge.processorAccountId);
     if (!processor) return;
     const context = { chargeId, operation: 'reconcile' };
     const found = await this.processors.retrying(() => processor.status(charge.id), this.logger, context);

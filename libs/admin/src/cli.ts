@@ -91,7 +91,7 @@ Commands:
   checkout:product:update --id ID --set JSON  e.g. {"active": false}
   checkout:product:list --store ID
   processor-account:create --merchant ID --provider simulator|komoju|stripe --mode test|live [--name NAME]
-                                              a merchant's account at a processor (docs/processors.md);
+                                              a merchant's account at a processor (docs/connectors.md);
                                               its secret key and webhook secret from
                                               ${SECRET_KEY_VARIABLE} and ${WEBHOOK_SECRET_VARIABLE}, else
                                               standard input (line 1 the key, line 2 the webhook
@@ -100,15 +100,18 @@ Commands:
   processor-account:rotate --id ID            new credentials for the account, read as for :create
   processor-account:disable --id ID           the account takes no new charge (its charges keep it)
   processor-route:set --store ID --mode test|live --payment-type card|konbini|bank_transfer|online
-                      [--currency CUR] --account ID
+                      [--currency CUR] --account ID [--fallback ID]
                                               the account that takes the store's new charges of that
                                               mode, payment type (online: online and QR) and
-                                              currency (* or none: any; a code's route wins)
+                                              currency (* or none: any; a code's route wins), and the
+                                              one that takes those it provably did not execute
+                                              (connection refused, DNS failure, "not processed")
   processor-route:clear --store ID --mode M --payment-type T [--currency CUR]
                                               back to the mode's default processor
   processor-route:list --store ID             the store's routes
-  charge:processing --id ID                   the processor account a charge was routed to and the
-                                              provider's payment id (never in the merchant's API)
+  charge:processing --id ID                   the processor account that took a charge (its route's,
+                                              or the fallback it failed over to) and the provider's
+                                              payment id (never in the merchant's API)
   vault:rotate [--batch N]                    re-encrypt every stored card and bank account number,
                                               and processor account credentials, still under an
                                               older key with VAULT_KEYS' first (docs/operations.md)
@@ -174,6 +177,7 @@ const options = {
   provider: { type: 'string' },
   'payment-type': { type: 'string' },
   account: { type: 'string' },
+  fallback: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -399,7 +403,12 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
       case 'processor-account:disable':
         return await disableProcessorAccount(database, required(values.id, 'id'));
       case 'processor-route:set':
-        return await setProcessorRoute(database, routeInput(values), required(values.account, 'account'));
+        return await setProcessorRoute(
+          database,
+          routeInput(values),
+          required(values.account, 'account'),
+          values.fallback ?? null,
+        );
       case 'processor-route:clear':
         return await clearProcessorRoute(database, routeInput(values));
       case 'processor-route:list':

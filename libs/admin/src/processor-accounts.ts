@@ -6,7 +6,7 @@ import { ProcessorCredentialsCipher, type ProcessorCredentials } from '@kessai/v
 import { AdminError } from './admin.service';
 
 /**
- * The operator's processor accounts (docs/processors.md, "Processor accounts"; decision 0055): a
+ * The operator's processor accounts (docs/connectors.md, "Processor accounts"; decision 0055): a
  * merchant's accounts at KOMOJU, Stripe or the simulator, their credentials read from the
  * environment or standard input (never from the command line, which shell history and `ps` keep),
  * encrypted with the vault's keys, and never printed: a listing shows what identifies an account,

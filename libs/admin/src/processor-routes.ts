@@ -1,4 +1,5 @@
 import type {
+  ChargeProcessingAccount,
   ProcessorAccountsRepository,
   ProcessorRoute,
   ProcessorRouteKey,
@@ -8,7 +9,7 @@ import { isKnownCurrency, isUuid } from '@kessai/domain';
 import { AdminError } from './admin.service';
 
 /**
- * The operator's routing per store (docs/processors.md, "Routing"; decision 0055): which of the
+ * The operator's routing per store (docs/connectors.md, "Routing"; decision 0055): which of the
  * merchant's processor accounts takes the store's charges of a mode, payment type and currency (a
  * code, or `*` for any). A charge keeps the account it was created with: a route set or cleared
  * later moves new charges only. Without a route a charge goes to its mode's default processor.
@@ -27,17 +28,41 @@ export interface RouteInput {
   currency?: string;
 }
 
-export async function setProcessorRoute(repositories: Repositories, input: RouteInput, accountId: string) {
+/**
+ * Routes the store's new charges of the key to `accountId`, and those that account provably did
+ * not execute to `fallbackId` (decision 0056; null: no failover).
+ */
+export async function setProcessorRoute(
+  repositories: Repositories,
+  input: RouteInput,
+  accountId: string,
+  fallbackId: string | null = null,
+) {
   const { key, merchantId } = await routeKey(repositories, input);
+  const account = await routableAccount(repositories, accountId, merchantId, key.mode);
+  const fallback =
+    fallbackId === null ? null : await routableAccount(repositories, fallbackId, merchantId, key.mode);
+  if (fallback?.id === account.id) throw new AdminError('the fallback must be another account');
+  return describeProcessorRoute(
+    await repositories.processorAccounts.setRoute(key, account.id, fallback?.id ?? null),
+  );
+}
+
+/** An active account of the merchant and of the route's mode. */
+async function routableAccount(
+  repositories: Repositories,
+  accountId: string,
+  merchantId: string,
+  mode: string,
+) {
   const account = isUuid(accountId)
     ? await repositories.processorAccounts.find(accountId.toLowerCase())
     : null;
   if (!account || account.merchantId !== merchantId)
     throw new AdminError(`no processor account ${accountId} of the store's merchant`);
-  if (account.mode !== key.mode)
-    throw new AdminError(`the account is a ${account.mode} account, not ${key.mode}`);
-  if (account.status !== 'active') throw new AdminError('the account is disabled');
-  return describeProcessorRoute(await repositories.processorAccounts.setRoute(key, account.id));
+  if (account.mode !== mode) throw new AdminError(`the account is a ${account.mode} account, not ${mode}`);
+  if (account.status !== 'active') throw new AdminError(`the account ${account.id} is disabled`);
+  return account;
 }
 
 export async function clearProcessorRoute(repositories: Repositories, input: RouteInput) {
@@ -60,9 +85,10 @@ export async function listProcessorRoutes(repositories: Repositories, storeId: s
 }
 
 /**
- * A charge's processing as only the operator sees it: the processor account it was routed to (none:
- * its mode's default processor) and the provider's id of its payment. The merchant's API never
- * answers either.
+ * A charge's processing as only the operator sees it: the processor account that takes it (none:
+ * its mode's default processor), which is the one it was routed to unless it failed over to its
+ * route's fallback (decision 0056), and the provider's id of its payment. The merchant's API never
+ * answers any of it.
  */
 export async function showChargeProcessing(
   repositories: { processorAccounts: ProcessorAccountsRepository },
@@ -72,22 +98,29 @@ export async function showChargeProcessing(
     ? await repositories.processorAccounts.findChargeProcessing(chargeId.toLowerCase())
     : null;
   if (!charge) throw new AdminError(`no charge ${chargeId}`);
+  const failedOver = charge.processorFailedOverOn !== null;
   return {
     id: charge.id,
     merchant_id: charge.merchantId,
     store_id: charge.storeId,
     mode: charge.mode,
     status: charge.status,
-    processor_account: charge.processorAccount
-      ? {
-          id: charge.processorAccount.id,
-          provider: charge.processorAccount.provider,
-          name: charge.processorAccount.name,
-          status: charge.processorAccount.status,
-        }
-      : null,
+    processor_account: describeAccount(
+      failedOver ? charge.fallbackProcessorAccount : charge.processorAccount,
+    ),
+    routed_processor_account: describeAccount(charge.processorAccount),
+    fallback_processor_account: describeAccount(charge.fallbackProcessorAccount),
+    failed_over_on: charge.processorFailedOverOn?.toISOString() ?? null,
+    processor_calls_started: charge.processorCallsStarted,
+    processor_calls_unexecuted: charge.processorCallsUnexecuted,
     processor_reference: charge.processorReference,
   };
+}
+
+function describeAccount(account: ChargeProcessingAccount | null) {
+  return account
+    ? { id: account.id, provider: account.provider, name: account.name, status: account.status }
+    : null;
 }
 
 function describeProcessorRoute(route: ProcessorRoute) {
@@ -97,6 +130,7 @@ function describeProcessorRoute(route: ProcessorRoute) {
     payment_type: route.paymentType,
     currency: route.currency,
     processor_account_id: route.processorAccountId,
+    fallback_processor_account_id: route.fallbackProcessorAccountId,
     created_on: route.createdOn.toISOString(),
     updated_on: route.updatedOn.toISOString(),
   };

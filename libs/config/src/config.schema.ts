@@ -248,7 +248,7 @@ export const configSchema = z.object({
    * Who takes live-mode charges: `http`, a processor speaking the simulator's protocol at
    * PROCESSOR_LIVE_URL, `komoju`, KOMOJU's Payments API at KOMOJU_API_URL with KOMOJU_SECRET_KEY,
    * or `stripe`, Stripe's PaymentIntents at STRIPE_API_URL with STRIPE_SECRET_KEY
-   * (docs/processors.md). Test-mode charges always go to PROCESSOR_TEST_URL.
+   * (docs/connectors.md). Test-mode charges always go to PROCESSOR_TEST_URL.
    */
   PROCESSOR_LIVE: z.enum(['http', 'komoju', 'stripe']).default('http'),
   /** KOMOJU's API base; a fake's in the test suites. */

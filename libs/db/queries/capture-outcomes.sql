@@ -2,9 +2,11 @@
 
 -- charge_outcomes_find_pending_capture
 -- params: $1 chargeId uuid
--- columns: id text, charge_id text, amount int8, currency bpchar, charge_status text, mode text, processor_reference text, fee_rate_ppm int4, fee_flat_amount int8
+-- columns: id text, charge_id text, amount int8, currency bpchar, charge_status text, mode text, processor_reference text, processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
 SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.amount, k.currency,
        c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.fee_rate_ppm, c.fee_flat_amount
   FROM captures k JOIN charges c ON c.id = k.charge_id
  WHERE k.charge_id = $1::uuid AND k.status = 'pending';

@@ -2,7 +2,7 @@
 
 -- charge_outcomes_find_pending
 -- params: $1 ids uuid[]
--- columns: id text, mode text, amount int8, currency bpchar, capture bool, descriptor text, three_ds jsonb, redirect_endpoint text, token_three_ds_authenticated bool, token_id text, payment_type text, cardholder text, exp_month int4, exp_year int4, brand text, call_method text, scanned_qr text, convenience_store text, customer_name text, phone_number text, email text, expires_on timestamptz, key_id text, iv bytea, ciphertext bytea, auth_tag bytea, processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
+-- columns: id text, mode text, amount int8, currency bpchar, capture bool, descriptor text, three_ds jsonb, redirect_endpoint text, token_three_ds_authenticated bool, token_id text, payment_type text, cardholder text, exp_month int4, exp_year int4, brand text, call_method text, scanned_qr text, convenience_store text, customer_name text, phone_number text, email text, expires_on timestamptz, key_id text, iv bytea, ciphertext bytea, auth_tag bytea, processor_account_id text, fallback_processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
 SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
        c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
        c.redirect->>'endpoint' AS redirect_endpoint,
@@ -18,7 +18,11 @@ SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
        NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
                         t.data->'phone_number'->>'local_number'), '') AS phone_number,
        t.email, c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag,
-       c.processor_account_id::text AS processor_account_id, c.fee_rate_ppm, c.fee_flat_amount
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.fallback_processor_account_id
+         END)::text AS fallback_processor_account_id,
+       c.fee_rate_ppm, c.fee_flat_amount
   FROM charges c
   JOIN transaction_tokens t ON t.id = c.transaction_token_id
   LEFT JOIN card_vault v ON v.transaction_token_id = t.id
@@ -78,11 +82,13 @@ SELECT merchant_id, store_id, 'charge', id,
 
 -- charge_outcomes_find_to_reconcile
 -- params: $1 chargeId uuid, $2 statuses charge_status[]
--- columns: id text, status text, mode text, payment_type text, token_id text, processor_reference text, expires_on timestamptz, cancel_pending bool, amount int8, match_amount text, fee_rate_ppm int4, fee_flat_amount int8
+-- columns: id text, status text, mode text, payment_type text, token_id text, processor_reference text, expires_on timestamptz, cancel_pending bool, amount int8, match_amount text, processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
 SELECT c.id::text AS id, c.status::text AS status, c.mode::text AS mode,
        t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
        c.expires_on, c.pending_operation IS NOT DISTINCT FROM 'cancel' AS cancel_pending,
        c.requested_amount AS amount, c.match_amount::text AS match_amount,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.fee_rate_ppm, c.fee_flat_amount
   FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
  WHERE c.id = $1::uuid AND c.status = ANY($2::charge_status[]);

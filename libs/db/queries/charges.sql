@@ -215,8 +215,10 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
-       created_on, updated_on
+       match_amount::text, ledger_id::text,
+       (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
+             ELSE fallback_processor_account_id END)::text AS processor_account_id,
+       metadata, card_last_four, created_on, updated_on
   FROM charges
  WHERE id = ANY($1::uuid[]);
 
@@ -230,8 +232,10 @@ SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
        capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
        refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
        processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
-       created_on, updated_on
+       match_amount::text, ledger_id::text,
+       (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
+             ELSE fallback_processor_account_id END)::text AS processor_account_id,
+       metadata, card_last_four, created_on, updated_on
   FROM charges
  WHERE id = $1::uuid
    AND merchant_id = $2::uuid
@@ -256,8 +260,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -282,8 +288,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -308,8 +316,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
@@ -334,8 +344,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
@@ -360,8 +372,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -416,8 +430,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
        CASE WHEN $7::bool THEN (SELECT count(*) FROM charges n WHERE n.merchant_id = $1::uuid
    AND (n.created_on, n.id) > ($2::text::timestamptz, $3::uuid)
@@ -472,8 +488,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,
@@ -528,8 +546,10 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
        c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
        c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
        c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text, c.processor_account_id::text, c.metadata, c.card_last_four,
-       c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
+       c.match_amount::text, c.ledger_id::text,
+       (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+             ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+       c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
        (SELECT m.name FROM stores s JOIN merchants m ON m.id = s.merchant_id
          WHERE s.id = $8::uuid) AS merchant_name,
        t.email AS token_email, t.payment_type::text AS token_payment_type,

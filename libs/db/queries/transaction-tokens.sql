@@ -43,7 +43,7 @@ SELECT merchant_id, store_id, 'transaction_token', id,
 
 -- transaction_tokens_find_chargeable
 -- params: $1 ids uuid[]
--- columns: id uuid, merchant_id uuid, store_id uuid, type token_type, payment_type payment_type, mode processing_mode, active bool, used_count int4, usage_limit usage_limit, confirmed bool, card_brand text, qr_gateway text, three_ds_enabled bool, three_ds_status text, expiration_period text, expiration_time_shift text, store_configuration jsonb, merchant_configuration jsonb
+-- columns: id uuid, merchant_id uuid, store_id uuid, type token_type, payment_type payment_type, mode processing_mode, active bool, used_count int4, usage_limit usage_limit, confirmed bool, card_brand text, qr_gateway text, three_ds_enabled bool, three_ds_status text, expiration_period text, expiration_time_shift text, store_configuration jsonb, merchant_configuration jsonb, convenience_store text, processor_routes jsonb
 SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active, t.used_count,
        t.usage_limit, t.confirmed, t.data->'card'->>'brand' AS card_brand,
        CASE WHEN t.payment_type = 'qr_scan'
@@ -52,7 +52,17 @@ SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active
        t.data->'three_ds'->>'status' AS three_ds_status,
        t.data->>'expiration_period' AS expiration_period,
        t.data->>'expiration_time_shift' AS expiration_time_shift,
-       s.configuration AS store_configuration, m.configuration AS merchant_configuration
+       s.configuration AS store_configuration, m.configuration AS merchant_configuration,
+       t.data->>'convenience_store' AS convenience_store,
+       (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider)),
+                        '[]'::jsonb)
+          FROM processor_routes r
+          JOIN processor_accounts a
+            ON a.id = r.processor_account_id AND a.status = 'active' AND a.mode = t.mode
+         WHERE r.store_id = t.store_id AND r.mode = t.mode
+           AND r.payment_type::text = (CASE t.payment_type::text
+                 WHEN 'qr_scan' THEN 'online' WHEN 'qr_merchant' THEN 'online'
+                 ELSE t.payment_type::text END)) AS processor_routes
   FROM transaction_tokens t
   JOIN stores s ON s.id = t.store_id
   JOIN merchants m ON m.id = s.merchant_id

@@ -11,6 +11,7 @@ import './charges/charge-outcomes.sql';
 import './charges/charge-sweeps.sql';
 import './charges/charges.sql';
 import './charges/deferred-payments.sql';
+import './charges/processor-failover.sql';
 import './checkout/checkout-links.sql';
 import './checkout/payment-mails.sql';
 import './idempotency/idempotency-records.sql';

@@ -11,7 +11,7 @@ import { ProcessorRequestRejectedError, type ProcessorOperation } from './proces
 
 /**
  * What the adapters of the hosted processors (KOMOJU, Stripe) refuse before anything is sent
- * (docs/processors.md, "Unsupported"): the port's calls outside their capabilities, as a
+ * (docs/connectors.md, "Unsupported"): the port's calls outside their capabilities, as a
  * ProcessorRequestRejectedError of type `unsupported`; and a capture that does not fit the payment.
  */
 export type HostedProcessor = 'KOMOJU' | 'Stripe';

@@ -59,7 +59,7 @@ export class PaymentProcessors {
     this.#config = config;
   }
 
-  /** Where a hosted processor sends the customer back after 3-D Secure (docs/processors.md, "3-D Secure"). */
+  /** Where a hosted processor sends the customer back after 3-D Secure (docs/connectors.md, "3-D Secure"). */
   threeDsReturnUrl(reference: string): string {
     return threeDsReturnUrl(this.#config, reference);
   }
@@ -82,6 +82,15 @@ export class PaymentProcessors {
     if (processorAccountId === null) return this.forMode(mode);
     const account = this.#accounts ? await this.#accounts.accountOfCharge(chargeId) : null;
     return account ? this.#forAccount(account) : this.forMode(mode);
+  }
+
+  /**
+   * The processor of an account by id: a charge's fallback (decision 0056). null: no such account,
+   * or its adapter cannot be built.
+   */
+  async forAccount(accountId: string): Promise<PaymentProcessor | null> {
+    const account = this.#accounts?.account ? await this.#accounts.account(accountId) : null;
+    return account ? this.#forAccount(account) : null;
   }
 
   #forAccount(account: RoutedProcessorAccount): PaymentProcessor | null {

@@ -1,4 +1,4 @@
-import type { ProcessorAccountsRepository } from '@kessai/db';
+import type { ProcessorAccount, ProcessorAccountsRepository } from '@kessai/db';
 import type { ProcessorCredentials, ProcessorCredentialsCipher } from '@kessai/vault';
 
 /** The providers a processor account may be at (processor_accounts.provider). */
@@ -16,8 +16,13 @@ export interface RoutedProcessorAccount {
 
 /** Where PaymentProcessors finds the account a charge was routed to (decision 0055). */
 export interface ProcessorAccountSource {
-  /** null: the charge has none, and goes to its mode's default processor */
+  /**
+   * The account a charge's calls go to (its fallback once it failed over, decision 0056); null:
+   * the charge has none, and goes to its mode's default processor
+   */
   accountOfCharge(chargeId: string): Promise<RoutedProcessorAccount | null>;
+  /** An account by id (a charge's fallback, decision 0056); null: no such account. */
+  account?(accountId: string): Promise<RoutedProcessorAccount | null>;
 }
 
 /**
@@ -32,7 +37,15 @@ export class StoredProcessorAccounts implements ProcessorAccountSource {
 
   async accountOfCharge(chargeId: string): Promise<RoutedProcessorAccount | null> {
     const row = await this.repository.findForCharge(chargeId);
-    if (!row) return null;
+    return row ? this.#routed(row) : null;
+  }
+
+  async account(accountId: string): Promise<RoutedProcessorAccount | null> {
+    const row = await this.repository.find(accountId);
+    return row ? this.#routed(row) : null;
+  }
+
+  #routed(row: ProcessorAccount): RoutedProcessorAccount {
     return {
       id: row.id,
       provider: row.provider,

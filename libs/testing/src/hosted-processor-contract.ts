@@ -217,11 +217,22 @@ export function describeHostedProcessorContract(name: string, setup: HostedProce
         expect(text).not.toContain(secret);
     });
 
-    it('throws a connection refused as transient (network)', async () => {
+    it('throws a connection refused as transient (network), provably unexecuted', async () => {
       const closed = setup.processorWith({ baseUrl: 'http://127.0.0.1:1' });
       await expect(closed.authorize(authorization(setup.approvedCard))).rejects.toMatchObject({
         kind: 'network',
         retryable: true,
+        unexecuted: 'connection_refused',
+      });
+    });
+
+    it('throws a name that does not resolve as transient (network), provably unexecuted', async () => {
+      // .invalid never resolves (RFC 6761)
+      const nowhere = setup.processorWith({ baseUrl: 'http://kessai-processor.invalid' });
+      await expect(nowhere.authorize(authorization(setup.approvedCard))).rejects.toMatchObject({
+        kind: 'network',
+        retryable: true,
+        unexecuted: 'dns_failure',
       });
     });
 

@@ -127,7 +127,13 @@ export function describeProcessorContract(name: string, setup: ProcessorContract
 
     it('throws a 5xx as transient; the retry with the same key executes once', async () => {
       const request = card(setup.failNextAuthorization());
-      await expect(setup.processor().authorize(request)).rejects.toBeInstanceOf(TransientProcessorError);
+      const failure = await setup
+        .processor()
+        .authorize(request)
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(TransientProcessorError);
+      // a 5xx proves nothing about the execution: never a reason to fail over (decision 0056)
+      expect(failure).toMatchObject({ unexecuted: null });
       expect(await setup.processor().status(request.reference)).toEqual({ found: false });
       const result = await withProcessorRetries(() => setup.processor().authorize(request), {
         attempts: 3,
@@ -143,6 +149,7 @@ export function describeProcessorContract(name: string, setup: ProcessorContract
       await expect(setup.processor().authorize(request)).rejects.toMatchObject({
         kind: 'timeout',
         retryable: true,
+        unexecuted: null,
       });
       expect(await setup.processor().status(request.reference)).toMatchObject({
         found: true,

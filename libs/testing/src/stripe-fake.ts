@@ -116,6 +116,11 @@ export interface FakeStripe {
   createdFor(reference: string): number;
   /** the next `count` POSTs answer 500 api_error without executing */
   failNext(count: number): void;
+  /**
+   * the next `count` POSTs answer 429 `rate_limit` without executing, as Stripe's rate limiter
+   * turns a request away before any endpoint runs (no idempotent result is saved)
+   */
+  rateLimitNext(count: number): void;
   /** the next `count` POSTs execute, then answer only after `ms` (a client timeout after the fact) */
   delayNext(count: number, ms: number): void;
   /** search finds nothing for the next `count` queries, as when Stripe's index lags a write */
@@ -216,6 +221,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const refunds = new Map<string, StripeObject>();
   const keys = new IdempotencyKeys<Answer>();
   const faults = new InjectedFaults();
+  const rateLimits = new InjectedFaults();
   const executed = { create: 0, capture: 0, cancel: 0, refund: 0 };
   const createdByReference = new Map<string, number>();
   const requests: FakeStripe['requests'] = [];
@@ -244,6 +250,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     webhookUrl: options.webhookUrl,
     deliveries,
     failNext: (count) => faults.failNext(count),
+    rateLimitNext: (count) => rateLimits.failNext(count),
     delayNext: (count, ms) => faults.delayNext(count, ms),
     searchLagsNext: (count) => {
       searchLagging = count;
@@ -907,6 +914,16 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     requests.push({ method, path: url.pathname, key, form });
     if (method === 'POST' && faults.takeFailure()) {
       return send(error(500, { type: 'api_error', message: 'An unknown error occurred' }));
+    }
+    if (method === 'POST' && rateLimits.takeFailure()) {
+      return send(
+        error(429, {
+          type: 'invalid_request_error',
+          code: 'rate_limit',
+          message:
+            'Request rate limit exceeded. Learn more about rate limits here https://stripe.com/docs/rate-limits.',
+        }),
+      );
     }
     if (method === 'POST' && key !== null) {
       if (key.length > 255) return send(invalid('Idempotency-Key is too long'));

@@ -1012,7 +1012,7 @@ const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
       summary: 'A KOMOJU webhook delivery',
       description:
         'The X-Komoju-Signature header (hex HMAC-SHA256 of the raw body, KOMOJU_WEBHOOK_SECRET) is the ' +
-        'credential (docs/processors.md).',
+        'credential (docs/connectors.md).',
       body: komojuEventSchema,
     },
     receiveKomojuOfAccount: {
@@ -1020,21 +1020,21 @@ const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
       description:
         'The X-Komoju-Signature header (hex HMAC-SHA256 of the raw body, keyed with the webhook secret of ' +
         'the processor account the path names) is the credential; a path naming no KOMOJU account answers ' +
-        '401 (docs/processors.md, "Processor accounts and routing").',
+        '401 (docs/connectors.md, "Processor accounts and routing").',
       body: komojuEventSchema,
     },
     receiveStripe: {
       summary: 'A Stripe webhook delivery',
       description:
         'The Stripe-Signature header (t=…,v1=hex HMAC-SHA256 of "t.body", STRIPE_WEBHOOK_SECRET), checked by ' +
-        "stripe-node's webhooks.constructEvent, is the credential (docs/processors.md).",
+        "stripe-node's webhooks.constructEvent, is the credential (docs/connectors.md).",
       body: stripeEventSchema,
     },
     receiveStripeOfAccount: {
       summary: 'A Stripe webhook delivery of one processor account',
       description:
         'The Stripe-Signature header, checked with the signing secret of the processor account the path ' +
-        'names, is the credential; a path naming no Stripe account answers 401 (docs/processors.md, ' +
+        'names, is the credential; a path naming no Stripe account answers 401 (docs/connectors.md, ' +
         '"Processor accounts and routing").',
       body: stripeEventSchema,
     },
@@ -1043,7 +1043,7 @@ const processorCallbacks: ControllerDocs<ProcessorCallbacksController> = {
       description:
         'Where the processor sends the browser after authenticating: nudges the awaiting charge to be looked ' +
         'up at the processor, then answers 303 to the charge’s three_ds.redirect_endpoint, or a short page ' +
-        'when it names none (docs/processors.md, "3-D Secure").',
+        'when it names none (docs/connectors.md, "3-D Secure").',
       ok: { content: 'text/html', description: 'a page, or 303 to the redirect endpoint' },
     },
   },

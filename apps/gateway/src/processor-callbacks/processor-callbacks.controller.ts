@@ -81,7 +81,7 @@ export class ProcessorCallbacksController {
 
   /**
    * POST /processor/komoju/webhooks/:accountId: the webhook deliveries of one KOMOJU processor
-   * account (docs/processors.md, "Processor accounts"), verified with that account's webhook secret;
+   * account (docs/connectors.md, "Processor accounts"), verified with that account's webhook secret;
    * an account that is no KOMOJU account of ours is refused as a bad signature is (401).
    */
   @Post('komoju/webhooks/:accountId')

@@ -73,7 +73,7 @@ export class ProcessorCallbacksService {
   }
 
   /**
-   * A KOMOJU webhook delivery (docs/processors.md, "Webhooks"): its X-Komoju-Signature verified over
+   * A KOMOJU webhook delivery (docs/connectors.md, "Webhooks"): its X-Komoju-Signature verified over
    * the raw body with KOMOJU_WEBHOOK_SECRET, or with the webhook secret of the processor account
    * its path names (`accountId`), then recorded as the simulator's notices are. Events the charge
    * path has no use for are acknowledged and change nothing.
@@ -96,7 +96,7 @@ export class ProcessorCallbacksService {
   }
 
   /**
-   * A Stripe webhook delivery (docs/processors.md, "Stripe"): its Stripe-Signature verified by
+   * A Stripe webhook delivery (docs/connectors.md, "Stripe"): its Stripe-Signature verified by
    * stripe-node's own check over the raw body with STRIPE_WEBHOOK_SECRET (a timestamp older than
    * five minutes refused), then recorded as the simulator's notices are. Events the charge path has
    * no use for (a card's) are acknowledged and change nothing.

@@ -16,6 +16,8 @@ export interface PendingCapture {
   chargeStatus: ChargeStatus;
   mode: ProcessingMode;
   processorReference: string | null;
+  /** the account that took the charge (decisions 0055, 0056); null: its mode's default processor */
+  processorAccountId: string | null;
   /** the charge's fee terms; null on charges older than fees */
   feeTerms: FeeTerms | null;
 }
@@ -43,6 +45,7 @@ export class CaptureOutcomesRepository {
           chargeStatus: row.charge_status,
           mode: row.mode,
           processorReference: row.processor_reference,
+          processorAccountId: row.processor_account_id,
           feeTerms: feeTermsOfRow(row),
         }
       : null;

@@ -22,11 +22,15 @@ export const FIND_PENDING_CAPTURE = defineStatement({
     charge_status: pg.textOf<ChargeStatus>(),
     mode: pg.textOf<ProcessingMode>(),
     processor_reference: pg.nullable(pg.text),
+    /** the account that took the charge (decisions 0055, 0056); null: its mode's default */
+    processor_account_id: pg.nullable(pg.text),
     ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
     SELECT k.id::text AS id, k.charge_id::text AS charge_id, k.amount, k.currency,
            c.status::text AS charge_status, c.mode::text AS mode, c.processor_reference,
+           (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+                 ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
            c.fee_rate_ppm, c.fee_flat_amount
       FROM captures k JOIN charges c ON c.id = k.charge_id
      WHERE k.charge_id = ${p.chargeId} AND k.status = 'pending'`,

@@ -19,6 +19,7 @@ import {
 
 export type { VirtualBankAccount };
 import { feeTermsOfRow } from './fee-terms';
+import { RECORD_UNEXECUTED_PROCESSOR_CALL, START_PROCESSOR_CALL } from './processor-failover.sql';
 
 /** A pending charge with what its authorization needs, read in one query. */
 export interface PendingCharge {
@@ -37,8 +38,13 @@ export interface PendingCharge {
   redirectEndpoint: string | null;
   tokenId: string;
   paymentType: PaymentType;
-  /** the processor account its store's route chose (decision 0055); null: the mode's default */
+  /**
+   * the processor account its calls go to (decision 0055), its fallback once it failed over
+   * (decision 0056); null: the mode's default
+   */
   processorAccountId: string | null;
+  /** the account it may still fail over to (decision 0056); null: none, or it failed over already */
+  fallbackProcessorAccountId: string | null;
   /** card tokens: the card fields stored on the token (never the number) */
   card: { cardholder: string; exp_month: number; exp_year: number } | null;
   /** online tokens */
@@ -73,6 +79,8 @@ export interface ChargeToReconcile {
   amount: bigint;
   /** bank transfer and konbini: the match_amount rule it was accepted under */
   matchAmount: MatchAmount | null;
+  /** the account that took it (decisions 0055, 0056); null: its mode's default processor */
+  processorAccountId: string | null;
   /** the fee terms it was accepted under; null on charges older than fees */
   feeTerms: FeeTerms | null;
 }
@@ -203,6 +211,25 @@ export class ChargeOutcomesRepository {
     return new Set(rows.map((row) => row.id));
   }
 
+  /**
+   * Counts one more authorization call of a pending charge with a fallback before it is sent to
+   * its account (decision 0056). false: nothing may be sent there (the charge failed over, or is
+   * no longer pending): read it again.
+   */
+  async startProcessorCall(chargeId: string): Promise<boolean> {
+    return (await this.prisma.run(START_PROCESSOR_CALL, { chargeId })).length > 0;
+  }
+
+  /**
+   * Counts a call its account provably did not execute, failing the charge over to its fallback
+   * when no other call of it may have been (decision 0056). true: it failed over now, and its calls
+   * go to the fallback from here on.
+   */
+  async recordUnexecutedProcessorCall(chargeId: string): Promise<boolean> {
+    const rows = await this.prisma.run(RECORD_UNEXECUTED_PROCESSOR_CALL, { chargeId });
+    return rows[0]?.failed_over ?? false;
+  }
+
   /** A charge whose outcome the processor may know better (pending, awaiting); null when it is neither. */
   async findToReconcile(chargeId: string): Promise<ChargeToReconcile | null> {
     const rows = await this.prisma.run(FIND_CHARGE_TO_RECONCILE, {
@@ -222,6 +249,7 @@ export class ChargeOutcomesRepository {
           cancelPending: row.cancel_pending,
           amount: row.amount,
           matchAmount: row.match_amount,
+          processorAccountId: row.processor_account_id,
           feeTerms: feeTermsOfRow(row),
         }
       : null;
@@ -242,6 +270,7 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
     tokenId: row.token_id,
     paymentType: row.payment_type,
     processorAccountId: row.processor_account_id,
+    fallbackProcessorAccountId: row.fallback_processor_account_id,
     card:
       row.cardholder !== null && row.exp_month !== null && row.exp_year !== null
         ? { cardholder: row.cardholder, exp_month: row.exp_month, exp_year: row.exp_year }

@@ -63,8 +63,13 @@ export const FIND_PENDING_CHARGES = defineStatement({
     iv: pg.nullable(pg.bytea),
     ciphertext: pg.nullable(pg.bytea),
     auth_tag: pg.nullable(pg.bytea),
-    /** the processor account its store's route chose (decision 0055); null: the mode's default */
+    /**
+     * the processor account its calls go to: its store's route's account (decision 0055), or its
+     * fallback once it failed over (decision 0056); null: the mode's default
+     */
     processor_account_id: pg.nullable(pg.text),
+    /** the account it may still fail over to (decision 0056); null: none, or it failed over already */
+    fallback_processor_account_id: pg.nullable(pg.text),
     ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
@@ -83,7 +88,11 @@ export const FIND_PENDING_CHARGES = defineStatement({
            NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
                             t.data->'phone_number'->>'local_number'), '') AS phone_number,
            t.email, c.expires_on, v.key_id, v.iv, v.ciphertext, v.auth_tag,
-           c.processor_account_id::text AS processor_account_id, c.fee_rate_ppm, c.fee_flat_amount
+           (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+                 ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
+           (CASE WHEN c.processor_failed_over_on IS NULL THEN c.fallback_processor_account_id
+             END)::text AS fallback_processor_account_id,
+           c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c
       JOIN transaction_tokens t ON t.id = c.transaction_token_id
       LEFT JOIN card_vault v ON v.transaction_token_id = t.id
@@ -209,6 +218,8 @@ export const FIND_CHARGE_TO_RECONCILE = defineStatement({
     cancel_pending: pg.bool,
     amount: pg.int8,
     match_amount: pg.nullable(pg.textOf<MatchAmount>()),
+    /** the account that took it (decisions 0055, 0056); null: its mode's default */
+    processor_account_id: pg.nullable(pg.text),
     ...FEE_TERMS_COLUMNS,
   },
   text: (p) => `
@@ -216,6 +227,8 @@ export const FIND_CHARGE_TO_RECONCILE = defineStatement({
            t.payment_type::text AS payment_type, t.id::text AS token_id, c.processor_reference,
            c.expires_on, c.pending_operation IS NOT DISTINCT FROM 'cancel' AS cancel_pending,
            c.requested_amount AS amount, c.match_amount::text AS match_amount,
+           (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
+                 ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
            c.fee_rate_ppm, c.fee_flat_amount
       FROM charges c JOIN transaction_tokens t ON t.id = c.transaction_token_id
      WHERE c.id = ${p.chargeId} AND c.status = ANY(${p.statuses})`,

@@ -3,7 +3,7 @@ import { DatabaseError, type PoolClient } from 'pg';
 import { CHARGE_ENTRY, isUuid, unknownCursor, utcDay, type PageRequest } from '@kessai/domain';
 import {
   Prisma,
-  type Charge,
+  type Charge as ChargeRow,
   type ChargeStatus,
   type Merchant,
   type PaymentType,
@@ -32,7 +32,20 @@ import type { RowOf } from '../sql/statement';
 import { ADVISORY_XACT_LOCK } from '../limits/limits.sql';
 import { scopeWhere, type AccessScope } from '../scope';
 
-export type { Charge, ChargeStatus };
+/**
+ * A charge as the API, the console and the use cases read it: `processorAccountId` the account its
+ * calls go to (its fallback once it failed over). The failover's bookkeeping (decision 0056) is
+ * charge-service's and the operator's, read through ChargeOutcomesRepository and
+ * ProcessorAccountsRepository.
+ */
+export type Charge = Omit<
+  ChargeRow,
+  | 'fallbackProcessorAccountId'
+  | 'processorCallsStarted'
+  | 'processorCallsUnexecuted'
+  | 'processorFailedOverOn'
+>;
+export type { ChargeStatus };
 
 export type ChargeListItem = Charge & {
   store: Pick<Store, 'name'> & { merchant: Pick<Merchant, 'name'> };

@@ -394,11 +394,16 @@ export const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, trans
            capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
            refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
            processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-           match_amount::text, ledger_id::text, processor_account_id::text, metadata, card_last_four,
-           created_on, updated_on`;
+           match_amount::text, ledger_id::text,
+           (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
+                 ELSE fallback_processor_account_id END)::text AS processor_account_id,
+           metadata, card_last_four, created_on, updated_on`;
 
 /** CHARGE_SELECT of the charges row `c`, for a statement that joins other tables to it. */
-const CHARGE_SELECT_OF_C = CHARGE_SELECT.replace(/(^|,\s*)([a-z_]+)/g, '$1c.$2');
+const CHARGE_SELECT_OF_C = CHARGE_SELECT.replace(/(^|,\s*)([a-z_]+)/g, '$1c.$2').replace(
+  /\b(WHEN|THEN|ELSE) ([a-z_]+)/g,
+  '$1 c.$2',
+);
 
 export const FIND_CHARGES = defineStatement({
   name: 'charges_find_by_ids',

@@ -24,7 +24,13 @@ export interface ProcessorRouteKey {
   currency: string;
 }
 
-/** A charge as the operator sees its processing: the account it was routed to, and the provider's payment id. */
+/** An account as the operator's view of a charge names it. */
+export type ChargeProcessingAccount = Pick<ProcessorAccount, 'id' | 'provider' | 'name' | 'status'>;
+
+/**
+ * A charge as the operator sees its processing: the account it was routed to, the fallback its
+ * route named and whether it failed over to it (decision 0056), and the provider's payment id.
+ */
 export interface ChargeProcessing {
   id: string;
   merchantId: string;
@@ -32,8 +38,15 @@ export interface ChargeProcessing {
   mode: ProcessingMode;
   status: string;
   processorReference: string | null;
-  processorAccount: Pick<ProcessorAccount, 'id' | 'provider' | 'name' | 'status'> | null;
+  processorAccount: ChargeProcessingAccount | null;
+  fallbackProcessorAccount: ChargeProcessingAccount | null;
+  processorFailedOverOn: Date | null;
+  /** authorization calls sent to processorAccount while it had a fallback, and those provably not executed */
+  processorCallsStarted: number;
+  processorCallsUnexecuted: number;
 }
+
+const ACCOUNT_FOR_OPERATOR = { id: true, provider: true, name: true, status: true } as const;
 
 /** A new row: every column but the status and the timestamps; `id` chosen by the caller (the cipher binds it). */
 export type NewProcessorAccount = Omit<ProcessorAccount, 'status' | 'createdOn' | 'updatedOn'>;
@@ -42,7 +55,7 @@ export type NewProcessorAccount = Omit<ProcessorAccount, 'status' | 'createdOn' 
 export type ProcessorAccountEncryption = Pick<ProcessorAccount, 'keyId' | 'iv' | 'ciphertext' | 'authTag'>;
 
 /**
- * Processor accounts (docs/processors.md, "Processor accounts"; decision 0055): a merchant's
+ * Processor accounts (docs/connectors.md, "Processor accounts"; decision 0055): a merchant's
  * accounts at payment processors, their credentials encrypted (libs/vault
  * ProcessorCredentialsCipher). The operator's CLI writes them; the services calling processors
  * read the account a charge was routed to.
@@ -112,13 +125,17 @@ export class ProcessorAccountsRepository {
     return Object.fromEntries(rows.map((row) => [row.keyId, row._count._all]));
   }
 
-  /** The account a charge was routed to when it was created; null: none, the mode's default processor. */
+  /**
+   * The account a charge's calls go to: the one it was routed to when it was created, or its
+   * fallback once it failed over (decision 0056); null: none, the mode's default processor.
+   */
   async findForCharge(chargeId: string): Promise<ProcessorAccount | null> {
     const charge = await this.prisma.charge.findUnique({
       where: { id: chargeId },
-      select: { processorAccount: true },
+      select: { processorAccount: true, fallbackProcessorAccount: true, processorFailedOverOn: true },
     });
-    return charge?.processorAccount ?? null;
+    if (!charge) return null;
+    return charge.processorFailedOverOn ? charge.fallbackProcessorAccount : charge.processorAccount;
   }
 
   /** A charge's processing for the operator (null: no such charge). */
@@ -132,17 +149,28 @@ export class ProcessorAccountsRepository {
         mode: true,
         status: true,
         processorReference: true,
-        processorAccount: { select: { id: true, provider: true, name: true, status: true } },
+        processorAccount: { select: ACCOUNT_FOR_OPERATOR },
+        fallbackProcessorAccount: { select: ACCOUNT_FOR_OPERATOR },
+        processorFailedOverOn: true,
+        processorCallsStarted: true,
+        processorCallsUnexecuted: true,
       },
     });
   }
 
-  /** Sets the route of `key` to `processorAccountId`, replacing the one it had. */
-  setRoute(key: ProcessorRouteKey, processorAccountId: string): Promise<ProcessorRoute> {
+  /**
+   * Sets the route of `key` to `processorAccountId`, with `fallbackProcessorAccountId` for the
+   * charges it provably did not execute (decision 0056; null: none), replacing the route it had.
+   */
+  setRoute(
+    key: ProcessorRouteKey,
+    processorAccountId: string,
+    fallbackProcessorAccountId: string | null = null,
+  ): Promise<ProcessorRoute> {
     return this.prisma.processorRoute.upsert({
       where: { storeId_mode_paymentType_currency: key },
-      create: { ...key, processorAccountId },
-      update: { processorAccountId },
+      create: { ...key, processorAccountId, fallbackProcessorAccountId },
+      update: { processorAccountId, fallbackProcessorAccountId },
     });
   }
 

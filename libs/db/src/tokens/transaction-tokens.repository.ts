@@ -112,6 +112,13 @@ export type ChargeableToken = Pick<
   /** the configuration layers the charge obeys: its store's and its merchant's, as stored */
   storeConfiguration: Prisma.JsonValue;
   merchantConfiguration: Prisma.JsonValue;
+  /** konbini tokens: the convenience store */
+  konbiniStore: string | null;
+  /**
+   * the token's store's routes of its mode and payment type to active accounts, by currency (a
+   * code or `*`), with each account's provider: which processor its charge will go to (decision 0055)
+   */
+  processorRoutes: readonly { currency: string; provider: string }[];
 };
 
 /** Which token, seen by which merchant's store. */
@@ -219,6 +226,8 @@ export class TransactionTokensRepository {
             expirationTimeShift: row.expiration_time_shift,
             storeConfiguration: row.store_configuration,
             merchantConfiguration: row.merchant_configuration,
+            konbiniStore: row.convenience_store,
+            processorRoutes: row.processor_routes,
           }
         : null;
     });

@@ -152,6 +152,14 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
     expiration_time_shift: pg.nullable(pg.text),
     store_configuration: pg.jsonb<Prisma.JsonValue>(),
     merchant_configuration: pg.jsonb<Prisma.JsonValue>(),
+    /** konbini tokens: the convenience store */
+    convenience_store: pg.nullable(pg.text),
+    /**
+     * the routes of the token's store, mode and payment type to an active account of that mode,
+     * with the account's provider (decision 0055): what the charges_processor_route trigger will
+     * choose from, by the charge's currency
+     */
+    processor_routes: pg.jsonb<{ currency: string; provider: string }[]>(),
   },
   text: (p) => `
     SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active, t.used_count,
@@ -162,7 +170,17 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
            t.data->'three_ds'->>'status' AS three_ds_status,
            t.data->>'expiration_period' AS expiration_period,
            t.data->>'expiration_time_shift' AS expiration_time_shift,
-           s.configuration AS store_configuration, m.configuration AS merchant_configuration
+           s.configuration AS store_configuration, m.configuration AS merchant_configuration,
+           t.data->>'convenience_store' AS convenience_store,
+           (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider)),
+                            '[]'::jsonb)
+              FROM processor_routes r
+              JOIN processor_accounts a
+                ON a.id = r.processor_account_id AND a.status = 'active' AND a.mode = t.mode
+             WHERE r.store_id = t.store_id AND r.mode = t.mode
+               AND r.payment_type::text = (CASE t.payment_type::text
+                     WHEN 'qr_scan' THEN 'online' WHEN 'qr_merchant' THEN 'online'
+                     ELSE t.payment_type::text END)) AS processor_routes
       FROM transaction_tokens t
       JOIN stores s ON s.id = t.store_id
       JOIN merchants m ON m.id = s.merchant_id

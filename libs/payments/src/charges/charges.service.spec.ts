@@ -50,6 +50,8 @@ function tokenOf(overrides: Partial<ChargeableToken> = {}): ChargeableToken {
     expirationTimeShift: null,
     storeConfiguration: {},
     merchantConfiguration: {},
+    konbiniStore: null,
+    processorRoutes: [],
     ...overrides,
   };
 }

@@ -52,6 +52,7 @@ import {
   liveProcessorRefusal,
   processorLimitsOf,
   refusesPartialCapture,
+  routedProcessorLimits,
   type LiveProcessorLimits,
 } from './live-processor-limits';
 
@@ -139,11 +140,14 @@ export class ChargesService {
     if (!token) throw new NotFoundError('transaction_token');
     const deferred = isDeferredPaymentType(token.paymentType);
     checkToken(token, actor, request);
-    // a live charge the live processor cannot take is refused now, never accepted to end `error`
-    const unsupported =
-      token.mode === 'live'
-        ? liveProcessorRefusal(this.liveLimits, token.paymentType, request.three_ds?.mode)
-        : null;
+    // a charge the processor it will go to cannot take (its route's account's provider, else the
+    // mode's default) is refused now, never accepted to end `error`
+    const unsupported = liveProcessorRefusal(
+      routedProcessorLimits(token, request.currency, this.liveLimits),
+      token.paymentType,
+      request.three_ds?.mode,
+      token.konbiniStore,
+    );
     if (unsupported) {
       throw new BusinessRuleError('NOT_SUPPORTED_BY_PROCESSOR', [
         { field: unsupported, reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
@@ -319,7 +323,7 @@ export class ChargesService {
    * Asks for the capture of an authorized charge (partial allowed, same currency), `charge` as
    * find() read it; charge-service carries it out. The charge shows the result once captured. A
    * charge whose processor captures the whole authorization only (KOMOJU, the live default or the
-   * charge's processor account) is refused a smaller capture here, never sent to fail at the processor (docs/processors.md, "Unsupported"). With
+   * charge's processor account) is refused a smaller capture here, never sent to fail at the processor (docs/connectors.md, "Unsupported"). With
    * `audit` (a console write) the capture and its audit row share one transaction.
    */
   async capture(

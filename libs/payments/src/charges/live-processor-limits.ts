@@ -3,7 +3,7 @@ import { KOMOJU_CAPABILITIES, STRIPE_CAPABILITIES } from '@kessai/processor';
 
 /**
  * What the live processor cannot take, for a live charge to be refused at creation with
- * NOT_SUPPORTED_BY_PROCESSOR rather than accepted to end `error` (docs/processors.md,
+ * NOT_SUPPORTED_BY_PROCESSOR rather than accepted to end `error` (docs/connectors.md,
  * "Unsupported"). null: the live processor speaks the simulator's protocol and takes everything.
  */
 export interface LiveProcessorLimits {
@@ -14,6 +14,8 @@ export interface LiveProcessorLimits {
   refusedThreeDsModes: readonly string[];
   /** whether it captures less than the authorization (false: a capture takes the whole of it) */
   partialCapture: boolean;
+  /** the konbini chains it takes (the API's names); null: all of them */
+  konbiniStores: readonly string[] | null;
 }
 
 export const LIVE_PROCESSOR_LIMITS = Symbol('LIVE_PROCESSOR_LIMITS');
@@ -36,6 +38,7 @@ export function processorLimitsOf(provider: string): LiveProcessorLimits | null 
         : ['card', 'konbini'],
       refusedThreeDsModes: STRIPE_CAPABILITIES.threeDsRequests ? [] : ['require', 'force'],
       partialCapture: STRIPE_CAPABILITIES.partialCapture,
+      konbiniStores: STRIPE_CAPABILITIES.konbiniStores,
     };
   }
   if (provider !== 'komoju') return null;
@@ -46,17 +49,47 @@ export function processorLimitsOf(provider: string): LiveProcessorLimits | null 
       : ['card', 'konbini'],
     refusedThreeDsModes: KOMOJU_CAPABILITIES.threeDsRequests ? [] : ['require', 'force'],
     partialCapture: KOMOJU_CAPABILITIES.partialCapture,
+    konbiniStores: KOMOJU_CAPABILITIES.konbiniStores,
   };
 }
 
-/** The field a live charge is refused for, or null when the live processor takes it. */
+/**
+ * The limits of the processor a new charge will go to: the provider of its store's route for its
+ * currency (else for `*`), as the charges_processor_route trigger will choose it (decision 0055),
+ * else its mode's default (`live`: PROCESSOR_LIVE's, test: the simulator, which takes everything).
+ */
+export function routedProcessorLimits(
+  token: { mode: string; processorRoutes: readonly { currency: string; provider: string }[] },
+  currency: string,
+  liveDefault: LiveProcessorLimits | null,
+): LiveProcessorLimits | null {
+  const code = currency.toUpperCase();
+  const route =
+    token.processorRoutes.find((r) => r.currency === code) ??
+    token.processorRoutes.find((r) => r.currency === '*');
+  if (route) return processorLimitsOf(route.provider);
+  return token.mode === 'live' ? liveDefault : null;
+}
+
+/**
+ * The field a charge is refused for by the processor it will go to (its payment type, its konbini
+ * chain, its 3-D Secure mode), or null when that processor takes it.
+ */
 export function liveProcessorRefusal(
   limits: LiveProcessorLimits | null,
   paymentType: string,
   threeDsMode: string | undefined,
+  konbiniStore: string | null = null,
 ): 'transaction_token_id' | 'three_ds' | null {
   if (!limits) return null;
   if (!limits.paymentTypes.includes(paymentType)) return 'transaction_token_id';
+  if (
+    paymentType === 'konbini' &&
+    konbiniStore !== null &&
+    limits.konbiniStores !== null &&
+    !limits.konbiniStores.includes(konbiniStore)
+  )
+    return 'transaction_token_id';
   if (threeDsMode !== undefined && limits.refusedThreeDsModes.includes(threeDsMode)) return 'three_ds';
   return null;
 }

@@ -1,4 +1,4 @@
-import { type ProcessorOperation, TransientProcessorError } from '../processor-errors';
+import { type ProcessorOperation, TransientProcessorError, unexecutedReasonOf } from '../processor-errors';
 import { type ProcessorTransport } from './keep-alive-transport';
 
 /** What came back from a processor: its status, its Retry-After header and its body as text. */
@@ -47,7 +47,9 @@ export async function exchangeWithProcessor(
     // By name, not instanceof: the DOMException may come from another realm (e.g. under jest).
     const name = typeof error === 'object' && error !== null && 'name' in error ? error.name : undefined;
     const timedOut = name === 'TimeoutError' || name === 'AbortError';
-    throw new TransientProcessorError(request.operation, timedOut ? 'timeout' : 'network');
+    if (timedOut) throw new TransientProcessorError(request.operation, 'timeout');
+    // a refused connection or an unresolved name: provably never sent (decision 0056)
+    throw new TransientProcessorError(request.operation, 'network', null, null, unexecutedReasonOf(error));
   } finally {
     clearTimeout(timer);
   }

@@ -1,7 +1,7 @@
 import { paymentError, type PaymentErrorDetails, type PaymentErrorName } from '../payment-errors';
 
 /**
- * KOMOJU's error codes and what each means for Kessai, in one table (docs/processors.md repeats it).
+ * KOMOJU's error codes and what each means for Kessai, in one table (docs/connectors.md repeats it).
  *
  * Sources: KOMOJU's "Errors" page (https://doc.komoju.com/docs/errors: the JSON error object
  * `{"error": {"code", "message", "param"}}` and its HTTP statuses) and the card codes KOMOJU's own

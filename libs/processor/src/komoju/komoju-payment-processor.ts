@@ -59,7 +59,7 @@ export interface KomojuPaymentProcessorOptions {
 
 /**
  * What KOMOJU can do of the port, for the gateway to refuse the rest at creation with the SDK's
- * error code (docs/processors.md, "Unsupported"): a call outside it is refused by the adapter too
+ * error code (docs/connectors.md, "Unsupported"): a call outside it is refused by the adapter too
  * (ProcessorRequestRejectedError, nothing sent), never sent to fail later.
  */
 export const KOMOJU_CAPABILITIES = {
@@ -67,7 +67,7 @@ export const KOMOJU_CAPABILITIES = {
   partialCapture: false,
   /**
    * 3-D Secure when KOMOJU asks for it: a payment `pending` with payment_details.redirect_url, the
-   * customer sent there and back to `return_url` (docs/processors.md, "3-D Secure").
+   * customer sent there and back to `return_url` (docs/connectors.md, "3-D Secure").
    */
   threeDsRedirect: true,
   /** KOMOJU's Payments API takes no request to authenticate a card it would not: mode require/force is refused. */

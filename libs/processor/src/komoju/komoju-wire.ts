@@ -93,7 +93,7 @@ export type KomojuEvent = z.infer<typeof komojuEventSchema>;
 /**
  * Konbini chains as KOMOJU names them (payment_details[store]), by the API's ConvenienceStore.
  * KOMOJU takes no Circle K, Sunkus or Pay-easy under konbini (Pay-easy is a payment type of its
- * own there): those are refused at creation (docs/processors.md).
+ * own there): those are refused at creation (docs/connectors.md).
  */
 export const KOMOJU_KONBINI_STORES: Readonly<Record<string, string>> = {
   seven_eleven: 'seven-eleven',

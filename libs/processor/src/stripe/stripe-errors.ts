@@ -1,7 +1,7 @@
 import { paymentError, type PaymentErrorDetails, type PaymentErrorName } from '../payment-errors';
 
 /**
- * Stripe's errors and what each means for Kessai, in one table (docs/processors.md repeats it).
+ * Stripe's errors and what each means for Kessai, in one table (docs/connectors.md repeats it).
  *
  * Sources: Stripe's "Error codes" and "Decline codes" pages (https://docs.stripe.com/error-codes,
  * https://docs.stripe.com/declines/codes) and stripe-node's error classes (StripeCardError for 402,

@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
-/** Stripe's declining test cards and the SDK code of each (docs/processors.md, "Error codes") */
+/** Stripe's declining test cards and the SDK code of each (docs/connectors.md, "Error codes") */
 const STRIPE_DECLINES = [
   [STRIPE_TEST_CARDS.insufficientFunds, 'PAYMENT_WALLET_INSUFFICIENT_FUNDS'],
   [STRIPE_TEST_CARDS.expiredCard, 'CARD_EXPIRED'],
@@ -117,6 +117,19 @@ describe('Stripe adapter', () => {
       payment_method_data: { type: 'card', card: { number: STRIPE_TEST_CARDS.visa, cvc: '987' } },
       metadata: { [STRIPE_REFERENCE_METADATA_KEY]: request.reference },
     });
+  });
+
+  it('throws a 429 rate_limit as transient and provably unexecuted; the retry executes once', async () => {
+    const request = authorization(STRIPE_TEST_CARDS.visa);
+    fake.rateLimitNext(1);
+    await expect(processor.authorize(request)).rejects.toMatchObject({
+      kind: 'rate_limited',
+      httpStatus: 429,
+      unexecuted: 'not_processed',
+    });
+    expect(fake.createdFor(request.reference)).toBe(0);
+    expect(await processor.authorize(request)).toMatchObject({ outcome: 'approved' });
+    expect(fake.createdFor(request.reference)).toBe(1);
   });
 
   it('status finds a payment while Stripe search lags behind the write (the list is consistent)', async () => {

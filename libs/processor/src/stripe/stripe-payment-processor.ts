@@ -23,6 +23,7 @@ import {
   ProcessorRequestRejectedError,
   type ProcessorOperation,
   TransientProcessorError,
+  unexecutedReasonOf,
 } from '../processor-errors';
 import {
   captureMismatch,
@@ -70,7 +71,7 @@ export const STRIPE_KONBINI_STORES: Readonly<
 
 /**
  * What Stripe can do of the port, for the gateway to refuse the rest at creation with the SDK's
- * error code (docs/processors.md, "Stripe"). A call outside it is refused by the adapter too
+ * error code (docs/connectors.md, "Stripe"). A call outside it is refused by the adapter too
  * (ProcessorRequestRejectedError, nothing sent).
  */
 export const STRIPE_CAPABILITIES = {
@@ -78,7 +79,7 @@ export const STRIPE_CAPABILITIES = {
   partialCapture: true,
   /**
    * 3-D Secure by redirect: confirmed with return_url, a card Stripe wants authenticated answers
-   * requires_action with next_action.redirect_to_url (docs/processors.md, "3-D Secure")
+   * requires_action with next_action.redirect_to_url (docs/connectors.md, "3-D Secure")
    */
   threeDsRedirect: true,
   /** payment_method_options[card][request_three_d_secure]: mode require asks `any`, force `challenge` */
@@ -405,7 +406,10 @@ export class StripePaymentProcessor implements PaymentProcessor {
     const facts = factsOf(error);
     if (facts.type === 'StripeConnectionError') {
       const timedOut = /timeout/i.test(messageOf(error));
-      return new TransientProcessorError(operation, timedOut ? 'timeout' : 'network');
+      if (timedOut) return new TransientProcessorError(operation, 'timeout');
+      // stripe-node keeps the socket's error as `detail`: refused or unresolved, never sent
+      const detail = error instanceof Stripe.errors.StripeError ? (error.detail as unknown) : undefined;
+      return new TransientProcessorError(operation, 'network', null, null, unexecutedReasonOf(detail));
     }
     const disposition = stripeErrorDisposition(facts);
     if (disposition.kind === 'transient') {
@@ -413,7 +417,10 @@ export class StripePaymentProcessor implements PaymentProcessor {
       if (facts.type === 'StripeAPIError' && /invalid json/i.test(messageOf(error)))
         return new TransientProcessorError(operation, 'malformed_response', status);
       const kind = status === 429 || facts.type === 'StripeRateLimitError' ? 'rate_limited' : 'server_error';
-      return new TransientProcessorError(operation, kind, status, retryAfterOf(error));
+      // Stripe saves an idempotent result only once an endpoint began executing, which a request
+      // its rate limiter turned away never did: an explicit "not processed" (decision 0056)
+      const unexecuted = status === 429 && facts.code === 'rate_limit' ? 'not_processed' : null;
+      return new TransientProcessorError(operation, kind, status, retryAfterOf(error), unexecuted);
     }
     if (!(error instanceof Stripe.errors.StripeError)) {
       // not Stripe's: a bug on this side, rethrown as it is (no request data in it)
