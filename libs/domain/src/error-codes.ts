@@ -27,6 +27,8 @@ export const ERROR_CODES = {
     'CONFIRMATION_REQUIRES_EMAIL',
     'CONVENIENCE_PROCESSING_DISABLED',
     'CURRENCY_MUST_MATCH_CHARGE',
+    // a charge of a card token whose CVV authorization is pending or failed (docs/transaction-tokens.md)
+    'CVV_AUTHORIZATION_NOT_COMPLETED',
     'DISABLED_PAYMENT_TYPE',
     'FILE_INVALID_TYPE',
     'FILE_MAX_SIZE_EXCEEDED',

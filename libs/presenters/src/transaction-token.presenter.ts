@@ -13,8 +13,10 @@ const asObject = (value: unknown): Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
 
 /**
- * A card token's `cvv_authorize` (api-reference §5.1): `credentials_id` is required by the SDK's type,
- * so it is always there (`null`: no CVV authorization has run against any processor credentials).
+ * A card token's `cvv_authorize` (api-reference §5.1; docs/transaction-tokens.md, "CVV
+ * authorization"): `credentials_id` is required by the SDK's type, so it is always there (`null`:
+ * the authorization, if any, ran at the mode's default processor, which is no processor account);
+ * the attempt, processor reference and error are Kessai's own.
  */
 function presentCvvAuthorize(value: unknown) {
   const cvvAuthorize = asObject(value);

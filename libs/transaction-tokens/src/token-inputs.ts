@@ -34,6 +34,14 @@ export type BillingInput = Partial<Record<(typeof BILLING_KEYS)[number], unknown
 export interface CardDataInput {
   card: CardInput;
   billing: Checked<BillingInput>;
+  /** CVV authorization asked for (docs/transaction-tokens.md, "CVV authorization") */
+  cvv_authorize?: CvvAuthorizeInput | null;
+}
+
+/** A card token's CVV authorization: on or off, and the currency of its smallest amount. */
+export interface CvvAuthorizeInput {
+  enabled: boolean;
+  currency?: string;
 }
 
 export interface OnlineDataInput {
@@ -90,7 +98,7 @@ export type TokenInput = TokenDataInput & {
 export interface TokenChangesInput {
   email?: string | null;
   metadata?: Metadata;
-  data?: BillingInput & { cvv?: unknown; cardholder?: unknown; cvv_authorize?: unknown };
+  data?: BillingInput & { cvv?: unknown; cardholder?: unknown; cvv_authorize?: { enabled: boolean } };
 }
 
 /** A card token's renewal (TokenRenew): the card's new cardholder and expiry, maybe a new card. */

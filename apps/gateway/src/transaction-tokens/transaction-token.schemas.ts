@@ -3,7 +3,14 @@ import { isExpirationPeriod, isTimeShift } from '@kessai/store-configuration';
 import { CHARGEABLE_PAYMENT_TYPES, PAYMENT_TYPES, type ChargeablePaymentType } from '@kessai/domain';
 import type { Checked } from '@kessai/payments';
 import type { TokenDataInput, TokenInput } from '@kessai/transaction-tokens';
-import { metadataSchema, PROCESSING_MODES, redirectUrl, TOKEN_TYPES, uuid } from '../http/request.schemas';
+import {
+  currencySchema,
+  metadataSchema,
+  PROCESSING_MODES,
+  redirectUrl,
+  TOKEN_TYPES,
+  uuid,
+} from '../http/request.schemas';
 import { checkInput, parseInput } from '../http/validation';
 
 /**
@@ -83,10 +90,21 @@ const billingFields = {
   phone_number: phoneNumber.optional(),
 };
 
-/** CVV authorization is not offered yet: `enabled: false` (or absent) is the only accepted value. */
-const cvvAuthorizeOff = z
-  .object({ enabled: z.literal(false) })
+/**
+ * A card token's CVV authorization (docs/transaction-tokens.md, "CVV authorization"): `enabled`, and
+ * on creation the `currency` its smallest amount is authorized in. The SDK's type lets a caller send
+ * the answer's fields back (status, charge_id, credentials_id): they are accepted and ignored.
+ */
+const cvvAuthorizeCreation = z
+  .object({ enabled: z.boolean(), currency: currencySchema.optional() })
   .passthrough()
+  .transform(({ enabled, currency }) => ({ enabled, ...(currency ? { currency } : {}) }))
+  .optional();
+
+const cvvAuthorizeUpdate = z
+  .object({ enabled: z.boolean() })
+  .passthrough()
+  .transform(({ enabled }) => ({ enabled }))
   .optional();
 
 /** Card data apart from the card fields libs/cards checks (those are only declared here). */
@@ -98,7 +116,7 @@ export const cardDataSchema = z
     exp_year: z.unknown(),
     cvv: z.unknown(),
     ...billingFields,
-    cvv_authorize: cvvAuthorizeOff,
+    cvv_authorize: cvvAuthorizeCreation,
     three_ds: z.unknown().optional(),
   })
   .strict();
@@ -200,7 +218,7 @@ export const updateTokenSchema = z
         cvv: z.unknown().optional(),
         cardholder: z.unknown().optional(),
         ...billingFields,
-        cvv_authorize: cvvAuthorizeOff,
+        cvv_authorize: cvvAuthorizeUpdate,
       })
       .strict()
       .optional(),
@@ -255,8 +273,11 @@ export function parseTokenCreation(body: unknown): TokenInput {
 
 function tokenDataOf(paymentType: ChargeablePaymentType, data: Record<string, unknown>): TokenDataInput {
   switch (paymentType) {
-    case 'card':
-      return { payment_type: 'card', data: { card: data, billing: checkData(cardDataSchema, data) } };
+    case 'card': {
+      const checked = checkData(cardDataSchema, data);
+      const cvvAuthorize = checked.ok ? (checked.value.cvv_authorize ?? null) : null;
+      return { payment_type: 'card', data: { card: data, billing: checked, cvv_authorize: cvvAuthorize } };
+    }
     case 'online':
       return { payment_type: 'online', data: checkData(onlineDataSchema, data) };
     case 'qr_scan':
