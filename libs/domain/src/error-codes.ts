@@ -52,6 +52,7 @@ export const ERROR_CODES = {
     // a customer's login code that is spent, expired, or was never sent (decision 0058)
     'EXPIRED_OTP_TOKEN',
     'ONLINE_PROCESSING_DISABLED',
+    'MERCHANT_QR_PROCESSING_DISABLED',
     'PAYMENT_TYPE_NOT_ALLOWED',
     'POSITIVE_EXPIRY_EXTENSION_REQUIRED',
     'PROCESSING_MODE_MISMATCH',

@@ -66,7 +66,9 @@ function presentData(token: TransactionToken): Json {
         ...optionalField('user_identifier', data.user_identifier),
         ...optionalField('gateway', data.gateway),
       };
+    // a merchant-presented code's token shows its wallet as a scanned code's does (the SDK's QR data item)
     case 'qr_scan':
+    case 'qr_merchant':
       return { brand: data.brand ?? null, ...optionalField('gateway', data.gateway) };
     case 'konbini':
       return {
@@ -96,7 +98,6 @@ function presentData(token: TransactionToken): Json {
     }
     case 'apple_pay':
     case 'paidy':
-    case 'qr_merchant':
       return {};
   }
 }

@@ -56,6 +56,11 @@ export interface QrScanDataInput {
   scanned_qr: string;
 }
 
+/** The wallet whose app scans and pays the code the merchant shows. */
+export interface QrMerchantDataInput {
+  brand: string;
+}
+
 /** A token's own deadline rules, overriding its store's configuration. */
 export interface DeadlineInput {
   expiration_period?: string | null;
@@ -80,6 +85,7 @@ export type TokenDataInput =
   | { payment_type: 'card'; data: CardDataInput }
   | { payment_type: 'online'; data: Checked<OnlineDataInput> }
   | { payment_type: 'qr_scan'; data: Checked<QrScanDataInput> }
+  | { payment_type: 'qr_merchant'; data: Checked<QrMerchantDataInput> }
   | { payment_type: 'bank_transfer'; data: Checked<BankTransferDataInput> }
   | { payment_type: 'konbini'; data: Checked<KonbiniDataInput> };
 

@@ -225,6 +225,7 @@ describe('TransactionTokensService: creating a token', () => {
           },
         },
       ],
+      ['qr_merchant', { ok: true, value: { brand: 'pay_pay_merchant' } }],
     ])('a %s token is one-time only', async (paymentType, data) => {
       const request = { payment_type: paymentType, data, type: 'recurring' } as TokenInput;
       await expect(create(request)).rejects.toMatchObject(

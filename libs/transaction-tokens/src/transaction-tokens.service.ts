@@ -103,7 +103,9 @@ export class TransactionTokensService {
     const disabled = disabledPaymentType(configuration, request.payment_type);
     if (disabled) throw new BusinessRuleError(disabled, [{ field: 'payment_type', reason: disabled }]);
     checkTypeRules(request, configuration.recurring_token_configuration.recurring_type);
-    if (request.payment_type === 'card' && request.data.cvv_authorize?.enabled) checkCvvAuthorizable(actor);
+    if (request.payment_type === 'card' && request.data.cvv_authorize?.enabled)
+      checkTestModeOnly(actor, 'data.cvv_authorize');
+    if (request.payment_type === 'qr_merchant') checkTestModeOnly(actor, 'payment_type');
 
     const id = randomUUID();
     const prepared = this.prepare(id, request, actor.mode);
@@ -302,7 +304,7 @@ export class TransactionTokensService {
       changed.push(...dataUpdate.changed);
     }
     const cvvAuthorize = token.paymentType === 'card' ? request.data?.cvv_authorize : undefined;
-    if (cvvAuthorize?.enabled) checkCvvAuthorizable(actor);
+    if (cvvAuthorize?.enabled) checkTestModeOnly(actor, 'data.cvv_authorize');
     if (changed.length === 0 && cvvAuthorize === undefined) return token;
 
     // kept before the authorization is asked for, so that charge-service finds the new CVV
@@ -390,6 +392,11 @@ export class TransactionTokensService {
           vault: null,
           cvv: null,
         };
+      }
+      case 'qr_merchant': {
+        // the code itself is the operator's, made per charge (its issuer token): the token names the wallet
+        const { brand } = accepted(request.data);
+        return { data: { brand, gateway: null }, vault: null, cvv: null };
       }
       case 'bank_transfer': {
         const bank = accepted(request.data);
@@ -537,14 +544,15 @@ function checkCardDataAllowed(actor: TokenActor, settings: StoreTokenSettings | 
 }
 
 /**
- * CVV authorization runs at the mode's default processor, with the smallest amount held and voided:
- * the simulator does it in test mode; no live processor adapter of Kessai's offers such a check
- * yet, so a live token asking for it is refused (docs/transaction-tokens.md, "CVV authorization").
+ * What only the test-mode processor (the simulator) does today: CVV authorization (the smallest
+ * amount held and voided; docs/transaction-tokens.md, "CVV authorization") and merchant-presented QR
+ * payments. No live processor adapter of Kessai's offers them, and tokens are not routed to
+ * processor accounts, so a live token asking for either is refused at creation (decision 0064).
  */
-function checkCvvAuthorizable(actor: TokenActor): void {
+function checkTestModeOnly(actor: TokenActor, field: 'data.cvv_authorize' | 'payment_type'): void {
   if (actor.mode === 'test') return;
   throw new BusinessRuleError('NOT_SUPPORTED_BY_PROCESSOR', [
-    { field: 'data.cvv_authorize', reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
+    { field, reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
   ]);
 }
 
@@ -587,11 +595,13 @@ function checkTypeRules(request: TokenInput, recurring: RecurringTokenPrivilege)
   }
   if (
     (request.payment_type === 'qr_scan' ||
+      request.payment_type === 'qr_merchant' ||
       request.payment_type === 'bank_transfer' ||
       request.payment_type === 'konbini') &&
     request.type !== 'one_time'
   ) {
-    // a consumer-presented code pays once and expires within minutes; a virtual account or a
+    // a consumer-presented code pays once and expires within minutes, a merchant-presented one is
+    // made for its charge's amount; a virtual account or a
     // payment code is given out per charge (docs/bank-transfer-and-konbini.md)
     throw new ValidationError([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]);
   }

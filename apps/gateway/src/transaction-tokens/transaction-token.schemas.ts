@@ -141,6 +141,25 @@ export const qrScanDataSchema = z
   })
   .strict();
 
+/**
+ * The QRBrand wire names (api-reference §5.12) of wallets that pay a code the merchant shows
+ * (merchant-presented, "MPM"): the consumer scans it with the wallet's app.
+ */
+export const MERCHANT_QR_BRANDS = [
+  'pay_pay',
+  'pay_pay_merchant',
+  'rakuten_pay_merchant',
+  'alipay_plus_mpm',
+  'alipay_connect_mpm',
+  'we_chat_mpm',
+  'd_barai',
+  'au_pay',
+  'merpay',
+] as const;
+
+/** qr_merchant: the wallet whose app pays the code (the SDK types no data for it: api-reference §5.1 [N]). */
+export const qrMerchantDataSchema = z.object({ brand: z.enum(MERCHANT_QR_BRANDS) }).strict();
+
 /** BankTransferBrand (api-reference §5.12). */
 export const BANK_TRANSFER_BRANDS = ['aozora_bank', 'bank_test_brand'] as const;
 /** ConvenienceStore (api-reference §5.12). */
@@ -282,6 +301,8 @@ function tokenDataOf(paymentType: ChargeablePaymentType, data: Record<string, un
       return { payment_type: 'online', data: checkData(onlineDataSchema, data) };
     case 'qr_scan':
       return { payment_type: 'qr_scan', data: checkData(qrScanDataSchema, data) };
+    case 'qr_merchant':
+      return { payment_type: 'qr_merchant', data: checkData(qrMerchantDataSchema, data) };
     case 'bank_transfer':
       return { payment_type: 'bank_transfer', data: checkData(bankTransferDataSchema, data) };
     case 'konbini':
