@@ -89,7 +89,8 @@ describe('configuration presented', () => {
       installmentsConfiguration: { enabled: true, onlyWithProcessor: false },
       checkoutConfiguration: { ecEmail: { enabled: true }, ecProducts: { enabled: true } },
       paidyConfiguration: { enabled: false },
-      qrMerchantConfiguration: { enabled: false },
+      // a setting (test/charges/qr-merchant.e2e-spec.ts), on by default
+      qrMerchantConfiguration: { enabled: true },
     };
     const store = await sdk().stores.get(suite.merchants.shop.store.id);
     expect(store.configuration).toMatchObject({ ...applied, ...blocks });

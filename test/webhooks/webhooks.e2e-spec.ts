@@ -150,10 +150,10 @@ describe('the webhook resource through the SDK', () => {
       code: 'VALIDATION_ERROR',
       errors: [{ field: 'triggers.0', reason: 'INVALID_EVENT_FOR_STORE' }],
     });
-    // triggers of facts Kessai cannot produce (CVV authorization, customs) are refused, not left silent
+    // triggers of facts Kessai cannot produce (a CVV authorization's re-check, customs) are refused,
+    // not left silent
     const hook = await storeWebhook('/s4', [WebHookTrigger.CHARGE_FINISHED]);
     for (const trigger of [
-      WebHookTrigger.TOKEN_CVV_AUTH_UPDATED,
       WebHookTrigger.TOKEN_CVV_AUTH_CHECK_UPDATED,
       WebHookTrigger.CUSTOMS_DECLARATION_FINISHED,
     ]) {

@@ -273,6 +273,12 @@ export class ChargeAuthorizationService {
         };
         return (processor) => processor.createOperatorPayment(request);
       }
+      // a code the merchant shows: the operator's payment, whose QR content the consumer's wallet scans
+      case 'qr_merchant': {
+        if (!charge.brand) return 'the transaction token has no brand';
+        const request = { ...common, brand: charge.brand, callbackUrl: this.processors.callbackUrl };
+        return (processor) => processor.createOperatorPayment(request);
+      }
       case 'bank_transfer':
       case 'konbini': {
         if (!charge.expiresOn) return 'the charge has no payment deadline';
@@ -295,7 +301,6 @@ export class ChargeAuthorizationService {
       }
       case 'apple_pay':
       case 'paidy':
-      case 'qr_merchant':
         return `payment type ${charge.paymentType} is not supported`;
     }
   }
@@ -314,12 +319,21 @@ export class ChargeAuthorizationService {
     if (!('outcome' in answer)) {
       return this.#awaiting({
         processorReference: answer.processorReference,
-        issuerToken: {
-          issuer_token: answer.paymentUrl,
-          call_method: answer.callMethod,
-          payload: {},
-          payment_type: 'online',
-        },
+        // a merchant-presented QR's issuer token is what its code encodes, to be shown as a QR
+        issuerToken:
+          charge.paymentType === 'qr_merchant'
+            ? {
+                issuer_token: answer.qrContent,
+                call_method: 'http_get',
+                payload: {},
+                payment_type: 'qr_merchant',
+              }
+            : {
+                issuer_token: answer.paymentUrl,
+                call_method: answer.callMethod,
+                payload: {},
+                payment_type: 'online',
+              },
       });
     }
     const processorReference = answer.processorReference;

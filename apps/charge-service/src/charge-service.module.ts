@@ -3,6 +3,7 @@ import {
   CaptureOutcomesRepository,
   ChargeOutcomesRepository,
   ChargeSweepsRepository,
+  TokenCvvAuthorizeRepository,
   TokenThreeDsRepository,
 } from '@kessai/db';
 import { vaultProviders } from '@kessai/vault';
@@ -15,6 +16,7 @@ import { ChargeSweeper } from './charge-sweeper';
 import { PaymentInstructionsMailer } from './payment-instructions-mailer';
 import { ChargesProcessor } from './charges.processor';
 import { TokenAuthenticationService } from './token-authentication.service';
+import { TokenCvvAuthorizationService } from './token-cvv-authorization.service';
 import { paymentProcessorsProvider } from '@kessai/processor';
 import { OutboxRelayModule } from '@kessai/runtime';
 
@@ -31,6 +33,7 @@ import { OutboxRelayModule } from '@kessai/runtime';
     CaptureOutcomesRepository,
     ChargeSweepsRepository,
     TokenThreeDsRepository,
+    TokenCvvAuthorizeRepository,
     ChargeJobs,
     ChargeMetrics,
     paymentProcessorsProvider,
@@ -38,6 +41,7 @@ import { OutboxRelayModule } from '@kessai/runtime';
     ChargeCaptureService,
     ChargeReconciliationService,
     TokenAuthenticationService,
+    TokenCvvAuthorizationService,
     ChargeSweeper,
     PaymentInstructionsMailer,
     ChargesProcessor,

@@ -7,10 +7,12 @@ import { ChargeAuthorizationService } from './charge-authorization.service';
 import { ChargeCaptureService } from './charge-capture.service';
 import { ChargeReconciliationService } from './charge-reconciliation.service';
 import { TokenAuthenticationService } from './token-authentication.service';
+import { TokenCvvAuthorizationService } from './token-cvv-authorization.service';
 
 /**
  * charge-service's worker of the charges queue: each job to the service named for it (authorization,
- * capture, reconciliation; TokenAuthenticationService for a card token's 3-D Secure).
+ * capture, reconciliation; TokenAuthenticationService for a card token's 3-D Secure,
+ * TokenCvvAuthorizationService for its CVV authorization).
  */
 @Processor(CHARGES_QUEUE.name)
 export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
@@ -21,6 +23,7 @@ export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
     private readonly captures: ChargeCaptureService,
     private readonly reconciliation: ChargeReconciliationService,
     private readonly tokens: TokenAuthenticationService,
+    private readonly cvvAuthorization: TokenCvvAuthorizationService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {
     super();
@@ -52,6 +55,8 @@ export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
         return this.reconciliation.reconcileCharge(job.data.aggregateId, job.data.eventId ?? null);
       case 'authenticate_token':
         return this.tokens.authenticateToken(job.data.aggregateId, job.data.eventId ?? null);
+      case 'authorize_token_cvv':
+        return this.cvvAuthorization.authorizeTokenCvv(job.data.aggregateId, job.data.eventId ?? null);
       default:
         return unhandledJob(job);
     }

@@ -76,6 +76,7 @@ export class WebhookDataLoader {
       // the deleted (inactive) recurring token
       recurring_token_deleted: token,
       token_three_ds_updated: token,
+      token_cvv_auth_updated: token,
       refund_finished: async (event) => {
         const chargeId = chargeIdOf(event);
         const row =

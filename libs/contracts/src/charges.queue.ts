@@ -5,7 +5,8 @@ import { defineQueue, KEEP_FINISHED_AN_HOUR, retriedJobOptions } from './queues'
 /**
  * A job about one charge: from the relay (eventId: the command's outbox event) or from
  * charge-service itself (the sweeper, a batch charge retried alone), which has no event. Either way
- * aggregateId is the charge id (the transaction token's for authenticate_token).
+ * aggregateId is the charge id (the transaction token's for authenticate_token and
+ * authorize_token_cvv).
  */
 export const chargeJobSchema = z.object({
   aggregateId: z.string().uuid(),
@@ -31,6 +32,9 @@ export const PROCESS_CHARGES_BATCH = 50;
  * - authenticate_token: take a card token's 3-D Secure one step on (aggregateId: the token id):
  *   pending → the authentication is asked of the processor; awaiting → the processor is asked how
  *   it ended (docs/transaction-tokens.md, "3-D Secure")
+ * - authorize_token_cvv: a card token's CVV authorization (aggregateId: the token id): pending → the
+ *   smallest amount is authorized with the CVV and voided (docs/transaction-tokens.md, "CVV
+ *   authorization")
  */
 export const CHARGES_QUEUE = defineQueue({
   name: 'charges',
@@ -41,6 +45,7 @@ export const CHARGES_QUEUE = defineQueue({
     capture_charge: chargeJobSchema,
     reconcile_charge: chargeJobSchema,
     authenticate_token: chargeJobSchema,
+    authorize_token_cvv: chargeJobSchema,
   },
   // A job fails when the processor stays unreachable: try again later, for about 17 minutes in
   // all (1 s doubling, jittered); past that the sweeper re-enqueues what is still unfinished.

@@ -55,6 +55,7 @@ describe('event catalogue', () => {
       'charge_requested',
       'processor_notice_received',
       'refund_requested',
+      'token_cvv_auth_requested',
       'token_three_ds_notice_received',
       'token_three_ds_requested',
       'webhook_replay_requested',
@@ -64,6 +65,9 @@ describe('event catalogue', () => {
     ]);
     expect(eventRoutes('token_three_ds_notice_received')).toEqual([
       { queue: CHARGES_QUEUE, job: 'authenticate_token' },
+    ]);
+    expect(eventRoutes('token_cvv_auth_requested')).toEqual([
+      { queue: CHARGES_QUEUE, job: 'authorize_token_cvv' },
     ]);
     expect(eventRoutes('charge_requested')).toEqual([
       { queue: CHARGES_QUEUE, job: 'process_charges', batch: { maxEvents: PROCESS_CHARGES_BATCH } },
@@ -101,6 +105,7 @@ describe('event catalogue', () => {
       'subscription_payment',
       'subscription_suspended',
       'token_created',
+      'token_cvv_auth_updated',
       'token_replaced',
       'token_three_ds_updated',
       'token_updated',

@@ -68,6 +68,15 @@ export const EVENT_CATALOGUE = {
     description: "the processor told us about a token's 3-D Secure: charge-service looks it up",
     routes: [route(CHARGES_QUEUE, 'authenticate_token')],
   },
+  token_cvv_auth_updated: {
+    kind: 'webhook',
+    description: "a card token's CVV authorization status changed (pending, current, failed, or inactive)",
+  },
+  token_cvv_auth_requested: {
+    kind: 'command',
+    description: "a card token's CVV is to be authorized: charge-service asks the processor",
+    routes: [route(CHARGES_QUEUE, 'authorize_token_cvv')],
+  },
   charge_updated: {
     kind: 'webhook',
     description:
@@ -178,6 +187,10 @@ export const TOKEN_THREE_DS_UPDATED = 'token_three_ds_updated' satisfies EventTy
 export const TOKEN_THREE_DS_REQUESTED = 'token_three_ds_requested' satisfies EventType;
 /** the processor's signed notice about a token's 3-D Secure: charge-service looks it up */
 export const TOKEN_THREE_DS_NOTICE_RECEIVED = 'token_three_ds_notice_received' satisfies EventType;
+/** a card token's CVV authorization status changed */
+export const TOKEN_CVV_AUTH_UPDATED = 'token_cvv_auth_updated' satisfies EventType;
+/** a card token's CVV is to be authorized (created with cvv_authorize, or enabled by PATCH) */
+export const TOKEN_CVV_AUTH_REQUESTED = 'token_cvv_auth_requested' satisfies EventType;
 /** any status transition of a charge that does not end it (pending → awaiting, → authorized) */
 export const CHARGE_UPDATED = 'charge_updated' satisfies EventType;
 /** a charge reached `successful`, `failed`, `error` or `canceled` */

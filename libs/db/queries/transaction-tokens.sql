@@ -36,6 +36,13 @@ SELECT merchant_id, store_id, 'transaction_token', id,
        'token_three_ds_requested', jsonb_build_object('transaction_token_id', id::text, 'store_id', store_id::text, 'attempt', COALESCE((data->'three_ds'->>'attempt')::int, 1)), $18::text
   FROM token
  WHERE data->'three_ds'->>'status' = 'pending' AND (data->'three_ds'->>'enabled')::boolean
+  ), cvv_authorize_event AS (
+    INSERT INTO outbox_events
+       (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)
+SELECT merchant_id, store_id, 'transaction_token', id,
+       'token_cvv_auth_requested', jsonb_build_object('transaction_token_id', id::text, 'store_id', store_id::text, 'attempt', COALESCE((data->'cvv_authorize'->>'attempt')::int, 1)), $18::text
+  FROM token
+ WHERE data->'cvv_authorize'->>'status' = 'pending' AND (data->'cvv_authorize'->>'enabled')::boolean
   )
   SELECT id::text, merchant_id::text, store_id::text, mode::text, type::text, payment_type::text,
          email, active, usage_limit::text, confirmed, confirmation_code_hash, confirmation_attempts,
@@ -43,13 +50,15 @@ SELECT merchant_id, store_id, 'transaction_token', id,
 
 -- transaction_tokens_find_chargeable
 -- params: $1 ids uuid[]
--- columns: id uuid, merchant_id uuid, store_id uuid, type token_type, payment_type payment_type, mode processing_mode, active bool, used_count int4, usage_limit usage_limit, confirmed bool, card_brand text, qr_gateway text, three_ds_enabled bool, three_ds_status text, expiration_period text, expiration_time_shift text, store_configuration jsonb, merchant_configuration jsonb, convenience_store text, processor_routes jsonb
+-- columns: id uuid, merchant_id uuid, store_id uuid, type token_type, payment_type payment_type, mode processing_mode, active bool, used_count int4, usage_limit usage_limit, confirmed bool, card_brand text, qr_gateway text, three_ds_enabled bool, three_ds_status text, cvv_authorize_enabled bool, cvv_authorize_status text, expiration_period text, expiration_time_shift text, store_configuration jsonb, merchant_configuration jsonb, convenience_store text, processor_routes jsonb
 SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active, t.used_count,
        t.usage_limit, t.confirmed, t.data->'card'->>'brand' AS card_brand,
        CASE WHEN t.payment_type = 'qr_scan'
             THEN COALESCE(t.data->>'gateway', t.data->>'brand') END AS qr_gateway,
        (t.data->'three_ds'->>'enabled')::boolean AS three_ds_enabled,
        t.data->'three_ds'->>'status' AS three_ds_status,
+       (t.data->'cvv_authorize'->>'enabled')::boolean AS cvv_authorize_enabled,
+       t.data->'cvv_authorize'->>'status' AS cvv_authorize_status,
        t.data->>'expiration_period' AS expiration_period,
        t.data->>'expiration_time_shift' AS expiration_time_shift,
        s.configuration AS store_configuration, m.configuration AS merchant_configuration,

@@ -28,6 +28,7 @@ import './subscriptions/subscription-engine.sql';
 import './subscriptions/subscriptions.sql';
 import './subscriptions/test-clocks.sql';
 import './tokens/card-vault.sql';
+import './tokens/token-cvv-authorize.sql';
 import './tokens/token-three-ds.sql';
 import './tokens/transaction-tokens.sql';
 import './transaction-history/transaction-history.sql';

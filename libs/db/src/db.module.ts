@@ -12,6 +12,7 @@ import { OutboxRepository } from './outbox/outbox.repository';
 import { PasswordResetsRepository } from './accounts/password-resets.repository';
 import { TransactionTokensRepository } from './tokens/transaction-tokens.repository';
 import { TokenThreeDsRepository } from './tokens/token-three-ds.repository';
+import { TokenCvvAuthorizeRepository } from './tokens/token-cvv-authorize.repository';
 import { TransactionTokenAliasesRepository } from './tokens/transaction-token-aliases.repository';
 import { CustomerLoginCodesRepository } from './accounts/customer-login-codes.repository';
 import { WebhooksRepository } from './webhooks/webhooks.repository';
@@ -55,6 +56,7 @@ const repositories = [
   OutboxRepository,
   TransactionTokensRepository,
   TokenThreeDsRepository,
+  TokenCvvAuthorizeRepository,
   TransactionTokenAliasesRepository,
   DailyQuotas,
   IdempotencyRecordsRepository,

@@ -62,6 +62,7 @@ export * from './stores/stores.repository';
 export * from './stores/store-logos.repository';
 export * from './tokens/transaction-tokens.repository';
 export * from './tokens/token-three-ds.repository';
+export * from './tokens/token-cvv-authorize.repository';
 export * from './tokens/transaction-token-aliases.repository';
 export * from './tokens/card-vault.repository';
 export * from './charges/charges.repository';

@@ -27,6 +27,8 @@ export const ERROR_CODES = {
     'CONFIRMATION_REQUIRES_EMAIL',
     'CONVENIENCE_PROCESSING_DISABLED',
     'CURRENCY_MUST_MATCH_CHARGE',
+    // a charge of a card token whose CVV authorization is pending or failed (docs/transaction-tokens.md)
+    'CVV_AUTHORIZATION_NOT_COMPLETED',
     'DISABLED_PAYMENT_TYPE',
     'FILE_INVALID_TYPE',
     'FILE_MAX_SIZE_EXCEEDED',
@@ -50,6 +52,7 @@ export const ERROR_CODES = {
     // a customer's login code that is spent, expired, or was never sent (decision 0058)
     'EXPIRED_OTP_TOKEN',
     'ONLINE_PROCESSING_DISABLED',
+    'MERCHANT_QR_PROCESSING_DISABLED',
     'PAYMENT_TYPE_NOT_ALLOWED',
     'POSITIVE_EXPIRY_EXTENSION_REQUIRED',
     'PROCESSING_MODE_MISMATCH',

@@ -9,6 +9,7 @@ export * from './capture-status';
 export * from './operation-status';
 export * from './fees';
 export * from './token-three-ds';
+export * from './token-cvv-authorize';
 export * from './webhook-triggers';
 export * from './webhook-url';
 export * from './amount-match';

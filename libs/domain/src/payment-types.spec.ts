@@ -22,9 +22,16 @@ describe('payment types', () => {
     );
   });
 
-  it('charges cards, QR codes, online operators, bank transfers and konbini payments; not the others yet', () => {
+  it('charges cards, QR codes (scanned or shown), online operators, bank transfers and konbini payments; not the others yet', () => {
     expect([...CHARGEABLE_PAYMENT_TYPES].sort()).toEqual(where('chargeable'));
-    expect(where('chargeable')).toEqual(['bank_transfer', 'card', 'konbini', 'online', 'qr_scan']);
+    expect(where('chargeable')).toEqual([
+      'bank_transfer',
+      'card',
+      'konbini',
+      'online',
+      'qr_merchant',
+      'qr_scan',
+    ]);
     expect(PAYMENT_TYPES.filter(isChargeablePaymentType).sort()).toEqual(where('chargeable'));
   });
 
@@ -33,7 +40,7 @@ describe('payment types', () => {
     expect(where('deferred')).toEqual(['bank_transfer', 'konbini']);
     expect(PAYMENT_TYPES.filter(isDeferredPaymentType).sort()).toEqual(where('deferred'));
     expect([...REFUNDABLE_PAYMENT_TYPES].sort()).toEqual(where('refundable'));
-    expect(where('refundable')).toEqual(['card', 'online', 'qr_scan']);
+    expect(where('refundable')).toEqual(['card', 'online', 'qr_merchant', 'qr_scan']);
     expect(PAYMENT_TYPES.filter(isRefundablePaymentType).sort()).toEqual(where('refundable'));
     for (const type of DEFERRED_PAYMENT_TYPES) expect(isRefundablePaymentType(type)).toBe(false);
   });

@@ -62,15 +62,23 @@ export const PAYMENT_TYPE_DESCRIPTORS: Readonly<Record<PaymentType, PaymentTypeD
   },
   bank_transfer: PAID_LATER,
   konbini: PAID_LATER,
+  // a code the merchant shows and the consumer's wallet scans: the operator takes it whole
+  qr_merchant: {
+    chargeable: true,
+    deferred: false,
+    refundable: true,
+    authCapture: false,
+    dynamicDescriptor: false,
+  },
   apple_pay: NOT_PROCESSED,
   paidy: NOT_PROCESSED,
-  qr_merchant: NOT_PROCESSED,
 };
 
 /** Payment types that can be tokenised and charged today (the descriptors' `chargeable`). */
 export const CHARGEABLE_PAYMENT_TYPES = [
   'card',
   'qr_scan',
+  'qr_merchant',
   'online',
   'bank_transfer',
   'konbini',
@@ -88,6 +96,7 @@ export type DeferredPaymentType = (typeof DEFERRED_PAYMENT_TYPES)[number];
 export const REFUNDABLE_PAYMENT_TYPES = [
   'card',
   'qr_scan',
+  'qr_merchant',
   'online',
 ] as const satisfies readonly ChargeablePaymentType[];
 

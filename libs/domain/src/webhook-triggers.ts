@@ -36,12 +36,12 @@ export const MERCHANT_WEBHOOK_TRIGGERS = [
 ] as const;
 
 /**
- * Store triggers whose fact does not exist in Kessai: CVV authorization of a card token (not
- * offered: a token's `cvv_authorize.enabled` is refused) and WeChat customs declarations (no WeChat
+ * Store triggers whose fact does not exist in Kessai: a CVV authorization's periodic re-check
+ * (`cvv_authorize_check`: Kessai authorizes a token's CVV once, and again only when the merchant
+ * enables it again, which is token_cvv_auth_updated) and WeChat customs declarations (no WeChat
  * customs route). Refused at creation and update with INVALID_EVENT_FOR_STORE (issue 30, gap 6).
  */
 export const UNEMITTED_WEBHOOK_TRIGGERS = [
-  'token_cvv_auth_updated',
   'token_cvv_auth_check_updated',
   'customs_declaration_finished',
 ] as const;

@@ -13,8 +13,10 @@ const asObject = (value: unknown): Json =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : {};
 
 /**
- * A card token's `cvv_authorize` (api-reference §5.1): `credentials_id` is required by the SDK's type,
- * so it is always there (`null`: no CVV authorization has run against any processor credentials).
+ * A card token's `cvv_authorize` (api-reference §5.1; docs/transaction-tokens.md, "CVV
+ * authorization"): `credentials_id` is required by the SDK's type, so it is always there (`null`:
+ * the authorization, if any, ran at the mode's default processor, which is no processor account);
+ * the attempt, processor reference and error are Kessai's own.
  */
 function presentCvvAuthorize(value: unknown) {
   const cvvAuthorize = asObject(value);
@@ -64,7 +66,9 @@ function presentData(token: TransactionToken): Json {
         ...optionalField('user_identifier', data.user_identifier),
         ...optionalField('gateway', data.gateway),
       };
+    // a merchant-presented code's token shows its wallet as a scanned code's does (the SDK's QR data item)
     case 'qr_scan':
+    case 'qr_merchant':
       return { brand: data.brand ?? null, ...optionalField('gateway', data.gateway) };
     case 'konbini':
       return {
@@ -94,7 +98,6 @@ function presentData(token: TransactionToken): Json {
     }
     case 'apple_pay':
     case 'paidy':
-    case 'qr_merchant':
       return {};
   }
 }

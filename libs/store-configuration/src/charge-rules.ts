@@ -24,6 +24,7 @@ export interface ChargeRefusal {
     | 'QR_PROCESSING_DISABLED'
     | 'FORBIDDEN_QR_GATEWAY'
     | 'ONLINE_PROCESSING_DISABLED'
+    | 'MERCHANT_QR_PROCESSING_DISABLED'
     | 'CONVENIENCE_PROCESSING_DISABLED'
     | 'DISABLED_PAYMENT_TYPE'
     | 'RECURRING_TOKEN_DISABLED'
@@ -89,6 +90,7 @@ export function disabledPaymentType(
   | 'CARD_PROCESSING_DISABLED'
   | 'QR_PROCESSING_DISABLED'
   | 'ONLINE_PROCESSING_DISABLED'
+  | 'MERCHANT_QR_PROCESSING_DISABLED'
   | 'CONVENIENCE_PROCESSING_DISABLED'
   | 'DISABLED_PAYMENT_TYPE'
 > | null {
@@ -99,6 +101,8 @@ export function disabledPaymentType(
       return config.qr_scan_configuration.enabled ? null : 'QR_PROCESSING_DISABLED';
     case 'online':
       return config.online_configuration.enabled ? null : 'ONLINE_PROCESSING_DISABLED';
+    case 'qr_merchant':
+      return config.qr_merchant_configuration.enabled ? null : 'MERCHANT_QR_PROCESSING_DISABLED';
     case 'konbini':
       return config.convenience_configuration.enabled ? null : 'CONVENIENCE_PROCESSING_DISABLED';
     case 'bank_transfer':

@@ -148,6 +148,8 @@ export interface StoreConfiguration {
   card_configuration: { enabled: boolean; forbidden_card_brands: CardBrand[] };
   qr_scan_configuration: { enabled: boolean; forbidden_qr_scan_gateways: QrGateway[] };
   online_configuration: { enabled: boolean };
+  /** a code the merchant shows and the consumer's wallet scans (qr_merchant) */
+  qr_merchant_configuration: { enabled: boolean };
   bank_transfer_configuration: BankTransferConfiguration;
   /** konbini */
   convenience_configuration: ConvenienceConfiguration;
@@ -189,6 +191,7 @@ export const OBJECT_KEYS = [
   'card_configuration',
   'qr_scan_configuration',
   'online_configuration',
+  'qr_merchant_configuration',
   'bank_transfer_configuration',
   'convenience_configuration',
   'recurring_token_configuration',
@@ -223,6 +226,7 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   card_configuration: { enabled: true, forbidden_card_brands: [] },
   qr_scan_configuration: { enabled: true, forbidden_qr_scan_gateways: [] },
   online_configuration: { enabled: true },
+  qr_merchant_configuration: { enabled: true },
   bank_transfer_configuration: {
     enabled: true,
     match_amount: 'exact',

@@ -103,6 +103,7 @@ const layer = {
     .strict()
     .nullish(),
   online_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
+  qr_merchant_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
   bank_transfer_configuration: z
     .object({
       enabled: z.boolean().nullish(),

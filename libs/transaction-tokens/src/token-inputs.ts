@@ -34,6 +34,14 @@ export type BillingInput = Partial<Record<(typeof BILLING_KEYS)[number], unknown
 export interface CardDataInput {
   card: CardInput;
   billing: Checked<BillingInput>;
+  /** CVV authorization asked for (docs/transaction-tokens.md, "CVV authorization") */
+  cvv_authorize?: CvvAuthorizeInput | null;
+}
+
+/** A card token's CVV authorization: on or off, and the currency of its smallest amount. */
+export interface CvvAuthorizeInput {
+  enabled: boolean;
+  currency?: string;
 }
 
 export interface OnlineDataInput {
@@ -46,6 +54,11 @@ export interface OnlineDataInput {
 /** The code a consumer's wallet shows. */
 export interface QrScanDataInput {
   scanned_qr: string;
+}
+
+/** The wallet whose app scans and pays the code the merchant shows. */
+export interface QrMerchantDataInput {
+  brand: string;
 }
 
 /** A token's own deadline rules, overriding its store's configuration. */
@@ -72,6 +85,7 @@ export type TokenDataInput =
   | { payment_type: 'card'; data: CardDataInput }
   | { payment_type: 'online'; data: Checked<OnlineDataInput> }
   | { payment_type: 'qr_scan'; data: Checked<QrScanDataInput> }
+  | { payment_type: 'qr_merchant'; data: Checked<QrMerchantDataInput> }
   | { payment_type: 'bank_transfer'; data: Checked<BankTransferDataInput> }
   | { payment_type: 'konbini'; data: Checked<KonbiniDataInput> };
 
@@ -90,7 +104,7 @@ export type TokenInput = TokenDataInput & {
 export interface TokenChangesInput {
   email?: string | null;
   metadata?: Metadata;
-  data?: BillingInput & { cvv?: unknown; cardholder?: unknown; cvv_authorize?: unknown };
+  data?: BillingInput & { cvv?: unknown; cardholder?: unknown; cvv_authorize?: { enabled: boolean } };
 }
 
 /** A card token's renewal (TokenRenew): the card's new cardholder and expiry, maybe a new card. */

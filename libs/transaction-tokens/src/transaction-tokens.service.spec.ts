@@ -6,6 +6,7 @@ import type {
   StoreTokenSettings,
   TransactionToken,
   TransactionTokensRepository,
+  TokenCvvAuthorizeRepository,
 } from '@kessai/db';
 import { BusinessRuleError, ServiceUnavailableError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
@@ -77,6 +78,7 @@ class Fakes {
       this.vaultEntries.push(vault);
       return Promise.resolve({ ...token, active: true } as unknown as TransactionToken);
     },
+    findInStore: () => Promise.resolve(null),
   };
 
   readonly stores: Partial<StoresRepository> = {
@@ -102,6 +104,7 @@ class Fakes {
       this.discarded.push(id);
       return Promise.resolve();
     },
+    read: (id: string) => Promise.resolve(this.keptCvvs.get(id) ?? null),
   } as unknown as PendingCvvStore;
 
   readonly confirmations = {
@@ -112,6 +115,15 @@ class Fakes {
   } as TokenConfirmationDelivery;
 
   readonly logger = { warn: () => undefined } as unknown as Logger;
+
+  /** CVV authorization switches written (PATCH data.cvv_authorize) */
+  readonly cvvSwitches: { id: string; next: unknown; requested: boolean }[] = [];
+  readonly cvvAuthorizations = {
+    update: (id: string, _read: unknown, next: unknown, context: { requested: boolean }) => {
+      this.cvvSwitches.push({ id, next, requested: context.requested });
+      return Promise.resolve(true);
+    },
+  };
 
   /** the store's configuration layer (the merchant's stays empty) */
   configure(configuration: Prisma.JsonValue): void {
@@ -126,6 +138,7 @@ class Fakes {
       this.pendingCvvs,
       this.confirmations,
       this.logger,
+      this.cvvAuthorizations as unknown as TokenCvvAuthorizeRepository,
     );
   }
 }
@@ -212,6 +225,7 @@ describe('TransactionTokensService: creating a token', () => {
           },
         },
       ],
+      ['qr_merchant', { ok: true, value: { brand: 'pay_pay_merchant' } }],
     ])('a %s token is one-time only', async (paymentType, data) => {
       const request = { payment_type: paymentType, data, type: 'recurring' } as TokenInput;
       await expect(create(request)).rejects.toMatchObject(
@@ -298,6 +312,62 @@ describe('TransactionTokensService: creating a token', () => {
       fakes.redisDown = true;
       await expect(create(cardToken())).rejects.toBeInstanceOf(ServiceUnavailableError);
       expect(fakes.created).toEqual([]);
+    });
+  });
+
+  describe('CVV authorization', () => {
+    const withCvvAuthorize = (cvvAuthorize: { enabled: boolean; currency?: string }) =>
+      cardToken({
+        type: 'recurring',
+        data: { card, billing: { ok: true, value: {} }, cvv_authorize: cvvAuthorize },
+      });
+
+    it('enabled: the token starts pending, attempt 1, in its currency (yen unless named)', async () => {
+      await create(withCvvAuthorize({ enabled: true }));
+      await create(withCvvAuthorize({ enabled: true, currency: 'USD' }));
+      await create(withCvvAuthorize({ enabled: false }));
+      expect(fakes.created.map((row) => (row.data as { cvv_authorize: unknown }).cvv_authorize)).toEqual([
+        { enabled: true, status: 'pending', currency: 'JPY', attempt: 1 },
+        { enabled: true, status: 'pending', currency: 'USD', attempt: 1 },
+        { enabled: false, status: 'inactive' },
+      ]);
+    });
+
+    it('is refused in live mode, which no processor of Kessai’s checks a CVV in', async () => {
+      await expect(
+        create(withCvvAuthorize({ enabled: true }), { ...server, mode: 'live' }),
+      ).rejects.toMatchObject({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+        errors: [{ field: 'data.cvv_authorize', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+      });
+      expect(fakes.created).toEqual([]);
+    });
+
+    const stored = {
+      id: '00000000-0000-4000-8000-0000000000aa',
+      merchantId: MERCHANT,
+      storeId: STORE,
+      mode: 'test',
+      paymentType: 'card',
+      type: 'recurring',
+      active: true,
+      data: { card: { brand: 'visa' }, cvv_authorize: { enabled: false, status: 'inactive' } },
+    } as unknown as TransactionToken;
+
+    it('enabled by PATCH needs a CVV: the one sent, or the token’s still pending', async () => {
+      await expect(
+        tokens.update(server, stored, { data: { cvv_authorize: { enabled: true } } }, correlation),
+      ).rejects.toMatchObject(invalid([{ field: 'data.cvv', reason: 'CVV_REQUIRED' }]));
+      expect(fakes.cvvSwitches).toEqual([]);
+      fakes.keptCvvs.set(stored.id, '123');
+      await tokens.update(server, stored, { data: { cvv_authorize: { enabled: true } } }, correlation);
+      expect(fakes.cvvSwitches).toEqual([
+        {
+          id: stored.id,
+          next: { enabled: true, status: 'pending', currency: 'JPY', attempt: 1 },
+          requested: true,
+        },
+      ]);
     });
   });
 

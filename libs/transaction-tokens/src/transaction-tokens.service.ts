@@ -8,7 +8,10 @@ import {
   type SensitiveCardData,
 } from '@kessai/cards';
 import {
+  cvvAuthorizeRead,
+  storedTokenCvvAuthorize,
   StoresRepository,
+  TokenCvvAuthorizeRepository,
   TransactionTokensRepository,
   type AccessScope,
   type NewCardVaultEntry,
@@ -20,6 +23,7 @@ import {
 } from '@kessai/db';
 import {
   BusinessRuleError,
+  CVV_AUTHORIZE_DEFAULT_CURRENCY,
   isUuid,
   NotFoundError,
   PermissionError,
@@ -76,6 +80,7 @@ export class TransactionTokensService {
     private readonly pendingCvvs: PendingCvvStore,
     private readonly confirmations: TokenConfirmationDelivery,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly cvvAuthorizations: TokenCvvAuthorizeRepository,
   ) {}
 
   /**
@@ -98,6 +103,9 @@ export class TransactionTokensService {
     const disabled = disabledPaymentType(configuration, request.payment_type);
     if (disabled) throw new BusinessRuleError(disabled, [{ field: 'payment_type', reason: disabled }]);
     checkTypeRules(request, configuration.recurring_token_configuration.recurring_type);
+    if (request.payment_type === 'card' && request.data.cvv_authorize?.enabled)
+      checkTestModeOnly(actor, 'data.cvv_authorize');
+    if (request.payment_type === 'qr_merchant') checkTestModeOnly(actor, 'payment_type');
 
     const id = randomUUID();
     const prepared = this.prepare(id, request, actor.mode);
@@ -295,15 +303,62 @@ export class TransactionTokensService {
       cvv = dataUpdate.cvv;
       changed.push(...dataUpdate.changed);
     }
-    if (changed.length === 0) return token;
+    const cvvAuthorize = token.paymentType === 'card' ? request.data?.cvv_authorize : undefined;
+    if (cvvAuthorize?.enabled) checkTestModeOnly(actor, 'data.cvv_authorize');
+    if (changed.length === 0 && cvvAuthorize === undefined) return token;
 
+    // kept before the authorization is asked for, so that charge-service finds the new CVV
     if (cvv !== null) await this.keepCvv(token.id, cvv);
-    const updated = await this.tokens.update(token.id, changes, {
-      changed,
+    let updated: TransactionToken | null = token;
+    if (changed.length > 0) {
+      updated = await this.tokens.update(token.id, changes, {
+        changed,
+        correlationId: correlation.correlationId,
+      });
+      if (!updated) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+    }
+    if (cvvAuthorize === undefined) return updated;
+    const switched = await this.switchCvvAuthorize(updated, cvvAuthorize.enabled, cvv !== null, correlation);
+    return switched
+      ? ((await this.tokens.findInStore(token.merchantId, token.storeId, token.id)) ?? updated)
+      : updated;
+  }
+
+  /**
+   * PATCH `data.cvv_authorize.enabled` (docs/transaction-tokens.md, "CVV authorization"): off makes
+   * it `inactive`; on, from `inactive` or `failed`, starts a new attempt (`pending`, charge-service
+   * authorizes), which needs a CVV — the one sent with the PATCH, or the token's still pending.
+   * Asking for what it is already (on while pending or current, off while off) changes nothing.
+   * False when nothing was written.
+   */
+  private async switchCvvAuthorize(
+    token: TransactionToken,
+    enabled: boolean,
+    cvvSent: boolean,
+    correlation: Correlation,
+  ): Promise<boolean> {
+    const stored = storedTokenCvvAuthorize(token.data);
+    const status = stored?.status ?? 'inactive';
+    if (!enabled && status === 'inactive' && !stored?.enabled) return false;
+    if (enabled && stored?.enabled && (status === 'pending' || status === 'current')) return false;
+    if (enabled && !cvvSent && (await this.pendingCvvs.read(token.id)) === null) {
+      throw ValidationError.field('data.cvv', 'CVV_REQUIRED');
+    }
+    const next = enabled
+      ? {
+          enabled: true,
+          status: 'pending' as const,
+          currency: stored?.currency ?? CVV_AUTHORIZE_DEFAULT_CURRENCY,
+          attempt: (stored?.attempt ?? 0) + 1,
+        }
+      : { ...stored, enabled: false, status: 'inactive' as const };
+    const written = await this.cvvAuthorizations.update(token.id, cvvAuthorizeRead(stored), next, {
+      requested: enabled,
       correlationId: correlation.correlationId,
     });
-    if (!updated) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
-    return updated;
+    // it moved meanwhile (charge-service recorded an outcome, another PATCH)
+    if (!written) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
+    return true;
   }
 
   /** Deactivates the token (it stays readable, inactive) and forgets its pending CVV. */
@@ -337,6 +392,11 @@ export class TransactionTokensService {
           vault: null,
           cvv: null,
         };
+      }
+      case 'qr_merchant': {
+        // the code itself is the operator's, made per charge (its issuer token): the token names the wallet
+        const { brand } = accepted(request.data);
+        return { data: { brand, gateway: null }, vault: null, cvv: null };
       }
       case 'bank_transfer': {
         const bank = accepted(request.data);
@@ -383,11 +443,22 @@ export class TransactionTokensService {
     const card: SensitiveCardData = checked.card;
     const billing = pickBilling(rest.value);
     const threeDs = request.three_ds;
+    const cvvAuthorize = request.data.cvv_authorize;
+    // the authorization checks the CVV: without one there is nothing to authorize
+    if (cvvAuthorize?.enabled && !card.hasCvv) throw ValidationError.field('data.cvv', 'CVV_REQUIRED');
     return {
       data: {
         card: card.summary(),
         billing: Object.keys(billing).length > 0 ? billing : null,
-        cvv_authorize: { enabled: false, status: 'inactive' },
+        cvv_authorize: cvvAuthorize?.enabled
+          ? {
+              enabled: true,
+              status: 'pending',
+              currency: cvvAuthorize.currency ?? CVV_AUTHORIZE_DEFAULT_CURRENCY,
+              // the processor reference of the authorization names its attempt (enabling again adds one)
+              attempt: 1,
+            }
+          : { enabled: false, status: 'inactive' },
         three_ds: threeDs
           ? {
               enabled: threeDs.mode !== 'skip',
@@ -472,6 +543,19 @@ function checkCardDataAllowed(actor: TokenActor, settings: StoreTokenSettings | 
   }
 }
 
+/**
+ * What only the test-mode processor (the simulator) does today: CVV authorization (the smallest
+ * amount held and voided; docs/transaction-tokens.md, "CVV authorization") and merchant-presented QR
+ * payments. No live processor adapter of Kessai's offers them, and tokens are not routed to
+ * processor accounts, so a live token asking for either is refused at creation (decision 0064).
+ */
+function checkTestModeOnly(actor: TokenActor, field: 'data.cvv_authorize' | 'payment_type'): void {
+  if (actor.mode === 'test') return;
+  throw new BusinessRuleError('NOT_SUPPORTED_BY_PROCESSOR', [
+    { field, reason: 'NOT_SUPPORTED_BY_PROCESSOR' },
+  ]);
+}
+
 /** What a checkout link's page pays with (docs/hosted-checkout.md). */
 const LINK_PAYMENT_TYPES: readonly string[] = ['card', 'online', 'bank_transfer', 'konbini'];
 
@@ -511,11 +595,13 @@ function checkTypeRules(request: TokenInput, recurring: RecurringTokenPrivilege)
   }
   if (
     (request.payment_type === 'qr_scan' ||
+      request.payment_type === 'qr_merchant' ||
       request.payment_type === 'bank_transfer' ||
       request.payment_type === 'konbini') &&
     request.type !== 'one_time'
   ) {
-    // a consumer-presented code pays once and expires within minutes; a virtual account or a
+    // a consumer-presented code pays once and expires within minutes, a merchant-presented one is
+    // made for its charge's amount; a virtual account or a
     // payment code is given out per charge (docs/bank-transfer-and-konbini.md)
     throw new ValidationError([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]);
   }

@@ -3,7 +3,14 @@ import { isExpirationPeriod, isTimeShift } from '@kessai/store-configuration';
 import { CHARGEABLE_PAYMENT_TYPES, PAYMENT_TYPES, type ChargeablePaymentType } from '@kessai/domain';
 import type { Checked } from '@kessai/payments';
 import type { TokenDataInput, TokenInput } from '@kessai/transaction-tokens';
-import { metadataSchema, PROCESSING_MODES, redirectUrl, TOKEN_TYPES, uuid } from '../http/request.schemas';
+import {
+  currencySchema,
+  metadataSchema,
+  PROCESSING_MODES,
+  redirectUrl,
+  TOKEN_TYPES,
+  uuid,
+} from '../http/request.schemas';
 import { checkInput, parseInput } from '../http/validation';
 
 /**
@@ -83,10 +90,21 @@ const billingFields = {
   phone_number: phoneNumber.optional(),
 };
 
-/** CVV authorization is not offered yet: `enabled: false` (or absent) is the only accepted value. */
-const cvvAuthorizeOff = z
-  .object({ enabled: z.literal(false) })
+/**
+ * A card token's CVV authorization (docs/transaction-tokens.md, "CVV authorization"): `enabled`, and
+ * on creation the `currency` its smallest amount is authorized in. The SDK's type lets a caller send
+ * the answer's fields back (status, charge_id, credentials_id): they are accepted and ignored.
+ */
+const cvvAuthorizeCreation = z
+  .object({ enabled: z.boolean(), currency: currencySchema.optional() })
   .passthrough()
+  .transform(({ enabled, currency }) => ({ enabled, ...(currency ? { currency } : {}) }))
+  .optional();
+
+const cvvAuthorizeUpdate = z
+  .object({ enabled: z.boolean() })
+  .passthrough()
+  .transform(({ enabled }) => ({ enabled }))
   .optional();
 
 /** Card data apart from the card fields libs/cards checks (those are only declared here). */
@@ -98,7 +116,7 @@ export const cardDataSchema = z
     exp_year: z.unknown(),
     cvv: z.unknown(),
     ...billingFields,
-    cvv_authorize: cvvAuthorizeOff,
+    cvv_authorize: cvvAuthorizeCreation,
     three_ds: z.unknown().optional(),
   })
   .strict();
@@ -122,6 +140,25 @@ export const qrScanDataSchema = z
       .regex(/^[\x21-\x7e]{1,128}$/),
   })
   .strict();
+
+/**
+ * The QRBrand wire names (api-reference §5.12) of wallets that pay a code the merchant shows
+ * (merchant-presented, "MPM"): the consumer scans it with the wallet's app.
+ */
+export const MERCHANT_QR_BRANDS = [
+  'pay_pay',
+  'pay_pay_merchant',
+  'rakuten_pay_merchant',
+  'alipay_plus_mpm',
+  'alipay_connect_mpm',
+  'we_chat_mpm',
+  'd_barai',
+  'au_pay',
+  'merpay',
+] as const;
+
+/** qr_merchant: the wallet whose app pays the code (the SDK types no data for it: api-reference §5.1 [N]). */
+export const qrMerchantDataSchema = z.object({ brand: z.enum(MERCHANT_QR_BRANDS) }).strict();
 
 /** BankTransferBrand (api-reference §5.12). */
 export const BANK_TRANSFER_BRANDS = ['aozora_bank', 'bank_test_brand'] as const;
@@ -200,7 +237,7 @@ export const updateTokenSchema = z
         cvv: z.unknown().optional(),
         cardholder: z.unknown().optional(),
         ...billingFields,
-        cvv_authorize: cvvAuthorizeOff,
+        cvv_authorize: cvvAuthorizeUpdate,
       })
       .strict()
       .optional(),
@@ -255,12 +292,17 @@ export function parseTokenCreation(body: unknown): TokenInput {
 
 function tokenDataOf(paymentType: ChargeablePaymentType, data: Record<string, unknown>): TokenDataInput {
   switch (paymentType) {
-    case 'card':
-      return { payment_type: 'card', data: { card: data, billing: checkData(cardDataSchema, data) } };
+    case 'card': {
+      const checked = checkData(cardDataSchema, data);
+      const cvvAuthorize = checked.ok ? (checked.value.cvv_authorize ?? null) : null;
+      return { payment_type: 'card', data: { card: data, billing: checked, cvv_authorize: cvvAuthorize } };
+    }
     case 'online':
       return { payment_type: 'online', data: checkData(onlineDataSchema, data) };
     case 'qr_scan':
       return { payment_type: 'qr_scan', data: checkData(qrScanDataSchema, data) };
+    case 'qr_merchant':
+      return { payment_type: 'qr_merchant', data: checkData(qrMerchantDataSchema, data) };
     case 'bank_transfer':
       return { payment_type: 'bank_transfer', data: checkData(bankTransferDataSchema, data) };
     case 'konbini':

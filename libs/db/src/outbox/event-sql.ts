@@ -19,6 +19,8 @@ import {
   SUBSCRIPTION_SUSPENDED,
   SUBSCRIPTION_UPDATED,
   TOKEN_CREATED,
+  TOKEN_CVV_AUTH_REQUESTED,
+  TOKEN_CVV_AUTH_UPDATED,
   TOKEN_REPLACED,
   TOKEN_THREE_DS_NOTICE_RECEIVED,
   TOKEN_THREE_DS_REQUESTED,
@@ -167,6 +169,23 @@ export const tokenThreeDsUpdatedSql = () =>
     store_id: 'store_id::text',
     status: "data->'three_ds'->>'status'",
     enabled: "COALESCE((data->'three_ds'->>'enabled')::boolean, false)",
+  });
+
+/** token_cvv_auth_requested, over transaction_tokens rows (id, store_id, data with cvv_authorize.attempt). */
+export const tokenCvvAuthRequestedSql = () =>
+  eventSql(TOKEN_CVV_AUTH_REQUESTED, {
+    transaction_token_id: 'id::text',
+    store_id: 'store_id::text',
+    attempt: "COALESCE((data->'cvv_authorize'->>'attempt')::int, 1)",
+  });
+
+/** token_cvv_auth_updated, over transaction_tokens rows (id, store_id, data with cvv_authorize.status and enabled). */
+export const tokenCvvAuthUpdatedSql = () =>
+  eventSql(TOKEN_CVV_AUTH_UPDATED, {
+    transaction_token_id: 'id::text',
+    store_id: 'store_id::text',
+    status: "data->'cvv_authorize'->>'status'",
+    enabled: "COALESCE((data->'cvv_authorize'->>'enabled')::boolean, false)",
   });
 
 /** token_three_ds_notice_received, over transaction_tokens rows (id), the notice's fields being expressions. */

@@ -138,6 +138,21 @@ export interface TokenThreeDsUpdatedPayload {
   enabled: boolean;
 }
 
+/** token_cvv_auth_requested: the CVV authorization attempt (1 at creation, one more each time it is enabled again) */
+export interface TokenCvvAuthRequestedPayload {
+  transaction_token_id: string;
+  store_id: string;
+  attempt: number;
+}
+
+/** token_cvv_auth_updated: the token's CVV authorization status as it is now */
+export interface TokenCvvAuthUpdatedPayload {
+  transaction_token_id: string;
+  store_id: string;
+  status: string;
+  enabled: boolean;
+}
+
 /**
  * subscription_created, _payment, _failure, _suspended, _canceled, _completed: the subscription's
  * status after the change, and the scheduled payment (and its charge) that caused it, if any.
@@ -205,6 +220,8 @@ export interface OutboxEventPayloads {
   token_three_ds_requested: TokenThreeDsRequestedPayload;
   token_three_ds_notice_received: TokenThreeDsNoticeReceivedPayload;
   token_three_ds_updated: TokenThreeDsUpdatedPayload;
+  token_cvv_auth_requested: TokenCvvAuthRequestedPayload;
+  token_cvv_auth_updated: TokenCvvAuthUpdatedPayload;
   webhook_replay_requested: WebhookReplayRequestedPayload;
   subscription_created: SubscriptionEventPayload;
   subscription_payment: SubscriptionEventPayload;

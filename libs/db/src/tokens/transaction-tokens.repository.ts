@@ -106,6 +106,8 @@ export type ChargeableToken = Pick<
   qrGateway: string | null;
   /** card tokens created with three_ds: whether it is enabled, and its status (ThreeDsStatus) */
   threeDs: { enabled: boolean; status: string | null } | null;
+  /** card tokens: whether CVV authorization is enabled, and its status (CvvAuthorizedStatus) */
+  cvvAuthorize: { enabled: boolean; status: string | null } | null;
   /** bank_transfer and konbini tokens: their own deadline rules, overriding the store's */
   expirationPeriod: string | null;
   expirationTimeShift: string | null;
@@ -222,6 +224,10 @@ export class TransactionTokensRepository {
               row.three_ds_enabled === null
                 ? null
                 : { enabled: row.three_ds_enabled, status: row.three_ds_status },
+            cvvAuthorize:
+              row.cvv_authorize_enabled === null
+                ? null
+                : { enabled: row.cvv_authorize_enabled, status: row.cvv_authorize_status },
             expirationPeriod: row.expiration_period,
             expirationTimeShift: row.expiration_time_shift,
             storeConfiguration: row.store_configuration,

@@ -3,6 +3,7 @@ import type { Prisma } from '../generated/prisma/client';
 import {
   recurringTokenDeletedSql,
   tokenCreatedSql,
+  tokenCvvAuthRequestedSql,
   tokenReplacedSql,
   tokenThreeDsRequestedSql,
   tokenUpdatedSql,
@@ -33,7 +34,8 @@ const liveStoreFor = (p: { storeId: string; merchantId: string }) => `
 
 /**
  * Inserts the token, its vault row (card tokens: `hasVault`) and its token_created event (and
- * token_three_ds_requested for a card token whose 3-D Secure is to be authenticated), all or
+ * token_three_ds_requested for a card token whose 3-D Secure is to be authenticated, and
+ * token_cvv_auth_requested for one whose CVV is to be authorized), all or
  * nothing (POST /tokens' hot path), while its store is not deleted (liveStoreFor). Returns the token
  * row; none when the store is deleted.
  */
@@ -117,6 +119,17 @@ export const CREATE_TRANSACTION_TOKEN = defineStatement({
         // a card token created with three_ds (mode other than skip): charge-service authenticates it
         where: `data->'three_ds'->>'status' = 'pending' AND (data->'three_ds'->>'enabled')::boolean`,
       })}
+    ), cvv_authorize_event AS (
+      ${outboxInsertFrom('token', {
+        aggregateType: 'transaction_token',
+        aggregateId: 'id',
+        merchantId: 'merchant_id',
+        storeId: 'store_id',
+        event: tokenCvvAuthRequestedSql(),
+        correlationId: p.correlationId,
+        // a card token created with cvv_authorize enabled: charge-service authorizes its CVV
+        where: `data->'cvv_authorize'->>'status' = 'pending' AND (data->'cvv_authorize'->>'enabled')::boolean`,
+      })}
     )
     SELECT ${TOKEN_ROW} FROM token`,
 });
@@ -147,6 +160,9 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
     /** card tokens with three_ds: whether it is enabled, and its status */
     three_ds_enabled: pg.nullable(pg.bool),
     three_ds_status: pg.nullable(pg.text),
+    /** card tokens: whether CVV authorization is enabled, and its status */
+    cvv_authorize_enabled: pg.nullable(pg.bool),
+    cvv_authorize_status: pg.nullable(pg.text),
     /** bank_transfer and konbini tokens: their own deadline rules (api-reference §5.1) */
     expiration_period: pg.nullable(pg.text),
     expiration_time_shift: pg.nullable(pg.text),
@@ -168,6 +184,8 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
                 THEN COALESCE(t.data->>'gateway', t.data->>'brand') END AS qr_gateway,
            (t.data->'three_ds'->>'enabled')::boolean AS three_ds_enabled,
            t.data->'three_ds'->>'status' AS three_ds_status,
+           (t.data->'cvv_authorize'->>'enabled')::boolean AS cvv_authorize_enabled,
+           t.data->'cvv_authorize'->>'status' AS cvv_authorize_status,
            t.data->>'expiration_period' AS expiration_period,
            t.data->>'expiration_time_shift' AS expiration_time_shift,
            s.configuration AS store_configuration, m.configuration AS merchant_configuration,

@@ -46,6 +46,7 @@ function tokenOf(overrides: Partial<ChargeableToken> = {}): ChargeableToken {
     cardBrand: 'visa',
     qrGateway: null,
     threeDs: null,
+    cvvAuthorize: null,
     expirationPeriod: null,
     expirationTimeShift: null,
     storeConfiguration: {},
@@ -238,6 +239,18 @@ describe('ChargesService: accepting a charge', () => {
         tokenOf({ threeDs: { enabled: true, status: 'failed' } }),
         'THREE_DS_COULD_NOT_BE_COMPLETED',
         'THREE_DS_COULD_NOT_BE_COMPLETED',
+      ],
+      [
+        'a CVV authorization still pending',
+        tokenOf({ cvvAuthorize: { enabled: true, status: 'pending' } }),
+        'CVV_AUTHORIZATION_NOT_COMPLETED',
+        'CVV_AUTHORIZATION_NOT_COMPLETED',
+      ],
+      [
+        'a failed CVV authorization',
+        tokenOf({ cvvAuthorize: { enabled: true, status: 'failed' } }),
+        'CVV_AUTHORIZATION_NOT_COMPLETED',
+        'CVV_AUTHORIZATION_NOT_COMPLETED',
       ],
     ])('refuses %s, naming transaction_token_id', async (_label, token, code, reason) => {
       repositories.tokens.set(TOKEN, token);

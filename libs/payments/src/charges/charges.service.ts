@@ -29,6 +29,7 @@ import {
   isUuid,
   NotFoundError,
   ResourceLimitError,
+  tokenCvvAuthorizeRefusal,
   tokenThreeDsRefusal,
   ValidationError,
   type FeeTerms,
@@ -458,6 +459,11 @@ function checkToken(token: ChargeableToken, actor: PaymentsActor, request: Charg
   const threeDsRefusal = tokenThreeDsRefusal(token.threeDs);
   if (threeDsRefusal !== null) {
     throw new BusinessRuleError(threeDsRefusal, [{ field: TOKEN_FIELD, reason: threeDsRefusal }]);
+  }
+  // the token's CVV authorization, when enabled: a charge waits for it to be current
+  const cvvRefusal = tokenCvvAuthorizeRefusal(token.cvvAuthorize);
+  if (cvvRefusal !== null) {
+    throw new BusinessRuleError(cvvRefusal, [{ field: TOKEN_FIELD, reason: cvvRefusal }]);
   }
   if (token.paymentType !== 'card') {
     if (request.three_ds) throw ValidationError.field('three_ds', 'ONLY_FOR_CARD_PAYMENT');

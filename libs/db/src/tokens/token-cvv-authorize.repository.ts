@@ -1,0 +1,118 @@
+import { Injectable } from '@nestjs/common';
+import type { TokenCvvAuthorizeStatus } from '@kessai/domain';
+import type { ProcessingMode } from '../generated/prisma/enums';
+import { PrismaService } from '../prisma.service';
+import { FIND_TOKEN_CVV_AUTHORIZE, UPDATE_TOKEN_CVV_AUTHORIZE } from './token-cvv-authorize.sql';
+
+/**
+ * A card token's `data.cvv_authorize` as stored. The API shows enabled, status, credentials_id,
+ * charge_id and currency; `attempt`, `processor_reference` and `error` are for Kessai only.
+ */
+export interface StoredTokenCvvAuthorize {
+  enabled: boolean;
+  status: TokenCvvAuthorizeStatus;
+  /** the currency the smallest amount is authorized in */
+  currency?: string | null;
+  /** 1 at creation, one more each time the authorization starts again (PATCH enabled: true) */
+  attempt?: number;
+  /** the processor account that authorized it; null: the mode's default processor, which has none */
+  credentials_id?: string | null;
+  /** the processor's payment id of the attempt */
+  processor_reference?: string | null;
+  /** the payment error of a failed authorization: {code, message, detail} */
+  error?: { code: number; message: string; detail: string | null } | null;
+  /** when the authorization last moved (ISO 8601) */
+  date?: string | null;
+}
+
+/** What charge-service needs to authorize a card token's CVV. */
+export interface TokenToCvvAuthorize {
+  id: string;
+  mode: ProcessingMode;
+  active: boolean;
+  cvvAuthorize: StoredTokenCvvAuthorize | null;
+  card: { cardholder: string; exp_month: number; exp_year: number } | null;
+  vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
+}
+
+/** The status and attempt a change is conditional on (what was read). */
+export interface TokenCvvAuthorizeRead {
+  status: TokenCvvAuthorizeStatus | null;
+  attempt: number;
+}
+
+/** A token's `data.cvv_authorize`, read leniently (none, or the `inactive` one shown by default). */
+export function storedTokenCvvAuthorize(data: unknown): StoredTokenCvvAuthorize | null {
+  const cvvAuthorize = asObject(asObject(data).cvv_authorize);
+  if (Object.keys(cvvAuthorize).length === 0) return null;
+  return {
+    ...(cvvAuthorize as unknown as StoredTokenCvvAuthorize),
+    enabled: cvvAuthorize.enabled === true,
+    attempt: typeof cvvAuthorize.attempt === 'number' ? cvvAuthorize.attempt : 0,
+  };
+}
+
+/** What a change of `cvvAuthorize` (as read) is conditional on. */
+export function cvvAuthorizeRead(cvvAuthorize: StoredTokenCvvAuthorize | null): TokenCvvAuthorizeRead {
+  return { status: cvvAuthorize?.status ?? null, attempt: cvvAuthorize?.attempt ?? 0 };
+}
+
+/**
+ * Card tokens' CVV authorization (docs/transaction-tokens.md, "CVV authorization"): every change is
+ * one statement, conditional on the status and attempt read, with its events (token_cvv_auth_updated,
+ * and token_cvv_auth_requested when the authorization is to start).
+ */
+@Injectable()
+export class TokenCvvAuthorizeRepository {
+  constructor(private readonly prisma: PrismaService) {}
+
+  async findToAuthorize(id: string): Promise<TokenToCvvAuthorize | null> {
+    const [row] = await this.prisma.run(FIND_TOKEN_CVV_AUTHORIZE, { id });
+    if (!row) return null;
+    const card = asObject(asObject(row.data).card);
+    return {
+      id: row.id,
+      mode: row.mode,
+      active: row.active,
+      cvvAuthorize: storedTokenCvvAuthorize(row.data),
+      card:
+        typeof card.cardholder === 'string' &&
+        typeof card.exp_month === 'number' &&
+        typeof card.exp_year === 'number'
+          ? { cardholder: card.cardholder, exp_month: card.exp_month, exp_year: card.exp_year }
+          : null,
+      vault:
+        row.key_id && row.iv && row.ciphertext && row.auth_tag
+          ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
+          : null,
+    };
+  }
+
+  /**
+   * Replaces the token's CVV authorization with `next` if it is still as read; false when it moved
+   * meanwhile (nothing written). `requested`: the authorization is to start (charge-service's job).
+   */
+  async update(
+    id: string,
+    read: TokenCvvAuthorizeRead,
+    next: StoredTokenCvvAuthorize,
+    context: { requested: boolean; correlationId?: string | null; causeEventId?: string | null },
+  ): Promise<boolean> {
+    const rows = await this.prisma.run(UPDATE_TOKEN_CVV_AUTHORIZE, {
+      id,
+      fromStatus: read.status,
+      fromAttempt: read.attempt,
+      cvvAuthorize: next,
+      requested: context.requested,
+      correlationId: context.correlationId ?? null,
+      causeEventId: context.causeEventId ?? null,
+    });
+    return rows.length > 0;
+  }
+}
+
+function asObject(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
