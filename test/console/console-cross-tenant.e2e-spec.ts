@@ -17,6 +17,7 @@ import {
   insertSubscription,
   launchChromium,
   listenLocally,
+  solidPng,
   updateChargeRow,
   type SeededMerchant,
 } from '@kessai/testing';
@@ -56,6 +57,8 @@ let b: Ids;
 interface Probe {
   path: string;
   form?: Record<string, string>;
+  /** sent as multipart/form-data with this file as its `logo` field (the logo upload) */
+  logo?: Buffer;
 }
 /** A request naming B's records, and the same request naming records that do not exist. */
 interface Case {
@@ -292,6 +295,23 @@ const ROUTES: Record<string, ((b: Ids) => Case[]) | string> = {
       missing: { path: `/settings/stores/${fresh()}` },
     },
   ],
+  'POST /settings/stores/:id/logo': (b) => {
+    const logo = solidPng(8, 8, [200, 30, 30]);
+    return [
+      {
+        what: 'logo upload',
+        foreign: { path: `/settings/stores/${b.store}/logo`, form: {}, logo },
+        missing: { path: `/settings/stores/${fresh()}/logo`, form: {}, logo },
+      },
+    ];
+  },
+  'POST /subscriptions/test-clocks/:id/delete': (b) => [
+    {
+      what: 'test clock deletion',
+      foreign: { path: `/subscriptions/test-clocks/${b.testClock}/delete`, form: {} },
+      missing: { path: `/subscriptions/test-clocks/${fresh()}/delete`, form: {} },
+    },
+  ],
   'POST /settings/stores/:id': (b) => [
     {
       what: 'store change',
@@ -371,6 +391,15 @@ async function digest(query: string, merchantId: string): Promise<string> {
 async function send(probe: Probe): Promise<APIResponse> {
   const url = `${consoleUrl}${probe.path}`;
   if (probe.form === undefined) return page.request.get(url, { maxRedirects: 0 });
+  if (probe.logo)
+    return page.request.post(url, {
+      multipart: {
+        _csrf: await csrfOf(page),
+        ...probe.form,
+        logo: { name: 'logo.png', mimeType: 'image/png', buffer: probe.logo },
+      },
+      maxRedirects: 0,
+    });
   return page.request.post(url, { form: { _csrf: await csrfOf(page), ...probe.form }, maxRedirects: 0 });
 }
 
