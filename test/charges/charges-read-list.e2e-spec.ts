@@ -14,6 +14,14 @@ import {
 } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
+/** The failover's bookkeeping is not a Charge's (decision 0056): charge-service and the operator read it. */
+const FAILOVER_BOOKKEEPING = {
+  fallbackProcessorAccountId: true,
+  processorCallsStarted: true,
+  processorCallsUnexecuted: true,
+  processorFailedOverOn: true,
+} as const;
+
 const MAX_WAIT_MS = 1_500;
 
 const suite = useSuite({
@@ -308,7 +316,9 @@ describe('ChargesRepository.findMany (plain SQL, for webhook data)', () => {
     const found = await repository.findMany([plain.id, rich.id, randomUUID()]);
     expect(found.map((charge) => charge.id).sort()).toEqual([plain.id, rich.id].sort());
     for (const charge of found) {
-      expect(charge).toEqual(await suite.env.prisma.charge.findUnique({ where: { id: charge.id } }));
+      expect(charge).toEqual(
+        await suite.env.prisma.charge.findUnique({ where: { id: charge.id }, omit: FAILOVER_BOOKKEEPING }),
+      );
     }
   });
 });
