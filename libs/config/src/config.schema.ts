@@ -361,6 +361,11 @@ export const configSchema = z.object({
   SUBSCRIPTION_STALE_SECONDS: positiveInt.default(120),
   /** How often subscription-service looks for payments to settle that their job missed. */
   SUBSCRIPTION_SWEEP_INTERVAL_MS: positiveInt.default(10_000),
+  /**
+   * Processing payments the sweeper reads per pass, oldest first; the next pass goes on after them,
+   * so a pass costs the same however many payments are in flight.
+   */
+  SUBSCRIPTION_SWEEP_WINDOW: positiveInt.max(100_000).default(5_000),
 
   /**
    * Webhook deliveries (docs/webhooks.md). Tries one webhook-service process has in flight at once,

@@ -225,12 +225,22 @@ SELECT merchant_id, store_id, 'subscription', subscription_id,
   SELECT id AS payment_id FROM settled;
 
 -- subscription_engine_find_unsettled
--- params: $1 staleSeconds int4, $2 limit int4
--- columns: charge_id uuid
-SELECT c.id AS charge_id
-  FROM scheduled_payments sp
-  JOIN charges c ON c.scheduled_payment_id = sp.id AND c.payment_attempt = sp.attempts
- WHERE sp.status = 'processing' AND c.status IN ('successful', 'failed', 'error', 'canceled')
+-- params: $1 staleSeconds int4, $2 afterUpdatedOn text, $3 afterId uuid, $4 windowSize int4
+-- columns: payment_updated_on text, payment_id uuid, charge_id uuid
+WITH sweep_window AS MATERIALIZED (
+  SELECT sp.id, sp.attempts, sp.updated_on
+    FROM scheduled_payments sp
+   WHERE sp.status = 'processing'
+     AND sp.updated_on < now() - make_interval(secs => $1::int4)
+     AND sp.updated_on >= $2::text::timestamptz
+     AND (sp.updated_on, sp.id) > ($2::text::timestamptz, $3::uuid)
+   ORDER BY sp.updated_on, sp.id
+   LIMIT $4::int4
+)
+SELECT w.updated_on::text AS payment_updated_on, w.id AS payment_id, c.id AS charge_id
+  FROM sweep_window w
+  LEFT JOIN charges c
+    ON c.scheduled_payment_id = w.id AND c.payment_attempt = w.attempts
+   AND c.status IN ('successful', 'failed', 'error', 'canceled')
    AND c.updated_on < now() - make_interval(secs => $1::int4)
- ORDER BY sp.updated_on
- LIMIT $2::int4;
+ ORDER BY w.updated_on, w.id;

@@ -94,9 +94,41 @@ export class SubscriptionEngineRepository {
     });
   }
 
-  /** Charges whose payment is still processing though they have been final for `staleSeconds`. */
-  async findUnsettledCharges(staleSeconds: number, limit: number): Promise<string[]> {
-    const rows = await this.prisma.run(FIND_UNSETTLED_CHARGES, { staleSeconds, limit });
-    return rows.map((row) => row.charge_id);
+  /**
+   * One sweep window (FIND_UNSETTLED_CHARGES): the charges, final for `staleSeconds`, of the
+   * processing payments after `after`, at most `windowSize` payments read; `next` is where the
+   * following window starts, or null once the window reached the last processing payment.
+   */
+  async findUnsettledCharges(
+    staleSeconds: number,
+    after: SweepCursor,
+    windowSize: number,
+  ): Promise<{ chargeIds: string[]; next: SweepCursor | null }> {
+    const rows = await this.prisma.run(FIND_UNSETTLED_CHARGES, {
+      staleSeconds,
+      afterUpdatedOn: after.updatedOn,
+      afterId: after.id,
+      windowSize,
+    });
+    const last = rows.at(-1);
+    return {
+      chargeIds: rows.flatMap((row) => (row.charge_id === null ? [] : [row.charge_id])),
+      next:
+        rows.length < windowSize || last === undefined
+          ? null
+          : { updatedOn: last.payment_updated_on, id: last.payment_id },
+    };
   }
 }
+
+/** Where a sweep window starts: after this processing payment (its `updated_on` as Postgres's text). */
+export interface SweepCursor {
+  readonly updatedOn: string;
+  readonly id: string;
+}
+
+/** Before every processing payment. */
+export const SWEEP_FROM_START: SweepCursor = {
+  updatedOn: '-infinity',
+  id: '00000000-0000-0000-0000-000000000000',
+};
