@@ -1,5 +1,5 @@
 -- The subscription sweeper walks the processing payments in windows, by (updated_on, id)
--- (FIND_UNSETTLED_CHARGES, issue 35): with the id in the key, a window reads its own rows even when
+-- (FIND_UNSETTLED_CHARGES, issue 35, decision 0075): with the id in the key, a window reads its own rows even when
 -- a whole claimed batch shares one updated_on. The index holds only processing payments, as before.
 
 -- CreateIndex
