@@ -317,3 +317,90 @@ describe('refers.sendCode and refers.authorize', () => {
     });
   });
 });
+
+describe("the store's customer-login switch (customer_management_configuration.enabled, decision 0070)", () => {
+  const switchLogins = (enabled: boolean | null) =>
+    shop.stores.update(shopStore, {
+      configuration: { customerManagementConfiguration: { enabled } as { enabled: boolean } },
+    });
+
+  afterAll(async () => {
+    await switchLogins(null);
+  });
+
+  it('is on by default and shown with the roles a customer token carries', async () => {
+    expect((await shop.stores.get(shopStore)).configuration.customerManagementConfiguration).toEqual({
+      enabled: true,
+      defaultRoles: ['subscription_update_token', 'subscription_delete'],
+    });
+  });
+
+  it('off: no code is mailed or traded and issued customer tokens are refused, until it is on again', async () => {
+    const subscription = await subscriptionOf(HANAKO);
+    const jwt = await customerToken(HANAKO);
+    // a code mailed while logins were on, not traded yet
+    await page.refers.sendCode(shopStore, { email: HANAKO });
+    const pending = await nextCode(HANAKO);
+
+    const off = await switchLogins(false);
+    expect(off.configuration.customerManagementConfiguration).toMatchObject({ enabled: false });
+
+    const notEnabled = {
+      code: 'CUSTOMER_LOGIN_NOT_ENABLED',
+      httpCode: 403,
+      errors: [{ field: null, reason: 'CUSTOMER_LOGIN_NOT_ENABLED' }],
+    };
+    expect(await sdkError(page.refers.sendCode(shopStore, { email: JIRO }))).toEqual({
+      status: 'error',
+      ...notEnabled,
+    });
+    await suite.app.get(CustomerLoginsService).settled();
+    expect(mails().filter((m) => m.to === JIRO && !seenMails.has(m.code_id))).toEqual([]);
+
+    expect(
+      await sdkError(page.refers.authorize(shopStore, { email: HANAKO, otp: pending.code })),
+    ).toMatchObject(notEnabled);
+    // the code was not tried: it is neither spent nor counted
+    expect(
+      await suite.env.prisma.customerLoginCode.findUniqueOrThrow({ where: { id: pending.code_id } }),
+    ).toMatchObject({ attempts: 0, usedOn: null });
+
+    expect(await sdkError(asCustomer(jwt).subscriptions.delete(shopStore, subscription.id))).toMatchObject(
+      notEnabled,
+    );
+    expect((await shop.subscriptions.get(shopStore, subscription.id)).status).not.toBe('canceled');
+
+    // on again: the pending code buys a token, and the token issued before acts again
+    await switchLogins(true);
+    const { jwt: fresh } = await page.refers.authorize(shopStore, { email: HANAKO, otp: pending.code });
+    expect(fresh).toEqual(expect.any(String));
+    await asCustomer(jwt).subscriptions.delete(shopStore, subscription.id);
+    expect((await shop.subscriptions.get(shopStore, subscription.id)).status).toBe('canceled');
+  });
+
+  it("follows the merchant's layer: a merchant switching logins off closes its stores' logins", async () => {
+    await switchLogins(null);
+    const merchantId = suite.merchants.shop.merchant.id;
+    const before = await suite.env.prisma.merchant.findUniqueOrThrow({ where: { id: merchantId } });
+    const layer = (before.configuration ?? {}) as Record<string, string | number | boolean | object>;
+    await suite.env.prisma.merchant.update({
+      where: { id: merchantId },
+      data: { configuration: { ...layer, customer_management_configuration: { enabled: false } } },
+    });
+    try {
+      expect(await sdkError(page.refers.sendCode(shopStore, { email: HANAKO }))).toMatchObject({
+        code: 'CUSTOMER_LOGIN_NOT_ENABLED',
+        httpCode: 403,
+      });
+      // the store's own layer wins over its merchant's
+      await switchLogins(true);
+      expect(await page.refers.sendCode(shopStore, { email: HANAKO })).toEqual({});
+      await nextCode(HANAKO);
+    } finally {
+      await suite.env.prisma.merchant.update({
+        where: { id: merchantId },
+        data: { configuration: layer },
+      });
+    }
+  });
+});

@@ -507,11 +507,20 @@ describe('GET /checkout_info', () => {
       expect.arrayContaining(['visa', 'mastercard', 'jcb', 'diners_club', 'discover', 'unionpay', 'maestro']),
     );
     expect(byType('card')).not.toContain('american_express');
-    expect(byType('qr_scan')).toEqual(['alipay']);
+    // scanned QR codes are one entry (the SDK's brand type holds no QR operator, decision 0070);
+    // the operators refused are qr_scan_configuration's
+    expect(byType('qr_scan')).toEqual(['qr_scan']);
     expect(byType('online')).toContain('pay_pay_online');
     const visa = info.supportedBrands.find((b) => String(b.brand) === 'visa');
     expect(visa).toMatchObject({ supportAuthCapture: true, requiresCvv: true, cardBrand: 'visa' });
     expect(visa?.supportedCurrencies).toEqual(expect.arrayContaining(['JPY', 'USD']));
+  });
+
+  it('offers no qr_scan entry once every QR operator Kessai recognises is forbidden', async () => {
+    await configure({ qrScanConfiguration: { forbiddenQrScanGateways: ['alipay', 'we_chat'] } });
+    const info = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
+    expect(info.qrScanConfiguration).toMatchObject({ enabled: true });
+    expect(info.supportedBrands.filter((b) => String(b.paymentType) === 'qr_scan')).toEqual([]);
   });
 
   it('offers no brand of a payment type the store switched off', async () => {

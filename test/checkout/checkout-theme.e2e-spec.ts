@@ -90,7 +90,8 @@ describe('checkout colours', () => {
       mainText: '#ffffff',
       primaryText: '#1a1a1a',
     });
-    expect(info.logoImage).toBeNull();
+    // no logo: the key is left out, as the SDK's `logoImage?: string` allows (decision 0070)
+    expect(info).not.toHaveProperty('logoImage');
     // null returns one colour to the merchant's (here the default)
     await configure({ checkoutColors: { bodyBackground: null } });
     expect((await checkoutInfo()).theme.colors.mainColor).toBe('#0b6e4f');
@@ -248,7 +249,7 @@ describe('the store’s logo', () => {
       store_id: suite.merchants.shop.store.id,
       removed: true,
     });
-    expect((await checkoutInfo()).logoImage).toBeNull();
+    expect(await checkoutInfo()).not.toHaveProperty('logoImage');
   });
 
   it('refuses what is not a small PNG, JPEG or WebP, whatever its name', async () => {

@@ -294,7 +294,7 @@ describe('authentication', () => {
   });
 
   describe("the SDK's legacy Authorization forms (api-reference §1.1, decision 0007)", () => {
-    const bearerRequired = [{ field: 'authorization', reason: 'BEARER_AUTHORIZATION_REQUIRED' }];
+    const bearerRequired = [{ field: 'authorization', reason: 'IMPROPER_AUTH' }];
 
     it.each([
       ['a login token', `Token ${'a'.repeat(32)}`],

@@ -136,9 +136,11 @@ describe('Idempotency-Key', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(ResponseError);
+    // the reason is the SDK's own spelling (decision 0069), not Kessai's former DIFFERENT_REQUEST
     expect((error as ResponseError).errorResponse).toMatchObject({
       code: 'IDEMPOTENCY_KEY_CONFLICT',
       httpCode: 409,
+      errors: [{ field: 'idempotency_key', reason: 'IDEMPOTENCY_KEY_CONFLICT' }],
     });
   });
 

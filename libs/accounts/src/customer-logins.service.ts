@@ -3,8 +3,9 @@ import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import { signCustomerToken, verifyCustomerToken, type CustomerTokenClaims } from '@kessai/auth';
 import { CustomerLoginCodesRepository, StoresRepository, TransactionTokensRepository } from '@kessai/db';
-import { AuthenticationError, BusinessRuleError, NotFoundError } from '@kessai/domain';
+import { AuthenticationError, BusinessRuleError, NotFoundError, PermissionError } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
+import { effectiveConfiguration } from '@kessai/store-configuration';
 import { CustomerLoginDelivery } from './customer-login-delivery';
 import { normalizeEmail } from './passwords';
 
@@ -59,14 +60,16 @@ export class CustomerLoginsService implements OnModuleDestroy {
   /**
    * refers.sendCode: the store checked (404 when the caller cannot see it), then the code's work
    * started and the call answered at once, the same whether the address is the store's customer or
-   * not (what happened is logged, never answered: as password resets, issue 27).
+   * not (what happened is logged, never answered: as password resets, issue 27). A store whose
+   * customer logins are switched off answers 403 CUSTOMER_LOGIN_NOT_ENABLED and mails nothing.
    */
   async accept(store: CustomerLoginStore, email: string): Promise<void> {
-    const found = await this.stores.findVisible(
+    const found = await this.stores.findVisibleWithMerchant(
       { merchantId: store.merchantId, storeId: null },
       store.storeId,
     );
     if (!found) throw new NotFoundError('store');
+    if (!loginsEnabled(found)) throw loginsNotEnabled();
     const work = this.sendCode(store, found.name, normalizeEmail(email)).catch((error: unknown) => {
       this.logger.error({ storeId: store.storeId, err: error }, 'customer login code was not sent');
     });
@@ -102,7 +105,8 @@ export class CustomerLoginsService implements OnModuleDestroy {
    * refers.authorize: the customer's latest code tried (each try counted first); the right one
    * answers a customer token. No code (an address that is no customer of the store has none), a
    * spent or expired one: 400 EXPIRED_OTP_TOKEN; a wrong one: 400 WRONG_CONFIRMATION_CODE (field
-   * `otp` both).
+   * `otp` both). Logins switched off: 403 CUSTOMER_LOGIN_NOT_ENABLED, the code not tried (a code
+   * mailed before the switch buys nothing).
    */
   async authorize(
     store: CustomerLoginStore,
@@ -116,6 +120,7 @@ export class CustomerLoginsService implements OnModuleDestroy {
       store.storeId,
     );
     if (!found) throw new NotFoundError('store');
+    if (!loginsEnabled(found)) throw loginsNotEnabled();
     const key = { ...store, email: normalizeEmail(email) };
     const code = await this.codes.findLatestUnused(key);
     if (!code) throw expiredCode();
@@ -164,20 +169,37 @@ export class CustomerLoginsService implements OnModuleDestroy {
     };
   }
 
-  /** Whether a customer token's store still exists (a deleted store's customers act on nothing). */
-  async storeOpen(customer: CustomerIdentity): Promise<boolean> {
-    return (
-      (await this.stores.findVisible(
-        { merchantId: customer.merchantId, storeId: null },
-        customer.storeId,
-      )) !== null
+  /**
+   * Whether a customer token's store still takes it: `deleted` (its customers act on nothing),
+   * `disabled` (customer logins switched off since the token was issued: no token of the store's
+   * acts any more), or `open`.
+   */
+  async storeState(customer: CustomerIdentity): Promise<'open' | 'deleted' | 'disabled'> {
+    const store = await this.stores.findVisibleWithMerchant(
+      { merchantId: customer.merchantId, storeId: null },
+      customer.storeId,
     );
+    if (store === null) return 'deleted';
+    return loginsEnabled(store) ? 'open' : 'disabled';
   }
 
   /** What the database keeps of a code: an HMAC under the signing key, so a copy of the table guesses nothing. */
   private codeHash(id: string, code: string): string {
     return createHmac('sha256', this.#signingKey).update(`customer_login:${id}:${code.trim()}`).digest('hex');
   }
+}
+
+/** Whether the store (its merchant's layer, then its own) lets its customers log in (decision 0070). */
+function loginsEnabled(store: { configuration: unknown; merchant: { configuration: unknown } }): boolean {
+  return effectiveConfiguration(store.merchant.configuration, store.configuration)
+    .customer_management_configuration.enabled;
+}
+
+/** The SDK's code for a store whose customer logins are off (api-reference §2.4, customer management). */
+export function loginsNotEnabled(): PermissionError {
+  return new PermissionError('CUSTOMER_LOGIN_NOT_ENABLED', [
+    { field: null, reason: 'CUSTOMER_LOGIN_NOT_ENABLED' },
+  ]);
 }
 
 /** A configuration layer's `language`, when it sets one. */

@@ -1,7 +1,7 @@
 -- Generated from libs/db/src/charges/charges.sql.ts by npm run sql:generate: do not edit.
 
 -- charges_create
--- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 transactionTokenType token_type, $6 mode processing_mode, $7 requestedAmount int8, $8 requestedCurrency text, $9 capture bool, $10 captureAt timestamptz, $11 descriptor text, $12 onlyDirectCurrency bool, $13 feeRatePpm int4, $14 feeFlatAmount int8, $15 expiresOn timestamptz, $16 matchAmount match_amount, $17 threeDs jsonb, $18 redirect jsonb, $19 metadata jsonb, $20 correlationId text, $21 now timestamptz, $22 quotaResource text, $23 quotaScopeKey text, $24 quotaDay date, $25 quotaMax int4, $26 duplicateWindowSeconds int4, $27 duplicateErrorCode int4, $28 duplicateErrorMessage text, $29 duplicateErrorDetail text
+-- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 transactionTokenId uuid, $5 transactionTokenType token_type, $6 mode processing_mode, $7 requestedAmount int8, $8 requestedCurrency text, $9 capture bool, $10 captureAt timestamptz, $11 descriptor text, $12 onlyDirectCurrency bool, $13 feeRatePpm int4, $14 feeFlatAmount int8, $15 expiresOn timestamptz, $16 matchAmount match_amount, $17 threeDs jsonb, $18 redirect jsonb, $19 metadata jsonb, $20 correlationId text, $21 now timestamptz, $22 quotaResource text, $23 quotaScopeKey text, $24 quotaDay date, $25 quotaMax int4, $26 duplicateWindowSeconds int4, $27 duplicateErrorCode int4, $28 duplicateErrorMessage text, $29 duplicateErrorDetail text, $30 cardLimitAmount int8, $31 cardLimitSince timestamptz
 -- columns: id text, created_on timestamptz, status text
   WITH dup AS (
     SELECT $26::int4 IS NOT NULL
@@ -52,17 +52,33 @@
     WHERE daily_quota_usage.count + excluded.count <= $25::int4
     RETURNING 1
   ),
+  card_limit AS (
+    SELECT $30::int8 IS NULL
+           OR (SELECT duplicate FROM dup)
+           OR (SELECT coalesce(sum(c.requested_amount), 0)
+                 FROM card_vault mine
+                 JOIN card_vault same ON same.fingerprint = mine.fingerprint
+                 JOIN charges c ON c.transaction_token_id = same.transaction_token_id
+                WHERE mine.transaction_token_id = $4::uuid
+                  AND c.store_id = $3::uuid
+                  AND c.requested_currency = $8::text
+                  AND c.created_on > $31::timestamptz
+                  AND c.status NOT IN ('failed', 'error', 'canceled')
+             ) + $7::int8 <= $30::int8 AS ok
+  ),
   outcome AS (
-    SELECT claimed, quota_ok, claimed AND quota_ok AS ok
+    SELECT claimed, limit_ok, quota_ok, claimed AND limit_ok AND quota_ok AS ok
       FROM (SELECT duplicate OR EXISTS (SELECT 1 FROM claimed) AS claimed,
+                   (SELECT ok FROM card_limit) AS limit_ok,
                    duplicate OR $22::text IS NULL OR EXISTS (SELECT 1 FROM quota) AS quota_ok
               FROM dup) o
   ),
 
-  -- a refused claim or quota raises here, undoing the claims, the quotas and the inserts
+  -- a refused claim, card limit or quota raises here, undoing the claims, the quotas and the inserts
   guard AS (
     SELECT CASE WHEN ok THEN true
                 ELSE kessai_refuse(CASE WHEN NOT claimed THEN 'token_not_claimable'
+                                        WHEN NOT limit_ok THEN 'card_limit_exceeded'
                                         ELSE 'quota_exhausted' END)
            END AS ok
       FROM outcome
@@ -96,6 +112,14 @@ SELECT merchant_id, store_id, 'charge', id,
  WHERE (SELECT ok FROM guard)
   )
   SELECT id::text AS id, created_on, status::text AS status FROM inserted;
+
+-- charges_lock_card_limit
+-- params: $1 storeId uuid, $2 transactionTokenId uuid
+-- columns: locked bool
+SELECT true AS locked
+  FROM (SELECT fingerprint FROM card_vault WHERE transaction_token_id = $2::uuid) card,
+       LATERAL pg_advisory_xact_lock(
+         hashtextextended('card-limit:' || $1::uuid::text || ':' || card.fingerprint, 0));
 
 -- charges_create_many
 -- params: $1 input jsonb, $2 tokenIds uuid[], $3 quotaMax int4
@@ -150,16 +174,18 @@ SELECT merchant_id, store_id, 'charge', id,
     WHERE daily_quota_usage.count + excluded.count <= $3::int4
     RETURNING 1
   ),
+  -- no card limit here: a charge with one is created alone (CREATE_CHARGE)
   outcome AS MATERIALIZED (
-    SELECT claimed, quota_ok, claimed AND quota_ok AS ok
+    SELECT claimed, true AS limit_ok, quota_ok, claimed AND quota_ok AS ok
       FROM (SELECT (SELECT ok FROM all_claimed) AS claimed,
                    (SELECT count(*) FROM quota) = (SELECT count(*) FROM wanted) AS quota_ok) o
   ),
 
-  -- a refused claim or quota raises here, undoing the claims, the quotas and the inserts
+  -- a refused claim, card limit or quota raises here, undoing the claims, the quotas and the inserts
   guard AS (
     SELECT CASE WHEN ok THEN true
                 ELSE kessai_refuse(CASE WHEN NOT claimed THEN 'token_not_claimable'
+                                        WHEN NOT limit_ok THEN 'card_limit_exceeded'
                                         ELSE 'quota_exhausted' END)
            END AS ok
       FROM outcome

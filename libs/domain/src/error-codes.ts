@@ -21,6 +21,8 @@ export const ERROR_CODES = {
     'CANCEL_NOT_ALLOWED',
     'CANNOT_REFUND_UNSUCCESSFUL_CHARGE',
     'CARD_BRAND_NOT_SUPPORTED',
+    // what one card was charged at the store within card_limit's window, plus this charge, is over it (decision 0070)
+    'CARD_LIMIT_EXCEEDED_FOR_STORE',
     'CARD_PROCESSING_DISABLED',
     'CHARGE_AMOUNT_TOO_HIGH',
     'CHARGE_AMOUNT_TOO_LOW',
@@ -85,6 +87,8 @@ export const ERROR_CODES = {
   ],
   403: [
     'FORBIDDEN',
+    // a store whose customer logins are off (decision 0070)
+    'CUSTOMER_LOGIN_NOT_ENABLED',
     'DIRECT_CARD_TOKEN_CREATION_DISABLED',
     'INSTALLMENTS_NOT_ENABLED',
     'INVALID_PERMISSIONS',

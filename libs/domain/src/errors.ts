@@ -51,11 +51,12 @@ export class AuthenticationError extends DomainError {
 /**
  * An Authorization scheme other than Bearer, such as the SDK's deprecated `Token` and
  * `ApplicationToken` forms, which Kessai does not accept (docs/decisions/0008): the answer names the
- * form that is required rather than leaving a bare INVALID_APP_TOKEN.
+ * form that is required rather than leaving a bare INVALID_APP_TOKEN. The reason is the SDK's
+ * `IMPROPER_AUTH` (decision 0069; it was Kessai's own `BEARER_AUTHORIZATION_REQUIRED` before).
  */
 export class UnsupportedAuthorizationSchemeError extends AuthenticationError {
   constructor() {
-    super('INVALID_APP_TOKEN', [{ field: 'authorization', reason: 'BEARER_AUTHORIZATION_REQUIRED' }]);
+    super('INVALID_APP_TOKEN', [{ field: 'authorization', reason: 'IMPROPER_AUTH' }]);
   }
 }
 

@@ -1,3 +1,4 @@
+import type { CardLimit } from './card-limit';
 import { DEFAULT_WAIT_PERIOD } from './wait-period';
 import type { CardBrand } from '@kessai/cards';
 import { DEFAULT_CHECKOUT_COLORS, type CheckoutColors } from './checkout-theme';
@@ -145,7 +146,15 @@ export interface ConvenienceConfiguration {
 
 /** A configuration with every key set: what a store (or merchant) is held to. */
 export interface StoreConfiguration {
-  card_configuration: { enabled: boolean; forbidden_card_brands: CardBrand[] };
+  card_configuration: {
+    enabled: boolean;
+    forbidden_card_brands: CardBrand[];
+    /**
+     * what one card may be charged at the store within a window, in one currency (charges in
+     * others are not limited); null: no limit. Checked at POST /charges (decision 0070)
+     */
+    card_limit: CardLimit | null;
+  };
   qr_scan_configuration: { enabled: boolean; forbidden_qr_scan_gateways: QrGateway[] };
   online_configuration: { enabled: boolean };
   /** a code the merchant shows and the consumer's wallet scans (qr_merchant) */
@@ -160,6 +169,11 @@ export interface StoreConfiguration {
   subscription_configuration: SubscriptionConfiguration;
   /** `enabled` false: no new subscription with an `installment_plan` (403 INSTALLMENTS_NOT_ENABLED) */
   installments_configuration: { enabled: boolean };
+  /**
+   * `enabled` false: the store's customers cannot log in (refers.sendCode / refers.authorize) and
+   * their customer tokens are refused (403 CUSTOMER_LOGIN_NOT_ENABLED)
+   */
+  customer_management_configuration: { enabled: boolean };
   /** percent of the charged amount, at most 4 decimals */
   percent_fee: number;
   /** a brand's percent instead of percent_fee for card charges of that brand */
@@ -197,6 +211,7 @@ export const OBJECT_KEYS = [
   'recurring_token_configuration',
   'subscription_configuration',
   'installments_configuration',
+  'customer_management_configuration',
   'card_brand_percent_fees',
   'checkout_colors',
   'transfer_schedule',
@@ -223,7 +238,7 @@ export const MERCHANT_ONLY_KEYS = [
 
 /** What every store is held to until its merchant or itself says otherwise. */
 export const DEFAULT_CONFIGURATION: StoreConfiguration = {
-  card_configuration: { enabled: true, forbidden_card_brands: [] },
+  card_configuration: { enabled: true, forbidden_card_brands: [], card_limit: null },
   qr_scan_configuration: { enabled: true, forbidden_qr_scan_gateways: [] },
   online_configuration: { enabled: true },
   qr_merchant_configuration: { enabled: true },
@@ -253,6 +268,8 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   },
   // installment plans are offered (docs/subscriptions.md, "Amounts") until a merchant or store says not
   installments_configuration: { enabled: true },
+  // customers log in as they did before the switch existed (decision 0070) until a store says not
+  customer_management_configuration: { enabled: true },
   percent_fee: 0,
   card_brand_percent_fees: {},
   flat_fees: [],

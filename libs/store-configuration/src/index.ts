@@ -6,3 +6,4 @@ export * from './payment-deadline';
 export * from './checkout-theme';
 export * from './wait-period';
 export * from './presented';
+export * from './card-limit';

@@ -1,3 +1,4 @@
+import { CUSTOMER_ROLES } from '@kessai/auth';
 import type { StoreConfiguration } from './configuration';
 
 /**
@@ -26,6 +27,8 @@ export interface ConfigurationFacts {
  * - bank transfer's virtual accounts: given out one per charge, on demand (no pool is kept), so the
  *   pool's threshold is 0 and its fetch count 1; the reminder's period P0D beside its flag off
  *   (decision 0051).
+ * - customer management: the login switch, and as `default_roles` the roles every customer token
+ *   carries (no mode: a customer token acts in the mode of the app token that asked, decision 0070).
  */
 export function presentConfiguration(config: StoreConfiguration, facts: ConfigurationFacts) {
   return {
@@ -38,13 +41,20 @@ export function presentConfiguration(config: StoreConfiguration, facts: Configur
     installments_configuration: presentInstallmentsConfiguration(config),
     checkout_configuration: { ec_email: { enabled: true }, ec_products: { enabled: true } },
     paidy_configuration: { enabled: false },
+    customer_management_configuration: {
+      ...config.customer_management_configuration,
+      default_roles: [...CUSTOMER_ROLES],
+    },
   };
 }
 
 /** card_configuration with the SDK's nested keys (checkout_info shows it too). */
 export function presentCardConfiguration(config: StoreConfiguration, facts: ConfigurationFacts) {
+  // a store without a limit shows none: no value of the SDK's type says "no limit" (decision 0070)
+  const { card_limit: cardLimit, ...card } = config.card_configuration;
   return {
-    ...config.card_configuration,
+    ...card,
+    ...(cardLimit === null ? {} : { card_limit: cardLimit }),
     debit_enabled: true,
     debit_authorization_enabled: true,
     prepaid_enabled: true,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { CARD_BRANDS } from '@kessai/cards';
 import { isKnownCurrency, percentToPpm } from '@kessai/domain';
 import { CHECKOUT_COLOR_KEYS, HEX_COLOR, normaliseHexColor, type CheckoutColorKey } from './checkout-theme';
+import { isCardLimitDuration } from './card-limit';
 import { isExpirationPeriod, isTimeShift } from './payment-deadline';
 import { isWaitPeriod } from './wait-period';
 import {
@@ -92,6 +93,14 @@ const layer = {
     .object({
       enabled: z.boolean().nullish(),
       forbidden_card_brands: unique(CARD_BRANDS).nullish(),
+      card_limit: z
+        .object({
+          amount: z.number().int().min(1).max(MAX_AMOUNT),
+          currency,
+          duration: z.string().trim().refine(isCardLimitDuration, reason('INVALID_TIME_PERIOD')),
+        })
+        .strict()
+        .nullish(),
     })
     .strict()
     .nullish(),
@@ -141,6 +150,7 @@ const layer = {
     .strict()
     .nullish(),
   installments_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
+  customer_management_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
   percent_fee: percent.nullish(),
   card_brand_percent_fees: z
     .object(

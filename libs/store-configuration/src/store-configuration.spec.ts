@@ -37,14 +37,18 @@ describe('merge rule', () => {
       minimum_charge_amounts: [{ amount: 5, currency: 'USD' }],
     };
     const config = effectiveConfiguration(merchant, store);
-    expect(config.card_configuration).toEqual({ enabled: false, forbidden_card_brands: ['jcb'] });
+    expect(config.card_configuration).toEqual({
+      enabled: false,
+      forbidden_card_brands: ['jcb'],
+      card_limit: null,
+    });
     expect(config.minimum_charge_amounts).toEqual([{ amount: 5, currency: 'USD' }]);
     expect(config.percent_fee).toBe(3.6);
     // a store's empty list lifts its merchant's
     expect(
       effectiveConfiguration(merchant, { card_configuration: { forbidden_card_brands: [] } })
         .card_configuration,
-    ).toEqual({ enabled: true, forbidden_card_brands: [] });
+    ).toEqual({ enabled: true, forbidden_card_brands: [], card_limit: null });
   });
 
   it('applies a patch: a value replaces, null removes, absent keeps', () => {

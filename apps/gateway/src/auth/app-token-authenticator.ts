@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type GatewayConfig } from '@kessai/config';
-import { CustomerLoginsService, LoginService } from '@kessai/accounts';
+import { CustomerLoginsService, LoginService, loginsNotEnabled } from '@kessai/accounts';
 import {
   CHECKOUT_LINK_SUBJECT,
   CUSTOMER_TOKEN_SUBJECT,
@@ -167,7 +167,9 @@ export class AppTokenAuthenticator {
    */
   private async authenticateCustomer(jwt: string): Promise<Principal> {
     const customer = this.customers.authenticate(jwt);
-    if (!(await this.customers.storeOpen(customer))) throw new AuthenticationError('INVALID_LOGIN_TOKEN');
+    const state = await this.customers.storeState(customer);
+    if (state === 'deleted') throw new AuthenticationError('INVALID_LOGIN_TOKEN');
+    if (state === 'disabled') throw loginsNotEnabled();
     return {
       credentialId: `customer_${customer.tokenId}`,
       kind: 'customer',

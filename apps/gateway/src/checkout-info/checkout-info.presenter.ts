@@ -58,9 +58,12 @@ const brand = (
 
 /**
  * What the store accepts, by brand: card brands unless forbidden (capture later, descriptor, CVV),
- * the QR operators Kessai recognises a code of unless forbidden (descriptor), and the operators of
- * online payments (whole payments, no descriptor), the banks of bank transfers and the convenience
- * stores of konbini payments (yen only); a payment type switched off offers nothing.
+ * scanned QR codes as one `qr_scan` entry while an operator Kessai recognises a code of is not
+ * forbidden (descriptor; the SDK's brand type holds no QR operator, so the payment type stands for
+ * them, and `qr_scan_configuration.forbidden_qr_scan_gateways` says which are refused: decision
+ * 0070), and the operators of online payments (whole payments, no descriptor), the banks of bank
+ * transfers and the convenience stores of konbini payments (yen only); a payment type switched off
+ * offers nothing.
  */
 export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
   const brands: SupportedBrand[] = [];
@@ -75,9 +78,8 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
   }
   if (config.qr_scan_configuration.enabled) {
     const forbidden: readonly string[] = config.qr_scan_configuration.forbidden_qr_scan_gateways;
-    for (const qr of RECOGNISED_QR_BRANDS.filter((b) => !forbidden.includes(b))) {
-      brands.push(brand(qr, 'qr_scan', { requires_cvv: false }));
-    }
+    if (RECOGNISED_QR_BRANDS.some((b) => !forbidden.includes(b)))
+      brands.push(brand('qr_scan', 'qr_scan', { requires_cvv: false }));
   }
   if (config.online_configuration.enabled) {
     for (const online of ONLINE_BRANDS.filter((b) => b !== 'alipay_connect_online')) {
@@ -102,7 +104,8 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
 
 /**
  * CheckoutInfo (api-reference §5.9): what the hosted checkout needs to know of a store. `logoImage`
- * is the URL the gateway serves the store's logo at, or null without one.
+ * is the URL the gateway serves the store's logo at; without one `logo_image` is left out (the SDK
+ * types it `logoImage?: string`; it was `null` before decision 0070).
  */
 export function presentCheckoutInfo(
   store: { name: string; merchant: { pciDssCompliant: boolean } },
@@ -127,7 +130,7 @@ export function presentCheckoutInfo(
     paidy_public_key: null,
     recurring_card_charge_cvv_confirmation: { enabled: false, threshold: [] },
     installments_configuration: presentInstallmentsConfiguration(config),
-    logo_image: logoImage,
+    ...(logoImage === null ? {} : { logo_image: logoImage }),
     // as the hosted pages show them: Kessai's defaults if a pair became unreadable (decision 0021)
     theme: { colors: readableCheckoutColors(config.checkout_colors) },
     supported_brands: supportedBrands(config),

@@ -216,7 +216,7 @@ describe('the Idempotency-Key hooks', () => {
     expect(await counter(gateway, 'kessai_idempotency_replays_total')).toBe(1);
   });
 
-  it('refuses another request under the key with 409 DIFFERENT_REQUEST, running nothing', async () => {
+  it('refuses another request under the key with 409 IDEMPOTENCY_KEY_CONFLICT, running nothing', async () => {
     await post(gateway, '/charges', { amount: 1200, currency: 'JPY' });
     for (const [url, body] of [
       ['/charges', { amount: 1300, currency: 'JPY' }],
@@ -232,7 +232,7 @@ describe('the Idempotency-Key hooks', () => {
       expect(other.json()).toEqual({
         status: 'error',
         code: 'IDEMPOTENCY_KEY_CONFLICT',
-        errors: [{ field: 'idempotency_key', reason: 'DIFFERENT_REQUEST' }],
+        errors: [{ field: 'idempotency_key', reason: 'IDEMPOTENCY_KEY_CONFLICT' }],
       });
     }
     expect([gateway.runs.get('charges'), gateway.runs.get('failing')]).toEqual([1, undefined]);

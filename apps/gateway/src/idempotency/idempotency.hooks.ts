@@ -96,7 +96,7 @@ export function registerIdempotency(
       return sendError(
         reply,
         new ConflictError('IDEMPOTENCY_KEY_CONFLICT', [
-          { field: 'idempotency_key', reason: 'DIFFERENT_REQUEST' },
+          { field: 'idempotency_key', reason: 'IDEMPOTENCY_KEY_CONFLICT' },
         ]),
         statusHeader('conflicting_key'),
       );

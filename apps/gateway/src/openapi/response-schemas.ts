@@ -441,6 +441,13 @@ export const StoreConfiguration = resource({
   checkout_configuration: resource({ ec_email: off, ec_products: off }),
   paidy_configuration: off,
   qr_merchant_configuration: off,
+  customer_management_configuration: (
+    configurationShape.customer_management_configuration as z.AnyZodObject
+  ).extend({
+    default_roles: z
+      .array(z.string())
+      .describe('the roles every customer token carries (shown, not set; no default_mode: decision 0070)'),
+  }),
 }).describe('the defaults, overlaid with the merchant’s settings, then the store’s (docs/configuration.md)');
 
 export const Store = resource({
@@ -590,7 +597,9 @@ const checkoutConvenienceConfiguration = resource({
 
 /** A brand the store accepts, by payment type (none of a payment type that is switched off). */
 const SupportedBrand = resource({
-  brand: z.string().describe('a card brand, QR operator, online operator, bank or convenience store'),
+  brand: z
+    .string()
+    .describe('a card brand, `qr_scan` (scanned QR codes), online operator, bank or convenience store'),
   payment_type: z.enum(CHARGEABLE_PAYMENT_TYPES),
   support_auth_capture: z.boolean(),
   requires_full_name: z.boolean(),
@@ -622,9 +631,9 @@ export const CheckoutInfo = resource({
   logo_image: z
     .string()
     .url()
-    .nullable()
+    .optional()
     .describe(
-      'the store’s logo as the gateway serves it (GET /checkout/logos/{store_id}/{digest}); null without one',
+      'the store’s logo as the gateway serves it (GET /checkout/logos/{store_id}/{digest}); absent without one',
     ),
   theme: z.object({
     colors: z

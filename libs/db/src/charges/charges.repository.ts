@@ -18,6 +18,8 @@ import {
   CREATE_CHARGE,
   CREATE_CHARGES,
   RECORD_PROCESSOR_NOTICE,
+  LOCK_CARD_LIMIT,
+  REFUSED_CARD_LIMIT,
   REFUSED_QUOTA,
   REFUSED_TOKEN,
   type ChargeCreateInput,
@@ -99,6 +101,13 @@ export interface CreateChargeOptions {
   } | null;
   /** a daily quota the charge takes one unit of, in its transaction */
   quota: DailyQuota | null;
+  /**
+   * The store's card limit, when it applies to this charge (a card token, the limit's currency):
+   * what the same card was charged at the store since `since` by charges that did not fail or get
+   * canceled, plus this charge, may not pass `amount`. Checked under a transaction-scoped advisory
+   * lock on the card (its vault fingerprint) at the store.
+   */
+  cardLimit?: { amount: bigint; since: Date } | null;
   correlationId: string | null;
   now: Date;
 }
@@ -111,7 +120,9 @@ export type CreateChargeResult =
   /** nothing written: the token is inactive, or a one_time token already used */
   | { outcome: 'token_not_claimable' }
   /** nothing written: the quota is used up */
-  | { outcome: 'quota_exhausted' };
+  | { outcome: 'quota_exhausted' }
+  /** nothing written: the card's charges at the store in the limit's window, with this one, pass it */
+  | { outcome: 'card_limit_exceeded' };
 
 /** One charge for `createMany`: what `create` takes. */
 export interface ChargeCreation {
@@ -163,16 +174,18 @@ export interface StoredIssuerToken {
   content_type?: string | null;
 }
 
-/** A charge created inside a transaction was refused (its token's claim, or the quota): roll back. */
+type Refusal = typeof REFUSED_TOKEN | typeof REFUSED_QUOTA | typeof REFUSED_CARD_LIMIT;
+
+/** A charge created inside a transaction was refused (its token's claim, the card limit, or the quota): roll back. */
 export class ChargeRefusedError extends Error {
-  constructor(readonly outcome: typeof REFUSED_TOKEN | typeof REFUSED_QUOTA) {
+  constructor(readonly outcome: Refusal) {
     super(`charge refused: ${outcome}`);
   }
 }
 
-function refusalOf(error: unknown): typeof REFUSED_TOKEN | typeof REFUSED_QUOTA | null {
+function refusalOf(error: unknown): Refusal | null {
   if (!(error instanceof Error) || (error as { code?: string }).code !== 'KS001') return null;
-  const reasons = [REFUSED_TOKEN, REFUSED_QUOTA] as const;
+  const reasons = [REFUSED_TOKEN, REFUSED_QUOTA, REFUSED_CARD_LIMIT] as const;
   return reasons.find((reason) => reason === error.message) ?? null;
 }
 
@@ -189,24 +202,25 @@ export class ChargesRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /**
-   * CREATE_CHARGE: one charge, atomic on its own: a refused claim or quota undoes it all and is
-   * answered as such. For a duplicate-checked token it runs in a transaction after
-   * `pg_advisory_xact_lock` on the token, so that the check and the insert are atomic across gateway
-   * replicas.
+   * CREATE_CHARGE: one charge, atomic on its own: a refused claim, card limit or quota undoes it all
+   * and is answered as such. For a duplicate-checked token, or a charge under a card limit, it runs
+   * in a transaction after `pg_advisory_xact_lock` on the token, then on the card at the store, so
+   * that the checks and the insert are atomic across gateway replicas (always in that order: no two
+   * creations wait on each other's lock).
    *
-   * One round trip (four with the lock), on a connection of its own (PrismaService.write).
+   * One round trip (four with a lock), on a connection of its own (PrismaService.write).
    */
   async create(charge: NewCharge, options: CreateChargeOptions): Promise<CreateChargeResult> {
     const params = createChargeParams(charge, options);
     let rows;
     try {
-      rows = options.duplicateRule
-        ? await this.prisma.inTransaction(async (client) => {
-            const key = `charge-duplicate:${charge.transactionTokenId}`;
-            await this.prisma.run(ADVISORY_XACT_LOCK, { key }, { db: client });
-            return this.prisma.run(CREATE_CHARGE, params, { db: client });
-          })
-        : await this.prisma.write(WRITE, CREATE_CHARGE, params);
+      rows =
+        options.duplicateRule || options.cardLimit
+          ? await this.prisma.inTransaction(async (client) => {
+              await this.#lockForCreation(client, charge, options);
+              return this.prisma.run(CREATE_CHARGE, params, { db: client });
+            })
+          : await this.prisma.write(WRITE, CREATE_CHARGE, params);
     } catch (error) {
       // a refusal is an outcome; anything else is thrown as it is (WriteOutcomeUnknownError when the
       // connection was lost once the statement, or the COMMIT, had been sent)
@@ -226,11 +240,8 @@ export class ChargesRepository {
     db: PoolClient,
     charge: NewCharge,
     options: CreateChargeOptions,
-  ): Promise<Exclude<CreateChargeResult, { outcome: typeof REFUSED_TOKEN | typeof REFUSED_QUOTA }>> {
-    if (options.duplicateRule) {
-      const key = `charge-duplicate:${charge.transactionTokenId}`;
-      await this.prisma.run(ADVISORY_XACT_LOCK, { key }, { db });
-    }
+  ): Promise<Exclude<CreateChargeResult, { outcome: Refusal }>> {
+    await this.#lockForCreation(db, charge, options);
     let rows;
     try {
       rows = await this.prisma.run(CREATE_CHARGE, createChargeParams(charge, options), { db });
@@ -239,10 +250,19 @@ export class ChargesRepository {
       if (refused) throw new ChargeRefusedError(refused);
       throw error;
     }
-    return createdResult(charge, options, rows[0]) as Exclude<
-      CreateChargeResult,
-      { outcome: typeof REFUSED_TOKEN | typeof REFUSED_QUOTA }
-    >;
+    return createdResult(charge, options, rows[0]) as Exclude<CreateChargeResult, { outcome: Refusal }>;
+  }
+
+  /** The locks CREATE_CHARGE's checks need in `db`'s transaction: the token's duplicate rule, then the card limit. */
+  async #lockForCreation(db: PoolClient, charge: NewCharge, options: CreateChargeOptions): Promise<void> {
+    if (options.duplicateRule) {
+      const key = `charge-duplicate:${charge.transactionTokenId}`;
+      await this.prisma.run(ADVISORY_XACT_LOCK, { key }, { db });
+    }
+    if (options.cardLimit) {
+      const card = { storeId: charge.storeId, transactionTokenId: charge.transactionTokenId };
+      await this.prisma.run(LOCK_CARD_LIMIT, card, { db });
+    }
   }
 
   /**
@@ -268,6 +288,7 @@ export class ChargesRepository {
     creations.forEach(({ charge, options }, i) => {
       const shareable =
         options.duplicateRule === null &&
+        !options.cardLimit &&
         !tokens.has(charge.transactionTokenId) &&
         (options.quota === null || options.quota.max === quotaMax);
       tokens.add(charge.transactionTokenId);
@@ -553,6 +574,8 @@ function createChargeParams(charge: NewCharge, options: CreateChargeOptions) {
     duplicateErrorCode: rule?.error.code ?? null,
     duplicateErrorMessage: rule?.error.message ?? null,
     duplicateErrorDetail: rule?.error.detail ?? null,
+    cardLimitAmount: options.cardLimit?.amount ?? null,
+    cardLimitSince: options.cardLimit?.since ?? null,
   });
 }
 

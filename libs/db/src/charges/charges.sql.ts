@@ -23,6 +23,10 @@ import {
 /** What `kessai_refuse` raises (SQLSTATE KS001) with, when the create statement must not stand. */
 export const REFUSED_TOKEN = 'token_not_claimable';
 export const REFUSED_QUOTA = 'quota_exhausted';
+export const REFUSED_CARD_LIMIT = 'card_limit_exceeded';
+
+/** The statuses of a charge that never took, and will never take, the card's money. */
+const NO_MONEY_STATUSES = ['failed', 'error', 'canceled'] as const satisfies readonly ChargeStatus[];
 
 /**
  * One charge of CREATE_CHARGES, as it reads it from its jsonb input (jsonb_to_recordset: the keys
@@ -73,8 +77,12 @@ const duplicate = CHARGE_ENTRY.duplicate;
  * - The charge is inserted with its event: charge_requested for a pending charge, charge_finished
  *   for a duplicate (failed at once); a charge with a payment deadline (bank transfer, konbini)
  *   with its charge_expiries row too.
- * - When a claim or a quota is refused, `kessai_refuse` raises (the token's refusal first), which
- *   undoes the whole statement; the caller gets the refusal as an outcome.
+ * - A card limit (CREATE_CHARGE only): what the same card (its card_vault fingerprint) was charged
+ *   at the store in the limit's currency since the window opened, by charges that have not failed
+ *   or been canceled, plus this charge, must not pass the limit; a duplicate is not checked.
+ * - When a claim, a card limit or a quota is refused, `kessai_refuse` raises (the token's refusal
+ *   first, then the card limit's), which undoes the whole statement; the caller gets the refusal as
+ *   an outcome.
  * The two statements differ only in how many charges they carry, hence in how they reach the token
  * and quota rows (one by primary key, or many locked in order and grouped by quota).
  */
@@ -90,15 +98,16 @@ const rules = {
       DO UPDATE SET count = daily_quota_usage.count + excluded.count, updated_on = now()
       WHERE daily_quota_usage.count + excluded.count <= ${max}`,
   /**
-   * After `outcome` (claimed, quota_ok, ok): the refusal, the charges and their events, the answer.
+   * After `outcome` (claimed, limit_ok, quota_ok, ok): the refusal, the charges and their events, the answer.
    * The inserts read the guard, so that it runs whatever the plan: a refusal raised nowhere would
    * answer "no charge" as if it were a success.
    */
   guardInsertAndAnswer: `
-    -- a refused claim or quota raises here, undoing the claims, the quotas and the inserts
+    -- a refused claim, card limit or quota raises here, undoing the claims, the quotas and the inserts
     guard AS (
       SELECT CASE WHEN ok THEN true
                   ELSE kessai_refuse(CASE WHEN NOT claimed THEN ${sqlLiteral(REFUSED_TOKEN)}
+                                          WHEN NOT limit_ok THEN ${sqlLiteral(REFUSED_CARD_LIMIT)}
                                           ELSE ${sqlLiteral(REFUSED_QUOTA)} END)
              END AS ok
         FROM outcome
@@ -147,7 +156,10 @@ const CREATED_COLUMNS = { id: pg.text, created_on: pg.timestamptz, status: pg.te
  * and currency created within the window, and not itself refused by the rule, makes this one a
  * duplicate; a token that cannot be charged any more is refused as such, never as a duplicate. The
  * caller holds the token's advisory lock, since a statement alone cannot see what a concurrent one
- * inserts. The token is reached by its primary key; the quota takes one unit.
+ * inserts. Its card limit, when it has one (`cardLimitAmount`, in the charge's currency, over the
+ * charges created after `cardLimitSince`): the caller holds the card's advisory lock
+ * (LOCK_CARD_LIMIT) for the same reason. The token is reached by its primary key; the quota takes
+ * one unit.
  */
 export const CREATE_CHARGE = defineStatement({
   name: 'charges_create',
@@ -181,6 +193,8 @@ export const CREATE_CHARGE = defineStatement({
     duplicateErrorCode: pg.nullable(pg.int4),
     duplicateErrorMessage: pg.nullable(pg.text),
     duplicateErrorDetail: pg.nullable(pg.text),
+    cardLimitAmount: pg.nullable(pg.int8),
+    cardLimitSince: pg.nullable(pg.timestamptz),
   },
   columns: CREATED_COLUMNS,
   text: (p) => `
@@ -230,13 +244,45 @@ export const CREATE_CHARGE = defineStatement({
       ${rules.quotaUpsert(p.quotaMax)}
       RETURNING 1
     ),
+    card_limit AS (
+      SELECT ${p.cardLimitAmount} IS NULL
+             OR (SELECT duplicate FROM dup)
+             OR (SELECT coalesce(sum(c.requested_amount), 0)
+                   FROM card_vault mine
+                   JOIN card_vault same ON same.fingerprint = mine.fingerprint
+                   JOIN charges c ON c.transaction_token_id = same.transaction_token_id
+                  WHERE mine.transaction_token_id = ${p.transactionTokenId}
+                    AND c.store_id = ${p.storeId}
+                    AND c.requested_currency = ${p.requestedCurrency}
+                    AND c.created_on > ${p.cardLimitSince}
+                    AND c.status NOT IN (${NO_MONEY_STATUSES.map((s) => sqlLiteral(s)).join(', ')})
+               ) + ${p.requestedAmount} <= ${p.cardLimitAmount} AS ok
+    ),
     outcome AS (
-      SELECT claimed, quota_ok, claimed AND quota_ok AS ok
+      SELECT claimed, limit_ok, quota_ok, claimed AND limit_ok AND quota_ok AS ok
         FROM (SELECT duplicate OR EXISTS (SELECT 1 FROM claimed) AS claimed,
+                     (SELECT ok FROM card_limit) AS limit_ok,
                      duplicate OR ${p.quotaResource} IS NULL OR EXISTS (SELECT 1 FROM quota) AS quota_ok
                 FROM dup) o
     ),
     ${rules.guardInsertAndAnswer}`,
+});
+
+/**
+ * The card limit's lock of one card at one store (its token's card_vault fingerprint), held to the
+ * end of the caller's transaction: two charges of one card, through one token or two, check the
+ * limit one after the other, each seeing what the other inserted. No row (and no lock) for a token
+ * without a card in the vault.
+ */
+export const LOCK_CARD_LIMIT = defineStatement({
+  name: 'charges_lock_card_limit',
+  params: { storeId: pg.uuid, transactionTokenId: pg.uuid },
+  columns: { locked: pg.bool },
+  text: (p) => `
+    SELECT true AS locked
+      FROM (SELECT fingerprint FROM card_vault WHERE transaction_token_id = ${p.transactionTokenId}) card,
+           LATERAL pg_advisory_xact_lock(
+             hashtextextended('card-limit:' || ${p.storeId}::text || ':' || card.fingerprint, 0))`,
 });
 
 /**
@@ -298,8 +344,9 @@ export const CREATE_CHARGES = defineStatement({
       ${rules.quotaUpsert(p.quotaMax)}
       RETURNING 1
     ),
+    -- no card limit here: a charge with one is created alone (CREATE_CHARGE)
     outcome AS MATERIALIZED (
-      SELECT claimed, quota_ok, claimed AND quota_ok AS ok
+      SELECT claimed, true AS limit_ok, quota_ok, claimed AND quota_ok AS ok
         FROM (SELECT (SELECT ok FROM all_claimed) AS claimed,
                      (SELECT count(*) FROM quota) = (SELECT count(*) FROM wanted) AS quota_ok) o
     ),

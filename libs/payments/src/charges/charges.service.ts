@@ -39,6 +39,7 @@ import type { Correlation } from '@kessai/observability';
 import { paymentError } from '@kessai/processor';
 import { Coalescer } from '@kessai/runtime';
 import {
+  cardLimitWindowStart,
   chargeRefusal,
   effectiveConfiguration,
   feeTermsOf,
@@ -212,6 +213,7 @@ export class ChargesService {
                 max: DAILY_QUOTAS.test_charge,
               }
             : null,
+        cardLimit: cardLimitOf(configuration, token.paymentType, amount, request.currency, now),
         correlationId: correlation.correlationId,
         now,
       },
@@ -232,6 +234,8 @@ export class ChargesService {
         return result.charge;
       case 'quota_exhausted':
         throw new ResourceLimitError('test_charge');
+      case 'card_limit_exceeded':
+        throw cardLimitExceeded();
       case 'token_not_claimable': {
         // lost a race for the token (checked above while it was usable): say why it is not any more
         const current = await this.tokens.findInStore(scope.merchantId, storeId, token.id);
@@ -550,4 +554,29 @@ function notCapturable(captureStatus: Charge['captureStatus']): BusinessRuleErro
   return captureStatus === 'captured'
     ? new BusinessRuleError('ALREADY_CAPTURED')
     : new BusinessRuleError('INVALID_CHARGE_STATUS');
+}
+
+/** The SDK's refusal of a charge over the store's card limit (decision 0070). */
+function cardLimitExceeded(): BusinessRuleError {
+  return new BusinessRuleError('CARD_LIMIT_EXCEEDED_FOR_STORE', [
+    { field: 'amount', reason: 'CARD_LIMIT_EXCEEDED_FOR_STORE' },
+  ]);
+}
+
+/**
+ * The store's card limit as the charge is held to it: for a card charge in the limit's currency
+ * (charges in other currencies are not limited), its window opened `duration` before `now`. A
+ * charge over the limit alone is refused here, before anything is read or locked.
+ */
+function cardLimitOf(
+  configuration: StoreConfiguration,
+  paymentType: ChargeableToken['paymentType'],
+  amount: bigint,
+  currency: string,
+  now: Date,
+): CreateChargeOptions['cardLimit'] {
+  const limit = configuration.card_configuration.card_limit;
+  if (limit === null || paymentType !== 'card' || limit.currency !== currency) return null;
+  if (amount > BigInt(limit.amount)) throw cardLimitExceeded();
+  return { amount: BigInt(limit.amount), since: cardLimitWindowStart(limit, now) };
 }
