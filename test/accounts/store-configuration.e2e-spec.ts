@@ -88,8 +88,8 @@ describe('configuration presented', () => {
       // a setting (enforced by subscription creation: test/subscriptions/subscriptions-sdk.e2e-spec.ts)
       installmentsConfiguration: { enabled: true, onlyWithProcessor: false },
       checkoutConfiguration: { ecEmail: { enabled: true }, ecProducts: { enabled: true } },
-      paidyConfiguration: { enabled: false },
-      // a setting (test/charges/qr-merchant.e2e-spec.ts), on by default
+      // settings (test/charges/paidy.e2e-spec.ts, test/charges/qr-merchant.e2e-spec.ts), on by default
+      paidyConfiguration: { enabled: true },
       qrMerchantConfiguration: { enabled: true },
     };
     const store = await sdk().stores.get(suite.merchants.shop.store.id);

@@ -652,14 +652,24 @@ describe('token types', () => {
     expect(blank.body.errors).toEqual([{ field: 'data.scanned_qr', reason: 'REQUIRED_VALUE' }]);
   });
 
-  it('payment types outside this issue answer PAYMENT_TYPE_NOT_SUPPORTED', async () => {
+  it('a payment type outside the API is refused; a Paidy token needs its token and shipping address', async () => {
+    const unknown = await createToken(bearer(suite.merchants.plain.storeToken), {
+      payment_type: 'cash',
+      type: 'one_time',
+      data: {},
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors).toEqual([{ field: 'payment_type', reason: 'INVALID_FORMAT' }]);
     const res = await createToken(bearer(suite.merchants.plain.storeToken), {
       payment_type: 'paidy',
       type: 'one_time',
       data: { paidy_token: 'A' },
     });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ field: 'payment_type', reason: 'PAYMENT_TYPE_NOT_SUPPORTED' }]);
+    expect(res.body.errors).toEqual([
+      { field: 'data.paidy_token', reason: 'INVALID_FORMAT' },
+      { field: 'data.shipping_address', reason: 'REQUIRED_VALUE' },
+    ]);
   });
 });
 

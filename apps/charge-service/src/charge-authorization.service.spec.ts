@@ -40,6 +40,8 @@ function qrCharge(id: string, mode: PendingCharge['mode'] = 'test'): PendingChar
     brand: null,
     callMethod: null,
     scannedQr: '280000000000000001',
+    applePayPaymentData: null,
+    paidy: null,
     konbini: null,
     email: null,
     expiresOn: null,

@@ -12,6 +12,8 @@ import { chargeTransition, type ChargeStatus } from '@kessai/domain';
 import { LOGGER, withCorrelation, type Logger } from '@kessai/observability';
 import { Coalescer } from '@kessai/runtime';
 import {
+  applePayPaymentDataWireSchema,
+  paidyShippingAddressWireSchema,
   isRetryableProcessorError,
   type OperatorCallMethod,
   type DeferredPaymentMethod,
@@ -299,9 +301,34 @@ export class ChargeAuthorizationService {
         };
         return (processor) => processor.createDeferredPayment(request);
       }
-      case 'apple_pay':
-      case 'paidy':
-        return `payment type ${charge.paymentType} is not supported`;
+      // the device's encrypted payment data, for the processor to open and authorize as a card
+      case 'apple_pay': {
+        const paymentData = applePayPaymentDataWireSchema.safeParse(charge.applePayPaymentData);
+        if (!paymentData.success) return 'the transaction token has no Apple Pay payment data';
+        const request = {
+          ...common,
+          capture: charge.capture,
+          paymentMethod: { type: 'apple_pay' as const, paymentData: paymentData.data },
+          descriptor: charge.descriptor ?? undefined,
+        };
+        return (processor) => processor.authorize(request);
+      }
+      // the consumer's Paidy token: Paidy authorizes the payment (captured now or later)
+      case 'paidy': {
+        const shipping = paidyShippingAddressWireSchema.safeParse(charge.paidy?.shippingAddress);
+        if (!charge.paidy || !shipping.success) return 'the transaction token has no Paidy token';
+        const request = {
+          ...common,
+          capture: charge.capture,
+          paymentMethod: {
+            type: 'paidy' as const,
+            tokenId: charge.paidy.token,
+            shippingAddress: shipping.data,
+            buyerEmail: charge.email,
+          },
+        };
+        return (processor) => processor.authorize(request);
+      }
     }
   }
 

@@ -3,15 +3,24 @@ import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { type z } from 'zod';
 import { detectCardBrand, type TestCardOutcome } from '@kessai/cards';
 import {
+  type ApplePayPaymentData,
   type AuthorizeRequestWire,
   authorizeRequestWireSchema,
   captureRequestWireSchema,
   paymentError,
   type PaymentErrorDetails,
+  type PaymentErrorName,
   refundRequestWireSchema,
   voidRequestWireSchema,
 } from '@kessai/processor';
-import { cardOutcomeOf, decideCardAuthorization, decideQrScan } from './authorization-decisions';
+import { cardOfApplePay, ISO_4217_NUMERIC } from './apple-pay';
+import { decidePaidy } from './paidy-routes';
+import {
+  type AuthorizationDecision,
+  cardOutcomeOf,
+  decideCardAuthorization,
+  decideQrScan,
+} from './authorization-decisions';
 import { idempotencyKeyOf, parseJson, readBody, sendError, sendJson } from './http-io';
 import { answeredAlready, executeOnce, requestHash } from './idempotency';
 import { type Route, type SimulatorContext } from './simulator-context';
@@ -75,13 +84,16 @@ export class CardPaymentRoutes {
       return sendError(response, 409, 'reference_in_use', 'another request already used this reference');
     }
 
-    const cardOutcome = method.type === 'card' ? cardOutcomeOf(method.card) : null;
+    // Apple Pay: the payment data opened as the processor does, before anything is executed
+    const applePay = method.type === 'apple_pay' ? this.#openApplePay(body, method.payment_data) : null;
+    const card = method.type === 'card' ? method.card : (applePay?.card ?? null);
+    const cardOutcome = card ? cardOutcomeOf(card) : null;
     if (cardOutcome === 'processor_unavailable' && record.requests <= settings.unavailableAttempts) {
       // Refused before any processing: nothing is executed, so a retry will process it.
       return sendError(response, 503, 'service_unavailable', 'the processor is temporarily unavailable');
     }
 
-    const answer = executeOnce(record, () => this.#authorizeNow(body, cardOutcome));
+    const answer = executeOnce(record, () => this.#authorizeNow(body, card, applePay, cardOutcome));
     if (cardOutcome === 'processor_timeout' && record.requests === 1) {
       // Processed and recorded, but the answer is held past the client's timeout: the client
       // cannot tell whether it went through, and must retry or ask for the status.
@@ -90,24 +102,41 @@ export class CardPaymentRoutes {
     sendJson(response, answer.status, answer.body);
   }
 
-  #authorizeNow(body: AuthorizeRequestWire, cardOutcome: TestCardOutcome | null): StoredResponse {
+  #authorizeNow(
+    body: AuthorizeRequestWire,
+    card: CardWire | null,
+    applePay: OpenedApplePay | null,
+    cardOutcome: TestCardOutcome | null,
+  ): StoredResponse {
     const method = body.payment_method;
     const threeDsMode = body.three_ds?.mode ?? null;
-    const decision =
-      method.type === 'card'
-        ? decideCardAuthorization(method.card, threeDsMode, new Date())
-        : decideQrScan(method.scanned_qr);
+    let decision: AuthorizationDecision;
+    if (applePay) {
+      // the device's cryptogram is the cardholder's authentication: no 3-D Secure is asked
+      decision =
+        applePay.refusal ?? decideCardAuthorization(applePay.card as CardWire, 'provided', new Date());
+      if (decision.kind === 'approve' && applePay.transactionId)
+        this.context.state.applePayTransactions.add(applePay.transactionId);
+    } else if (method.type === 'paidy') {
+      decision = decidePaidy(this.context.state.paidyTokens.get(method.token_id));
+    } else {
+      decision =
+        method.type === 'qr_scan'
+          ? decideQrScan(method.scanned_qr)
+          : decideCardAuthorization(card as CardWire, threeDsMode, new Date());
+    }
+    // an Apple Pay payment is a card payment to the acquirer; a Paidy payment Paidy's
     const payment = newSimulatedPayment(
       body.reference,
-      method.type,
+      method.type === 'qr_scan' ? 'qr_scan' : method.type === 'paidy' ? 'operator' : 'card',
       body.amount,
       body.currency,
       body.capture,
     );
-    if (method.type === 'card' && cardOutcome) {
+    if (card && cardOutcome) {
       payment.card = {
-        brand: detectCardBrand(method.card.number),
-        lastFour: method.card.number.slice(-4),
+        brand: detectCardBrand(card.number),
+        lastFour: card.number.slice(-4),
         outcome: cardOutcome,
       };
     }
@@ -139,6 +168,26 @@ export class CardPaymentRoutes {
     }
     this.context.state.addPayment(payment);
     return { status: 200, body: { outcome, payment: paymentToWire(payment) } };
+  }
+
+  /**
+   * Apple Pay payment data as the processor checks it: opened with the test merchant's key (a
+   * failure is a decline, CARD_INVALID), made for this payment's amount and currency (else
+   * CHARGE_INVALID_DATA), and not paid already (else DUPLICATE_TRANSACTION).
+   */
+  #openApplePay(body: AuthorizeRequestWire, paymentData: ApplePayPaymentData): OpenedApplePay {
+    const opened = this.context.applePay.open(paymentData);
+    if (!opened.ok)
+      return { card: null, transactionId: null, refusal: decline('CARD_INVALID', opened.reason) };
+    const card = cardOfApplePay(opened.data);
+    const refusal =
+      opened.data.transactionAmount !== body.amount ||
+      opened.data.currencyCode !== ISO_4217_NUMERIC[body.currency]
+        ? decline('CHARGE_INVALID_DATA', 'the payment data was made for another amount or currency')
+        : this.context.state.applePayTransactions.has(opened.transactionId)
+          ? decline('DUPLICATE_TRANSACTION', 'this payment data has paid already')
+          : null;
+    return { card, transactionId: opened.transactionId, refusal };
   }
 
   #lookup(response: ServerResponse, url: URL): void {
@@ -230,6 +279,19 @@ function refund(payment: SimulatedPayment, body: z.infer<typeof refundRequestWir
     payment: paymentToWire(payment),
     error: null,
   };
+}
+
+type CardWire = Extract<AuthorizeRequestWire['payment_method'], { type: 'card' }>['card'];
+
+/** Apple Pay payment data opened: the card it carries, and a refusal found before the issuer is asked. */
+interface OpenedApplePay {
+  card: CardWire | null;
+  transactionId: string | null;
+  refusal: AuthorizationDecision | null;
+}
+
+function decline(name: PaymentErrorName, detail: string): AuthorizationDecision {
+  return { kind: 'decline', error: paymentError(name, detail) };
 }
 
 function rejected(payment: SimulatedPayment, error: PaymentErrorDetails) {

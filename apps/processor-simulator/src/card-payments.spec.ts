@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { isTestCard, TEST_CARDS, testCardFor } from '@kessai/cards';
 import {
+  type ApplePayPaymentData,
   type AuthorizeRequest,
   HttpPaymentProcessor,
+  PAIDY_TEST_CONSUMERS,
+  PAIDY_TEST_PUBLIC_KEY,
   ProcessorRequestRejectedError,
   TransientProcessorError,
   verifyProcessorCallback,
@@ -519,5 +522,149 @@ describe('consumer-presented QR codes', () => {
     expect(result.outcome).toBe(outcome);
     if (result.outcome === 'declined') expect(result.error.code).toBe(code);
     expect(await processor.status(request.reference)).toMatchObject({ payment: { kind: 'qr_scan' } });
+  });
+});
+
+describe('Apple Pay payment data', () => {
+  /** the simulator's test wallet: EC_v1 payment data for a test card, as a device makes it */
+  async function paymentData(
+    number: string,
+    amount = 1000,
+    wallet = simulator.url,
+  ): Promise<ApplePayPaymentData> {
+    const answer = await fetch(`${wallet}/apple_pay/test_wallet`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ card_number: number, exp_month: 12, exp_year: 2030, amount, currency: 'JPY' }),
+    });
+    expect(answer.status).toBe(200);
+    return ((await answer.json()) as { payment_data: ApplePayPaymentData }).payment_data;
+  }
+  const applePay = (data: ApplePayPaymentData, capture = true): AuthorizeRequest => ({
+    reference: randomUUID(),
+    amount: 1000,
+    currency: 'JPY',
+    capture,
+    paymentMethod: { type: 'apple_pay', paymentData: data },
+  });
+
+  it('is opened and authorized as the card it carries: held, then captured, shown by brand and last four', async () => {
+    const request = applePay(await paymentData('5555555555554444'), false);
+    const result = await processor.authorize(request);
+    expect(result).toMatchObject({ outcome: 'approved', captured: false });
+    expect(await processor.status(request.reference)).toMatchObject({
+      payment: { kind: 'card', status: 'authorized', amount: 1000 },
+    });
+    const reference = (result as { processorReference: string }).processorReference;
+    expect(
+      await processor.capture({
+        processorReference: reference,
+        idempotencyKey: randomUUID(),
+        amount: 1000,
+        currency: 'JPY',
+      }),
+    ).toEqual({ outcome: 'captured', capturedAmount: 1000 });
+  });
+
+  it('needs no 3-D Secure challenge: the cryptogram authenticated the cardholder', async () => {
+    const request = applePay(await paymentData(testCardFor('three_ds_required').number));
+    expect(await processor.authorize(request)).toMatchObject({ outcome: 'approved', captured: true });
+  });
+
+  it('pays once: the same payment data under another reference is DUPLICATE_TRANSACTION', async () => {
+    const data = await paymentData('5555555555554444');
+    expect(await processor.authorize(applePay(data))).toMatchObject({ outcome: 'approved' });
+    expect(await processor.authorize(applePay(data))).toMatchObject({
+      outcome: 'declined',
+      error: { code: 339, message: 'DUPLICATE_TRANSACTION' },
+    });
+  });
+
+  it('a retry of a timed-out authorization is answered as the first was, not as a duplicate', async () => {
+    const request = applePay(await paymentData(testCardFor('processor_timeout').number));
+    await expect(processor.authorize(request)).rejects.toBeInstanceOf(TransientProcessorError);
+    expect(await processor.authorize(request)).toMatchObject({ outcome: 'approved', captured: true });
+    expect(operationStats(simulator.stats(), 'authorize', request.reference)).toMatchObject({
+      requests: 2,
+      executions: 1,
+    });
+  });
+
+  it('declines data made for another amount, or for another merchant key', async () => {
+    const other = await startProcessorSimulator({ latencyMs: 0 });
+    try {
+      const foreign = await paymentData('5555555555554444', 1000, other.url);
+      expect(await processor.authorize(applePay(foreign))).toMatchObject({
+        outcome: 'declined',
+        error: { code: 307, message: 'CARD_INVALID' },
+      });
+    } finally {
+      await other.close();
+    }
+    expect(await processor.authorize(applePay(await paymentData('5555555555554444', 999)))).toMatchObject({
+      outcome: 'declined',
+      error: { code: 308, message: 'CHARGE_INVALID_DATA' },
+    });
+  });
+});
+
+describe('Paidy tokens', () => {
+  async function checkout(body: Record<string, unknown>) {
+    const answer = await fetch(`${simulator.url}/paidy/checkout/tokens`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: answer.status, body: (await answer.json()) as { id: string } };
+  }
+  const consumer = (email: string) => ({
+    api_key: PAIDY_TEST_PUBLIC_KEY,
+    buyer: { email, phone: '08000000001' },
+    authorization_code: '8888',
+  });
+  const paidy = (tokenId: string, capture = true): AuthorizeRequest => ({
+    reference: randomUUID(),
+    amount: 5000,
+    currency: 'JPY',
+    capture,
+    paymentMethod: {
+      type: 'paidy',
+      tokenId,
+      shippingAddress: { line1: 'Roppongi 4-22-1', zip: '106-2004' },
+      buyerEmail: null,
+    },
+  });
+
+  it('gives a token to Paidy’s test consumers for the test key, and only them', async () => {
+    expect(await checkout(consumer(PAIDY_TEST_CONSUMERS.approved))).toMatchObject({
+      status: 201,
+      body: { id: expect.stringMatching(/^tok_[0-9a-f]{24}$/) },
+    });
+    expect(
+      (await checkout({ ...consumer(PAIDY_TEST_CONSUMERS.approved), api_key: 'pk_test_other' })).status,
+    ).toBe(401);
+    expect(
+      (await checkout({ ...consumer(PAIDY_TEST_CONSUMERS.approved), authorization_code: '1234' })).status,
+    ).toBe(400);
+    expect((await checkout(consumer('someone@example.test'))).status).toBe(400);
+  });
+
+  it('authorizes payments of the approved consumer’s token, again and again; declines the others', async () => {
+    const approved = (await checkout(consumer(PAIDY_TEST_CONSUMERS.approved))).body.id;
+    expect(await processor.authorize(paidy(approved))).toMatchObject({ outcome: 'approved', captured: true });
+    const held = paidy(approved, false);
+    expect(await processor.authorize(held)).toMatchObject({ outcome: 'approved', captured: false });
+    expect(await processor.status(held.reference)).toMatchObject({
+      payment: { kind: 'operator', status: 'authorized' },
+    });
+    const rejected = (await checkout(consumer(PAIDY_TEST_CONSUMERS.rejected))).body.id;
+    expect(await processor.authorize(paidy(rejected))).toMatchObject({
+      outcome: 'declined',
+      error: { code: 340, message: 'PAYMENT_WALLET_REJECTED' },
+    });
+    expect(await processor.authorize(paidy('tok_unknown'))).toMatchObject({
+      outcome: 'declined',
+      error: { code: 308, message: 'CHARGE_INVALID_DATA' },
+    });
   });
 });

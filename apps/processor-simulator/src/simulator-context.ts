@@ -1,4 +1,5 @@
 import { type IncomingMessage, type ServerResponse } from 'node:http';
+import { type ApplePayTestKeys } from './apple-pay';
 import { type CallbackDelivery } from './callback-delivery';
 import { type SimulatorState } from './simulator-state';
 
@@ -26,6 +27,8 @@ export interface SimulatorContext {
   readonly settings: SimulatorSettings;
   readonly callbacks: CallbackDelivery;
   readonly timers: SimulatorTimers;
+  /** the Apple Pay test merchant's and test wallet's keys */
+  readonly applePay: ApplePayTestKeys;
   /** known once the server listens */
   publicBaseUrl(): string;
 }

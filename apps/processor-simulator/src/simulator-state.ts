@@ -85,6 +85,13 @@ export interface SimulatorStats {
   callbacks: SimulatorCallbackStats[];
 }
 
+/** A consumer's consent as the simulator's Paidy keeps it (paidy-routes.ts): whose, and whether usable. */
+export interface SimulatedPaidyToken {
+  id: string;
+  consumer: 'approved' | 'rejected';
+  status: 'active' | 'deleted';
+}
+
 /** The simulator's memory: payments, idempotency records and delivery counters. */
 export class SimulatorState {
   readonly payments = new Map<string, SimulatedPayment>();
@@ -94,6 +101,10 @@ export class SimulatorState {
   readonly #paymentIdByPayKey = new Map<string, string>();
   readonly #idempotency = new Map<string, IdempotencyRecord>();
   readonly callbacks: SimulatorCallbackStats[] = [];
+  /** Apple Pay transaction ids already authorized: each payment data pays once */
+  readonly applePayTransactions = new Set<string>();
+  /** Paidy tokens its checkout gave out */
+  readonly paidyTokens = new Map<string, SimulatedPaidyToken>();
 
   /** Counts a request under its key, creating the record on first sight. */
   recordRequest(operation: SimulatorOperation, key: string, requestHash: string): IdempotencyRecord {
@@ -153,6 +164,8 @@ export class SimulatorState {
     this.#paymentIdByOperatorId.clear();
     this.#paymentIdByPayKey.clear();
     this.#idempotency.clear();
+    this.applePayTransactions.clear();
+    this.paidyTokens.clear();
     this.callbacks.length = 0;
   }
 }

@@ -1,11 +1,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo } from 'node:net';
+import { ApplePayTestKeys } from './apple-pay';
+import { ApplePayRoutes } from './apple-pay-routes';
 import { CallbackDelivery } from './callback-delivery';
 import { CardPaymentRoutes } from './card-payment-routes';
 import { BadRequest, BodyTooLargeError, sendError, sendHtml, sendJson } from './http-io';
 import { DeferredPaymentRoutes } from './deferred-payment-routes';
 import { OperatorPaymentRoutes } from './operator-payment-routes';
+import { PaidyRoutes } from './paidy-routes';
 import { PayoutRoutes } from './payout-routes';
 import { notFoundPage } from './pages';
 import {
@@ -27,6 +30,12 @@ export interface ProcessorSimulatorOptions extends Partial<SimulatorSettings> {
   apiKey?: string;
   /** HMAC key of the callback signatures; random when not given (read it from the handle) */
   callbackSecret?: string;
+  /**
+   * the Apple Pay test merchant's payment processing key and the test wallet's signing key (PEM,
+   * PKCS #8, P-256); random per start when not given (docs/processor-simulator.md, "Apple Pay")
+   */
+  applePayMerchantKeyPem?: string;
+  applePayWalletKeyPem?: string;
 }
 
 export interface ProcessorSimulator {
@@ -98,6 +107,10 @@ class SimulatorServer {
       settings,
       callbacks,
       timers: new SimulatorTimers(),
+      applePay: new ApplePayTestKeys({
+        merchantKeyPem: options.applePayMerchantKeyPem,
+        walletKeyPem: options.applePayWalletKeyPem,
+      }),
       publicBaseUrl: () => this.#publicBaseUrl,
     };
 
@@ -105,6 +118,8 @@ class SimulatorServer {
     const operator = new OperatorPaymentRoutes(this.#context).routes();
     const threeDs = new ThreeDsRoutes(this.#context).routes();
     const deferred = new DeferredPaymentRoutes(this.#context).routes();
+    const applePay = new ApplePayRoutes(this.#context).routes();
+    const paidy = new PaidyRoutes(this.#context).routes();
     this.#payouts = new PayoutRoutes(this.#context);
     const testHooks: Route[] = [
       { method: 'GET', pattern: /^\/_sim\/stats$/, handle: (_req, res) => sendJson(res, 200, state.stats()) },
@@ -115,7 +130,16 @@ class SimulatorServer {
         handle: (_req, res) => sendJson(res, 200, { status: 'ok' }),
       },
     ];
-    this.#routes = [...cards, ...operator, ...threeDs, ...deferred, ...this.#payouts.routes(), ...testHooks];
+    this.#routes = [
+      ...cards,
+      ...operator,
+      ...threeDs,
+      ...deferred,
+      ...applePay,
+      ...paidy,
+      ...this.#payouts.routes(),
+      ...testHooks,
+    ];
 
     this.#server = createServer((request, response) => {
       this.#handle(request, response).catch(() =>

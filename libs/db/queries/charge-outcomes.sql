@@ -2,7 +2,7 @@
 
 -- charge_outcomes_find_pending
 -- params: $1 ids uuid[]
--- columns: id text, mode text, amount int8, currency bpchar, capture bool, descriptor text, three_ds jsonb, redirect_endpoint text, token_three_ds_authenticated bool, token_id text, payment_type text, cardholder text, exp_month int4, exp_year int4, brand text, call_method text, scanned_qr text, convenience_store text, customer_name text, phone_number text, email text, expires_on timestamptz, key_id text, iv bytea, ciphertext bytea, auth_tag bytea, processor_account_id text, fallback_processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
+-- columns: id text, mode text, amount int8, currency bpchar, capture bool, descriptor text, three_ds jsonb, redirect_endpoint text, token_three_ds_authenticated bool, token_id text, payment_type text, cardholder text, exp_month int4, exp_year int4, brand text, call_method text, scanned_qr text, apple_pay_payment_data jsonb, paidy_token text, paidy_shipping_address jsonb, convenience_store text, customer_name text, phone_number text, email text, expires_on timestamptz, key_id text, iv bytea, ciphertext bytea, auth_tag bytea, processor_account_id text, fallback_processor_account_id text, fee_rate_ppm int4, fee_flat_amount int8
 SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
        c.requested_currency AS currency, c.capture, c.descriptor, c.three_ds,
        c.redirect->>'endpoint' AS redirect_endpoint,
@@ -14,6 +14,9 @@ SELECT c.id::text AS id, c.mode::text AS mode, c.requested_amount AS amount,
        (t.data->'card'->>'exp_year')::int AS exp_year,
        t.data->>'brand' AS brand, t.data->>'call_method' AS call_method,
        t.data->>'scanned_qr' AS scanned_qr,
+       CASE WHEN t.payment_type = 'apple_pay' THEN t.data->'payment_data' END AS apple_pay_payment_data,
+       t.data->>'paidy_token' AS paidy_token,
+       CASE WHEN t.payment_type = 'paidy' THEN t.data->'shipping_address' END AS paidy_shipping_address,
        t.data->>'convenience_store' AS convenience_store, t.data->>'customer_name' AS customer_name,
        NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
                         t.data->'phone_number'->>'local_number'), '') AS phone_number,

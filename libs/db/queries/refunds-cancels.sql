@@ -13,7 +13,7 @@
        SET refund_reserved_amount = c.refund_reserved_amount + $5::int8
       FROM target
      WHERE c.id = target.id AND c.status::text = 'successful'
-       AND target.payment_type IN ('card', 'qr_scan', 'qr_merchant', 'online')
+       AND target.payment_type IN ('card', 'apple_pay', 'paidy', 'qr_scan', 'qr_merchant', 'online')
        AND c.charged_currency = $6::text
        AND c.refund_reserved_amount + $5::int8 <= c.charged_amount
     RETURNING c.id, c.merchant_id, c.store_id, c.mode

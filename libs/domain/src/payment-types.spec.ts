@@ -9,6 +9,7 @@ import {
   isChargeablePaymentType,
   isDeferredPaymentType,
   isRefundablePaymentType,
+  holdsForCapture,
   type PaymentTypeDescriptor,
 } from './payment-types';
 
@@ -22,13 +23,15 @@ describe('payment types', () => {
     );
   });
 
-  it('charges cards, QR codes (scanned or shown), online operators, bank transfers and konbini payments; not the others yet', () => {
+  it('charges cards, Apple Pay, Paidy, QR codes (scanned or shown), online operators, bank transfers and konbini payments', () => {
     expect([...CHARGEABLE_PAYMENT_TYPES].sort()).toEqual(where('chargeable'));
     expect(where('chargeable')).toEqual([
+      'apple_pay',
       'bank_transfer',
       'card',
       'konbini',
       'online',
+      'paidy',
       'qr_merchant',
       'qr_scan',
     ]);
@@ -40,15 +43,16 @@ describe('payment types', () => {
     expect(where('deferred')).toEqual(['bank_transfer', 'konbini']);
     expect(PAYMENT_TYPES.filter(isDeferredPaymentType).sort()).toEqual(where('deferred'));
     expect([...REFUNDABLE_PAYMENT_TYPES].sort()).toEqual(where('refundable'));
-    expect(where('refundable')).toEqual(['card', 'online', 'qr_merchant', 'qr_scan']);
+    expect(where('refundable')).toEqual(['apple_pay', 'card', 'online', 'paidy', 'qr_merchant', 'qr_scan']);
     expect(PAYMENT_TYPES.filter(isRefundablePaymentType).sort()).toEqual(where('refundable'));
     for (const type of DEFERRED_PAYMENT_TYPES) expect(isRefundablePaymentType(type)).toBe(false);
   });
 
-  it('holds only cards for a later capture; passes a descriptor for cards and scanned QR codes', () => {
-    expect(where('authCapture')).toEqual(['card']);
+  it('holds cards (Apple Pay’s included) and Paidy payments for a later capture; passes a descriptor for cards and scanned QR codes', () => {
+    expect(where('authCapture')).toEqual(['apple_pay', 'card', 'paidy']);
+    expect(PAYMENT_TYPES.filter(holdsForCapture).sort()).toEqual(where('authCapture'));
     expect([...DESCRIPTOR_PAYMENT_TYPES].sort()).toEqual(where('dynamicDescriptor'));
-    expect(where('dynamicDescriptor')).toEqual(['card', 'qr_scan']);
+    expect(where('dynamicDescriptor')).toEqual(['apple_pay', 'card', 'qr_scan']);
     expect(PAYMENT_TYPES.filter(carriesDescriptor).sort()).toEqual(where('dynamicDescriptor'));
   });
 
@@ -57,6 +61,7 @@ describe('payment types', () => {
       isChargeablePaymentType,
       isDeferredPaymentType,
       isRefundablePaymentType,
+      holdsForCapture,
       carriesDescriptor,
     ])
       expect(is('cash')).toBe(false);

@@ -29,13 +29,6 @@ export interface PaymentTypeDescriptor {
   readonly dynamicDescriptor: boolean;
 }
 
-const NOT_PROCESSED: PaymentTypeDescriptor = {
-  chargeable: false,
-  deferred: false,
-  refundable: false,
-  authCapture: false,
-  dynamicDescriptor: false,
-};
 const PAID_LATER: PaymentTypeDescriptor = {
   chargeable: true,
   deferred: true,
@@ -70,13 +63,32 @@ export const PAYMENT_TYPE_DESCRIPTORS: Readonly<Record<PaymentType, PaymentTypeD
     authCapture: false,
     dynamicDescriptor: false,
   },
-  apple_pay: NOT_PROCESSED,
-  paidy: NOT_PROCESSED,
+  // a card the customer's device tokenised: its encrypted payment data opened by the processor, then
+  // authorized as a card (a hold and a later capture, a descriptor), the device's cryptogram the
+  // authentication (docs/transaction-tokens.md, "Apple Pay")
+  apple_pay: {
+    chargeable: true,
+    deferred: false,
+    refundable: true,
+    authCapture: true,
+    dynamicDescriptor: true,
+  },
+  // a consumer's Paidy token (authorized in Paidy's checkout): Paidy authorizes each payment, which
+  // is captured now or later; Paidy's payment takes no descriptor (docs/transaction-tokens.md, "Paidy")
+  paidy: {
+    chargeable: true,
+    deferred: false,
+    refundable: true,
+    authCapture: true,
+    dynamicDescriptor: false,
+  },
 };
 
 /** Payment types that can be tokenised and charged today (the descriptors' `chargeable`). */
 export const CHARGEABLE_PAYMENT_TYPES = [
   'card',
+  'apple_pay',
+  'paidy',
   'qr_scan',
   'qr_merchant',
   'online',
@@ -95,6 +107,8 @@ export type DeferredPaymentType = (typeof DEFERRED_PAYMENT_TYPES)[number];
 /** Payment types whose successful charges may be refunded (the descriptors' `refundable`). */
 export const REFUNDABLE_PAYMENT_TYPES = [
   'card',
+  'apple_pay',
+  'paidy',
   'qr_scan',
   'qr_merchant',
   'online',
@@ -103,6 +117,7 @@ export const REFUNDABLE_PAYMENT_TYPES = [
 /** Payment types whose processor request carries the charge's descriptor (`dynamicDescriptor`). */
 export const DESCRIPTOR_PAYMENT_TYPES = [
   'card',
+  'apple_pay',
   'qr_scan',
 ] as const satisfies readonly ChargeablePaymentType[];
 
@@ -118,6 +133,14 @@ export function isDeferredPaymentType(type: string): type is DeferredPaymentType
 
 export function isRefundablePaymentType(type: string): boolean {
   return has(REFUNDABLE_PAYMENT_TYPES, type);
+}
+
+/** A charge of this type may be authorized only and captured later (the descriptors' `authCapture`). */
+export function holdsForCapture(type: string): boolean {
+  return (
+    (PAYMENT_TYPES as readonly string[]).includes(type) &&
+    PAYMENT_TYPE_DESCRIPTORS[type as PaymentType].authCapture
+  );
 }
 
 export function carriesDescriptor(type: string): boolean {

@@ -96,9 +96,15 @@ function presentData(token: TransactionToken): Json {
         ...optionalField('expiration_time_shift', data.expiration_time_shift),
       };
     }
+    // Apple Pay's payment data is the processor's ciphertext: nothing of it is shown
     case 'apple_pay':
-    case 'paidy':
       return {};
+    case 'paidy':
+      return {
+        paidy_token: data.paidy_token ?? null,
+        ...optionalField('phone_number', data.phone_number),
+        shipping_address: data.shipping_address ?? null,
+      };
   }
 }
 

@@ -30,7 +30,8 @@ export function unsupported(
 }
 
 /**
- * The card an authorization sends. Consumer-presented QR codes are refused; so is 3-D Secure asked
+ * The card an authorization sends. Consumer-presented QR codes, Apple Pay's payment data and Paidy
+ * tokens (which Kessai's adapters do not hand on) are refused; so is 3-D Secure asked
  * for (mode require or force) from a processor that cannot be asked (`requestsThreeDs` false) or
  * without the return URL a redirect needs.
  */
@@ -40,7 +41,9 @@ export function cardToAuthorize(
   requestsThreeDs: boolean,
 ): SensitiveCardData {
   const method = request.paymentMethod;
-  if (method.type !== 'card') throw unsupported(processor, 'authorize', 'consumer-presented QR codes');
+  if (method.type === 'qr_scan') throw unsupported(processor, 'authorize', 'consumer-presented QR codes');
+  if (method.type === 'apple_pay') throw unsupported(processor, 'authorize', 'Apple Pay payment data');
+  if (method.type === 'paidy') throw unsupported(processor, 'authorize', 'Paidy tokens');
   if (isThreeDsRequested(request) && (!requestsThreeDs || !request.threeDs?.returnUrl))
     throw unsupported(processor, 'authorize', '3-D Secure requests');
   return method.card;

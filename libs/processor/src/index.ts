@@ -5,6 +5,7 @@ export * from './processor-errors';
 export * from './processor-callback';
 export * from './retry';
 export * from './test-qr-codes';
+export * from './test-paidy';
 export * from './http/http-payment-processor';
 export * from './wire';
 export * from './payment-processors';

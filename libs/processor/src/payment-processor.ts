@@ -45,6 +45,49 @@ export interface QrScanPaymentMethod {
   scannedQr: string;
 }
 
+/**
+ * Apple Pay's encrypted payment data as the customer's device made it: PKPaymentToken's
+ * `paymentData`, Apple's JSON with Apple's field names, handed to the processor as it is. Only the
+ * processor can open it (its payment processing key), so Kessai never sees the device's card
+ * number or cryptogram (docs/transaction-tokens.md, "Apple Pay").
+ */
+export interface ApplePayPaymentData {
+  /** EC_v1 (elliptic curve) or RSA_v1 */
+  version: 'EC_v1' | 'RSA_v1';
+  /** base64: the encrypted payment data */
+  data: string;
+  /** base64: Apple's detached PKCS #7 signature */
+  signature: string;
+  header: {
+    /** base64 X.509 SubjectPublicKeyInfo of the device's ephemeral P-256 key (EC_v1) */
+    ephemeralPublicKey?: string;
+    /** base64 SHA-256 of the merchant public key the data was encrypted for */
+    publicKeyHash: string;
+    /** hex, unique per payment */
+    transactionId: string;
+    /** hex SHA-256 of the payment request's applicationData, when it had one */
+    applicationData?: string;
+    /** base64: the wrapped symmetric key (RSA_v1) */
+    wrappedKey?: string;
+  };
+}
+
+/** A card tokenised by the customer's Apple device. */
+export interface ApplePayPaymentMethod {
+  type: 'apple_pay';
+  paymentData: ApplePayPaymentData;
+}
+
+/** A payment with the consumer's Paidy token (Paidy's token flow: consent given once in Paidy Checkout). */
+export interface PaidyPaymentMethod {
+  type: 'paidy';
+  /** `tok_…` */
+  tokenId: string;
+  shippingAddress: { line1?: string; line2?: string; city?: string; state?: string; zip: string };
+  /** the token's email (Paidy's buyer data), when it has one */
+  buyerEmail: string | null;
+}
+
 export interface ThreeDsRequest {
   mode: ThreeDsMode;
   /** where the customer's browser goes after authenticating */
@@ -67,7 +110,7 @@ export interface AuthorizeRequest {
   currency: string;
   /** true: capture at once (charge `successful`); false: hold the amount (charge `authorized`) */
   capture: boolean;
-  paymentMethod: CardPaymentMethod | QrScanPaymentMethod;
+  paymentMethod: CardPaymentMethod | QrScanPaymentMethod | ApplePayPaymentMethod | PaidyPaymentMethod;
   threeDs?: ThreeDsRequest;
   descriptor?: string;
 }

@@ -30,6 +30,48 @@ export const operatorCallMethodSchema = z.enum([
   'app',
 ]);
 
+const base64 = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'base64');
+const hex = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[0-9a-fA-F]+$/, 'hex');
+
+/** PKPaymentToken's paymentData (Apple's "Payment token format reference"), its own camelCase names. */
+export const applePayPaymentDataWireSchema = z
+  .object({
+    version: z.enum(['EC_v1', 'RSA_v1']),
+    data: base64(16_384),
+    signature: base64(16_384),
+    header: z
+      .object({
+        ephemeralPublicKey: base64(1_024).optional(),
+        wrappedKey: base64(2_048).optional(),
+        publicKeyHash: base64(64),
+        transactionId: hex(128),
+        applicationData: hex(64).optional(),
+      })
+      .strict(),
+  })
+  .strict();
+
+/** A Paidy payment's shipping address (Paidy's `shipping_address`). */
+export const paidyShippingAddressWireSchema = z
+  .object({
+    line1: z.string().max(200).optional(),
+    line2: z.string().max(200).optional(),
+    city: z.string().max(100).optional(),
+    state: z.string().max(100).optional(),
+    zip: z.string().min(1).max(10),
+  })
+  .strict();
+
 export const authorizeRequestWireSchema = z.object({
   reference: z.string().min(1).max(200),
   amount,
@@ -50,6 +92,14 @@ export const authorizeRequestWireSchema = z.object({
       }),
     }),
     z.object({ type: z.literal('qr_scan'), scanned_qr: z.string().min(1).max(200) }),
+    // Apple's PKPaymentToken paymentData as the device made it, Apple's field names kept
+    z.object({ type: z.literal('apple_pay'), payment_data: applePayPaymentDataWireSchema }),
+    z.object({
+      type: z.literal('paidy'),
+      token_id: z.string().regex(/^tok_[A-Za-z0-9_-]{1,64}$/),
+      shipping_address: paidyShippingAddressWireSchema,
+      buyer_email: z.string().max(254).nullable(),
+    }),
   ]),
   three_ds: z
     .object({

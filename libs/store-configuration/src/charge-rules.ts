@@ -25,6 +25,7 @@ export interface ChargeRefusal {
     | 'FORBIDDEN_QR_GATEWAY'
     | 'ONLINE_PROCESSING_DISABLED'
     | 'MERCHANT_QR_PROCESSING_DISABLED'
+    | 'PAIDY_PROCESSING_DISABLED'
     | 'CONVENIENCE_PROCESSING_DISABLED'
     | 'DISABLED_PAYMENT_TYPE'
     | 'RECURRING_TOKEN_DISABLED'
@@ -91,11 +92,14 @@ export function disabledPaymentType(
   | 'QR_PROCESSING_DISABLED'
   | 'ONLINE_PROCESSING_DISABLED'
   | 'MERCHANT_QR_PROCESSING_DISABLED'
+  | 'PAIDY_PROCESSING_DISABLED'
   | 'CONVENIENCE_PROCESSING_DISABLED'
   | 'DISABLED_PAYMENT_TYPE'
 > | null {
   switch (paymentType) {
+    // Apple Pay is a card payment (the SDK's configuration has no block of its own for it)
     case 'card':
+    case 'apple_pay':
       return config.card_configuration.enabled ? null : 'CARD_PROCESSING_DISABLED';
     case 'qr_scan':
       return config.qr_scan_configuration.enabled ? null : 'QR_PROCESSING_DISABLED';
@@ -103,6 +107,8 @@ export function disabledPaymentType(
       return config.online_configuration.enabled ? null : 'ONLINE_PROCESSING_DISABLED';
     case 'qr_merchant':
       return config.qr_merchant_configuration.enabled ? null : 'MERCHANT_QR_PROCESSING_DISABLED';
+    case 'paidy':
+      return config.paidy_configuration.enabled ? null : 'PAIDY_PROCESSING_DISABLED';
     case 'konbini':
       return config.convenience_configuration.enabled ? null : 'CONVENIENCE_PROCESSING_DISABLED';
     case 'bank_transfer':

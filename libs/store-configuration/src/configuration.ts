@@ -159,6 +159,8 @@ export interface StoreConfiguration {
   online_configuration: { enabled: boolean };
   /** a code the merchant shows and the consumer's wallet scans (qr_merchant) */
   qr_merchant_configuration: { enabled: boolean };
+  /** Paidy (paidy) */
+  paidy_configuration: { enabled: boolean };
   bank_transfer_configuration: BankTransferConfiguration;
   /** konbini */
   convenience_configuration: ConvenienceConfiguration;
@@ -206,6 +208,7 @@ export const OBJECT_KEYS = [
   'qr_scan_configuration',
   'online_configuration',
   'qr_merchant_configuration',
+  'paidy_configuration',
   'bank_transfer_configuration',
   'convenience_configuration',
   'recurring_token_configuration',
@@ -242,6 +245,7 @@ export const DEFAULT_CONFIGURATION: StoreConfiguration = {
   qr_scan_configuration: { enabled: true, forbidden_qr_scan_gateways: [] },
   online_configuration: { enabled: true },
   qr_merchant_configuration: { enabled: true },
+  paidy_configuration: { enabled: true },
   bank_transfer_configuration: {
     enabled: true,
     match_amount: 'exact',

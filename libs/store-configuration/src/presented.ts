@@ -20,7 +20,7 @@ export interface ConfigurationFacts {
  * - bank transfer: Kessai sends the buyer no email of its own, so every notification is off;
  * - security: refunds are bounded by the charged amount, 100 % (decision 0007);
  * - installments: the setting, and only_with_processor false (Kessai schedules the installments
- *   itself); Paidy: not offered, off (merchant-presented QR is a setting); the hosted checkout's email and
+ *   itself) (Paidy and merchant-presented QR are settings); the hosted checkout's email and
  *   product links: on;
  * - transfer_schedule: its `wait_period`, which the SDK's TransferScheduleItem requires, is the
  *   configuration's own top-level `wait_period` (docs/ledger.md, "Payout schedule").
@@ -40,7 +40,6 @@ export function presentConfiguration(config: StoreConfiguration, facts: Configur
     security_configuration: { refund_percent_limit: 100 },
     installments_configuration: presentInstallmentsConfiguration(config),
     checkout_configuration: { ec_email: { enabled: true }, ec_products: { enabled: true } },
-    paidy_configuration: { enabled: false },
     customer_management_configuration: {
       ...config.customer_management_configuration,
       default_roles: [...CUSTOMER_ROLES],

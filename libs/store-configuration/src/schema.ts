@@ -113,6 +113,7 @@ const layer = {
     .nullish(),
   online_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
   qr_merchant_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
+  paidy_configuration: z.object({ enabled: z.boolean().nullish() }).strict().nullish(),
   bank_transfer_configuration: z
     .object({
       enabled: z.boolean().nullish(),

@@ -61,6 +61,28 @@ export interface QrMerchantDataInput {
   brand: string;
 }
 
+/** Apple Pay: the device's encrypted payment data (PKPaymentToken's paymentData), snake_case keys. */
+export interface ApplePayDataInput {
+  payment_data: {
+    version: string;
+    data: string;
+    signature: string;
+    header: {
+      ephemeral_public_key: string;
+      public_key_hash: string;
+      transaction_id: string;
+      application_data?: string;
+    };
+  };
+}
+
+/** Paidy: the consumer's Paidy token and where the goods go. */
+export interface PaidyDataInput {
+  paidy_token: string;
+  phone_number?: { country_code: string; local_number: string };
+  shipping_address: { line1?: string; line2?: string; city?: string; state?: string; zip: string };
+}
+
 /** A token's own deadline rules, overriding its store's configuration. */
 export interface DeadlineInput {
   expiration_period?: string | null;
@@ -86,6 +108,8 @@ export type TokenDataInput =
   | { payment_type: 'online'; data: Checked<OnlineDataInput> }
   | { payment_type: 'qr_scan'; data: Checked<QrScanDataInput> }
   | { payment_type: 'qr_merchant'; data: Checked<QrMerchantDataInput> }
+  | { payment_type: 'apple_pay'; data: Checked<ApplePayDataInput> }
+  | { payment_type: 'paidy'; data: Checked<PaidyDataInput> }
   | { payment_type: 'bank_transfer'; data: Checked<BankTransferDataInput> }
   | { payment_type: 'konbini'; data: Checked<KonbiniDataInput> };
 

@@ -143,6 +143,16 @@ class Fakes {
   }
 }
 
+/** Apple Pay payment data as the gateway passes it on (snake_case keys; the values are not opened here). */
+const applePayData = {
+  payment_data: {
+    version: 'EC_v1',
+    data: 'ZW5jcnlwdGVk',
+    signature: 'c2lnbmVk',
+    header: { ephemeral_public_key: 'ZXBoZW1lcmFs', public_key_hash: 'aGFzaA==', transaction_id: 'ab12' },
+  },
+};
+
 describe('TransactionTokensService: creating a token', () => {
   let fakes: Fakes;
   let tokens: TransactionTokensService;
@@ -226,6 +236,7 @@ describe('TransactionTokensService: creating a token', () => {
         },
       ],
       ['qr_merchant', { ok: true, value: { brand: 'pay_pay_merchant' } }],
+      ['apple_pay', { ok: true, value: applePayData }],
     ])('a %s token is one-time only', async (paymentType, data) => {
       const request = { payment_type: paymentType, data, type: 'recurring' } as TokenInput;
       await expect(create(request)).rejects.toMatchObject(
@@ -245,6 +256,77 @@ describe('TransactionTokensService: creating a token', () => {
       expect(fakes.created[0]?.data).toMatchObject({
         three_ds: { enabled: true, status: 'pending', mode: 'force', attempt: 1 },
       });
+    });
+  });
+
+  describe('Apple Pay', () => {
+    const applePayToken = {
+      payment_type: 'apple_pay',
+      type: 'one_time',
+      data: { ok: true, value: applePayData },
+    } as TokenInput;
+
+    it('keeps the payment data as Apple made it (Apple’s field names), for the processor', async () => {
+      await create(applePayToken);
+      expect(fakes.created.map((row, i) => [row.data, fakes.vaultEntries[i]])).toEqual([
+        [
+          {
+            payment_data: {
+              version: 'EC_v1',
+              data: 'ZW5jcnlwdGVk',
+              signature: 'c2lnbmVk',
+              header: {
+                ephemeralPublicKey: 'ZXBoZW1lcmFs',
+                publicKeyHash: 'aGFzaA==',
+                transactionId: 'ab12',
+              },
+            },
+          },
+          null,
+        ],
+      ]);
+    });
+
+    it('is refused in live mode, which no processor adapter of Kessai’s takes it in', async () => {
+      await expect(create(applePayToken, { ...server, mode: 'live' })).rejects.toMatchObject({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+        errors: [{ field: 'payment_type', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+      });
+      expect(fakes.created).toEqual([]);
+    });
+
+    it('is a card payment to the store: switched off with card processing', async () => {
+      fakes.configure({ card_configuration: { enabled: false } });
+      await expect(create(applePayToken)).rejects.toMatchObject({ code: 'CARD_PROCESSING_DISABLED' });
+    });
+  });
+
+  describe('Paidy', () => {
+    const paidyData = {
+      paidy_token: 'tok_abc',
+      shipping_address: { line1: 'Roppongi 4-22-1', zip: '106-2004' },
+    };
+    const paidyToken = (type: string) =>
+      ({ payment_type: 'paidy', type, data: { ok: true, value: paidyData } }) as TokenInput;
+
+    it('keeps the consumer’s Paidy token and shipping address; a standing consent, recurring too', async () => {
+      await create(paidyToken('one_time'));
+      await create(paidyToken('recurring'));
+      expect(fakes.created.map((row) => [row.type, row.data])).toEqual([
+        ['one_time', { ...paidyData, phone_number: null }],
+        ['recurring', { ...paidyData, phone_number: null }],
+      ]);
+    });
+
+    it('is refused in live mode, and by a store that switched Paidy off', async () => {
+      await expect(create(paidyToken('one_time'), { ...server, mode: 'live' })).rejects.toMatchObject({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+      });
+      fakes.configure({ paidy_configuration: { enabled: false } });
+      await expect(create(paidyToken('one_time'))).rejects.toMatchObject({
+        code: 'PAIDY_PROCESSING_DISABLED',
+      });
+      expect(fakes.created).toEqual([]);
     });
   });
 

@@ -105,7 +105,12 @@ export class TransactionTokensService {
     checkTypeRules(request, configuration.recurring_token_configuration.recurring_type);
     if (request.payment_type === 'card' && request.data.cvv_authorize?.enabled)
       checkTestModeOnly(actor, 'data.cvv_authorize');
-    if (request.payment_type === 'qr_merchant') checkTestModeOnly(actor, 'payment_type');
+    if (
+      request.payment_type === 'qr_merchant' ||
+      request.payment_type === 'apple_pay' ||
+      request.payment_type === 'paidy'
+    )
+      checkTestModeOnly(actor, 'payment_type');
 
     const id = randomUUID();
     const prepared = this.prepare(id, request, actor.mode);
@@ -398,6 +403,45 @@ export class TransactionTokensService {
         const { brand } = accepted(request.data);
         return { data: { brand, gateway: null }, vault: null, cvv: null };
       }
+      case 'apple_pay': {
+        // Apple's ciphertext for the processor's key, kept as Apple made it for the charge and never
+        // shown (the presenter shows nothing of it): Kessai holds no key to open it, so never sees
+        // the device's card number or cryptogram
+        const { payment_data: sent } = accepted(request.data);
+        const header = sent.header;
+        return {
+          data: {
+            payment_data: {
+              version: sent.version,
+              data: sent.data,
+              signature: sent.signature,
+              header: {
+                ephemeralPublicKey: header.ephemeral_public_key,
+                publicKeyHash: header.public_key_hash,
+                transactionId: header.transaction_id,
+                ...(header.application_data === undefined
+                  ? {}
+                  : { applicationData: header.application_data }),
+              },
+            },
+          },
+          vault: null,
+          cvv: null,
+        };
+      }
+      case 'paidy': {
+        // Paidy's token is Paidy's reference to the consumer's consent, no card data: shown back
+        const paidy = accepted(request.data);
+        return {
+          data: {
+            paidy_token: paidy.paidy_token,
+            phone_number: paidy.phone_number ?? null,
+            shipping_address: paidy.shipping_address,
+          },
+          vault: null,
+          cvv: null,
+        };
+      }
       case 'bank_transfer': {
         const bank = accepted(request.data);
         return {
@@ -545,9 +589,10 @@ function checkCardDataAllowed(actor: TokenActor, settings: StoreTokenSettings | 
 
 /**
  * What only the test-mode processor (the simulator) does today: CVV authorization (the smallest
- * amount held and voided; docs/transaction-tokens.md, "CVV authorization") and merchant-presented QR
- * payments. No live processor adapter of Kessai's offers them, and tokens are not routed to
- * processor accounts, so a live token asking for either is refused at creation (decision 0064).
+ * amount held and voided; docs/transaction-tokens.md, "CVV authorization"), merchant-presented QR
+ * payments, Apple Pay (decision 0067) and Paidy (decision 0068). No live processor adapter of Kessai's offers them, and
+ * tokens are not routed to processor accounts, so a live token asking for one is refused at
+ * creation (decision 0064).
  */
 function checkTestModeOnly(actor: TokenActor, field: 'data.cvv_authorize' | 'payment_type'): void {
   if (actor.mode === 'test') return;
@@ -596,12 +641,13 @@ function checkTypeRules(request: TokenInput, recurring: RecurringTokenPrivilege)
   if (
     (request.payment_type === 'qr_scan' ||
       request.payment_type === 'qr_merchant' ||
+      request.payment_type === 'apple_pay' ||
       request.payment_type === 'bank_transfer' ||
       request.payment_type === 'konbini') &&
     request.type !== 'one_time'
   ) {
     // a consumer-presented code pays once and expires within minutes, a merchant-presented one is
-    // made for its charge's amount; a virtual account or a
+    // made for its charge's amount, as Apple Pay's payment data (its cryptogram pays once); a virtual account or a
     // payment code is given out per charge (docs/bank-transfer-and-konbini.md)
     throw new ValidationError([{ field: 'type', reason: 'ONE_TIME_ONLY_ALLOWED' }]);
   }

@@ -12,15 +12,13 @@ import {
   readableCheckoutColors,
   type StoreConfiguration,
 } from '@kessai/store-configuration';
+import { PAIDY_TEST_PUBLIC_KEY } from '@kessai/processor';
 import { RECOGNISED_QR_BRANDS, type OnlineGateway } from '@kessai/transaction-tokens';
 import {
   BANK_TRANSFER_BRANDS,
   CONVENIENCE_STORES,
   ONLINE_BRANDS,
 } from '../transaction-tokens/transaction-token.schemas';
-
-/** Payment types Kessai does not process yet: present, as the SDK's type expects, and off. */
-const OFF = { enabled: false } as const;
 
 interface SupportedBrand {
   brand: string;
@@ -126,8 +124,9 @@ export function presentCheckoutInfo(
     // the store's own: enabled as its configuration says, with its deadline and matching rules
     bank_transfer_configuration: presentBankTransferConfiguration(config),
     convenience_configuration: config.convenience_configuration,
-    paidy_configuration: OFF,
-    paidy_public_key: null,
+    paidy_configuration: config.paidy_configuration,
+    // Paidy Checkout's key: the simulator's Paidy in test mode; live mode has no Paidy (decision 0068)
+    paidy_public_key: mode === 'test' ? PAIDY_TEST_PUBLIC_KEY : null,
     recurring_card_charge_cvv_confirmation: { enabled: false, threshold: [] },
     installments_configuration: presentInstallmentsConfiguration(config),
     ...(logoImage === null ? {} : { logo_image: logoImage }),

@@ -625,7 +625,10 @@ export const CheckoutInfo = resource({
   bank_transfer_configuration: checkoutBankTransferConfiguration,
   convenience_configuration: checkoutConvenienceConfiguration,
   paidy_configuration: z.object({ enabled: z.boolean() }),
-  paidy_public_key: z.null(),
+  paidy_public_key: z
+    .string()
+    .nullable()
+    .describe('Paidy Checkout’s public key: the test-mode key in test mode; null in live mode (no Paidy)'),
   recurring_card_charge_cvv_confirmation: z.object({ enabled: z.boolean(), threshold: z.array(z.unknown()) }),
   installments_configuration: z.object({ enabled: z.boolean(), only_with_processor: z.boolean() }),
   logo_image: z

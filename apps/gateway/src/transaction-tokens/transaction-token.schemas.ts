@@ -160,6 +160,70 @@ export const MERCHANT_QR_BRANDS = [
 /** qr_merchant: the wallet whose app pays the code (the SDK types no data for it: api-reference §5.1 [N]). */
 export const qrMerchantDataSchema = z.object({ brand: z.enum(MERCHANT_QR_BRANDS) }).strict();
 
+const base64 = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/);
+const hex = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[0-9a-fA-F]+$/);
+
+/**
+ * apple_pay (the SDK types no data for it: api-reference §5.1 [N]): PKPaymentToken's `paymentData`
+ * as the customer's device made it, its keys in the API's snake_case (the SDK's key conversion
+ * makes `ephemeralPublicKey` `ephemeral_public_key`). EC_v1 only: the version RSA_v1 (regions
+ * without elliptic curve encryption) is refused as UNSUPPORTED_ALGORITHM. The signature and the
+ * encryption are the processor's to check (docs/transaction-tokens.md, "Apple Pay").
+ */
+export const applePayDataSchema = z
+  .object({
+    payment_data: z
+      .object({
+        version: z.string().refine((v) => v === 'EC_v1', { params: { reason: 'UNSUPPORTED_ALGORITHM' } }),
+        data: base64(16_384),
+        signature: base64(16_384),
+        header: z
+          .object({
+            ephemeral_public_key: base64(1_024),
+            public_key_hash: base64(64),
+            transaction_id: hex(128),
+            application_data: hex(64).optional(),
+          })
+          .strict(),
+      })
+      .strict(),
+  })
+  .strict();
+
+/**
+ * paidy (api-reference §5.1): the consumer's Paidy token (`tok_…`, given by Paidy Checkout once the
+ * consumer authorized the merchant), where the goods go, and the consumer's phone. Paidy needs a
+ * shipping address with its zip and at least one other line (PAIDY_SHIPPING_ADDRESS_NEEDS_ONE_OPTIONAL_FIELD).
+ */
+export const paidyDataSchema = z
+  .object({
+    paidy_token: z.string().regex(/^tok_[A-Za-z0-9_-]{1,64}$/),
+    phone_number: phoneNumber.optional(),
+    shipping_address: z
+      .object({
+        line1: text(200).min(1).optional(),
+        line2: text(200).min(1).optional(),
+        city: text(100).min(1).optional(),
+        state: text(100).min(1).optional(),
+        zip: z.string().regex(/^\d{3}-?\d{4}$/),
+      })
+      .strict()
+      .refine((a) => [a.line1, a.line2, a.city, a.state].some((line) => line !== undefined), {
+        params: { reason: 'PAIDY_SHIPPING_ADDRESS_NEEDS_ONE_OPTIONAL_FIELD' },
+      }),
+  })
+  .strict();
+
 /** BankTransferBrand (api-reference §5.12). */
 export const BANK_TRANSFER_BRANDS = ['aozora_bank', 'bank_test_brand'] as const;
 /** ConvenienceStore (api-reference §5.12). */
@@ -205,12 +269,8 @@ export const konbiniDataSchema = z
 
 export const createTokenSchema = z
   .object({
-    payment_type: z
-      .enum(PAYMENT_TYPES)
-      .refine((v) => (CHARGEABLE_PAYMENT_TYPES as readonly string[]).includes(v), {
-        params: { reason: 'PAYMENT_TYPE_NOT_SUPPORTED' },
-      })
-      .transform((v) => v as ChargeablePaymentType),
+    // every payment type of the API is chargeable (Apple Pay and Paidy: decisions 0067, 0068)
+    payment_type: z.enum(CHARGEABLE_PAYMENT_TYPES),
     type: z.enum(TOKEN_TYPES),
     email: email.nullish(),
     usage_limit: z.enum(USAGE_LIMITS).nullish(),
@@ -303,6 +363,10 @@ function tokenDataOf(paymentType: ChargeablePaymentType, data: Record<string, un
       return { payment_type: 'qr_scan', data: checkData(qrScanDataSchema, data) };
     case 'qr_merchant':
       return { payment_type: 'qr_merchant', data: checkData(qrMerchantDataSchema, data) };
+    case 'apple_pay':
+      return { payment_type: 'apple_pay', data: checkData(applePayDataSchema, data) };
+    case 'paidy':
+      return { payment_type: 'paidy', data: checkData(paidyDataSchema, data) };
     case 'bank_transfer':
       return { payment_type: 'bank_transfer', data: checkData(bankTransferDataSchema, data) };
     case 'konbini':

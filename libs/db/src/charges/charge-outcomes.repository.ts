@@ -52,6 +52,10 @@ export interface PendingCharge {
   callMethod: string | null;
   /** qr_scan tokens */
   scannedQr: string | null;
+  /** apple_pay tokens: the device's encrypted payment data as Apple made it (decision 0067) */
+  applePayPaymentData: Record<string, unknown> | null;
+  /** paidy tokens: the consumer's Paidy token and where the goods go (decision 0068) */
+  paidy: { token: string; shippingAddress: Record<string, unknown> } | null;
   /** konbini tokens: where and who pays */
   konbini: { convenienceStore: string; customerName: string; phoneNumber: string | null } | null;
   /** the token's email, for processors that send the payment instructions themselves (KOMOJU) */
@@ -278,6 +282,11 @@ function pendingChargeOf(row: RowOf<typeof FIND_PENDING_CHARGES.columns>): Pendi
     brand: row.brand,
     callMethod: row.call_method,
     scannedQr: row.scanned_qr,
+    applePayPaymentData: row.apple_pay_payment_data,
+    paidy:
+      row.paidy_token !== null && row.paidy_shipping_address !== null
+        ? { token: row.paidy_token, shippingAddress: row.paidy_shipping_address }
+        : null,
     konbini:
       row.convenience_store !== null && row.customer_name !== null
         ? {

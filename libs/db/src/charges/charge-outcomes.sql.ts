@@ -51,6 +51,11 @@ export const FIND_PENDING_CHARGES = defineStatement({
     brand: pg.nullable(pg.text),
     call_method: pg.nullable(pg.text),
     scanned_qr: pg.nullable(pg.text),
+    /** apple_pay tokens: the device's encrypted payment data, Apple's JSON (decision 0067) */
+    apple_pay_payment_data: pg.nullable(pg.jsonb<Record<string, unknown>>()),
+    /** paidy tokens: the consumer's Paidy token and the shipping address (decision 0068) */
+    paidy_token: pg.nullable(pg.text),
+    paidy_shipping_address: pg.nullable(pg.jsonb<Record<string, unknown>>()),
     /** konbini tokens */
     convenience_store: pg.nullable(pg.text),
     customer_name: pg.nullable(pg.text),
@@ -84,6 +89,9 @@ export const FIND_PENDING_CHARGES = defineStatement({
            (t.data->'card'->>'exp_year')::int AS exp_year,
            t.data->>'brand' AS brand, t.data->>'call_method' AS call_method,
            t.data->>'scanned_qr' AS scanned_qr,
+           CASE WHEN t.payment_type = 'apple_pay' THEN t.data->'payment_data' END AS apple_pay_payment_data,
+           t.data->>'paidy_token' AS paidy_token,
+           CASE WHEN t.payment_type = 'paidy' THEN t.data->'shipping_address' END AS paidy_shipping_address,
            t.data->>'convenience_store' AS convenience_store, t.data->>'customer_name' AS customer_name,
            NULLIF(concat_ws(' ', t.data->'phone_number'->>'country_code',
                             t.data->'phone_number'->>'local_number'), '') AS phone_number,

@@ -216,7 +216,7 @@ describe('ChargesService: accepting a charge', () => {
       ['another mode', tokenOf({ mode: 'live' }), 'PROCESSING_MODE_MISMATCH', 'PROCESSING_MODE_MISMATCH'],
       [
         'a payment type not chargeable',
-        tokenOf({ paymentType: 'apple_pay' } as never),
+        tokenOf({ paymentType: 'cash' } as never),
         'PAYMENT_TYPE_NOT_ALLOWED',
         'PAYMENT_TYPE_NOT_ALLOWED',
       ],

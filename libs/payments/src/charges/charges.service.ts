@@ -26,6 +26,7 @@ import {
   DAILY_QUOTAS,
   isChargeablePaymentType,
   isDeferredPaymentType,
+  holdsForCapture,
   isUuid,
   NotFoundError,
   ResourceLimitError,
@@ -433,7 +434,7 @@ function checkCaptureAtFor(paymentType: string, request: ChargeInput, now: Date)
   const delay = at.getTime() - now.getTime();
   const allowed = isDeferredPaymentType(paymentType)
     ? delay <= LONGEST_PAYMENT_PERIOD.as('milliseconds')
-    : paymentType === 'card' && !request.capture && delay <= MAX_CAPTURE_DELAY_MS;
+    : holdsForCapture(paymentType) && !request.capture && delay <= MAX_CAPTURE_DELAY_MS;
   if (!allowed) throw ValidationError.field('capture_at', 'INVALID_SCHEDULED_CAPTURE_DATE');
 }
 
@@ -469,8 +470,10 @@ function checkToken(token: ChargeableToken, actor: PaymentsActor, request: Charg
   if (cvvRefusal !== null) {
     throw new BusinessRuleError(cvvRefusal, [{ field: TOKEN_FIELD, reason: cvvRefusal }]);
   }
-  if (token.paymentType !== 'card') {
-    if (request.three_ds) throw ValidationError.field('three_ds', 'ONLY_FOR_CARD_PAYMENT');
+  // Apple Pay's authentication is the device's cryptogram, carried in its payment data
+  if (token.paymentType !== 'card' && request.three_ds)
+    throw ValidationError.field('three_ds', 'ONLY_FOR_CARD_PAYMENT');
+  if (!holdsForCapture(token.paymentType)) {
     // online and QR payments are taken whole by the operator: there is nothing to hold and capture later
     if (!request.capture) {
       throw new BusinessRuleError('CAPTURE_ONLY_FOR_CARD_PAYMENT', [

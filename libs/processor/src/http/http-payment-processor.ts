@@ -273,19 +273,7 @@ function toWire(request: AuthorizeRequest): AuthorizeRequestWire {
     amount: checkWireAmount(request.amount),
     currency: request.currency,
     capture: request.capture,
-    payment_method:
-      method.type === 'card'
-        ? {
-            type: 'card',
-            card: {
-              number: method.card.cardNumber.reveal(),
-              exp_month: method.card.expMonth,
-              exp_year: method.card.expYear,
-              cvv: method.card.revealCvv(),
-              cardholder: method.card.cardholder,
-            },
-          }
-        : { type: 'qr_scan', scanned_qr: method.scannedQr },
+    payment_method: paymentMethodToWire(method),
     three_ds: request.threeDs
       ? {
           mode: request.threeDs.mode,
@@ -295,6 +283,35 @@ function toWire(request: AuthorizeRequest): AuthorizeRequestWire {
       : null,
     descriptor: request.descriptor ?? null,
   };
+}
+
+function paymentMethodToWire(
+  method: AuthorizeRequest['paymentMethod'],
+): AuthorizeRequestWire['payment_method'] {
+  switch (method.type) {
+    case 'card':
+      return {
+        type: 'card',
+        card: {
+          number: method.card.cardNumber.reveal(),
+          exp_month: method.card.expMonth,
+          exp_year: method.card.expYear,
+          cvv: method.card.revealCvv(),
+          cardholder: method.card.cardholder,
+        },
+      };
+    case 'qr_scan':
+      return { type: 'qr_scan', scanned_qr: method.scannedQr };
+    case 'apple_pay':
+      return { type: 'apple_pay', payment_data: method.paymentData };
+    case 'paidy':
+      return {
+        type: 'paidy',
+        token_id: method.tokenId,
+        shipping_address: method.shippingAddress,
+        buyer_email: method.buyerEmail,
+      };
+  }
 }
 
 function fromWire(payment: PaymentWire): ProcessorPayment {
