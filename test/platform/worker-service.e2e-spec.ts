@@ -41,9 +41,8 @@ const probe = { handled: [] as string[], started: deferred(), gate: deferred() }
 
 @Processor(LIFECYCLE_QUEUE.name)
 class LifecycleProcessor extends QueueProcessor<typeof LIFECYCLE_QUEUE> {
-  readonly queue = LIFECYCLE_QUEUE;
-  workerOptions() {
-    return { concurrency: 1, lockDuration: LOCK_MS };
+  constructor() {
+    super(LIFECYCLE_QUEUE, { concurrency: 1, lockDuration: LOCK_MS });
   }
   protected async handle(job: QueueJob<typeof LIFECYCLE_QUEUE>, raw: Job) {
     switch (job.name) {

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
+import { sweepBucket } from '@kessai/contracts';
 import { CapturesRepository, ChargeSweepsRepository, TokenThreeDsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { PeriodicService } from '@kessai/runtime';
@@ -57,7 +58,7 @@ export class ChargeSweeper extends PeriodicService {
       this.sweeps.findStaleCaptures(this.#staleSeconds, BATCH),
       this.tokens.findExpiredAwaiting(this.#awaitingExpirySeconds, BATCH),
     ]);
-    const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
+    const bucket = sweepBucket(this.#staleSeconds);
     const jobs = [
       // one job per deadline too: a charge extended at its deadline (automatic extension) is
       // taken again at the next one, even within the same time bucket

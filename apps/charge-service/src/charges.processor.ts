@@ -2,7 +2,7 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { CHARGES_QUEUE, type QueueJob } from '@kessai/contracts';
-import { QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
+import { QueueProcessor, unhandledJob } from '@kessai/runtime';
 import { ChargeAuthorizationService } from './charge-authorization.service';
 import { ChargeCaptureService } from './charge-capture.service';
 import { ChargeReconciliationService } from './charge-reconciliation.service';
@@ -16,25 +16,19 @@ import { TokenCvvAuthorizationService } from './token-cvv-authorization.service'
  */
 @Processor(CHARGES_QUEUE.name)
 export class ChargesProcessor extends QueueProcessor<typeof CHARGES_QUEUE> {
-  readonly queue = CHARGES_QUEUE;
-
   constructor(
     private readonly authorization: ChargeAuthorizationService,
     private readonly captures: ChargeCaptureService,
     private readonly reconciliation: ChargeReconciliationService,
     private readonly tokens: TokenAuthenticationService,
     private readonly cvvAuthorization: TokenCvvAuthorizationService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    super();
-  }
-
-  workerOptions(): ProcessorWorkerOptions {
-    return {
-      concurrency: this.config.CHARGE_WORKER_CONCURRENCY,
+    super(CHARGES_QUEUE, {
+      concurrency: config.CHARGE_WORKER_CONCURRENCY,
       // a killed worker's jobs are handed to another once this lock expires (plus one stalled check)
-      lockDuration: this.config.CHARGE_JOB_LOCK_MS,
-    };
+      lockDuration: config.CHARGE_JOB_LOCK_MS,
+    });
   }
 
   protected handle(job: QueueJob<typeof CHARGES_QUEUE>): Promise<void> {

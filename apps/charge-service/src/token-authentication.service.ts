@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SensitiveCardData } from '@kessai/cards';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import {
   threeDsRead,
@@ -11,18 +10,17 @@ import {
 import { tokenThreeDsReference, type TokenThreeDsStatus } from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
 import {
-  type AuthorizeResult,
-  isRetryableProcessorError,
+  type AuthorizeRequest,
   paymentError,
   type PaymentErrorDetails,
   type PaymentProcessor,
   PaymentProcessors,
   type ProcessorPayment,
-  ProcessorRequestRejectedError,
   type ThreeDsMode,
 } from '@kessai/processor';
-import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
+import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { RetryLaterError } from './retry-later';
+import { TokenCheck } from './token-check';
 
 /** The authorization that authenticates a card: the smallest amount, held and then voided. */
 const AUTHENTICATION_AMOUNT = 1;
@@ -54,16 +52,21 @@ type Outcome =
 @Injectable()
 export class TokenAuthenticationService {
   readonly #expirySeconds: number;
+  readonly #check: TokenCheck;
 
   constructor(
     private readonly tokens: TokenThreeDsRepository,
     private readonly processors: PaymentProcessors,
-    private readonly vault: CardVault,
+    vault: CardVault,
     private readonly cvvs: PendingCvvStore,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.#expirySeconds = config.CHARGE_AWAITING_EXPIRY_SECONDS;
+    this.#check = new TokenCheck(processors, vault, logger, {
+      operation: 'token 3-D Secure',
+      hold: 'authentication',
+    });
   }
 
   async authenticateToken(tokenId: string, causeEventId: string | null = null): Promise<void> {
@@ -106,51 +109,38 @@ export class TokenAuthenticationService {
     if (!processor) return errored('no live processor is configured');
     if (!token.vault || !token.card) return errored('the card is missing from the vault');
     const reference = tokenThreeDsReference(token.id, threeDs.attempt);
-    let card: SensitiveCardData;
-    try {
-      card = new SensitiveCardData({
-        cardNumber: this.vault.decrypt(token.vault, { transactionTokenId: token.id }),
-        // read, not claimed: the CVV stays for the token's first charge
-        cvv: await this.cvvs.read(token.id),
-        expMonth: token.card.exp_month,
-        expYear: token.card.exp_year,
-        cardholder: token.card.cardholder,
-      });
-    } catch (error) {
-      if (error instanceof VaultIntegrityError) return errored('the card could not be read from the vault');
-      throw error;
-    }
-    const request = {
+    // read, not claimed: the CVV stays for the token's first charge
+    const card = this.#check.card(
+      { id: token.id, card: token.card, vault: token.vault },
+      await this.cvvs.read(token.id),
+    );
+    if (!card) return errored('the card could not be read from the vault');
+    const request: AuthorizeRequest = {
       reference,
       amount: AUTHENTICATION_AMOUNT,
       currency: AUTHENTICATION_CURRENCY,
       capture: false,
-      paymentMethod: { type: 'card' as const, card },
+      paymentMethod: { type: 'card', card },
       threeDs: {
         mode: threeDs.mode as ThreeDsMode,
         redirectEndpoint: threeDs.redirect_endpoint ?? undefined,
         callbackUrl: this.processors.callbackUrl,
       },
     };
-    const context = { tokenId: token.id, operation: 'token 3-D Secure' };
-    let answer: AuthorizeResult;
-    try {
-      answer = await this.processors.retrying(() => processor.authorize(request), this.logger, context);
-    } catch (error) {
-      const rejected = error instanceof ProcessorRequestRejectedError;
-      if (!rejected && !isRetryableProcessorError(error)) throw error;
-      // as for charges: only the processor's record of the reference tells what happened
-      const found = await this.processors.retrying(() => processor.status(reference), this.logger, context);
-      if (!found.found) {
-        if (rejected && error.httpStatus !== 409 && error.httpStatus !== 423)
-          return errored('the processor refused the request');
-        throw new RetryLaterError(`token ${token.id}: the processor has not authenticated it yet`);
-      }
+    const checked = await this.#check.authorize(
+      processor,
+      request,
+      { tokenId: token.id, operation: 'token 3-D Secure' },
+      `token ${token.id}: the processor has not authenticated it yet`,
+    );
+    if (checked.kind === 'refused') return errored('the processor refused the request');
+    if (checked.kind === 'found') {
       // waiting for the cardholder: a retried request answers with the challenge again
-      if (found.payment.status === 'pending_authentication')
+      if (checked.payment.status === 'pending_authentication')
         throw new RetryLaterError(`token ${token.id}: retrying for the issuer page`);
-      return this.#ofPayment(processor, reference, found.payment);
+      return this.#ofPayment(processor, reference, checked.payment);
     }
+    const answer = checked.answer;
     switch (answer.outcome) {
       case 'three_ds_required':
         return {
@@ -295,13 +285,7 @@ export class TokenAuthenticationService {
     reference: string,
     processorReference: string,
   ): Promise<Outcome> {
-    const voided = await this.processors.retrying(
-      () => processor.void({ processorReference, idempotencyKey: `${reference}.void` }),
-      this.logger,
-      { reference, operation: 'token 3-D Secure void' },
-    );
-    if (voided.outcome === 'rejected')
-      this.logger.warn({ reference, code: voided.error.code }, 'the authentication hold was not voided');
+    await this.#check.release(processor, reference, processorReference);
     return { status: 'successful', processorReference };
   }
 }

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { SensitiveCardData } from '@kessai/cards';
 import {
   cvvAuthorizeRead,
   TokenCvvAuthorizeRepository,
@@ -14,17 +13,14 @@ import {
 import { LOGGER, type Logger } from '@kessai/observability';
 import {
   type AuthorizeRequest,
-  type AuthorizeResult,
-  isRetryableProcessorError,
   paymentError,
   type PaymentErrorDetails,
   type PaymentProcessor,
   PaymentProcessors,
   type ProcessorPayment,
-  ProcessorRequestRejectedError,
 } from '@kessai/processor';
-import { CardVault, PendingCvvStore, VaultIntegrityError } from '@kessai/vault';
-import { RetryLaterError } from './retry-later';
+import { CardVault, PendingCvvStore } from '@kessai/vault';
+import { TokenCheck } from './token-check';
 
 type Outcome =
   | { status: 'current'; processorReference: string }
@@ -42,13 +38,20 @@ type Outcome =
  */
 @Injectable()
 export class TokenCvvAuthorizationService {
+  readonly #check: TokenCheck;
+
   constructor(
     private readonly tokens: TokenCvvAuthorizeRepository,
     private readonly processors: PaymentProcessors,
-    private readonly vault: CardVault,
+    vault: CardVault,
     private readonly cvvs: PendingCvvStore,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.#check = new TokenCheck(processors, vault, logger, {
+      operation: 'token CVV authorization',
+      hold: 'CVV authorization',
+    });
+  }
 
   async authorizeTokenCvv(tokenId: string, causeEventId: string | null = null): Promise<void> {
     const token = await this.tokens.findToAuthorize(tokenId);
@@ -71,20 +74,8 @@ export class TokenCvvAuthorizationService {
     const cvv = await this.cvvs.read(token.id);
     // the CVV waited in Redis for CVV_TTL_SECONDS and is gone: nothing to authorize it with
     if (cvv === null) return failed('CARD_CVV_INVALID', 'the CVV is no longer held; send it again');
-    let card: SensitiveCardData;
-    try {
-      card = new SensitiveCardData({
-        cardNumber: this.vault.decrypt(token.vault, { transactionTokenId: token.id }),
-        cvv,
-        expMonth: token.card.exp_month,
-        expYear: token.card.exp_year,
-        cardholder: token.card.cardholder,
-      });
-    } catch (error) {
-      if (error instanceof VaultIntegrityError)
-        return failed('PROCESSING_ERROR', 'the card could not be read from the vault');
-      throw error;
-    }
+    const card = this.#check.card({ id: token.id, card: token.card, vault: token.vault }, cvv);
+    if (!card) return failed('PROCESSING_ERROR', 'the card could not be read from the vault');
     const reference = tokenCvvAuthorizeReference(token.id, cvvAuthorize.attempt ?? 1);
     const request: AuthorizeRequest = {
       reference,
@@ -94,22 +85,15 @@ export class TokenCvvAuthorizationService {
       paymentMethod: { type: 'card', card },
       threeDs: { mode: 'skip' },
     };
-    const context = { tokenId: token.id, operation: 'token CVV authorization' };
-    let answer: AuthorizeResult;
-    try {
-      answer = await this.processors.retrying(() => processor.authorize(request), this.logger, context);
-    } catch (error) {
-      const rejected = error instanceof ProcessorRequestRejectedError;
-      if (!rejected && !isRetryableProcessorError(error)) throw error;
-      // as for charges: only the processor's record of the reference tells what happened
-      const found = await this.processors.retrying(() => processor.status(reference), this.logger, context);
-      if (!found.found) {
-        if (rejected && error.httpStatus !== 409 && error.httpStatus !== 423)
-          return failed('PROCESSING_ERROR', 'the processor refused the request');
-        throw new RetryLaterError(`token ${token.id}: the processor has not authorized its CVV yet`);
-      }
-      return this.#ofPayment(processor, reference, found.payment);
-    }
+    const checked = await this.#check.authorize(
+      processor,
+      request,
+      { tokenId: token.id, operation: 'token CVV authorization' },
+      `token ${token.id}: the processor has not authorized its CVV yet`,
+    );
+    if (checked.kind === 'refused') return failed('PROCESSING_ERROR', 'the processor refused the request');
+    if (checked.kind === 'found') return this.#ofPayment(processor, reference, checked.payment);
+    const answer = checked.answer;
     switch (answer.outcome) {
       case 'approved':
         return this.#release(processor, reference, answer.processorReference);
@@ -117,7 +101,7 @@ export class TokenCvvAuthorizationService {
         return { status: 'failed', processorReference: answer.processorReference, error: answer.error };
       // not asked for (3-D Secure skipped): nobody would complete it, so it is let go and failed
       case 'three_ds_required':
-        await this.#void(processor, reference, answer.processorReference);
+        await this.#check.release(processor, reference, answer.processorReference);
         return {
           status: 'failed',
           processorReference: answer.processorReference,
@@ -140,7 +124,7 @@ export class TokenCvvAuthorizationService {
         return this.#release(processor, reference, processorReference);
       case 'pending_authentication':
       case 'awaiting_payment':
-        await this.#void(processor, reference, processorReference);
+        await this.#check.release(processor, reference, processorReference);
         return {
           status: 'failed',
           processorReference,
@@ -162,18 +146,8 @@ export class TokenCvvAuthorizationService {
     reference: string,
     processorReference: string,
   ): Promise<Outcome> {
-    await this.#void(processor, reference, processorReference);
+    await this.#check.release(processor, reference, processorReference);
     return { status: 'current', processorReference };
-  }
-
-  async #void(processor: PaymentProcessor, reference: string, processorReference: string): Promise<void> {
-    const voided = await this.processors.retrying(
-      () => processor.void({ processorReference, idempotencyKey: `${reference}.void` }),
-      this.logger,
-      { reference, operation: 'token CVV authorization void' },
-    );
-    if (voided.outcome === 'rejected')
-      this.logger.warn({ reference, code: voided.error.code }, 'the CVV authorization hold was not voided');
   }
 }
 

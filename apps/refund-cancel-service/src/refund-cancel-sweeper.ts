@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { jobId, REFUNDS_CANCELS_QUEUE, type OperationJobData } from '@kessai/contracts';
+import { jobId, REFUNDS_CANCELS_QUEUE, sweepBucket, type OperationJobData } from '@kessai/contracts';
 import { RefundsRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ContractQueue, InjectContractQueue, PeriodicService } from '@kessai/runtime';
@@ -45,7 +45,7 @@ export class RefundCancelSweeper extends PeriodicService {
   async sweep(): Promise<number> {
     const stale = await this.refunds.findStaleOperations(this.#staleSeconds, BATCH);
     if (stale.length === 0) return 0;
-    const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
+    const bucket = sweepBucket(this.#staleSeconds);
     await this.queue.addBulk(
       stale.map(({ kind, id }) => {
         const name = kind === 'refund' ? ('process_refund' as const) : ('process_cancel' as const);

@@ -3,7 +3,7 @@ import { Inject } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { REFUNDS_CANCELS_QUEUE, type QueueJob } from '@kessai/contracts';
-import { QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
+import { QueueProcessor, unhandledJob } from '@kessai/runtime';
 import type { Attempt } from './attempts';
 import { CancelProcessingService } from './cancel-processing.service';
 import { RefundProcessingService } from './refund-processing.service';
@@ -11,22 +11,16 @@ import { RefundProcessingService } from './refund-processing.service';
 /** refund-cancel-service's worker of the refunds-cancels queue: each job to its use case. */
 @Processor(REFUNDS_CANCELS_QUEUE.name)
 export class RefundsCancelsProcessor extends QueueProcessor<typeof REFUNDS_CANCELS_QUEUE> {
-  readonly queue = REFUNDS_CANCELS_QUEUE;
-
   constructor(
     private readonly refunds: RefundProcessingService,
     private readonly cancels: CancelProcessingService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    super();
-  }
-
-  workerOptions(): ProcessorWorkerOptions {
-    return {
-      concurrency: this.config.REFUND_CANCEL_WORKER_CONCURRENCY,
+    super(REFUNDS_CANCELS_QUEUE, {
+      concurrency: config.REFUND_CANCEL_WORKER_CONCURRENCY,
       // a killed worker's jobs are handed to another once this lock expires (plus one stalled check)
-      lockDuration: this.config.REFUND_CANCEL_JOB_LOCK_MS,
-    };
+      lockDuration: config.REFUND_CANCEL_JOB_LOCK_MS,
+    });
   }
 
   protected handle(job: QueueJob<typeof REFUNDS_CANCELS_QUEUE>, raw: Job): Promise<void> {

@@ -2,26 +2,20 @@ import { Processor } from '@nestjs/bullmq';
 import { Inject } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { SUBSCRIPTIONS_QUEUE, type QueueJob } from '@kessai/contracts';
-import { QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
+import { QueueProcessor, unhandledJob } from '@kessai/runtime';
 import { PaymentSettlementService } from './payment-settlement.service';
 
 /** subscription-service's worker of the subscriptions queue. */
 @Processor(SUBSCRIPTIONS_QUEUE.name)
 export class SubscriptionsProcessor extends QueueProcessor<typeof SUBSCRIPTIONS_QUEUE> {
-  readonly queue = SUBSCRIPTIONS_QUEUE;
-
   constructor(
     private readonly settlement: PaymentSettlementService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    super();
-  }
-
-  workerOptions(): ProcessorWorkerOptions {
-    return {
-      concurrency: this.config.SUBSCRIPTION_WORKER_CONCURRENCY,
-      lockDuration: this.config.SUBSCRIPTION_JOB_LOCK_MS,
-    };
+    super(SUBSCRIPTIONS_QUEUE, {
+      concurrency: config.SUBSCRIPTION_WORKER_CONCURRENCY,
+      lockDuration: config.SUBSCRIPTION_JOB_LOCK_MS,
+    });
   }
 
   protected async handle(job: QueueJob<typeof SUBSCRIPTIONS_QUEUE>): Promise<void> {

@@ -3,29 +3,23 @@ import { Inject } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { WEBHOOK_DELIVERIES_QUEUE, type QueueJob } from '@kessai/contracts';
-import { postponeJob, QueueProcessor, unhandledJob, type ProcessorWorkerOptions } from '@kessai/runtime';
+import { postponeJob, QueueProcessor, unhandledJob } from '@kessai/runtime';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookDispatchService } from './webhook-dispatch.service';
 
 /** webhook-service's worker of the webhook-events queue: each job to its use case. */
 @Processor(WEBHOOK_DELIVERIES_QUEUE.name)
 export class WebhookDeliveriesProcessor extends QueueProcessor<typeof WEBHOOK_DELIVERIES_QUEUE> {
-  readonly queue = WEBHOOK_DELIVERIES_QUEUE;
-
   constructor(
     private readonly dispatcher: WebhookDispatchService,
     private readonly deliveries: WebhookDeliveryService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
   ) {
-    super();
-  }
-
-  workerOptions(): ProcessorWorkerOptions {
-    return {
+    super(WEBHOOK_DELIVERIES_QUEUE, {
       // jobs taken at once; their tries share the DeliveryPool's global cap (WEBHOOK_WORKER_CONCURRENCY)
-      concurrency: this.config.WEBHOOK_JOB_CONCURRENCY,
-      lockDuration: this.config.WEBHOOK_JOB_LOCK_MS,
-    };
+      concurrency: config.WEBHOOK_JOB_CONCURRENCY,
+      lockDuration: config.WEBHOOK_JOB_LOCK_MS,
+    });
   }
 
   protected handle(job: QueueJob<typeof WEBHOOK_DELIVERIES_QUEUE>, raw: Job, token?: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { jobId, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/contracts';
+import { jobId, sweepBucket, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/contracts';
 import { WebhooksRepository } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ContractQueue, InjectContractQueue, PeriodicService } from '@kessai/runtime';
@@ -36,7 +36,7 @@ export class WebhookSweeper extends PeriodicService {
   async sweep(): Promise<number> {
     const stale = await this.webhooks.findStaleDeliveries(this.#staleSeconds, BATCH);
     if (stale.length === 0) return 0;
-    const bucket = String(Math.floor(Date.now() / (this.#staleSeconds * 1000)));
+    const bucket = sweepBucket(this.#staleSeconds);
     await this.queue.addBulk(
       stale.map(({ id, attemptCount }) => {
         const attempt = String(attemptCount + 1);

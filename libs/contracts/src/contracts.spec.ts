@@ -1,6 +1,6 @@
 import { CHARGES_QUEUE, PROCESS_CHARGES_BATCH } from './charges.queue';
 import { EVENT_CATALOGUE, eventRoutes, QUEUES, WEBHOOK_EVENT_TYPES, type EventType } from './events';
-import { InvalidJobError, jobId, parseJob } from './queues';
+import { InvalidJobError, jobId, parseJob, sweepBucket } from './queues';
 import { PROCESS_REFUNDS_BATCH, REFUNDS_CANCELS_QUEUE } from './refunds-cancels.queue';
 import { SETTLE_PAYMENTS_BATCH, SUBSCRIPTIONS_QUEUE } from './subscriptions.queue';
 import { DISPATCH_EVENTS_BATCH, WEBHOOK_DELIVERIES_QUEUE } from './webhooks.queue';
@@ -40,6 +40,12 @@ describe('queue contracts', () => {
   it('refuses a job id with a colon (BullMQ reserves it)', () => {
     expect(jobId('process_charge', CHARGE_ID, 'retry')).toBe(`process_charge.${CHARGE_ID}.retry`);
     expect(() => jobId('x', 'a:b')).toThrow(/must not contain ':'/);
+  });
+
+  it('gives a sweeper’s job ids one bucket per window', () => {
+    expect(sweepBucket(60, 60_000)).toBe('1');
+    expect(sweepBucket(60, 119_999)).toBe('1');
+    expect(sweepBucket(60, 120_000)).toBe('2');
   });
 });
 

@@ -96,3 +96,11 @@ export function jobId(job: string, ...parts: string[]): string {
   if (id.includes(':')) throw new Error(`job id must not contain ':' (${id})`);
   return id;
 }
+
+/**
+ * The time bucket a sweeper's job ids carry (a part of jobId): one per `windowSeconds`, so that
+ * replicas and consecutive sweeps queue a lost job again at most once a window.
+ */
+export function sweepBucket(windowSeconds: number, now: number = Date.now()): string {
+  return String(Math.floor(now / (windowSeconds * 1000)));
+}

@@ -27,8 +27,7 @@ SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data,
      WHERE t.id = old.id
     RETURNING t.id, t.merchant_id, t.store_id, t.data,
               (old.cvv_authorize->>'status' IS DISTINCT FROM t.data->'cvv_authorize'->>'status'
-               OR old.cvv_authorize->>'enabled' IS DISTINCT FROM t.data->'cvv_authorize'->>'enabled')
-                AS changed
+               OR old.cvv_authorize->>'enabled' IS DISTINCT FROM t.data->'cvv_authorize'->>'enabled') AS changed
   ), updated_event AS (
     INSERT INTO outbox_events
        (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload, correlation_id)

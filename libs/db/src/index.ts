@@ -61,6 +61,7 @@ export * from './audit/console-audit.repository';
 export * from './stores/stores.repository';
 export * from './stores/store-logos.repository';
 export * from './tokens/transaction-tokens.repository';
+export * from './tokens/token-check';
 export * from './tokens/token-three-ds.repository';
 export * from './tokens/token-cvv-authorize.repository';
 export * from './tokens/transaction-token-aliases.repository';

@@ -14,10 +14,17 @@ export type ProcessorWorkerOptions = Pick<WorkerOptions, 'concurrency' | 'lockDu
  * a job without a handler (or a handler without a job) fails to compile.
  */
 export abstract class QueueProcessor<Q extends QueueDefinition> extends WorkerHost {
-  abstract readonly queue: Q;
-
-  /** The worker's options from the config (concurrency, lock duration); startWorkerService applies them. */
-  abstract workerOptions(): ProcessorWorkerOptions;
+  /**
+   * `queue`: the queue of libs/contracts it consumes (the one its `@Processor` names);
+   * `workerOptions`: its worker's options from the config (concurrency, lock duration), which
+   * startWorkerService applies.
+   */
+  protected constructor(
+    readonly queue: Q,
+    readonly workerOptions: ProcessorWorkerOptions,
+  ) {
+    super();
+  }
 
   /** `token`: the worker's lock on the job, for a handler that moves it itself (moveToDelayed) */
   protected abstract handle(job: QueueJob<Q>, raw: Job, token?: string): Promise<unknown>;

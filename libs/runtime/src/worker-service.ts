@@ -145,7 +145,7 @@ export async function startWorkerService(options: WorkerServiceOptions): Promise
     (options.processors ?? []).forEach((type, i) => {
       const processor = processors[i];
       Processor(processor.queue.name, {
-        ...stalledCheckOptions(processor.workerOptions(), options.config.JOB_STALLED_CHECK_MS),
+        ...stalledCheckOptions(processor.workerOptions, options.config.JOB_STALLED_CHECK_MS),
         maxStalledCount: MAX_STALLED_COUNT,
       })(type);
     });

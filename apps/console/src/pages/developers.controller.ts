@@ -17,7 +17,7 @@ import { CurrentSession, Requires } from '../session/decorators';
 import { developersPage, secretsPage, webhookPage } from '../views/developers';
 import type { Messages } from '../views/messages';
 import { appTokenForm, ownerForm, ownerQuery, webhookChangesForm, webhookForm } from './developers.schemas';
-import { auditOf, badFields, refusalOf, send } from './page-replies';
+import { auditOf, badFields, refusalOfWrite, send } from './page-replies';
 import { modeOf, pageContext } from './request-context';
 
 /** The most app tokens and webhooks a page lists (an owner has at most 20 active of each). */
@@ -197,13 +197,11 @@ export class DevelopersController {
     };
     const detail = { url: changes.url, triggers: changes.triggers, active: changes.active };
     const audit = this.audit(session, request, 'webhook.update', 'webhook', detail);
-    try {
-      await this.webhooks.update(owner, modeOf(request), webhook, changes, { audit });
-    } catch (error) {
-      const message = refusalOf(error, ctx.m.webhookRefused);
-      if (message === null) throw error;
-      return refused(message);
-    }
+    const refusal = await refusalOfWrite(
+      () => this.webhooks.update(owner, modeOf(request), webhook, changes, { audit }),
+      ctx.m.webhookRefused,
+    );
+    if (refusal !== null) return refused(refusal);
     return reply.redirect(webhookPath(webhook, 'webhookSaved'), 303);
   }
 
@@ -256,19 +254,13 @@ export class DevelopersController {
     const audit = this.audit(session, request, 'webhook_delivery.replay', 'webhook_delivery', {
       webhook_id: webhook.id,
     });
-    try {
-      await this.webhooks.replayDelivery(
-        owner,
-        webhook.id,
-        deliveryId,
-        { correlationId: request.id },
-        { audit },
-      );
-    } catch (error) {
-      const message = refusalOf(error, ctx.m.replayRefused);
-      if (message === null) throw error;
-      return send(reply, 400, await this.renderWebhook(session, webhook, request, { error: message }));
-    }
+    const refusal = await refusalOfWrite(
+      () =>
+        this.webhooks.replayDelivery(owner, webhook.id, deliveryId, { correlationId: request.id }, { audit }),
+      ctx.m.replayRefused,
+    );
+    if (refusal !== null)
+      return send(reply, 400, await this.renderWebhook(session, webhook, request, { error: refusal }));
     return reply.redirect(webhookPath(webhook, 'replayed'), 303);
   }
 
@@ -287,13 +279,12 @@ export class DevelopersController {
       send(reply, 400, await this.renderDevelopers(session, owner, request, { error }));
     const parsed = schema.safeParse(body);
     if (!parsed.success) return refused(`${what}: ${badFields(parsed.error)}`);
-    try {
-      return send(reply, 201, await run(owner, parsed.data));
-    } catch (error) {
-      const message = refusalOf(error, what);
-      if (message === null) throw error;
-      return refused(message);
-    }
+    let page = '';
+    const refusal = await refusalOfWrite(async () => {
+      page = await run(owner, parsed.data);
+    }, what);
+    if (refusal !== null) return refused(refusal);
+    return send(reply, 201, page);
   }
 
   /** The merchant's own scope (no store), or one of its stores; any other store is a missing page. */

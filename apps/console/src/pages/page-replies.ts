@@ -62,6 +62,21 @@ export function refusalOf(error: unknown, what: string): string | null {
   return `${what}: ${[error.code, ...reasons].join(', ')}`;
 }
 
+/**
+ * Runs a use case's write: null once it is done, else the line its page shows for the refusal
+ * (refusalOf); what is no refusal (a missing resource, any other error) is thrown as it came.
+ */
+export async function refusalOfWrite(write: () => Promise<unknown>, what: string): Promise<string | null> {
+  try {
+    await write();
+    return null;
+  } catch (error) {
+    const message = refusalOf(error, what);
+    if (message === null) throw error;
+    return message;
+  }
+}
+
 /** The audit entry of a console write by the session's user (what it did, to what, in which mode). */
 export function auditOf(
   session: ConsoleSession,

@@ -36,7 +36,7 @@ import {
   refundForm,
   type PaymentListQuery,
 } from './payments.schemas';
-import { auditOf, badFields, keysetPage, listedOrMissing, refusalOf, send } from './page-replies';
+import { auditOf, badFields, keysetPage, listedOrMissing, refusalOfWrite, send } from './page-replies';
 import { modeOf, pageContext } from './request-context';
 
 /** The most events a payment's timeline shows. */
@@ -353,13 +353,9 @@ export class PaymentsController {
       const page = await this.renderPayment(session, charge, request, undefined, `${what}: VALIDATION_ERROR`);
       return send(reply, 400, page);
     }
-    try {
-      await run();
-    } catch (error) {
-      const message = refusalOf(error, what);
-      if (message === null) throw error;
-      return send(reply, 400, await this.renderPayment(session, charge, request, undefined, message));
-    }
+    const refusal = await refusalOfWrite(run, what);
+    if (refusal !== null)
+      return send(reply, 400, await this.renderPayment(session, charge, request, undefined, refusal));
     return reply.redirect(`/payments/${charge.id}?${action.done}`, 303);
   }
 

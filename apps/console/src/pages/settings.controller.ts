@@ -5,7 +5,7 @@ import { ConsoleAuditRepository, MerchantUsersRepository } from '@kessai/db';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
 import { auditPage, usersPage } from '../views/settings';
-import { auditOf, badFields, refusalOf, send } from './page-replies';
+import { auditOf, badFields, refusalOfWrite, send } from './page-replies';
 import { modeOf, pageContext } from './request-context';
 import { roleForm, userForm, USER_ROLES } from './settings.schemas';
 
@@ -81,21 +81,17 @@ export class SettingsController {
     const form = parsed.data;
     const write = { action: 'user.create', targetType: 'merchant_user', targetId: '', mode: modeOf(request) };
     const audit = auditOf(session, request, write, { email: form.email, role: form.role });
-    try {
-      await this.merchantUsers.invite({ merchantId: session.user.merchantId, ...form }, { audit });
-    } catch (error) {
-      const message = refusalOf(error, m.userRefused);
-      if (message === null) throw error;
-      return this.refused(session, request, reply, message);
-    }
+    const refusal = await refusalOfWrite(
+      () => this.merchantUsers.invite({ merchantId: session.user.merchantId, ...form }, { audit }),
+      m.userRefused,
+    );
+    if (refusal !== null) return this.refused(session, request, reply, refusal);
     // the person sets a password through the reset email (quota and delivery as POST /password_resets)
-    try {
-      await this.passwordResets.request(form.email, { correlationId: request.id });
-    } catch (error) {
-      const message = refusalOf(error, m.userAddedNoMail);
-      if (message === null) throw error;
-      return send(reply, 200, await this.renderUsers(session, request, { error: message }));
-    }
+    const noMail = await refusalOfWrite(
+      () => this.passwordResets.request(form.email, { correlationId: request.id }),
+      m.userAddedNoMail,
+    );
+    if (noMail !== null) return send(reply, 200, await this.renderUsers(session, request, { error: noMail }));
     return reply.redirect('/settings/users?added', 303);
   }
 
@@ -115,13 +111,11 @@ export class SettingsController {
     const write = { action: 'user.role', targetType: 'merchant_user', targetId: '', mode: modeOf(request) };
     const audit = auditOf(session, request, write, { role: parsed.data.role });
     const actor = { merchantId: session.user.merchantId, userId: session.user.id };
-    try {
-      await this.merchantUsers.changeRole(actor, id, parsed.data.role, { audit });
-    } catch (error) {
-      const message = refusalOf(error, m.userRefused);
-      if (message === null) throw error;
-      return this.refused(session, request, reply, message);
-    }
+    const refusal = await refusalOfWrite(
+      () => this.merchantUsers.changeRole(actor, id, parsed.data.role, { audit }),
+      m.userRefused,
+    );
+    if (refusal !== null) return this.refused(session, request, reply, refusal);
     return reply.redirect('/settings/users?changed', 303);
   }
 
@@ -140,7 +134,7 @@ export class SettingsController {
     const m = pageContext(request, this.sessions).m;
     const write = { action: 'user.remove', targetType: 'merchant_user', targetId: '', mode: modeOf(request) };
     const actor = { merchantId: session.user.merchantId, userId: session.user.id };
-    try {
+    const refusal = await refusalOfWrite(async () => {
       // the detail names whom: read in the same merchant first (another merchant's user is not found)
       const target = (await this.users.listOfMerchant(actor.merchantId)).find((user) => user.id === id);
       const audit = auditOf(
@@ -150,11 +144,8 @@ export class SettingsController {
         target ? { email: target.email, role: target.role } : {},
       );
       await this.merchantUsers.remove(actor, id, { audit });
-    } catch (error) {
-      const message = refusalOf(error, m.userRefused);
-      if (message === null) throw error;
-      return this.refused(session, request, reply, message);
-    }
+    }, m.userRefused);
+    if (refusal !== null) return this.refused(session, request, reply, refusal);
     return reply.redirect('/settings/users?removed', 303);
   }
 

@@ -16,7 +16,7 @@ import { may } from '../roles';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
 import { subscriptionListPage, subscriptionPage } from '../views/subscriptions';
-import { auditOf, badFields, keysetPage, listedOrMissing, refusalOf, send } from './page-replies';
+import { auditOf, badFields, keysetPage, listedOrMissing, refusalOfWrite, send } from './page-replies';
 import { modeOf, pageContext } from './request-context';
 
 /** The payments and charges a subscription's page lists (its newest). */
@@ -152,17 +152,15 @@ export class SubscriptionsController {
       mode: subscription.mode,
     };
     const audit = auditOf(session, request, write, { from: subscription.status });
-    try {
+    const refusal = await refusalOfWrite(async () => {
       if (action === 'suspend')
         await this.subscriptions.suspend(scope, subscription.id, {}, correlation, { audit });
       else if (action === 'unsuspend')
         await this.subscriptions.unsuspend(scope, subscription.id, correlation, { audit });
       else await this.subscriptions.cancel(scope, subscription.id, correlation, { audit });
-    } catch (error) {
-      const message = refusalOf(error, pageContext(request, this.sessions).m.subscriptionRefused);
-      if (message === null) throw error;
-      return send(reply, 400, await this.render(session, subscription, request, undefined, message));
-    }
+    }, pageContext(request, this.sessions).m.subscriptionRefused);
+    if (refusal !== null)
+      return send(reply, 400, await this.render(session, subscription, request, undefined, refusal));
     return reply.redirect(`/subscriptions/${subscription.id}?${action}`, 303);
   }
 

@@ -8,7 +8,7 @@ import { may } from '../roles';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
 import { testClockListPage, testClockPage } from '../views/test-clocks';
-import { auditOf, badFields, refusalOf, send } from './page-replies';
+import { auditOf, badFields, refusalOfWrite, send } from './page-replies';
 import { modeOf, pageContext } from './request-context';
 
 /** The clocks the list shows (the newest). */
@@ -128,15 +128,13 @@ export class TestClocksController {
       mode: 'test' as const,
     };
     const detail = { from: clock.frozenTime.toISOString(), to: parsed.data.frozen_time.toISOString() };
-    try {
-      await this.clocks.advance(owner, clock, parsed.data, {
-        audit: auditOf(session, request, write, detail),
-      });
-    } catch (error) {
-      const message = refusalOf(error, ctx.m.testClockRefused);
-      if (message === null) throw error;
-      return send(reply, 400, this.renderClock(session, request, clock, { advanceTo, error: message }));
-    }
+    const refusal = await refusalOfWrite(
+      () =>
+        this.clocks.advance(owner, clock, parsed.data, { audit: auditOf(session, request, write, detail) }),
+      ctx.m.testClockRefused,
+    );
+    if (refusal !== null)
+      return send(reply, 400, this.renderClock(session, request, clock, { advanceTo, error: refusal }));
     return reply.redirect(`/subscriptions/test-clocks/${clock.id}?advanced`, 303);
   }
 

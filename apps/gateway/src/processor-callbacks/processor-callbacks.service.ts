@@ -27,6 +27,33 @@ import {
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ProcessorCredentialsCipher } from '@kessai/vault';
 
+type HostedProvider = 'komoju' | 'stripe';
+
+/** A hosted processor's webhooks: its name in log lines, its configured secret, its verified event as a notice. */
+const HOSTED_WEBHOOKS: Record<
+  HostedProvider,
+  {
+    name: string;
+    secretKey: 'KOMOJU_WEBHOOK_SECRET' | 'STRIPE_WEBHOOK_SECRET';
+    notice(delivery: {
+      rawBody: Buffer | string;
+      signatureHeader: string | string[] | undefined;
+      secret: string;
+    }): ProcessorCallback | null;
+  }
+> = {
+  komoju: {
+    name: 'KOMOJU',
+    secretKey: 'KOMOJU_WEBHOOK_SECRET',
+    notice: (delivery) => komojuEventToCallback(verifyKomojuWebhook(delivery)),
+  },
+  stripe: {
+    name: 'Stripe',
+    secretKey: 'STRIPE_WEBHOOK_SECRET',
+    notice: (delivery) => stripeEventToCallback(verifyStripeWebhook(delivery)),
+  },
+};
+
 /**
  * Signed notices from the payment processor (docs/processor-simulator.md, "Callbacks"): an online
  * or QR payment was paid or expired, a 3-D Secure authentication ended (a charge's, or a card
@@ -84,15 +111,7 @@ export class ProcessorCallbacksService {
     correlationId: string,
     accountId?: string,
   ): Promise<void> {
-    const secret =
-      accountId === undefined
-        ? this.config.KOMOJU_WEBHOOK_SECRET
-        : await this.#accountWebhookSecret('komoju', accountId);
-    const notice = this.#verified('KOMOJU webhook refused', () => {
-      if (!secret) throw new InvalidProcessorCallbackError('no KOMOJU webhook secret is configured');
-      return komojuEventToCallback(verifyKomojuWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
-    });
-    if (notice) await this.#recordHosted(notice, correlationId);
+    await this.#receiveHosted('komoju', { rawBody, signatureHeader }, correlationId, accountId);
   }
 
   /**
@@ -107,13 +126,32 @@ export class ProcessorCallbacksService {
     correlationId: string,
     accountId?: string,
   ): Promise<void> {
+    await this.#receiveHosted('stripe', { rawBody, signatureHeader }, correlationId, accountId);
+  }
+
+  /**
+   * A hosted processor's webhook delivery: verified with the provider's configured secret, or with
+   * the one of the processor account its path names (`accountId`), then recorded (#recordHosted);
+   * an event the charge path has no use for (no notice) is acknowledged and changes nothing.
+   */
+  async #receiveHosted(
+    provider: HostedProvider,
+    delivery: { rawBody: Buffer | string | undefined; signatureHeader: string | string[] | undefined },
+    correlationId: string,
+    accountId: string | undefined,
+  ): Promise<void> {
+    const hosted = HOSTED_WEBHOOKS[provider];
     const secret =
       accountId === undefined
-        ? this.config.STRIPE_WEBHOOK_SECRET
-        : await this.#accountWebhookSecret('stripe', accountId);
-    const notice = this.#verified('Stripe webhook refused', () => {
-      if (!secret) throw new InvalidProcessorCallbackError('no Stripe webhook secret is configured');
-      return stripeEventToCallback(verifyStripeWebhook({ rawBody: rawBody ?? '', signatureHeader, secret }));
+        ? this.config[hosted.secretKey]
+        : await this.#accountWebhookSecret(provider, accountId);
+    const notice = this.#verified(`${hosted.name} webhook refused`, () => {
+      if (!secret) throw new InvalidProcessorCallbackError(`no ${hosted.name} webhook secret is configured`);
+      return hosted.notice({
+        rawBody: delivery.rawBody ?? '',
+        signatureHeader: delivery.signatureHeader,
+        secret,
+      });
     });
     if (notice) await this.#recordHosted(notice, correlationId);
   }
@@ -124,7 +162,7 @@ export class ProcessorCallbacksService {
    * as a bad signature is. A disabled account's deliveries are still verified: the payments it took
    * still send them.
    */
-  async #accountWebhookSecret(provider: 'komoju' | 'stripe', accountId: string): Promise<string | undefined> {
+  async #accountWebhookSecret(provider: HostedProvider, accountId: string): Promise<string | undefined> {
     const account = isUuid(accountId) ? await this.processorAccounts.find(accountId.toLowerCase()) : null;
     if (!account || account.provider !== provider) return undefined;
     return this.#credentials.open(account, account.id).webhookSecret ?? undefined;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TokenCvvAuthorizeStatus } from '@kessai/domain';
-import type { ProcessingMode } from '../generated/prisma/enums';
 import { PrismaService } from '../prisma.service';
+import { storedTokenCheck, tokenToCheck, type TokenToCheck } from './token-check';
 import { FIND_TOKEN_CVV_AUTHORIZE, UPDATE_TOKEN_CVV_AUTHORIZE } from './token-cvv-authorize.sql';
 
 /**
@@ -26,13 +26,8 @@ export interface StoredTokenCvvAuthorize {
 }
 
 /** What charge-service needs to authorize a card token's CVV. */
-export interface TokenToCvvAuthorize {
-  id: string;
-  mode: ProcessingMode;
-  active: boolean;
+export interface TokenToCvvAuthorize extends TokenToCheck {
   cvvAuthorize: StoredTokenCvvAuthorize | null;
-  card: { cardholder: string; exp_month: number; exp_year: number } | null;
-  vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
 }
 
 /** The status and attempt a change is conditional on (what was read). */
@@ -43,13 +38,7 @@ export interface TokenCvvAuthorizeRead {
 
 /** A token's `data.cvv_authorize`, read leniently (none, or the `inactive` one shown by default). */
 export function storedTokenCvvAuthorize(data: unknown): StoredTokenCvvAuthorize | null {
-  const cvvAuthorize = asObject(asObject(data).cvv_authorize);
-  if (Object.keys(cvvAuthorize).length === 0) return null;
-  return {
-    ...(cvvAuthorize as unknown as StoredTokenCvvAuthorize),
-    enabled: cvvAuthorize.enabled === true,
-    attempt: typeof cvvAuthorize.attempt === 'number' ? cvvAuthorize.attempt : 0,
-  };
+  return storedTokenCheck<StoredTokenCvvAuthorize>(data, 'cvv_authorize');
 }
 
 /** What a change of `cvvAuthorize` (as read) is conditional on. */
@@ -69,23 +58,7 @@ export class TokenCvvAuthorizeRepository {
   async findToAuthorize(id: string): Promise<TokenToCvvAuthorize | null> {
     const [row] = await this.prisma.run(FIND_TOKEN_CVV_AUTHORIZE, { id });
     if (!row) return null;
-    const card = asObject(asObject(row.data).card);
-    return {
-      id: row.id,
-      mode: row.mode,
-      active: row.active,
-      cvvAuthorize: storedTokenCvvAuthorize(row.data),
-      card:
-        typeof card.cardholder === 'string' &&
-        typeof card.exp_month === 'number' &&
-        typeof card.exp_year === 'number'
-          ? { cardholder: card.cardholder, exp_month: card.exp_month, exp_year: card.exp_year }
-          : null,
-      vault:
-        row.key_id && row.iv && row.ciphertext && row.auth_tag
-          ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
-          : null,
-    };
+    return { ...tokenToCheck(row), cvvAuthorize: storedTokenCvvAuthorize(row.data) };
   }
 
   /**
@@ -109,10 +82,4 @@ export class TokenCvvAuthorizeRepository {
     });
     return rows.length > 0;
   }
-}
-
-function asObject(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

@@ -1,8 +1,13 @@
-import type { ProcessingMode } from '../generated/prisma/enums';
-import type { Prisma } from '../generated/prisma/client';
 import { tokenCvvAuthRequestedSql, tokenCvvAuthUpdatedSql } from '../outbox/event-sql';
-import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg } from '../sql/statement';
+import {
+  selectTokenToCheck,
+  tokenCheckAsRead,
+  tokenCheckChanged,
+  tokenCheckEvents,
+  TOKEN_TO_CHECK_COLUMNS,
+  TOKEN_VAULT_COLUMNS,
+} from './token-check.sql';
 
 /**
  * A card token's CVV authorization (docs/transaction-tokens.md, "CVV authorization"): its state is
@@ -14,22 +19,8 @@ import { defineStatement, pg } from '../sql/statement';
 export const FIND_TOKEN_CVV_AUTHORIZE = defineStatement({
   name: 'token_cvv_authorize_find',
   params: { id: pg.uuid },
-  columns: {
-    id: pg.text,
-    mode: pg.textOf<ProcessingMode>(),
-    active: pg.bool,
-    data: pg.jsonb<Prisma.JsonValue>(),
-    key_id: pg.nullable(pg.text),
-    iv: pg.nullable(pg.bytea),
-    ciphertext: pg.nullable(pg.bytea),
-    auth_tag: pg.nullable(pg.bytea),
-  },
-  text: (p) => `
-    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data,
-           v.key_id, v.iv, v.ciphertext, v.auth_tag
-      FROM transaction_tokens t
-      LEFT JOIN card_vault v ON v.transaction_token_id = t.id
-     WHERE t.id = ${p.id} AND t.payment_type = 'card'`,
+  columns: { ...TOKEN_TO_CHECK_COLUMNS, ...TOKEN_VAULT_COLUMNS },
+  text: (p) => selectTokenToCheck(p.id),
 });
 
 /**
@@ -51,43 +42,14 @@ export const UPDATE_TOKEN_CVV_AUTHORIZE = defineStatement({
   },
   columns: { id: pg.text, changed: pg.bool },
   text: (p) => `
-    WITH old AS (
-      SELECT id, data->'cvv_authorize' AS cvv_authorize
-        FROM transaction_tokens
-       WHERE id = ${p.id} AND payment_type = 'card'
-         AND data->'cvv_authorize'->>'status' IS NOT DISTINCT FROM ${p.fromStatus}
-         AND COALESCE((data->'cvv_authorize'->>'attempt')::int, 0) = ${p.fromAttempt}
-         FOR UPDATE
-    ), token AS (
+    WITH ${tokenCheckAsRead('cvv_authorize', p)}, token AS (
       UPDATE transaction_tokens t
          SET data = jsonb_set(t.data, '{cvv_authorize}', ${p.cvvAuthorize}),
              updated_on = now()
         FROM old
        WHERE t.id = old.id
       RETURNING t.id, t.merchant_id, t.store_id, t.data,
-                (old.cvv_authorize->>'status' IS DISTINCT FROM t.data->'cvv_authorize'->>'status'
-                 OR old.cvv_authorize->>'enabled' IS DISTINCT FROM t.data->'cvv_authorize'->>'enabled')
-                  AS changed
-    ), updated_event AS (
-      ${outboxInsertFrom('token', {
-        aggregateType: 'transaction_token',
-        aggregateId: 'id',
-        merchantId: 'merchant_id',
-        storeId: 'store_id',
-        event: tokenCvvAuthUpdatedSql(),
-        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
-        where: 'changed',
-      })}
-    ), requested_event AS (
-      ${outboxInsertFrom('token', {
-        aggregateType: 'transaction_token',
-        aggregateId: 'id',
-        merchantId: 'merchant_id',
-        storeId: 'store_id',
-        event: tokenCvvAuthRequestedSql(),
-        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
-        where: p.requested,
-      })}
-    )
+                ${tokenCheckChanged('cvv_authorize')}
+    ), ${tokenCheckEvents(p, { updated: tokenCvvAuthUpdatedSql(), requested: tokenCvvAuthRequestedSql() })}
     SELECT id::text AS id, changed FROM token`,
 });

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { TokenThreeDsStatus } from '@kessai/domain';
-import type { ProcessingMode } from '../generated/prisma/enums';
 import { PrismaService } from '../prisma.service';
+import { storedTokenCheck, tokenToCheck, type TokenToCheck } from './token-check';
 import {
   FIND_EXPIRED_TOKEN_THREE_DS,
   FIND_TOKEN_THREE_DS,
@@ -37,15 +37,10 @@ export interface StoredTokenThreeDs {
 }
 
 /** What charge-service needs to authenticate a card token. */
-export interface TokenToAuthenticate {
-  id: string;
-  mode: ProcessingMode;
-  active: boolean;
+export interface TokenToAuthenticate extends TokenToCheck {
   /** an awaiting 3-D Secure past its deadline, by Postgres' clock (FIND_TOKEN_THREE_DS) */
   threeDsExpired: boolean;
   threeDs: StoredTokenThreeDs | null;
-  card: { cardholder: string; exp_month: number; exp_year: number } | null;
-  vault: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array } | null;
 }
 
 /**
@@ -72,13 +67,7 @@ export function threeDsRead(threeDs: StoredTokenThreeDs | null): TokenThreeDsRea
 
 /** A token's `data.three_ds`, read leniently (tokens made before attempts existed count as attempt 1). */
 export function storedTokenThreeDs(data: unknown): StoredTokenThreeDs | null {
-  const threeDs = asObject(asObject(data).three_ds);
-  if (Object.keys(threeDs).length === 0) return null;
-  return {
-    ...(threeDs as unknown as StoredTokenThreeDs),
-    enabled: threeDs.enabled === true,
-    attempt: typeof threeDs.attempt === 'number' ? threeDs.attempt : 0,
-  };
+  return storedTokenCheck<StoredTokenThreeDs>(data, 'three_ds');
 }
 
 /**
@@ -94,24 +83,7 @@ export class TokenThreeDsRepository {
   async findToAuthenticate(id: string, expirySeconds: number): Promise<TokenToAuthenticate | null> {
     const [row] = await this.prisma.run(FIND_TOKEN_THREE_DS, { id, expirySeconds });
     if (!row) return null;
-    const card = asObject(asObject(row.data).card);
-    return {
-      id: row.id,
-      mode: row.mode,
-      active: row.active,
-      threeDsExpired: row.expired,
-      threeDs: storedTokenThreeDs(row.data),
-      card:
-        typeof card.cardholder === 'string' &&
-        typeof card.exp_month === 'number' &&
-        typeof card.exp_year === 'number'
-          ? { cardholder: card.cardholder, exp_month: card.exp_month, exp_year: card.exp_year }
-          : null,
-      vault:
-        row.key_id && row.iv && row.ciphertext && row.auth_tag
-          ? { keyId: row.key_id, iv: row.iv, ciphertext: row.ciphertext, authTag: row.auth_tag }
-          : null,
-    };
+    return { ...tokenToCheck(row), threeDsExpired: row.expired, threeDs: storedTokenThreeDs(row.data) };
   }
 
   /**
@@ -156,10 +128,4 @@ export class TokenThreeDsRepository {
     const rows = await this.prisma.run(RECORD_TOKEN_THREE_DS_NOTICE, { id, ...notice, correlationId });
     return rows.length > 0;
   }
-}
-
-function asObject(value: unknown): Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

@@ -1,12 +1,18 @@
-import type { ProcessingMode } from '../generated/prisma/enums';
-import type { Prisma } from '../generated/prisma/client';
 import {
   tokenThreeDsNoticeReceivedSql,
   tokenThreeDsRequestedSql,
   tokenThreeDsUpdatedSql,
 } from '../outbox/event-sql';
-import { correlationOf, outboxInsertFrom } from '../outbox/outbox-writer';
+import { outboxInsertFrom } from '../outbox/outbox-writer';
 import { defineStatement, pg } from '../sql/statement';
+import {
+  selectTokenToCheck,
+  tokenCheckAsRead,
+  tokenCheckChanged,
+  tokenCheckEvents,
+  TOKEN_TO_CHECK_COLUMNS,
+  TOKEN_VAULT_COLUMNS,
+} from './token-check.sql';
 
 /**
  * A card token's 3-D Secure (docs/transaction-tokens.md, "3-D Secure"): its state is the token's
@@ -28,25 +34,13 @@ const threeDsDeadline = (alias: string, expirySeconds: string) =>
 export const FIND_TOKEN_THREE_DS = defineStatement({
   name: 'token_three_ds_find',
   params: { id: pg.uuid, expirySeconds: pg.int4 },
-  columns: {
-    id: pg.text,
-    mode: pg.textOf<ProcessingMode>(),
-    active: pg.bool,
-    data: pg.jsonb<Prisma.JsonValue>(),
-    expired: pg.bool,
-    key_id: pg.nullable(pg.text),
-    iv: pg.nullable(pg.bytea),
-    ciphertext: pg.nullable(pg.bytea),
-    auth_tag: pg.nullable(pg.bytea),
-  },
-  text: (p) => `
-    SELECT t.id::text AS id, t.mode::text AS mode, t.active, t.data,
-           COALESCE(t.data->'three_ds'->>'status' = 'awaiting'
-                    AND ${threeDsDeadline('t', p.expirySeconds)} <= now(), false) AS expired,
-           v.key_id, v.iv, v.ciphertext, v.auth_tag
-      FROM transaction_tokens t
-      LEFT JOIN card_vault v ON v.transaction_token_id = t.id
-     WHERE t.id = ${p.id} AND t.payment_type = 'card'`,
+  columns: { ...TOKEN_TO_CHECK_COLUMNS, expired: pg.bool, ...TOKEN_VAULT_COLUMNS },
+  text: (p) =>
+    selectTokenToCheck(
+      p.id,
+      `COALESCE(t.data->'three_ds'->>'status' = 'awaiting'
+                    AND ${threeDsDeadline('t', p.expirySeconds)} <= now(), false) AS expired`,
+    ),
 });
 
 /**
@@ -73,17 +67,11 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
   },
   columns: { id: pg.text, changed: pg.bool },
   text: (p) => `
-    WITH old AS (
-      SELECT id, data->'three_ds' AS three_ds
-        FROM transaction_tokens
-       WHERE id = ${p.id} AND payment_type = 'card'
-         AND data->'three_ds'->>'status' IS NOT DISTINCT FROM ${p.fromStatus}
-         AND COALESCE((data->'three_ds'->>'attempt')::int, 0) = ${p.fromAttempt}
-         AND COALESCE((data->'three_ds'->>'expiring')::boolean, false) = ${p.fromExpiring}
-         AND (${p.fromEnabled}::boolean IS NULL
-              OR COALESCE((data->'three_ds'->>'enabled')::boolean, false) = ${p.fromEnabled})
-         FOR UPDATE
-    ), token AS (
+    WITH ${tokenCheckAsRead('three_ds', p, [
+      `COALESCE((data->'three_ds'->>'expiring')::boolean, false) = ${p.fromExpiring}`,
+      `(${p.fromEnabled}::boolean IS NULL
+              OR COALESCE((data->'three_ds'->>'enabled')::boolean, false) = ${p.fromEnabled})`,
+    ])}, token AS (
       UPDATE transaction_tokens t
          SET data = jsonb_set(t.data, '{three_ds}',
                       CASE WHEN ${p.fromEnabled}::boolean IS NULL
@@ -94,29 +82,8 @@ export const UPDATE_TOKEN_THREE_DS = defineStatement({
         FROM old
        WHERE t.id = old.id
       RETURNING t.id, t.merchant_id, t.store_id, t.data,
-                (old.three_ds->>'status' IS DISTINCT FROM t.data->'three_ds'->>'status'
-                 OR old.three_ds->>'enabled' IS DISTINCT FROM t.data->'three_ds'->>'enabled') AS changed
-    ), updated_event AS (
-      ${outboxInsertFrom('token', {
-        aggregateType: 'transaction_token',
-        aggregateId: 'id',
-        merchantId: 'merchant_id',
-        storeId: 'store_id',
-        event: tokenThreeDsUpdatedSql(),
-        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
-        where: 'changed',
-      })}
-    ), requested_event AS (
-      ${outboxInsertFrom('token', {
-        aggregateType: 'transaction_token',
-        aggregateId: 'id',
-        merchantId: 'merchant_id',
-        storeId: 'store_id',
-        event: tokenThreeDsRequestedSql(),
-        correlationId: `COALESCE(${p.correlationId}, ${correlationOf(p.causeEventId)})`,
-        where: p.requested,
-      })}
-    )
+                ${tokenCheckChanged('three_ds')}
+    ), ${tokenCheckEvents(p, { updated: tokenThreeDsUpdatedSql(), requested: tokenThreeDsRequestedSql() })}
     SELECT id::text AS id, changed FROM token`,
 });
 
