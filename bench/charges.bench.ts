@@ -21,9 +21,11 @@
  * BENCH_PROCESSOR_LATENCY_MS (2), BENCH_EXPECTED_RATE (1500: tokens are made for this many charges
  * per second), BENCH_CARD (4000056655665556: approved, and its refund succeeds), BENCH_REFUNDS (1; 0
  * leaves the refunds phase and refund-cancel-service out), BENCH_REFUND_SECONDS (BENCH_SECONDS),
+ * BENCH_REFUND_CREDENTIALS (4 store tokens per store for the refunds, in turn),
  * BENCH_LEDGER (1; 0 leaves the ledger phase out: ledger-service started after the measured window,
  * its catch-up on that window's charges timed, then a second window of as many stores of their own
- * measured with it running, issue 31's "with the ledger posting" against "without"),
+ * measured with it running and a third, on others again, with it stopped: issue 31's "with the
+ * ledger posting" against "without", bracketed by a window without it on each side),
  * BENCH_DB_POOL_SIZE (unset: the processes' default),
  * RATE_LIMIT_ENABLED (true), TEST_DATABASE_URL (its server hosts the scratch database),
  * BENCH_NODE_ARGS (extra node flags for every spawned process, e.g. --cpu-prof --cpu-prof-dir=DIR).
@@ -46,6 +48,7 @@ import { scalar, sleep, waitUntil } from './db-helpers';
 import { runRequestLoad, type LoadRequest, type LoadResult } from './load';
 import { drainRefunds, driveRefunds, refundableCharges, refundStats } from './refunds-phase';
 import { meetsTargets, recordSummary, type SummaryRow } from './summary';
+import { startWaitSampler, waitLine } from './wait-sampler';
 import { fmt, num, on, statusList, useScratchDatabase } from './settings';
 
 const SECONDS = num('BENCH_SECONDS', 15);
@@ -61,6 +64,7 @@ const EXPECTED_RATE = num('BENCH_EXPECTED_RATE', 1500);
 const CARD = process.env.BENCH_CARD ?? '4000056655665556';
 const REFUNDS = on('BENCH_REFUNDS');
 const REFUND_SECONDS = num('BENCH_REFUND_SECONDS', SECONDS);
+const REFUND_CREDENTIALS = num('BENCH_REFUND_CREDENTIALS', 4);
 const LEDGER = on('BENCH_LEDGER');
 const RATE_LIMITS = process.env.RATE_LIMIT_ENABLED ?? 'true';
 const DAILY_TEST_CHARGES = 1_440;
@@ -77,8 +81,11 @@ interface BenchStore {
   setupAuth: string;
   /** used for POST /charges only: its rate-limit buckets are untouched when measuring starts */
   chargeAuth: string;
-  /** used for POST …/refunds only, likewise */
-  refundAuth: string;
+  /**
+   * used for POST …/refunds only, likewise, in turn: BENCH_REFUND_CREDENTIALS of them, since the
+   * route's limit (1,200/min per credential) would otherwise cap the phase below the charges' rate
+   */
+  refundAuths: string[];
   tokens: string[];
 }
 
@@ -93,12 +100,14 @@ async function seedStores(env: TestEnvironment, count: number): Promise<BenchSto
     await env.admin.setPciDssCompliant(merchant.id, true);
     const store = await env.admin.createStore({ merchantId: merchant.id, name: `Bench Store ${i}` });
     const issue = () => env.admin.issueAppToken({ merchantId: merchant.id, storeId: store.id, mode: 'test' });
-    const [setup, charge, refund] = [await issue(), await issue(), await issue()];
+    const [setup, charge] = [await issue(), await issue()];
+    const refunds = [];
+    for (let k = 0; k < REFUND_CREDENTIALS; k++) refunds.push(await issue());
     stores.push({
       storeId: store.id,
       setupAuth: `Bearer ${setup.secret}.${setup.jwt}`,
       chargeAuth: `Bearer ${charge.secret}.${charge.jwt}`,
-      refundAuth: `Bearer ${refund.secret}.${refund.jwt}`,
+      refundAuths: refunds.map((refund) => `Bearer ${refund.secret}.${refund.jwt}`),
       tokens: [],
     });
   }
@@ -328,9 +337,10 @@ async function finalStats(db: Client, from: Date, to: Date) {
 }
 
 /**
- * The refunds phase (bench/refunds-phase.ts): the measured window's successful charges refunded in
+ * The refunds phase (bench/refunds-phase.ts): the measured windows' successful charges refunded in
  * full through the gateway, a warm-up first, then a closed-loop window of BENCH_REFUND_SECONDS and
- * every accepted refund awaited until final; printed like the charges' figures.
+ * every accepted refund awaited until final; printed like the charges' figures. Each store's
+ * refunds go through its BENCH_REFUND_CREDENTIALS credentials in turn.
  */
 async function measureRefunds(context: {
   procs: Proc[];
@@ -338,15 +348,21 @@ async function measureRefunds(context: {
   db: Client;
   gateways: string[];
   stores: BenchStore[];
-  charges: ChargeRun;
+  /** the charges refunded: every successful one created between the first window's start and the last's end */
+  charges: { startedAt: Date; endedAt: Date };
   /** the charges' end-to-end rate of this run: refunds are measured against it (issue 35) */
   chargesEndToEnd: number;
 }) {
   const { procs, redis, db, gateways } = context;
-  const authByStore = new Map(context.stores.map((store) => [store.storeId, store.refundAuth]));
-  const authOf = (storeId: string) => authByStore.get(storeId)!;
+  const authByStore = new Map(
+    context.stores.map((store) => [store.storeId, { auths: store.refundAuths, turn: 0 }]),
+  );
+  const authOf = (storeId: string) => {
+    const store = authByStore.get(storeId)!;
+    return store.auths[store.turn++ % store.auths.length];
+  };
   const charges = await refundableCharges(db, context.charges.startedAt, context.charges.endedAt);
-  console.log(`\nrefunds: ${charges.length} successful charges of the measured window to refund`);
+  console.log(`\nrefunds: ${charges.length} successful charges of the measured windows to refund`);
   let next = 0;
   if (WARMUP_SECONDS > 0) {
     const warm = await driveRefunds({
@@ -385,7 +401,8 @@ async function measureRefunds(context: {
 
   console.log(
     `\nPOST /stores/{id}/charges/{id}/refunds (full refunds of the window's charges), ${CONCURRENCY} connections ` +
-      `(closed loop), ${REFUND_SECONDS} s after a ${WARMUP_SECONDS} s warm-up; a third store token per store; ` +
+      `(closed loop), ${REFUND_SECONDS} s after a ${WARMUP_SECONDS} s warm-up; ${REFUND_CREDENTIALS} store tokens of their own per store, in turn ` +
+      `(${fmt((REFUND_CREDENTIALS * context.stores.length * 1200) / 60)} refunds/s allowed by the route's limit); ` +
       `1 refund-cancel-service`,
   );
   console.log('\n| measure | per second | p50 ms | p99 ms | notes |');
@@ -433,10 +450,11 @@ async function main() {
   const procs: Proc[] = [];
   try {
     console.log(`scratch database ${env.database.name}, Redis prefix ${variables.REDIS_PREFIX}`);
-    const allStores = await seedStores(env, LEDGER ? 2 * STORES : STORES);
-    // the ledger's window charges stores of its own: each store's daily test quota holds one window
+    const allStores = await seedStores(env, LEDGER ? 3 * STORES : STORES);
+    // the ledger's windows charge stores of their own: each store's daily test quota holds one window
     const stores = allStores.slice(0, STORES);
-    const ledgerStores = allStores.slice(STORES);
+    const ledgerStores = allStores.slice(STORES, 2 * STORES);
+    const afterStores = allStores.slice(2 * STORES);
 
     // the outside world first
     const simulator = await startSimulator(variables, PROCESSOR_LATENCY_MS);
@@ -525,7 +543,9 @@ async function main() {
 
     // measured: accepted/s and latency from the client, finals from the database
     const cpuBefore = await cpuSnapshot(procs, redis, db);
+    const waits = await startWaitSampler(env.database.url);
     const run = await driveCharges(gateways, stores, SECONDS * 1000);
+    const windowWaits = await waits.stop();
     const cpuAtEnd = await cpuSnapshot(procs, redis, db);
     let drained = true;
     try {
@@ -546,11 +566,43 @@ async function main() {
            SELECT 1 FROM ledger_transactions t
             WHERE t.kind = 'sale' AND t.source_type = 'charge' AND t.source_id = c.id)`,
       );
+    const startLedgerService = async () => {
+      const ledgerService = await startWorker('ledger-service', 'ledger-service', { ...variables });
+      procs.push(ledgerService);
+      return ledgerService;
+    };
+    /** a window of SECONDS on `forStores` (tokens made first), drained; its figures and its CPU per accepted charge */
+    const chargeWindow = async (forStores: BenchStore[]) => {
+      await makeTokens(Math.ceil((expectedRate * SECONDS) / STORES) + 1, forStores);
+      const before = await cpuSnapshot(procs, redis, db);
+      const sampler = await startWaitSampler(env.database.url);
+      const window = await driveCharges(gateways, forStores, SECONDS * 1000);
+      const waitProfile = await sampler.stop();
+      const atEnd = await cpuSnapshot(procs, redis, db);
+      await drain(db, window.startedAt, 300_000);
+      const windowStats = await finalStats(db, window.startedAt, window.endedAt);
+      const windowAccepted = window.load.statuses[201] ?? 0;
+      return {
+        window,
+        windowStats,
+        windowAccepted,
+        waits: waitProfile,
+        cpu: cpuTable(before, atEnd, Math.max(windowAccepted, 1), 'charge'),
+        cpuPerCharge: cpuPerUnit(before, atEnd, windowAccepted),
+      };
+    };
+    /**
+     * Issue 31's "with the ledger posting" against "without", bracketed: the window with
+     * ledger-service posting runs between two windows without it (the first, measured window and
+     * one after it), each on stores of its own, so that what drifts with the run's order (the
+     * database grows, and with autovacuum off as in CI every later window reads the earlier ones'
+     * dead row versions) weighs on "without" as much as on "with".
+     */
     const measureLedger = async () => {
       const backlog = await unposted();
       const catchUpBefore = await cpuSnapshot(procs, redis, db);
       const caughtUpFrom = performance.now();
-      procs.push(await startWorker('ledger-service', 'ledger-service', { ...variables }));
+      let ledgerService = await startLedgerService();
       await waitUntil(
         'ledger-service to post every charge so far',
         async () => (await unposted()) === 0,
@@ -563,23 +615,20 @@ async function main() {
         Math.max(backlog, 1),
         'posting',
       );
-      await makeTokens(Math.ceil((expectedRate * SECONDS) / STORES) + 1, ledgerStores);
-      const before = await cpuSnapshot(procs, redis, db);
-      const window = await driveCharges(gateways, ledgerStores, SECONDS * 1000);
-      const atEnd = await cpuSnapshot(procs, redis, db);
-      await drain(db, window.startedAt, 300_000);
+      const posting = await chargeWindow(ledgerStores);
       await waitUntil('the window’s charges to be posted', async () => (await unposted()) === 0, 300_000);
-      const windowStats = await finalStats(db, window.startedAt, window.endedAt);
-      const windowAccepted = window.load.statuses[201] ?? 0;
-      return {
-        catchUp,
-        catchUpCpu,
-        window,
-        windowStats,
-        windowAccepted,
-        cpu: cpuTable(before, atEnd, Math.max(windowAccepted, 1), 'charge'),
-        cpuPerCharge: cpuPerUnit(before, atEnd, windowAccepted),
-      };
+      // without it again: ledger-service stopped (its last run committed: nothing is left unposted)
+      await ledgerService.stop();
+      procs.splice(procs.indexOf(ledgerService), 1);
+      const after = await chargeWindow(afterStores);
+      // and started again for the rest of the run (the refunds post as in production)
+      ledgerService = await startLedgerService();
+      await waitUntil(
+        'the last window’s charges to be posted',
+        async () => (await unposted()) === 0,
+        300_000,
+      );
+      return { catchUp, catchUpCpu, posting, after };
     };
 
     // the floor, same client and concurrency, while the rest idles
@@ -658,35 +707,63 @@ async function main() {
     recordSummary({ ...chargesRow, pass: meetsTargets(chargesRow) && drained });
 
     if (ledger) {
-      const ratio = ledger.windowStats.endToEndPerSecond / stats.endToEndPerSecond;
+      const withIt = ledger.posting.windowStats.endToEndPerSecond;
+      const before = stats.endToEndPerSecond;
+      const after = ledger.after.windowStats.endToEndPerSecond;
+      const without = (before + after) / 2;
+      const ratio = withIt / without;
       console.log(
         `\nledger (issue 31): ledger-service posted the ${ledger.catchUp.charges} charges made before it started in ` +
           `${fmt(ledger.catchUp.seconds, 1)} s (${fmt(ledger.catchUp.charges / Math.max(ledger.catchUp.seconds, 0.001))} postings/s, ` +
-          `its poll interval included); then a ${SECONDS} s window on ${ledgerStores.length} stores of their own with it running:\n`,
+          `its poll interval included); then a ${SECONDS} s window on ${ledgerStores.length} stores of their own with it running, ` +
+          `and one more without it (stopped) on ${afterStores.length} others:\n`,
       );
       console.log('| measure | per second | p50 ms | p99 ms | notes |');
       console.log('|---|---|---|---|---|');
+      for (const [name, measured] of [
+        ['ledger-service running', ledger.posting],
+        ['after, ledger-service stopped', ledger.after],
+      ] as const) {
+        console.log(
+          `| POST /charges accepted (201), ${name} | ${fmt(measured.windowAccepted / measured.window.load.seconds)} | ${fmt(measured.window.load.p50Ms, 1)} | ${fmt(measured.window.load.p99Ms, 1)} | ${statusList(measured.window.load.statuses)} |`,
+        );
+        console.log(
+          `| end to end, ${name} | ${fmt(measured.windowStats.endToEndPerSecond)} | ${fmt(measured.windowStats.acceptToFinalP50, 1)} | ${fmt(measured.windowStats.acceptToFinalP99, 1)} | ${measured.windowStats.created} charges, drained ${fmt(measured.windowStats.drainSeconds, 1)} s after the window |`,
+        );
+      }
       console.log(
-        `| POST /charges accepted (201), ledger-service running | ${fmt(ledger.windowAccepted / ledger.window.load.seconds)} | ${fmt(ledger.window.load.p50Ms, 1)} | ${fmt(ledger.window.load.p99Ms, 1)} | ${statusList(ledger.window.load.statuses)} |`,
+        `\nwith the ledger posting: ${fmt(withIt)}/s; without it ${fmt(before)}/s before and ${fmt(after)}/s after ` +
+          `(after/before ${fmt((100 * after) / before)} %: the drift of the run's order); ` +
+          `**${fmt(100 * ratio)} %** of their mean (${fmt((100 * withIt) / before)} % of the one before, ` +
+          `${fmt((100 * withIt) / after)} % of the one after; issue 31: at least 90 %)`,
       );
-      console.log(
-        `| end to end, ledger-service running | ${fmt(ledger.windowStats.endToEndPerSecond)} | | | ${ledger.windowStats.created} charges; **${fmt(100 * ratio)} %** of the window without it (issue 31: at least 90 %) |`,
-      );
+      console.log(`\nPostgres backends' waits, sampled every 100 ms:`);
+      console.log(`- without (the measured window): ${waitLine(windowWaits)}`);
+      console.log(`- with ledger-service posting: ${waitLine(ledger.posting.waits)}`);
+      console.log(`- without, after: ${waitLine(ledger.after.waits)}`);
       console.log(`\nCPU of the catch-up (per posting):\n`);
       console.log(ledger.catchUpCpu);
       console.log(`\nCPU during the window with ledger-service running (per accepted charge):\n`);
-      console.log(ledger.cpu);
+      console.log(ledger.posting.cpu);
+      console.log(`\nCPU during the window after it, ledger-service stopped (per accepted charge):\n`);
+      console.log(ledger.after.cpu);
       const ledgerRow: SummaryRow = {
         bench: 'charges',
         path: 'charges end to end, ledger posting',
-        perSecond: ledger.windowStats.endToEndPerSecond,
-        reference: { name: 'charges end to end', perSecond: stats.endToEndPerSecond },
+        perSecond: withIt,
+        reference: {
+          name: 'charges end to end without it (mean of the windows before and after)',
+          perSecond: without,
+        },
         targetRatio: 0.9,
-        cpuMsPerOp: ledger.cpuPerCharge,
-        notes: `catch-up ${fmt(ledger.catchUp.charges / Math.max(ledger.catchUp.seconds, 0.001))} postings/s`,
+        cpuMsPerOp: ledger.posting.cpuPerCharge,
+        notes: `without: ${fmt(before)}/s before, ${fmt(after)}/s after; catch-up ${fmt(ledger.catchUp.charges / Math.max(ledger.catchUp.seconds, 0.001))} postings/s`,
       };
       recordSummary({ ...ledgerRow, pass: meetsTargets(ledgerRow) });
-    }
+    } else
+      console.log(
+        `\nPostgres backends' waits during the window, sampled every 100 ms: ${waitLine(windowWaits)}`,
+      );
 
     if (REFUNDS)
       await measureRefunds({
@@ -694,8 +771,8 @@ async function main() {
         redis,
         db,
         gateways,
-        stores,
-        charges: run,
+        stores: allStores,
+        charges: { startedAt: run.startedAt, endedAt: ledger?.after.window.endedAt ?? run.endedAt },
         chargesEndToEnd: stats.endToEndPerSecond,
       });
     console.log(`\nPostgres storage per 1,000,000 charges (docs/scaling.md), from this run's tables:\n`);
