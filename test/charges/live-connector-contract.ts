@@ -150,6 +150,12 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
       json: { amount, currency: 'JPY' },
     });
   const payment = (chargeId: string) => connector.payment(fake, chargeId);
+  /** A one-time token of `paymentType` with `data`. */
+  const deferredToken = (paymentType: PaymentType, data: Record<string, unknown>): Promise<Any> =>
+    sdk.transactionTokens.create({ paymentType, type: 'one_time', email: 'buyer@example.test', data } as Any);
+  /** A charge of 3000 on the token. */
+  const chargeOf = (token: Any): Promise<Any> =>
+    sdk.charges.create({ transactionTokenId: token.id, amount: 3000, currency: 'JPY' });
   /**
    * The delivery that paid a charge of 3000 was acknowledged; the provider redelivers it as it was,
    * signed anew: acknowledged, nothing moves twice.
@@ -287,21 +293,12 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
     });
 
     it(`completes a konbini payment when ${connector.name}’s signed webhook says it was paid, once on a redelivery`, async () => {
-      const token: Any = await sdk.transactionTokens.create({
-        paymentType: PaymentType.KONBINI,
-        type: 'one_time',
-        email: 'buyer@example.test',
-        data: {
-          customerName: 'Yamada Taro',
-          convenienceStore: 'lawson',
-          phoneNumber: { countryCode: '81', localNumber: '9012345678' },
-        },
-      } as Any);
-      const created: Any = await sdk.charges.create({
-        transactionTokenId: token.id,
-        amount: 3000,
-        currency: 'JPY',
+      const token = await deferredToken(PaymentType.KONBINI, {
+        customerName: 'Yamada Taro',
+        convenienceStore: 'lawson',
+        phoneNumber: { countryCode: '81', localNumber: '9012345678' },
       });
+      const created = await chargeOf(token);
       expect((await poll(created.id)).status).toBe('awaiting');
       expect(payment(created.id)?.status).toBe('pending');
       connector.konbini.expectCreated(fake, created.id);
@@ -313,17 +310,8 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
     const bankTransfer = connector.bankTransfer;
     if (bankTransfer) {
       it(`gives ${connector.name}’s virtual account on the SDK's token; paid by its signed notice, once on a redelivery`, async () => {
-        const token: Any = await sdk.transactionTokens.create({
-          paymentType: PaymentType.BANK_TRANSFER,
-          type: 'one_time',
-          email: 'buyer@example.test',
-          data: { brand: 'aozora_bank' },
-        } as Any);
-        const created: Any = await sdk.charges.create({
-          transactionTokenId: token.id,
-          amount: 3000,
-          currency: 'JPY',
-        });
+        const token = await deferredToken(PaymentType.BANK_TRANSFER, { brand: 'aozora_bank' });
+        const created = await chargeOf(token);
         expect((await poll(created.id)).status).toBe('awaiting');
         expect(payment(created.id)?.status).toBe('pending');
         // the account reaches the token's fields as the simulator's does
@@ -360,14 +348,8 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
     } else {
       it(`refuses a bank transfer at creation: ${connector.name} takes none here`, async () => {
         const created = connector.executed(fake).create;
-        const token: Any = await sdk.transactionTokens.create({
-          paymentType: PaymentType.BANK_TRANSFER,
-          type: 'one_time',
-          email: 'buyer@example.test',
-          data: { brand: 'aozora_bank' },
-        } as Any);
         const refused = await sdkError(
-          sdk.charges.create({ transactionTokenId: token.id, amount: 3000, currency: 'JPY' }),
+          chargeOf(await deferredToken(PaymentType.BANK_TRANSFER, { brand: 'aozora_bank' })),
         );
         expect(refused).toMatchObject({ code: 'NOT_SUPPORTED_BY_PROCESSOR' });
         expect(connector.executed(fake).create).toBe(created);
