@@ -83,6 +83,7 @@ describeLiveConnector<FakeKomoju>({
       'x-komoju-signature': createHmac('sha256', WEBHOOK_SECRET).update(body).digest('hex'),
     }),
   },
+  bankTransfer: null,
   deliveries: (fake) => fake.deliveries,
   forged: () => ({ 'x-komoju-signature': '0'.repeat(64) }),
 });

@@ -80,6 +80,17 @@ export interface LiveConnector<F> {
     /** the headers of the same delivery signed again now, as the provider redelivers */
     resigned(body: string): Record<string, string>;
   };
+  /** null: the provider takes no bank transfer, refused at creation */
+  bankTransfer: {
+    /** the virtual account the provider gave the charge's payment, in the SDK token's words */
+    account(fake: F, chargeId: string): Record<string, string>;
+    /** a transfer of `amount` arrives in it: the provider's signed notice follows */
+    deposit(fake: F, chargeId: string, amount: number): Promise<void> | void;
+    /** whether a transfer of less than the amount is applied (and noticed) as it arrives */
+    partialFunding: boolean;
+    /** the provider's deliveries about the charge's payment being funded, oldest first */
+    fundedDeliveries(fake: F, chargeId: string): ProviderDelivery[];
+  } | null;
   deliveries(fake: F): ProviderDelivery[];
   /** headers of a delivery signed with another secret */
   forged(body: string): Record<string, string>;
@@ -139,6 +150,29 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
       json: { amount, currency: 'JPY' },
     });
   const payment = (chargeId: string) => connector.payment(fake, chargeId);
+  /** A one-time token of `paymentType` with `data`. */
+  const deferredToken = (paymentType: PaymentType, data: Record<string, unknown>): Promise<Any> =>
+    sdk.transactionTokens.create({ paymentType, type: 'one_time', email: 'buyer@example.test', data } as Any);
+  /** A charge of 3000 on the token. */
+  const chargeOf = (token: Any): Promise<Any> =>
+    sdk.charges.create({ transactionTokenId: token.id, amount: 3000, currency: 'JPY' });
+  /**
+   * The delivery that paid a charge of 3000 was acknowledged; the provider redelivers it as it was,
+   * signed anew: acknowledged, nothing moves twice.
+   */
+  const paidOnceOnRedelivery = async (chargeId: string, delivery: ProviderDelivery) => {
+    expect(delivery.status).toBe(204);
+    const again = await suite.gateway.request(connector.webhookPath, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...connector.konbini.resigned(delivery.body) },
+      body: delivery.body,
+    });
+    expect(again.status).toBe(204);
+    expect(await sdk.charges.get(storeId(), chargeId)).toMatchObject({
+      status: 'successful',
+      chargedAmount: 3000,
+    });
+  };
 
   describe(`live charges on ${connector.name}`, () => {
     it(`charges a card once at ${connector.name}, our charge id its idempotency key and reference`, async () => {
@@ -259,40 +293,68 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
     });
 
     it(`completes a konbini payment when ${connector.name}’s signed webhook says it was paid, once on a redelivery`, async () => {
-      const token: Any = await sdk.transactionTokens.create({
-        paymentType: PaymentType.KONBINI,
-        type: 'one_time',
-        email: 'buyer@example.test',
-        data: {
-          customerName: 'Yamada Taro',
-          convenienceStore: 'lawson',
-          phoneNumber: { countryCode: '81', localNumber: '9012345678' },
-        },
-      } as Any);
-      const created: Any = await sdk.charges.create({
-        transactionTokenId: token.id,
-        amount: 3000,
-        currency: 'JPY',
+      const token = await deferredToken(PaymentType.KONBINI, {
+        customerName: 'Yamada Taro',
+        convenienceStore: 'lawson',
+        phoneNumber: { countryCode: '81', localNumber: '9012345678' },
       });
+      const created = await chargeOf(token);
       expect((await poll(created.id)).status).toBe('awaiting');
       expect(payment(created.id)?.status).toBe('pending');
       connector.konbini.expectCreated(fake, created.id);
       await connector.konbini.pay(fake, created.id);
       expect((await poll(created.id, (c) => c.status !== 'awaiting')).status).toBe('successful');
-      const delivery = connector.konbini.paidDelivery(fake, created.id)!;
-      expect(delivery.status).toBe(204);
-      // the provider redelivers an event as it was, signed anew: acknowledged, nothing moves twice
-      const again = await suite.gateway.request(connector.webhookPath, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...connector.konbini.resigned(delivery.body) },
-        body: delivery.body,
-      });
-      expect(again.status).toBe(204);
-      expect(await sdk.charges.get(storeId(), created.id)).toMatchObject({
-        status: 'successful',
-        chargedAmount: 3000,
-      });
+      await paidOnceOnRedelivery(created.id, connector.konbini.paidDelivery(fake, created.id)!);
     });
+
+    const bankTransfer = connector.bankTransfer;
+    if (bankTransfer) {
+      it(`gives ${connector.name}’s virtual account on the SDK's token; paid by its signed notice, once on a redelivery`, async () => {
+        const token = await deferredToken(PaymentType.BANK_TRANSFER, { brand: 'aozora_bank' });
+        const created = await chargeOf(token);
+        expect((await poll(created.id)).status).toBe('awaiting');
+        expect(payment(created.id)?.status).toBe('pending');
+        // the account reaches the token's fields as the simulator's does
+        const withAccount: Any = await sdk.transactionTokens.get(storeId(), token.id);
+        expect(withAccount.data).toEqual({ brand: 'aozora_bank', ...bankTransfer.account(fake, created.id) });
+        if (bankTransfer.partialFunding) {
+          // less than the amount: the store's rule (exact) is not met, the charge waits for the rest
+          await bankTransfer.deposit(fake, created.id, 1000);
+          await eventually(() => {
+            expect(bankTransfer.fundedDeliveries(fake, created.id).map((d) => d.status)).toEqual([204]);
+            return true;
+          });
+          // charge-service read the transfer from the provider: recorded, unmatched
+          const first = await eventually(
+            () => suite.env.prisma.chargeDeposit.findFirst({ where: { chargeId: created.id } }),
+            { what: 'the first transfer recorded' },
+          );
+          expect(first).toMatchObject({ amount: 1000n, matched: false });
+          expect((await sdk.charges.get(storeId(), created.id)).status).toBe('awaiting');
+          await bankTransfer.deposit(fake, created.id, 2000);
+        } else {
+          await bankTransfer.deposit(fake, created.id, 3000);
+        }
+        expect((await poll(created.id, (c) => c.status !== 'awaiting')).status).toBe('successful');
+        await paidOnceOnRedelivery(created.id, bankTransfer.fundedDeliveries(fake, created.id).at(-1)!);
+        expect(connector.createdFor(fake, created.id)).toBe(1);
+        const deposits = await suite.env.prisma.chargeDeposit.findMany({
+          where: { chargeId: created.id },
+          orderBy: { receivedOn: 'asc' },
+        });
+        const amounts = bankTransfer.partialFunding ? [1000n, 2000n] : [3000n];
+        expect(deposits.map((deposit) => deposit.amount).sort()).toEqual(amounts.sort());
+      });
+    } else {
+      it(`refuses a bank transfer at creation: ${connector.name} takes none here`, async () => {
+        const created = connector.executed(fake).create;
+        const refused = await sdkError(
+          chargeOf(await deferredToken(PaymentType.BANK_TRANSFER, { brand: 'aozora_bank' })),
+        );
+        expect(refused).toMatchObject({ code: 'NOT_SUPPORTED_BY_PROCESSOR' });
+        expect(connector.executed(fake).create).toBe(created);
+      });
+    }
 
     it(`acknowledges ${connector.name}’s signed webhooks, and refuses one signed with another secret`, async () => {
       const delivered = connector.deliveries(fake).filter((d) => d.status !== null);

@@ -134,6 +134,20 @@ describe('processor accounts and routing per store', () => {
       undefined,
       until ? { successCondition: until } : undefined,
     ) as Promise<Any>;
+  /** A konbini charge of 3000 at `convenienceStore`, through the store's SDK. */
+  const konbini = async (sdk: SDK, convenienceStore: string) => {
+    const token: Any = await sdk.transactionTokens.create({
+      paymentType: PaymentType.KONBINI,
+      type: 'one_time',
+      email: 'buyer@example.test',
+      data: {
+        customerName: 'Yamada Taro',
+        convenienceStore,
+        phoneNumber: { countryCode: '81', localNumber: '9012345678' },
+      },
+    } as Any);
+    return sdk.charges.create({ transactionTokenId: token.id, amount: 3000, currency: 'JPY' });
+  };
   const cardCharge = async (sdk: SDK, extra: Record<string, unknown> = {}) => {
     const token = await sdkCardToken(sdk, { cardNumber: REAL_CARD_NUMBER });
     return sdk.charges.create({
@@ -256,19 +270,6 @@ describe('processor accounts and routing per store', () => {
       ...['--payment-type', 'online', '--account', komoju.id],
     ]);
     const executed = fake.executed.create;
-    const konbini = async (sdk: SDK, convenienceStore: string) => {
-      const token: Any = await sdk.transactionTokens.create({
-        paymentType: PaymentType.KONBINI,
-        type: 'one_time',
-        email: 'buyer@example.test',
-        data: {
-          customerName: 'Yamada Taro',
-          convenienceStore,
-          phoneNumber: { countryCode: '81', localNumber: '9012345678' },
-        },
-      } as Any);
-      return sdk.charges.create({ transactionTokenId: token.id, amount: 3000, currency: 'JPY' });
-    };
     const refusal = { code: 'NOT_SUPPORTED_BY_PROCESSOR' };
     // a konbini chain KOMOJU does not take, an online payment, a 3-D Secure KOMOJU cannot be asked for
     expect(await sdkError(konbini(sdkA, 'circle_k'))).toMatchObject({
@@ -290,6 +291,23 @@ describe('processor accounts and routing per store', () => {
     expect((await cardCharge(sdkB, { threeDs: { mode: 'require' } })).id).toEqual(expect.any(String));
     expect((await konbini(sdkB, 'circle_k')).id).toEqual(expect.any(String));
     expect(fake.executed.create).toBe(executed);
+  });
+
+  it('refuses at creation what the route’s fallback cannot take, as what its account cannot (decision 0072)', async () => {
+    // the second store's konbini go to the simulator's account, which takes every chain; with
+    // KOMOJU as the fallback a failover could bring them there, so a chain KOMOJU lacks is refused
+    const route = ['--store', storeB, '--mode', 'live', '--payment-type', 'konbini'];
+    await cli(['processor-route:set', ...route, '--account', simulatorAccount.id, '--fallback', komoju.id]);
+    expect(await sdkError(konbini(sdkB, 'circle_k'))).toMatchObject({
+      code: 'NOT_SUPPORTED_BY_PROCESSOR',
+      errors: [{ field: 'transaction_token_id', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    });
+    // a chain both take is accepted
+    expect((await konbini(sdkB, 'lawson')).id).toEqual(expect.any(String));
+    // the same route without its fallback takes the chain again
+    await cli(['processor-route:set', ...route, '--account', simulatorAccount.id]);
+    expect((await konbini(sdkB, 'circle_k')).id).toEqual(expect.any(String));
+    await cli(['processor-route:clear', ...route]);
   });
 
   it('completes a routed konbini payment from the account’s webhook, verified with its secret', async () => {

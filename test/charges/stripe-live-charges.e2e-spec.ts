@@ -93,6 +93,35 @@ describeLiveConnector<FakeStripe>({
     // Stripe signs the timestamp with the body: a redelivery is signed anew
     resigned: (body) => signed(body, WEBHOOK_SECRET),
   },
+  bankTransfer: {
+    account: (fake, chargeId) => {
+      const intent = intentOf(fake, chargeId)!;
+      const next = intent.next_action as {
+        display_bank_transfer_instructions: { financial_addresses: { zengin: Record<string, string> }[] };
+      };
+      const zengin = next.display_bank_transfer_instructions.financial_addresses[0].zengin;
+      return {
+        bankCode: zengin.bank_code,
+        bankName: zengin.bank_name,
+        branchCode: zengin.branch_code,
+        branchName: zengin.branch_name,
+        accountId: intent.customer as string,
+        accountNumber: zengin.account_number,
+        accountHolderName: zengin.account_holder_name,
+      };
+    },
+    deposit: (fake, chargeId, amount) =>
+      fake.fundBankTransfer(intentOf(fake, chargeId)!.id as string, amount),
+    partialFunding: true,
+    fundedDeliveries: (fake, chargeId) => {
+      const id = intentOf(fake, chargeId)!.id as string;
+      return fake.deliveries.filter(
+        (d) =>
+          (d.type === 'payment_intent.partially_funded' || d.type === 'payment_intent.succeeded') &&
+          d.body.includes(id),
+      );
+    },
+  },
   deliveries: (fake) => fake.deliveries,
   forged: () => ({ 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
 });

@@ -24,6 +24,8 @@ interface Sandbox {
   declines: readonly (readonly [string, PaymentErrorName])[];
   partialCapture: boolean;
   konbiniStore: string;
+  /** whether the adapter takes bank transfers there (docs/connectors.md, "Providers") */
+  bankTransfer: boolean;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -48,6 +50,7 @@ const SANDBOXES: readonly Sandbox[] = [
     ],
     partialCapture: false,
     konbiniStore: 'lawson',
+    bankTransfer: false,
   },
   {
     name: 'Stripe',
@@ -68,6 +71,7 @@ const SANDBOXES: readonly Sandbox[] = [
     ],
     partialCapture: true,
     konbiniStore: 'family_mart',
+    bankTransfer: true,
   },
 ];
 
@@ -186,6 +190,33 @@ for (const sandbox of SANDBOXES) {
       });
       await processor().void({ processorReference: opened.processorReference, idempotencyKey: randomUUID() });
     });
+
+    if (sandbox.bankTransfer)
+      it('opens a bank transfer with its virtual account, awaiting the money, then voids it', async () => {
+        const reference = randomUUID();
+        const opened = await processor().createDeferredPayment({
+          reference,
+          amount: 2500,
+          currency: 'JPY',
+          method: { type: 'bank_transfer', brand: 'aozora_bank' },
+          expiresOn: new Date(Date.now() + 3 * 86_400_000),
+          callbackUrl: 'https://example.invalid/unused',
+          customerEmail: 'buyer@example.com',
+        });
+        expect(opened.instructions).toMatchObject({
+          type: 'bank_transfer',
+          bankCode: expect.any(String),
+          accountNumber: expect.any(String),
+        });
+        expect(await processor().status(reference)).toMatchObject({
+          found: true,
+          payment: { status: 'awaiting_payment', kind: 'bank_transfer', deposits: [] },
+        });
+        await processor().void({
+          processorReference: opened.processorReference,
+          idempotencyKey: randomUUID(),
+        });
+      });
 
     it('answers found: false for a reference it never saw', async () => {
       expect(await processor().status(randomUUID())).toEqual({ found: false });

@@ -63,11 +63,15 @@ SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active
        t.data->>'expiration_time_shift' AS expiration_time_shift,
        s.configuration AS store_configuration, m.configuration AS merchant_configuration,
        t.data->>'convenience_store' AS convenience_store,
-       (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider)),
+       (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider,
+                                                     'fallbackProvider', f.provider)),
                         '[]'::jsonb)
           FROM processor_routes r
           JOIN processor_accounts a
             ON a.id = r.processor_account_id AND a.status = 'active' AND a.mode = t.mode
+          LEFT JOIN processor_accounts f
+            ON f.id = r.fallback_processor_account_id AND f.id <> a.id
+           AND f.status = 'active' AND f.mode = t.mode
          WHERE r.store_id = t.store_id AND r.mode = t.mode
            AND r.payment_type::text = (CASE t.payment_type::text
                  WHEN 'qr_scan' THEN 'online' WHEN 'qr_merchant' THEN 'online'

@@ -15,7 +15,8 @@ import { cardWith } from './processor-specs';
  * What an adapter of a hosted processor (KOMOJU, Stripe: one provider's API behind the port) keeps
  * beyond the port's contract, as one suite run on each adapter and its provider's fake: 3-D Secure
  * by redirect and back, a decline table, refusals for a payment's state, a wrong key, a closed
- * port, a 5xx capture retried into one, what it cannot do refused before anything is sent, konbini.
+ * port, a 5xx capture retried into one, what it cannot do refused before anything is sent, konbini,
+ * bank transfer (or its refusal, for a provider that takes none).
  * A third adapter gets all of it by one more entry: its spec calls this with its adapter and fake
  * (libs/processor/src/komoju and stripe/*-payment-processor.spec.ts are the two today).
  */
@@ -48,6 +49,52 @@ export interface HostedProcessorContractSetup extends ProcessorContractSetup {
     paymentCode: RegExp;
     /** the customer pays at the store */
     pay(processorReference: string): unknown;
+  };
+  /** null: the provider takes no bank transfer, refused before anything is sent */
+  bankTransfer: {
+    /** a transfer of `amount` arrives in the payment's virtual account */
+    deposit(processorReference: string, amount: number): unknown;
+    /** whether a transfer of less than the amount is applied and reported as a deposit */
+    partialFunding: boolean;
+  } | null;
+}
+
+/** What the KOMOJU and Stripe fakes both offer, as the suite's setup reads them. */
+export interface HostedProviderFake {
+  createdFor(reference: string): number;
+  failNext(count: number): void;
+  delayNext(count: number, ms: number): void;
+  executed: { create: number; capture: number };
+  authentications: Map<string, number>;
+}
+
+/**
+ * The setup's entries every hosted provider's fake gives alike: payments counted by reference, a
+ * 5xx before an authorization (of `cards.retried`) or any POST, an authorization (of `cards.late`)
+ * answered after three client timeouts, what was executed, authentications ended. `fake` is read
+ * when a test runs (the spec starts it in beforeAll).
+ */
+export function hostedFakeSetup(
+  fake: () => HostedProviderFake,
+  cards: { retried: string; late: string },
+  clientTimeoutMs: number,
+): Pick<
+  HostedProcessorContractSetup,
+  'paymentsExecuted' | 'failNextAuthorization' | 'lateNextAuthorization' | 'failNextRequest' | 'executed'
+> & { authentications(processorReference: string): number } {
+  return {
+    paymentsExecuted: (reference) => fake().createdFor(reference),
+    failNextAuthorization: () => {
+      fake().failNext(1);
+      return cards.retried;
+    },
+    lateNextAuthorization: () => {
+      fake().delayNext(1, clientTimeoutMs * 3);
+      return cards.late;
+    },
+    failNextRequest: () => fake().failNext(1),
+    executed: () => fake().executed,
+    authentications: (id) => fake().authentications.get(id) ?? 0,
   };
 }
 
@@ -295,18 +342,19 @@ export function describeHostedProcessorContract(name: string, setup: HostedProce
       expect(setup.paymentsExecuted(request.reference)).toBe(1);
     });
 
-    it('refuses before sending anything: QR, bank transfer, a konbini store it does not take', async () => {
+    it(`refuses before sending anything: QR, ${setup.bankTransfer ? '' : 'bank transfer, '}a konbini store it does not take`, async () => {
       const created = setup.executed().create;
       await expect(
         processor().authorize(
           authorization(setup.approvedCard, { paymentMethod: { type: 'qr_scan', scannedQr: 'x' } }),
         ),
       ).rejects.toBeInstanceOf(ProcessorRequestRejectedError);
-      await expect(
-        processor().createDeferredPayment(
-          deferred({ method: { type: 'bank_transfer', brand: 'test_bank' } }),
-        ),
-      ).rejects.toMatchObject({ type: 'unsupported' });
+      if (!setup.bankTransfer)
+        await expect(
+          processor().createDeferredPayment(
+            deferred({ method: { type: 'bank_transfer', brand: 'aozora_bank' } }),
+          ),
+        ).rejects.toMatchObject({ type: 'unsupported' });
       await expect(
         processor().createDeferredPayment(
           deferred({
@@ -320,6 +368,96 @@ export function describeHostedProcessorContract(name: string, setup: HostedProce
         ),
       ).rejects.toMatchObject({ type: 'unsupported' });
       expect(setup.executed().create).toBe(created);
+    });
+  });
+
+  const bankTransfer = setup.bankTransfer;
+  if (!bankTransfer) return;
+  describe(`${name}: bank transfer`, () => {
+    const transfer = (): DeferredPaymentRequest => ({
+      reference: randomUUID(),
+      amount: 2500,
+      currency: setup.currency,
+      method: { type: 'bank_transfer', brand: 'aozora_bank' },
+      expiresOn: new Date(Date.now() + 3 * 86_400_000),
+      callbackUrl: 'http://127.0.0.1/unused',
+      customerEmail: 'taro@example.com',
+    });
+
+    // the processor decides no match: status reports the transfers, the charge's rule judges them
+    it('gives the virtual account to transfer to; the amount arrived, status reports it as deposits', async () => {
+      const request = transfer();
+      const created = await processor().createDeferredPayment(request);
+      const account = created.instructions;
+      if (account.type !== 'bank_transfer') throw new Error(`expected a bank account, got ${account.type}`);
+      expect(account.bankCode).toMatch(/^\d{4}$/);
+      expect(account.branchCode).toMatch(/^\d{3}$/);
+      expect(account.accountNumber).toMatch(/^\d{7}$/);
+      expect(account.accountHolderName).not.toBe('');
+      expect(account.accountId).not.toBe('');
+      expect(account.paymentUrl).toMatch(/^https?:\/\//);
+      expect(await processor().status(request.reference)).toMatchObject({
+        found: true,
+        payment: { kind: 'bank_transfer', status: 'awaiting_payment', deposits: [] },
+      });
+      // a retry after a lost answer is the same payment, with the same account
+      const again = await processor().createDeferredPayment(request);
+      expect(again).toEqual(created);
+      expect(setup.paymentsExecuted(request.reference)).toBe(1);
+      await bankTransfer.deposit(created.processorReference, 2500);
+      const paid = await processor().status(request.reference);
+      expect(paid).toMatchObject({
+        found: true,
+        payment: { status: 'awaiting_payment', deposits: [{ amount: 2500 }] },
+      });
+    });
+
+    it(
+      bankTransfer.partialFunding
+        ? 'reports each transfer as its own deposit: less than the amount leaves it awaiting, the rest pays it'
+        : 'pays a transfer once, in full',
+      async () => {
+        const request = transfer();
+        const created = await processor().createDeferredPayment(request);
+        if (!bankTransfer.partialFunding) {
+          await bankTransfer.deposit(created.processorReference, 2500);
+          expect(await processor().status(request.reference)).toMatchObject({
+            found: true,
+            payment: { status: 'awaiting_payment', deposits: [{ amount: 2500 }] },
+          });
+          return;
+        }
+        await bankTransfer.deposit(created.processorReference, 1000);
+        const partly = await processor().status(request.reference);
+        expect(partly).toMatchObject({
+          found: true,
+          payment: { status: 'awaiting_payment', deposits: [{ amount: 1000 }] },
+        });
+        // the same answer when asked again: a deposit keeps its id
+        expect(await processor().status(request.reference)).toEqual(partly);
+        await bankTransfer.deposit(created.processorReference, 1500);
+        const paid = await processor().status(request.reference);
+        if (!paid.found || !partly.found) throw new Error('the payment went missing');
+        expect(paid.payment.status).toBe('awaiting_payment');
+        expect(paid.payment.deposits.map((deposit) => deposit.amount)).toEqual([1000, 1500]);
+        expect(paid.payment.deposits[0].id).toBe(partly.payment.deposits[0].id);
+        expect(new Set(paid.payment.deposits.map((deposit) => deposit.id)).size).toBe(2);
+      },
+    );
+
+    it('voids a transfer nobody paid; status says voided', async () => {
+      const request = transfer();
+      const created = await processor().createDeferredPayment(request);
+      expect(
+        await processor().void({
+          processorReference: created.processorReference,
+          idempotencyKey: randomUUID(),
+        }),
+      ).toEqual({ outcome: 'voided' });
+      expect(await processor().status(request.reference)).toMatchObject({
+        found: true,
+        payment: { kind: 'bank_transfer', status: 'voided' },
+      });
     });
   });
 }

@@ -4,7 +4,8 @@ import { passesLuhn } from '@kessai/cards';
 import { IdempotencyKeys, InjectedFaults, isRecord, postWebhook, startLocalServer } from './fake-server';
 import { ThreeDsPages } from './three-ds-pages';
 
-// A stateful fake of Stripe's PaymentIntents and Refunds for tests, speaking Stripe's wire as Stripe
+// A stateful fake of Stripe's PaymentIntents, Refunds, and the Customers and cash balances of bank
+// transfers (customer_balance), for tests, speaking Stripe's wire as Stripe
 // documents it and stripe-node sends it: form-encoded bodies with bracketed keys (a[b]=…, a[0]=…),
 // Bearer secret key, Idempotency-Key (https://docs.stripe.com/api/idempotent_requests: a key's first
 // answer is replayed, with Idempotent-Replayed: true; other parameters answer 400 idempotency_error;
@@ -106,6 +107,9 @@ export interface FakeStripe {
   paymentIntents: Map<string, StripeObject>;
   charges: Map<string, StripeObject>;
   refunds: Map<string, StripeObject>;
+  customers: Map<string, StripeObject>;
+  /** every customer's cash balance transactions, oldest first */
+  cashBalanceTransactions: StripeObject[];
   /** operations executed, by name: what a retried key must not raise */
   executed: { create: number; capture: number; cancel: number; refund: number };
   /** every request received, in order: method, path, Idempotency-Key and the decoded form */
@@ -127,6 +131,16 @@ export interface FakeStripe {
   searchLagsNext(count: number): void;
   /** a customer pays a konbini payment at the store: succeeded, payment_intent.succeeded delivered */
   payKonbini(intentId: string): void;
+  /**
+   * A bank transfer of `amount` arrives in the virtual account of a bank-transfer PaymentIntent's
+   * customer, as Stripe's test helper fund_cash_balance does (https://docs.stripe.com/api/
+   * cash_balance_transactions, https://docs.stripe.com/payments/customer-balance/reconciliation):
+   * a `funded` cash balance transaction, then, reconciled automatically, the money applied to the
+   * customer's PaymentIntent waiting for it (`applied_to_payment`), at most what it still needs;
+   * funded in full it succeeds (payment_intent.succeeded), else payment_intent.partially_funded.
+   * Money beyond what it needs stays in the cash balance.
+   */
+  fundBankTransfer(intentId: string, amount: number): void;
   /**
    * The cardholder ends a card's 3-D Secure at the fake's page (GET/POST /3ds/:id, what
    * next_action.redirect_to_url.url names): authenticated, the PaymentIntent goes on to
@@ -219,6 +233,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
   const paymentIntents = new Map<string, StripeObject>();
   const charges = new Map<string, StripeObject>();
   const refunds = new Map<string, StripeObject>();
+  const customers = new Map<string, StripeObject>();
+  const cashBalanceTransactions: StripeObject[] = [];
+  /** each customer's virtual account (zengin), given at its first bank-transfer PaymentIntent */
+  const virtualAccounts = new Map<string, StripeObject>();
   const keys = new IdempotencyKeys<Answer>();
   const faults = new InjectedFaults();
   const rateLimits = new InjectedFaults();
@@ -243,6 +261,8 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     paymentIntents,
     charges,
     refunds,
+    customers,
+    cashBalanceTransactions,
     executed,
     requests,
     answered,
@@ -256,6 +276,9 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       searchLagging = count;
     },
     payKonbini: () => {
+      throw new Error('not started');
+    },
+    fundBankTransfer: () => {
       throw new Error('not started');
     },
     authentications,
@@ -403,7 +426,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
       confirmation_method: 'automatic',
       created: now(),
       currency: form.currency,
-      customer: null,
+      customer: typeof form.customer === 'string' ? form.customer : null,
       customer_account: null,
       description: typeof form.description === 'string' ? form.description : null,
       excluded_payment_method_types: null,
@@ -453,6 +476,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
           'to handle card data directly, see https://support.stripe.com/questions/enabling-access-to-raw-card-data-apis.',
       );
     }
+    if (isRecord(data) && data.type === 'customer_balance') {
+      const refused = customerBalanceRefusal(form);
+      if (refused) return refused;
+    }
     const reference = isRecord(form.metadata) ? form.metadata.kessai_reference : undefined;
     executed.create++;
     if (typeof reference === 'string')
@@ -461,6 +488,7 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     notify('payment_intent.created', intent);
     if (form.confirm !== 'true') return ok(intent);
     if (isRecord(data) && data.type === 'konbini') return confirmKonbini(intent, data, form);
+    if (isRecord(data) && data.type === 'customer_balance') return confirmCustomerBalance(intent, form);
     if (!card) return invalid('You must provide a payment method to confirm.', { code: 'parameter_missing' });
     const number = typeof card.number === 'string' ? card.number : '';
     const billing = isRecord(data) && isRecord(data.billing_details) ? data.billing_details : {};
@@ -657,6 +685,197 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     return ok(intent);
   }
 
+  /**
+   * What Stripe refuses of a customer_balance PaymentIntent before creating it
+   * (https://docs.stripe.com/payments/bank-transfers/accept-a-payment): no customer, a customer it
+   * does not have, a currency other than JPY for jp_bank_transfer, no bank_transfer funding type.
+   */
+  function customerBalanceRefusal(form: StripeObject): Answer | null {
+    if (typeof form.customer !== 'string')
+      return invalid('A customer is required to use the customer_balance payment method.', {
+        code: 'parameter_missing',
+        param: 'customer',
+      });
+    if (!customers.has(form.customer)) return { ...missing('customer', form.customer), status: 400 };
+    const options = isRecord(form.payment_method_options) ? form.payment_method_options : {};
+    const balance = isRecord(options.customer_balance) ? options.customer_balance : {};
+    const transfer = isRecord(balance.bank_transfer) ? balance.bank_transfer : {};
+    if (balance.funding_type !== 'bank_transfer' || transfer.type !== 'jp_bank_transfer')
+      return invalid('This fake takes customer_balance with a jp_bank_transfer funding only.', {
+        code: 'parameter_invalid_string',
+        param: 'payment_method_options[customer_balance][bank_transfer][type]',
+      });
+    if (form.currency !== 'jpy')
+      return invalid('jp_bank_transfer only supports JPY.', {
+        code: 'parameter_invalid_string',
+        param: 'currency',
+      });
+    return null;
+  }
+
+  /** The customer's virtual account: one per customer, the same for every PaymentIntent of it. */
+  function virtualAccountOf(customer: string): StripeObject {
+    let address = virtualAccounts.get(customer);
+    if (!address) {
+      const blank = { city: null, country: null, line1: null, line2: null, postal_code: null, state: null };
+      // Stripe documents the fields, not its test accounts' values: these are the fake's own
+      address = {
+        type: 'zengin',
+        supported_networks: ['zengin'],
+        zengin: {
+          account_holder_address: { ...blank, country: 'JP' },
+          account_holder_name: 'ｶ)ｽﾄﾗｲﾌﾟﾃｽﾄ',
+          account_number: String(Math.floor(Math.random() * 1e7)).padStart(7, '0'),
+          account_type: 'futsu',
+          bank_address: { ...blank, country: 'JP' },
+          bank_code: '0999',
+          bank_name: 'ﾃｽﾄｷﾞﾝｺｳ',
+          branch_code: '001',
+          branch_name: 'ﾎﾝﾃﾝ',
+        },
+      };
+      virtualAccounts.set(customer, address);
+    }
+    return address;
+  }
+
+  /**
+   * A bank transfer: the PaymentIntent waits (requires_action) with the customer's virtual account
+   * in next_action.display_bank_transfer_instructions until its cash balance funds it.
+   */
+  function confirmCustomerBalance(intent: StripeObject, form: StripeObject): Answer {
+    const customer = form.customer as string;
+    intent.payment_method = stripeId('pm');
+    intent.payment_method_options = {
+      customer_balance: {
+        bank_transfer: { requested_address_types: ['zengin'], type: 'jp_bank_transfer' },
+        funding_type: 'bank_transfer',
+      },
+    };
+    intent.status = 'requires_action';
+    intent.next_action = {
+      type: 'display_bank_transfer_instructions',
+      display_bank_transfer_instructions: {
+        amount_remaining: intent.amount,
+        currency: 'jpy',
+        financial_addresses: [structuredClone(virtualAccountOf(customer))],
+        hosted_instructions_url: `${fake.url}/bank_transfer/${intent.id as string}`,
+        reference: null,
+        type: 'jp_bank_transfer',
+      },
+    };
+    notify('payment_intent.requires_action', intent);
+    return ok(intent);
+  }
+
+  function balanceOf(customer: string): number {
+    const last = cashBalanceTransactions.filter((transaction) => transaction.customer === customer).at(-1);
+    return last ? (last.ending_balance as number) : 0;
+  }
+
+  function cashBalanceTransaction(customer: string, type: string, net: number, details: StripeObject) {
+    const transaction: StripeObject = {
+      id: stripeId('ccsbtxn'),
+      object: 'customer_cash_balance_transaction',
+      created: now(),
+      currency: 'jpy',
+      customer,
+      customer_account: null,
+      ending_balance: balanceOf(customer) + net,
+      livemode: false,
+      net_amount: net,
+      type,
+      [type]: details,
+    };
+    cashBalanceTransactions.push(transaction);
+    notify('customer_cash_balance_transaction.created', transaction);
+    return transaction;
+  }
+
+  fake.fundBankTransfer = (intentId, amount) => {
+    const intent = paymentIntents.get(intentId);
+    const instructions = (intent?.next_action as StripeObject | null)?.display_bank_transfer_instructions as
+      StripeObject | undefined;
+    if (!intent || intent.status !== 'requires_action' || !instructions)
+      throw new Error(`${intentId} is no bank transfer waiting for money`);
+    const customer = intent.customer as string;
+    cashBalanceTransaction(customer, 'funded', amount, {
+      bank_transfer: {
+        jp_bank_transfer: { sender_bank: null, sender_branch: null, sender_name: 'ﾔﾏﾀﾞ ﾀﾛｳ' },
+        reference: null,
+        type: 'jp_bank_transfer',
+      },
+    });
+    const applied = Math.min(balanceOf(customer), instructions.amount_remaining as number);
+    cashBalanceTransaction(customer, 'applied_to_payment', -applied, { payment_intent: intent.id });
+    instructions.amount_remaining = (instructions.amount_remaining as number) - applied;
+    if ((instructions.amount_remaining as number) > 0) {
+      notify('payment_intent.partially_funded', intent);
+      return;
+    }
+    const charge = newCharge(intent, { number: '', exp_month: 0, exp_year: 0, name: null });
+    charge.customer = customer;
+    charge.payment_method_details = { customer_balance: {}, type: 'customer_balance' };
+    charge.status = 'succeeded';
+    charge.paid = true;
+    intent.latest_charge = charge.id;
+    intent.next_action = null;
+    succeed(intent, charge, intent.amount as number);
+  };
+
+  function createCustomer(form: StripeObject): Answer {
+    const customer: StripeObject = {
+      id: stripeId('cus'),
+      object: 'customer',
+      address: null,
+      balance: 0,
+      created: now(),
+      currency: null,
+      default_source: null,
+      delinquent: false,
+      description: typeof form.description === 'string' ? form.description : null,
+      discount: null,
+      email: typeof form.email === 'string' ? form.email : null,
+      invoice_prefix: randomBytes(4).toString('hex').toUpperCase(),
+      invoice_settings: {
+        custom_fields: null,
+        default_payment_method: null,
+        footer: null,
+        rendering_options: null,
+      },
+      livemode: false,
+      metadata: isRecord(form.metadata) ? { ...form.metadata } : {},
+      name: typeof form.name === 'string' ? form.name : null,
+      next_invoice_sequence: 1,
+      phone: null,
+      preferred_locales: [],
+      shipping: null,
+      tax_exempt: 'none',
+      test_clock: null,
+      customer_account: null,
+    };
+    customers.set(customer.id as string, customer);
+    notify('customer.created', customer);
+    return ok(customer);
+  }
+
+  /** GET /v1/customers/:id/cash_balance_transactions: newest first, as Stripe lists */
+  function listCashBalanceTransactions(customer: string, query: URLSearchParams): Answer {
+    if (!customers.has(customer)) return missing('customer', customer);
+    const limit = Math.min(Number(query.get('limit') ?? 10), 100);
+    const after = query.get('starting_after');
+    let all = cashBalanceTransactions.filter((transaction) => transaction.customer === customer).reverse();
+    if (after) {
+      const index = all.findIndex((transaction) => transaction.id === after);
+      all = index < 0 ? [] : all.slice(index + 1);
+    }
+    return list(
+      `/v1/customers/${customer}/cash_balance_transactions`,
+      all.slice(0, limit),
+      all.length > limit,
+    );
+  }
+
   function succeed(intent: StripeObject, charge: StripeObject, amount: number) {
     intent.status = 'succeeded';
     intent.amount_capturable = 0;
@@ -715,6 +934,17 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
         { code: 'payment_intent_unexpected_state', payment_intent: structuredClone(intent) },
       );
     executed.cancel++;
+    const instructions = (intent.next_action as StripeObject | null)?.display_bank_transfer_instructions as
+      StripeObject | undefined;
+    if (instructions) {
+      // what was applied goes back to the customer's cash balance (unapplied_from_payment)
+      const applied = (intent.amount as number) - (instructions.amount_remaining as number);
+      if (applied > 0)
+        cashBalanceTransaction(intent.customer as string, 'unapplied_from_payment', applied, {
+          payment_intent: intent.id,
+        });
+      intent.next_action = null;
+    }
     intent.status = 'canceled';
     intent.canceled_at = now();
     intent.amount_capturable = 0;
@@ -843,6 +1073,10 @@ export async function startFakeStripe(options: FakeStripeOptions): Promise<FakeS
     if (method === 'GET' && path === '/v1/payment_intents') return listIntents(url.searchParams);
     if (method === 'GET' && path === '/v1/payment_intents/search') return search(url.searchParams);
     if (method === 'POST' && path === '/v1/refunds') return refund(form);
+    if (method === 'POST' && path === '/v1/customers') return createCustomer(form);
+    const transactions = /^\/v1\/customers\/([^/]+)\/cash_balance_transactions$/.exec(path);
+    if (method === 'GET' && transactions)
+      return listCashBalanceTransactions(decodeURIComponent(transactions[1]), url.searchParams);
     const match = /^\/v1\/payment_intents\/([^/]+)(?:\/(capture|cancel))?$/.exec(path);
     if (!match)
       return error(404, {

@@ -118,9 +118,10 @@ export type ChargeableToken = Pick<
   konbiniStore: string | null;
   /**
    * the token's store's routes of its mode and payment type to active accounts, by currency (a
-   * code or `*`), with each account's provider: which processor its charge will go to (decision 0055)
+   * code or `*`), with each account's provider: which processor its charge will go to (decision
+   * 0055), and the provider of the route's fallback it may fail over to (null: none; 0056, 0072)
    */
-  processorRoutes: readonly { currency: string; provider: string }[];
+  processorRoutes: readonly { currency: string; provider: string; fallbackProvider: string | null }[];
 };
 
 /** Which token, seen by which merchant's store. */

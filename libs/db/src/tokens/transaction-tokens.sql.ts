@@ -172,10 +172,11 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
     convenience_store: pg.nullable(pg.text),
     /**
      * the routes of the token's store, mode and payment type to an active account of that mode,
-     * with the account's provider (decision 0055): what the charges_processor_route trigger will
-     * choose from, by the charge's currency
+     * with the account's provider (decision 0055) and its fallback's, as the trigger will record it
+     * (an active account of the mode other than the account; decisions 0056, 0072): what the
+     * charges_processor_route trigger will choose from, by the charge's currency
      */
-    processor_routes: pg.jsonb<{ currency: string; provider: string }[]>(),
+    processor_routes: pg.jsonb<{ currency: string; provider: string; fallbackProvider: string | null }[]>(),
   },
   text: (p) => `
     SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active, t.used_count,
@@ -190,11 +191,15 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
            t.data->>'expiration_time_shift' AS expiration_time_shift,
            s.configuration AS store_configuration, m.configuration AS merchant_configuration,
            t.data->>'convenience_store' AS convenience_store,
-           (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider)),
+           (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider,
+                                                         'fallbackProvider', f.provider)),
                             '[]'::jsonb)
               FROM processor_routes r
               JOIN processor_accounts a
                 ON a.id = r.processor_account_id AND a.status = 'active' AND a.mode = t.mode
+              LEFT JOIN processor_accounts f
+                ON f.id = r.fallback_processor_account_id AND f.id <> a.id
+               AND f.status = 'active' AND f.mode = t.mode
              WHERE r.store_id = t.store_id AND r.mode = t.mode
                AND r.payment_type::text = (CASE t.payment_type::text
                      WHEN 'qr_scan' THEN 'online' WHEN 'qr_merchant' THEN 'online'

@@ -32,7 +32,6 @@ export function processorLimitsOf(provider: string): LiveProcessorLimits | null 
   if (provider === 'stripe') {
     return {
       processor: 'stripe',
-      // customer_balance bank transfers are a later slice
       paymentTypes: STRIPE_CAPABILITIES.bankTransfer
         ? ['card', 'konbini', 'bank_transfer']
         : ['card', 'konbini'],
@@ -59,7 +58,10 @@ export function processorLimitsOf(provider: string): LiveProcessorLimits | null 
  * else its mode's default (`live`: PROCESSOR_LIVE's, test: the simulator, which takes everything).
  */
 export function routedProcessorLimits(
-  token: { mode: string; processorRoutes: readonly { currency: string; provider: string }[] },
+  token: {
+    mode: string;
+    processorRoutes: readonly { currency: string; provider: string; fallbackProvider?: string | null }[];
+  },
   currency: string,
   liveDefault: LiveProcessorLimits | null,
 ): LiveProcessorLimits | null {
@@ -67,8 +69,33 @@ export function routedProcessorLimits(
   const route =
     token.processorRoutes.find((r) => r.currency === code) ??
     token.processorRoutes.find((r) => r.currency === '*');
-  if (route) return processorLimitsOf(route.provider);
-  return token.mode === 'live' ? liveDefault : null;
+  if (!route) return token.mode === 'live' ? liveDefault : null;
+  const limits = processorLimitsOf(route.provider);
+  // the charge may fail over to the route's fallback (decision 0056): refused at creation for what
+  // either cannot take, never accepted to end `error` at the fallback (decision 0072)
+  return route.fallbackProvider ? bothLimits(limits, processorLimitsOf(route.fallbackProvider)) : limits;
+}
+
+/**
+ * What a charge that may go to either of two processors can be given: the payment types, konbini
+ * chains and 3-D Secure modes both take (null: a processor that takes everything). Partial capture
+ * is the first's: a capture is judged by the account that took the charge, at the capture request.
+ */
+export function bothLimits(
+  first: LiveProcessorLimits | null,
+  second: LiveProcessorLimits | null,
+): LiveProcessorLimits | null {
+  if (!first || !second) return first ?? second;
+  return {
+    processor: first.processor,
+    paymentTypes: first.paymentTypes.filter((type) => second.paymentTypes.includes(type)),
+    refusedThreeDsModes: [...new Set([...first.refusedThreeDsModes, ...second.refusedThreeDsModes])],
+    partialCapture: first.partialCapture,
+    konbiniStores:
+      first.konbiniStores === null || second.konbiniStores === null
+        ? (first.konbiniStores ?? second.konbiniStores)
+        : first.konbiniStores.filter((store) => second.konbiniStores!.includes(store)),
+  };
 }
 
 /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   cardWith,
   describeHostedProcessorContract,
+  hostedFakeSetup,
   type FakeKomoju,
   KOMOJU_TEST_CARDS,
   startFakeKomoju,
@@ -27,6 +28,12 @@ beforeAll(async () => {
 });
 afterAll(() => fake.close());
 
+const fakeFacts = hostedFakeSetup(
+  () => fake,
+  { retried: KOMOJU_TEST_CARDS.mastercard, late: KOMOJU_TEST_CARDS.jcb },
+  CLIENT_TIMEOUT_MS,
+);
+
 describeHostedProcessorContract('KOMOJU adapter on the KOMOJU fake', {
   processor: () => processor,
   processorWith: (options) =>
@@ -41,22 +48,12 @@ describeHostedProcessorContract('KOMOJU adapter on the KOMOJU fake', {
     [KOMOJU_TEST_CARDS.insufficientFunds, 'PAYMENT_WALLET_INSUFFICIENT_FUNDS'],
   ],
   currency: 'JPY',
-  paymentsExecuted: (reference) => fake.createdFor(reference),
-  failNextAuthorization: () => {
-    fake.failNext(1);
-    return KOMOJU_TEST_CARDS.mastercard;
-  },
-  lateNextAuthorization: () => {
-    fake.delayNext(1, CLIENT_TIMEOUT_MS * 3);
-    return KOMOJU_TEST_CARDS.jcb;
-  },
-  failNextRequest: () => fake.failNext(1),
-  executed: () => fake.executed,
+  ...fakeFacts,
   partialCapture: false,
   threeDs: {
     card: KOMOJU_TEST_CARDS.threeDsRequired,
     requests: false,
-    authentications: (id) => fake.authentications.get(id) ?? 0,
+    authentications: fakeFacts.authentications,
   },
   konbini: {
     store: 'seven_eleven',
@@ -64,6 +61,7 @@ describeHostedProcessorContract('KOMOJU adapter on the KOMOJU fake', {
     paymentCode: /^\d{6}$/,
     pay: (id) => fake.payKonbini(id),
   },
+  bankTransfer: null,
 });
 
 const authorization = (number: string, overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest => ({

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   cardWith,
   describeHostedProcessorContract,
+  hostedFakeSetup,
   type FakeStripe,
   startFakeStripe,
   STRIPE_TEST_CARDS,
@@ -43,6 +44,12 @@ const STRIPE_DECLINES = [
   [STRIPE_TEST_CARDS.authenticationRequired, 'THREE_DS_COULD_NOT_BE_COMPLETED'],
 ] as const;
 
+const fakeFacts = hostedFakeSetup(
+  () => fake,
+  { retried: STRIPE_TEST_CARDS.mastercard, late: STRIPE_TEST_CARDS.jcb },
+  CLIENT_TIMEOUT_MS,
+);
+
 describeHostedProcessorContract('Stripe adapter on the Stripe fake', {
   processor: () => processor,
   processorWith: (options) =>
@@ -52,22 +59,12 @@ describeHostedProcessorContract('Stripe adapter on the Stripe fake', {
   declinedCard: { number: STRIPE_TEST_CARDS.genericDecline, error: 'CARD_REJECTED' },
   declines: STRIPE_DECLINES,
   currency: 'JPY',
-  paymentsExecuted: (reference) => fake.createdFor(reference),
-  failNextAuthorization: () => {
-    fake.failNext(1);
-    return STRIPE_TEST_CARDS.mastercard;
-  },
-  lateNextAuthorization: () => {
-    fake.delayNext(1, CLIENT_TIMEOUT_MS * 3);
-    return STRIPE_TEST_CARDS.jcb;
-  },
-  failNextRequest: () => fake.failNext(1),
-  executed: () => fake.executed,
+  ...fakeFacts,
   partialCapture: true,
   threeDs: {
     card: STRIPE_TEST_CARDS.authenticationRequired,
     requests: true,
-    authentications: (id) => fake.authentications.get(id) ?? 0,
+    authentications: fakeFacts.authentications,
   },
   konbini: {
     store: 'family_mart',
@@ -75,6 +72,7 @@ describeHostedProcessorContract('Stripe adapter on the Stripe fake', {
     paymentCode: /^\d{11}$/,
     pay: (id) => fake.payKonbini(id),
   },
+  bankTransfer: { deposit: (id, amount) => fake.fundBankTransfer(id, amount), partialFunding: true },
 });
 
 const authorization = (number: string, overrides: Partial<AuthorizeRequest> = {}): AuthorizeRequest => ({
@@ -201,6 +199,49 @@ describe('Stripe adapter', () => {
         payment_method_options: {
           konbini: { expires_at: String(Math.floor(request.expiresOn.getTime() / 1000)) },
         },
+      });
+    });
+
+    it('sends a bank transfer as customer_balance jp_bank_transfer for a customer of its own, keyed by the charge', async () => {
+      const request: DeferredPaymentRequest = {
+        ...konbini(),
+        method: { type: 'bank_transfer', brand: 'aozora_bank' },
+      };
+      const created = await processor.createDeferredPayment(request);
+      const customerCall = fake.requests.find((r) => r.key === `${request.reference}:customer`)!;
+      expect(customerCall).toMatchObject({
+        method: 'POST',
+        path: '/v1/customers',
+        form: { email: 'taro@example.com', metadata: { [STRIPE_REFERENCE_METADATA_KEY]: request.reference } },
+      });
+      const intent = fake.paymentIntents.get(created.processorReference)!;
+      const sent = fake.requests.filter((r) => r.method === 'POST' && r.key === request.reference).at(-1)!;
+      expect(sent).toMatchObject({ path: '/v1/payment_intents' });
+      expect(sent.form).toMatchObject({
+        customer: intent.customer,
+        confirm: 'true',
+        allowed_payment_method_types: ['customer_balance'],
+        payment_method_data: { type: 'customer_balance' },
+        payment_method_options: {
+          customer_balance: { funding_type: 'bank_transfer', bank_transfer: { type: 'jp_bank_transfer' } },
+        },
+      });
+      // the account given is the one Stripe's instructions name (zengin), the customer its id
+      const zengin = (
+        intent.next_action as {
+          display_bank_transfer_instructions: { financial_addresses: { zengin: Record<string, string> }[] };
+        }
+      ).display_bank_transfer_instructions.financial_addresses[0].zengin;
+      expect(created.instructions).toEqual({
+        type: 'bank_transfer',
+        bankCode: zengin.bank_code,
+        bankName: zengin.bank_name,
+        branchCode: zengin.branch_code,
+        branchName: zengin.branch_name,
+        accountId: intent.customer,
+        accountNumber: zengin.account_number,
+        accountHolderName: zengin.account_holder_name,
+        paymentUrl: `${fake.url}/bank_transfer/${created.processorReference}`,
       });
     });
 

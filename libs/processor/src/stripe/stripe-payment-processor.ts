@@ -12,6 +12,7 @@ import {
   type OperatorPaymentResult,
   type PaymentProcessor,
   type PaymentStatusResult,
+  type ProcessorDeposit,
   type ProcessorPayment,
   type ProcessorPaymentStatus,
   type RefundRequest,
@@ -85,8 +86,11 @@ export const STRIPE_CAPABILITIES = {
   /** payment_method_options[card][request_three_d_secure]: mode require asks `any`, force `challenge` */
   threeDsRequests: true,
   operatorPayments: false,
-  /** customer_balance bank transfers are a later slice */
-  bankTransfer: false,
+  /**
+   * Japanese bank transfers through customer_balance: a virtual account (zengin) per charge, paid
+   * when the transfers into it fund the PaymentIntent (docs/connectors.md, "Bank transfer at Stripe")
+   */
+  bankTransfer: true,
   konbiniStores: Object.keys(STRIPE_KONBINI_STORES),
 } as const;
 
@@ -295,6 +299,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
    * timestamp (`expires_at`), the same on every retry, unlike a day count from now.
    */
   async createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
+    if (request.method.type === 'bank_transfer') return this.#createBankTransfer(request);
     const { method, store } = konbiniToCreate('Stripe', request, STRIPE_KONBINI_STORES);
     // Stripe sends no instructions itself but requires the customer's name and email
     if (!request.customerEmail)
@@ -339,9 +344,109 @@ export class StripePaymentProcessor implements PaymentProcessor {
     };
   }
 
+  /**
+   * A Japanese bank transfer (https://docs.stripe.com/payments/bank-transfers/accept-a-payment,
+   * https://docs.stripe.com/payments/customer-balance): a Customer of the charge's own, whose cash
+   * balance's virtual account (zengin) the customer transfers to, then a PaymentIntent for that
+   * customer confirmed with payment_method_data[type]=customer_balance, funding_type bank_transfer,
+   * bank_transfer[type]=jp_bank_transfer. Stripe answers requires_action with
+   * next_action.display_bank_transfer_instructions; each transfer arriving is applied to the
+   * PaymentIntent (payment_intent.partially_funded) until it is funded (payment_intent.succeeded).
+   * Both calls carry keys derived from the charge id, so a retry finds the same customer and
+   * PaymentIntent. Stripe keeps no expiry of its own here: Kessai cancels the PaymentIntent past
+   * the charge's deadline, and what arrives later stays in the customer's cash balance.
+   */
+  async #createBankTransfer(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
+    let intent: Stripe.PaymentIntent;
+    try {
+      const customer = await this.#stripe.customers.create(
+        {
+          ...(request.customerEmail ? { email: request.customerEmail } : {}),
+          metadata: { [STRIPE_REFERENCE_METADATA_KEY]: request.reference },
+        },
+        { idempotencyKey: `${request.reference}:customer` },
+      );
+      intent = await this.#stripe.paymentIntents.create(
+        {
+          amount: checkWireAmount(request.amount),
+          currency: request.currency.toLowerCase(),
+          customer: customer.id,
+          confirm: true,
+          allowed_payment_method_types: ['customer_balance'],
+          payment_method_data: { type: 'customer_balance' },
+          payment_method_options: {
+            customer_balance: { funding_type: 'bank_transfer', bank_transfer: { type: 'jp_bank_transfer' } },
+          },
+          metadata: { [STRIPE_REFERENCE_METADATA_KEY]: request.reference },
+        },
+        { idempotencyKey: request.reference },
+      );
+    } catch (error) {
+      throw this.#failure('create_deferred_payment', error);
+    }
+    const instructions = intent.next_action?.display_bank_transfer_instructions;
+    const zengin = instructions?.financial_addresses?.find((address) => address.type === 'zengin')?.zengin;
+    const customerId = typeof intent.customer === 'string' ? intent.customer : intent.customer?.id;
+    if (
+      intent.status !== 'requires_action' ||
+      !instructions?.hosted_instructions_url ||
+      !zengin?.bank_code ||
+      !zengin.account_number ||
+      !customerId
+    )
+      throw new TransientProcessorError('create_deferred_payment', 'malformed_response');
+    return {
+      processorReference: intent.id,
+      instructions: {
+        type: 'bank_transfer',
+        bankCode: zengin.bank_code,
+        bankName: zengin.bank_name ?? '',
+        branchCode: zengin.branch_code ?? '',
+        branchName: zengin.branch_name ?? '',
+        // the virtual account is the customer's cash balance's: the customer names it
+        accountId: customerId,
+        accountNumber: zengin.account_number,
+        accountHolderName: zengin.account_holder_name ?? '',
+        paymentUrl: instructions.hosted_instructions_url,
+      },
+    };
+  }
+
   async status(reference: string): Promise<PaymentStatusResult> {
     const intent = (await this.#search(reference)) ?? (await this.#listRecent(reference));
-    return intent ? { found: true, payment: fromStripe(intent, reference) } : { found: false };
+    if (!intent) return { found: false };
+    const deposits = kindOf(intent) === 'bank_transfer' ? await this.#fundingsOf(intent) : undefined;
+    return { found: true, payment: fromStripe(intent, reference, deposits) };
+  }
+
+  /**
+   * A bank-transfer PaymentIntent's deposits: the customer's cash balance transactions that applied
+   * money to it (`applied_to_payment`), oldest first, each its own id and amount
+   * (https://docs.stripe.com/api/cash_balance_transactions). A transfer of more than the
+   * PaymentIntent still needs leaves the rest in the cash balance, never applied.
+   */
+  async #fundingsOf(intent: Stripe.PaymentIntent): Promise<ProcessorDeposit[]> {
+    const customer = typeof intent.customer === 'string' ? intent.customer : intent.customer?.id;
+    if (!customer) return [];
+    const deposits: ProcessorDeposit[] = [];
+    try {
+      for await (const transaction of this.#stripe.customers.listCashBalanceTransactions(customer, {
+        limit: 100,
+      })) {
+        const applied = transaction.applied_to_payment?.payment_intent;
+        const appliedTo = typeof applied === 'string' ? applied : applied?.id;
+        if (transaction.type !== 'applied_to_payment' || appliedTo !== intent.id) continue;
+        deposits.push({
+          id: transaction.id,
+          amount: -transaction.net_amount,
+          receivedOn: new Date(transaction.created * 1000),
+        });
+      }
+    } catch (error) {
+      throw this.#failure('status', error);
+    }
+    // Stripe lists newest first
+    return deposits.reverse();
   }
 
   async #search(reference: string): Promise<Stripe.PaymentIntent | null> {
@@ -525,20 +630,24 @@ function intentError(intent: Stripe.PaymentIntent): PaymentErrorDetails {
 }
 
 function kindOf(intent: Stripe.PaymentIntent): ProcessorPayment['kind'] {
-  return intent.payment_method_types.includes('konbini') ? 'konbini' : 'card';
+  if (intent.payment_method_types.includes('konbini')) return 'konbini';
+  if (intent.payment_method_types.includes('customer_balance')) return 'bank_transfer';
+  return 'card';
 }
 
 function statusOf(intent: Stripe.PaymentIntent): ProcessorPaymentStatus {
   switch (intent.status) {
     case 'requires_action':
-      // a konbini payment waits for the customer at the store, a card for its authentication
-      return kindOf(intent) === 'konbini' ? 'awaiting_payment' : 'pending_authentication';
+      // a konbini or bank transfer waits for the customer's money, a card for its authentication
+      return kindOf(intent) === 'card' ? 'pending_authentication' : 'awaiting_payment';
     case 'processing':
       return 'awaiting_payment';
     case 'requires_capture':
       return 'authorized';
     case 'succeeded':
-      return 'captured';
+      // a bank transfer's money is its deposits, whose total the charge's own match_amount rule
+      // judges, as for every processor's transfers (the processor decides no match)
+      return kindOf(intent) === 'bank_transfer' ? 'awaiting_payment' : 'captured';
     case 'canceled':
       return 'voided';
     case 'requires_payment_method':
@@ -552,9 +661,14 @@ function statusOf(intent: Stripe.PaymentIntent): ProcessorPaymentStatus {
 
 /**
  * Stripe's PaymentIntent as the port's payment; the refunded amount is its latest charge's. A paid
- * konbini payment is one deposit of the amount received, its id the PaymentIntent's.
+ * konbini payment is one deposit of the amount received, its id the PaymentIntent's; a bank
+ * transfer's deposits are the fundings applied to it (`fundings`, read from the cash balance).
  */
-export function fromStripe(intent: Stripe.PaymentIntent, reference: string): ProcessorPayment {
+export function fromStripe(
+  intent: Stripe.PaymentIntent,
+  reference: string,
+  fundings?: ProcessorDeposit[],
+): ProcessorPayment {
   const status = statusOf(intent);
   const kind = kindOf(intent);
   const charge = typeof intent.latest_charge === 'object' ? intent.latest_charge : null;
@@ -569,14 +683,16 @@ export function fromStripe(intent: Stripe.PaymentIntent, reference: string): Pro
     refundedAmount: charge?.amount_refunded ?? 0,
     error: status === 'declined' ? intentError(intent) : null,
     deposits:
-      kind === 'konbini' && status === 'captured'
-        ? [
-            {
-              id: intent.id,
-              amount: intent.amount_received,
-              receivedOn: new Date((charge?.created ?? intent.created) * 1000),
-            },
-          ]
-        : [],
+      kind === 'bank_transfer'
+        ? (fundings ?? [])
+        : kind === 'konbini' && status === 'captured'
+          ? [
+              {
+                id: intent.id,
+                amount: intent.amount_received,
+                receivedOn: new Date((charge?.created ?? intent.created) * 1000),
+              },
+            ]
+          : [],
   };
 }

@@ -122,4 +122,42 @@ describe('Stripe webhooks', () => {
       occurredOn: new Date(1_790_000_000_000),
     });
   });
+
+  it('turns a bank transfer partially funded into a deposit notice of what arrived so far', () => {
+    const partly = (remaining: number) =>
+      ({
+        id: `evt_partly_${remaining}`,
+        object: 'event',
+        type: 'payment_intent.partially_funded',
+        created: 1_790_000_000,
+        data: {
+          object: {
+            id: 'pi_transfer',
+            object: 'payment_intent',
+            amount: 3000,
+            amount_received: 0,
+            currency: 'jpy',
+            payment_method_types: ['customer_balance'],
+            metadata: { [STRIPE_REFERENCE_METADATA_KEY]: 'charge-2' },
+            next_action: {
+              type: 'display_bank_transfer_instructions',
+              display_bank_transfer_instructions: { amount_remaining: remaining, currency: 'jpy' },
+            },
+          },
+        },
+      }) as unknown as Stripe.Event;
+    expect(stripeEventToCallback(partly(1800))).toMatchObject({
+      event: 'deferred_payment',
+      processorReference: 'pi_transfer',
+      reference: 'charge-2',
+      depositId: 'pi_transfer:1200',
+      amount: 1200,
+    });
+    // nothing arrived (or an event without the instructions): no notice
+    expect(stripeEventToCallback(partly(3000))).toBeNull();
+    // a card PaymentIntent's partially_funded is nothing of a card's 3-D Secure
+    const card = partly(1800) as unknown as { data: { object: { payment_method_types: string[] } } };
+    card.data.object.payment_method_types = ['card'];
+    expect(stripeEventToCallback(card as unknown as Stripe.Event)).toBeNull();
+  });
 });

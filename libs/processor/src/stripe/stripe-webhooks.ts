@@ -61,7 +61,8 @@ const CARD_EVENTS: Readonly<Record<string, 'authorized' | 'captured' | 'declined
 /**
  * The processor notice a Stripe event is for the charge path, or null for one it has no use for.
  * A konbini or bank-transfer (customer_balance) PaymentIntent succeeded is money received, one
- * deposit of its amount. A card PaymentIntent succeeded, capturable or failed is a `three_ds`
+ * deposit of its amount; a bank transfer partially funded is money received too, what arrived so
+ * far (charge-service reads the fundings themselves from Stripe before it moves the charge). A card PaymentIntent succeeded, capturable or failed is a `three_ds`
  * notice: the end of an authentication the charge may be awaiting (the gateway records it only for
  * an awaiting charge: any other card's outcome was the answer of the call). The event id is the
  * notice id, the same on every redelivery; a notice is only a nudge, charge-service asks Stripe
@@ -69,13 +70,13 @@ const CARD_EVENTS: Readonly<Record<string, 'authorized' | 'captured' | 'declined
  */
 export function stripeEventToCallback(event: Stripe.Event): ProcessorCallback | null {
   const cardStatus = CARD_EVENTS[event.type];
-  if (!cardStatus) return null;
+  if (!cardStatus && event.type !== 'payment_intent.partially_funded') return null;
   const intent = event.data.object as Stripe.PaymentIntent;
   const reference = intent.metadata?.[STRIPE_REFERENCE_METADATA_KEY];
   if (!reference) return null;
   const deferred = intent.payment_method_types.some((type) => DEFERRED_TYPES.has(type));
   if (!deferred) {
-    if (!intent.payment_method_types.includes('card')) return null;
+    if (!cardStatus || !intent.payment_method_types.includes('card')) return null;
     return {
       notificationId: event.id,
       event: 'three_ds',
@@ -86,16 +87,30 @@ export function stripeEventToCallback(event: Stripe.Event): ProcessorCallback | 
       occurredOn: new Date(event.created * 1000),
     };
   }
-  if (event.type !== 'payment_intent.succeeded') return null;
+  const funded = fundedAmountOf(event.type, intent);
+  if (funded === null) return null;
   return {
     notificationId: event.id,
     event: 'deferred_payment',
     processorReference: intent.id,
     reference,
     status: 'deposit_received',
-    depositId: intent.id,
-    amount: intent.amount_received,
+    // paid in full: the PaymentIntent's id, as a konbini's; funded in part: by the amount so far
+    depositId: event.type === 'payment_intent.succeeded' ? intent.id : `${intent.id}:${funded}`,
+    amount: funded,
     currency: intent.currency.toUpperCase(),
     occurredOn: new Date(event.created * 1000),
   };
+}
+
+/**
+ * The money a deferred PaymentIntent's event says it received so far: all of it once succeeded;
+ * for a bank transfer funded in part (payment_intent.partially_funded), its amount less what
+ * display_bank_transfer_instructions says remains. Null for any other event.
+ */
+function fundedAmountOf(type: string, intent: Stripe.PaymentIntent): number | null {
+  if (type === 'payment_intent.succeeded') return intent.amount_received;
+  if (type !== 'payment_intent.partially_funded') return null;
+  const remaining = intent.next_action?.display_bank_transfer_instructions?.amount_remaining;
+  return typeof remaining === 'number' && remaining < intent.amount ? intent.amount - remaining : null;
 }
