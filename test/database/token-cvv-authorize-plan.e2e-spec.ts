@@ -2,8 +2,14 @@
 // lost; docs/transaction-tokens.md, "CVV authorization") runs every CHARGE_SWEEP_INTERVAL_MS in every
 // replica: among many thousands of tokens it reads the few pending ones only, through their partial
 // index, and finds those pending longer than TOKEN_CVV_AUTHORIZE_STALE_SECONDS.
-import { Client } from 'pg';
-import { insertCardToken, registeredStatement, statementPlan, tableReads, useSuite } from '@kessai/testing';
+import type { Client } from 'pg';
+import {
+  registeredStatement,
+  seedCardTokenCopies,
+  statementPlan,
+  tableReads,
+  useSuite,
+} from '@kessai/testing';
 
 const TOKENS = 20_000;
 const FIND_STALE = registeredStatement('token_cvv_authorize_find_stale');
@@ -13,23 +19,8 @@ let client: Client;
 let stale: string[];
 
 beforeAll(async () => {
-  const { merchant, store } = await suite.env.seedMerchant('token-cvv-plan');
-  const scope = { merchantId: merchant.id, storeId: store.id };
-  const token = await insertCardToken(suite.env, scope, { cardNumber: '4000000000003220' });
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
-  // TOKENS copies of it, their CVV authorization done (or never asked), all changed long ago
-  const { rows: columns } = await client.query<{ name: string }>(
-    `SELECT column_name AS name FROM information_schema.columns
-      WHERE table_name = 'transaction_tokens' AND column_name <> 'id'`,
-  );
-  const list = columns.map((column) => `"${column.name}"`).join(', ');
-  await client.query(
-    `INSERT INTO transaction_tokens (id, ${list})
-     SELECT gen_random_uuid(), ${list} FROM transaction_tokens, generate_series(1, $2::int) WHERE id = $1`,
-    [token, TOKENS],
-  );
+  // a card token and TOKENS copies of it
+  ({ client } = await seedCardTokenCopies(suite, 'token-cvv-plan', TOKENS));
   await client.query(
     `UPDATE transaction_tokens
         SET data = jsonb_set(data, '{cvv_authorize}', '{"enabled": true, "status": "current", "attempt": 1}'),
