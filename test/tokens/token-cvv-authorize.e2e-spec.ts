@@ -4,7 +4,7 @@
 // authorized with the token's CVV and voided; the token is then `current` (chargeable) or `failed`
 // (refused with CVV_AUTHORIZATION_NOT_COMPLETED), and each status change is announced as
 // token_cvv_auth_updated.
-import { PaymentType, TransactionTokenType, WebHookTrigger } from 'univapay-node';
+import { PaymentType, SubscriptionPeriod, TransactionTokenType, WebHookTrigger } from 'univapay-node';
 import { TOKEN_CVV_AUTH_REQUESTED, TOKEN_CVV_AUTH_UPDATED } from '@kessai/contracts';
 import {
   APPROVED_TEST_CARD,
@@ -235,6 +235,42 @@ describe('token CVV authorization through the univapay-node SDK', () => {
       operationStats(suite.simulator.stats(), 'authorize', `${token.id}.cvv_authorize.2`).executions,
     ).toBe(0);
     expect((await sdkError(charge(token.id))).code).toBe('CVV_AUTHORIZATION_NOT_COMPLETED');
+  });
+
+  it('a subscription waits for the CVV authorization: refused while pending or failed, created once current', async () => {
+    const subscribe = (tokenId: string) =>
+      sdk().subscriptions.create({
+        transactionTokenId: tokenId,
+        amount: 1000,
+        currency: 'JPY',
+        period: SubscriptionPeriod.MONTHLY,
+      }) as Promise<any>;
+    const refusal = {
+      httpCode: 400,
+      code: 'CVV_AUTHORIZATION_NOT_COMPLETED',
+      errors: [{ field: 'transaction_token_id', reason: 'CVV_AUTHORIZATION_NOT_COMPLETED' }],
+    };
+    const failed = await cvvAuthorizedToken(CVV_FAILS_CARD);
+    await tokenWithStatus(failed.id, 'failed');
+    expect(await sdkError(subscribe(failed.id))).toMatchObject(refusal);
+
+    const token = await cvvAuthorizedToken(APPROVED_TEST_CARD);
+    await tokenWithStatus(token.id, 'current');
+    // a new attempt under way (changed just now: not stale, so the sweeper leaves it pending)
+    await suite.env.prisma.$executeRaw`
+      UPDATE transaction_tokens
+         SET data = jsonb_set(jsonb_set(data, '{cvv_authorize,status}', '"pending"'), '{cvv_authorize,attempt}', '2'),
+             updated_on = now()
+       WHERE id = ${token.id}::uuid`;
+    expect(await sdkError(subscribe(token.id))).toMatchObject(refusal);
+    expect(await suite.env.prisma.subscription.count({ where: { transactionTokenId: token.id } })).toBe(0);
+
+    // the authorization done (as the job would leave it), the subscription is created
+    await suite.env.prisma.$executeRaw`
+      UPDATE transaction_tokens SET data = jsonb_set(data, '{cvv_authorize,status}', '"current"')
+       WHERE id = ${token.id}::uuid`;
+    const subscription = await subscribe(token.id);
+    expect(subscription.transactionTokenId).toBe(token.id);
   });
 
   it('enabled by PATCH with a new CVV after the first charge used the old one', async () => {
