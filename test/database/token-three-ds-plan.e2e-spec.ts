@@ -1,8 +1,14 @@
 // charge-service's sweep of card tokens whose 3-D Secure nobody completed (docs/transaction-tokens.md,
 // "3-D Secure") runs every CHARGE_SWEEP_INTERVAL_MS in every replica: among many thousands of tokens
 // it reads the few awaiting ones only, through their partial index, and finds those past deadline.
-import { Client } from 'pg';
-import { insertCardToken, registeredStatement, statementPlan, tableReads, useSuite } from '@kessai/testing';
+import type { Client } from 'pg';
+import {
+  registeredStatement,
+  seedCardTokenCopies,
+  statementPlan,
+  tableReads,
+  useSuite,
+} from '@kessai/testing';
 
 const TOKENS = 20_000;
 const FIND_EXPIRED = registeredStatement('token_three_ds_find_expired');
@@ -12,23 +18,8 @@ let client: Client;
 let expired: string[];
 
 beforeAll(async () => {
-  const { merchant, store } = await suite.env.seedMerchant('token-3ds-plan');
-  const scope = { merchantId: merchant.id, storeId: store.id };
-  const token = await insertCardToken(suite.env, scope, { cardNumber: '4000000000003220' });
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
-  // TOKENS copies of it, their 3-D Secure over (or never asked)
-  const { rows: columns } = await client.query<{ name: string }>(
-    `SELECT column_name AS name FROM information_schema.columns
-      WHERE table_name = 'transaction_tokens' AND column_name <> 'id'`,
-  );
-  const list = columns.map((column) => `"${column.name}"`).join(', ');
-  await client.query(
-    `INSERT INTO transaction_tokens (id, ${list})
-     SELECT gen_random_uuid(), ${list} FROM transaction_tokens, generate_series(1, $2::int) WHERE id = $1`,
-    [token, TOKENS],
-  );
+  // a card token and TOKENS copies of it, their 3-D Secure over (or never asked)
+  ({ client } = await seedCardTokenCopies(suite, 'token-3ds-plan', TOKENS));
   await client.query(
     `UPDATE transaction_tokens
         SET data = jsonb_set(data, '{three_ds}', '{"enabled": true, "status": "successful", "attempt": 1}')`,

@@ -4,7 +4,7 @@
 // authorized with the token's CVV and voided; the token is then `current` (chargeable) or `failed`
 // (refused with CVV_AUTHORIZATION_NOT_COMPLETED), and each status change is announced as
 // token_cvv_auth_updated.
-import { PaymentType, TransactionTokenType, WebHookTrigger } from 'univapay-node';
+import { PaymentType, SubscriptionPeriod, TransactionTokenType, WebHookTrigger } from 'univapay-node';
 import { TOKEN_CVV_AUTH_REQUESTED, TOKEN_CVV_AUTH_UPDATED } from '@kessai/contracts';
 import {
   APPROVED_TEST_CARD,
@@ -76,6 +76,26 @@ const announced = (tokenId: string) =>
     .map((request) => verifiedWebhook(secret, request))
     .filter((delivery) => delivery.event === TOKEN_CVV_AUTH_UPDATED && delivery.data.id === tokenId)
     .map((delivery) => (delivery.data as any).data.cvv_authorize.status);
+
+/**
+ * Puts a `current` token back to `pending` under the next attempt as a PATCH enabled: true does,
+ * last changed an hour ago, without the job that change would have queued: the job was lost (Redis
+ * flushed). `requested`: the lost job's event is written as well (it comes back beside the sweep's).
+ */
+async function pendingWithLostJob(tokenId: string, attempt: number, requested = false) {
+  await suite.env.prisma.$executeRaw`
+    UPDATE transaction_tokens
+       SET data = jsonb_set(jsonb_set(data, '{cvv_authorize,status}', '"pending"'),
+                            '{cvv_authorize,attempt}', to_jsonb(${attempt}::int)),
+           updated_on = now() - interval '1 hour'
+     WHERE id = ${tokenId}::uuid`;
+  if (!requested) return;
+  await suite.env.prisma.$executeRaw`
+    INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload)
+    SELECT merchant_id, store_id, 'transaction_token', id, ${TOKEN_CVV_AUTH_REQUESTED},
+           jsonb_build_object('transaction_token_id', id::text, 'store_id', store_id::text, 'attempt', ${attempt}::int)
+      FROM transaction_tokens WHERE id = ${tokenId}::uuid`;
+}
 
 const outboxOf = (tokenId: string, eventType: string) =>
   suite.env.prisma.outboxEvent.findMany({
@@ -171,6 +191,86 @@ describe('token CVV authorization through the univapay-node SDK', () => {
     expect(
       operationStats(suite.simulator.stats(), 'authorize', `${token.id}.cvv_authorize.1`).executions,
     ).toBe(1);
+  });
+
+  it('a pending authorization whose job was lost is swept: authorized once, even beside the lost job', async () => {
+    const token = await cvvAuthorizedToken(APPROVED_TEST_CARD);
+    await tokenWithStatus(token.id, 'current');
+    // attempt 2 pending past TOKEN_CVV_AUTHORIZE_STALE_SECONDS, no job queued for it
+    await pendingWithLostJob(token.id, 2);
+    expect((await getToken(token.id)).data.cvvAuthorize.status).toBe('pending');
+
+    // charge-service's sweeper gives it its job again: held and voided under the attempt's reference
+    await tokenWithStatus(token.id, 'current');
+    const reference = `${token.id}.cvv_authorize.2`;
+    expect(operationStats(suite.simulator.stats(), 'authorize', reference).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+
+    // attempt 3: the lost job comes back beside the sweep's; the hold is still made once
+    await pendingWithLostJob(token.id, 3, true);
+    await tokenWithStatus(token.id, 'current');
+    const third = `${token.id}.cvv_authorize.3`;
+    expect(operationStats(suite.simulator.stats(), 'authorize', third).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${third}.void`).executions).toBe(1);
+    // the token is chargeable again
+    const created = await charge(token.id);
+    expect(((await sdk().charges.poll(storeId(), created.id)) as any).status).toBe('successful');
+  });
+
+  it('a swept authorization whose CVV is no longer held fails the token instead of hanging', async () => {
+    const token = await cvvAuthorizedToken(APPROVED_TEST_CARD);
+    await tokenWithStatus(token.id, 'current');
+    // the first charge takes the pending CVV out of Redis, as its TTL running out would
+    const created = await charge(token.id);
+    expect(((await sdk().charges.poll(storeId(), created.id)) as any).status).toBe('successful');
+    await pendingWithLostJob(token.id, 2);
+
+    await tokenWithStatus(token.id, 'failed');
+    const stored = await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: token.id } });
+    expect((stored.data as any).cvv_authorize.error).toMatchObject({
+      detail: 'the CVV is no longer held; send it again',
+    });
+    // nothing was sent to the processor for it, and a charge is refused until the merchant acts
+    expect(
+      operationStats(suite.simulator.stats(), 'authorize', `${token.id}.cvv_authorize.2`).executions,
+    ).toBe(0);
+    expect((await sdkError(charge(token.id))).code).toBe('CVV_AUTHORIZATION_NOT_COMPLETED');
+  });
+
+  it('a subscription waits for the CVV authorization: refused while pending or failed, created once current', async () => {
+    const subscribe = (tokenId: string) =>
+      sdk().subscriptions.create({
+        transactionTokenId: tokenId,
+        amount: 1000,
+        currency: 'JPY',
+        period: SubscriptionPeriod.MONTHLY,
+      }) as Promise<any>;
+    const refusal = {
+      httpCode: 400,
+      code: 'CVV_AUTHORIZATION_NOT_COMPLETED',
+      errors: [{ field: 'transaction_token_id', reason: 'CVV_AUTHORIZATION_NOT_COMPLETED' }],
+    };
+    const failed = await cvvAuthorizedToken(CVV_FAILS_CARD);
+    await tokenWithStatus(failed.id, 'failed');
+    expect(await sdkError(subscribe(failed.id))).toMatchObject(refusal);
+
+    const token = await cvvAuthorizedToken(APPROVED_TEST_CARD);
+    await tokenWithStatus(token.id, 'current');
+    // a new attempt under way (changed just now: not stale, so the sweeper leaves it pending)
+    await suite.env.prisma.$executeRaw`
+      UPDATE transaction_tokens
+         SET data = jsonb_set(jsonb_set(data, '{cvv_authorize,status}', '"pending"'), '{cvv_authorize,attempt}', '2'),
+             updated_on = now()
+       WHERE id = ${token.id}::uuid`;
+    expect(await sdkError(subscribe(token.id))).toMatchObject(refusal);
+    expect(await suite.env.prisma.subscription.count({ where: { transactionTokenId: token.id } })).toBe(0);
+
+    // the authorization done (as the job would leave it), the subscription is created
+    await suite.env.prisma.$executeRaw`
+      UPDATE transaction_tokens SET data = jsonb_set(data, '{cvv_authorize,status}', '"current"')
+       WHERE id = ${token.id}::uuid`;
+    const subscription = await subscribe(token.id);
+    expect(subscription.transactionTokenId).toBe(token.id);
   });
 
   it('enabled by PATCH with a new CVV after the first charge used the old one', async () => {

@@ -1,7 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import { sweepBucket } from '@kessai/contracts';
-import { CapturesRepository, ChargeSweepsRepository, TokenThreeDsRepository } from '@kessai/db';
+import {
+  CapturesRepository,
+  ChargeSweepsRepository,
+  TokenCvvAuthorizeRepository,
+  TokenThreeDsRepository,
+} from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { PeriodicService } from '@kessai/runtime';
 
@@ -13,7 +18,8 @@ const BATCH = 500;
  * Every CHARGE_SWEEP_INTERVAL_MS, finds the charges nobody is moving and gives them work: due
  * captures (capture_at) are requested, expired awaiting charges reconciled (once per deadline), stale pending charges
  * and captures processed again; card tokens whose 3-D Secure nobody completed in time get an
- * authenticate_token job (which voids the hold and fails the token). Safe in any number of replicas: a capture request is conditional
+ * authenticate_token job (which voids the hold and fails the token), and card tokens whose CVV
+ * authorization has been pending too long (its job lost) their authorize_token_cvv job again. Safe in any number of replicas: a capture request is conditional
  * and unique per charge, and the jobs have one id per charge and time bucket, so replicas (and
  * consecutive sweeps) add each at most once per bucket; the jobs themselves are repeatable.
  */
@@ -21,18 +27,21 @@ const BATCH = 500;
 export class ChargeSweeper extends PeriodicService {
   readonly #staleSeconds: number;
   readonly #awaitingExpirySeconds: number;
+  readonly #cvvStaleSeconds: number;
 
   constructor(
     private readonly sweeps: ChargeSweepsRepository,
     private readonly captures: CapturesRepository,
     private readonly jobs: ChargeJobs,
     private readonly tokens: TokenThreeDsRepository,
+    private readonly cvvTokens: TokenCvvAuthorizeRepository,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     super({ name: 'charge sweep', intervalMs: config.CHARGE_SWEEP_INTERVAL_MS, logger });
     this.#staleSeconds = config.CHARGE_STALE_PENDING_SECONDS;
     this.#awaitingExpirySeconds = config.CHARGE_AWAITING_EXPIRY_SECONDS;
+    this.#cvvStaleSeconds = config.TOKEN_CVV_AUTHORIZE_STALE_SECONDS;
   }
 
   protected async tick(): Promise<void> {
@@ -52,13 +61,15 @@ export class ChargeSweeper extends PeriodicService {
         });
       if (result?.outcome === 'created') requested++;
     }
-    const [expired, stalePending, staleCaptures, expiredTokens] = await Promise.all([
+    const [expired, stalePending, staleCaptures, expiredTokens, staleCvvTokens] = await Promise.all([
       this.sweeps.findExpiredAwaiting(BATCH),
       this.sweeps.findStalePending(this.#staleSeconds, BATCH),
       this.sweeps.findStaleCaptures(this.#staleSeconds, BATCH),
       this.tokens.findExpiredAwaiting(this.#awaitingExpirySeconds, BATCH),
+      this.cvvTokens.findStalePending(this.#cvvStaleSeconds, BATCH),
     ]);
     const bucket = sweepBucket(this.#staleSeconds);
+    const cvvBucket = sweepBucket(this.#cvvStaleSeconds);
     const jobs = [
       // one job per deadline too: a charge extended at its deadline (automatic extension) is
       // taken again at the next one, even within the same time bucket
@@ -68,6 +79,11 @@ export class ChargeSweeper extends PeriodicService {
       // the token's id in the charge's place (the job's aggregate), once per deadline and bucket
       ...expiredTokens.map((due) =>
         this.#job('authenticate_token', due.id, bucket, 'three_ds_expiry', String(due.expiresOn.getTime())),
+      ),
+      // once per attempt and window: the attempt's reference keys the hold, so a job run twice (or
+      // beside the lost one, found again) authorizes once; a CVV no longer held fails the token
+      ...staleCvvTokens.map((due) =>
+        this.#job('authorize_token_cvv', due.id, cvvBucket, 'cvv_authorize', String(due.attempt)),
       ),
     ];
     await this.jobs.add(jobs);
@@ -80,6 +96,7 @@ export class ChargeSweeper extends PeriodicService {
           stalePending: stalePending.length,
           staleCaptures: staleCaptures.length,
           expiredTokenThreeDs: expiredTokens.length,
+          staleTokenCvvAuthorize: staleCvvTokens.length,
         },
         'charge sweep',
       );

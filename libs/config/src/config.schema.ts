@@ -291,6 +291,13 @@ export const configSchema = z.object({
    * nobody completed expires after this long (voided and failed).
    */
   CHARGE_AWAITING_EXPIRY_SECONDS: positiveInt.default(1_200),
+  /**
+   * A card token's CVV authorization still pending after this long (its job lost: Redis flushed, a
+   * job dropped) is given its job again by charge-service's sweeper, at most once per this window.
+   * Keep it above a job's retry chain (~17 min, as CHARGE_STALE_PENDING_SECONDS) and below
+   * CVV_TTL_SECONDS: a CVV no longer held fails the authorization (CARD_CVV_INVALID).
+   */
+  TOKEN_CVV_AUTHORIZE_STALE_SECONDS: positiveInt.default(1_800),
   /** How often charge-service looks for due captures (capture_at), expired and stale charges. */
   CHARGE_SWEEP_INTERVAL_MS: positiveInt.default(1_000),
   /**

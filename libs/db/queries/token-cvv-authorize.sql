@@ -44,3 +44,13 @@ SELECT merchant_id, store_id, 'transaction_token', id,
  WHERE $5::bool
   )
   SELECT id::text AS id, changed FROM token;
+
+-- token_cvv_authorize_find_stale
+-- params: $1 staleSeconds int4, $2 limit int4
+-- columns: id text, attempt int4
+SELECT t.id::text AS id, COALESCE((t.data->'cvv_authorize'->>'attempt')::int, 1) AS attempt
+  FROM transaction_tokens t
+ WHERE (t.data->'cvv_authorize'->>'status') = 'pending'
+   AND t.updated_on <= now() - make_interval(secs => $1::int4)
+ ORDER BY t.updated_on
+ LIMIT $2::int4;

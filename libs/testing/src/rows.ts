@@ -2,6 +2,7 @@
 // gateway writes them (for suites that run charge-service without a gateway), and the rows a test
 // reads back to check what a request wrote.
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
 import { cardIssuerOf, CardNumber } from '@kessai/cards';
 import { CHARGE_REQUESTED } from '@kessai/contracts';
 import { limitScopeKey, type Prisma } from '@kessai/db';
@@ -88,6 +89,38 @@ export async function insertCardToken(
     },
   });
   return id;
+}
+
+/**
+ * For plan tests: a seeded merchant's test card token and `copies` more of it (all its columns but
+ * the id), so that a statement is planned against a table of many tokens. Resolves to a connected
+ * pg client on the suite's database (closed at the suite's cleanup) and the first token's id.
+ */
+export async function seedCardTokenCopies(
+  suite: { env: TestEnvironment; cleanup(teardown: () => unknown): void },
+  name: string,
+  copies: number,
+): Promise<{ client: Client; tokenId: string }> {
+  const { merchant, store } = await suite.env.seedMerchant(name);
+  const tokenId = await insertCardToken(
+    suite.env,
+    { merchantId: merchant.id, storeId: store.id },
+    { cardNumber: '4000000000003220' },
+  );
+  const client = new Client({ connectionString: suite.env.database.url });
+  await client.connect();
+  suite.cleanup(() => client.end());
+  const { rows: columns } = await client.query<{ name: string }>(
+    `SELECT column_name AS name FROM information_schema.columns
+      WHERE table_name = 'transaction_tokens' AND column_name <> 'id'`,
+  );
+  const list = columns.map((column) => `"${column.name}"`).join(', ');
+  await client.query(
+    `INSERT INTO transaction_tokens (id, ${list})
+     SELECT gen_random_uuid(), ${list} FROM transaction_tokens, generate_series(1, $2::int) WHERE id = $1`,
+    [tokenId, copies],
+  );
+  return { client, tokenId };
 }
 
 export interface PendingChargeOptions {

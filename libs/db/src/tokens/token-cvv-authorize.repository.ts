@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import type { TokenCvvAuthorizeStatus } from '@kessai/domain';
 import { PrismaService } from '../prisma.service';
 import { storedTokenCheck, tokenToCheck, type TokenToCheck } from './token-check';
-import { FIND_TOKEN_CVV_AUTHORIZE, UPDATE_TOKEN_CVV_AUTHORIZE } from './token-cvv-authorize.sql';
+import {
+  FIND_STALE_TOKEN_CVV_AUTHORIZE,
+  FIND_TOKEN_CVV_AUTHORIZE,
+  UPDATE_TOKEN_CVV_AUTHORIZE,
+} from './token-cvv-authorize.sql';
 
 /**
  * A card token's `data.cvv_authorize` as stored. The API shows enabled, status, credentials_id,
@@ -81,5 +85,10 @@ export class TokenCvvAuthorizeRepository {
       causeEventId: context.causeEventId ?? null,
     });
     return rows.length > 0;
+  }
+
+  /** Tokens whose CVV authorization has been pending `staleSeconds` or more (their job lost), oldest first. */
+  async findStalePending(staleSeconds: number, limit: number): Promise<{ id: string; attempt: number }[]> {
+    return this.prisma.run(FIND_STALE_TOKEN_CVV_AUTHORIZE, { staleSeconds, limit });
   }
 }

@@ -53,3 +53,23 @@ export const UPDATE_TOKEN_CVV_AUTHORIZE = defineStatement({
     ), ${tokenCheckEvents(p, { updated: tokenCvvAuthUpdatedSql(), requested: tokenCvvAuthRequestedSql() })}
     SELECT id::text AS id, changed FROM token`,
 });
+
+/**
+ * Card tokens whose CVV authorization has been pending for `staleSeconds` or more since the token
+ * last changed (an attempt starting is such a change): their job was lost (Redis flushed, a job
+ * dropped), so charge-service's sweeper gives them one again. At most `limit`, oldest first, with
+ * the attempt (the job id and the processor reference name it). Served by the partial index
+ * transaction_tokens_cvv_authorize_pending_idx (pending tokens only: few at any time).
+ */
+export const FIND_STALE_TOKEN_CVV_AUTHORIZE = defineStatement({
+  name: 'token_cvv_authorize_find_stale',
+  params: { staleSeconds: pg.int4, limit: pg.int4 },
+  columns: { id: pg.text, attempt: pg.int4 },
+  text: (p) => `
+    SELECT t.id::text AS id, COALESCE((t.data->'cvv_authorize'->>'attempt')::int, 1) AS attempt
+      FROM transaction_tokens t
+     WHERE (t.data->'cvv_authorize'->>'status') = 'pending'
+       AND t.updated_on <= now() - make_interval(secs => ${p.staleSeconds})
+     ORDER BY t.updated_on
+     LIMIT ${p.limit}`,
+});
