@@ -1,14 +1,8 @@
 import { DateTime, Duration } from 'luxon';
-import type { AmountWithCurrency } from './configuration';
+import type { CardLimit } from './configuration';
 
-/**
- * `card_configuration.card_limit` (the SDK's CardConfigurationMonthlyLimit): what one card may be
- * charged at a store within a rolling window (decision 0070). Pure: the instant "now" is an input.
- */
-export interface CardLimit extends AmountWithCurrency {
-  /** an ISO 8601 period of days, weeks or months (P1D, P1W, P1M, P30D): the window, ending now */
-  duration: string;
-}
+// `card_configuration.card_limit` (CardLimit, with the other settings' types): its window's rules
+// (decision 0070). Pure: the instant "now" is an input.
 
 /** The longest window a card limit may look back over. */
 export const LONGEST_CARD_LIMIT_WINDOW = Duration.fromObject({ days: 366 });

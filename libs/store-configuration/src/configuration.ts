@@ -1,4 +1,3 @@
-import type { CardLimit } from './card-limit';
 import { DEFAULT_WAIT_PERIOD } from './wait-period';
 import type { CardBrand } from '@kessai/cards';
 import { DEFAULT_CHECKOUT_COLORS, type CheckoutColors } from './checkout-theme';
@@ -98,6 +97,15 @@ export interface AmountWithCurrency {
   amount: number;
   /** ISO 4217, upper case */
   currency: string;
+}
+
+/**
+ * `card_configuration.card_limit` (the SDK's CardConfigurationMonthlyLimit): what one card may be
+ * charged at a store within a rolling window (decision 0070; its rules in card-limit.ts).
+ */
+export interface CardLimit extends AmountWithCurrency {
+  /** an ISO 8601 period of days, weeks or months (P1D, P1W, P1M, P30D): the window, ending now */
+  duration: string;
 }
 
 export interface SubscriptionConfiguration {
