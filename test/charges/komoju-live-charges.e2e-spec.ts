@@ -1,9 +1,11 @@
 // Live-mode charges on KOMOJU (PROCESSOR_LIVE=komoju) through the official univapay-node SDK, the
 // KOMOJU fake over HTTP as KOMOJU (libs/testing/src/komoju-fake.ts, built from its documentation):
-// the scenarios every hosted connector passes (live-connector-contract.ts), KOMOJU's entry below.
+// the scenarios every hosted connector passes (live-connector-contract.ts), KOMOJU's entry below,
+// PayPay among them.
 process.env.POLLING_INTERVAL = '100';
 
 import { createHmac } from 'node:crypto';
+import { OnlineBrand } from 'univapay-node';
 import { type FakeKomoju, KOMOJU_TEST_CARDS, startFakeKomoju } from '@kessai/testing';
 import { describeLiveConnector, type ProviderPayment } from './live-connector-contract';
 
@@ -84,6 +86,16 @@ describeLiveConnector<FakeKomoju>({
     }),
   },
   bankTransfer: null,
+  // PayPay through KOMOJU (payment_details[type]=paypay); WeChat Pay and the other brands refused
+  online: {
+    brand: OnlineBrand.PAY_PAY_ONLINE,
+    refusedBrand: OnlineBrand.WE_CHAT_ONLINE,
+    expire: (fake, chargeId) => fake.expireOnline(paymentOf(fake, chargeId)!.id),
+    paidDelivery: (fake, chargeId) =>
+      fake.deliveries.find(
+        (d) => d.event === 'payment.captured' && d.body.includes(paymentOf(fake, chargeId)!.id),
+      ),
+  },
   deliveries: (fake) => fake.deliveries,
   forged: () => ({ 'x-komoju-signature': '0'.repeat(64) }),
 });

@@ -4,7 +4,7 @@
 // provider itself). Each connector's e2e spec calls describeLiveConnector with its entry: a third
 // connector gets every scenario by one more entry.
 import type SDK from 'univapay-node';
-import { PaymentType } from 'univapay-node';
+import { type OnlineBrand, PaymentType } from 'univapay-node';
 import {
   type Credentials,
   eventually,
@@ -90,6 +90,17 @@ export interface LiveConnector<F> {
     partialFunding: boolean;
     /** the provider's deliveries about the charge's payment being funded, oldest first */
     fundedDeliveries(fake: F, chargeId: string): ProviderDelivery[];
+  } | null;
+  /** null: the provider takes no online payment, refused at creation */
+  online: {
+    /** an online brand it takes, paid on its page (the issuer token): POST result=authenticated pays, failed refuses */
+    brand: OnlineBrand;
+    /** an online brand it does not take, refused at creation */
+    refusedBrand: OnlineBrand;
+    /** nobody paid in time: the provider expires the payment and says so by its signed webhook */
+    expire(fake: F, chargeId: string): Promise<void> | void;
+    /** the delivery that told the gateway the online payment was paid */
+    paidDelivery(fake: F, chargeId: string): ProviderDelivery | undefined;
   } | null;
   deliveries(fake: F): ProviderDelivery[];
   /** headers of a delivery signed with another secret */
@@ -249,12 +260,13 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
       },
     );
 
+    const refusedOnline = connector.online ? `an online brand it does not take` : 'an online payment';
     const refusedAtCreation = connector.threeDs.requests
-      ? 'an online payment'
-      : 'an online payment, a required 3-D Secure';
+      ? refusedOnline
+      : `${refusedOnline}, a required 3-D Secure`;
     it(`refuses at creation what ${connector.name} cannot take: ${refusedAtCreation}`, async () => {
       const created = connector.executed(fake).create;
-      const online = await sdkOnlineToken(sdk);
+      const online = await sdkOnlineToken(sdk, connector.online?.refusedBrand);
       const refused = await sdkError(
         sdk.charges.create({ transactionTokenId: online.id, amount: 1200, currency: 'JPY' }),
       );
@@ -511,6 +523,128 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
       expect(connector.executed(fake).create - before).toBe(COUNT);
     });
   });
+
+  const online = connector.online;
+  if (online) {
+    describe(`online payments on ${connector.name}`, () => {
+      /** An awaiting online charge of 3000 whose customer comes back to REDIRECT_ENDPOINT. */
+      const awaitingOnline = async () => {
+        const token = await sdkOnlineToken(sdk, online.brand);
+        const created: Any = await sdk.charges.create({
+          transactionTokenId: token.id,
+          amount: 3000,
+          currency: 'JPY',
+          redirect: { endpoint: REDIRECT_ENDPOINT },
+        });
+        expect((await poll(created.id)).status).toBe('awaiting');
+        expect(payment(created.id)?.status).toBe('pending');
+        return created as { id: string };
+      };
+      /** The customer at the provider's page (the charge's issuer token): where the browser is sent next. */
+      const atProvider = async (chargeId: string, result: 'authenticated' | 'failed') => {
+        const issuer: Any = await sdk.charges.getIssuerToken(storeId(), chargeId);
+        const page = await fetch(issuer.issuerToken, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ result }).toString(),
+          redirect: 'manual',
+        });
+        await page.text();
+        expect(page.status).toBe(302);
+        return page.headers.get('location');
+      };
+      const finishedEvents = async (chargeId: string) =>
+        (await outboxEventsOf(suite.env, chargeId)).filter((e) => e.eventType === 'charge_finished').length;
+      const pay = async (chargeId: string) => {
+        expect(await atProvider(chargeId, 'authenticated')).toBe(REDIRECT_ENDPOINT);
+        const done = await poll(chargeId, (c) => c.status !== 'awaiting');
+        expect(done).toMatchObject({ status: 'successful', chargedAmount: 3000 });
+      };
+
+      it(`awaits with ${connector.name}’s page as the issuer token; paid there, successful by the signed webhook, once on a redelivery`, async () => {
+        const created = await awaitingOnline();
+        const issuer: Any = await sdk.charges.getIssuerToken(storeId(), created.id);
+        expect(issuer).toMatchObject({
+          issuerToken: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\//),
+          callMethod: 'http_get',
+          paymentType: 'online',
+        });
+        const page = await fetch(issuer.issuerToken);
+        expect(page.status).toBe(200);
+        await page.text();
+        await pay(created.id);
+        expect(payment(created.id)).toMatchObject({ status: 'captured', capturedAmount: 3000 });
+        await paidOnceOnRedelivery(created.id, online.paidDelivery(fake, created.id)!);
+        // the customer on the page again (the charge has no issuer token once paid): nothing more
+        // happens there or here
+        const again = await fetch(issuer.issuerToken, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'result=authenticated',
+          redirect: 'manual',
+        });
+        await again.text();
+        expect(again.headers.get('location')).toBe(REDIRECT_ENDPOINT);
+        expect(await finishedEvents(created.id)).toBe(1);
+        expect(connector.createdFor(fake, created.id)).toBe(1);
+        expect(connector.creationAttempts(fake, created.id)).toBe(1);
+      });
+
+      it(`fails PAYMENT_WALLET_REJECTED when the wallet refuses it at ${connector.name}`, async () => {
+        const created = await awaitingOnline();
+        await atProvider(created.id, 'failed');
+        const done = await poll(created.id, (c) => c.status !== 'awaiting');
+        expect(done).toMatchObject({ status: 'failed', error: { code: 340 } });
+        expect(await finishedEvents(created.id)).toBe(1);
+      });
+
+      it(`fails CONFIRMATION_PERIOD_EXPIRED when ${connector.name} expires it unpaid`, async () => {
+        const created = await awaitingOnline();
+        await online.expire(fake, created.id);
+        const done = await poll(created.id, (c) => c.status !== 'awaiting');
+        expect(done).toMatchObject({ status: 'failed', error: { code: 327 } });
+        expect(await finishedEvents(created.id)).toBe(1);
+      });
+
+      it(`refunds part of a paid online payment at ${connector.name}`, async () => {
+        const created = await awaitingOnline();
+        await pay(created.id);
+        const refund: Any = await sdk.refunds.create(storeId(), created.id, { amount: 500, currency: 'JPY' });
+        const done: Any = await sdk.refunds.poll(storeId(), created.id, refund.id);
+        expect(done.status).toBe('successful');
+        expect(payment(created.id)).toMatchObject({ status: 'captured', refundedAmount: 500 });
+        expect((await sdk.charges.get(storeId(), created.id)).status).toBe('successful');
+      });
+
+      it(`cancels an online payment the customer has not paid: voided at ${connector.name}`, async () => {
+        const created = await awaitingOnline();
+        const cancel: Any = await sdk.cancels.create(storeId(), created.id, {});
+        const done: Any = await sdk.cancels.poll(storeId(), created.id, cancel.id);
+        expect(done.status).toBe('successful');
+        expect((await poll(created.id, (c) => c.status !== 'awaiting')).status).toBe('canceled');
+        expect(payment(created.id)?.status).toBe('voided');
+      });
+
+      it('paid while charge-service is killed -9: the notice waits, the restarted worker reads the payment and finishes it', async () => {
+        const created = await awaitingOnline();
+        const running = suite.workers.filter(
+          (w) =>
+            w.app.child.exitCode === null &&
+            w.app.child.signalCode === null &&
+            w.app.lines.some((line) => line.includes('"msg":"charge-service started"')),
+        );
+        expect(running).toHaveLength(1);
+        expect(await running[0].app.stop('SIGKILL')).toBeNull();
+        expect(await atProvider(created.id, 'authenticated')).toBe(REDIRECT_ENDPOINT);
+        expect(online.paidDelivery(fake, created.id)?.status).toBe(204);
+        expect((await sdk.charges.get(storeId(), created.id)).status).toBe('awaiting');
+        await suite.startWorker('charge-service');
+        expect((await poll(created.id, (c) => c.status !== 'awaiting')).status).toBe('successful');
+        expect(await finishedEvents(created.id)).toBe(1);
+        expect(connector.createdFor(fake, created.id)).toBe(1);
+      });
+    });
+  }
 
   // charge-service decrypts card numbers and holds the provider's secret key; refund-cancel-service
   // holds the key too: everything they logged while the charges above ran (retries included)

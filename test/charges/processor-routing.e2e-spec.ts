@@ -6,7 +6,7 @@
 process.env.POLLING_INTERVAL = '100';
 
 import type SDK from 'univapay-node';
-import { PaymentType } from 'univapay-node';
+import { OnlineBrand, PaymentType } from 'univapay-node';
 import { createHmac } from 'node:crypto';
 import { runCli } from '@kessai/admin';
 import {
@@ -271,15 +271,23 @@ describe('processor accounts and routing per store', () => {
     ]);
     const executed = fake.executed.create;
     const refusal = { code: 'NOT_SUPPORTED_BY_PROCESSOR' };
-    // a konbini chain KOMOJU does not take, an online payment, a 3-D Secure KOMOJU cannot be asked for
+    // a konbini chain KOMOJU does not take, an online brand it does not take (WeChat Pay), PayPay in
+    // another currency than yen, a 3-D Secure KOMOJU cannot be asked for
     expect(await sdkError(konbini(sdkA, 'circle_k'))).toMatchObject({
       ...refusal,
       errors: [{ field: 'transaction_token_id', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
     });
-    const online = await sdkOnlineToken(sdkA);
+    const weChat = await sdkOnlineToken(sdkA, OnlineBrand.WE_CHAT_ONLINE);
     expect(
-      await sdkError(sdkA.charges.create({ transactionTokenId: online.id, amount: 1200, currency: 'JPY' })),
-    ).toMatchObject(refusal);
+      await sdkError(sdkA.charges.create({ transactionTokenId: weChat.id, amount: 1200, currency: 'JPY' })),
+    ).toMatchObject({
+      ...refusal,
+      errors: [{ field: 'transaction_token_id', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    });
+    const payPay = await sdkOnlineToken(sdkA);
+    expect(
+      await sdkError(sdkA.charges.create({ transactionTokenId: payPay.id, amount: 1200, currency: 'USD' })),
+    ).toMatchObject({ ...refusal, errors: [{ field: 'currency', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }] });
     expect(await sdkError(cardCharge(sdkA, { threeDs: { mode: 'require' } }))).toMatchObject({
       ...refusal,
       errors: [{ field: 'three_ds', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],

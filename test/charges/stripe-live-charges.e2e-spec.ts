@@ -122,6 +122,7 @@ describeLiveConnector<FakeStripe>({
       );
     },
   },
+  online: null,
   deliveries: (fake) => fake.deliveries,
   forged: () => ({ 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }),
 });

@@ -26,6 +26,8 @@ interface Sandbox {
   konbiniStore: string;
   /** whether the adapter takes bank transfers there (docs/connectors.md, "Providers") */
   bankTransfer: boolean;
+  /** an online brand the adapter takes there (docs/connectors.md, "Providers"); null: none */
+  onlineBrand: string | null;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -51,6 +53,8 @@ const SANDBOXES: readonly Sandbox[] = [
     partialCapture: false,
     konbiniStore: 'lawson',
     bankTransfer: false,
+    // the account must have PayPay enabled at KOMOJU
+    onlineBrand: 'pay_pay_online',
   },
   {
     name: 'Stripe',
@@ -72,6 +76,7 @@ const SANDBOXES: readonly Sandbox[] = [
     partialCapture: true,
     konbiniStore: 'family_mart',
     bankTransfer: true,
+    onlineBrand: null,
   },
 ];
 
@@ -216,6 +221,34 @@ for (const sandbox of SANDBOXES) {
           processorReference: opened.processorReference,
           idempotencyKey: randomUUID(),
         });
+      });
+
+    const onlineBrand = sandbox.onlineBrand;
+    if (onlineBrand)
+      it(`opens a ${onlineBrand} payment awaiting the customer at its page, then voids it`, async () => {
+        const reference = randomUUID();
+        const request = {
+          reference,
+          amount: 1200,
+          currency: 'JPY',
+          brand: onlineBrand,
+          callbackUrl: 'https://example.invalid/unused',
+          returnUrl: 'https://example.invalid/back',
+        };
+        const opened = await processor().createOperatorPayment(request);
+        expect(opened.paymentUrl).toMatch(/^https:\/\//);
+        // a repeated key is the same payment, the same page
+        expect((await processor().createOperatorPayment(request)).paymentUrl).toBe(opened.paymentUrl);
+        expect(await processor().status(reference)).toMatchObject({
+          found: true,
+          payment: { status: 'awaiting_payment', kind: 'operator' },
+        });
+        expect(
+          await processor().void({
+            processorReference: opened.processorReference,
+            idempotencyKey: randomUUID(),
+          }),
+        ).toEqual({ outcome: 'voided' });
       });
 
     it('answers found: false for a reference it never saw', async () => {

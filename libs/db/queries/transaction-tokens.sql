@@ -50,7 +50,7 @@ SELECT merchant_id, store_id, 'transaction_token', id,
 
 -- transaction_tokens_find_chargeable
 -- params: $1 ids uuid[]
--- columns: id uuid, merchant_id uuid, store_id uuid, type token_type, payment_type payment_type, mode processing_mode, active bool, used_count int4, usage_limit usage_limit, confirmed bool, card_brand text, qr_gateway text, three_ds_enabled bool, three_ds_status text, cvv_authorize_enabled bool, cvv_authorize_status text, expiration_period text, expiration_time_shift text, store_configuration jsonb, merchant_configuration jsonb, convenience_store text, processor_routes jsonb
+-- columns: id uuid, merchant_id uuid, store_id uuid, type token_type, payment_type payment_type, mode processing_mode, active bool, used_count int4, usage_limit usage_limit, confirmed bool, card_brand text, qr_gateway text, three_ds_enabled bool, three_ds_status text, cvv_authorize_enabled bool, cvv_authorize_status text, expiration_period text, expiration_time_shift text, store_configuration jsonb, merchant_configuration jsonb, convenience_store text, online_brand text, processor_routes jsonb
 SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active, t.used_count,
        t.usage_limit, t.confirmed, t.data->'card'->>'brand' AS card_brand,
        CASE WHEN t.payment_type = 'qr_scan'
@@ -63,6 +63,7 @@ SELECT t.id, t.merchant_id, t.store_id, t.type, t.payment_type, t.mode, t.active
        t.data->>'expiration_time_shift' AS expiration_time_shift,
        s.configuration AS store_configuration, m.configuration AS merchant_configuration,
        t.data->>'convenience_store' AS convenience_store,
+       CASE WHEN t.payment_type = 'online' THEN t.data->>'brand' END AS online_brand,
        (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider,
                                                      'fallbackProvider', f.provider)),
                         '[]'::jsonb)

@@ -66,7 +66,8 @@ export type ProcessorCallback =
       operatorPaymentId: string;
       processorReference: string;
       reference: string;
-      status: 'paid' | 'expired';
+      /** `failed`: a hosted processor's (KOMOJU's PayPay refused by the wallet); the simulator sends none */
+      status: 'paid' | 'expired' | 'failed';
       amount: number;
       currency: string;
       occurredOn: Date;

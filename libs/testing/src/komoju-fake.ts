@@ -10,8 +10,9 @@ import { ThreeDsPages } from './three-ds-pages';
 // idempotent-requests (X-KOMOJU-IDEMPOTENCY: a repeat answers the first answer, a repeat while the
 // first runs answers 409), https://doc.komoju.com/docs/webhooks (Event bodies, X-Komoju-ID,
 // X-Komoju-Event, X-Komoju-Signature = hex HMAC-SHA256 of the raw body), https://doc.komoju.com/
-// docs/test-cards (the test card numbers and their outcomes), and the models of the official Ruby
-// SDK (komoju/komoju-ruby-sdk). Where KOMOJU documents nothing the fake says so beside the rule.
+// docs/test-cards (the test card numbers and their outcomes), https://doc.komoju.com/reference/
+// payments (statuses: `pending` awaits the customer), and the models of the official Ruby SDK
+// (komoju/komoju-ruby-sdk: PaymentDetailsPayPay, ResponsePaymentDetailsPayPay). Where KOMOJU documents nothing the fake says so beside the rule.
 
 /** KOMOJU's test cards (https://doc.komoju.com/docs/test-cards) and the error each answers with. */
 export const KOMOJU_TEST_CARDS = {
@@ -134,6 +135,18 @@ export interface FakeKomoju {
   authenticate(paymentId: string, result: 'authenticated' | 'failed'): Promise<string | null>;
   /** 3-D Secure authentications ended, by payment id */
   authentications: Map<string, number>;
+  /**
+   * The customer ends a pending PayPay payment at its page (GET/POST /paypay/:id, what
+   * payment_details.redirect_url names), as KOMOJU's redirect to PayPay and back: paid, the
+   * payment is captured and payment.captured delivered; refused by the wallet, failed and
+   * payment.failed. Answers the payment's return_url (where the browser goes next). Once: a
+   * payment no longer pending changes nothing.
+   */
+  payOnline(paymentId: string, result: 'paid' | 'failed'): Promise<string | null>;
+  /** a pending PayPay payment nobody paid in time: expired, and payment.expired delivered */
+  expireOnline(paymentId: string): Promise<void>;
+  /** PayPay payments ended at their page (paid or failed), by payment id */
+  onlinePayments: Map<string, number>;
   /** delivers an event of a payment (again), as KOMOJU does on its retries */
   deliver(event: string, paymentId: string): Promise<WebhookDelivery>;
   webhookUrl: string | undefined;
@@ -173,6 +186,9 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
   /** what a pending 3-D Secure payment becomes when authenticated, and where the browser goes back */
   const challenges = new Map<string, { capture: boolean; returnUrl: string | null }>();
   const authentications = new Map<string, number>();
+  /** pending PayPay payments' return_url, by payment id */
+  const wallets = new Map<string, { returnUrl: string | null }>();
+  const onlinePayments = new Map<string, number>();
 
   const fake: FakeKomoju = {
     url: '',
@@ -240,6 +256,30 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
       ];
       await fake.deliver(event ?? 'payment.failed', paymentId);
       return challenge.returnUrl;
+    },
+    onlinePayments,
+    payOnline: async (paymentId, result) => {
+      const payment = payments.get(paymentId);
+      const wallet = wallets.get(paymentId);
+      if (!payment || !wallet) throw new Error(`payment ${paymentId} is no PayPay payment`);
+      if (payment.status !== 'pending') return wallet.returnUrl;
+      onlinePayments.set(paymentId, (onlinePayments.get(paymentId) ?? 0) + 1);
+      if (result === 'paid') {
+        payment.status = 'captured';
+        payment.captured_at = new Date().toISOString();
+        payment.payment_details.external_payment_id = `pp_${komojuId()}`;
+      } else {
+        payment.status = 'failed';
+      }
+      await fake.deliver(result === 'paid' ? 'payment.captured' : 'payment.failed', paymentId);
+      return wallet.returnUrl;
+    },
+    expireOnline: async (paymentId) => {
+      const payment = payments.get(paymentId);
+      if (!payment || !wallets.has(paymentId) || payment.status !== 'pending')
+        throw new Error(`payment ${paymentId} is no PayPay payment waiting to be paid`);
+      payment.status = 'expired';
+      await fake.deliver('payment.expired', paymentId);
     },
     close: () => server.close(),
   };
@@ -359,6 +399,24 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
       void fake.deliver('payment.authorized', payment.id);
       return { status: 200, body: payment };
     }
+    if (details.type === 'paypay') {
+      // PayPay takes yen only; what KOMOJU answers for another currency is not documented: the
+      // fake refuses it as a bad request, executing nothing
+      if (request.currency !== 'JPY') return error(400, 'bad_request', 'PayPay takes JPY only', 'currency');
+      countCreation(request);
+      // ResponsePaymentDetailsPayPay: pending until the customer pays at redirect_url (PayPay)
+      const payment = paymentIn('pending', request, {
+        type: 'paypay',
+        email: null,
+        redirect_url: null,
+        external_payment_id: null,
+      });
+      payment.payment_details.redirect_url = `${origin()}/paypay/${payment.id}`;
+      wallets.set(payment.id, {
+        returnUrl: typeof request.return_url === 'string' ? request.return_url : null,
+      });
+      return { status: 200, body: payment };
+    }
     return error(422, 'bad_request', 'The payment type is not supported', 'payment_details[type]');
   }
 
@@ -385,8 +443,11 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
 
   function refund(payment: FakeKomojuPayment, request: Record<string, unknown>): Answer {
     const remaining = payment.amount - payment.amount_refunded;
-    // konbini is refunded by a Refund Request (a manual bank transfer), not by this call
-    if (payment.status !== 'captured' || payment.payment_details.type !== 'credit_card')
+    // konbini is refunded by a Refund Request (a manual bank transfer), not by this call; cards and
+    // PayPay (KOMOJU's "smartphone payments") are refunded by it, in part too
+    const refundable =
+      payment.payment_details.type === 'credit_card' || payment.payment_details.type === 'paypay';
+    if (payment.status !== 'captured' || !refundable)
       return error(422, 'unprocessable_entity', 'The payment cannot be refunded');
     // "If no amount is specified, the whole payment is refunded" (Payment: Refund)
     const amount = request.amount === undefined ? remaining : request.amount;
@@ -441,13 +502,18 @@ export async function startFakeKomoju(options: FakeKomojuOptions): Promise<FakeK
     fake.authenticate(id, result),
   );
 
+  // the PayPay page (payment_details.redirect_url): "authenticated" is the customer paying there
+  const wallet = new ThreeDsPages('/paypay', 'PayPay (KOMOJU fake)', wallets, (id, result) =>
+    fake.payOnline(id, result === 'authenticated' ? 'paid' : 'failed'),
+  );
+
   function handle(request: IncomingMessage, response: ServerResponse, raw: string) {
     const send = (answer: Answer) =>
       response
         .writeHead(answer.status, { 'content-type': 'application/json' })
         .end(JSON.stringify(answer.body));
     // the 3-D Secure page (payment_details.redirect_url): the cardholder's browser, no API key
-    if (pages.serve(request, response, raw)) return;
+    if (pages.serve(request, response, raw) || wallet.serve(request, response, raw)) return;
     if (request.headers.authorization !== `Basic ${Buffer.from(`${fake.secretKey}:`).toString('base64')}`)
       return send(error(401, 'unauthorized', 'User authorization failed'));
     const method = request.method ?? 'GET';

@@ -43,13 +43,13 @@ export function sdkCardToken(
   });
 }
 
-/** A one_time token for an operator payment (PayPay) created through the SDK, paid on the operator's page. */
-export function sdkOnlineToken(sdk: SDK) {
+/** A one_time token for an operator payment (PayPay unless told) created through the SDK, paid on the operator's page. */
+export function sdkOnlineToken(sdk: SDK, brand: OnlineBrand = OnlineBrand.PAY_PAY_ONLINE) {
   return sdk.transactionTokens.create({
     paymentType: PaymentType.ONLINE,
     type: TransactionTokenType.ONE_TIME,
     email: 'buyer@example.test',
-    data: { brand: OnlineBrand.PAY_PAY_ONLINE },
+    data: { brand },
   });
 }
 

@@ -116,6 +116,8 @@ export type ChargeableToken = Pick<
   merchantConfiguration: Prisma.JsonValue;
   /** konbini tokens: the convenience store */
   konbiniStore: string | null;
+  /** online tokens: the brand (OnlineBrand) */
+  onlineBrand: string | null;
   /**
    * the token's store's routes of its mode and payment type to active accounts, by currency (a
    * code or `*`), with each account's provider: which processor its charge will go to (decision
@@ -234,6 +236,7 @@ export class TransactionTokensRepository {
             storeConfiguration: row.store_configuration,
             merchantConfiguration: row.merchant_configuration,
             konbiniStore: row.convenience_store,
+            onlineBrand: row.online_brand,
             processorRoutes: row.processor_routes,
           }
         : null;

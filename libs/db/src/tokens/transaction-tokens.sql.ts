@@ -170,6 +170,8 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
     merchant_configuration: pg.jsonb<Prisma.JsonValue>(),
     /** konbini tokens: the convenience store */
     convenience_store: pg.nullable(pg.text),
+    /** online tokens: the brand (OnlineBrand), which a hosted processor may not take */
+    online_brand: pg.nullable(pg.text),
     /**
      * the routes of the token's store, mode and payment type to an active account of that mode,
      * with the account's provider (decision 0055) and its fallback's, as the trigger will record it
@@ -191,6 +193,7 @@ export const FIND_CHARGEABLE_TOKENS = defineStatement({
            t.data->>'expiration_time_shift' AS expiration_time_shift,
            s.configuration AS store_configuration, m.configuration AS merchant_configuration,
            t.data->>'convenience_store' AS convenience_store,
+           CASE WHEN t.payment_type = 'online' THEN t.data->>'brand' END AS online_brand,
            (SELECT COALESCE(jsonb_agg(jsonb_build_object('currency', r.currency, 'provider', a.provider,
                                                          'fallbackProvider', f.provider)),
                             '[]'::jsonb)

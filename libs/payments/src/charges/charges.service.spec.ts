@@ -52,6 +52,7 @@ function tokenOf(overrides: Partial<ChargeableToken> = {}): ChargeableToken {
     storeConfiguration: {},
     merchantConfiguration: {},
     konbiniStore: null,
+    onlineBrand: null,
     processorRoutes: [],
     ...overrides,
   };

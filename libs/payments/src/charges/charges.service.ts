@@ -150,6 +150,7 @@ export class ChargesService {
       token.paymentType,
       request.three_ds?.mode,
       token.konbiniStore,
+      { brand: token.onlineBrand, currency: request.currency },
     );
     if (unsupported) {
       throw new BusinessRuleError('NOT_SUPPORTED_BY_PROCESSOR', [

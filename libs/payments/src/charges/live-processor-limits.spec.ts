@@ -36,4 +36,42 @@ describe('the limits of the processor a charge will go to', () => {
     expect(bothLimits(null, null)).toBeNull();
     expect(bothLimits(null, processorLimitsOf('stripe'))).toEqual(processorLimitsOf('stripe'));
   });
+
+  it('takes at KOMOJU the online brands it takes, in their currencies only (PayPay in yen)', () => {
+    const komoju = processorLimitsOf('komoju');
+    const jpy = { brand: 'pay_pay_online', currency: 'JPY' };
+    expect(liveProcessorRefusal(komoju, 'online', undefined, null, jpy)).toBeNull();
+    expect(liveProcessorRefusal(komoju, 'online', undefined, null, { ...jpy, currency: 'usd' })).toBe(
+      'currency',
+    );
+    for (const brand of ['we_chat_online', 'alipay_online', 'constructor', null])
+      expect(liveProcessorRefusal(komoju, 'online', undefined, null, { brand, currency: 'JPY' })).toBe(
+        'transaction_token_id',
+      );
+    // QR codes, scanned or shown, are payment types of their own: not taken
+    expect(liveProcessorRefusal(komoju, 'qr_scan', undefined)).toBe('transaction_token_id');
+    expect(liveProcessorRefusal(komoju, 'qr_merchant', undefined)).toBe('transaction_token_id');
+    // Stripe takes none; a fallback to Stripe refuses PayPay too; the simulator takes every brand
+    expect(liveProcessorRefusal(processorLimitsOf('stripe'), 'online', undefined, null, jpy)).toBe(
+      'transaction_token_id',
+    );
+    const withFallback = routedProcessorLimits(
+      { mode: 'live', processorRoutes: [{ currency: '*', provider: 'komoju', fallbackProvider: 'stripe' }] },
+      'JPY',
+      null,
+    );
+    expect(liveProcessorRefusal(withFallback, 'online', undefined, null, jpy)).toBe('transaction_token_id');
+    const toSimulator = routedProcessorLimits(
+      {
+        mode: 'live',
+        processorRoutes: [{ currency: '*', provider: 'komoju', fallbackProvider: 'simulator' }],
+      },
+      'JPY',
+      null,
+    );
+    expect(toSimulator?.onlineBrands).toEqual({ pay_pay_online: ['JPY'] });
+    expect(
+      liveProcessorRefusal(null, 'online', undefined, null, { brand: 'we_chat_online', currency: 'JPY' }),
+    ).toBeNull();
+  });
 });

@@ -16,6 +16,8 @@ export interface LiveProcessorLimits {
   partialCapture: boolean;
   /** the konbini chains it takes (the API's names); null: all of them */
   konbiniStores: readonly string[] | null;
+  /** the online brands it takes (the API's OnlineBrand), each in the currencies listed; null: all of them */
+  onlineBrands: Readonly<Record<string, readonly string[]>> | null;
 }
 
 export const LIVE_PROCESSOR_LIMITS = Symbol('LIVE_PROCESSOR_LIMITS');
@@ -38,18 +40,28 @@ export function processorLimitsOf(provider: string): LiveProcessorLimits | null 
       refusedThreeDsModes: STRIPE_CAPABILITIES.threeDsRequests ? [] : ['require', 'force'],
       partialCapture: STRIPE_CAPABILITIES.partialCapture,
       konbiniStores: STRIPE_CAPABILITIES.konbiniStores,
+      onlineBrands: currenciesByBrand(STRIPE_CAPABILITIES.onlineBrands),
     };
   }
   if (provider !== 'komoju') return null;
+  const komojuTypes = KOMOJU_CAPABILITIES.bankTransfer
+    ? ['card', 'konbini', 'bank_transfer']
+    : ['card', 'konbini'];
   return {
     processor: 'komoju',
-    paymentTypes: KOMOJU_CAPABILITIES.bankTransfer
-      ? ['card', 'konbini', 'bank_transfer']
-      : ['card', 'konbini'],
+    // online: the brands of onlineBrands only (PayPay); QR codes, scanned or shown, are not taken
+    paymentTypes: KOMOJU_CAPABILITIES.operatorPayments ? [...komojuTypes, 'online'] : komojuTypes,
     refusedThreeDsModes: KOMOJU_CAPABILITIES.threeDsRequests ? [] : ['require', 'force'],
     partialCapture: KOMOJU_CAPABILITIES.partialCapture,
     konbiniStores: KOMOJU_CAPABILITIES.konbiniStores,
+    onlineBrands: currenciesByBrand(KOMOJU_CAPABILITIES.onlineBrands),
   };
+}
+
+function currenciesByBrand(
+  brands: Readonly<Record<string, { currencies: readonly string[] }>>,
+): Readonly<Record<string, readonly string[]>> {
+  return Object.fromEntries(Object.entries(brands).map(([brand, { currencies }]) => [brand, currencies]));
 }
 
 /**
@@ -95,21 +107,45 @@ export function bothLimits(
       first.konbiniStores === null || second.konbiniStores === null
         ? (first.konbiniStores ?? second.konbiniStores)
         : first.konbiniStores.filter((store) => second.konbiniStores!.includes(store)),
+    onlineBrands: bothOnlineBrands(first.onlineBrands, second.onlineBrands),
   };
+}
+
+/** The online brands both take, each in the currencies both take it in (null: every brand, any currency). */
+function bothOnlineBrands(
+  first: LiveProcessorLimits['onlineBrands'],
+  second: LiveProcessorLimits['onlineBrands'],
+): LiveProcessorLimits['onlineBrands'] {
+  if (first === null || second === null) return first ?? second;
+  const both: Record<string, readonly string[]> = {};
+  for (const [brand, currencies] of Object.entries(first)) {
+    const theirs = second[brand];
+    if (theirs) both[brand] = currencies.filter((currency) => theirs.includes(currency));
+  }
+  return both;
 }
 
 /**
  * The field a charge is refused for by the processor it will go to (its payment type, its konbini
- * chain, its 3-D Secure mode), or null when that processor takes it.
+ * chain or online brand, the currency it takes that brand in, its 3-D Secure mode), or null when
+ * that processor takes it.
  */
 export function liveProcessorRefusal(
   limits: LiveProcessorLimits | null,
   paymentType: string,
   threeDsMode: string | undefined,
   konbiniStore: string | null = null,
-): 'transaction_token_id' | 'three_ds' | null {
+  online: { brand: string | null; currency: string } | null = null,
+): 'transaction_token_id' | 'three_ds' | 'currency' | null {
   if (!limits) return null;
   if (!limits.paymentTypes.includes(paymentType)) return 'transaction_token_id';
+  if (paymentType === 'online' && limits.onlineBrands !== null) {
+    const brand = online?.brand;
+    const currencies =
+      brand && Object.hasOwn(limits.onlineBrands, brand) ? limits.onlineBrands[brand] : undefined;
+    if (!currencies) return 'transaction_token_id';
+    if (online && !currencies.includes(online.currency.toUpperCase())) return 'currency';
+  }
   if (
     paymentType === 'konbini' &&
     konbiniStore !== null &&

@@ -7,7 +7,11 @@ import {
   KOMOJU_TEST_CARDS,
   startFakeKomoju,
 } from '@kessai/testing';
-import { type AuthorizeRequest, type DeferredPaymentRequest } from '../payment-processor';
+import {
+  type AuthorizeRequest,
+  type DeferredPaymentRequest,
+  type OperatorPaymentRequest,
+} from '../payment-processor';
 import { KOMOJU_IDEMPOTENCY_HEADER, KomojuPaymentProcessor } from './komoju-payment-processor';
 
 const SECRET_KEY = 'sk_test_fake_komoju_secret';
@@ -145,6 +149,105 @@ describe('KOMOJU adapter', () => {
         httpStatus: 422,
         type: 'missing_parameter',
       });
+    });
+  });
+
+  describe('PayPay', () => {
+    const payPay = (overrides: Partial<OperatorPaymentRequest> = {}): OperatorPaymentRequest => ({
+      reference: randomUUID(),
+      amount: 3000,
+      currency: 'JPY',
+      brand: 'pay_pay_online',
+      callMethod: 'http_get',
+      callbackUrl: 'http://127.0.0.1/unused',
+      returnUrl: 'https://shop.example.test/back',
+      ...overrides,
+    });
+
+    it('creates a paypay payment once under our reference: pending, its redirect_url the page to pay on', async () => {
+      const seen: { headers: Record<string, string>; body?: string }[] = [];
+      const recording = new KomojuPaymentProcessor({
+        secretKey: SECRET_KEY,
+        baseUrl: fake.url,
+        fetch: (url, init) => {
+          seen.push({ headers: init.headers, body: init.body });
+          return fetch(url, init);
+        },
+      });
+      const request = payPay();
+      const created = await recording.createOperatorPayment(request);
+      expect(seen[0].headers[KOMOJU_IDEMPOTENCY_HEADER]).toBe(request.reference);
+      expect(JSON.parse(seen[0].body!)).toEqual({
+        amount: 3000,
+        currency: 'JPY',
+        external_order_num: request.reference,
+        return_url: 'https://shop.example.test/back',
+        payment_details: { type: 'paypay' },
+      });
+      const payment = fake.payments.get(created.processorReference)!;
+      expect(payment).toMatchObject({ status: 'pending', payment_details: { type: 'paypay' } });
+      expect(created).toMatchObject({
+        paymentUrl: payment.payment_details.redirect_url,
+        callMethod: 'http_get',
+      });
+      expect(await processor.status(request.reference)).toMatchObject({
+        found: true,
+        payment: { kind: 'operator', status: 'awaiting_payment', capturedAmount: 0 },
+      });
+      // a retry after a lost answer is the same payment, the same page
+      expect(await recording.createOperatorPayment(request)).toEqual(created);
+      expect(fake.createdFor(request.reference)).toBe(1);
+
+      // paid at the page: captured; back to the return_url; a partial refund taken
+      expect(await fake.payOnline(created.processorReference, 'paid')).toBe('https://shop.example.test/back');
+      expect(await processor.status(request.reference)).toMatchObject({
+        found: true,
+        payment: { kind: 'operator', status: 'captured', capturedAmount: 3000, deposits: [], error: null },
+      });
+      const refunded = await processor.refund({
+        processorReference: created.processorReference,
+        idempotencyKey: randomUUID(),
+        amount: 1000,
+        currency: 'JPY',
+      });
+      expect(refunded).toMatchObject({ outcome: 'refunded', amount: 1000 });
+    });
+
+    it('reads a refused payment as declined PAYMENT_WALLET_REJECTED, an expired one as expired', async () => {
+      const refused = payPay();
+      await fake.payOnline((await processor.createOperatorPayment(refused)).processorReference, 'failed');
+      expect(await processor.status(refused.reference)).toMatchObject({
+        payment: { status: 'declined', error: { code: 340, message: 'PAYMENT_WALLET_REJECTED' } },
+      });
+      const expired = payPay();
+      await fake.expireOnline((await processor.createOperatorPayment(expired)).processorReference);
+      expect(await processor.status(expired.reference)).toMatchObject({
+        payment: { status: 'expired', error: null },
+      });
+    });
+
+    it('voids a payment nobody paid yet (KOMOJU cancels a pending payment)', async () => {
+      const created = await processor.createOperatorPayment(payPay());
+      expect(
+        await processor.void({
+          processorReference: created.processorReference,
+          idempotencyKey: randomUUID(),
+        }),
+      ).toEqual({ outcome: 'voided' });
+    });
+
+    it('refuses before sending anything another online brand, PayPay in another currency than yen', async () => {
+      const created = fake.executed.create;
+      await expect(
+        processor.createOperatorPayment(payPay({ brand: 'we_chat_online' })),
+      ).rejects.toMatchObject({
+        type: 'unsupported',
+        retryable: false,
+      });
+      await expect(processor.createOperatorPayment(payPay({ currency: 'USD' }))).rejects.toMatchObject({
+        type: 'unsupported',
+      });
+      expect(fake.executed.create).toBe(created);
     });
   });
 });

@@ -30,13 +30,14 @@ import {
   captureMismatch,
   cardToAuthorize,
   konbiniToCreate,
-  operatorPaymentsUnsupported,
   REDIRECT_CONTENT_TYPE,
   threeDsReturnUrlOf,
+  unsupported,
 } from '../hosted-processor-limits';
 import { komojuErrorDisposition, komojuPaymentError } from './komoju-errors';
 import {
   KOMOJU_KONBINI_STORES,
+  KOMOJU_ONLINE_BRANDS,
   komojuErrorBodySchema,
   type KomojuPayment,
   komojuPaymentListSchema,
@@ -72,8 +73,12 @@ export const KOMOJU_CAPABILITIES = {
   threeDsRedirect: true,
   /** KOMOJU's Payments API takes no request to authenticate a card it would not: mode require/force is refused. */
   threeDsRequests: false,
-  /** PayPay and other online brands through KOMOJU are a later slice. */
-  operatorPayments: false,
+  /**
+   * Online payments of the brands KOMOJU takes (PayPay, yen only), by redirect to KOMOJU's
+   * payment_details.redirect_url; every other online brand, and QR codes, are refused.
+   */
+  operatorPayments: true,
+  onlineBrands: KOMOJU_ONLINE_BRANDS,
   /** KOMOJU's bank transfer needs the customer's name in kanji and kana and a phone: the API's token has none. */
   bankTransfer: false,
   konbiniStores: Object.keys(KOMOJU_KONBINI_STORES),
@@ -83,6 +88,9 @@ type Answer =
   { kind: 'ok'; body: unknown } | { kind: 'error'; status: number; code?: string; message?: string };
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** An online payment's expiry after its creation when KOMOJU names no payment_deadline; Kessai's own deadline decides anyway. */
+const DEFAULT_ONLINE_EXPIRY_MS = 30 * 60_000;
 
 /**
  * The PaymentProcessor port on KOMOJU's Payments API (https://doc.komoju.com/reference), JSON over
@@ -234,8 +242,58 @@ export class KomojuPaymentProcessor implements PaymentProcessor {
     return { outcome: 'refunded', refundReference: refund.id, amount: refund.amount };
   }
 
-  createOperatorPayment(_request: OperatorPaymentRequest): Promise<OperatorPaymentResult> {
-    return operatorPaymentsUnsupported('KOMOJU');
+  /**
+   * An online payment (PayPay): POST /payments with payment_details[type]=paypay, our reference as
+   * key and external_order_num, the merchant's redirect endpoint as return_url. KOMOJU answers it
+   * `pending` with payment_details.redirect_url, where the customer pays (the charge's issuer
+   * token); it ends `captured` (paid), `failed` or `expired`, told by KOMOJU's webhook and read by
+   * `status`. The brands KOMOJU does not take, and PayPay in any currency but yen, are refused
+   * before anything is sent.
+   */
+  async createOperatorPayment(request: OperatorPaymentRequest): Promise<OperatorPaymentResult> {
+    const online = KOMOJU_ONLINE_BRANDS[request.brand];
+    if (!online) throw unsupported('KOMOJU', 'create_operator_payment', `${request.brand} payments`);
+    if (!online.currencies.includes(request.currency.toUpperCase()))
+      throw unsupported(
+        'KOMOJU',
+        'create_operator_payment',
+        `${request.brand} payments in ${request.currency}`,
+      );
+    // the same body on every retry of the reference: the redirect endpoint is the charge's own
+    const answer = await this.#send('create_operator_payment', 'POST', '/payments', request.reference, {
+      amount: checkWireAmount(request.amount),
+      currency: request.currency,
+      external_order_num: request.reference,
+      ...(request.returnUrl ? { return_url: request.returnUrl } : {}),
+      payment_details: { type: online.type },
+    });
+    if (answer.kind === 'error') {
+      // refused as such (KOMOJU's payment method not enabled on the account, a bad parameter)
+      throw new ProcessorRequestRejectedError(
+        'create_operator_payment',
+        answer.status,
+        answer.code ?? 'unknown',
+        (answer.message ?? 'refused').slice(0, 200),
+      );
+    }
+    const payment = this.#parse('create_operator_payment', komojuPaymentSchema, answer.body);
+    const redirectUrl = payment.payment_details.redirect_url;
+    if (payment.payment_details.type !== online.type || !redirectUrl)
+      throw new TransientProcessorError('create_operator_payment', 'malformed_response');
+    return {
+      processorReference: payment.id,
+      operatorPaymentId: payment.payment_details.external_payment_id ?? payment.id,
+      paymentUrl: redirectUrl,
+      // KOMOJU gives a page to open, no code of its own: a QR of it opens the same page
+      qrContent: redirectUrl,
+      callMethod: 'http_get',
+      expiresAt: payment.payment_deadline
+        ? new Date(payment.payment_deadline)
+        : new Date(
+            Date.parse(payment.created_at ?? '') + DEFAULT_ONLINE_EXPIRY_MS ||
+              Date.now() + DEFAULT_ONLINE_EXPIRY_MS,
+          ),
+    };
   }
 
   async createDeferredPayment(request: DeferredPaymentRequest): Promise<DeferredPaymentResult> {
@@ -384,16 +442,20 @@ const KIND_BY_TYPE: Record<string, ProcessorPayment['kind']> = {
   credit_card: 'card',
   konbini: 'konbini',
   bank_transfer: 'bank_transfer',
+  ...Object.fromEntries(Object.values(KOMOJU_ONLINE_BRANDS).map((online) => [online.type, 'operator'])),
 };
 
 function statusOf(payment: KomojuPayment, kind: ProcessorPayment['kind']): ProcessorPaymentStatus {
   const deferred = kind === 'konbini' || kind === 'bank_transfer';
+  // an online payment (PayPay) waits for the customer until captured: KOMOJU ignores `capture` for
+  // every type but credit_card, so an `authorized` one holds nothing Kessai could capture
+  const awaitsCustomer = deferred || kind === 'operator';
   switch (payment.status) {
     case 'pending':
-      return deferred ? 'awaiting_payment' : 'pending_authentication';
+      return awaitsCustomer ? 'awaiting_payment' : 'pending_authentication';
     case 'authorized':
       // for konbini and bank transfer "authorized" means waiting for the customer to pay
-      return deferred ? 'awaiting_payment' : 'authorized';
+      return awaitsCustomer ? 'awaiting_payment' : 'authorized';
     case 'captured':
     case 'refunded':
       return 'captured';
@@ -406,14 +468,21 @@ function statusOf(payment: KomojuPayment, kind: ProcessorPayment['kind']): Proce
   }
 }
 
-/** A failed payment's SDK error: one that went to 3-D Secure (it has a redirect_url) failed its authentication. */
-function declineOf(payment: KomojuPayment) {
+/**
+ * A failed payment's SDK error: an online payment the wallet refused (340), a card that went to
+ * 3-D Secure (it has a redirect_url) failed its authentication (358), any other card refused (306).
+ */
+function declineOf(payment: KomojuPayment, kind: ProcessorPayment['kind']) {
+  if (kind === 'operator') return paymentError('PAYMENT_WALLET_REJECTED', 'the customer’s wallet refused it');
   return payment.payment_details.redirect_url
     ? paymentError('THREE_DS_COULD_NOT_BE_COMPLETED', 'the cardholder did not pass 3-D Secure')
     : paymentError('CARD_REJECTED');
 }
 
-/** KOMOJU's payment as the port's: a paid konbini payment is one deposit of its amount. */
+/**
+ * KOMOJU's payment as the port's: a paid konbini payment is one deposit of its amount; a PayPay
+ * payment is an operator payment, awaiting the customer until captured.
+ */
 export function fromKomoju(payment: KomojuPayment, reference: string): ProcessorPayment {
   const kind = KIND_BY_TYPE[payment.payment_details.type] ?? 'card';
   const status = statusOf(payment, kind);
@@ -428,7 +497,7 @@ export function fromKomoju(payment: KomojuPayment, reference: string): Processor
     currency: payment.currency,
     capturedAmount: captured ? payment.amount : 0,
     refundedAmount: payment.amount_refunded ?? 0,
-    error: status === 'declined' ? declineOf(payment) : null,
+    error: status === 'declined' ? declineOf(payment, kind) : null,
     deposits:
       deferred && captured
         ? [

@@ -108,4 +108,53 @@ describe('KOMOJU webhooks', () => {
     }
     expect(komojuEventToCallback(event('payment.refunded', 'refunded'))).toBeNull();
   });
+
+  it('turns a PayPay payment captured, failed or expired into an operator payment notice; its cancel or refund into nothing', () => {
+    const event = (type: string, status: string) => ({
+      id: `ev_${type}`,
+      type,
+      resource: 'event' as const,
+      created_at: '2026-12-01T00:00:00Z',
+      data: {
+        id: 'pay_2',
+        resource: 'payment',
+        status,
+        amount: 3000,
+        currency: 'JPY',
+        external_order_num: 'charge-2',
+        payment_details: {
+          type: 'paypay',
+          redirect_url: 'https://komoju.example/paypay',
+          external_payment_id: null,
+        },
+      },
+    });
+    for (const [type, status, notice] of [
+      ['payment.captured', 'captured', 'paid'],
+      ['payment.failed', 'failed', 'failed'],
+      ['payment.expired', 'expired', 'expired'],
+    ] as const) {
+      expect(komojuEventToCallback(event(type, status))).toEqual({
+        notificationId: `ev_${type}`,
+        event: 'operator_payment',
+        operatorPaymentId: 'pay_2',
+        processorReference: 'pay_2',
+        reference: 'charge-2',
+        status: notice,
+        amount: 3000,
+        currency: 'JPY',
+        occurredOn: new Date('2026-12-01T00:00:00Z'),
+      });
+    }
+    expect(komojuEventToCallback(event('payment.cancelled', 'cancelled'))).toBeNull();
+    expect(komojuEventToCallback(event('payment.refunded', 'refunded'))).toBeNull();
+    // a card's expiry is Kessai's own decision, as before
+    const card = event('payment.expired', 'expired');
+    card.data.payment_details = {
+      type: 'credit_card',
+      redirect_url: null as never,
+      external_payment_id: null,
+    };
+    expect(komojuEventToCallback(card)).toBeNull();
+  });
 });

@@ -1,6 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidProcessorCallbackError, type ProcessorCallback } from '../processor-callback';
-import { komojuEventSchema, komojuPaymentSchema, type KomojuEvent } from './komoju-wire';
+import {
+  KOMOJU_ONLINE_BRANDS,
+  komojuEventSchema,
+  komojuPaymentSchema,
+  type KomojuEvent,
+} from './komoju-wire';
 
 /**
  * KOMOJU's webhook deliveries (https://doc.komoju.com/docs/webhooks): a POST of an Event as JSON,
@@ -51,22 +56,48 @@ const CARD_EVENTS: Readonly<Record<string, 'authorized' | 'captured' | 'declined
   'payment.failed': 'declined',
 };
 
+/** An online (PayPay) payment's events: the customer paid, the wallet refused it, nobody paid in time. */
+const ONLINE_EVENTS: Readonly<Record<string, 'paid' | 'failed' | 'expired'>> = {
+  'payment.captured': 'paid',
+  'payment.failed': 'failed',
+  'payment.expired': 'expired',
+};
+
+const ONLINE_TYPES: ReadonlySet<string> = new Set(Object.values(KOMOJU_ONLINE_BRANDS).map((b) => b.type));
+
 /**
  * The processor notice a KOMOJU event is for the charge path, or null for an event it has no use
- * for (a ping; a refund; an expiry or cancellation, which Kessai decides itself at the charge's
- * deadline). A konbini or bank transfer payment captured is money received: one deposit of the
- * payment's amount, its id the payment's (KOMOJU pays a payment once, in full). A card payment
- * captured, authorized or failed is a `three_ds` notice: the end of an authentication the charge
- * may be awaiting (the gateway records it only for an awaiting charge: any other card's outcome
- * was the answer of the call). The event id is the notice id: the same on every redelivery.
+ * for (a ping; a refund; a card's or konbini's expiry or cancellation, which Kessai decides itself
+ * at the charge's deadline). A konbini or bank transfer payment captured is money received: one
+ * deposit of the payment's amount, its id the payment's (KOMOJU pays a payment once, in full). A
+ * card payment captured, authorized or failed is a `three_ds` notice: the end of an authentication
+ * the charge may be awaiting (the gateway records it only for an awaiting charge: any other card's
+ * outcome was the answer of the call). An online (PayPay) payment captured, failed or expired is an
+ * `operator_payment` notice, as the simulator's. The event id is the notice id: the same on every
+ * redelivery.
  */
 export function komojuEventToCallback(event: KomojuEvent): ProcessorCallback | null {
   const cardStatus = CARD_EVENTS[event.type];
-  if (event.type !== 'payment.captured' && !cardStatus) return null;
+  const onlineStatus = ONLINE_EVENTS[event.type];
+  if (event.type !== 'payment.captured' && !cardStatus && !onlineStatus) return null;
   const payment = komojuPaymentSchema.safeParse(event.data);
   if (!payment.success) throw new InvalidProcessorCallbackError('event data is not a KOMOJU payment');
   const { id, payment_details, external_order_num, amount, currency, captured_at } = payment.data;
   if (!external_order_num) return null;
+  if (ONLINE_TYPES.has(payment_details.type)) {
+    if (!onlineStatus) return null;
+    return {
+      notificationId: event.id,
+      event: 'operator_payment',
+      operatorPaymentId: payment_details.external_payment_id ?? id,
+      processorReference: id,
+      reference: external_order_num,
+      status: onlineStatus,
+      amount,
+      currency,
+      occurredOn: new Date(event.created_at),
+    };
+  }
   if (payment_details.type === 'credit_card' && cardStatus) {
     return {
       notificationId: event.id,

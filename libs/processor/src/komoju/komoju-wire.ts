@@ -4,7 +4,7 @@ import { z } from 'zod';
  * The parts of KOMOJU's wire the adapter reads, and nothing it does not. Fields and names are
  * KOMOJU's own, from its API reference (https://doc.komoju.com/reference, "Payment: Show") and the
  * models of its official Ruby SDK (komoju/komoju-ruby-sdk: Payment, PaymentStatus, PaymentList,
- * ResponsePaymentDetailsCreditCard / Konbini / BankTransfer, Event, APIErrorError). Unknown fields
+ * ResponsePaymentDetailsCreditCard / Konbini / BankTransfer / PayPay, Event, APIErrorError). Unknown fields
  * pass through unread: KOMOJU adds fields over time and an answer must not turn unreadable for it.
  */
 
@@ -29,8 +29,13 @@ export const komojuResponsePaymentDetailsSchema = z
     // credit_card
     brand: nullableString,
     last_four_digits: nullableString,
-    /** a payment `pending` for 3-D Secure: where the customer authenticates */
+    /**
+     * a card payment `pending` for 3-D Secure: where the customer authenticates; a PayPay payment
+     * `pending`: where the customer pays (ResponsePaymentDetailsPayPay.redirect_url)
+     */
     redirect_url: nullableString,
+    // paypay: PayPay's own id of the payment, once PayPay has one
+    external_payment_id: nullableString,
     // konbini
     store: nullableString,
     confirmation_code: nullableString,
@@ -104,3 +109,14 @@ export const KOMOJU_KONBINI_STORES: Readonly<Record<string, string>> = {
   daily_yamazaki: 'daily-yamazaki',
   yamazaki_daily_store: 'daily-yamazaki',
 };
+
+/**
+ * The online brands (the API's OnlineBrand) KOMOJU takes, each as KOMOJU's payment type
+ * (payment_details[type]; the Ruby SDK's PaymentDetailsPayPay: `paypay`) and the currencies it
+ * takes them in. PayPay is a Japanese wallet: yen only. Every other online brand is refused at
+ * creation (docs/connectors.md, "Unsupported").
+ */
+export const KOMOJU_ONLINE_BRANDS: Readonly<Record<string, { type: string; currencies: readonly string[] }>> =
+  {
+    pay_pay_online: { type: 'paypay', currencies: ['JPY'] },
+  };

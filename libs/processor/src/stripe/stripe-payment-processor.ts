@@ -86,6 +86,8 @@ export const STRIPE_CAPABILITIES = {
   /** payment_method_options[card][request_three_d_secure]: mode require asks `any`, force `challenge` */
   threeDsRequests: true,
   operatorPayments: false,
+  /** no online brand: online and QR payments are refused at creation */
+  onlineBrands: {} as Readonly<Record<string, { type: string; currencies: readonly string[] }>>,
   /**
    * Japanese bank transfers through customer_balance: a virtual account (zengin) per charge, paid
    * when the transfers into it fund the PaymentIntent (docs/connectors.md, "Bank transfer at Stripe")
