@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { WebHookTrigger } from 'univapay-node';
 import { eventually, sdkCardToken, useSuite, type SpawnedApp } from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
-import { RECORD_BATCH, RECORDS_IN_FLIGHT } from '../../apps/webhook-service/src/webhook-delivery.service';
+import { UNRECORDED_TRIES } from '../../apps/webhook-service/src/webhook-delivery.service';
 
 const EVENTS = 2_000;
 
@@ -14,8 +14,10 @@ const suite = useSuite({
   gateway: createGatewayApp,
   merchants: { shop: { pci: true } },
   workerVariables: {
-    // a killed worker's jobs are found stalled and taken over within about a second
-    WEBHOOK_JOB_LOCK_MS: '1000',
+    // a killed worker's jobs are found stalled and taken over within about 7 s (this lock and a
+    // stalled check); a 1 s lock was renewed late on a loaded machine, and a live worker's jobs then
+    // ran twice, adding repeats the kill did not cause (150 of 204 in one run)
+    WEBHOOK_JOB_LOCK_MS: '5000',
     WEBHOOK_WORKER_CONCURRENCY: '32',
     WEBHOOK_ENDPOINT_CONCURRENCY: '32',
     WEBHOOK_RETRY_BASE_MS: '100',
@@ -95,8 +97,6 @@ it('kill -9 during 2,000 events: every event delivered at least once, none lost'
     `webhook crash test: ${EVENTS} events, ${atKill} requests before the kill, ${received.length} in all, ${duplicates} duplicates`,
   );
   // a try is seen twice when the kill came after it was sent and before its record: at most the
-  // tries in flight (the global cap) and those whose record statement was on its way
-  expect(duplicates).toBeLessThanOrEqual(
-    Number(suite.workerVariables.WEBHOOK_WORKER_CONCURRENCY) + RECORDS_IN_FLIGHT * RECORD_BATCH,
-  );
+  // tries sent and not recorded yet, which webhook-service bounds however far its records fall behind
+  expect(duplicates).toBeLessThanOrEqual(UNRECORDED_TRIES);
 }, 240_000);

@@ -5,7 +5,7 @@ import { WEBHOOK_DELIVERIES_QUEUE } from '@kessai/contracts';
 import type { DeliveryAttemptRecord, DeliveryToSend, WebhooksRepository } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import { ContractQueue } from '@kessai/runtime';
-import { GONE_REASON, WebhookDeliveryService } from './webhook-delivery.service';
+import { GONE_REASON, UNRECORDED_TRIES, WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookMetrics } from './webhook-metrics';
 import type { SendResult, WebhookSender } from './webhook-sender';
 import { authorizationOf, SNIPPET_BYTES, snippetOf } from './webhook-sender';
@@ -180,6 +180,72 @@ describe('the per-endpoint bound', () => {
     answer(ok(200));
     await first;
     expect(recorded).toMatchObject([{ status: 'delivered' }]);
+  });
+});
+
+describe('the tries waiting for their records', () => {
+  it('are at most UNRECORDED_TRIES: a try beyond them is sent once an earlier record is written', async () => {
+    const count = UNRECORDED_TRIES + 50;
+    const sent: string[] = [];
+    let unblock: () => void = () => undefined;
+    const blocked = new Promise<void>((resolve) => (unblock = resolve));
+    const recorded: DeliveryAttemptRecord[] = [];
+    let submitted = 0;
+    let allInFlight: () => void = () => undefined;
+    const recordsInFlight = new Promise<void>((resolve) => (allInFlight = resolve));
+    const repository = {
+      // every record waits until `unblock`: as when Postgres falls behind the receiver
+      recordAttempts: async (attempts: DeliveryAttemptRecord[]) => {
+        submitted += attempts.length;
+        if (submitted >= UNRECORDED_TRIES) allInFlight();
+        await blocked;
+        recorded.push(...attempts);
+        return new Set(attempts.map((attempt) => attempt.deliveryId));
+      },
+    } as unknown as WebhooksRepository;
+    const sender = {
+      send: (d: DeliveryToSend) => {
+        sent.push(d.id);
+        return Promise.resolve(ok(200));
+      },
+    } as unknown as WebhookSender;
+    const service = new WebhookDeliveryService(
+      repository,
+      sender,
+      new ContractQueue(WEBHOOK_DELIVERIES_QUEUE, {} as Queue),
+      {
+        ...config,
+        WEBHOOK_WORKER_CONCURRENCY: 64,
+        WEBHOOK_ENDPOINT_CONCURRENCY: 64,
+        WEBHOOK_ENDPOINT_WAIT_MS: 60_000,
+      },
+      silent,
+      new WebhookMetrics(new Registry()),
+    );
+    const tries = Array.from({ length: count }, (_, i) => ({
+      delivery: {
+        id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+        webhookId: `00000000-0000-4000-9000-${String(i % 8).padStart(12, '0')}`,
+        status: 'pending' as const,
+        attemptCount: 0,
+        body: '{}',
+        url: 'http://127.0.0.1/hook',
+        authToken: null,
+        signingSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        previousSigningSecret: null,
+        mode: 'test' as const,
+        webhookActive: true,
+      },
+      attempt: 1,
+    }));
+    const done = service.deliverLoaded(tries, postponeNever);
+    // the record statements hold UNRECORDED_TRIES tries: none beyond them has been sent
+    await recordsInFlight;
+    expect(sent).toHaveLength(UNRECORDED_TRIES);
+    unblock();
+    await done;
+    expect(new Set(sent).size).toBe(count);
+    expect(new Set(recorded.map((attempt) => attempt.deliveryId)).size).toBe(count);
   });
 });
 

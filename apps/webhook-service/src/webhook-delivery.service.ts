@@ -16,12 +16,18 @@ import { WebhookSender, type SendResult } from './webhook-sender';
 export type Postpone = (tries: DeliveryJobData[], at: number) => Promise<void>;
 
 /**
- * Tries recorded by one statement at most, and such statements running at once: besides the tries
- * in flight, at most this many sent tries wait for their record, the tries a crash can make a
- * receiver see twice (the crash test's bound).
+ * Tries recorded by one statement at most, and such statements running at once (UNRECORDED_TRIES
+ * bounds the tries waiting for them).
  */
 export const RECORD_BATCH = 200;
 export const RECORDS_IN_FLIGHT = 2;
+
+/**
+ * Tries sent, or being sent, whose record is not written yet, at most (per process): a try beyond
+ * them waits (in its pool slot) for an earlier one's record, so that a crash repeats at most this
+ * many tries however far the records fall behind the sends (a slow Postgres, a fast receiver).
+ */
+export const UNRECORDED_TRIES = RECORDS_IN_FLIGHT * RECORD_BATCH;
 
 /** The reason recorded on a webhook that delivery turned off. */
 export const GONE_REASON = 'the endpoint answered 410 Gone';
@@ -36,14 +42,15 @@ export const GONE_REASON = 'the endpoint answered 410 Gone';
  * status, no answer within the timeout, a refused connection) queues the next try on the retry
  * schedule, as a delayed job with its own id, before recording this one, so that a crash in between
  * loses no try (it may repeat one: at-least-once). The last try's failure ends the delivery
- * `failed`. Tries finishing together are recorded by one statement (a Coalescer). A webhook whose
- * every try has failed for WEBHOOK_DISABLE_AFTER_FAILING_SECONDS is turned off by the record that
- * finds it so.
+ * `failed`. Tries finishing together are recorded by one statement (a Coalescer); at most
+ * UNRECORDED_TRIES sent tries wait for their records. A webhook whose every try has failed for
+ * WEBHOOK_DISABLE_AFTER_FAILING_SECONDS is turned off by the record that finds it so.
  */
 @Injectable()
 export class WebhookDeliveryService {
   readonly #pool: DeliveryPool;
   readonly #records: Coalescer<DeliveryAttemptRecord, boolean>;
+  readonly #unrecorded = new Semaphore(UNRECORDED_TRIES);
 
   constructor(
     private readonly webhooks: WebhooksRepository,
@@ -134,9 +141,27 @@ export class WebhookDeliveryService {
       });
       return true;
     }
-    const sent = await this.#pool.run(delivery.webhookId, () => this.sender.send(delivery));
+    const sent = await this.#pool.run(delivery.webhookId, async () => {
+      await this.#unrecorded.acquire();
+      try {
+        return await this.sender.send(delivery);
+      } catch (error) {
+        this.#unrecorded.release();
+        throw error;
+      }
+    });
     if (!sent.ran) return false;
-    const result: SendResult = sent.value;
+    try {
+      await this.#settle(delivery, attempt, sent.value);
+    } finally {
+      this.#unrecorded.release();
+    }
+    return true;
+  }
+
+  /** What a sent try's answer leads to: its record, and the next try queued when there is one. */
+  async #settle(delivery: DeliveryToSend, attempt: number, result: SendResult): Promise<void> {
+    const deliveryId = delivery.id;
     // what Node said goes to the operator's log; the delivery log gets the generic reason only
     if (result.cause !== undefined)
       this.logger.debug(
@@ -154,7 +179,7 @@ export class WebhookDeliveryService {
     };
     if (result.error === null) {
       await this.#record({ ...tried, status: 'delivered', nextAttemptOn: null, disableReason: null });
-      return true;
+      return;
     }
     if (result.statusCode === 410) {
       await this.#record({ ...tried, status: 'failed', nextAttemptOn: null, disableReason: GONE_REASON });
@@ -162,7 +187,7 @@ export class WebhookDeliveryService {
         { deliveryId, webhookId: delivery.webhookId },
         'webhook turned off: its endpoint answered 410',
       );
-      return true;
+      return;
     }
     const delay = nextAttemptDelayMs(this.config, attempt);
     if (delay === null) {
@@ -171,7 +196,7 @@ export class WebhookDeliveryService {
         { deliveryId, webhookId: delivery.webhookId, attempt },
         'webhook delivery failed for good',
       );
-      return true;
+      return;
     }
     const next: DeliveryJobData = { deliveryId, attempt: attempt + 1 };
     await this.queue.add('deliver_webhook', next, {
@@ -184,7 +209,6 @@ export class WebhookDeliveryService {
       nextAttemptOn: new Date(Date.now() + delay),
       disableReason: null,
     });
-    return true;
   }
 
   async #record(attempt: DeliveryAttemptRecord): Promise<void> {
@@ -200,6 +224,30 @@ export class WebhookDeliveryService {
       },
       'webhook delivery try',
     );
+  }
+}
+
+/** A counting semaphore: at most `permits` holders at once, the others waiting in order. */
+class Semaphore {
+  #free: number;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(permits: number) {
+    this.#free = permits;
+  }
+
+  acquire(): Promise<void> {
+    if (this.#free > 0) {
+      this.#free--;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#free++;
   }
 }
 

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
 import http from 'node:http';
 import https from 'node:https';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
+import { urlToHttpOptions } from 'node:url';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
 import type { DeliveryToSend } from '@kessai/db';
 import {
@@ -9,9 +9,9 @@ import {
   webhookTargetPolicy,
   webhookUrlTarget,
   type WebhookTargetPolicy,
-  type WebhookUrlTarget,
 } from '@kessai/domain';
 import { ForbiddenAddressError, guardedLookup } from './guarded-lookup';
+import { signatureOf, signingKeyOf } from './webhook-signature';
 
 /** What one try got: the HTTP status (null: no answer), how long it took, and the failure's text. */
 export interface SendResult {
@@ -50,15 +50,29 @@ const SNIPPET_WAIT_MS = 1_000;
 class TryTimeoutError extends Error {}
 
 /**
+ * A webhook URL as its tries use it, worked out once: node:http's options of it, whether the rule
+ * refuses its IP host (the rule is the process's, fixed at start), and the lookup that checks a
+ * name's addresses for its port.
+ */
+interface PreparedTarget {
+  secure: boolean;
+  /** an IP host the address rule refuses: nothing is sent */
+  refused: boolean;
+  options: http.RequestOptions;
+  lookup: ReturnType<typeof guardedLookup>;
+}
+
+/**
  * Sends one try of a delivery (docs/webhooks.md): POST of the stored body with Standard Webhooks
  * signing (`webhook-id` = the delivery id, the same on every try; `webhook-timestamp` and
- * `webhook-signature` of this try, by the `standardwebhooks` package) and, when the webhook has an
- * auth_token, `Authorization` as UnivaPay sends it (api-reference §6: as given, `Bearer ` put in
- * front when it has no scheme). No status line within WEBHOOK_TIMEOUT_MS is a failure; redirects are
- * not followed (a 3xx is a failure); the answer's first bytes are kept for the log, the rest
- * drained. Every webhook, test or live, is held to the address rule (decision 0024) against the
- * address its connection goes to: an IP host before connecting, a name through guardedLookup, so a
- * refused address gets nothing. A try never throws: whatever goes wrong is its failed result.
+ * `webhook-signature` of this try: the `standardwebhooks` package's bytes, made by node:crypto in
+ * webhook-signature.ts) and, when the webhook has an auth_token, `Authorization` as UnivaPay sends
+ * it (api-reference §6: as given, `Bearer ` put in front when it has no scheme). No status line
+ * within WEBHOOK_TIMEOUT_MS is a failure; redirects are not followed (a 3xx is a failure); the
+ * answer's first bytes are kept for the log, the rest drained. Every webhook, test or live, is held
+ * to the address rule (decision 0024) against the address its connection goes to: an IP host before
+ * connecting, a name through guardedLookup, so a refused address gets nothing. A try never throws:
+ * whatever goes wrong is its failed result.
  */
 @Injectable()
 export class WebhookSender implements OnModuleDestroy {
@@ -74,9 +88,13 @@ export class WebhookSender implements OnModuleDestroy {
     https: new https.Agent({ keepAlive: true }),
   };
 
-  /** signers by secret and parsed URLs by text, kept while in use (a few per webhook; bounded) */
-  readonly #signers = new BoundedCache<StandardWebhook>(10_000);
-  readonly #urls = new BoundedCache<WebhookUrlTarget | null>(10_000);
+  /**
+   * HMAC keys by secret and prepared URLs by text, kept while in use (a few per webhook; bounded).
+   * Keyed by the secret itself, read from the webhook's row with every batch of tries: a rotated or
+   * deleted secret is never used again, whatever the cache holds (decision 0082).
+   */
+  readonly #keys = new BoundedCache<Buffer>(10_000);
+  readonly #urls = new BoundedCache<PreparedTarget | null>(10_000);
 
   constructor(
     @Inject(APP_CONFIG)
@@ -107,40 +125,31 @@ export class WebhookSender implements OnModuleDestroy {
   }
 
   #send(delivery: DeliveryToSend, now: Date): Promise<SendResult> {
-    const target = this.#urls.get(delivery.url, () => webhookUrlTarget(delivery.url));
+    const target = this.#urls.get(delivery.url, () => this.#prepare(delivery.url));
     if (target === null) return Promise.resolve(notSent(TRY_FAILURES.notSent));
-    const { url, host, hostIsIp, port } = target;
-    if (hostIsIp && !isAllowedWebhookTarget(host, port, this.#targets))
-      return Promise.resolve(notSent(TRY_FAILURES.targetNotAllowed));
+    if (target.refused) return Promise.resolve(notSent(TRY_FAILURES.targetNotAllowed));
+    // the body's bytes once: its length, its signatures and the request all use them
+    const body = Buffer.from(delivery.body);
+    const timestamp = Math.floor(now.getTime() / 1_000);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(delivery.body)),
+      'content-length': String(body.length),
       'user-agent': 'Kessai-Webhooks/1.0',
       'webhook-id': delivery.id,
-      'webhook-timestamp': String(Math.floor(now.getTime() / 1_000)),
+      'webhook-timestamp': String(timestamp),
       // during a rotation's overlap, a signature by each secret (Standard Webhooks: space-separated)
-      'webhook-signature': [delivery.signingSecret, delivery.previousSigningSecret]
-        .flatMap((secret) =>
-          secret === null
-            ? []
-            : [
-                this.#signers
-                  .get(secret, () => new StandardWebhook(secret))
-                  .sign(delivery.id, now, delivery.body),
-              ],
-        )
-        .join(' '),
+      'webhook-signature': this.#signatures(delivery, timestamp, body),
     };
     if (delivery.authToken !== null) headers.authorization = authorizationOf(delivery.authToken);
-    const secure = url.protocol === 'https:';
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     return new Promise<SendResult>((resolve) => {
-      const request = (secure ? https : http).request(url, {
+      const request = (target.secure ? https : http).request({
+        ...target.options,
         method: 'POST',
         headers,
-        agent: secure ? this.#agents.https : this.#agents.http,
-        lookup: guardedLookup(this.#targets, port),
+        agent: target.secure ? this.#agents.https : this.#agents.http,
+        lookup: target.lookup,
       });
       const timer = setTimeout(
         () => request.destroy(new TryTimeoutError(`no answer within ${this.#timeoutMs} ms`)),
@@ -152,19 +161,28 @@ export class WebhookSender implements OnModuleDestroy {
         const ok = statusCode >= 200 && statusCode < 300;
         const durationMs = elapsed();
         // the answer counts from its status line; its first bytes are kept for the log, the rest
-        // drained (so that the socket can be kept), an endless one cut off after the timeout
+        // drained (so that the socket can be kept), one still coming the timeout after its status
+        // line cut off
+        const drainUntil = Date.now() + this.#timeoutMs;
         const chunks: Buffer[] = [];
         let size = 0;
         let done = false;
+        let ended = false;
+        let drainTimer: NodeJS.Timeout | undefined;
         const finish = () => {
           if (done) return;
           done = true;
           clearTimeout(snippetTimer);
+          if (!ended) drainTimer = setTimeout(() => response.destroy(), Math.max(0, drainUntil - Date.now()));
           const responseSnippet = snippetOf(Buffer.concat(chunks));
           resolve({ statusCode, durationMs, error: ok ? null : `HTTP ${statusCode}`, responseSnippet });
         };
         const snippetTimer = setTimeout(finish, SNIPPET_WAIT_MS);
-        const drainTimer = setTimeout(() => response.destroy(), this.#timeoutMs);
+        const over = () => {
+          ended = true;
+          clearTimeout(drainTimer);
+          finish();
+        };
         response.on('data', (chunk: Buffer) => {
           if (size < SNIPPET_BYTES) {
             chunks.push(chunk);
@@ -172,15 +190,9 @@ export class WebhookSender implements OnModuleDestroy {
             if (size >= SNIPPET_BYTES) finish();
           }
         });
-        response.on('end', () => {
-          clearTimeout(drainTimer);
-          finish();
-        });
+        response.on('end', over);
         response.on('error', finish);
-        response.on('close', () => {
-          clearTimeout(drainTimer);
-          finish();
-        });
+        response.on('close', over);
       });
       request.on('error', (error) => {
         clearTimeout(timer);
@@ -192,8 +204,35 @@ export class WebhookSender implements OnModuleDestroy {
           cause: causeOf(error),
         });
       });
-      request.end(delivery.body);
+      request.end(body);
     });
+  }
+
+  /** The try's webhook-signature: by the secret, and by the previous one during its overlap. */
+  #signatures(delivery: DeliveryToSend, timestamp: number, body: Buffer): string {
+    const sign = (secret: string) =>
+      signatureOf(
+        this.#keys.get(secret, () => signingKeyOf(secret)),
+        delivery.id,
+        timestamp,
+        body,
+      );
+    const current = sign(delivery.signingSecret);
+    return delivery.previousSigningSecret === null
+      ? current
+      : `${current} ${sign(delivery.previousSigningSecret)}`;
+  }
+
+  #prepare(raw: string): PreparedTarget | null {
+    const target = webhookUrlTarget(raw);
+    if (target === null) return null;
+    const { url, host, hostIsIp, port } = target;
+    return {
+      secure: url.protocol === 'https:',
+      refused: hostIsIp && !isAllowedWebhookTarget(host, port, this.#targets),
+      options: urlToHttpOptions(url),
+      lookup: guardedLookup(this.#targets, port),
+    };
   }
 }
 
