@@ -40,7 +40,7 @@ import type { Correlation } from '@kessai/observability';
 import { paymentError } from '@kessai/processor';
 import { Coalescer } from '@kessai/runtime';
 import {
-  cardLimitWindowStart,
+  cardLimitFor,
   chargeRefusal,
   effectiveConfiguration,
   feeTermsOf,
@@ -567,9 +567,8 @@ function cardLimitExceeded(): BusinessRuleError {
 }
 
 /**
- * The store's card limit as the charge is held to it: for a card charge in the limit's currency
- * (charges in other currencies are not limited), its window opened `duration` before `now`. A
- * charge over the limit alone is refused here, before anything is read or locked.
+ * The store's card limit as the charge is held to it (cardLimitFor, the rule the subscription engine
+ * applies too). A charge over the limit alone is refused here, before anything is read or locked.
  */
 function cardLimitOf(
   configuration: StoreConfiguration,
@@ -578,8 +577,7 @@ function cardLimitOf(
   currency: string,
   now: Date,
 ): CreateChargeOptions['cardLimit'] {
-  const limit = configuration.card_configuration.card_limit;
-  if (limit === null || paymentType !== 'card' || limit.currency !== currency) return null;
-  if (amount > BigInt(limit.amount)) throw cardLimitExceeded();
-  return { amount: BigInt(limit.amount), since: cardLimitWindowStart(limit, now) };
+  const limit = cardLimitFor(configuration, { paymentType, currency }, now);
+  if (limit !== null && amount > limit.amount) throw cardLimitExceeded();
+  return limit;
 }
