@@ -122,6 +122,17 @@ SELECT true AS locked
   FROM (SELECT fingerprint FROM card_vault WHERE transaction_token_id = $2::uuid) card,
        LATERAL pg_advisory_xact_lock(hashtextextended('card-limit:' || $1::uuid::text || ':' || card.fingerprint, 0));
 
+-- charges_try_lock_creation
+-- params: $1 duplicateKey text, $2 cardLimit bool, $3 storeId uuid, $4 transactionTokenId uuid
+-- columns: locked bool
+SELECT CASE WHEN $1::text IS NOT NULL
+             AND NOT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) THEN false
+            WHEN NOT $2::bool THEN true
+            ELSE coalesce((SELECT pg_try_advisory_xact_lock(hashtextextended('card-limit:' || $3::uuid::text || ':' || cv.fingerprint, 0))
+                             FROM card_vault cv
+                            WHERE cv.transaction_token_id = $4::uuid), true)
+       END AS locked;
+
 -- charges_lock_card_limits
 -- params: $1 storeIds uuid[], $2 transactionTokenIds uuid[]
 -- columns: locked bool

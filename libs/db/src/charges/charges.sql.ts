@@ -317,6 +317,33 @@ export const LOCK_CARD_LIMIT = defineStatement({
 });
 
 /**
+ * The locks a single charge's creation needs (decision 0076), tried rather than waited for: the
+ * token's duplicate-rule lock (`duplicateKey`, hashed as ADVISORY_XACT_LOCK hashes it) when given,
+ * then, when `cardLimit`, the card's lock at the store (LOCK_CARD_LIMIT's; none for a token without
+ * a card in the vault), in that order, held to the end of the transaction. `locked` is false when
+ * either is held by another transaction: the caller ends its transaction, giving its connection
+ * back, and tries again later, so that a charge waiting for a busy card holds no connection.
+ */
+export const TRY_LOCK_CHARGE_CREATION = defineStatement({
+  name: 'charges_try_lock_creation',
+  params: {
+    duplicateKey: pg.nullable(pg.text),
+    cardLimit: pg.bool,
+    storeId: pg.uuid,
+    transactionTokenId: pg.uuid,
+  },
+  columns: { locked: pg.bool },
+  text: (p) => `
+    SELECT CASE WHEN ${p.duplicateKey} IS NOT NULL
+                 AND NOT pg_try_advisory_xact_lock(hashtextextended(${p.duplicateKey}, 0)) THEN false
+                WHEN NOT ${p.cardLimit} THEN true
+                ELSE coalesce((SELECT pg_try_advisory_xact_lock(${cardLimitLockKeySql(p.storeId, 'cv.fingerprint')})
+                                 FROM card_vault cv
+                                WHERE cv.transaction_token_id = ${p.transactionTokenId}), true)
+           END AS locked`,
+});
+
+/**
  * LOCK_CARD_LIMIT for several charges in one transaction (the subscription engine's claimed
  * payments under a card limit): every card of the (store, token) pairs, each once, in the order of
  * their keys, so that two transactions locking the same cards never wait on each other in a circle.

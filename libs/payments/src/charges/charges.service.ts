@@ -29,6 +29,7 @@ import {
   holdsForCapture,
   isUuid,
   NotFoundError,
+  RateLimitedError,
   ResourceLimitError,
   tokenCvvAuthorizeRefusal,
   tokenThreeDsRefusal,
@@ -237,6 +238,10 @@ export class ChargesService {
         throw new ResourceLimitError('test_charge');
       case 'card_limit_exceeded':
         throw cardLimitExceeded();
+      case 'busy':
+        // other charges of the same card (or recurring token) are being created: nothing was
+        // written; the SDK's rateLimit helper retries a 429 (decision 0076)
+        throw new RateLimitedError(1, [{ field: TOKEN_FIELD, reason: 'TOO_MANY_CHARGE_REQUESTS' }]);
       case 'token_not_claimable': {
         // lost a race for the token (checked above while it was usable): say why it is not any more
         const current = await this.tokens.findInStore(scope.merchantId, storeId, token.id);
