@@ -29,7 +29,7 @@ const busy = {
 beforeAll(async () => {
   await sdk().stores.update(storeId(), {
     configuration: {
-      cardConfiguration: { cardLimit: { amount: 1_000_000, currency: 'JPY', duration: 'P1D' } } as never,
+      cardConfiguration: { cardLimit: { amount: 1_000_000, currency: 'JPY', duration: 'P1D' } },
     },
   });
 });

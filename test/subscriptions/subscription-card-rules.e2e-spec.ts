@@ -180,7 +180,7 @@ describe('a CVV authorization that fails after the subscription was accepted', (
 
     // the merchant authorizes the CVV again (PATCH with a new CVV): current, and the retry is paid
     await sdk().transactionTokens.update(storeId(), token.id, {
-      data: { cvv: '456', cvvAuthorize: { enabled: true } } as never,
+      data: { cvv: '456', cvvAuthorize: { enabled: true } },
     });
     await eventually(async () => (await cvvStatus()) === 'current', {
       timeoutMs: 15_000,
