@@ -72,8 +72,10 @@ export class SubscriptionEngineRepository {
         cardLimitErrorMessage: decisions.cardLimitError.message,
         cardLimitErrorDetail: decisions.cardLimitError.detail,
       };
-      const limited = decisions.charges.filter((c) => c.card_limit_amount !== null && !c.refused);
-      const others = decisions.charges.filter((c) => !limited.includes(c));
+      const limited: PaymentChargeInput[] = [];
+      const others: PaymentChargeInput[] = [];
+      for (const c of decisions.charges)
+        (c.card_limit_amount !== null && !c.refused ? limited : others).push(c);
       let started = 0;
       if (others.length > 0)
         started += (await this.prisma.run(START_PAYMENTS, { input: others, ...error }, { db })).length;
