@@ -526,9 +526,60 @@ describe('GET /checkout_info', () => {
   it('offers no brand of a payment type the store switched off', async () => {
     await configure({ cardConfiguration: { enabled: false }, onlineConfiguration: { enabled: false } });
     const info = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
+    // Apple Pay is a card payment: off with cards
     expect(new Set(info.supportedBrands.map((b) => b.paymentType))).toEqual(
-      new Set(['qr_scan', 'bank_transfer', 'konbini']),
+      new Set(['qr_scan', 'bank_transfer', 'konbini', 'paidy', 'qr_merchant']),
     );
+  });
+
+  it('offers Apple Pay, Paidy and merchant-presented QR as brands of their own in test mode, each while the store takes it', async () => {
+    const info = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
+    const entry = (type: string) => info.supportedBrands.filter((b) => String(b.paymentType) === type);
+    expect(entry('apple_pay')).toEqual([
+      expect.objectContaining({
+        brand: 'apple_pay',
+        supportAuthCapture: true,
+        supportDynamicDescriptor: true,
+        requiresCvv: false,
+      }),
+    ]);
+    expect(entry('paidy')).toEqual([
+      expect.objectContaining({ brand: 'paidy', supportAuthCapture: true, supportDynamicDescriptor: false }),
+    ]);
+    expect(entry('qr_merchant')).toEqual([
+      expect.objectContaining({ brand: 'qr_merchant', supportAuthCapture: false, requiresCvv: false }),
+    ]);
+
+    await configure({ paidyConfiguration: { enabled: false }, qrMerchantConfiguration: { enabled: false } });
+    const off = await publicSdk(SHOP_ORIGIN).checkoutInfo.get();
+    const types = off.supportedBrands.map((b) => String(b.paymentType));
+    expect(types).toContain('apple_pay');
+    expect(types).not.toContain('paidy');
+    expect(types).not.toContain('qr_merchant');
+  });
+
+  it('offers none of them in live mode, which refuses their tokens', async () => {
+    const live = await suite.env.admin.issueAppToken({
+      merchantId: suite.merchants.shop.merchant.id,
+      storeId: suite.merchants.shop.store.id,
+      mode: 'live',
+      domains: ['shop.example.test'],
+    });
+    // live mode answers a verified merchant only (decision 0049)
+    await suite.env.admin.setVerified(suite.merchants.shop.merchant.id, true);
+    try {
+      const info = await new SDK({
+        endpoint: suite.url,
+        jwt: live.jwt,
+        origin: SHOP_ORIGIN,
+      }).checkoutInfo.get();
+      expect(info.mode).toBe('live');
+      const types = info.supportedBrands.map((b) => String(b.paymentType));
+      expect(types).toContain('card');
+      for (const type of ['apple_pay', 'paidy', 'qr_merchant']) expect(types).not.toContain(type);
+    } finally {
+      await suite.env.admin.setVerified(suite.merchants.shop.merchant.id, false);
+    }
   });
 
   it('shows bank transfer and konbini enabled where the configuration enables them, with their banks and stores', async () => {

@@ -1,8 +1,9 @@
 // The store's card limit (card_configuration.card_limit, issue 30 gap 2, decision 0070) through the
 // official univapay-node SDK: set and shown as the SDK types it, and enforced at POST /charges with
 // the SDK's CARD_LIMIT_EXCEEDED_FOR_STORE over every token of the same card at the store, in the
-// limit's currency and window; charges sent side by side cannot together pass it. The real gateway
-// in-process, Postgres and Redis; no charge-service, so accepted charges stay pending (which count).
+// limit's currency and window; charges sent side by side cannot together pass it (a busy card:
+// card-limit-contention.e2e-spec.ts). The real gateway in-process, Postgres and Redis; no
+// charge-service, so accepted charges stay pending (which count).
 import {
   eventually,
   ordinaryCardNumber,
@@ -133,8 +134,8 @@ describe('card_configuration.card_limit', () => {
       Array.from({ length: 12 }, async () => (await sdkCardToken(sdk(), { cardNumber: card })).id),
     );
     // the store's test-mode quota row (it exists: the charge above took a unit) is held here, so
-    // that the charges' statements reach Postgres side by side and wait on it, each having read the
-    // card's charges already unless the card's lock made it wait before its statement began
+    // that the charge that took the card's lock waits on it in its statement, while the others find
+    // the card's lock taken and try again outside Postgres (decision 0076): one waits, never more
     let sent: Promise<PromiseSettledResult<unknown>[]> | undefined;
     await suite.env.prisma.$transaction(
       async (tx) => {
@@ -146,14 +147,16 @@ describe('card_configuration.card_limit', () => {
               `SELECT count(*)::int AS waiting FROM pg_stat_activity
                 WHERE datname = current_database() AND wait_event_type = 'Lock'`,
             );
-            return waiting >= 2;
+            expect(waiting).toBeLessThanOrEqual(1);
+            return waiting === 1;
           },
-          { timeoutMs: 20_000, what: 'two charges waiting in Postgres at once' },
+          { timeoutMs: 20_000, what: 'the charge holding the card to wait in Postgres' },
         );
       },
       { timeout: 30_000 },
     );
-    // the quota row is released: the charges go on, one after the other on the card's lock
+    // the quota row is released: the charges go on, one after the other on the card's lock (well
+    // within the time a creation tries it)
     const settled = await sent!;
     const created = settled.filter((s) => s.status === 'fulfilled');
     const refused = settled.filter((s) => s.status === 'rejected');

@@ -307,6 +307,40 @@ describe('token 3-D Secure through the univapay-node SDK', () => {
     expect(operationStats(suite.simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
   });
 
+  it('a pending authentication whose job was lost is swept: authenticated once, even beside the lost job', async () => {
+    const token = await threeDsToken(APPROVED_TEST_CARD);
+    await tokenWithStatus(token.id, 'successful');
+    // attempt 2 pending past TOKEN_THREE_DS_STALE_SECONDS, as an enableThreeDs whose job was lost
+    // (Redis flushed) leaves it: no job was queued for it
+    const pendingWithLostJob = (attempt: number) => suite.env.prisma.$executeRaw`
+      UPDATE transaction_tokens
+         SET data = jsonb_set(jsonb_set(data, '{three_ds,status}', '"pending"'),
+                              '{three_ds,attempt}', to_jsonb(${attempt}::int)),
+             updated_on = now() - interval '1 hour'
+       WHERE id = ${token.id}::uuid`;
+    await pendingWithLostJob(2);
+    expect((await getToken(token.id)).data.threeDs.status).toBe('pending');
+
+    // charge-service's sweeper gives it its job again: held and voided under the attempt's reference
+    await tokenWithStatus(token.id, 'successful');
+    const reference = `${token.id}.three_ds.2`;
+    expect(operationStats(suite.simulator.stats(), 'authorize', reference).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+
+    // attempt 3: the lost job comes back beside the sweep's; the hold is still made once
+    await pendingWithLostJob(3);
+    await queue.add(
+      'authenticate_token',
+      { aggregateId: token.id, eventType: 'token_three_ds_requested' },
+      { jobId: jobId('authenticate_token', token.id, 'lost', '3') },
+    );
+    await tokenWithStatus(token.id, 'successful');
+    const third = `${token.id}.three_ds.3`;
+    expect(operationStats(suite.simulator.stats(), 'authorize', third).executions).toBe(1);
+    expect(operationStats(suite.simulator.stats(), 'void', `${third}.void`).executions).toBe(1);
+    expect((await pollCharge((await charge(token.id)).id)).status).toBe('successful');
+  });
+
   it('another merchant reaches none of it (404)', async () => {
     const token = await threeDsToken(THREE_DS_CARD);
     await tokenWithStatus(token.id, 'awaiting');

@@ -18,8 +18,9 @@ const BATCH = 500;
  * Every CHARGE_SWEEP_INTERVAL_MS, finds the charges nobody is moving and gives them work: due
  * captures (capture_at) are requested, expired awaiting charges reconciled (once per deadline), stale pending charges
  * and captures processed again; card tokens whose 3-D Secure nobody completed in time get an
- * authenticate_token job (which voids the hold and fails the token), and card tokens whose CVV
- * authorization has been pending too long (its job lost) their authorize_token_cvv job again. Safe in any number of replicas: a capture request is conditional
+ * authenticate_token job (which voids the hold and fails the token), card tokens whose CVV
+ * authorization has been pending too long (its job lost) their authorize_token_cvv job again, and
+ * card tokens whose 3-D Secure has been pending too long their authenticate_token job again. Safe in any number of replicas: a capture request is conditional
  * and unique per charge, and the jobs have one id per charge and time bucket, so replicas (and
  * consecutive sweeps) add each at most once per bucket; the jobs themselves are repeatable.
  */
@@ -28,6 +29,7 @@ export class ChargeSweeper extends PeriodicService {
   readonly #staleSeconds: number;
   readonly #awaitingExpirySeconds: number;
   readonly #cvvStaleSeconds: number;
+  readonly #threeDsStaleSeconds: number;
 
   constructor(
     private readonly sweeps: ChargeSweepsRepository,
@@ -42,6 +44,7 @@ export class ChargeSweeper extends PeriodicService {
     this.#staleSeconds = config.CHARGE_STALE_PENDING_SECONDS;
     this.#awaitingExpirySeconds = config.CHARGE_AWAITING_EXPIRY_SECONDS;
     this.#cvvStaleSeconds = config.TOKEN_CVV_AUTHORIZE_STALE_SECONDS;
+    this.#threeDsStaleSeconds = config.TOKEN_THREE_DS_STALE_SECONDS;
   }
 
   protected async tick(): Promise<void> {
@@ -61,15 +64,18 @@ export class ChargeSweeper extends PeriodicService {
         });
       if (result?.outcome === 'created') requested++;
     }
-    const [expired, stalePending, staleCaptures, expiredTokens, staleCvvTokens] = await Promise.all([
-      this.sweeps.findExpiredAwaiting(BATCH),
-      this.sweeps.findStalePending(this.#staleSeconds, BATCH),
-      this.sweeps.findStaleCaptures(this.#staleSeconds, BATCH),
-      this.tokens.findExpiredAwaiting(this.#awaitingExpirySeconds, BATCH),
-      this.cvvTokens.findStalePending(this.#cvvStaleSeconds, BATCH),
-    ]);
+    const [expired, stalePending, staleCaptures, expiredTokens, staleCvvTokens, staleThreeDsTokens] =
+      await Promise.all([
+        this.sweeps.findExpiredAwaiting(BATCH),
+        this.sweeps.findStalePending(this.#staleSeconds, BATCH),
+        this.sweeps.findStaleCaptures(this.#staleSeconds, BATCH),
+        this.tokens.findExpiredAwaiting(this.#awaitingExpirySeconds, BATCH),
+        this.cvvTokens.findStalePending(this.#cvvStaleSeconds, BATCH),
+        this.tokens.findStalePending(this.#threeDsStaleSeconds, BATCH),
+      ]);
     const bucket = sweepBucket(this.#staleSeconds);
     const cvvBucket = sweepBucket(this.#cvvStaleSeconds);
+    const threeDsBucket = sweepBucket(this.#threeDsStaleSeconds);
     const jobs = [
       // one job per deadline too: a charge extended at its deadline (automatic extension) is
       // taken again at the next one, even within the same time bucket
@@ -85,6 +91,11 @@ export class ChargeSweeper extends PeriodicService {
       ...staleCvvTokens.map((due) =>
         this.#job('authorize_token_cvv', due.id, cvvBucket, 'cvv_authorize', String(due.attempt)),
       ),
+      // a 3-D Secure pending since its job was lost, the same way (decision 0077): the attempt's
+      // reference keys the authentication's hold
+      ...staleThreeDsTokens.map((due) =>
+        this.#job('authenticate_token', due.id, threeDsBucket, 'three_ds', String(due.attempt)),
+      ),
     ];
     await this.jobs.add(jobs);
     const total = requested + jobs.length;
@@ -97,6 +108,7 @@ export class ChargeSweeper extends PeriodicService {
           staleCaptures: staleCaptures.length,
           expiredTokenThreeDs: expiredTokens.length,
           staleTokenCvvAuthorize: staleCvvTokens.length,
+          staleTokenThreeDs: staleThreeDsTokens.length,
         },
         'charge sweep',
       );

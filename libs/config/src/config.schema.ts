@@ -298,6 +298,13 @@ export const configSchema = z.object({
    * CVV_TTL_SECONDS: a CVV no longer held fails the authorization (CARD_CVV_INVALID).
    */
   TOKEN_CVV_AUTHORIZE_STALE_SECONDS: positiveInt.default(1_800),
+  /**
+   * A card token's 3-D Secure still pending after this long (its authenticate_token job lost: Redis
+   * flushed, a job dropped) is given its job again by charge-service's sweeper, at most once per this
+   * window. Keep it above a job's retry chain (~17 min, as CHARGE_STALE_PENDING_SECONDS) and below
+   * CVV_TTL_SECONDS: the authentication's hold is made with the token's pending CVV.
+   */
+  TOKEN_THREE_DS_STALE_SECONDS: positiveInt.default(1_800),
   /** How often charge-service looks for due captures (capture_at), expired and stale charges. */
   CHARGE_SWEEP_INTERVAL_MS: positiveInt.default(1_000),
   /**

@@ -53,9 +53,10 @@
     RETURNING 1
   ),
   card_limit AS (
-    SELECT $30::int8 IS NULL
-           OR (SELECT duplicate FROM dup)
-           OR (SELECT coalesce(sum(c.requested_amount), 0)
+    SELECT (SELECT duplicate FROM dup)
+           OR
+    CASE WHEN $30::int8 IS NULL THEN true
+         ELSE (SELECT coalesce(sum(c.requested_amount), 0)
                  FROM card_vault mine
                  JOIN card_vault same ON same.fingerprint = mine.fingerprint
                  JOIN charges c ON c.transaction_token_id = same.transaction_token_id
@@ -64,7 +65,8 @@
                   AND c.requested_currency = $8::text
                   AND c.created_on > $31::timestamptz
                   AND c.status NOT IN ('failed', 'error', 'canceled')
-             ) + $7::int8 <= $30::int8 AS ok
+              ) + $7::int8 <= $30::int8
+    END AS ok
   ),
   outcome AS (
     SELECT claimed, limit_ok, quota_ok, claimed AND limit_ok AND quota_ok AS ok
@@ -118,8 +120,28 @@ SELECT merchant_id, store_id, 'charge', id,
 -- columns: locked bool
 SELECT true AS locked
   FROM (SELECT fingerprint FROM card_vault WHERE transaction_token_id = $2::uuid) card,
-       LATERAL pg_advisory_xact_lock(
-         hashtextextended('card-limit:' || $1::uuid::text || ':' || card.fingerprint, 0));
+       LATERAL pg_advisory_xact_lock(hashtextextended('card-limit:' || $1::uuid::text || ':' || card.fingerprint, 0));
+
+-- charges_try_lock_creation
+-- params: $1 duplicateKey text, $2 cardLimit bool, $3 storeId uuid, $4 transactionTokenId uuid
+-- columns: locked bool
+SELECT CASE WHEN $1::text IS NOT NULL
+             AND NOT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) THEN false
+            WHEN NOT $2::bool THEN true
+            ELSE coalesce((SELECT pg_try_advisory_xact_lock(hashtextextended('card-limit:' || $3::uuid::text || ':' || cv.fingerprint, 0))
+                             FROM card_vault cv
+                            WHERE cv.transaction_token_id = $4::uuid), true)
+       END AS locked;
+
+-- charges_lock_card_limits
+-- params: $1 storeIds uuid[], $2 transactionTokenIds uuid[]
+-- columns: locked bool
+SELECT true AS locked
+  FROM (SELECT DISTINCT hashtextextended('card-limit:' || pair.store_id::text || ':' || cv.fingerprint, 0) AS key
+          FROM unnest($1::uuid[], $2::uuid[]) AS pair(store_id, token_id)
+          JOIN card_vault cv ON cv.transaction_token_id = pair.token_id
+         ORDER BY key) card,
+       LATERAL pg_advisory_xact_lock(card.key);
 
 -- charges_create_many
 -- params: $1 input jsonb, $2 tokenIds uuid[], $3 quotaMax int4

@@ -2,7 +2,7 @@
 
 -- subscription_engine_claim_due
 -- params: $1 limit int4
--- columns: payment_id uuid, sequence int4, cycle int4, due_at timestamptz, payment_zone_id text, payment_amount int8, currency bpchar, attempts int4, is_last_payment bool, terminate_with_status subscription_status, test_clock_id uuid, clock_now timestamptz, subscription_id uuid, merchant_id uuid, store_id uuid, transaction_token_id uuid, mode processing_mode, subscription_status subscription_status, period text, cyclical_period text, subscription_amount int8, initial_amount int8, schedule_created_at timestamptz, start_on text, zone_id text, preserve_end_of_month bool, retry_interval text, installment_plan jsonb, subscription_plan jsonb, payments_left int4, cycles_left int4, amount_left int8, descriptor text, only_direct_currency bool, first_charge_authorization_only bool, first_charge_capture_after text, store_configuration jsonb, merchant_configuration jsonb, token_active bool, token_type token_type, token_mode processing_mode, payment_type payment_type, token_confirmed bool, card_brand text, qr_gateway text, three_ds_status text, usage_limit text
+-- columns: payment_id uuid, sequence int4, cycle int4, due_at timestamptz, payment_zone_id text, payment_amount int8, currency bpchar, attempts int4, is_last_payment bool, terminate_with_status subscription_status, test_clock_id uuid, clock_now timestamptz, subscription_id uuid, merchant_id uuid, store_id uuid, transaction_token_id uuid, mode processing_mode, subscription_status subscription_status, period text, cyclical_period text, subscription_amount int8, initial_amount int8, schedule_created_at timestamptz, start_on text, zone_id text, preserve_end_of_month bool, retry_interval text, installment_plan jsonb, subscription_plan jsonb, payments_left int4, cycles_left int4, amount_left int8, descriptor text, only_direct_currency bool, first_charge_authorization_only bool, first_charge_capture_after text, store_configuration jsonb, merchant_configuration jsonb, token_active bool, token_type token_type, token_mode processing_mode, payment_type payment_type, token_confirmed bool, card_brand text, qr_gateway text, three_ds_status text, cvv_authorize_enabled bool, cvv_authorize_status text, usage_limit text
 WITH due_now AS MATERIALIZED (
   SELECT sp.id
     FROM scheduled_payments sp
@@ -41,6 +41,8 @@ SELECT
             THEN COALESCE(t.data->>'gateway', t.data->>'brand') END AS qr_gateway,
        CASE WHEN (t.data->'three_ds'->>'enabled')::boolean
             THEN t.data->'three_ds'->>'status' END AS three_ds_status,
+       (t.data->'cvv_authorize'->>'enabled')::boolean AS cvv_authorize_enabled,
+       t.data->'cvv_authorize'->>'status' AS cvv_authorize_status,
        t.usage_limit::text AS usage_limit
   FROM scheduled_payments sp
   JOIN subscriptions s ON s.id = sp.subscription_id
@@ -52,18 +54,41 @@ SELECT
  ORDER BY sp.next_try_at;
 
 -- subscription_engine_start_payments
--- params: $1 input jsonb
+-- params: $1 input jsonb, $2 cardLimitErrorCode int4, $3 cardLimitErrorMessage text, $4 cardLimitErrorDetail text
 -- columns: payment_id uuid, charge_id uuid
   WITH input AS MATERIALIZED (
-    SELECT r.*,
-           (CASE WHEN r.refused THEN 'failed' ELSE 'pending' END)::charge_status AS status
+    SELECT r.payment_id, r.attempt, r.charge_id, r.subscription_id, r.merchant_id, r.store_id,
+           r.transaction_token_id, r.transaction_token_type, r.mode, r.amount, r.currency,
+           r.descriptor, r.only_direct_currency, r.capture, r.capture_at, r.fee_rate_ppm,
+           r.fee_flat_amount,
+           (CASE WHEN r.refused OR l.over_limit THEN 'failed' ELSE 'pending' END)::charge_status AS status,
+           CASE WHEN l.over_limit THEN $2::int4 ELSE r.error_code END AS error_code,
+           CASE WHEN l.over_limit THEN $3::text ELSE r.error_message END AS error_message,
+           CASE WHEN l.over_limit THEN $4::text ELSE r.error_detail END AS error_detail
       FROM jsonb_to_recordset($1::jsonb) AS r(
         payment_id uuid, attempt int, charge_id uuid, subscription_id uuid, merchant_id uuid,
         store_id uuid, transaction_token_id uuid, transaction_token_type token_type,
         mode processing_mode, amount bigint, currency text, descriptor text,
         only_direct_currency boolean, capture boolean, capture_at timestamptz, fee_rate_ppm int,
         fee_flat_amount bigint, refused boolean,
-        error_code int, error_message text, error_detail text)
+        error_code int, error_message text, error_detail text,
+        card_limit_amount bigint, card_limit_since timestamptz)
+     -- the store's card limit (charges.sql.ts, the rule POST /charges is held to): a charge
+     -- refused for another reason is not checked
+     CROSS JOIN LATERAL (
+       SELECT NOT r.refused AND NOT
+    CASE WHEN r.card_limit_amount IS NULL THEN true
+         ELSE (SELECT coalesce(sum(c.requested_amount), 0)
+                 FROM card_vault mine
+                 JOIN card_vault same ON same.fingerprint = mine.fingerprint
+                 JOIN charges c ON c.transaction_token_id = same.transaction_token_id
+                WHERE mine.transaction_token_id = r.transaction_token_id
+                  AND c.store_id = r.store_id
+                  AND c.requested_currency = r.currency
+                  AND c.created_on > r.card_limit_since
+                  AND c.status NOT IN ('failed', 'error', 'canceled')
+              ) + r.amount <= r.card_limit_amount
+    END AS over_limit) l
   ),
   started AS (
     UPDATE scheduled_payments sp

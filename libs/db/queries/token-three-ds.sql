@@ -77,3 +77,13 @@ SELECT id::text AS id, deadline AS expires_on
  WHERE deadline <= now()
  ORDER BY deadline
  LIMIT $2::int4;
+
+-- token_three_ds_find_stale
+-- params: $1 staleSeconds int4, $2 limit int4
+-- columns: id text, attempt int4
+SELECT t.id::text AS id, COALESCE((t.data->'three_ds'->>'attempt')::int, 1) AS attempt
+  FROM transaction_tokens t
+ WHERE (t.data->'three_ds'->>'status') = 'pending'
+   AND t.updated_on <= now() - make_interval(secs => $1::int4)
+ ORDER BY t.updated_on
+ LIMIT $2::int4;

@@ -93,9 +93,16 @@ export class ConflictError extends DomainError {
   }
 }
 
+/**
+ * Too many requests now: the client waits `retryAfterSeconds` (Retry-After) and tries again. Nothing
+ * was done, so an Idempotency-Key is released rather than answered with it again.
+ */
 export class RateLimitedError extends DomainError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('TOO_MANY_REQUESTS');
+  constructor(
+    readonly retryAfterSeconds: number,
+    errors: FieldError[] = [],
+  ) {
+    super('TOO_MANY_REQUESTS', errors);
   }
 }
 

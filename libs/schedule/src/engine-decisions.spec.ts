@@ -69,6 +69,8 @@ const due = (overrides: Partial<DuePayment> = {}): DuePayment => ({
   card_brand: 'visa',
   qr_gateway: null,
   three_ds_status: null,
+  cvv_authorize_enabled: null,
+  cvv_authorize_status: null,
   usage_limit: null,
   ...overrides,
 });
@@ -107,14 +109,51 @@ describe('claimed payments', () => {
       due({ token_active: false }),
       due({ token_confirmed: false }),
       due({ three_ds_status: 'failed' }),
+      due({ cvv_authorize_enabled: true, cvv_authorize_status: 'failed' }),
+      due({ cvv_authorize_enabled: true, cvv_authorize_status: 'pending' }),
       due({ store_configuration: { card_configuration: { forbidden_card_brands: ['visa'] } } }),
     ]).charges.map((charge) => [charge.refused, charge.error_code, charge.error_detail]);
     expect(refusals).toEqual([
       [true, 307, 'the transaction token is not active'],
       [true, 307, 'the transaction token is waiting for its confirmation code'],
       [true, 358, "the transaction token's 3-D Secure failed"],
+      [true, 309, 'CVV_AUTHORIZATION_NOT_COMPLETED'],
+      [true, 309, 'CVV_AUTHORIZATION_NOT_COMPLETED'],
       [true, 309, 'CARD_BRAND_NOT_SUPPORTED'],
     ]);
+  });
+
+  it('charges a token whose CVV authorization is current, or switched off', () => {
+    const charges = decideClaims([
+      due({ cvv_authorize_enabled: true, cvv_authorize_status: 'current' }),
+      due({ cvv_authorize_enabled: false, cvv_authorize_status: 'inactive' }),
+    ]).charges;
+    expect(charges.map((charge) => charge.refused)).toEqual([false, false]);
+  });
+
+  it("holds a card charge in the card limit's currency to the limit, its window ending now", () => {
+    const now = new Date('2026-03-31T10:00:00Z');
+    const limited = {
+      card_configuration: { card_limit: { amount: 5000, currency: 'JPY', duration: 'P1M' } },
+    };
+    const decisions = decideClaims(
+      [
+        due({ store_configuration: limited }),
+        due({ store_configuration: limited, currency: 'USD' }),
+        due({ store_configuration: {} }),
+      ],
+      now,
+    );
+    expect(decisions.charges.map((c) => [c.card_limit_amount, c.card_limit_since])).toEqual([
+      ['5000', '2026-02-28T10:00:00.000Z'],
+      [null, null],
+      [null, null],
+    ]);
+    expect(decisions.cardLimitError).toEqual({
+      code: 309,
+      message: 'PROCESSING_ERROR',
+      detail: 'CARD_LIMIT_EXCEEDED_FOR_STORE',
+    });
   });
 
   it('only authorizes the first charge of a subscription that asks so, captured after the duration', () => {

@@ -14,12 +14,13 @@ import {
   isEndedSubscriptionStatus,
   SUBSCRIPTION_MOVES,
   subscriptionTransition,
+  tokenCvvAuthorizeRefusal,
   type SubscriptionMoveName,
 } from '@kessai/domain';
 import { paymentError, type PaymentErrorDetails } from '@kessai/processor';
 import { computeSchedule, retryDueAt } from './schedule';
 import { storedRetryInterval, storedScheduleInput, type StoredSchedule } from './stored';
-import { chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store-configuration';
+import { cardLimitFor, chargeRefusal, effectiveConfiguration, feeTermsOf } from '@kessai/store-configuration';
 
 /**
  * The engine's decisions (docs/subscriptions.md, "The engine"), pure: what to do with the payments
@@ -44,8 +45,18 @@ type SettlementMove = Extract<
   | 'dunning_canceled'
 >;
 
-/** What to do with each claimed payment: charge it, or end it without a charge. */
-export function decideClaims(due: readonly DuePayment[]): ClaimDecisions {
+/**
+ * The payment error of a try over the store's card limit (decision 0076): 309 with the SDK's code
+ * of the same refusal at POST /charges as `detail`, as the engine names every store rule's refusal.
+ */
+export const CARD_LIMIT_PAYMENT_ERROR = paymentError('PROCESSING_ERROR', 'CARD_LIMIT_EXCEEDED_FOR_STORE');
+
+/**
+ * What to do with each claimed payment: charge it, or end it without a charge. A card charge in the
+ * currency of the store's card limit carries the limit (`cardLimitFor`, the rule of POST /charges),
+ * its window ending `now`: the repository checks it as the charge is inserted.
+ */
+export function decideClaims(due: readonly DuePayment[], now: Date = new Date()): ClaimDecisions {
   const charges: PaymentChargeInput[] = [];
   const terminations: string[] = [];
   for (const payment of due) {
@@ -53,13 +64,13 @@ export function decideClaims(due: readonly DuePayment[]): ClaimDecisions {
       terminations.push(payment.payment_id);
       continue;
     }
-    charges.push(chargeOf(payment));
+    charges.push(chargeOf(payment, now));
   }
-  return { charges, terminations };
+  return { charges, terminations, cardLimitError: CARD_LIMIT_PAYMENT_ERROR };
 }
 
 /** The charge of a payment's next try: pending, or failed at once when it cannot be charged. */
-function chargeOf(payment: DuePayment): PaymentChargeInput {
+function chargeOf(payment: DuePayment, now: Date): PaymentChargeInput {
   // a subscription's first charge may be an authorization only, captured later (or by the merchant)
   const authorizeOnly = payment.sequence === 1 && payment.first_charge_authorization_only;
   const captureAfter =
@@ -73,6 +84,13 @@ function chargeOf(payment: DuePayment): PaymentChargeInput {
     cardBrand: payment.card_brand,
     currency: payment.currency,
   });
+  // the window ends at the real time, the time of the charges it counts (created_on), also for a
+  // payment on a test clock
+  const cardLimit = cardLimitFor(
+    configuration,
+    { paymentType: payment.payment_type, currency: payment.currency },
+    now,
+  );
   return {
     payment_id: payment.payment_id,
     attempt: payment.attempts + 1,
@@ -96,13 +114,16 @@ function chargeOf(payment: DuePayment): PaymentChargeInput {
     error_code: refusal?.code ?? null,
     error_message: refusal?.message ?? null,
     error_detail: refusal?.detail ?? null,
+    card_limit_amount: cardLimit?.amount.toString() ?? null,
+    card_limit_since: cardLimit?.since.toISOString() ?? null,
   };
 }
 
 /**
  * Why a payment's charge is refused before the processor: its token can no longer be charged (it
- * was deleted, it waits for its confirmation code, its 3-D Secure failed), or the store's rules
- * forbid it now. The try fails like a declined card and is retried like one, so that a merchant who
+ * was deleted, it waits for its confirmation code, its 3-D Secure failed, its CVV authorization is
+ * enabled and not `current`: decision 0077, the rule of POST /charges), or the store's rules forbid
+ * it now. The try fails like a declined card and is retried like one, so that a merchant who
  * fixes it (a new token through PATCH …/token) sees the next try succeed.
  */
 function refusalOf(
@@ -114,6 +135,12 @@ function refusalOf(
     return paymentError('CARD_INVALID', 'the transaction token is waiting for its confirmation code');
   if (payment.three_ds_status === 'failed' || payment.three_ds_status === 'error')
     return paymentError('THREE_DS_COULD_NOT_BE_COMPLETED', "the transaction token's 3-D Secure failed");
+  const cvvRefusal = tokenCvvAuthorizeRefusal(
+    payment.cvv_authorize_enabled === null
+      ? null
+      : { enabled: payment.cvv_authorize_enabled, status: payment.cvv_authorize_status },
+  );
+  if (cvvRefusal !== null) return paymentError('PROCESSING_ERROR', cvvRefusal);
   const refusal = chargeRefusal(configuration, {
     paymentType: payment.payment_type,
     tokenType: payment.token_type,

@@ -25,3 +25,26 @@ export function isCardLimitDuration(period: string): boolean {
 export function cardLimitWindowStart(limit: CardLimit, now: Date): Date {
   return DateTime.fromJSDate(now, { zone: 'utc' }).minus(Duration.fromISO(limit.duration)).toJSDate();
 }
+
+/** What a charge is held to by the store's card limit: at most `amount` for the card since `since`. */
+export interface AppliedCardLimit {
+  amount: bigint;
+  since: Date;
+}
+
+/**
+ * The store's card limit as one charge is held to it, POST /charges and the subscription engine's
+ * payments alike (decisions 0070, 0076): a card charge in the limit's currency (charges in other
+ * currencies, and other payment types, are not limited), its window opened `duration` before `now`;
+ * null when no limit applies. What the card was charged in the window is summed by the statement
+ * that inserts the charge, under the card's lock (libs/db, charges.sql.ts `cardLimitOkSql`).
+ */
+export function cardLimitFor(
+  configuration: { card_configuration: { card_limit: CardLimit | null } },
+  charge: { paymentType: string; currency: string },
+  now: Date,
+): AppliedCardLimit | null {
+  const limit = configuration.card_configuration.card_limit;
+  if (limit === null || charge.paymentType !== 'card' || limit.currency !== charge.currency) return null;
+  return { amount: BigInt(limit.amount), since: cardLimitWindowStart(limit, now) };
+}

@@ -101,6 +101,28 @@ export function supportedBrands(config: StoreConfiguration): SupportedBrand[] {
 }
 
 /**
+ * The payment types the store takes that are a brand of their own (the SDK's SupportedBrand.brand
+ * holds them as PaymentType values and "paidy"), in test mode only: live mode refuses their tokens
+ * with NOT_SUPPORTED_BY_PROCESSOR (decisions 0064, 0067, 0068), and what a live store cannot take is
+ * not offered (decision 0077 lists them; 0067 had left Apple Pay out). Apple Pay is a card payment
+ * (switched by card_configuration.enabled: a hold and a later capture, a descriptor; the device's
+ * cryptogram, no CVV); Paidy (paidy_configuration.enabled) authorizes and captures, without a
+ * descriptor; a merchant-presented QR code (qr_merchant_configuration.enabled) is taken whole by
+ * the operator. Kessai's hosted pages offer none of them (a button needs the wallet's own
+ * integration), which is why they are not part of supportedBrands.
+ */
+export function walletBrands(config: StoreConfiguration, mode: 'test' | 'live'): SupportedBrand[] {
+  if (mode !== 'test') return [];
+  const brands: SupportedBrand[] = [];
+  if (config.card_configuration.enabled)
+    brands.push(brand('apple_pay', 'apple_pay', { requires_cvv: false }));
+  if (config.paidy_configuration.enabled) brands.push(brand('paidy', 'paidy', { requires_cvv: false }));
+  if (config.qr_merchant_configuration.enabled)
+    brands.push(brand('qr_merchant', 'qr_merchant', { requires_cvv: false }));
+  return brands;
+}
+
+/**
  * CheckoutInfo (api-reference §5.9): what the hosted checkout needs to know of a store. `logoImage`
  * is the URL the gateway serves the store's logo at; without one `logo_image` is left out (the SDK
  * types it `logoImage?: string`; it was `null` before decision 0070).
@@ -132,7 +154,7 @@ export function presentCheckoutInfo(
     ...(logoImage === null ? {} : { logo_image: logoImage }),
     // as the hosted pages show them: Kessai's defaults if a pair became unreadable (decision 0021)
     theme: { colors: readableCheckoutColors(config.checkout_colors) },
-    supported_brands: supportedBrands(config),
+    supported_brands: [...supportedBrands(config), ...walletBrands(config, mode)],
   };
 }
 

@@ -89,7 +89,7 @@ interface Gateway {
 
 /**
  * A bare Fastify app with the hooks: a principal from `x-credential` (as authentication sets it),
- * and routes that answer 201, 500, a failure whose write may have happened, and one held open.
+ * and routes that answer 201, 500, 429, a failure whose write may have happened, and one held open.
  */
 async function gatewayWith(records: Records, secret = 'i'.repeat(32)): Promise<Gateway> {
   const app = Fastify();
@@ -125,6 +125,13 @@ async function gatewayWith(records: Records, secret = 'i'.repeat(32)): Promise<G
   app.post('/failing', (_request, reply) => {
     ran('failing');
     return reply.status(500).send({ status: 'error', code: 'INTERNAL_SERVER_ERROR', errors: [] });
+  });
+  app.post('/busy', (_request, reply) => {
+    ran('busy');
+    return reply
+      .status(429)
+      .header('retry-after', '1')
+      .send({ status: 'error', code: 'TOO_MANY_REQUESTS', errors: [] });
   });
   app.post('/unknown-outcome', (request, reply) => {
     ran('unknown-outcome');
@@ -278,6 +285,14 @@ describe('the Idempotency-Key hooks', () => {
     const retry = await post(gateway, '/failing', {});
     expect(retry.statusCode).toBe(500);
     expect(gateway.runs.get('failing')).toBe(2);
+  });
+
+  it('stores no 429 answer either (nothing was done): the claim is released, and the retry runs', async () => {
+    const busy = await post(gateway, '/busy', {});
+    expect([busy.statusCode, busy.headers['idempotency-status']]).toEqual([429, 'not_stored']);
+    expect(records.bySlot.size).toBe(0);
+    await post(gateway, '/busy', {});
+    expect(gateway.runs.get('busy')).toBe(2);
   });
 
   it('keeps the claim in flight when the write may have happened: a retry is refused, never run', async () => {

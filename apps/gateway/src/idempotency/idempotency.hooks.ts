@@ -43,8 +43,8 @@ const statusHeader = (status: IdempotencyStatus) => ({ 'idempotency-status': sta
  * concurrent requests cannot both win), runs, and its response (status, body, content headers) is
  * stored for IDEMPOTENCY_TTL_HOURS per credential. Later requests with the key get the stored
  * response when they are the same request, 409 IDEMPOTENCY_KEY_CONFLICT when they differ, and 409
- * while the first one is still running. A 5xx response is not stored: the claim is released so the
- * client may retry. A claim whose process died mid-request, or whose request failed with
+ * while the first one is still running. A 5xx or 429 response is not stored: the claim is released
+ * so the client may retry. A claim whose process died mid-request, or whose request failed with
  * WriteOutcomeUnknownError, stays locked until it expires, because whether its write happened is
  * unknown and a second execution could charge twice.
  */
@@ -144,7 +144,8 @@ export function registerIdempotency(
             ? ''
             : null;
     try {
-      if (reply.statusCode >= 500 || body === null) {
+      // a 429 did nothing either (a rate limit, a card whose charges are busy): try again later
+      if (reply.statusCode >= 500 || reply.statusCode === 429 || body === null) {
         await records.release(claim);
         void reply.header('idempotency-status', 'not_stored');
         return payload;

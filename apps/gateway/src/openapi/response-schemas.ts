@@ -599,7 +599,9 @@ const checkoutConvenienceConfiguration = resource({
 const SupportedBrand = resource({
   brand: z
     .string()
-    .describe('a card brand, `qr_scan` (scanned QR codes), online operator, bank or convenience store'),
+    .describe(
+      'a card brand, `qr_scan` (scanned QR codes), online operator, bank or convenience store; in test mode `apple_pay`, `paidy`, `qr_merchant`',
+    ),
   payment_type: z.enum(CHARGEABLE_PAYMENT_TYPES),
   support_auth_capture: z.boolean(),
   requires_full_name: z.boolean(),

@@ -20,6 +20,7 @@ import {
   RECORD_PROCESSOR_NOTICE,
   LOCK_CARD_LIMIT,
   REFUSED_CARD_LIMIT,
+  TRY_LOCK_CHARGE_CREATION,
   REFUSED_QUOTA,
   REFUSED_TOKEN,
   type ChargeCreateInput,
@@ -122,7 +123,12 @@ export type CreateChargeResult =
   /** nothing written: the quota is used up */
   | { outcome: 'quota_exhausted' }
   /** nothing written: the card's charges at the store in the limit's window, with this one, pass it */
-  | { outcome: 'card_limit_exceeded' };
+  | { outcome: 'card_limit_exceeded' }
+  /**
+   * nothing written: the token's duplicate-rule lock or the card's limit lock stayed with other
+   * charges' creations for CREATION_LOCK_WAIT_MS (many charges of one card at once); try again
+   */
+  | { outcome: 'busy' };
 
 /** One charge for `createMany`: what `create` takes. */
 export interface ChargeCreation {
@@ -189,6 +195,30 @@ function refusalOf(error: unknown): Refusal | null {
   return reasons.find((reason) => reason === error.message) ?? null;
 }
 
+/**
+ * How long a charge's creation tries its token's and card's locks while other creations hold them
+ * before it answers `busy` (decision 0076): far above the few milliseconds a creation holds them.
+ */
+export const CREATION_LOCK_WAIT_MS = 2_000;
+
+/** The pause before the next try: 5 ms doubling to 80 ms, with jitter so that waiters spread out. */
+function creationLockPause(attempt: number): number {
+  const base = Math.min(80, 5 * 2 ** attempt);
+  return base / 2 + Math.random() * base;
+}
+
+/** The duplicate rule's lock of a token (the key ADVISORY_XACT_LOCK and TRY_LOCK_CHARGE_CREATION hash). */
+const duplicateLockKey = (charge: NewCharge) => `charge-duplicate:${charge.transactionTokenId}`;
+
+function creationLocks(charge: NewCharge, options: CreateChargeOptions) {
+  return {
+    duplicateKey: options.duplicateRule ? duplicateLockKey(charge) : null,
+    cardLimit: Boolean(options.cardLimit),
+    storeId: charge.storeId,
+    transactionTokenId: charge.transactionTokenId,
+  };
+}
+
 /** what a create statement whose outcome is unknown was doing (WriteOutcomeUnknownError) */
 const WRITE = 'charge creation';
 
@@ -204,23 +234,40 @@ export class ChargesRepository {
   /**
    * CREATE_CHARGE: one charge, atomic on its own: a refused claim, card limit or quota undoes it all
    * and is answered as such. For a duplicate-checked token, or a charge under a card limit, it runs
-   * in a transaction after `pg_advisory_xact_lock` on the token, then on the card at the store, so
-   * that the checks and the insert are atomic across gateway replicas (always in that order: no two
-   * creations wait on each other's lock).
+   * in a transaction after the advisory lock on the token, then on the card at the store, so that
+   * the checks and the insert are atomic across gateway replicas (always in that order: no two
+   * creations wait on each other's lock). The locks are tried (TRY_LOCK_CHARGE_CREATION): while
+   * another creation holds one, the transaction ends, the connection goes back to the pool, and the
+   * try is repeated after a short pause, for at most CREATION_LOCK_WAIT_MS, then `busy` (decision
+   * 0076). So many charges of one card at once wait outside Postgres, and the pool stays free for
+   * every other charge.
    *
-   * One round trip (four with a lock), on a connection of its own (PrismaService.write).
+   * One round trip (four with a lock, each try), on a connection of its own (PrismaService.write).
    */
   async create(charge: NewCharge, options: CreateChargeOptions): Promise<CreateChargeResult> {
     const params = createChargeParams(charge, options);
-    let rows;
     try {
-      rows =
-        options.duplicateRule || options.cardLimit
-          ? await this.prisma.inTransaction(async (client) => {
-              await this.#lockForCreation(client, charge, options);
-              return this.prisma.run(CREATE_CHARGE, params, { db: client });
-            })
-          : await this.prisma.write(WRITE, CREATE_CHARGE, params);
+      if (!options.duplicateRule && !options.cardLimit)
+        return createdResult(charge, options, (await this.prisma.write(WRITE, CREATE_CHARGE, params))[0]);
+      // tried, never waited for in Postgres: a try that finds a lock taken ends its transaction and
+      // gives its connection back before the next (decision 0076)
+      const deadline = Date.now() + CREATION_LOCK_WAIT_MS;
+      for (let attempt = 0; ; attempt++) {
+        const rows = await this.prisma.inTransaction(async (client) => {
+          const [{ locked }] = await this.prisma.run(
+            TRY_LOCK_CHARGE_CREATION,
+            creationLocks(charge, options),
+            {
+              db: client,
+            },
+          );
+          return locked ? this.prisma.run(CREATE_CHARGE, params, { db: client }) : null;
+        });
+        if (rows !== null) return createdResult(charge, options, rows[0]);
+        const pause = creationLockPause(attempt);
+        if (Date.now() + pause > deadline) return { outcome: 'busy' };
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
     } catch (error) {
       // a refusal is an outcome; anything else is thrown as it is (WriteOutcomeUnknownError when the
       // connection was lost once the statement, or the COMMIT, had been sent)
@@ -228,7 +275,6 @@ export class ChargesRepository {
       if (refused) return { outcome: refused };
       throw error;
     }
-    return createdResult(charge, options, rows[0]);
   }
 
   /**
@@ -240,7 +286,7 @@ export class ChargesRepository {
     db: PoolClient,
     charge: NewCharge,
     options: CreateChargeOptions,
-  ): Promise<Exclude<CreateChargeResult, { outcome: Refusal }>> {
+  ): Promise<Exclude<CreateChargeResult, { outcome: Refusal | 'busy' }>> {
     await this.#lockForCreation(db, charge, options);
     let rows;
     try {
@@ -250,14 +296,19 @@ export class ChargesRepository {
       if (refused) throw new ChargeRefusedError(refused);
       throw error;
     }
-    return createdResult(charge, options, rows[0]) as Exclude<CreateChargeResult, { outcome: Refusal }>;
+    return createdResult(charge, options, rows[0]) as Exclude<
+      CreateChargeResult,
+      { outcome: Refusal | 'busy' }
+    >;
   }
 
-  /** The locks CREATE_CHARGE's checks need in `db`'s transaction: the token's duplicate rule, then the card limit. */
+  /**
+   * The locks CREATE_CHARGE's checks need in `db`'s transaction: the token's duplicate rule, then the
+   * card limit. Waited for: the caller's transaction (a subscription batch's) holds what it wrote.
+   */
   async #lockForCreation(db: PoolClient, charge: NewCharge, options: CreateChargeOptions): Promise<void> {
     if (options.duplicateRule) {
-      const key = `charge-duplicate:${charge.transactionTokenId}`;
-      await this.prisma.run(ADVISORY_XACT_LOCK, { key }, { db });
+      await this.prisma.run(ADVISORY_XACT_LOCK, { key: duplicateLockKey(charge) }, { db });
     }
     if (options.cardLimit) {
       const card = { storeId: charge.storeId, transactionTokenId: charge.transactionTokenId };

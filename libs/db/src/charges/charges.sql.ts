@@ -28,6 +28,41 @@ export const REFUSED_CARD_LIMIT = 'card_limit_exceeded';
 /** The statuses of a charge that never took, and will never take, the card's money. */
 const NO_MONEY_STATUSES = ['failed', 'error', 'canceled'] as const satisfies readonly ChargeStatus[];
 
+/** The SQL expression of the card limit's advisory lock key: one card (its vault fingerprint) at one store. */
+export const cardLimitLockKeySql = (storeId: string, fingerprint: string): string =>
+  `hashtextextended('card-limit:' || ${storeId}::text || ':' || ${fingerprint}, 0)`;
+
+/**
+ * The card limit, written once for every statement that inserts a charge under it (CREATE_CHARGE,
+ * the subscription engine's START_PAYMENTS; decisions 0070, 0076): whether a charge of `amount` on
+ * the token `tokenId` at `storeId` in `currency` stays within `limitAmount`, counting what the same
+ * card (its card_vault fingerprint, whichever token) was charged at the store in that currency by
+ * charges created after `since` that have not failed, errored or been canceled. True when
+ * `limitAmount` is NULL (no limit applies). Each argument is an SQL expression. The caller holds the
+ * card's lock (cardLimitLockKeySql) and runs the statement after taking it, so that its snapshot
+ * sees every charge of the card inserted before.
+ */
+export const cardLimitOkSql = (a: {
+  tokenId: string;
+  storeId: string;
+  currency: string;
+  since: string;
+  amount: string;
+  limitAmount: string;
+}): string => `
+      CASE WHEN ${a.limitAmount} IS NULL THEN true
+           ELSE (SELECT coalesce(sum(c.requested_amount), 0)
+                   FROM card_vault mine
+                   JOIN card_vault same ON same.fingerprint = mine.fingerprint
+                   JOIN charges c ON c.transaction_token_id = same.transaction_token_id
+                  WHERE mine.transaction_token_id = ${a.tokenId}
+                    AND c.store_id = ${a.storeId}
+                    AND c.requested_currency = ${a.currency}
+                    AND c.created_on > ${a.since}
+                    AND c.status NOT IN (${NO_MONEY_STATUSES.map((s) => sqlLiteral(s)).join(', ')})
+                ) + ${a.amount} <= ${a.limitAmount}
+      END`;
+
 /**
  * One charge of CREATE_CHARGES, as it reads it from its jsonb input (jsonb_to_recordset: the keys
  * are the column names below, amounts and instants as text).
@@ -245,18 +280,15 @@ export const CREATE_CHARGE = defineStatement({
       RETURNING 1
     ),
     card_limit AS (
-      SELECT ${p.cardLimitAmount} IS NULL
-             OR (SELECT duplicate FROM dup)
-             OR (SELECT coalesce(sum(c.requested_amount), 0)
-                   FROM card_vault mine
-                   JOIN card_vault same ON same.fingerprint = mine.fingerprint
-                   JOIN charges c ON c.transaction_token_id = same.transaction_token_id
-                  WHERE mine.transaction_token_id = ${p.transactionTokenId}
-                    AND c.store_id = ${p.storeId}
-                    AND c.requested_currency = ${p.requestedCurrency}
-                    AND c.created_on > ${p.cardLimitSince}
-                    AND c.status NOT IN (${NO_MONEY_STATUSES.map((s) => sqlLiteral(s)).join(', ')})
-               ) + ${p.requestedAmount} <= ${p.cardLimitAmount} AS ok
+      SELECT (SELECT duplicate FROM dup)
+             OR ${cardLimitOkSql({
+               tokenId: p.transactionTokenId,
+               storeId: p.storeId,
+               currency: p.requestedCurrency,
+               since: p.cardLimitSince,
+               amount: p.requestedAmount,
+               limitAmount: p.cardLimitAmount,
+             })} AS ok
     ),
     outcome AS (
       SELECT claimed, limit_ok, quota_ok, claimed AND limit_ok AND quota_ok AS ok
@@ -281,8 +313,52 @@ export const LOCK_CARD_LIMIT = defineStatement({
   text: (p) => `
     SELECT true AS locked
       FROM (SELECT fingerprint FROM card_vault WHERE transaction_token_id = ${p.transactionTokenId}) card,
-           LATERAL pg_advisory_xact_lock(
-             hashtextextended('card-limit:' || ${p.storeId}::text || ':' || card.fingerprint, 0))`,
+           LATERAL pg_advisory_xact_lock(${cardLimitLockKeySql(p.storeId, 'card.fingerprint')})`,
+});
+
+/**
+ * The locks a single charge's creation needs (decision 0076), tried rather than waited for: the
+ * token's duplicate-rule lock (`duplicateKey`, hashed as ADVISORY_XACT_LOCK hashes it) when given,
+ * then, when `cardLimit`, the card's lock at the store (LOCK_CARD_LIMIT's; none for a token without
+ * a card in the vault), in that order, held to the end of the transaction. `locked` is false when
+ * either is held by another transaction: the caller ends its transaction, giving its connection
+ * back, and tries again later, so that a charge waiting for a busy card holds no connection.
+ */
+export const TRY_LOCK_CHARGE_CREATION = defineStatement({
+  name: 'charges_try_lock_creation',
+  params: {
+    duplicateKey: pg.nullable(pg.text),
+    cardLimit: pg.bool,
+    storeId: pg.uuid,
+    transactionTokenId: pg.uuid,
+  },
+  columns: { locked: pg.bool },
+  text: (p) => `
+    SELECT CASE WHEN ${p.duplicateKey} IS NOT NULL
+                 AND NOT pg_try_advisory_xact_lock(hashtextextended(${p.duplicateKey}, 0)) THEN false
+                WHEN NOT ${p.cardLimit} THEN true
+                ELSE coalesce((SELECT pg_try_advisory_xact_lock(${cardLimitLockKeySql(p.storeId, 'cv.fingerprint')})
+                                 FROM card_vault cv
+                                WHERE cv.transaction_token_id = ${p.transactionTokenId}), true)
+           END AS locked`,
+});
+
+/**
+ * LOCK_CARD_LIMIT for several charges in one transaction (the subscription engine's claimed
+ * payments under a card limit): every card of the (store, token) pairs, each once, in the order of
+ * their keys, so that two transactions locking the same cards never wait on each other in a circle.
+ */
+export const LOCK_CARD_LIMITS = defineStatement({
+  name: 'charges_lock_card_limits',
+  params: { storeIds: pg.array(pg.uuid), transactionTokenIds: pg.array(pg.uuid) },
+  columns: { locked: pg.bool },
+  text: (p) => `
+    SELECT true AS locked
+      FROM (SELECT DISTINCT ${cardLimitLockKeySql('pair.store_id', 'cv.fingerprint')} AS key
+              FROM unnest(${p.storeIds}, ${p.transactionTokenIds}) AS pair(store_id, token_id)
+              JOIN card_vault cv ON cv.transaction_token_id = pair.token_id
+             ORDER BY key) card,
+           LATERAL pg_advisory_xact_lock(card.key)`,
 });
 
 /**

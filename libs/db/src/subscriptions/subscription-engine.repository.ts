@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { LOCK_CARD_LIMITS } from '../charges/charges.sql';
 import { PrismaService } from '../prisma.service';
 import {
   APPLY_SETTLEMENTS,
@@ -32,6 +33,8 @@ export interface ClaimDecisions {
   charges: PaymentChargeInput[];
   /** payments not to charge: a termination, or a subscription that ended */
   terminations: string[];
+  /** the payment error of a charge over the store's card limit (`card_limit_amount`) */
+  cardLimitError: { code: number; message: string; detail: string | null };
 }
 
 /** What the engine decided for the payments it settles. */
@@ -51,8 +54,10 @@ export class SubscriptionEngineRepository {
 
   /**
    * Claims up to `limit` due payments (and up to `limit` on test clocks), skipping those another
-   * transaction holds, and starts or terminates each as `decide` says, in one transaction. Resolves
-   * to how many payments it claimed.
+   * transaction holds, and starts or terminates each as `decide` says, in one transaction. The
+   * charges held to a card limit are started after the others, once their cards are locked (the
+   * lock POST /charges takes: LOCK_CARD_LIMITS), one statement each, so that each one's sum sees
+   * the charges inserted before it, this batch's included. Resolves to how many payments it claimed.
    */
   async claimDuePayments(
     limit: number,
@@ -62,15 +67,35 @@ export class SubscriptionEngineRepository {
       const due = await this.prisma.run(CLAIM_DUE_PAYMENTS, { limit }, { db });
       if (due.length === 0) return { claimed: 0, started: 0, terminated: 0 };
       const decisions = decide(due);
-      const started =
-        decisions.charges.length === 0
-          ? []
-          : await this.prisma.run(START_PAYMENTS, { input: decisions.charges }, { db });
+      const error = {
+        cardLimitErrorCode: decisions.cardLimitError.code,
+        cardLimitErrorMessage: decisions.cardLimitError.message,
+        cardLimitErrorDetail: decisions.cardLimitError.detail,
+      };
+      const limited: PaymentChargeInput[] = [];
+      const others: PaymentChargeInput[] = [];
+      for (const c of decisions.charges)
+        (c.card_limit_amount !== null && !c.refused ? limited : others).push(c);
+      let started = 0;
+      if (others.length > 0)
+        started += (await this.prisma.run(START_PAYMENTS, { input: others, ...error }, { db })).length;
+      if (limited.length > 0) {
+        await this.prisma.run(
+          LOCK_CARD_LIMITS,
+          {
+            storeIds: limited.map((c) => c.store_id),
+            transactionTokenIds: limited.map((c) => c.transaction_token_id),
+          },
+          { db },
+        );
+        for (const charge of limited)
+          started += (await this.prisma.run(START_PAYMENTS, { input: [charge], ...error }, { db })).length;
+      }
       const terminated =
         decisions.terminations.length === 0
           ? []
           : await this.prisma.run(TERMINATE_PAYMENTS, { paymentIds: decisions.terminations }, { db });
-      return { claimed: due.length, started: started.length, terminated: terminated.length };
+      return { claimed: due.length, started, terminated: terminated.length };
     });
   }
 

@@ -14,6 +14,7 @@ import type {
 } from '../generated/prisma/enums';
 import { chargeRequestedSql, chargeStatusSql, subscriptionEventSql } from '../outbox/event-sql';
 import { eventSqlWhen, outboxInsertFrom } from '../outbox/outbox-writer';
+import { cardLimitOkSql } from '../charges/charges.sql';
 import { defineStatement, pg, sqlList } from '../sql/statement';
 
 /**
@@ -109,6 +110,9 @@ export const CLAIM_DUE_PAYMENTS = defineStatement({
     card_brand: pg.nullable(pg.text),
     qr_gateway: pg.nullable(pg.text),
     three_ds_status: pg.nullable(pg.text),
+    /** the token's CVV authorization (data.cvv_authorize), when it has one */
+    cvv_authorize_enabled: pg.nullable(pg.bool),
+    cvv_authorize_status: pg.nullable(pg.text),
     usage_limit: pg.nullable(pg.text),
   },
   text: (p) => `
@@ -140,6 +144,8 @@ export const CLAIM_DUE_PAYMENTS = defineStatement({
                 THEN COALESCE(t.data->>'gateway', t.data->>'brand') END AS qr_gateway,
            CASE WHEN (t.data->'three_ds'->>'enabled')::boolean
                 THEN t.data->'three_ds'->>'status' END AS three_ds_status,
+           (t.data->'cvv_authorize'->>'enabled')::boolean AS cvv_authorize_enabled,
+           t.data->'cvv_authorize'->>'status' AS cvv_authorize_status,
            t.usage_limit::text AS usage_limit
       FROM scheduled_payments sp
       JOIN subscriptions s ON s.id = sp.subscription_id
@@ -180,31 +186,64 @@ export interface PaymentChargeInput {
   error_code: number | null;
   error_message: string | null;
   error_detail: string | null;
+  /**
+   * The store's card limit the charge is held to (decision 0076), bigint as text, or null: over it,
+   * the charge is inserted failed with START_PAYMENTS' card-limit error.
+   */
+  card_limit_amount: string | null;
+  /** the limit's window opens here (ISO 8601); null without a limit */
+  card_limit_since: string | null;
 }
 
 /**
  * Starts the claimed payments' tries: each payment becomes `processing` with its attempts counted,
  * and gets its charge — pending with charge_requested (charge-service takes it from there), or,
- * refused before the processor, failed with charge_finished (settled like any failed try). The
+ * refused before the processor (`refused`, or over the store's card limit: the card-limit error
+ * given), failed with charge_finished (settled like any failed try). A charge under a card limit
+ * is started by a statement of its own, after the card's lock (LOCK_CARD_LIMITS), so that it sees
+ * the charges the ones before it inserted. The
  * charge's (scheduled_payment_id, payment_attempt) is unique in the database, so a payment's try
  * can never have two charges; the conditional UPDATE (still pending, attempts as read) makes a
  * repeat a no-op. Answers the payments it started.
  */
 export const START_PAYMENTS = defineStatement({
   name: 'subscription_engine_start_payments',
-  params: { input: pg.jsonb<readonly PaymentChargeInput[]>() },
+  params: {
+    input: pg.jsonb<readonly PaymentChargeInput[]>(),
+    cardLimitErrorCode: pg.int4,
+    cardLimitErrorMessage: pg.text,
+    cardLimitErrorDetail: pg.nullable(pg.text),
+  },
   columns: { payment_id: pg.uuid, charge_id: pg.uuid },
   text: (p) => `
     WITH input AS MATERIALIZED (
-      SELECT r.*,
-             (CASE WHEN r.refused THEN 'failed' ELSE 'pending' END)::charge_status AS status
+      SELECT r.payment_id, r.attempt, r.charge_id, r.subscription_id, r.merchant_id, r.store_id,
+             r.transaction_token_id, r.transaction_token_type, r.mode, r.amount, r.currency,
+             r.descriptor, r.only_direct_currency, r.capture, r.capture_at, r.fee_rate_ppm,
+             r.fee_flat_amount,
+             (CASE WHEN r.refused OR l.over_limit THEN 'failed' ELSE 'pending' END)::charge_status AS status,
+             CASE WHEN l.over_limit THEN ${p.cardLimitErrorCode} ELSE r.error_code END AS error_code,
+             CASE WHEN l.over_limit THEN ${p.cardLimitErrorMessage} ELSE r.error_message END AS error_message,
+             CASE WHEN l.over_limit THEN ${p.cardLimitErrorDetail} ELSE r.error_detail END AS error_detail
         FROM jsonb_to_recordset(${p.input}) AS r(
           payment_id uuid, attempt int, charge_id uuid, subscription_id uuid, merchant_id uuid,
           store_id uuid, transaction_token_id uuid, transaction_token_type token_type,
           mode processing_mode, amount bigint, currency text, descriptor text,
           only_direct_currency boolean, capture boolean, capture_at timestamptz, fee_rate_ppm int,
           fee_flat_amount bigint, refused boolean,
-          error_code int, error_message text, error_detail text)
+          error_code int, error_message text, error_detail text,
+          card_limit_amount bigint, card_limit_since timestamptz)
+       -- the store's card limit (charges.sql.ts, the rule POST /charges is held to): a charge
+       -- refused for another reason is not checked
+       CROSS JOIN LATERAL (
+         SELECT NOT r.refused AND NOT ${cardLimitOkSql({
+           tokenId: 'r.transaction_token_id',
+           storeId: 'r.store_id',
+           currency: 'r.currency',
+           since: 'r.card_limit_since',
+           amount: 'r.amount',
+           limitAmount: 'r.card_limit_amount',
+         })} AS over_limit) l
     ),
     started AS (
       UPDATE scheduled_payments sp

@@ -4,6 +4,7 @@ import { PrismaService } from '../prisma.service';
 import { storedTokenCheck, tokenToCheck, type TokenToCheck } from './token-check';
 import {
   FIND_EXPIRED_TOKEN_THREE_DS,
+  FIND_STALE_TOKEN_THREE_DS,
   FIND_TOKEN_THREE_DS,
   RECORD_TOKEN_THREE_DS_NOTICE,
   UPDATE_TOKEN_THREE_DS,
@@ -117,6 +118,11 @@ export class TokenThreeDsRepository {
   ): Promise<{ id: string; expiresOn: Date }[]> {
     const rows = await this.prisma.run(FIND_EXPIRED_TOKEN_THREE_DS, { expirySeconds, limit });
     return rows.map((row) => ({ id: row.id, expiresOn: row.expires_on }));
+  }
+
+  /** Tokens whose 3-D Secure has been pending `staleSeconds` or more (their job lost), oldest first. */
+  async findStalePending(staleSeconds: number, limit: number): Promise<{ id: string; attempt: number }[]> {
+    return this.prisma.run(FIND_STALE_TOKEN_THREE_DS, { staleSeconds, limit });
   }
 
   /** The processor's notice about the token's authentication, as a command; false when the token is not ours. */

@@ -127,3 +127,24 @@ export const FIND_EXPIRED_TOKEN_THREE_DS = defineStatement({
      ORDER BY deadline
      LIMIT ${p.limit}`,
 });
+
+/**
+ * Card tokens whose 3-D Secure has been `pending` (its authenticate_token job not run) for
+ * `staleSeconds` or more since the token last changed (an attempt starting is such a change): the
+ * job was lost (Redis flushed, a job dropped), so charge-service's sweeper gives them one again, as
+ * it does a CVV authorization's (decision 0065). At most `limit`, oldest first, with the attempt (the
+ * job id and the processor reference name it). Served by the partial index
+ * transaction_tokens_three_ds_pending_idx (pending tokens only: few at any time).
+ */
+export const FIND_STALE_TOKEN_THREE_DS = defineStatement({
+  name: 'token_three_ds_find_stale',
+  params: { staleSeconds: pg.int4, limit: pg.int4 },
+  columns: { id: pg.text, attempt: pg.int4 },
+  text: (p) => `
+    SELECT t.id::text AS id, COALESCE((t.data->'three_ds'->>'attempt')::int, 1) AS attempt
+      FROM transaction_tokens t
+     WHERE (t.data->'three_ds'->>'status') = 'pending'
+       AND t.updated_on <= now() - make_interval(secs => ${p.staleSeconds})
+     ORDER BY t.updated_on
+     LIMIT ${p.limit}`,
+});

@@ -29,6 +29,7 @@ import {
   holdsForCapture,
   isUuid,
   NotFoundError,
+  RateLimitedError,
   ResourceLimitError,
   tokenCvvAuthorizeRefusal,
   tokenThreeDsRefusal,
@@ -40,7 +41,7 @@ import type { Correlation } from '@kessai/observability';
 import { paymentError } from '@kessai/processor';
 import { Coalescer } from '@kessai/runtime';
 import {
-  cardLimitWindowStart,
+  cardLimitFor,
   chargeRefusal,
   effectiveConfiguration,
   feeTermsOf,
@@ -238,6 +239,10 @@ export class ChargesService {
         throw new ResourceLimitError('test_charge');
       case 'card_limit_exceeded':
         throw cardLimitExceeded();
+      case 'busy':
+        // other charges of the same card (or recurring token) are being created: nothing was
+        // written; the SDK's rateLimit helper retries a 429 (decision 0076)
+        throw new RateLimitedError(1, [{ field: TOKEN_FIELD, reason: 'TOO_MANY_CHARGE_REQUESTS' }]);
       case 'token_not_claimable': {
         // lost a race for the token (checked above while it was usable): say why it is not any more
         const current = await this.tokens.findInStore(scope.merchantId, storeId, token.id);
@@ -568,9 +573,8 @@ function cardLimitExceeded(): BusinessRuleError {
 }
 
 /**
- * The store's card limit as the charge is held to it: for a card charge in the limit's currency
- * (charges in other currencies are not limited), its window opened `duration` before `now`. A
- * charge over the limit alone is refused here, before anything is read or locked.
+ * The store's card limit as the charge is held to it (cardLimitFor, the rule the subscription engine
+ * applies too). A charge over the limit alone is refused here, before anything is read or locked.
  */
 function cardLimitOf(
   configuration: StoreConfiguration,
@@ -579,8 +583,7 @@ function cardLimitOf(
   currency: string,
   now: Date,
 ): CreateChargeOptions['cardLimit'] {
-  const limit = configuration.card_configuration.card_limit;
-  if (limit === null || paymentType !== 'card' || limit.currency !== currency) return null;
-  if (amount > BigInt(limit.amount)) throw cardLimitExceeded();
-  return { amount: BigInt(limit.amount), since: cardLimitWindowStart(limit, now) };
+  const limit = cardLimitFor(configuration, { paymentType, currency }, now);
+  if (limit !== null && amount > limit.amount) throw cardLimitExceeded();
+  return limit;
 }
