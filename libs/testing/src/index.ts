@@ -28,3 +28,4 @@ export * from './stripe-fake';
 export * from './browser';
 export * from './payouts';
 export * from './fake-card-processor';
+export * from './console-audit';
