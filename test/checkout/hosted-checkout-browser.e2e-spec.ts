@@ -16,6 +16,7 @@ import {
   axeViolations,
   CapturedLog,
   createCheckoutForm,
+  createCheckoutLink,
   launchChromium,
   luhnValidRuns,
   requestJson,
@@ -116,15 +117,8 @@ async function listen(server: Server, host: string): Promise<string> {
   return `http://${host}:${(server.address() as AddressInfo).port}`;
 }
 
-function createLink(extra: Record<string, unknown> = {}): Promise<any> {
-  return sdkFor(suite.url, shop.storeToken).ecFormLinks.createTemporary({
-    formId: form.id,
-    amount: 1500,
-    currency: 'JPY',
-    tokenType: 'one_time',
-    ...extra,
-  } as any);
-}
+const createLink = (extra: Record<string, unknown> = {}) =>
+  createCheckoutLink(suite.url, shop, form.id, extra);
 const linkUrl = (link: any, extra = '') =>
   `${suite.url}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en${extra}`;
 
@@ -445,12 +439,7 @@ describe('a store’s own colours and logo', () => {
     const logoFile = join(mkdtempSync(join(tmpdir(), 'kessai-logo-')), 'logo.png');
     writeFileSync(logoFile, solidPng(160, 48, [11, 110, 79]));
     await suite.cli('store:logo', '--store', themed.store.id, '--file', logoFile);
-    const link: any = await sdkFor(suite.url, themed.storeToken).ecFormLinks.createTemporary({
-      formId: themedForm.id,
-      amount: 2400,
-      currency: 'JPY',
-      tokenType: 'one_time',
-    } as any);
+    const link = await createCheckoutLink(suite.url, themed, themedForm.id, { amount: 2400 });
 
     const page = await context.newPage();
     const refused: string[] = [];

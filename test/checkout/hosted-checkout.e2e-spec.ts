@@ -4,7 +4,16 @@
 // the token's domains) and its POST /tokens. The browser itself is test/hosted-checkout.browser.e2e-spec.ts.
 // The real gateway in-process, Postgres and Redis; charges stay pending (no charge-service here).
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { bearer, createCheckoutForm, listenLocally, requestJson, sdkFor, useSuite } from '@kessai/testing';
+import {
+  bearer,
+  createCheckoutForm,
+  createCheckoutLink,
+  linkAuth,
+  linkPage,
+  listenLocally,
+  requestJson,
+  useSuite,
+} from '@kessai/testing';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 let form: any;
@@ -19,19 +28,8 @@ const suite = useSuite({
   },
 });
 
-function createLink(
-  extra: Record<string, unknown> = {},
-  who = suite.merchants.shop,
-  formId = form.id,
-): Promise<any> {
-  return sdkFor(suite.url, who.storeToken).ecFormLinks.createTemporary({
-    formId,
-    amount: 1500,
-    currency: 'JPY',
-    tokenType: 'one_time',
-    ...extra,
-  } as any);
-}
+const createLink = (extra: Record<string, unknown> = {}, who = suite.merchants.shop, formId = form.id) =>
+  createCheckoutLink(suite.url, who, formId, extra);
 
 const page = (path: string, headers: Record<string, string> = {}) =>
   fetch(`${suite.url}${path}`, { headers }).then(async (r) => ({
@@ -39,7 +37,6 @@ const page = (path: string, headers: Record<string, string> = {}) =>
     headers: r.headers,
     html: await r.text(),
   }));
-const linkAuth = (link: any) => `Bearer ${link.secret}.${link.jwt}`;
 const CARD = {
   payment_type: 'card',
   type: 'one_time',
@@ -161,12 +158,7 @@ describe('the link page', () => {
 describe("the link's own credentials", () => {
   it('make a card token of the link’s type from the gateway’s own Origin, for a merchant that is not PCI DSS compliant', async () => {
     const link = await createLink();
-    const res = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: CARD,
-    });
+    const res = await linkPage(suite.url, link).token(CARD);
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       store_id: suite.merchants.shop.store.id,
@@ -184,14 +176,14 @@ describe("the link's own credentials", () => {
 
   it('are refused from a foreign Origin or none, for another token type, and on every other route', async () => {
     const link = await createLink();
-    const post = (origin: string | undefined, json: unknown = CARD) =>
-      requestJson(suite.url, '/tokens', { method: 'POST', auth: linkAuth(link), origin, json });
+    const post = (origin: string | null, json: unknown = CARD) =>
+      linkPage(suite.url, link, origin).token(json);
     expect((await post('https://evil.example')).body).toMatchObject({
       code: 'INVALID_DOMAIN',
       status: 'error',
     });
     expect((await post(SHOP_ORIGIN)).status).toBe(401);
-    expect((await post(undefined)).body.code).toBe('INVALID_DOMAIN');
+    expect((await post(null)).body.code).toBe('INVALID_DOMAIN');
     const recurring = await post(suite.url, { ...CARD, type: 'recurring' });
     expect(recurring.status).toBe(400);
     expect(recurring.body.errors).toEqual([{ field: 'type', reason: 'INVALID_TOKEN_TYPE' }]);
@@ -230,12 +222,7 @@ describe("the link's own credentials", () => {
   it('stop working when the link is disabled or expires', async () => {
     const link = await createLink();
     await suite.env.prisma.checkoutLink.update({ where: { id: link.id }, data: { enabled: false } });
-    const res = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: CARD,
-    });
+    const res = await linkPage(suite.url, link).token(CARD);
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({
       code: 'NOT_ACTIVE',
@@ -245,28 +232,13 @@ describe("the link's own credentials", () => {
 
   it('pay exactly the link: its amount and currency, whatever the browser adds; read back its own payments only', async () => {
     const link = await createLink({ amount: 2500, metadata: { order: 'A-7' } });
-    const token = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: CARD,
-    });
-    const tampered = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: { transaction_token_id: token.body.id, amount: 1 },
-    });
+    const buyer = linkPage(suite.url, link);
+    const token = await buyer.token(CARD);
+    const tampered = await buyer.pay(token.body.id, { extra: { amount: 1 } });
     expect(tampered.status).toBe(400);
     expect(tampered.body.errors).toEqual([{ field: 'amount', reason: 'FORBIDDEN_PARAMETER' }]);
 
-    const paid = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      key: 'pay-1',
-      json: { transaction_token_id: token.body.id },
-    });
+    const paid = await buyer.pay(token.body.id, { key: 'pay-1' });
     expect(paid.status).toBe(201);
     expect(paid.body).toMatchObject({ kind: 'charge', status: 'pending', next_action: null });
     const charge: any = await suite.sdk.shop.charges.get(suite.merchants.shop.store.id, paid.body.id);
@@ -277,28 +249,12 @@ describe("the link's own credentials", () => {
       metadata: { order: 'A-7', checkout_link_id: link.id },
     });
     // a replay under the same key is the same payment
-    const again = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      key: 'pay-1',
-      json: { transaction_token_id: token.body.id },
-    });
+    const again = await buyer.pay(token.body.id, { key: 'pay-1' });
     expect(again.body.id).toBe(paid.body.id);
 
     // the link is paid (pending here): another card cannot pay it again
-    const second = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: CARD,
-    });
-    const twice = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: { transaction_token_id: second.body.id },
-    });
+    const second = await buyer.token(CARD);
+    const twice = await buyer.pay(second.body.id);
     expect(twice.status).toBe(400);
     expect(twice.body).toMatchObject({
       code: 'TRANSACTION_ALREADY_PROCESSED',
@@ -331,26 +287,11 @@ describe("the link's own credentials", () => {
 
   it('pay a link once when two payments race, and again after a refused one', async () => {
     const link = await createLink();
-    const tokens = await Promise.all(
-      [1, 2, 3].map(() =>
-        requestJson(suite.url, '/tokens', {
-          method: 'POST',
-          auth: linkAuth(link),
-          origin: suite.url,
-          json: CARD,
-        }),
-      ),
-    );
-    const pay = (tokenId: string) =>
-      requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-        method: 'POST',
-        auth: linkAuth(link),
-        origin: suite.url,
-        json: { transaction_token_id: tokenId },
-      });
+    const buyer = linkPage(suite.url, link);
+    const tokens = await Promise.all([1, 2, 3].map(() => buyer.token(CARD)));
     // a token that does not exist is refused before anything is written: the link stays payable
-    expect((await pay('00000000-0000-4000-8000-000000000000')).status).toBe(404);
-    const answers = await Promise.all(tokens.map((t) => pay(t.body.id)));
+    expect((await buyer.pay('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+    const answers = await Promise.all(tokens.map((t) => buyer.pay(t.body.id)));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 400, 400]);
     const charges = await suite.env.prisma.charge.count({
       where: {
@@ -362,13 +303,8 @@ describe("the link's own credentials", () => {
     // once that charge failed, the consumer may pay again
     const winner = answers.find((a) => a.status === 201)?.body.id;
     await suite.env.prisma.charge.update({ where: { id: winner }, data: { status: 'failed' } });
-    const fresh = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: CARD,
-    });
-    expect((await pay(fresh.body.id)).status).toBe(201);
+    const fresh = await buyer.token(CARD);
+    expect((await buyer.pay(fresh.body.id)).status).toBe(201);
   });
 
   it('make a token only for a token-only link: the merchant charges it, the page pays nothing', async () => {
@@ -376,21 +312,15 @@ describe("the link's own credentials", () => {
     const shown = await page(`/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=en`);
     expect(shown.html).toContain('Save card');
     expect(shown.html).not.toContain('pay_pay_online');
-    const token = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: { ...CARD, type: 'recurring', metadata: { checkout_link_id: 'forged', note: 'x' } },
+    const token = await linkPage(suite.url, link).token({
+      ...CARD,
+      type: 'recurring',
+      metadata: { checkout_link_id: 'forged', note: 'x' },
     });
     expect(token.status).toBe(201);
     // the token names its link (the browser cannot say otherwise)
     expect(token.body.metadata).toEqual({ note: 'x', checkout_link_id: link.id });
-    const pay = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: { transaction_token_id: token.body.id },
-    });
+    const pay = await linkPage(suite.url, link).pay(token.body.id);
     expect(pay.status).toBe(403);
     expect(pay.body).toMatchObject({
       code: 'FORBIDDEN',
@@ -400,19 +330,9 @@ describe("the link's own credentials", () => {
 
   it('authorize only for an authorization link, captured as the link says', async () => {
     const link = await createLink({ chargeAuth: true, chargeCaptureIn: 'P2D' });
-    const token = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: CARD,
-    });
+    const token = await linkPage(suite.url, link).token(CARD);
     const before = Date.now();
-    const paid = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: { transaction_token_id: token.body.id },
-    });
+    const paid = await linkPage(suite.url, link).pay(token.body.id);
     expect(paid.status).toBe(201);
     const row = await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: paid.body.id } });
     expect(row.capture).toBe(false);
@@ -425,19 +345,9 @@ describe("the link's own credentials", () => {
   it("do not pay with another store's token", async () => {
     const link = await createLink();
     const otherLink = await createLink({}, suite.merchants.other, otherForm.id);
-    const token = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(otherLink),
-      origin: suite.url,
-      json: CARD,
-    });
+    const token = await linkPage(suite.url, otherLink).token(CARD);
     expect(token.body.store_id).toBe(suite.merchants.other.store.id);
-    const res = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: { transaction_token_id: token.body.id },
-    });
+    const res = await linkPage(suite.url, link).pay(token.body.id);
     expect(res.status).toBe(404);
   });
 });
@@ -456,26 +366,15 @@ describe('behind PUBLIC_BASE_URL (a TLS proxy in front of the gateway)', () => {
 
   it("accept the link's credentials only from the configured origin, and send the consumer back there", async () => {
     const link = await createLink();
-    const tokenFrom = (origin: string) =>
-      requestJson(proxiedUrl, '/tokens', { method: 'POST', auth: linkAuth(link), origin, json: CARD });
+    const tokenFrom = (origin: string) => linkPage(proxiedUrl, link, origin).token(CARD);
     // an Origin equal to the Host the request came in on is no longer the gateway's own: a client
     // (or a proxy passing Host through) could name any host there
     expect((await tokenFrom(proxiedUrl)).body.code).toBe('INVALID_DOMAIN');
     const token = await tokenFrom(PUBLIC);
     expect(token.status).toBe(201);
-    const forged = await requestJson(proxiedUrl, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: proxiedUrl,
-      json: { transaction_token_id: token.body.id },
-    });
+    const forged = await linkPage(proxiedUrl, link, proxiedUrl).pay(token.body.id);
     expect(forged.body.code).toBe('INVALID_DOMAIN');
-    const paid = await requestJson(proxiedUrl, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: PUBLIC,
-      json: { transaction_token_id: token.body.id },
-    });
+    const paid = await linkPage(proxiedUrl, link, PUBLIC).pay(token.body.id);
     expect(paid.status).toBe(201);
     const charge = await requestJson(
       proxiedUrl,

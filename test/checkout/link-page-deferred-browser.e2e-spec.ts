@@ -14,11 +14,13 @@ import { formatDeadline } from '@kessai/presenters';
 import {
   axeViolations,
   createCheckoutForm,
+  createCheckoutLink,
   eventually,
   launchChromium,
+  linkAuth,
+  linkPage,
   Mailbox,
   requestJson,
-  sdkFor,
   useSuite,
   type SeededMerchant,
 } from '@kessai/testing';
@@ -53,21 +55,16 @@ let form: any;
 
 const linkUrl = (link: any, lang = 'en') =>
   `${suite.url}/checkout/pay/${link.id}?secret=${encodeURIComponent(link.secret)}&lang=${lang}`;
-const linkAuth = (link: any) => `Bearer ${link.secret}.${link.jwt}`;
 
-function createLink(
-  owner: SeededMerchant,
-  formId: string,
-  extra: Record<string, unknown> = {},
-): Promise<any> {
-  return sdkFor(suite.url, owner.storeToken).ecFormLinks.createTemporary({
-    formId,
-    amount: 1500,
-    currency: 'JPY',
-    tokenType: 'one_time',
-    ...extra,
-  } as any);
-}
+const createLink = (owner: SeededMerchant, formId: string) => createCheckoutLink(suite.url, owner, formId);
+
+/** A bank-transfer token for Taro, whose mail gets the instructions. */
+const TARO_BANK_TRANSFER = {
+  payment_type: 'bank_transfer',
+  type: 'one_time',
+  email: 'taro@example.test',
+  data: { brand: 'bank_test_brand' },
+};
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
@@ -194,24 +191,9 @@ describe('bank transfer on the link page', () => {
     await shot(page, '22-bank-transfer-revisited');
     expect(await chargesOfLink(link.id)).toHaveLength(1);
     // a second payment on the link is refused: it is claimed for the first
-    const token = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: {
-        payment_type: 'bank_transfer',
-        type: 'one_time',
-        email: 'taro@example.test',
-        data: { brand: 'bank_test_brand' },
-      },
-    });
+    const token = await linkPage(suite.url, link).token(TARO_BANK_TRANSFER);
     expect(token.status).toBe(201);
-    const again = await requestJson(suite.url, `/checkout/links/${link.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(link),
-      origin: suite.url,
-      json: { transaction_token_id: token.body.id },
-    });
+    const again = await linkPage(suite.url, link).pay(token.body.id);
     expect(again.status).toBe(400);
     expect(again.body.code).toBe('TRANSACTION_ALREADY_PROCESSED');
     expect(await chargesOfLink(link.id)).toHaveLength(1);
@@ -310,11 +292,10 @@ describe('a store that takes neither', () => {
         'CONVENIENCE_PROCESSING_DISABLED',
       ],
     ] as const) {
-      const refused = await requestJson(suite.url, '/tokens', {
-        method: 'POST',
-        auth: linkAuth(link),
-        origin: suite.url,
-        json: { ...json, type: 'one_time', email: 'taro@example.test' },
+      const refused = await linkPage(suite.url, link).token({
+        ...json,
+        type: 'one_time',
+        email: 'taro@example.test',
       });
       expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 400, code });
     }
@@ -359,24 +340,9 @@ describe('bad input', () => {
     // a form that offers cards only: its link pays no bank transfer
     const cardForm = await createCheckoutForm(suite, shop, 'Cards', { supported_payment_methods: ['card'] });
     const cardLink = await createLink(shop, cardForm.id);
-    const bank = await requestJson(suite.url, '/tokens', {
-      method: 'POST',
-      auth: linkAuth(cardLink),
-      origin: suite.url,
-      json: {
-        payment_type: 'bank_transfer',
-        type: 'one_time',
-        email: 'taro@example.test',
-        data: { brand: 'bank_test_brand' },
-      },
-    });
+    const bank = await linkPage(suite.url, cardLink).token(TARO_BANK_TRANSFER);
     expect(bank.status).toBe(201);
-    const notOffered = await requestJson(suite.url, `/checkout/links/${cardLink.id}/payments`, {
-      method: 'POST',
-      auth: linkAuth(cardLink),
-      origin: suite.url,
-      json: { transaction_token_id: bank.body.id },
-    });
+    const notOffered = await linkPage(suite.url, cardLink).pay(bank.body.id);
     expect(notOffered.status).toBe(400);
     expect(notOffered.body).toMatchObject({
       code: 'DISABLED_PAYMENT_TYPE',

@@ -11,6 +11,8 @@ import type { AuditEntry } from '@kessai/db';
 import { CancelsService, ChargesService, RefundsService } from '@kessai/payments';
 import { SubscriptionsService } from '@kessai/subscriptions';
 import {
+  auditEntryOf,
+  createConsoleUser,
   insertCardToken,
   insertPendingCharge,
   insertSubscription,
@@ -32,30 +34,12 @@ beforeAll(async () => {
   app = await createConsoleApp(loadConfig({ ...suite.env.variables }, 'console'));
   await app.init();
   suite.cleanup(() => app.close());
-  const user = await suite.env.admin.createUser({
-    merchantId: shop.merchant.id,
-    email: `atomic-${randomUUID()}@example.test`,
-    password: `pw-${randomUUID()}`,
-    role: 'admin',
-  });
-  userId = user.id;
+  userId = await createConsoleUser(suite.env, shop, 'admin', 'atomic');
 });
 
 /** An audit entry of a console session; `user` a user that exists, or not. */
-function auditBy(user: string, action: string, targetId: string = randomUUID()): AuditEntry {
-  return {
-    merchantId: shop.merchant.id,
-    userId: user,
-    sessionId: randomUUID(),
-    ip: '127.0.0.1',
-    userAgent: null,
-    action,
-    targetType: 'test',
-    targetId,
-    mode: 'test',
-    detail: {},
-  };
-}
+const auditBy = (user: string, action: string, targetId: string = randomUUID()): AuditEntry =>
+  auditEntryOf(shop, user, action, { type: 'test', id: targetId });
 const broken = (action: string) => ({ audit: auditBy(randomUUID(), action) });
 const scope = () => ({ merchantId: shop.merchant.id, storeId: shop.store.id });
 

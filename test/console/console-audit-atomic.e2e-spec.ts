@@ -15,7 +15,7 @@ import {
   type AuditEntry,
 } from '@kessai/db';
 import { WebhooksService, WebhookUrlPolicy } from '@kessai/webhooks';
-import { useSuite, type SeededMerchant } from '@kessai/testing';
+import { auditEntryOf, createConsoleUser, useSuite, type SeededMerchant } from '@kessai/testing';
 
 const suite = useSuite({ merchants: { shop: {} } });
 let shop: SeededMerchant;
@@ -40,30 +40,12 @@ beforeAll(async () => {
     new WebhookUrlPolicy(config),
     config,
   );
-  const user = await suite.env.admin.createUser({
-    merchantId: shop.merchant.id,
-    email: `atomic-${randomUUID()}@example.test`,
-    password: `pw-${randomUUID()}`,
-    role: 'developer',
-  });
-  userId = user.id;
+  userId = await createConsoleUser(suite.env, shop, 'developer', 'atomic');
 });
 
 /** An audit entry of a console session; `userId` a user that exists, or not. */
-function auditBy(user: string, action: string): AuditEntry {
-  return {
-    merchantId: shop.merchant.id,
-    userId: user,
-    sessionId: randomUUID(),
-    ip: '127.0.0.1',
-    userAgent: null,
-    action,
-    targetType: 'test',
-    targetId: randomUUID(),
-    mode: 'test',
-    detail: {},
-  };
-}
+const auditBy = (user: string, action: string): AuditEntry =>
+  auditEntryOf(shop, user, action, { type: 'test', id: randomUUID() });
 
 const manager = () => ({ kind: 'user' as const, mode: null, merchantId: shop.merchant.id, storeId: null });
 const storeScope = () => ({ merchantId: shop.merchant.id, storeId: shop.store.id });

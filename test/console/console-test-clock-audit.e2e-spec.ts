@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { ConsoleAuditRepository, TestClocksRepository, type AuditEntry } from '@kessai/db';
 import { NotFoundError } from '@kessai/domain';
 import { TestClocksService } from '@kessai/subscriptions';
-import { useSuite, type SeededMerchant } from '@kessai/testing';
+import { auditEntryOf, createConsoleUser, useSuite, type SeededMerchant } from '@kessai/testing';
 
 const suite = useSuite({ merchants: { shop: {} } });
 let shop: SeededMerchant;
@@ -19,29 +19,11 @@ beforeAll(async () => {
   shop = suite.merchants.shop;
   const { prisma } = suite.env;
   clocks = new TestClocksService(new TestClocksRepository(prisma, new ConsoleAuditRepository(prisma)));
-  const user = await suite.env.admin.createUser({
-    merchantId: shop.merchant.id,
-    email: `clock-audit-${randomUUID()}@example.test`,
-    password: `pw-${randomUUID()}`,
-    role: 'admin',
-  });
-  userId = user.id;
+  userId = await createConsoleUser(suite.env, shop, 'admin', 'clock-audit');
 });
 
-function auditBy(user: string, action: string, targetId = ''): AuditEntry {
-  return {
-    merchantId: shop.merchant.id,
-    userId: user,
-    sessionId: randomUUID(),
-    ip: '127.0.0.1',
-    userAgent: null,
-    action,
-    targetType: 'test_clock',
-    targetId,
-    mode: 'test',
-    detail: {},
-  };
-}
+const auditBy = (user: string, action: string, targetId = ''): AuditEntry =>
+  auditEntryOf(shop, user, action, { type: 'test_clock', id: targetId });
 
 const owner = () => ({ merchantId: shop.merchant.id, mode: 'test' as const });
 const clockCount = () => suite.env.prisma.testClock.count({ where: { merchantId: shop.merchant.id } });

@@ -4,13 +4,14 @@
 // of that batch only, not every pending one (decision 0002). Webhook deliveries: the same in
 // webhook-statements-plan.e2e-spec.ts.
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import {
   insertCardToken,
   insertWaitingSubscriptions,
   registeredStatement,
   rowsWritten,
   statementPlan,
+  suiteClient,
   tableReads,
   useSuite,
 } from '@kessai/testing';
@@ -35,17 +36,9 @@ beforeAll(async () => {
   const { merchant, store } = await suite.env.seedMerchant('charge-plan');
   scope = { merchantId: merchant.id, storeId: store.id };
   const token = await insertCardToken(suite.env, scope, { cardNumber: '4000056655665556' });
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(async () => {
-    await client.query('ALTER TABLE charges RESET (autovacuum_enabled)');
-    await client.query('ALTER TABLE scheduled_payments RESET (autovacuum_enabled)');
-    await client.end();
-  });
   // statistics that have not caught up: taken when every charge was final (autovacuum kept from
   // taking newer ones), then PENDING charges pending
-  await client.query('ALTER TABLE charges SET (autovacuum_enabled = false)');
-  await client.query('ALTER TABLE scheduled_payments SET (autovacuum_enabled = false)');
+  client = await suiteClient(suite, ['charges', 'scheduled_payments']);
   const insert = (status: string, count: number) =>
     client.query<{ id: string }>(
       `INSERT INTO charges (merchant_id, store_id, transaction_token_id, transaction_token_type, mode,

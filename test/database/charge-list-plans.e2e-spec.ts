@@ -4,16 +4,17 @@
 // through the GIN index that `@>` reads. Each only ever answers the merchant's own charges. Here a
 // merchant of BULK charges on two cards beside another merchant with the same card and metadata;
 // `npm run bench:console` reads the same plans on 1,000,000 charges.
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { ChargesRepository } from '@kessai/db';
 import {
   insertCardToken,
   insertPendingCharge,
   registeredStatement,
+  rowsRead,
   statementPlan,
+  suiteClient,
   tableReads,
   useSuite,
-  type PlanNode,
 } from '@kessai/testing';
 
 const BULK = 20_000;
@@ -52,22 +53,6 @@ const filters = (merchantId: string, { from, ...given }: Record<string, unknown>
   ...given,
 });
 
-/** Rows of `table` a plan's scans read, those their filters then removed included. */
-function rowsRead(plan: PlanNode[], table: string): number {
-  const figure = (node: PlanNode, field: string) => Number(node[field] ?? 0);
-  return plan
-    .filter((node) => node['Relation Name'] === table)
-    .reduce(
-      (sum, node) =>
-        sum +
-        (figure(node, 'Actual Rows') +
-          figure(node, 'Rows Removed by Filter') +
-          figure(node, 'Rows Removed by Index Recheck')) *
-          figure(node, 'Actual Loops'),
-      0,
-    );
-}
-
 /** `count` charges of the scope on `token`, one a minute back, one in ten failed, every hundredth with an order. */
 async function bulkCharges(scope: { merchantId: string; storeId: string }, token: string, count: number) {
   await client.query(
@@ -83,9 +68,7 @@ async function bulkCharges(scope: { merchantId: string; storeId: string }, token
 }
 
 beforeAll(async () => {
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
+  client = await suiteClient(suite);
   const busy = await suite.env.seedMerchant('list-plan-busy');
   const other = await suite.env.seedMerchant('list-plan-other');
   busyId = busy.merchant.id;

@@ -3,8 +3,15 @@
 // store or merchant holds: the plain statement on its generic plan (it is prepared once per
 // connection), the filtered one on the custom plan it gets at every call. Here a busy store of BULK
 // charges beside a quiet store of the same merchant, on statistics taken (ANALYZE) and on none.
-import { Client } from 'pg';
-import { registeredStatement, statementPlan, tableReads, useSuite, type PlanNode } from '@kessai/testing';
+import type { Client } from 'pg';
+import {
+  registeredStatement,
+  rowsRead,
+  statementPlan,
+  suiteClient,
+  tableReads,
+  useSuite,
+} from '@kessai/testing';
 
 const BULK = 5_000;
 const QUIET = 30;
@@ -16,19 +23,6 @@ let client: Client;
 let merchantId: string;
 let busyStoreId: string;
 let quietStoreId: string;
-
-/** Rows of `table` the plan's scans read, those their filters then removed included. */
-function rowsRead(plan: PlanNode[], table: string): number {
-  const figure = (node: PlanNode, field: string) => Number(node[field] ?? 0);
-  return plan
-    .filter((node) => node['Relation Name'] === table)
-    .reduce(
-      (sum, node) =>
-        sum +
-        (figure(node, 'Actual Rows') + figure(node, 'Rows Removed by Filter')) * figure(node, 'Actual Loops'),
-      0,
-    );
-}
 
 const page = (countAll: boolean) => ({
   merchantId,
@@ -62,9 +56,7 @@ beforeAll(async () => {
   merchantId = seeded.merchant.id;
   busyStoreId = seeded.store.id;
   quietStoreId = (await suite.env.seedStore(seeded, 'list-plan quiet')).store.id;
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
+  client = await suiteClient(suite);
   for (const [storeId, count] of [
     [busyStoreId, BULK],
     [quietStoreId, QUIET],

@@ -1,12 +1,13 @@
 // refers.sendCode asks whether a store has a token made for an address (decision 0058) on every
 // request a shop's page sends: among a store's many thousands of tokens it probes one index entry,
 // transaction_tokens_store_email_idx, never reading the store's tokens one by one.
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import {
   APPROVED_TEST_CARD,
   insertCardToken,
   registeredStatement,
   statementPlan,
+  suiteClient,
   tableReads,
   useSuite,
 } from '@kessai/testing';
@@ -26,9 +27,7 @@ beforeAll(async () => {
     { merchantId: merchant.id, storeId },
     { cardNumber: APPROVED_TEST_CARD },
   );
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
+  client = await suiteClient(suite);
   // TOKENS copies of it in the same store, each made for its own address, one of them Hanako's
   const { rows: columns } = await client.query<{ name: string }>(
     `SELECT column_name AS name FROM information_schema.columns

@@ -4,10 +4,10 @@
 // other stores' accounts; `npm run bench:ledger` reads the same plan at 1,000,000 entries. And a
 // payout run's ledger rows are one merchant's, read through its index, never every merchant's sales.
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { LedgerRepository, type PostingRequest } from '@kessai/db';
 import { salePosting } from '@kessai/domain';
-import { registeredStatement, statementPlan, tableReads, useSuite } from '@kessai/testing';
+import { registeredStatement, statementPlan, suiteClient, tableReads, useSuite } from '@kessai/testing';
 
 const ENTRIES = 20_000;
 const STORES = 300;
@@ -59,9 +59,7 @@ beforeAll(async () => {
   }
   await ledger.post(others);
   while ((await ledger.release(BATCH)) > 0);
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
+  client = await suiteClient(suite);
   await client.query('ANALYZE ledger_accounts; ANALYZE ledger_entries');
 }, 120_000);
 

@@ -3,17 +3,18 @@
 // by the range, and never read another merchant's rows; the balances read the accounts' rows, never
 // the ledger's entries. Here a quiet merchant beside a busy one of BULK charges and refunds.
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { LedgerRepository, PaymentOverviewRepository } from '@kessai/db';
 import { salePosting } from '@kessai/domain';
 import {
   insertCardToken,
   insertPendingCharge,
   registeredStatement,
+  rowsRead,
   statementPlan,
+  suiteClient,
   tableReads,
   useSuite,
-  type PlanNode,
 } from '@kessai/testing';
 
 const BULK = 10_000;
@@ -55,22 +56,6 @@ async function bulkRows(
     );
 }
 
-/** Rows of `table` a plan's scans read, those their filters then removed included. */
-function rowsRead(plan: PlanNode[], table: string): number {
-  const figure = (node: PlanNode, field: string) => Number(node[field] ?? 0);
-  return plan
-    .filter((node) => node['Relation Name'] === table)
-    .reduce(
-      (sum, node) =>
-        sum +
-        (figure(node, 'Actual Rows') +
-          figure(node, 'Rows Removed by Filter') +
-          figure(node, 'Rows Removed by Index Recheck')) *
-          figure(node, 'Actual Loops'),
-      0,
-    );
-}
-
 const day = (offsetDays: number) =>
   new Intl.DateTimeFormat('en-CA', {
     timeZone: TIME_ZONE,
@@ -84,9 +69,7 @@ beforeAll(async () => {
   const quiet = await suite.env.seedMerchant('overview-quiet');
   busyId = busy.merchant.id;
   quietId = quiet.merchant.id;
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
+  client = await suiteClient(suite);
   for (const seeded of [busy, quiet]) {
     const scope = { merchantId: seeded.merchant.id, storeId: seeded.store.id };
     const token = await insertCardToken(suite.env, scope, { cardNumber: '4242424242424242' });

@@ -4,13 +4,14 @@
 // cancel, visits those rows only, not every pending one (as batch-statements-plan.e2e-spec.ts for
 // charges). And one statement that ends several refunds of one charge settles every one on the charge.
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import type { RefundOutcomeInput } from '@kessai/db';
 import {
   insertCardToken,
   registeredStatement,
   rowsWritten,
   statementPlan,
+  suiteClient,
   tableReads,
   useSuite,
 } from '@kessai/testing';
@@ -69,16 +70,9 @@ beforeAll(async () => {
   const { merchant, store } = await suite.env.seedMerchant('refund-plan');
   scope = { merchantId: merchant.id, storeId: store.id };
   token = await insertCardToken(suite.env, scope, { cardNumber: '4000056655665556' });
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(async () => {
-    await client.query('ALTER TABLE refunds RESET (autovacuum_enabled)');
-    await client.query('ALTER TABLE charges RESET (autovacuum_enabled)');
-    await client.query('ALTER TABLE cancels RESET (autovacuum_enabled)');
-    await client.end();
-  });
-  // charges' statistics taken while every charge was pending: successful ones look rare
-  await client.query('ALTER TABLE charges SET (autovacuum_enabled = false)');
+  // statistics as the suite takes them: charges' while every charge was pending (successful ones
+  // look rare), refunds' and cancels' below
+  client = await suiteClient(suite, ['charges', 'refunds', 'cancels']);
   await client.query(
     `INSERT INTO charges (merchant_id, store_id, transaction_token_id, transaction_token_type, mode, status,
                           requested_amount, requested_currency)
@@ -87,8 +81,6 @@ beforeAll(async () => {
   );
   await client.query('ANALYZE charges');
   // statistics that have not caught up: taken when every refund was final, then PENDING pending
-  await client.query('ALTER TABLE refunds SET (autovacuum_enabled = false)');
-  await client.query('ALTER TABLE cancels SET (autovacuum_enabled = false)');
   const final = await chargesWithPendingRefunds(1_000, 1000);
   await client.query(`UPDATE refunds SET status = 'successful' WHERE id = ANY($1::uuid[])`, [
     final.map((row) => row.id),

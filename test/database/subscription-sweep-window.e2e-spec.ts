@@ -5,13 +5,14 @@
 // window, all claimed in one transaction (one shared updated_on, the case a cursor on the time alone
 // would loop on), a few whose charge is final and stale among them: the windows find exactly those,
 // each pass reads at most its window, and the walk ends and starts again from the oldest.
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { SubscriptionEngineRepository, SWEEP_FROM_START, type SweepCursor } from '@kessai/db';
 import {
   insertCardToken,
   insertWaitingSubscriptions,
   registeredStatement,
   statementPlan,
+  suiteClient,
   tableReads,
   useSuite,
 } from '@kessai/testing';
@@ -33,9 +34,7 @@ beforeAll(async () => {
   const { merchant, store } = await suite.env.seedMerchant('sweep-window');
   const scope = { merchantId: merchant.id, storeId: store.id };
   const token = await insertCardToken(suite.env, scope, { cardNumber: '4000056655665556' });
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
+  client = await suiteClient(suite);
   engine = new SubscriptionEngineRepository(suite.env.prisma);
   const subscriptions = await insertWaitingSubscriptions(suite.env, scope, [token], PROCESSING);
   // every first payment claimed by one transaction an hour ago: one updated_on for all of them

@@ -3,7 +3,7 @@
 // statistics have not caught up with), creating a batch's deliveries and recording a try read the
 // rows of that batch only, not every pending delivery (bench/README, bench:webhooks).
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import {
   APPROVED_TEST_CARD,
   insertCardToken,
@@ -11,6 +11,7 @@ import {
   rowsWritten,
   statementPlan,
   tableReads,
+  suiteClient,
   useSuite,
 } from '@kessai/testing';
 
@@ -41,16 +42,10 @@ beforeAll(async () => {
     },
   });
   webhookId = webhook.id;
-  client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(async () => {
-    await client.query('ALTER TABLE webhook_deliveries RESET (autovacuum_enabled)');
-    await client.end();
-  });
   // statistics that have not caught up: taken when every delivery was delivered (autovacuum kept
   // from taking newer ones), then PENDING deliveries pending with a retry ahead, as an endpoint down
   // for hours leaves them; bodies of a realistic size. Then 10 events with no delivery yet.
-  await client.query('ALTER TABLE webhook_deliveries SET (autovacuum_enabled = false)');
+  client = await suiteClient(suite, ['webhook_deliveries']);
   const { rows } = await client.query<{ id: string }>(
     `INSERT INTO outbox_events (merchant_id, store_id, aggregate_type, aggregate_id, event_type, payload)
      SELECT $1, $2, 'charge', gen_random_uuid(), 'charge_finished', '{}'::jsonb

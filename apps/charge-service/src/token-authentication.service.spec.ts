@@ -4,14 +4,10 @@ import type { Logger } from '@kessai/observability';
 import {
   paymentError,
   TransientProcessorError,
-  type AuthorizeRequest,
-  type AuthorizeResult,
-  type PaymentProcessor,
-  type PaymentProcessors,
-  type PaymentStatusResult,
   type ProcessorPayment,
   type VoidResult,
 } from '@kessai/processor';
+import { fakeCardProcessor, heldPayment } from '@kessai/testing';
 import type { CardVault, PendingCvvStore } from '@kessai/vault';
 import { RetryLaterError } from './retry-later';
 import { TokenAuthenticationService } from './token-authentication.service';
@@ -41,45 +37,13 @@ function token(threeDs: Partial<StoredTokenThreeDs> = {}): TokenToAuthenticate {
   };
 }
 
-function payment(status: ProcessorPayment['status']): ProcessorPayment {
-  return {
-    processorReference: 'sim_pay_1',
-    reference: `${TOKEN_ID}.three_ds.1`,
-    kind: 'card',
-    status,
-    amount: 1,
-    currency: 'JPY',
-    capturedAmount: 0,
-    refundedAmount: 0,
-    error: status === 'declined' ? paymentError('THREE_DS_COULD_NOT_BE_COMPLETED') : null,
-    deposits: [],
-  };
-}
+const payment = (status: ProcessorPayment['status']) =>
+  heldPayment(`${TOKEN_ID}.three_ds.1`, status, 'THREE_DS_COULD_NOT_BE_COMPLETED');
 
 function setup(stored: TokenToAuthenticate | null, { applied = [true] } = {}) {
   const calls: string[] = [];
-  const authorized: AuthorizeRequest[] = [];
   const updates: { read: unknown; next: StoredTokenThreeDs }[] = [];
-  let authorizeAnswer: () => Promise<AuthorizeResult> = () =>
-    Promise.resolve({ outcome: 'approved', processorReference: 'sim_pay_1', captured: false });
-  let statusAnswers: PaymentStatusResult[] = [{ found: false }];
-  let voidAnswer: VoidResult = { outcome: 'voided' };
-  const processor: Partial<PaymentProcessor> = {
-    authorize: (request) => {
-      calls.push('authorize');
-      authorized.push(request);
-      return authorizeAnswer();
-    },
-    status: (reference) => {
-      calls.push(`status ${reference}`);
-      // each lookup the next answer, the last one from then on
-      return Promise.resolve(statusAnswers.length > 1 ? statusAnswers.shift()! : statusAnswers[0]);
-    },
-    void: (request) => {
-      calls.push(`void ${request.idempotencyKey}`);
-      return Promise.resolve(request.idempotencyKey.endsWith('.expiry') ? voidAnswer : { outcome: 'voided' });
-    },
-  };
+  const { processors, authorized, answerAuthorize, answerStatus, answerVoid } = fakeCardProcessor(calls);
   const repository = {
     findToAuthenticate: () => Promise.resolve(stored),
     update: (_id: string, read: unknown, next: StoredTokenThreeDs) => {
@@ -90,11 +54,6 @@ function setup(stored: TokenToAuthenticate | null, { applied = [true] } = {}) {
       return Promise.resolve(applied.length > 1 ? applied.shift()! : applied[0]);
     },
   } as unknown as TokenThreeDsRepository;
-  const processors = {
-    callbackUrl: 'http://gateway/processor/callbacks',
-    forMode: (mode: string) => (mode === 'test' ? processor : null),
-    retrying: <T>(call: () => Promise<T>) => call(),
-  } as unknown as PaymentProcessors;
   const vault = { decrypt: () => ({ reveal: () => '4000000000003220' }) } as unknown as CardVault;
   const cvvs = {
     read: () => {
@@ -111,9 +70,11 @@ function setup(stored: TokenToAuthenticate | null, { applied = [true] } = {}) {
     calls,
     authorized,
     updates,
-    answerAuthorize: (answer: () => Promise<AuthorizeResult>) => (authorizeAnswer = answer),
-    answerStatus: (...answers: PaymentStatusResult[]) => (statusAnswers = answers),
-    answerExpiryVoid: (answer: VoidResult) => (voidAnswer = answer),
+    answerAuthorize,
+    answerStatus,
+    // the expiry's void answers as told, any other void voids
+    answerExpiryVoid: (answer: VoidResult) =>
+      answerVoid((key) => (key.endsWith('.expiry') ? answer : { outcome: 'voided' })),
   };
 }
 

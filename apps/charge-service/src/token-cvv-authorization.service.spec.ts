@@ -1,15 +1,7 @@
 import type { StoredTokenCvvAuthorize, TokenCvvAuthorizeRepository, TokenToCvvAuthorize } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
-import {
-  paymentError,
-  TransientProcessorError,
-  type AuthorizeRequest,
-  type AuthorizeResult,
-  type PaymentProcessor,
-  type PaymentProcessors,
-  type PaymentStatusResult,
-  type ProcessorPayment,
-} from '@kessai/processor';
+import { paymentError, TransientProcessorError, type ProcessorPayment } from '@kessai/processor';
+import { fakeCardProcessor, heldPayment } from '@kessai/testing';
 import type { CardVault, PendingCvvStore } from '@kessai/vault';
 import { RetryLaterError } from './retry-later';
 import { TokenCvvAuthorizationService } from './token-cvv-authorization.service';
@@ -31,43 +23,12 @@ function token(cvvAuthorize: Partial<StoredTokenCvvAuthorize> = {}): TokenToCvvA
   };
 }
 
-function payment(status: ProcessorPayment['status']): ProcessorPayment {
-  return {
-    processorReference: 'sim_pay_1',
-    reference: REFERENCE,
-    kind: 'card',
-    status,
-    amount: 1,
-    currency: 'JPY',
-    capturedAmount: 0,
-    refundedAmount: 0,
-    error: status === 'declined' ? paymentError('CARD_CVV_INVALID') : null,
-    deposits: [],
-  };
-}
+const payment = (status: ProcessorPayment['status']) => heldPayment(REFERENCE, status, 'CARD_CVV_INVALID');
 
 function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null } = { cvv: '123' }) {
   const calls: string[] = [];
-  const authorized: AuthorizeRequest[] = [];
   const updates: { read: unknown; next: StoredTokenCvvAuthorize }[] = [];
-  let authorizeAnswer: () => Promise<AuthorizeResult> = () =>
-    Promise.resolve({ outcome: 'approved', processorReference: 'sim_pay_1', captured: false });
-  let statusAnswer: PaymentStatusResult = { found: false };
-  const processor: Partial<PaymentProcessor> = {
-    authorize: (request) => {
-      calls.push('authorize');
-      authorized.push(request);
-      return authorizeAnswer();
-    },
-    status: (reference) => {
-      calls.push(`status ${reference}`);
-      return Promise.resolve(statusAnswer);
-    },
-    void: (request) => {
-      calls.push(`void ${request.idempotencyKey}`);
-      return Promise.resolve({ outcome: 'voided' });
-    },
-  };
+  const { processors, authorized, answerAuthorize, answerStatus } = fakeCardProcessor(calls);
   const repository = {
     findToAuthorize: () => Promise.resolve(stored),
     update: (_id: string, read: unknown, next: StoredTokenCvvAuthorize) => {
@@ -76,10 +37,6 @@ function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null
       return Promise.resolve(true);
     },
   } as unknown as TokenCvvAuthorizeRepository;
-  const processors = {
-    forMode: (mode: string) => (mode === 'test' ? processor : null),
-    retrying: <T>(call: () => Promise<T>) => call(),
-  } as unknown as PaymentProcessors;
   const vault = { decrypt: () => ({ reveal: () => '4242424242424242' }) } as unknown as CardVault;
   const cvvs = {
     read: () => Promise.resolve(cvv),
@@ -92,8 +49,8 @@ function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null
     calls,
     authorized,
     updates,
-    answerAuthorize: (answer: () => Promise<AuthorizeResult>) => (authorizeAnswer = answer),
-    answerStatus: (answer: PaymentStatusResult) => (statusAnswer = answer),
+    answerAuthorize,
+    answerStatus,
   };
 }
 

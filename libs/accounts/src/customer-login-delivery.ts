@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { writeMailDrop } from './mail-drop';
 
 /** What a store's customer receives to log in. The code is the only copy outside its hash. */
 export interface CustomerLoginMessage {
@@ -25,8 +24,7 @@ export class MailDropCustomerLogins extends CustomerLoginDelivery {
   }
 
   async deliver(message: CustomerLoginMessage): Promise<void> {
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const mail = {
+    await writeMailDrop(this.directory, `customer-login-${message.codeId}`, {
       kind: 'customer_login',
       to: message.to,
       subject: `Your ${message.storeName} login code`,
@@ -34,12 +32,7 @@ export class MailDropCustomerLogins extends CustomerLoginDelivery {
       code: message.code,
       expires_on: message.expiresOn.toISOString(),
       instructions: `Enter this code on ${message.storeName}'s page before expires_on to manage your subscription.`,
-    };
-    await writeFile(
-      join(this.directory, `customer-login-${message.codeId}.json`),
-      `${JSON.stringify(mail, null, 2)}\n`,
-      { mode: 0o600, flag: 'wx' },
-    );
+    });
   }
 }
 

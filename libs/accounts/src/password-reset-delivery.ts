@@ -1,5 +1,4 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { writeMailDrop } from './mail-drop';
 
 /** What a user receives to reset a password. The token is the only copy outside its hash. */
 export interface PasswordResetMessage {
@@ -29,8 +28,7 @@ export class MailDropDelivery extends PasswordResetDelivery {
   }
 
   async deliver(message: PasswordResetMessage): Promise<void> {
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const mail = {
+    await writeMailDrop(this.directory, `password-reset-${message.resetId}`, {
       kind: 'password_reset',
       to: message.to,
       subject: 'Reset your Kessai password',
@@ -38,12 +36,7 @@ export class MailDropDelivery extends PasswordResetDelivery {
       token: message.token,
       expires_on: message.expiresOn.toISOString(),
       instructions: `Hello ${message.name}: POST /password_resets/confirm with {"token": "<token>", "password": "<new password>"} before expires_on.`,
-    };
-    await writeFile(
-      join(this.directory, `password-reset-${message.resetId}.json`),
-      `${JSON.stringify(mail, null, 2)}\n`,
-      { mode: 0o600, flag: 'wx' },
-    );
+    });
   }
 }
 

@@ -175,49 +175,37 @@ function fromWire(wire: ProcessorCallbackWire): ProcessorCallback {
   switch (wire.event) {
     case 'operator_payment':
       return {
-        notificationId: wire.id,
-        event: wire.event,
+        ...notice(wire, wire.payment_id),
+        ...money(wire),
         operatorPaymentId: wire.operator_payment_id,
-        processorReference: wire.payment_id,
-        reference: wire.reference,
-        status: wire.status,
-        amount: wire.amount,
-        currency: wire.currency,
-        occurredOn: new Date(wire.occurred_on),
       };
     case 'deferred_payment':
-      return {
-        notificationId: wire.id,
-        event: wire.event,
-        processorReference: wire.payment_id,
-        reference: wire.reference,
-        status: wire.status,
-        depositId: wire.deposit_id,
-        amount: wire.amount,
-        currency: wire.currency,
-        occurredOn: new Date(wire.occurred_on),
-      };
+      return { ...notice(wire, wire.payment_id), ...money(wire), depositId: wire.deposit_id };
     case 'payout':
-      return {
-        notificationId: wire.id,
-        event: wire.event,
-        processorReference: wire.payout_id,
-        reference: wire.reference,
-        status: wire.status,
-        errorCode: wire.error_code,
-        amount: wire.amount,
-        currency: wire.currency,
-        occurredOn: new Date(wire.occurred_on),
-      };
+      return { ...notice(wire, wire.payout_id), ...money(wire), errorCode: wire.error_code };
     case 'three_ds':
-      return {
-        notificationId: wire.id,
-        event: wire.event,
-        processorReference: wire.payment_id,
-        reference: wire.reference,
-        status: wire.status,
-        error: wire.error,
-        occurredOn: new Date(wire.occurred_on),
-      };
+      return { ...notice(wire, wire.payment_id), error: wire.error };
   }
+}
+
+/** What every notice carries: its id (the same on each retry), event and status, both references and its time. */
+function notice<W extends ProcessorCallbackWire>(
+  wire: W,
+  processorReference: string,
+): Pick<ProcessorCallback, 'notificationId' | 'processorReference' | 'reference' | 'occurredOn'> & {
+  event: W['event'];
+  status: W['status'];
+} {
+  return {
+    notificationId: wire.id,
+    event: wire.event,
+    processorReference,
+    reference: wire.reference,
+    status: wire.status,
+    occurredOn: new Date(wire.occurred_on),
+  };
+}
+
+function money(wire: { amount: number; currency: string }) {
+  return { amount: wire.amount, currency: wire.currency };
 }

@@ -27,3 +27,5 @@ export * from './hosted-processor-contract';
 export * from './stripe-fake';
 export * from './browser';
 export * from './payouts';
+export * from './fake-card-processor';
+export * from './console-audit';

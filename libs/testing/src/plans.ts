@@ -1,5 +1,26 @@
-import type { Client } from 'pg';
+import { Client } from 'pg';
 import { registeredStatements, type SqlStatement } from '@kessai/db';
+import type { TestEnvironment } from './environment';
+
+/**
+ * A suite's own connection to its database (for statements and plans Prisma does not run), closed
+ * at the suite's cleanup. `frozen`: tables whose statistics stay those the suite takes (its own
+ * ANALYZE), as a busy table's lag behind its rows: autovacuum off on them until the cleanup turns
+ * it back on.
+ */
+export async function suiteClient(
+  suite: { env: TestEnvironment; cleanup(teardown: () => unknown): void },
+  frozen: readonly string[] = [],
+): Promise<Client> {
+  const client = new Client({ connectionString: suite.env.database.url });
+  await client.connect();
+  suite.cleanup(async () => {
+    for (const table of frozen) await client.query(`ALTER TABLE ${table} RESET (autovacuum_enabled)`);
+    await client.end();
+  });
+  for (const table of frozen) await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = false)`);
+  return client;
+}
 
 /** A node of a Postgres JSON plan (EXPLAIN ANALYZE, FORMAT JSON), as far as the plan tests read it. */
 export interface PlanNode {
@@ -80,6 +101,25 @@ export function tableReads(plan: PlanNode[], table: string) {
     rows: reads.reduce((sum, node) => sum + actual(node, 'Actual Rows') * actual(node, 'Actual Loops'), 0),
     indexes: [...new Set(reads.flatMap((node) => node['Index Name'] ?? []))].sort(),
   };
+}
+
+/**
+ * Rows of `table` a plan's scans read, those their filters or an index recheck then removed
+ * included (0 for a figure the plan does not show).
+ */
+export function rowsRead(plan: PlanNode[], table: string): number {
+  const figure = (node: PlanNode, field: string) => Number(node[field] ?? 0);
+  return plan
+    .filter((node) => node['Relation Name'] === table)
+    .reduce(
+      (sum, node) =>
+        sum +
+        (figure(node, 'Actual Rows') +
+          figure(node, 'Rows Removed by Filter') +
+          figure(node, 'Rows Removed by Index Recheck')) *
+          figure(node, 'Actual Loops'),
+      0,
+    );
 }
 
 /** Rows the plan inserted into, updated or deleted from `table` (0 when it wrote none). */

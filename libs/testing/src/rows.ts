@@ -2,13 +2,14 @@
 // gateway writes them (for suites that run charge-service without a gateway), and the rows a test
 // reads back to check what a request wrote.
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import type { Client } from 'pg';
 import { cardIssuerOf, CardNumber } from '@kessai/cards';
 import { CHARGE_REQUESTED } from '@kessai/contracts';
 import { limitScopeKey, type Prisma } from '@kessai/db';
 import { utcDay } from '@kessai/domain';
 import { CardVault } from '@kessai/vault';
 import { eventually } from './eventually';
+import { suiteClient } from './plans';
 import type { SeededMerchant, TestEnvironment } from './environment';
 
 /** A store as the rows name it; a seeded merchant stands for its store. */
@@ -107,9 +108,7 @@ export async function seedCardTokenCopies(
     { merchantId: merchant.id, storeId: store.id },
     { cardNumber: '4000000000003220' },
   );
-  const client = new Client({ connectionString: suite.env.database.url });
-  await client.connect();
-  suite.cleanup(() => client.end());
+  const client = await suiteClient(suite);
   const { rows: columns } = await client.query<{ name: string }>(
     `SELECT column_name AS name FROM information_schema.columns
       WHERE table_name = 'transaction_tokens' AND column_name <> 'id'`,

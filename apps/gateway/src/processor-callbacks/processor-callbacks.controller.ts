@@ -24,7 +24,13 @@ import type { RawJsonRouteConfig } from '../http/json-body-parser';
 import { subjectOf, type RateLimitRouteConfig } from '../limits/rate-limit.hook';
 import { callbackFailureBucket } from '@kessai/rate-limits';
 import { RateLimiter } from '@kessai/rate-limits';
-import { ProcessorCallbacksService } from './processor-callbacks.service';
+import { type HostedProvider, ProcessorCallbacksService } from './processor-callbacks.service';
+
+/** The header that carries each hosted processor's webhook signature. */
+const HOSTED_SIGNATURE_HEADERS: Record<HostedProvider, string> = {
+  komoju: KOMOJU_SIGNATURE_HEADER,
+  stripe: STRIPE_SIGNATURE_HEADER,
+};
 
 /**
  * A route of signed notices: open (the signature is the credential), the raw body kept for its
@@ -74,9 +80,7 @@ export class ProcessorCallbacksController {
   @Post('komoju/webhooks')
   @SignedNotice()
   async receiveKomoju(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
-    await this.#penalizingRefusals(request, () =>
-      this.callbacks.receiveKomoju(request.rawBody, request.headers[KOMOJU_SIGNATURE_HEADER], request.id),
-    );
+    await this.#receiveHosted('komoju', request);
   }
 
   /**
@@ -90,14 +94,7 @@ export class ProcessorCallbacksController {
     @Param('accountId') accountId: string,
     @Req() request: RawBodyRequest<FastifyRequest>,
   ): Promise<void> {
-    await this.#penalizingRefusals(request, () =>
-      this.callbacks.receiveKomoju(
-        request.rawBody,
-        request.headers[KOMOJU_SIGNATURE_HEADER],
-        request.id,
-        accountId,
-      ),
-    );
+    await this.#receiveHosted('komoju', request, accountId);
   }
 
   /**
@@ -107,9 +104,7 @@ export class ProcessorCallbacksController {
   @Post('stripe/webhooks')
   @SignedNotice()
   async receiveStripe(@Req() request: RawBodyRequest<FastifyRequest>): Promise<void> {
-    await this.#penalizingRefusals(request, () =>
-      this.callbacks.receiveStripe(request.rawBody, request.headers[STRIPE_SIGNATURE_HEADER], request.id),
-    );
+    await this.#receiveHosted('stripe', request);
   }
 
   /**
@@ -122,14 +117,7 @@ export class ProcessorCallbacksController {
     @Param('accountId') accountId: string,
     @Req() request: RawBodyRequest<FastifyRequest>,
   ): Promise<void> {
-    await this.#penalizingRefusals(request, () =>
-      this.callbacks.receiveStripe(
-        request.rawBody,
-        request.headers[STRIPE_SIGNATURE_HEADER],
-        request.id,
-        accountId,
-      ),
-    );
+    await this.#receiveHosted('stripe', request, accountId);
   }
 
   /**
@@ -159,6 +147,21 @@ export class ProcessorCallbacksController {
         '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authentication finished</title></head>' +
           '<body><p>Authentication finished. You may close this page and return to the shop.</p></body></html>',
       );
+  }
+
+  /** A hosted processor's webhook delivery, of its configured secret or of the account its path names. */
+  async #receiveHosted(
+    provider: HostedProvider,
+    request: RawBodyRequest<FastifyRequest>,
+    accountId?: string,
+  ): Promise<void> {
+    const delivery = {
+      rawBody: request.rawBody,
+      signatureHeader: request.headers[HOSTED_SIGNATURE_HEADERS[provider]],
+    };
+    await this.#penalizingRefusals(request, () =>
+      this.callbacks.receiveHosted(provider, delivery, request.id, accountId),
+    );
   }
 
   async #penalizingRefusals(request: RawBodyRequest<FastifyRequest>, receive: () => Promise<void>) {

@@ -27,7 +27,7 @@ import {
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ProcessorCredentialsCipher } from '@kessai/vault';
 
-type HostedProvider = 'komoju' | 'stripe';
+export type HostedProvider = 'komoju' | 'stripe';
 
 /** A hosted processor's webhooks: its name in log lines, its configured secret, its verified event as a notice. */
 const HOSTED_WEBHOOKS: Record<
@@ -100,41 +100,15 @@ export class ProcessorCallbacksService {
   }
 
   /**
-   * A KOMOJU webhook delivery (docs/connectors.md, "Webhooks"): its X-Komoju-Signature verified over
-   * the raw body with KOMOJU_WEBHOOK_SECRET, or with the webhook secret of the processor account
-   * its path names (`accountId`), then recorded as the simulator's notices are. Events the charge
-   * path has no use for are acknowledged and change nothing.
-   */
-  async receiveKomoju(
-    rawBody: Buffer | string | undefined,
-    signatureHeader: string | string[] | undefined,
-    correlationId: string,
-    accountId?: string,
-  ): Promise<void> {
-    await this.#receiveHosted('komoju', { rawBody, signatureHeader }, correlationId, accountId);
-  }
-
-  /**
-   * A Stripe webhook delivery (docs/connectors.md, "Stripe"): its Stripe-Signature verified by
-   * stripe-node's own check over the raw body with STRIPE_WEBHOOK_SECRET (a timestamp older than
-   * five minutes refused), then recorded as the simulator's notices are. Events the charge path has
-   * no use for (a card's) are acknowledged and change nothing.
-   */
-  async receiveStripe(
-    rawBody: Buffer | string | undefined,
-    signatureHeader: string | string[] | undefined,
-    correlationId: string,
-    accountId?: string,
-  ): Promise<void> {
-    await this.#receiveHosted('stripe', { rawBody, signatureHeader }, correlationId, accountId);
-  }
-
-  /**
    * A hosted processor's webhook delivery: verified with the provider's configured secret, or with
-   * the one of the processor account its path names (`accountId`), then recorded (#recordHosted);
-   * an event the charge path has no use for (no notice) is acknowledged and changes nothing.
+   * the one of the processor account its path names (`accountId`), then recorded (#recordHosted) as
+   * the simulator's notices are; an event the charge path has no use for (no notice, a card's) is
+   * acknowledged and changes nothing. KOMOJU's (docs/connectors.md, "Webhooks"): its
+   * X-Komoju-Signature over the raw body with KOMOJU_WEBHOOK_SECRET. Stripe's (docs/connectors.md,
+   * "Stripe"): its Stripe-Signature by stripe-node's own check over the raw body with
+   * STRIPE_WEBHOOK_SECRET (a timestamp older than five minutes refused).
    */
-  async #receiveHosted(
+  async receiveHosted(
     provider: HostedProvider,
     delivery: { rawBody: Buffer | string | undefined; signatureHeader: string | string[] | undefined },
     correlationId: string,
