@@ -48,6 +48,8 @@ function payment(status: ProcessorPayment['status']): ProcessorPayment {
 
 function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null } = { cvv: '123' }) {
   const calls: string[] = [];
+  /** the processor account each processor lookup asked for (null: the mode's default) */
+  const routedTo: (string | null)[] = [];
   const authorized: AuthorizeRequest[] = [];
   const updates: { read: unknown; next: StoredTokenCvvAuthorize }[] = [];
   let authorizeAnswer: () => Promise<AuthorizeResult> = () =>
@@ -77,7 +79,11 @@ function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null
     },
   } as unknown as TokenCvvAuthorizeRepository;
   const processors = {
-    forMode: (mode: string) => (mode === 'test' ? processor : null),
+    // the account an attempt was routed to, else the mode's default (the test processor only)
+    forTokenCheck: (mode: string, account: string | null | undefined) => {
+      routedTo.push(account ?? null);
+      return Promise.resolve(account || mode === 'test' ? processor : null);
+    },
     retrying: <T>(call: () => Promise<T>) => call(),
   } as unknown as PaymentProcessors;
   const vault = { decrypt: () => ({ reveal: () => '4242424242424242' }) } as unknown as CardVault;
@@ -90,6 +96,7 @@ function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null
   return {
     service,
     calls,
+    routedTo,
     authorized,
     updates,
     answerAuthorize: (answer: () => Promise<AuthorizeResult>) => (authorizeAnswer = answer),
@@ -125,6 +132,21 @@ describe('TokenCvvAuthorizationService', () => {
     ]);
   });
 
+  it('holds and voids at the account the attempt was routed to, and keeps it (decision 0079)', async () => {
+    const routed = setup({ ...token({ processor_account_id: 'acct_routed' }), mode: 'live' });
+    await routed.service.authorizeTokenCvv(TOKEN_ID);
+    expect(routed.calls).toEqual(['authorize', `void ${REFERENCE}.void`, 'update']);
+    expect(routed.routedTo).toEqual(['acct_routed']);
+    expect(routed.updates[0]?.next).toMatchObject({
+      status: 'current',
+      processor_account_id: 'acct_routed',
+      credentials_id: null,
+    });
+
+    const unrouted = setup(token());
+    await unrouted.service.authorizeTokenCvv(TOKEN_ID);
+    expect(unrouted.routedTo).toEqual([null]);
+  });
   it('a decline fails it with the processor’s error, and nothing is voided', async () => {
     const t = setup(token());
     t.answerAuthorize(() =>
