@@ -10,7 +10,9 @@ import { OnlineBrand, PaymentType } from 'univapay-node';
 import { createHmac } from 'node:crypto';
 import { runCli } from '@kessai/admin';
 import {
+  APPROVED_TEST_CARD,
   type Credentials,
+  eventually,
   type FakeKomoju,
   REAL_CARD_NUMBER,
   luhnValidRuns,
@@ -22,6 +24,7 @@ import {
   useSuite,
 } from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 type Any = any;
@@ -437,6 +440,98 @@ describe('processor accounts and routing per store', () => {
       expect([path, (await post(path, secret)).status]).toEqual([path, 401]);
     }
     SECRETS.push('sk_live_routing_suite_stripe', 'whsec_routing_suite_stripe_secret');
+  });
+
+  describe('a card token’s own checks (decision 0079)', () => {
+    /** A recurring card token asking for a CVV authorization and/or 3-D Secure, through the store's SDK. */
+    const checkedToken = (
+      sdk: SDK,
+      checks: { cvvAuthorize?: boolean; threeDs?: boolean },
+      cardNumber = REAL_CARD_NUMBER,
+    ) =>
+      sdkCardToken(sdk, {
+        cardNumber,
+        type: 'recurring',
+        extra: {
+          ...(checks.threeDs ? { threeDs: { mode: 'normal' } } : {}),
+          ...(checks.cvvAuthorize
+            ? {
+                data: {
+                  cardholder: 'Taro Yamada',
+                  cardNumber,
+                  expMonth: 12,
+                  expYear: new Date().getUTCFullYear() + 1,
+                  cvv: '123',
+                  cvvAuthorize: { enabled: true, currency: 'JPY' },
+                },
+              }
+            : {}),
+        },
+      }) as Promise<Any>;
+    const storedChecks = async (tokenId: string): Promise<Any> =>
+      (await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } })).data;
+    const tokenOnceChecked = (sdk: SDK, storeId: string, tokenId: string) =>
+      eventually(
+        async () => {
+          const token: Any = await sdk.transactionTokens.get(storeId, tokenId);
+          const { cvvAuthorize, threeDs } = token.data;
+          const cvvDone = !cvvAuthorize?.enabled || cvvAuthorize.status !== 'pending';
+          const threeDsDone = !threeDs?.enabled || !['pending', 'awaiting'].includes(threeDs.status);
+          return cvvDone && threeDsDone ? token : null;
+        },
+        { timeoutMs: 10_000, what: `token ${tokenId} checked` },
+      );
+
+    it('are refused at creation for a store whose cards go to KOMOJU, and nothing is sent there', async () => {
+      const executed = fake.executed.create;
+      const refused = (field: string) => ({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+        errors: [{ field, reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+      });
+      expect(await sdkError(checkedToken(sdkA, { cvvAuthorize: true }))).toMatchObject(
+        refused('data.cvv_authorize'),
+      );
+      expect(await sdkError(checkedToken(sdkA, { threeDs: true }))).toMatchObject(refused('three_ds'));
+      expect(fake.executed.create).toBe(executed);
+      // a token asking for neither is made as ever
+      expect((await checkedToken(sdkA, {})).id).toEqual(expect.any(String));
+    });
+
+    it('go to the account the store’s cards go to, recorded on the token, voided there', async () => {
+      const executed = fake.executed.create;
+      const token = await checkedToken(sdkB, { cvvAuthorize: true, threeDs: true });
+      const checked = await tokenOnceChecked(sdkB, storeB, token.id);
+      expect(checked.data.cvvAuthorize).toMatchObject({
+        enabled: true,
+        status: 'current',
+        credentialsId: null,
+      });
+      expect(checked.data.threeDs).toMatchObject({ enabled: true, status: 'successful' });
+      // each hold was made once at the simulator's protocol and voided there; none at KOMOJU
+      const stats = suite.simulator.stats();
+      for (const reference of [`${token.id}.cvv_authorize.1`, `${token.id}.three_ds.1`]) {
+        expect(operationStats(stats, 'authorize', reference).executions).toBe(1);
+        expect(operationStats(stats, 'void', `${reference}.void`).executions).toBe(1);
+      }
+      expect(fake.executed.create).toBe(executed);
+      // the account is the token's record, the operator's, never the merchant's API's
+      expect(await storedChecks(token.id)).toMatchObject({
+        cvv_authorize: { processor_account_id: simulatorAccount.id },
+        three_ds: { processor_account_id: simulatorAccount.id },
+      });
+      expect(JSON.stringify(await sdkB.transactionTokens.get(storeB, token.id))).not.toContain(
+        simulatorAccount.id,
+      );
+
+      // a store without a card route keeps the mode's default: the test-mode simulator
+      const testMode = await checkedToken(suite.sdk.shop, { cvvAuthorize: true }, APPROVED_TEST_CARD);
+      expect((await tokenOnceChecked(suite.sdk.shop, storeA, testMode.id)).data.cvvAuthorize.status).toBe(
+        'current',
+      );
+      expect(await storedChecks(testMode.id)).toMatchObject({
+        cvv_authorize: { processor_account_id: null },
+      });
+    });
   });
 
   it('disabling the account sends the store’s new charges to the mode’s default', async () => {

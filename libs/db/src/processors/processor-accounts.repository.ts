@@ -138,6 +138,33 @@ export class ProcessorAccountsRepository {
     return charge.processorFailedOverOn ? charge.fallbackProcessorAccount : charge.processorAccount;
   }
 
+  /**
+   * The account a store's card payments of `mode` in `currency` are routed to, as the
+   * charges_processor_route trigger chooses it for a charge: the route of that currency before the
+   * one of `*`, to an active account of the mode; null: none (the mode's default processor). A card
+   * token's own checks, its 3-D Secure and CVV authorization, go there (decision 0079).
+   */
+  async findCardRoute(
+    storeId: string,
+    mode: ProcessingMode,
+    currency: string,
+  ): Promise<Pick<ProcessorAccount, 'id' | 'provider'> | null> {
+    if (mode !== 'test' && mode !== 'live') return null;
+    const code = currency.toUpperCase();
+    const routes = await this.prisma.processorRoute.findMany({
+      where: {
+        storeId,
+        mode,
+        paymentType: 'card',
+        currency: { in: [code, '*'] },
+        processorAccount: { status: 'active', mode },
+      },
+      select: { currency: true, processorAccount: { select: { id: true, provider: true } } },
+    });
+    const route = routes.find((r) => r.currency === code) ?? routes.find((r) => r.currency === '*');
+    return route?.processorAccount ?? null;
+  }
+
   /** A charge's processing for the operator (null: no such charge). */
   findChargeProcessing(chargeId: string): Promise<ChargeProcessing | null> {
     return this.prisma.charge.findUnique({
