@@ -519,6 +519,13 @@ describe('processor accounts and routing per store', () => {
         cvv_authorize: { processor_account_id: simulatorAccount.id },
         three_ds: { processor_account_id: simulatorAccount.id },
       });
+      const account = { id: simulatorAccount.id, provider: 'simulator', status: 'active' };
+      expect(await cli(['token:processing', '--id', token.id])).toMatchObject({
+        id: token.id,
+        store_id: storeB,
+        three_ds: { status: 'successful', attempt: 1, processor_account: account },
+        cvv_authorize: { status: 'current', attempt: 1, processor_account: account },
+      });
       expect(JSON.stringify(await sdkB.transactionTokens.get(storeB, token.id))).not.toContain(
         simulatorAccount.id,
       );
@@ -530,6 +537,10 @@ describe('processor accounts and routing per store', () => {
       );
       expect(await storedChecks(testMode.id)).toMatchObject({
         cvv_authorize: { processor_account_id: null },
+      });
+      expect(await cli(['token:processing', '--id', testMode.id])).toMatchObject({
+        three_ds: null,
+        cvv_authorize: { status: 'current', processor_account: null },
       });
     });
   });

@@ -48,6 +48,33 @@ export interface ChargeProcessing {
 
 const ACCOUNT_FOR_OPERATOR = { id: true, provider: true, name: true, status: true } as const;
 
+/** One of a card token's own checks as the operator sees it (decision 0079). */
+export interface TokenCheckOfToken {
+  enabled: boolean;
+  status: string | null;
+  attempt: number | null;
+  /** the account its attempt's hold went to; null: the mode's default processor */
+  processorAccount: ChargeProcessingAccount | null;
+  processorReference: string | null;
+}
+
+/** A card token's own checks, its 3-D Secure and CVV authorization (null: not asked for). */
+export interface TokenCheckProcessing {
+  id: string;
+  merchantId: string;
+  storeId: string;
+  mode: ProcessingMode;
+  paymentType: string;
+  threeDs: TokenCheckOfToken | null;
+  cvvAuthorize: TokenCheckOfToken | null;
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
 /** A new row: every column but the status and the timestamps; `id` chosen by the caller (the cipher binds it). */
 export type NewProcessorAccount = Omit<ProcessorAccount, 'status' | 'createdOn' | 'updatedOn'>;
 
@@ -163,6 +190,46 @@ export class ProcessorAccountsRepository {
     });
     const route = routes.find((r) => r.currency === code) ?? routes.find((r) => r.currency === '*');
     return route?.processorAccount ?? null;
+  }
+
+  /**
+   * A card token's own checks as the operator sees them (decision 0079): each check's status,
+   * attempt, the account its attempt's hold went to (null: the mode's default) and the provider's
+   * payment id. null: no such token.
+   */
+  async findTokenCheckProcessing(tokenId: string): Promise<TokenCheckProcessing | null> {
+    const token = await this.prisma.transactionToken.findUnique({
+      where: { id: tokenId },
+      select: { id: true, merchantId: true, storeId: true, mode: true, paymentType: true, data: true },
+    });
+    if (!token) return null;
+    const data = objectOf(token.data);
+    const checkOf = async (key: 'three_ds' | 'cvv_authorize'): Promise<TokenCheckOfToken | null> => {
+      const check = objectOf(data[key]);
+      if (Object.keys(check).length === 0) return null;
+      const accountId = typeof check.processor_account_id === 'string' ? check.processor_account_id : null;
+      return {
+        enabled: check.enabled === true,
+        status: typeof check.status === 'string' ? check.status : null,
+        attempt: typeof check.attempt === 'number' ? check.attempt : null,
+        processorAccount: accountId
+          ? await this.prisma.processorAccount.findUnique({
+              where: { id: accountId },
+              select: ACCOUNT_FOR_OPERATOR,
+            })
+          : null,
+        processorReference: typeof check.processor_reference === 'string' ? check.processor_reference : null,
+      };
+    };
+    return {
+      id: token.id,
+      merchantId: token.merchantId,
+      storeId: token.storeId,
+      mode: token.mode,
+      paymentType: token.paymentType,
+      threeDs: await checkOf('three_ds'),
+      cvvAuthorize: await checkOf('cvv_authorize'),
+    };
   }
 
   /** A charge's processing for the operator (null: no such charge). */
