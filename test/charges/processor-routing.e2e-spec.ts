@@ -34,6 +34,8 @@ const HOOK_BEFORE = 'routing-suite-webhook-before';
 const KEY_AFTER = 'sk_live_routing_suite_key_after';
 const HOOK_AFTER = 'routing-suite-webhook-after';
 const SECRETS = [KEY_BEFORE, HOOK_BEFORE, KEY_AFTER, HOOK_AFTER];
+/** The simulator's card whose issuer asks for a 3-D Secure challenge. */
+const THREE_DS_CARD = '4000000000003220';
 
 let fake: FakeKomoju;
 let simulatorUrl = '';
@@ -481,6 +483,80 @@ describe('processor accounts and routing per store', () => {
         },
         { timeoutMs: 10_000, what: `token ${tokenId} checked` },
       );
+
+    it('keep the account an attempt started at: completed there after the route moved; a new attempt refused', async () => {
+      // test mode: the store's test cards routed to a test account of the simulator's protocol
+      const merchant = suite.merchants.shop.merchant.id;
+      const testSimulator = await cli(
+        ['processor-account:create', '--merchant', merchant, '--provider', 'simulator', '--mode', 'test'],
+        '',
+      );
+      const testKomoju = await cli(
+        ['processor-account:create', '--merchant', merchant, '--provider', 'komoju', '--mode', 'test'],
+        `${KEY_BEFORE}\n${HOOK_BEFORE}\n`,
+      );
+      const route = ['--store', storeA, '--mode', 'test', '--payment-type', 'card'];
+      await cli(['processor-route:set', ...route, '--account', testSimulator.id]);
+      const sdk = suite.sdk.shop;
+      const threeDsToken = () =>
+        sdkCardToken(sdk, {
+          cardNumber: THREE_DS_CARD,
+          type: 'recurring',
+          extra: { threeDs: { mode: 'normal', redirectEndpoint: 'https://shop.example.test/3ds-done' } },
+        }) as Promise<Any>;
+      const awaiting = (id: string) =>
+        eventually(
+          async () => {
+            const token: Any = await sdk.transactionTokens.get(storeA, id);
+            return token.data.threeDs?.status === 'awaiting' ? token : null;
+          },
+          { timeoutMs: 10_000, what: `token ${id} awaiting` },
+        );
+      const complete = async (id: string, result: 'authenticated' | 'failed') => {
+        const issuer: Any = await sdk.transactionTokens.threeDsIssuerToken(storeA, id);
+        const answer = await fetch(issuer.issuerToken, {
+          method: 'POST',
+          body: new URLSearchParams({ ...(issuer.payload ?? {}), result }),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          redirect: 'manual',
+        });
+        expect(answer.status).toBeLessThan(400);
+      };
+      const first = await threeDsToken();
+      const second = await threeDsToken();
+      await awaiting(first.id);
+      await awaiting(second.id);
+
+      // the store's cards now go to KOMOJU, which cannot take a token's 3-D Secure
+      await cli(['processor-route:set', ...route, '--account', testKomoju.id]);
+      const executed = fake.executed.create;
+      await complete(first.id, 'authenticated');
+      await complete(second.id, 'failed');
+      const done = await tokenOnceChecked(sdk, storeA, first.id);
+      expect(done.data.threeDs).toMatchObject({ status: 'successful' });
+      expect((await tokenOnceChecked(sdk, storeA, second.id)).data.threeDs).toMatchObject({
+        status: 'failed',
+      });
+      // the hold was looked up and voided where it was made, never at KOMOJU
+      const reference = `${first.id}.three_ds.1`;
+      expect(operationStats(suite.simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+      expect(fake.executed.create).toBe(executed);
+      expect(await cli(['token:processing', '--id', first.id])).toMatchObject({
+        three_ds: { status: 'successful', processor_account: { id: testSimulator.id } },
+      });
+
+      // a new attempt goes where the cards now go: refused, before anything is written or sent
+      expect(await sdkError(sdk.transactionTokens.enableThreeDs(storeA, second.id))).toMatchObject({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+        errors: [{ field: 'three_ds', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+      });
+      expect(((await sdk.transactionTokens.get(storeA, second.id)) as Any).data.threeDs).toMatchObject({
+        status: 'failed',
+      });
+      expect(await sdkError(threeDsToken())).toMatchObject({ code: 'NOT_SUPPORTED_BY_PROCESSOR' });
+      expect(fake.executed.create).toBe(executed);
+      await cli(['processor-route:clear', ...route]);
+    });
 
     it('are refused at creation for a store whose cards go to KOMOJU, and nothing is sent there', async () => {
       const executed = fake.executed.create;
