@@ -286,6 +286,31 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
       expect(connector.executed(fake).create).toBe(created);
     });
 
+    it(`refuses a card token’s own 3-D Secure and CVV authorization at creation: ${connector.name}, the live default, cannot hold them`, async () => {
+      // decision 0079: each is a hold of 1, voided, which goes to the store's card account (here the
+      // live default) or nowhere
+      const created = connector.executed(fake).create;
+      const refusedOn = (field: string) => ({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+        errors: [{ field, reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+      });
+      const checked = (extra: Record<string, unknown>) =>
+        sdkCardToken(sdk, { cardNumber: REAL_CARD_NUMBER, type: 'recurring', extra });
+      expect(
+        await sdkError(checked({ threeDs: { mode: 'normal', redirectEndpoint: REDIRECT_ENDPOINT } })),
+      ).toMatchObject(refusedOn('three_ds'));
+      const card = {
+        cardholder: 'Taro Yamada',
+        cardNumber: REAL_CARD_NUMBER,
+        expMonth: 12,
+        expYear: new Date().getUTCFullYear() + 1,
+        cvv: '123',
+        cvvAuthorize: { enabled: true, currency: 'JPY' },
+      };
+      expect(await sdkError(checked({ data: card }))).toMatchObject(refusedOn('data.cvv_authorize'));
+      expect(connector.executed(fake).create).toBe(created);
+    });
+
     it(`retries a ${connector.name} outage with the same key: one payment`, async () => {
       connector.failNext(fake);
       const created = await cardCharge(REAL_CARD_NUMBER);

@@ -10,7 +10,9 @@ import { OnlineBrand, PaymentType } from 'univapay-node';
 import { createHmac } from 'node:crypto';
 import { runCli } from '@kessai/admin';
 import {
+  APPROVED_TEST_CARD,
   type Credentials,
+  eventually,
   type FakeKomoju,
   REAL_CARD_NUMBER,
   luhnValidRuns,
@@ -22,6 +24,7 @@ import {
   useSuite,
 } from '@kessai/testing';
 import { startProcessorSimulator } from '../../apps/processor-simulator/src/start-simulator';
+import { operationStats } from '../../apps/processor-simulator/src/simulator-state';
 import { createGatewayApp } from '../../apps/gateway/src/app.factory';
 
 type Any = any;
@@ -31,6 +34,8 @@ const HOOK_BEFORE = 'routing-suite-webhook-before';
 const KEY_AFTER = 'sk_live_routing_suite_key_after';
 const HOOK_AFTER = 'routing-suite-webhook-after';
 const SECRETS = [KEY_BEFORE, HOOK_BEFORE, KEY_AFTER, HOOK_AFTER];
+/** The simulator's card whose issuer asks for a 3-D Secure challenge. */
+const THREE_DS_CARD = '4000000000003220';
 
 let fake: FakeKomoju;
 let simulatorUrl = '';
@@ -437,6 +442,183 @@ describe('processor accounts and routing per store', () => {
       expect([path, (await post(path, secret)).status]).toEqual([path, 401]);
     }
     SECRETS.push('sk_live_routing_suite_stripe', 'whsec_routing_suite_stripe_secret');
+  });
+
+  describe('a card token’s own checks (decision 0079)', () => {
+    /** A recurring card token asking for a CVV authorization and/or 3-D Secure, through the store's SDK. */
+    const checkedToken = (
+      sdk: SDK,
+      checks: { cvvAuthorize?: boolean; threeDs?: boolean },
+      cardNumber = REAL_CARD_NUMBER,
+    ) =>
+      sdkCardToken(sdk, {
+        cardNumber,
+        type: 'recurring',
+        extra: {
+          ...(checks.threeDs ? { threeDs: { mode: 'normal' } } : {}),
+          ...(checks.cvvAuthorize
+            ? {
+                data: {
+                  cardholder: 'Taro Yamada',
+                  cardNumber,
+                  expMonth: 12,
+                  expYear: new Date().getUTCFullYear() + 1,
+                  cvv: '123',
+                  cvvAuthorize: { enabled: true, currency: 'JPY' },
+                },
+              }
+            : {}),
+        },
+      }) as Promise<Any>;
+    const storedChecks = async (tokenId: string): Promise<Any> =>
+      (await suite.env.prisma.transactionToken.findUniqueOrThrow({ where: { id: tokenId } })).data;
+    const tokenOnceChecked = (sdk: SDK, storeId: string, tokenId: string) =>
+      eventually(
+        async () => {
+          const token: Any = await sdk.transactionTokens.get(storeId, tokenId);
+          const { cvvAuthorize, threeDs } = token.data;
+          const cvvDone = !cvvAuthorize?.enabled || cvvAuthorize.status !== 'pending';
+          const threeDsDone = !threeDs?.enabled || !['pending', 'awaiting'].includes(threeDs.status);
+          return cvvDone && threeDsDone ? token : null;
+        },
+        { timeoutMs: 10_000, what: `token ${tokenId} checked` },
+      );
+
+    it('keep the account an attempt started at: completed there after the route moved; a new attempt refused', async () => {
+      // test mode: the store's test cards routed to a test account of the simulator's protocol
+      const merchant = suite.merchants.shop.merchant.id;
+      const testSimulator = await cli(
+        ['processor-account:create', '--merchant', merchant, '--provider', 'simulator', '--mode', 'test'],
+        '',
+      );
+      const testKomoju = await cli(
+        ['processor-account:create', '--merchant', merchant, '--provider', 'komoju', '--mode', 'test'],
+        `${KEY_BEFORE}\n${HOOK_BEFORE}\n`,
+      );
+      const route = ['--store', storeA, '--mode', 'test', '--payment-type', 'card'];
+      await cli(['processor-route:set', ...route, '--account', testSimulator.id]);
+      const sdk = suite.sdk.shop;
+      const threeDsToken = () =>
+        sdkCardToken(sdk, {
+          cardNumber: THREE_DS_CARD,
+          type: 'recurring',
+          extra: { threeDs: { mode: 'normal', redirectEndpoint: 'https://shop.example.test/3ds-done' } },
+        }) as Promise<Any>;
+      const awaiting = (id: string) =>
+        eventually(
+          async () => {
+            const token: Any = await sdk.transactionTokens.get(storeA, id);
+            return token.data.threeDs?.status === 'awaiting' ? token : null;
+          },
+          { timeoutMs: 10_000, what: `token ${id} awaiting` },
+        );
+      const complete = async (id: string, result: 'authenticated' | 'failed') => {
+        const issuer: Any = await sdk.transactionTokens.threeDsIssuerToken(storeA, id);
+        const answer = await fetch(issuer.issuerToken, {
+          method: 'POST',
+          body: new URLSearchParams({ ...(issuer.payload ?? {}), result }),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          redirect: 'manual',
+        });
+        expect(answer.status).toBeLessThan(400);
+      };
+      const first = await threeDsToken();
+      const second = await threeDsToken();
+      await awaiting(first.id);
+      await awaiting(second.id);
+
+      // the store's cards now go to KOMOJU, which cannot take a token's 3-D Secure
+      await cli(['processor-route:set', ...route, '--account', testKomoju.id]);
+      const executed = fake.executed.create;
+      await complete(first.id, 'authenticated');
+      await complete(second.id, 'failed');
+      const done = await tokenOnceChecked(sdk, storeA, first.id);
+      expect(done.data.threeDs).toMatchObject({ status: 'successful' });
+      expect((await tokenOnceChecked(sdk, storeA, second.id)).data.threeDs).toMatchObject({
+        status: 'failed',
+      });
+      // the hold was looked up and voided where it was made, never at KOMOJU
+      const reference = `${first.id}.three_ds.1`;
+      expect(operationStats(suite.simulator.stats(), 'void', `${reference}.void`).executions).toBe(1);
+      expect(fake.executed.create).toBe(executed);
+      expect(await cli(['token:processing', '--id', first.id])).toMatchObject({
+        three_ds: { status: 'successful', processor_account: { id: testSimulator.id } },
+      });
+
+      // a new attempt goes where the cards now go: refused, before anything is written or sent
+      expect(await sdkError(sdk.transactionTokens.enableThreeDs(storeA, second.id))).toMatchObject({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+        errors: [{ field: 'three_ds', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+      });
+      expect(((await sdk.transactionTokens.get(storeA, second.id)) as Any).data.threeDs).toMatchObject({
+        status: 'failed',
+      });
+      expect(await sdkError(threeDsToken())).toMatchObject({ code: 'NOT_SUPPORTED_BY_PROCESSOR' });
+      expect(fake.executed.create).toBe(executed);
+      await cli(['processor-route:clear', ...route]);
+    });
+
+    it('are refused at creation for a store whose cards go to KOMOJU, and nothing is sent there', async () => {
+      const executed = fake.executed.create;
+      const refused = (field: string) => ({
+        code: 'NOT_SUPPORTED_BY_PROCESSOR',
+        errors: [{ field, reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+      });
+      expect(await sdkError(checkedToken(sdkA, { cvvAuthorize: true }))).toMatchObject(
+        refused('data.cvv_authorize'),
+      );
+      expect(await sdkError(checkedToken(sdkA, { threeDs: true }))).toMatchObject(refused('three_ds'));
+      expect(fake.executed.create).toBe(executed);
+      // a token asking for neither is made as ever
+      expect((await checkedToken(sdkA, {})).id).toEqual(expect.any(String));
+    });
+
+    it('go to the account the store’s cards go to, recorded on the token, voided there', async () => {
+      const executed = fake.executed.create;
+      const token = await checkedToken(sdkB, { cvvAuthorize: true, threeDs: true });
+      const checked = await tokenOnceChecked(sdkB, storeB, token.id);
+      expect(checked.data.cvvAuthorize).toMatchObject({
+        enabled: true,
+        status: 'current',
+        credentialsId: null,
+      });
+      expect(checked.data.threeDs).toMatchObject({ enabled: true, status: 'successful' });
+      // each hold was made once at the simulator's protocol and voided there; none at KOMOJU
+      const stats = suite.simulator.stats();
+      for (const reference of [`${token.id}.cvv_authorize.1`, `${token.id}.three_ds.1`]) {
+        expect(operationStats(stats, 'authorize', reference).executions).toBe(1);
+        expect(operationStats(stats, 'void', `${reference}.void`).executions).toBe(1);
+      }
+      expect(fake.executed.create).toBe(executed);
+      // the account is the token's record, the operator's, never the merchant's API's
+      expect(await storedChecks(token.id)).toMatchObject({
+        cvv_authorize: { processor_account_id: simulatorAccount.id },
+        three_ds: { processor_account_id: simulatorAccount.id },
+      });
+      const account = { id: simulatorAccount.id, provider: 'simulator', status: 'active' };
+      expect(await cli(['token:processing', '--id', token.id])).toMatchObject({
+        id: token.id,
+        store_id: storeB,
+        three_ds: { status: 'successful', attempt: 1, processor_account: account },
+        cvv_authorize: { status: 'current', attempt: 1, processor_account: account },
+      });
+      expect(JSON.stringify(await sdkB.transactionTokens.get(storeB, token.id))).not.toContain(
+        simulatorAccount.id,
+      );
+
+      // a store without a card route keeps the mode's default: the test-mode simulator
+      const testMode = await checkedToken(suite.sdk.shop, { cvvAuthorize: true }, APPROVED_TEST_CARD);
+      expect((await tokenOnceChecked(suite.sdk.shop, storeA, testMode.id)).data.cvvAuthorize.status).toBe(
+        'current',
+      );
+      expect(await storedChecks(testMode.id)).toMatchObject({
+        cvv_authorize: { processor_account_id: null },
+      });
+      expect(await cli(['token:processing', '--id', testMode.id])).toMatchObject({
+        three_ds: null,
+        cvv_authorize: { status: 'current', processor_account: null },
+      });
+    });
   });
 
   it('disabling the account sends the store’s new charges to the mode’s default', async () => {

@@ -43,7 +43,8 @@ const payment = (status: ProcessorPayment['status']) =>
 function setup(stored: TokenToAuthenticate | null, { applied = [true] } = {}) {
   const calls: string[] = [];
   const updates: { read: unknown; next: StoredTokenThreeDs }[] = [];
-  const { processors, authorized, answerAuthorize, answerStatus, answerVoid } = fakeCardProcessor(calls);
+  const { processors, authorized, routedTo, answerAuthorize, answerStatus, answerVoid } =
+    fakeCardProcessor(calls);
   const repository = {
     findToAuthenticate: () => Promise.resolve(stored),
     update: (_id: string, read: unknown, next: StoredTokenThreeDs) => {
@@ -68,6 +69,7 @@ function setup(stored: TokenToAuthenticate | null, { applied = [true] } = {}) {
   return {
     service,
     calls,
+    routedTo,
     authorized,
     updates,
     answerAuthorize,
@@ -119,6 +121,38 @@ describe('TokenAuthenticationService', () => {
     await t.service.authenticateToken(TOKEN_ID);
     expect(t.calls).toEqual(['read cvv', 'authorize', `void ${TOKEN_ID}.three_ds.1.void`, 'update']);
     expect(t.updates[0]?.next).toMatchObject({ status: 'successful', issuer_token: null, error: null });
+  });
+
+  it('sends every call of an attempt to the account it was routed to, and keeps that account (decision 0079)', async () => {
+    const started = setup(token({ processor_account_id: 'acct_routed' }));
+    await started.service.authenticateToken(TOKEN_ID);
+    expect(started.calls).toEqual(['read cvv', 'authorize', `void ${TOKEN_ID}.three_ds.1.void`, 'update']);
+    expect(started.routedTo).toEqual(['acct_routed']);
+    expect(started.updates[0]?.next).toMatchObject({
+      status: 'successful',
+      processor_account_id: 'acct_routed',
+    });
+
+    // the lookup after the cardholder's notice and the void go there too, not to the mode's default
+    const awaiting = setup(token({ status: 'awaiting', processor_account_id: 'acct_routed' }));
+    awaiting.answerStatus({ found: true, payment: payment('authorized') });
+    await awaiting.service.authenticateToken(TOKEN_ID);
+    expect(awaiting.calls).toEqual([
+      `status ${TOKEN_ID}.three_ds.1`,
+      `void ${TOKEN_ID}.three_ds.1.void`,
+      'update',
+    ]);
+    expect(awaiting.routedTo).toEqual(['acct_routed']);
+
+    // an attempt of a live token routed to an account needs no live default
+    const live = setup({ ...token({ processor_account_id: 'acct_live' }), mode: 'live' });
+    await live.service.authenticateToken(TOKEN_ID);
+    expect(live.updates[0]?.next).toMatchObject({ status: 'successful' });
+
+    // no account recorded (made before routing, or on the default): the mode's default
+    const unrouted = setup(token());
+    await unrouted.service.authenticateToken(TOKEN_ID);
+    expect(unrouted.routedTo).toEqual([null]);
   });
 
   it('records a decline as failed with the payment error', async () => {

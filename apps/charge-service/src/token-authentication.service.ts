@@ -7,7 +7,12 @@ import {
   type TokenThreeDsRead,
   type TokenToAuthenticate,
 } from '@kessai/db';
-import { tokenThreeDsReference, type TokenThreeDsStatus } from '@kessai/domain';
+import {
+  TOKEN_THREE_DS_AMOUNT,
+  TOKEN_THREE_DS_CURRENCY,
+  tokenThreeDsReference,
+  type TokenThreeDsStatus,
+} from '@kessai/domain';
 import { LOGGER, type Logger } from '@kessai/observability';
 import {
   type AuthorizeRequest,
@@ -21,10 +26,6 @@ import {
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { RetryLaterError } from './retry-later';
 import { TokenCheck } from './token-check';
-
-/** The authorization that authenticates a card: the smallest amount, held and then voided. */
-const AUTHENTICATION_AMOUNT = 1;
-const AUTHENTICATION_CURRENCY = 'JPY';
 
 type Outcome =
   | {
@@ -40,7 +41,9 @@ type Outcome =
 /**
  * authenticate_token: a card token's 3-D Secure, once, at tokenization (docs/transaction-tokens.md,
  * "3-D Secure"). Pending: an authorization of the smallest amount, capture false, under the token's
- * 3-D Secure mode, keyed by the attempt's reference (token id + attempt); a challenge leaves the
+ * 3-D Secure mode, keyed by the attempt's reference (token id + attempt), at the processor account
+ * the attempt was routed to (its store's card route in yen, else the mode's default: decision 0079)
+ * for every call of the attempt; a challenge leaves the
  * token awaiting with the issuer page, an approval is voided and the token successful, a decline
  * fails it. Awaiting: the processor is asked how the authentication ended (after its signed notice)
  * and the hold voided; one nobody completed within CHARGE_AWAITING_EXPIRY_SECONDS (the sweeper's job)
@@ -105,7 +108,7 @@ export class TokenAuthenticationService {
   }
 
   async #start(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Promise<Outcome | null> {
-    const processor = this.processors.forMode(token.mode);
+    const processor = await this.processors.forTokenCheck(token.mode, threeDs.processor_account_id);
     if (!processor) return errored('no live processor is configured');
     if (!token.vault || !token.card) return errored('the card is missing from the vault');
     const reference = tokenThreeDsReference(token.id, threeDs.attempt);
@@ -117,8 +120,8 @@ export class TokenAuthenticationService {
     if (!card) return errored('the card could not be read from the vault');
     const request: AuthorizeRequest = {
       reference,
-      amount: AUTHENTICATION_AMOUNT,
-      currency: AUTHENTICATION_CURRENCY,
+      amount: TOKEN_THREE_DS_AMOUNT,
+      currency: TOKEN_THREE_DS_CURRENCY,
       capture: false,
       paymentMethod: { type: 'card', card },
       threeDs: {
@@ -180,7 +183,7 @@ export class TokenAuthenticationService {
     causeEventId: string | null,
   ): Promise<Outcome | null> {
     const expired: Outcome = { status: 'failed', processorReference: null, error: expiryError() };
-    const processor = this.processors.forMode(token.mode);
+    const processor = await this.processors.forTokenCheck(token.mode, threeDs.processor_account_id);
     // no processor for its mode any more: nothing can be asked or voided, and nothing to wait for
     if (!processor) return token.threeDsExpired ? expired : null;
     const reference = tokenThreeDsReference(token.id, threeDs.attempt);
@@ -265,7 +268,7 @@ export class TokenAuthenticationService {
    * stays failed (the merchant was told so).
    */
   async #releaseLate(token: TokenToAuthenticate, threeDs: StoredTokenThreeDs): Promise<void> {
-    const processor = this.processors.forMode(token.mode);
+    const processor = await this.processors.forTokenCheck(token.mode, threeDs.processor_account_id);
     if (!processor) return;
     const reference = tokenThreeDsReference(token.id, threeDs.attempt);
     const context = { tokenId: token.id, operation: 'token 3-D Secure late lookup' };

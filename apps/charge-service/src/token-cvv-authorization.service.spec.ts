@@ -28,7 +28,7 @@ const payment = (status: ProcessorPayment['status']) => heldPayment(REFERENCE, s
 function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null } = { cvv: '123' }) {
   const calls: string[] = [];
   const updates: { read: unknown; next: StoredTokenCvvAuthorize }[] = [];
-  const { processors, authorized, answerAuthorize, answerStatus } = fakeCardProcessor(calls);
+  const { processors, authorized, routedTo, answerAuthorize, answerStatus } = fakeCardProcessor(calls);
   const repository = {
     findToAuthorize: () => Promise.resolve(stored),
     update: (_id: string, read: unknown, next: StoredTokenCvvAuthorize) => {
@@ -47,6 +47,7 @@ function setup(stored: TokenToCvvAuthorize | null, { cvv }: { cvv: string | null
   return {
     service,
     calls,
+    routedTo,
     authorized,
     updates,
     answerAuthorize,
@@ -82,6 +83,21 @@ describe('TokenCvvAuthorizationService', () => {
     ]);
   });
 
+  it('holds and voids at the account the attempt was routed to, and keeps it (decision 0079)', async () => {
+    const routed = setup({ ...token({ processor_account_id: 'acct_routed' }), mode: 'live' });
+    await routed.service.authorizeTokenCvv(TOKEN_ID);
+    expect(routed.calls).toEqual(['authorize', `void ${REFERENCE}.void`, 'update']);
+    expect(routed.routedTo).toEqual(['acct_routed']);
+    expect(routed.updates[0]?.next).toMatchObject({
+      status: 'current',
+      processor_account_id: 'acct_routed',
+      credentials_id: null,
+    });
+
+    const unrouted = setup(token());
+    await unrouted.service.authorizeTokenCvv(TOKEN_ID);
+    expect(unrouted.routedTo).toEqual([null]);
+  });
   it('a decline fails it with the processor’s error, and nothing is voided', async () => {
     const t = setup(token());
     t.answerAuthorize(() =>

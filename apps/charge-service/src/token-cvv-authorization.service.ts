@@ -30,7 +30,9 @@ type Outcome =
  * authorize_token_cvv: a card token's CVV authorization (docs/transaction-tokens.md, "CVV
  * authorization"). Pending: an authorization of the smallest amount in the token's currency,
  * capture false, with the pending CVV (read, not claimed: it stays for the token's first charge),
- * keyed by the attempt's reference (token id + attempt); an approval is voided and the token
+ * keyed by the attempt's reference (token id + attempt), at the processor account the attempt was
+ * routed to (the store's card route in its currency, else the mode's default: decision 0079), where
+ * its void goes too; an approval is voided and the token
  * `current`, a decline (the CVV does not match, the card is refused) `failed`. No 3-D Secure: a
  * card whose issuer insists on it fails, as it would a charge without it. Every change is
  * conditional on the status and attempt read, so a job run twice writes once; the processor
@@ -68,7 +70,7 @@ export class TokenCvvAuthorizationService {
   }
 
   async #authorize(token: TokenToCvvAuthorize, cvvAuthorize: StoredTokenCvvAuthorize): Promise<Outcome> {
-    const processor = this.processors.forMode(token.mode);
+    const processor = await this.processors.forTokenCheck(token.mode, cvvAuthorize.processor_account_id);
     if (!processor) return failed('PROCESSING_ERROR', 'no processor is configured for this mode');
     if (!token.vault || !token.card) return failed('PROCESSING_ERROR', 'the card is missing from the vault');
     const cvv = await this.cvvs.read(token.id);
@@ -156,7 +158,7 @@ function nextCvvAuthorize(cvvAuthorize: StoredTokenCvvAuthorize, outcome: Outcom
     ...cvvAuthorize,
     status: outcome.status,
     processor_reference: outcome.processorReference,
-    // the mode's default processor answers for the token: no processor account, so no credentials id
+    // the account it went to is the operator's to see, not the merchant's API clients' (decision 0079)
     credentials_id: null,
     error: outcome.status === 'failed' ? outcome.error : null,
     date: new Date().toISOString(),

@@ -28,6 +28,7 @@ import {
   listProcessorRoutes,
   setProcessorRoute,
   showChargeProcessing,
+  showTokenProcessing,
   type RouteInput,
 } from './processor-routes';
 import { advanceTestClock, createTestClock, showTestClock } from './test-clocks';
@@ -112,6 +113,9 @@ Commands:
   charge:processing --id ID                   the processor account that took a charge (its route's,
                                               or the fallback it failed over to) and the provider's
                                               payment id (never in the merchant's API)
+  token:processing --id ID                    the processor account each of a card token's own
+                                              checks (3-D Secure, CVV authorization) went to, and
+                                              the provider's payment id (never in the merchant's API)
   vault:rotate [--batch N]                    re-encrypt every stored card and bank account number,
                                               and processor account credentials, still under an
                                               older key with VAULT_KEYS' first (docs/operations.md)
@@ -415,6 +419,8 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
         return await listProcessorRoutes(database, required(values.store, 'store'));
       case 'charge:processing':
         return await showChargeProcessing(database, required(values.id, 'id'));
+      case 'token:processing':
+        return await showTokenProcessing(database, required(values.id, 'id'));
       case 'vault:rotate':
         return await rotateVault(
           database,

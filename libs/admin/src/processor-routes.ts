@@ -4,6 +4,7 @@ import type {
   ProcessorRoute,
   ProcessorRouteKey,
   StoresRepository,
+  TokenCheckOfToken,
 } from '@kessai/db';
 import { isKnownCurrency, isUuid } from '@kessai/domain';
 import { AdminError } from './admin.service';
@@ -114,6 +115,38 @@ export async function showChargeProcessing(
     processor_calls_started: charge.processorCallsStarted,
     processor_calls_unexecuted: charge.processorCallsUnexecuted,
     processor_reference: charge.processorReference,
+  };
+}
+
+/**
+ * A card token's own checks (its 3-D Secure, its CVV authorization) as only the operator sees them
+ * (decision 0079): for each, its status and attempt, the processor account its attempt's hold went
+ * to (none: the mode's default processor) and the provider's payment id.
+ */
+export async function showTokenProcessing(
+  repositories: { processorAccounts: ProcessorAccountsRepository },
+  tokenId: string,
+) {
+  const token = isUuid(tokenId)
+    ? await repositories.processorAccounts.findTokenCheckProcessing(tokenId.toLowerCase())
+    : null;
+  if (!token) throw new AdminError(`no transaction token ${tokenId}`);
+  const describeCheck = (check: TokenCheckOfToken | null) =>
+    check && {
+      enabled: check.enabled,
+      status: check.status,
+      attempt: check.attempt,
+      processor_account: describeAccount(check.processorAccount),
+      processor_reference: check.processorReference,
+    };
+  return {
+    id: token.id,
+    merchant_id: token.merchantId,
+    store_id: token.storeId,
+    mode: token.mode,
+    payment_type: token.paymentType,
+    three_ds: describeCheck(token.threeDs),
+    cvv_authorize: describeCheck(token.cvvAuthorize),
   };
 }
 

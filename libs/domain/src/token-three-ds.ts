@@ -9,6 +9,10 @@ export type TokenThreeDsStatus = (typeof TOKEN_THREE_DS_STATUSES)[number];
 /** The statuses charge-service moves a token's 3-D Secure from (the work is still to do). */
 export const TOKEN_THREE_DS_OPEN: readonly TokenThreeDsStatus[] = ['pending', 'awaiting'];
 
+/** The authorization that authenticates a card: 1 yen (the smallest amount), held and then voided. */
+export const TOKEN_THREE_DS_AMOUNT = 1;
+export const TOKEN_THREE_DS_CURRENCY = 'JPY';
+
 const REFERENCE =
   /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.three_ds\.([1-9][0-9]{0,8})$/;
 

@@ -93,6 +93,19 @@ export class PaymentProcessors {
     return account ? this.#forAccount(account) : null;
   }
 
+  /**
+   * The processor of a card token's check, its 3-D Secure or CVV authorization (decision 0079):
+   * the account its attempt was routed to when it started, for every call of the attempt (the
+   * hold, its lookups, its void), else its mode's default. null: no processor can take it (the
+   * account's adapter cannot be built, or the mode has none).
+   */
+  forTokenCheck(
+    mode: 'test' | 'live' | 'live_test',
+    processorAccountId: string | null | undefined,
+  ): Promise<PaymentProcessor | null> {
+    return processorAccountId ? this.forAccount(processorAccountId) : Promise.resolve(this.forMode(mode));
+  }
+
   #forAccount(account: RoutedProcessorAccount): PaymentProcessor | null {
     const cached = this.#adapters.get(account.id);
     if (cached?.version === account.version) return cached.processor;

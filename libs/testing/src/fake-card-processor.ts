@@ -14,11 +14,13 @@ import {
  * A test-mode payment processor for the unit specs of a card token's hold of 1 (3-D Secure, CVV
  * authorization): each call recorded in `calls` (`authorize`, `status <reference>`, `void <key>`),
  * each authorization's request in `authorized`; authorize approves, status finds nothing and void
- * voids until a spec answers otherwise. Status answers in turn, the last one from then on. A live
- * mode has no processor.
+ * voids until a spec answers otherwise. Status answers in turn, the last one from then on. A check
+ * routed to an account gets the processor, so does the test mode's default; a live mode's default
+ * has none. `routedTo` records the account each lookup asked for (null: the mode's default).
  */
 export function fakeCardProcessor(calls: string[]) {
   const authorized: AuthorizeRequest[] = [];
+  const routedTo: (string | null)[] = [];
   let authorizeAnswer: () => Promise<AuthorizeResult> = () =>
     Promise.resolve({ outcome: 'approved', processorReference: 'sim_pay_1', captured: false });
   let statusAnswers: PaymentStatusResult[] = [{ found: false }];
@@ -40,12 +42,16 @@ export function fakeCardProcessor(calls: string[]) {
   };
   const processors = {
     callbackUrl: 'http://gateway/processor/callbacks',
-    forMode: (mode: string) => (mode === 'test' ? processor : null),
+    forTokenCheck: (mode: string, account: string | null | undefined) => {
+      routedTo.push(account ?? null);
+      return Promise.resolve(account || mode === 'test' ? processor : null);
+    },
     retrying: <T>(call: () => Promise<T>) => call(),
   } as unknown as PaymentProcessors;
   return {
     processors,
     authorized,
+    routedTo,
     answerAuthorize: (answer: () => Promise<AuthorizeResult>) => (authorizeAnswer = answer),
     answerStatus: (...answers: PaymentStatusResult[]) => (statusAnswers = answers),
     answerVoid: (answer: (idempotencyKey: string) => VoidResult) => (voidAnswer = answer),

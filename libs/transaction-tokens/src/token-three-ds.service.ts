@@ -7,8 +7,9 @@ import {
   type StoredTokenThreeDs,
   type TransactionToken,
 } from '@kessai/db';
-import { BusinessRuleError, ValidationError } from '@kessai/domain';
+import { BusinessRuleError, TOKEN_THREE_DS_CURRENCY, ValidationError } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
+import { TokenCheckRouting } from './token-check-routing';
 
 /**
  * A card token's 3-D Secure (docs/transaction-tokens.md, "3-D Secure"), for the gateway and any
@@ -21,6 +22,7 @@ export class TokenThreeDsService {
   constructor(
     private readonly tokens: TransactionTokensRepository,
     private readonly threeDs: TokenThreeDsRepository,
+    private readonly checkRouting: TokenCheckRouting,
   ) {}
 
   /** The issuer page (ThreeDsIssuerToken, as stored) while awaiting, else 400 INVALID_THREE_DS_STATUS. */
@@ -33,7 +35,9 @@ export class TokenThreeDsService {
 
   /**
    * Authentication starts again (a new attempt, pending, with token_three_ds_requested) unless it
-   * succeeded already, in which case it is only switched on. Answers the token.
+   * succeeded already, in which case it is only switched on. The new attempt goes where the store's
+   * card payments in yen now go, or is refused (400 NOT_SUPPORTED_BY_PROCESSOR, `three_ds`) when
+   * that account's provider cannot do it (decision 0079). Answers the token.
    */
   async enable(token: TransactionToken, correlation: Correlation): Promise<TransactionToken> {
     checkChangeable(token);
@@ -42,6 +46,7 @@ export class TokenThreeDsService {
       if (threeDs.enabled) return token;
       return this.#apply(token, threeDs, { ...threeDs, enabled: true }, false, correlation);
     }
+    const account = await this.checkRouting.route(token, 'three_ds', TOKEN_THREE_DS_CURRENCY);
     const next: StoredTokenThreeDs = {
       enabled: true,
       status: 'pending',
@@ -51,6 +56,7 @@ export class TokenThreeDsService {
       attempt: (threeDs?.attempt ?? 0) + 1,
       error: null,
       issuer_token: null,
+      processor_account_id: account,
       processor_reference: null,
     };
     return this.#apply(token, threeDs, next, true, correlation);

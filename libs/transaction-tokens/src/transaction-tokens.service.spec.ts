@@ -10,7 +10,9 @@ import type {
 } from '@kessai/db';
 import { BusinessRuleError, ServiceUnavailableError } from '@kessai/domain';
 import type { Logger } from '@kessai/observability';
+import { processorLimitsOf, type LiveProcessorLimits } from '@kessai/payments';
 import type { CardVault, PendingCvvStore } from '@kessai/vault';
+import { TokenCheckRouting } from './token-check-routing';
 import type { TokenConfirmationDelivery } from './token-confirmation';
 import type { TokenCreator, TokenInput } from './token-inputs';
 import { TransactionTokensService } from './transaction-tokens.service';
@@ -125,6 +127,15 @@ class Fakes {
     },
   };
 
+  /** the store's card routes, by `<mode>:<currency>` (or `*`), to an account of a provider */
+  readonly cardRoutes = new Map<string, { id: string; provider: 'simulator' | 'komoju' | 'stripe' }>();
+  /** PROCESSOR_LIVE's limits (null: the simulator's protocol) */
+  liveDefault: LiveProcessorLimits | null = null;
+  readonly processorAccounts = {
+    findCardRoute: (_store: string, mode: string, currency: string) =>
+      Promise.resolve(this.cardRoutes.get(`${mode}:${currency}`) ?? this.cardRoutes.get(`${mode}:*`) ?? null),
+  };
+
   /** the store's configuration layer (the merchant's stays empty) */
   configure(configuration: Prisma.JsonValue): void {
     if (this.settings) this.settings = { ...this.settings, storeConfiguration: configuration };
@@ -139,6 +150,7 @@ class Fakes {
       this.confirmations,
       this.logger,
       this.cvvAuthorizations as unknown as TokenCvvAuthorizeRepository,
+      new TokenCheckRouting(this.processorAccounts as never, this.liveDefault),
     );
   }
 }
@@ -254,7 +266,7 @@ describe('TransactionTokensService: creating a token', () => {
         cardToken({ three_ds: { mode: 'force', redirect_endpoint: 'https://shop.example/back' } }),
       );
       expect(fakes.created[0]?.data).toMatchObject({
-        three_ds: { enabled: true, status: 'pending', mode: 'force', attempt: 1 },
+        three_ds: { enabled: true, status: 'pending', mode: 'force', attempt: 1, processor_account_id: null },
       });
     });
   });
@@ -409,20 +421,88 @@ describe('TransactionTokensService: creating a token', () => {
       await create(withCvvAuthorize({ enabled: true, currency: 'USD' }));
       await create(withCvvAuthorize({ enabled: false }));
       expect(fakes.created.map((row) => (row.data as { cvv_authorize: unknown }).cvv_authorize)).toEqual([
-        { enabled: true, status: 'pending', currency: 'JPY', attempt: 1 },
-        { enabled: true, status: 'pending', currency: 'USD', attempt: 1 },
+        { enabled: true, status: 'pending', currency: 'JPY', attempt: 1, processor_account_id: null },
+        { enabled: true, status: 'pending', currency: 'USD', attempt: 1, processor_account_id: null },
         { enabled: false, status: 'inactive' },
       ]);
     });
 
-    it('is refused in live mode, which no processor of Kessai’s checks a CVV in', async () => {
-      await expect(
-        create(withCvvAuthorize({ enabled: true }), { ...server, mode: 'live' }),
-      ).rejects.toMatchObject({
-        code: 'NOT_SUPPORTED_BY_PROCESSOR',
-        errors: [{ field: 'data.cvv_authorize', reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    const liveCard = { ...card, card_number: '4532015112830366' };
+    const live: TokenCreator = { ...server, mode: 'live' };
+    const checksOf = (row: NewTransactionToken | undefined) =>
+      row?.data as { cvv_authorize: unknown; three_ds: unknown } | undefined;
+    const refused = (field: string) => ({
+      code: 'NOT_SUPPORTED_BY_PROCESSOR',
+      errors: [{ field, reason: 'NOT_SUPPORTED_BY_PROCESSOR' }],
+    });
+
+    it('records the account of the store’s card route in the check’s currency, the currency’s before `*` (decision 0079)', async () => {
+      fakes.cardRoutes.set('test:*', { id: 'acct_any', provider: 'simulator' });
+      fakes.cardRoutes.set('test:USD', { id: 'acct_usd', provider: 'simulator' });
+      tokens = fakes.service();
+      await create(withCvvAuthorize({ enabled: true, currency: 'USD' }));
+      await create(withCvvAuthorize({ enabled: true }));
+      await create(cardToken({ three_ds: { mode: 'normal' } }));
+      await create(cardToken({ three_ds: { mode: 'skip' } }));
+      expect(fakes.created.map((row) => checksOf(row))).toEqual([
+        expect.objectContaining({
+          cvv_authorize: expect.objectContaining({ processor_account_id: 'acct_usd' }),
+        }),
+        expect.objectContaining({
+          cvv_authorize: expect.objectContaining({ processor_account_id: 'acct_any' }),
+        }),
+        // 3-D Secure holds yen: the `*` route
+        expect.objectContaining({ three_ds: expect.objectContaining({ processor_account_id: 'acct_any' }) }),
+        // skipped: nothing is held, nothing routed
+        expect.objectContaining({ three_ds: expect.objectContaining({ processor_account_id: null }) }),
+      ]);
+    });
+
+    it('is refused when the account it would go to cannot do it: KOMOJU, Stripe (decision 0079)', async () => {
+      for (const provider of ['komoju', 'stripe'] as const) {
+        fakes.cardRoutes.set('test:*', { id: `acct_${provider}`, provider });
+        tokens = fakes.service();
+        await expect(create(withCvvAuthorize({ enabled: true }))).rejects.toMatchObject(
+          refused('data.cvv_authorize'),
+        );
+        await expect(create(cardToken({ three_ds: { mode: 'normal' } }))).rejects.toMatchObject(
+          refused('three_ds'),
+        );
+        // a token asking for neither is made as ever
+        await create(cardToken({ three_ds: { mode: 'skip' } }));
+      }
+      expect(fakes.created).toHaveLength(2);
+    });
+
+    it('in live mode, goes by the route’s account, else the live default (PROCESSOR_LIVE)', async () => {
+      const request = (threeDs?: { mode: string }) =>
+        cardToken({
+          type: 'recurring',
+          data: { card: liveCard, billing: { ok: true, value: {} }, cvv_authorize: { enabled: true } },
+          ...(threeDs ? { three_ds: threeDs } : {}),
+        });
+      // the simulator's protocol as the live default takes it
+      await create(request({ mode: 'normal' }), live);
+      expect(checksOf(fakes.created[0])).toMatchObject({
+        cvv_authorize: { status: 'pending', processor_account_id: null },
+        three_ds: { status: 'pending', processor_account_id: null },
       });
-      expect(fakes.created).toEqual([]);
+      // KOMOJU as the live default cannot
+      fakes.liveDefault = processorLimitsOf('komoju');
+      tokens = fakes.service();
+      await expect(create(request(), live)).rejects.toMatchObject(refused('data.cvv_authorize'));
+      // ...but a store routed to a simulator-protocol account of its own takes it there
+      fakes.cardRoutes.set('live:*', { id: 'acct_live', provider: 'simulator' });
+      await create(request(), live);
+      expect(checksOf(fakes.created[1])).toMatchObject({
+        cvv_authorize: { processor_account_id: 'acct_live' },
+      });
+      // and a store routed to Stripe refuses it whatever the default
+      fakes.liveDefault = null;
+      fakes.cardRoutes.set('live:*', { id: 'acct_stripe', provider: 'stripe' });
+      tokens = fakes.service();
+      await expect(create(request(), live)).rejects.toMatchObject(refused('data.cvv_authorize'));
+      expect(fakes.created).toHaveLength(2);
     });
 
     const stored = {
@@ -446,10 +526,26 @@ describe('TransactionTokensService: creating a token', () => {
       expect(fakes.cvvSwitches).toEqual([
         {
           id: stored.id,
-          next: { enabled: true, status: 'pending', currency: 'JPY', attempt: 1 },
+          next: { enabled: true, status: 'pending', currency: 'JPY', attempt: 1, processor_account_id: null },
           requested: true,
         },
       ]);
+    });
+
+    it('enabled by PATCH is routed again, and refused before anything is written where it cannot go', async () => {
+      fakes.keptCvvs.set(stored.id, '123');
+      fakes.cardRoutes.set('test:JPY', { id: 'acct_komoju', provider: 'komoju' });
+      tokens = fakes.service();
+      await expect(
+        tokens.update(server, stored, { data: { cvv_authorize: { enabled: true } } }, correlation),
+      ).rejects.toMatchObject(refused('data.cvv_authorize'));
+      expect(fakes.cvvSwitches).toEqual([]);
+      fakes.cardRoutes.set('test:JPY', { id: 'acct_sim', provider: 'simulator' });
+      await tokens.update(server, stored, { data: { cvv_authorize: { enabled: true } } }, correlation);
+      expect(fakes.cvvSwitches[0]?.next).toMatchObject({
+        status: 'pending',
+        processor_account_id: 'acct_sim',
+      });
     });
   });
 

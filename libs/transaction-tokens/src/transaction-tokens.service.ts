@@ -25,6 +25,7 @@ import {
   BusinessRuleError,
   CVV_AUTHORIZE_DEFAULT_CURRENCY,
   isUuid,
+  TOKEN_THREE_DS_CURRENCY,
   NotFoundError,
   PermissionError,
   ServiceUnavailableError,
@@ -41,6 +42,7 @@ import {
 } from '@kessai/store-configuration';
 import { CardVault, PendingCvvStore } from '@kessai/vault';
 import { detectQrBrand } from './qr-brand';
+import { TokenCheckRouting } from './token-check-routing';
 import {
   confirmationCodeHash,
   newConfirmationCode,
@@ -57,6 +59,12 @@ import {
   type TokenListFilters,
   type TokenRenewalInput,
 } from './token-inputs';
+
+/** The processor account each of a card token's checks asked for was routed to (null: the mode's default). */
+interface CheckAccounts {
+  threeDs: string | null;
+  cvvAuthorize: string | null;
+}
 
 interface PreparedToken {
   data: Prisma.InputJsonObject;
@@ -81,6 +89,7 @@ export class TransactionTokensService {
     private readonly confirmations: TokenConfirmationDelivery,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly cvvAuthorizations: TokenCvvAuthorizeRepository,
+    private readonly checkRouting: TokenCheckRouting,
   ) {}
 
   /**
@@ -103,8 +112,8 @@ export class TransactionTokensService {
     const disabled = disabledPaymentType(configuration, request.payment_type);
     if (disabled) throw new BusinessRuleError(disabled, [{ field: 'payment_type', reason: disabled }]);
     checkTypeRules(request, configuration.recurring_token_configuration.recurring_type);
-    if (request.payment_type === 'card' && request.data.cvv_authorize?.enabled)
-      checkTestModeOnly(actor, 'data.cvv_authorize');
+    // a card token's own checks go where the store's card payments go, or are refused (decision 0079)
+    const accounts = request.payment_type === 'card' ? await this.routeChecks(actor, request) : null;
     if (
       request.payment_type === 'qr_merchant' ||
       request.payment_type === 'apple_pay' ||
@@ -113,7 +122,7 @@ export class TransactionTokensService {
       checkTestModeOnly(actor, 'payment_type');
 
     const id = randomUUID();
-    const prepared = this.prepare(id, request, actor.mode);
+    const prepared = this.prepare(id, request, actor.mode, accounts);
     // use_confirmation: the customer confirms the token with a code sent to its email
     if (request.use_confirmation && !request.email) {
       throw new BusinessRuleError('CONFIRMATION_REQUIRES_EMAIL', [
@@ -309,7 +318,17 @@ export class TransactionTokensService {
       changed.push(...dataUpdate.changed);
     }
     const cvvAuthorize = token.paymentType === 'card' ? request.data?.cvv_authorize : undefined;
-    if (cvvAuthorize?.enabled) checkTestModeOnly(actor, 'data.cvv_authorize');
+    // a new attempt goes where the store's card payments now go, or is refused before anything is
+    // written (decision 0079)
+    const stored = storedTokenCvvAuthorize(token.data);
+    const account =
+      cvvAuthorize?.enabled && startsCvvAttempt(stored)
+        ? await this.checkRouting.route(
+            token,
+            'cvv_authorize',
+            stored?.currency ?? CVV_AUTHORIZE_DEFAULT_CURRENCY,
+          )
+        : null;
     if (changed.length === 0 && cvvAuthorize === undefined) return token;
 
     // kept before the authorization is asked for, so that charge-service finds the new CVV
@@ -323,7 +342,13 @@ export class TransactionTokensService {
       if (!updated) throw new BusinessRuleError('CANNOT_UPDATE_TRANSACTION_TOKEN');
     }
     if (cvvAuthorize === undefined) return updated;
-    const switched = await this.switchCvvAuthorize(updated, cvvAuthorize.enabled, cvv !== null, correlation);
+    const switched = await this.switchCvvAuthorize(
+      updated,
+      cvvAuthorize.enabled,
+      cvv !== null,
+      account,
+      correlation,
+    );
     return switched
       ? ((await this.tokens.findInStore(token.merchantId, token.storeId, token.id)) ?? updated)
       : updated;
@@ -334,18 +359,20 @@ export class TransactionTokensService {
    * it `inactive`; on, from `inactive` or `failed`, starts a new attempt (`pending`, charge-service
    * authorizes), which needs a CVV — the one sent with the PATCH, or the token's still pending.
    * Asking for what it is already (on while pending or current, off while off) changes nothing.
-   * False when nothing was written.
+   * `account`: the processor account a new attempt was routed to (null: the mode's default). False
+   * when nothing was written.
    */
   private async switchCvvAuthorize(
     token: TransactionToken,
     enabled: boolean,
     cvvSent: boolean,
+    account: string | null,
     correlation: Correlation,
   ): Promise<boolean> {
     const stored = storedTokenCvvAuthorize(token.data);
     const status = stored?.status ?? 'inactive';
     if (!enabled && status === 'inactive' && !stored?.enabled) return false;
-    if (enabled && stored?.enabled && (status === 'pending' || status === 'current')) return false;
+    if (enabled && !startsCvvAttempt(stored)) return false;
     if (enabled && !cvvSent && (await this.pendingCvvs.read(token.id)) === null) {
       throw ValidationError.field('data.cvv', 'CVV_REQUIRED');
     }
@@ -355,6 +382,7 @@ export class TransactionTokensService {
           status: 'pending' as const,
           currency: stored?.currency ?? CVV_AUTHORIZE_DEFAULT_CURRENCY,
           attempt: (stored?.attempt ?? 0) + 1,
+          processor_account_id: account,
         }
       : { ...stored, enabled: false, status: 'inactive' as const };
     const written = await this.cvvAuthorizations.update(token.id, cvvAuthorizeRead(stored), next, {
@@ -372,10 +400,42 @@ export class TransactionTokensService {
     await this.pendingCvvs.discard(token.id).catch(() => undefined);
   }
 
-  private prepare(id: string, request: TokenInput, mode: TokenActor['mode']): PreparedToken {
+  /**
+   * The accounts a new card token's checks go to (decision 0079): its 3-D Secure (unless `skip`)
+   * in yen, its CVV authorization in its currency, each where the store's card payments in that
+   * currency go; 400 NOT_SUPPORTED_BY_PROCESSOR when that account's provider cannot do it.
+   */
+  private async routeChecks(
+    actor: TokenCreator,
+    request: TokenInput & { payment_type: 'card' },
+  ): Promise<CheckAccounts> {
+    const token = { storeId: actor.storeId, mode: actor.mode };
+    const threeDs = request.three_ds;
+    const cvvAuthorize = request.data.cvv_authorize;
+    return {
+      threeDs:
+        threeDs && threeDs.mode !== 'skip'
+          ? await this.checkRouting.route(token, 'three_ds', TOKEN_THREE_DS_CURRENCY)
+          : null,
+      cvvAuthorize: cvvAuthorize?.enabled
+        ? await this.checkRouting.route(
+            token,
+            'cvv_authorize',
+            cvvAuthorize.currency ?? CVV_AUTHORIZE_DEFAULT_CURRENCY,
+          )
+        : null,
+    };
+  }
+
+  private prepare(
+    id: string,
+    request: TokenInput,
+    mode: TokenActor['mode'],
+    accounts: CheckAccounts | null,
+  ): PreparedToken {
     switch (request.payment_type) {
       case 'card':
-        return this.prepareCard(id, request, mode);
+        return this.prepareCard(id, request, mode, accounts ?? { threeDs: null, cvvAuthorize: null });
       case 'online': {
         const online = accepted(request.data);
         return {
@@ -475,6 +535,7 @@ export class TransactionTokensService {
     id: string,
     request: TokenInput & { payment_type: 'card' },
     mode: TokenActor['mode'],
+    accounts: CheckAccounts,
   ): PreparedToken {
     // the other fields' errors and the card's, together
     const { card: fields, billing: rest } = request.data;
@@ -501,6 +562,8 @@ export class TransactionTokensService {
               currency: cvvAuthorize.currency ?? CVV_AUTHORIZE_DEFAULT_CURRENCY,
               // the processor reference of the authorization names its attempt (enabling again adds one)
               attempt: 1,
+              // where its hold goes (decision 0079; null: the mode's default), never shown
+              processor_account_id: accounts.cvvAuthorize,
             }
           : { enabled: false, status: 'inactive' },
         three_ds: threeDs
@@ -512,6 +575,8 @@ export class TransactionTokensService {
               redirect_id: threeDs.redirect_id ?? null,
               // the processor reference of the authentication names its attempt (enableThreeDs adds one)
               attempt: 1,
+              // where its hold goes (decision 0079; null: the mode's default), never shown
+              processor_account_id: accounts.threeDs,
             }
           : null,
       },
@@ -588,13 +653,20 @@ function checkCardDataAllowed(actor: TokenActor, settings: StoreTokenSettings | 
 }
 
 /**
- * What only the test-mode processor (the simulator) does today: CVV authorization (the smallest
- * amount held and voided; docs/transaction-tokens.md, "CVV authorization"), merchant-presented QR
- * payments, Apple Pay (decision 0067) and Paidy (decision 0068). No live processor adapter of Kessai's offers them, and
- * tokens are not routed to processor accounts, so a live token asking for one is refused at
- * creation (decision 0064).
+ * Whether enabling a CVV authorization starts a new attempt: unless it is on and pending or
+ * current already.
  */
-function checkTestModeOnly(actor: TokenActor, field: 'data.cvv_authorize' | 'payment_type'): void {
+function startsCvvAttempt(stored: { enabled: boolean; status?: string } | null): boolean {
+  return !(stored?.enabled && (stored.status === 'pending' || stored.status === 'current'));
+}
+
+/**
+ * What only the test-mode processor (the simulator) does today: merchant-presented QR payments
+ * (decision 0064), Apple Pay (decision 0067) and Paidy (decision 0068). No live processor adapter
+ * of Kessai's offers them, so a live token of one is refused at creation. (A CVV authorization is
+ * refused by the provider of the account it would go to instead: decision 0079.)
+ */
+function checkTestModeOnly(actor: TokenActor, field: 'payment_type'): void {
   if (actor.mode === 'test') return;
   throw new BusinessRuleError('NOT_SUPPORTED_BY_PROCESSOR', [
     { field, reason: 'NOT_SUPPORTED_BY_PROCESSOR' },

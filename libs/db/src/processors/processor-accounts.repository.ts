@@ -48,6 +48,33 @@ export interface ChargeProcessing {
 
 const ACCOUNT_FOR_OPERATOR = { id: true, provider: true, name: true, status: true } as const;
 
+/** One of a card token's own checks as the operator sees it (decision 0079). */
+export interface TokenCheckOfToken {
+  enabled: boolean;
+  status: string | null;
+  attempt: number | null;
+  /** the account its attempt's hold went to; null: the mode's default processor */
+  processorAccount: ChargeProcessingAccount | null;
+  processorReference: string | null;
+}
+
+/** A card token's own checks, its 3-D Secure and CVV authorization (null: not asked for). */
+export interface TokenCheckProcessing {
+  id: string;
+  merchantId: string;
+  storeId: string;
+  mode: ProcessingMode;
+  paymentType: string;
+  threeDs: TokenCheckOfToken | null;
+  cvvAuthorize: TokenCheckOfToken | null;
+}
+
+function objectOf(value: unknown): Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
+}
+
 /** A new row: every column but the status and the timestamps; `id` chosen by the caller (the cipher binds it). */
 export type NewProcessorAccount = Omit<ProcessorAccount, 'status' | 'createdOn' | 'updatedOn'>;
 
@@ -136,6 +163,73 @@ export class ProcessorAccountsRepository {
     });
     if (!charge) return null;
     return charge.processorFailedOverOn ? charge.fallbackProcessorAccount : charge.processorAccount;
+  }
+
+  /**
+   * The account a store's card payments of `mode` in `currency` are routed to, as the
+   * charges_processor_route trigger chooses it for a charge: the route of that currency before the
+   * one of `*`, to an active account of the mode; null: none (the mode's default processor). A card
+   * token's own checks, its 3-D Secure and CVV authorization, go there (decision 0079).
+   */
+  async findCardRoute(
+    storeId: string,
+    mode: ProcessingMode,
+    currency: string,
+  ): Promise<Pick<ProcessorAccount, 'id' | 'provider'> | null> {
+    if (mode !== 'test' && mode !== 'live') return null;
+    const code = currency.toUpperCase();
+    const routes = await this.prisma.processorRoute.findMany({
+      where: {
+        storeId,
+        mode,
+        paymentType: 'card',
+        currency: { in: [code, '*'] },
+        processorAccount: { status: 'active', mode },
+      },
+      select: { currency: true, processorAccount: { select: { id: true, provider: true } } },
+    });
+    const route = routes.find((r) => r.currency === code) ?? routes.find((r) => r.currency === '*');
+    return route?.processorAccount ?? null;
+  }
+
+  /**
+   * A card token's own checks as the operator sees them (decision 0079): each check's status,
+   * attempt, the account its attempt's hold went to (null: the mode's default) and the provider's
+   * payment id. null: no such token.
+   */
+  async findTokenCheckProcessing(tokenId: string): Promise<TokenCheckProcessing | null> {
+    const token = await this.prisma.transactionToken.findUnique({
+      where: { id: tokenId },
+      select: { id: true, merchantId: true, storeId: true, mode: true, paymentType: true, data: true },
+    });
+    if (!token) return null;
+    const data = objectOf(token.data);
+    const checkOf = async (key: 'three_ds' | 'cvv_authorize'): Promise<TokenCheckOfToken | null> => {
+      const check = objectOf(data[key]);
+      if (Object.keys(check).length === 0) return null;
+      const accountId = typeof check.processor_account_id === 'string' ? check.processor_account_id : null;
+      return {
+        enabled: check.enabled === true,
+        status: typeof check.status === 'string' ? check.status : null,
+        attempt: typeof check.attempt === 'number' ? check.attempt : null,
+        processorAccount: accountId
+          ? await this.prisma.processorAccount.findUnique({
+              where: { id: accountId },
+              select: ACCOUNT_FOR_OPERATOR,
+            })
+          : null,
+        processorReference: typeof check.processor_reference === 'string' ? check.processor_reference : null,
+      };
+    };
+    return {
+      id: token.id,
+      merchantId: token.merchantId,
+      storeId: token.storeId,
+      mode: token.mode,
+      paymentType: token.paymentType,
+      threeDs: await checkOf('three_ds'),
+      cvvAuthorize: await checkOf('cvv_authorize'),
+    };
   }
 
   /** A charge's processing for the operator (null: no such charge). */

@@ -10,7 +10,8 @@ import {
 
 /**
  * A card token's `data.cvv_authorize` as stored. The API shows enabled, status, credentials_id,
- * charge_id and currency; `attempt`, `processor_reference` and `error` are for Kessai only.
+ * charge_id and currency; `attempt`, `processor_account_id`, `processor_reference` and `error` are
+ * for Kessai only.
  */
 export interface StoredTokenCvvAuthorize {
   enabled: boolean;
@@ -19,8 +20,14 @@ export interface StoredTokenCvvAuthorize {
   currency?: string | null;
   /** 1 at creation, one more each time the authorization starts again (PATCH enabled: true) */
   attempt?: number;
-  /** the processor account that authorized it; null: the mode's default processor, which has none */
+  /** shown to the API, always null: the account is the operator's to see, not the merchant's clients' (decision 0079) */
   credentials_id?: string | null;
+  /**
+   * the processor account the attempt's hold goes to, chosen by the store's card route when the
+   * attempt started and kept for its lookups and void (decision 0079); null or absent: the mode's
+   * default processor. Never shown.
+   */
+  processor_account_id?: string | null;
   /** the processor's payment id of the attempt */
   processor_reference?: string | null;
   /** the payment error of a failed authorization: {code, message, detail} */

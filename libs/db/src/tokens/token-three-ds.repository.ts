@@ -12,7 +12,8 @@ import {
 
 /**
  * A card token's `data.three_ds` as stored. The API shows enabled, status, mode, redirect_endpoint,
- * redirect_id and error; `attempt`, `issuer_token` and `processor_reference` are for Kessai only.
+ * redirect_id and error; `attempt`, `issuer_token`, `processor_account_id` and `processor_reference`
+ * are for Kessai only.
  */
 export interface StoredTokenThreeDs {
   enabled: boolean;
@@ -26,6 +27,12 @@ export interface StoredTokenThreeDs {
   error?: { code: number; message: string; detail: string | null } | null;
   /** while awaiting: the issuer page (ThreeDsIssuerToken, snake_case, as for charges) */
   issuer_token?: Record<string, unknown> | null;
+  /**
+   * the processor account the attempt's hold goes to, chosen by the store's card route in yen when
+   * the attempt started and kept for its lookups and voids (decision 0079); null or absent: the
+   * mode's default processor
+   */
+  processor_account_id?: string | null;
   /** the processor's payment id of the attempt */
   processor_reference?: string | null;
   /** while awaiting: when an authentication nobody completed is voided and failed (ISO 8601) */

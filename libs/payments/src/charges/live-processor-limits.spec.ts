@@ -3,6 +3,7 @@ import {
   liveProcessorRefusal,
   processorLimitsOf,
   routedProcessorLimits,
+  takesTokenCheck,
 } from './live-processor-limits';
 
 describe('the limits of the processor a charge will go to', () => {
@@ -73,5 +74,14 @@ describe('the limits of the processor a charge will go to', () => {
     expect(
       liveProcessorRefusal(null, 'online', undefined, null, { brand: 'we_chat_online', currency: 'JPY' }),
     ).toBeNull();
+  });
+
+  it('a card token’s own checks: the simulator’s protocol takes both, KOMOJU and Stripe neither (decision 0079)', () => {
+    for (const check of ['three_ds', 'cvv_authorize'] as const) {
+      expect(takesTokenCheck(null, check)).toBe(true);
+      expect(takesTokenCheck(processorLimitsOf('komoju'), check)).toBe(false);
+      expect(takesTokenCheck(processorLimitsOf('stripe'), check)).toBe(false);
+      expect(takesTokenCheck(bothLimits(processorLimitsOf('stripe'), null), check)).toBe(false);
+    }
   });
 });

@@ -18,6 +18,10 @@ export interface LiveProcessorLimits {
   konbiniStores: readonly string[] | null;
   /** the online brands it takes (the API's OnlineBrand), each in the currencies listed; null: all of them */
   onlineBrands: Readonly<Record<string, readonly string[]>> | null;
+  /** whether it takes a card token's own 3-D Secure (a 1-yen hold the cardholder authenticates; decision 0079) */
+  tokenThreeDs: boolean;
+  /** whether it takes a hold of 1 (minor unit) and its void: a card token's CVV authorization (decisions 0064, 0079) */
+  smallestHold: boolean;
 }
 
 export const LIVE_PROCESSOR_LIMITS = Symbol('LIVE_PROCESSOR_LIMITS');
@@ -41,6 +45,8 @@ export function processorLimitsOf(provider: string): LiveProcessorLimits | null 
       partialCapture: STRIPE_CAPABILITIES.partialCapture,
       konbiniStores: STRIPE_CAPABILITIES.konbiniStores,
       onlineBrands: currenciesByBrand(STRIPE_CAPABILITIES.onlineBrands),
+      tokenThreeDs: STRIPE_CAPABILITIES.tokenThreeDs,
+      smallestHold: STRIPE_CAPABILITIES.smallestHold,
     };
   }
   if (provider !== 'komoju') return null;
@@ -55,6 +61,8 @@ export function processorLimitsOf(provider: string): LiveProcessorLimits | null 
     partialCapture: KOMOJU_CAPABILITIES.partialCapture,
     konbiniStores: KOMOJU_CAPABILITIES.konbiniStores,
     onlineBrands: currenciesByBrand(KOMOJU_CAPABILITIES.onlineBrands),
+    tokenThreeDs: KOMOJU_CAPABILITIES.tokenThreeDs,
+    smallestHold: KOMOJU_CAPABILITIES.smallestHold,
   };
 }
 
@@ -108,6 +116,8 @@ export function bothLimits(
         ? (first.konbiniStores ?? second.konbiniStores)
         : first.konbiniStores.filter((store) => second.konbiniStores!.includes(store)),
     onlineBrands: bothOnlineBrands(first.onlineBrands, second.onlineBrands),
+    tokenThreeDs: first.tokenThreeDs && second.tokenThreeDs,
+    smallestHold: first.smallestHold && second.smallestHold,
   };
 }
 
@@ -155,6 +165,18 @@ export function liveProcessorRefusal(
     return 'transaction_token_id';
   if (threeDsMode !== undefined && limits.refusedThreeDsModes.includes(threeDsMode)) return 'three_ds';
   return null;
+}
+
+/** A card token's own check at the processor: its 3-D Secure, or its CVV authorization. */
+export type TokenCheck = 'three_ds' | 'cvv_authorize';
+
+/**
+ * Whether the processor of `limits` takes a card token's `check` (decision 0079): both are holds
+ * of the smallest amount, voided; null limits (the simulator's protocol) take both.
+ */
+export function takesTokenCheck(limits: LiveProcessorLimits | null, check: TokenCheck): boolean {
+  if (!limits) return true;
+  return check === 'three_ds' ? limits.tokenThreeDs : limits.smallestHold;
 }
 
 /** Whether the live processor refuses to capture `amount` of `authorized` (a partial capture it cannot do). */

@@ -82,6 +82,18 @@ export const KOMOJU_CAPABILITIES = {
   /** KOMOJU's bank transfer needs the customer's name in kanji and kana and a phone: the API's token has none. */
   bankTransfer: false,
   konbiniStores: Object.keys(KOMOJU_KONBINI_STORES),
+  /**
+   * A card token's own 3-D Secure (a 1-yen hold the cardholder authenticates, decision 0079): no
+   * return route takes a token's reference back from KOMOJU's redirect, and KOMOJU's webhooks for a
+   * token's reference are not read, so a challenge could never complete. Refused at token creation.
+   */
+  tokenThreeDs: false,
+  /**
+   * A card token's CVV authorization, a hold of 1 (minor unit) and its void (decisions 0064, 0079):
+   * KOMOJU documents no minimum amount and has not been shown to take a 1-yen hold with 3-D Secure
+   * skipped. Refused at token creation until the live suite shows it.
+   */
+  smallestHold: false,
 } as const;
 
 type Answer =

@@ -94,6 +94,17 @@ export const STRIPE_CAPABILITIES = {
    */
   bankTransfer: true,
   konbiniStores: Object.keys(STRIPE_KONBINI_STORES),
+  /**
+   * A card token's own 3-D Secure, a hold of 1 yen (decision 0079): below Stripe's minimum (below),
+   * and no return route takes a token's reference back from Stripe's redirect. Refused at token creation.
+   */
+  tokenThreeDs: false,
+  /**
+   * A card token's CVV authorization, a hold of 1 (minor unit; decisions 0064, 0079): a
+   * PaymentIntent's amount is at least $0.50 US or the equivalent in its currency (Stripe's API
+   * reference, PaymentIntent `amount`), so Stripe refuses it. Refused at token creation.
+   */
+  smallestHold: false,
 } as const;
 
 const DEFAULT_TIMEOUT_MS = 10_000;
