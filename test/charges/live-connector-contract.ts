@@ -546,7 +546,7 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
         expect(payment(charge.id)).toMatchObject({ status: 'captured', capturedAmount: 1200 });
       }
       expect(connector.executed(fake).create - before).toBe(COUNT);
-    });
+    }, 120_000); // a worker killed and one booted from source: slower than the default on a busy machine
   });
 
   const online = connector.online;
@@ -667,7 +667,7 @@ export function describeLiveConnector<F>(connector: LiveConnector<F>): void {
         expect((await poll(created.id, (c) => c.status !== 'awaiting')).status).toBe('successful');
         expect(await finishedEvents(created.id)).toBe(1);
         expect(connector.createdFor(fake, created.id)).toBe(1);
-      });
+      }, 120_000); // as the kill -9 above: a worker booted from source
     });
   }
 
