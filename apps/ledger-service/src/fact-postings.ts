@@ -1,6 +1,6 @@
 import type { LedgerEvent, PostingRequest, RefundFactRow, SaleFactRow } from '@kessai/db';
 import { refundPosting, salePosting } from '@kessai/domain';
-import { availableOn } from '@kessai/schedule';
+import { availabilityMemo } from '@kessai/schedule';
 import { effectiveConfiguration } from '@kessai/store-configuration';
 
 /** Who the poster's transactions say wrote them. */
@@ -21,6 +21,7 @@ export function postingsOf(
   const charges = new Map(sales.map((row) => [row.id, row]));
   const refundRows = new Map(refunds.map((row) => [row.id, row]));
   const requests: PostingRequest[] = [];
+  const availableOn = availabilityMemo();
   for (const event of events) {
     if (event.eventType === 'charge_finished') {
       const charge = charges.get(event.aggregateId);
