@@ -40,7 +40,11 @@ async function cpuMs(pid: number): Promise<number> {
 
 async function main(): Promise<number> {
   await globalSetup();
-  const env = await TestEnvironment.create({ NODE_ENV: 'production', LOG_LEVEL: 'warn' });
+  const env = await TestEnvironment.create({
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    ...(process.env.LEDGER_POST_BATCH ? { LEDGER_POST_BATCH: process.env.LEDGER_POST_BATCH } : {}),
+  });
   const batch = env.config.LEDGER_POST_BATCH;
   const db = new Client({ connectionString: env.database.url });
   await db.connect();
