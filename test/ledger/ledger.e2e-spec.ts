@@ -230,7 +230,7 @@ describe('posting what charges and refunds did', () => {
   });
 });
 
-describe('ledger_id on charges and refunds (decision 0052)', () => {
+describe('ledger_id on charges and refunds (decisions 0052, 0080)', () => {
   it("points at the ledger row that ledgers.get and a transfer's ledgers.list answer for it", async () => {
     const sdk = suite.sdk.shop;
     const storeId = suite.merchants.shop.store.id;
@@ -264,6 +264,19 @@ describe('ledger_id on charges and refunds (decision 0052)', () => {
     });
     expect(posted.charge.ledgerId).toBe(sale.id);
     expect(posted.refund.ledgerId).toBe(returned.id);
+    // a charge's is read by the ledger's key (decision 0080): every read answers it, the list and the
+    // metadata PATCH's answer too, and the posting did not rewrite the charge's row
+    const page = await sdk.charges.list(undefined, undefined, storeId);
+    expect(page.items.find((item) => item.id === charge.id)?.ledgerId).toBe(sale.id);
+    const patched = await suite.api.shop.request(`/stores/${storeId}/charges/${charge.id}`, {
+      method: 'PATCH',
+      json: { metadata: { order: 'ledger-1' } },
+    });
+    expect(patched.status).toBe(200);
+    expect((patched.body as { ledger_id?: string }).ledger_id).toBe(sale.id);
+    expect(
+      (await suite.env.prisma.charge.findUniqueOrThrow({ where: { id: charge.id } })).ledgerId,
+    ).toBeNull();
     // a charge that took nothing has none
     const declined = await sdk.charges.create({
       transactionTokenId: (await sdkCardToken(sdk, { cardNumber: DECLINED_CARD })).id,

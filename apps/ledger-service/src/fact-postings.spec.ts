@@ -58,6 +58,24 @@ describe('postingsOf', () => {
     expect(request.posting.availableOn?.toISOString()).toBe('2026-12-01T23:00:00.000Z');
   });
 
+  it('each charge of a batch is available after its own store’s wait, two stores of one merchant side by side', () => {
+    const paris = {
+      storeId: 't',
+      storeConfiguration: { wait_period: 'P0D', display_time_zone: 'Europe/Paris' },
+    };
+    const requests = postingsOf(
+      ['c1', 'c2', 'c3', 'c4'].map((id) => event('charge_finished', id)),
+      [charge('c1'), charge('c2', paris), charge('c3'), charge('c4', paris)],
+      [],
+    );
+    expect(requests.map((r) => r.posting.availableOn?.toISOString())).toEqual([
+      '2026-12-04T15:00:00.000Z',
+      '2026-12-01T23:00:00.000Z',
+      '2026-12-04T15:00:00.000Z',
+      '2026-12-01T23:00:00.000Z',
+    ]);
+  });
+
   it('a partial capture is a sale of what was captured', () => {
     const [request] = postingsOf(
       [event('charge_finished', 'c1')],

@@ -1,7 +1,7 @@
 import type { LedgerEvent, PostingRequest, RefundFactRow, SaleFactRow } from '@kessai/db';
 import { refundPosting, salePosting } from '@kessai/domain';
-import { availableOn } from '@kessai/schedule';
-import { effectiveConfiguration } from '@kessai/store-configuration';
+import { availabilityMemo } from '@kessai/schedule';
+import { effectiveConfiguration, type StoreConfiguration } from '@kessai/store-configuration';
 
 /** Who the poster's transactions say wrote them. */
 export const POSTER = 'ledger-poster';
@@ -11,7 +11,8 @@ export const POSTER = 'ledger-poster';
  * finished `successful` is a sale of what it charged (a partial capture: what was captured), with
  * the fee it was charged, available after its store's wait_period from the moment it finished; a
  * refund that finished `successful` is a refund. Other outcomes (failed, canceled, error) moved no
- * money and post nothing. Pure: the facts are the rows as the poster read them.
+ * money and post nothing. Pure: the facts are the rows as the poster read them (in one statement: a
+ * store's configuration is read once per batch).
  */
 export function postingsOf(
   events: readonly LedgerEvent[],
@@ -21,13 +22,24 @@ export function postingsOf(
   const charges = new Map(sales.map((row) => [row.id, row]));
   const refundRows = new Map(refunds.map((row) => [row.id, row]));
   const requests: PostingRequest[] = [];
+  const availableOn = availabilityMemo();
+  const configurations = new Map<string, Pick<StoreConfiguration, 'wait_period' | 'display_time_zone'>>();
   for (const event of events) {
     if (event.eventType === 'charge_finished') {
       const charge = charges.get(event.aggregateId);
       if (!charge || charge.status !== 'successful') continue;
       if (charge.chargedAmount === null || charge.chargedAmount <= 0n || charge.chargedCurrency === null)
         continue;
-      const configuration = effectiveConfiguration(charge.merchantConfiguration, charge.storeConfiguration);
+      // a store's and its merchant's configuration are one statement's rows: the same for each of its charges
+      let configuration = configurations.get(charge.storeId);
+      if (!configuration) {
+        const { wait_period, display_time_zone } = effectiveConfiguration(
+          charge.merchantConfiguration,
+          charge.storeConfiguration,
+        );
+        configuration = { wait_period, display_time_zone };
+        configurations.set(charge.storeId, configuration);
+      }
       requests.push({
         posting: salePosting({
           chargeId: charge.id,

@@ -253,37 +253,51 @@ SELECT merchant_id, store_id, 'charge', id,
  WHERE id = $1::uuid AND (NOT $5::bool OR status = 'awaiting')
   RETURNING id::text AS id;
 
+-- charges_find_ledger_ids
+-- params: $1 ids uuid[]
+-- columns: id text, ledger_id text
+SELECT c.id::text AS id, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id FROM charges c WHERE c.id = ANY($1::uuid[]);
+
 -- charges_find_by_ids
 -- params: $1 ids uuid[]
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz
-SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
-       transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
-       payment_attempt, mode::text, status::text, requested_amount, requested_currency,
-       charged_amount, charged_currency, fee_rate_ppm, fee_flat_amount, fee_amount, capture,
-       capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
-       refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
-       processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text,
-       (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
-             ELSE fallback_processor_account_id END)::text AS processor_account_id,
-       metadata, card_last_four, created_on, updated_on
+SELECT charges.id::text, charges.merchant_id::text, charges.store_id::text,
+       charges.transaction_token_id::text, charges.transaction_token_type::text,
+       charges.subscription_id::text, charges.scheduled_payment_id::text, charges.payment_attempt,
+       charges.mode::text, charges.status::text, charges.requested_amount, charges.requested_currency,
+       charges.charged_amount, charges.charged_currency, charges.fee_rate_ppm, charges.fee_flat_amount,
+       charges.fee_amount, charges.capture, charges.capture_at, charges.capture_status::text,
+       charges.pending_operation::text, charges.refund_reserved_amount, charges.refunded_amount,
+       charges.descriptor, charges.only_direct_currency, charges.error_code, charges.error_message,
+       charges.error_detail, charges.processor_reference, charges.three_ds, charges.redirect,
+       charges.issuer_token, charges.three_ds_issuer_token, charges.expires_on,
+       charges.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = charges.id)::text AS ledger_id,
+       (CASE WHEN charges.processor_failed_over_on IS NULL THEN charges.processor_account_id
+             ELSE charges.fallback_processor_account_id END)::text AS processor_account_id,
+       charges.metadata, charges.card_last_four, charges.created_on, charges.updated_on
   FROM charges
  WHERE id = ANY($1::uuid[]);
 
 -- charges_find_in_scope
 -- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz
-SELECT id::text, merchant_id::text, store_id::text, transaction_token_id::text,
-       transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
-       payment_attempt, mode::text, status::text, requested_amount, requested_currency,
-       charged_amount, charged_currency, fee_rate_ppm, fee_flat_amount, fee_amount, capture,
-       capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
-       refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
-       processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-       match_amount::text, ledger_id::text,
-       (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
-             ELSE fallback_processor_account_id END)::text AS processor_account_id,
-       metadata, card_last_four, created_on, updated_on
+SELECT charges.id::text, charges.merchant_id::text, charges.store_id::text,
+       charges.transaction_token_id::text, charges.transaction_token_type::text,
+       charges.subscription_id::text, charges.scheduled_payment_id::text, charges.payment_attempt,
+       charges.mode::text, charges.status::text, charges.requested_amount, charges.requested_currency,
+       charges.charged_amount, charges.charged_currency, charges.fee_rate_ppm, charges.fee_flat_amount,
+       charges.fee_amount, charges.capture, charges.capture_at, charges.capture_status::text,
+       charges.pending_operation::text, charges.refund_reserved_amount, charges.refunded_amount,
+       charges.descriptor, charges.only_direct_currency, charges.error_code, charges.error_message,
+       charges.error_detail, charges.processor_reference, charges.three_ds, charges.redirect,
+       charges.issuer_token, charges.three_ds_issuer_token, charges.expires_on,
+       charges.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = charges.id)::text AS ledger_id,
+       (CASE WHEN charges.processor_failed_over_on IS NULL THEN charges.processor_account_id
+             ELSE charges.fallback_processor_account_id END)::text AS processor_account_id,
+       charges.metadata, charges.card_last_four, charges.created_on, charges.updated_on
   FROM charges
  WHERE id = $1::uuid
    AND merchant_id = $2::uuid
@@ -301,14 +315,18 @@ SELECT created_on
 -- charges_list_merchant_desc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
@@ -329,14 +347,18 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 -- charges_list_merchant_asc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
@@ -357,14 +379,18 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 -- charges_list_store_desc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
@@ -385,14 +411,18 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 -- charges_list_store_asc
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
@@ -413,14 +443,18 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 -- charges_list_merchant_filtered_desc (replanned)
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 status charge_status, $9 mode processing_mode, $10 transactionTokenId uuid, $11 subscriptionId uuid, $12 scheduledPaymentId uuid, $13 currency bpchar, $14 amountFrom int8, $15 amountTo int8, $16 metadata jsonb, $17 metadataNumber jsonb, $18 paymentType payment_type, $19 email text, $20 cardLastFour text
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
@@ -471,14 +505,18 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 -- charges_list_merchant_filtered_asc (replanned)
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 status charge_status, $9 mode processing_mode, $10 transactionTokenId uuid, $11 subscriptionId uuid, $12 scheduledPaymentId uuid, $13 currency bpchar, $14 amountFrom int8, $15 amountTo int8, $16 metadata jsonb, $17 metadataNumber jsonb, $18 paymentType payment_type, $19 email text, $20 cardLastFour text
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, s.name AS store_name, m.name AS merchant_name,
@@ -529,14 +567,18 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 -- charges_list_store_filtered_desc (replanned)
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid, $9 status charge_status, $10 mode processing_mode, $11 transactionTokenId uuid, $12 subscriptionId uuid, $13 scheduledPaymentId uuid, $14 currency bpchar, $15 amountFrom int8, $16 amountTo int8, $17 metadata jsonb, $18 metadataNumber jsonb, $19 paymentType payment_type, $20 email text, $21 cardLastFour text
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,
@@ -587,14 +629,18 @@ SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id
 -- charges_list_store_filtered_asc (replanned)
 -- params: $1 merchantId uuid, $2 lowerOn text, $3 lowerId uuid, $4 upperOn text, $5 upperId uuid, $6 take int4, $7 countAll bool, $8 storeId uuid, $9 status charge_status, $10 mode processing_mode, $11 transactionTokenId uuid, $12 subscriptionId uuid, $13 scheduledPaymentId uuid, $14 currency bpchar, $15 amountFrom int8, $16 amountTo int8, $17 metadata jsonb, $18 metadataNumber jsonb, $19 paymentType payment_type, $20 email text, $21 cardLastFour text
 -- columns: id text, merchant_id text, store_id text, transaction_token_id text, transaction_token_type text, subscription_id text, scheduled_payment_id text, payment_attempt int4, mode text, status text, requested_amount int8, requested_currency bpchar, charged_amount int8, charged_currency bpchar, fee_rate_ppm int4, fee_flat_amount int8, fee_amount int8, capture bool, capture_at timestamptz, capture_status text, pending_operation text, refund_reserved_amount int8, refunded_amount int8, descriptor text, only_direct_currency bool, error_code int4, error_message text, error_detail text, processor_reference text, three_ds jsonb, redirect jsonb, issuer_token jsonb, three_ds_issuer_token jsonb, expires_on timestamptz, match_amount text, ledger_id text, processor_account_id text, metadata jsonb, card_last_four text, created_on timestamptz, updated_on timestamptz, store_name text, merchant_name text, token_email text, token_payment_type text, total_hits int8
-SELECT c.id::text, c.merchant_id::text, c.store_id::text, c.transaction_token_id::text,
-       c.transaction_token_type::text, c.subscription_id::text, c.scheduled_payment_id::text,
-       c.payment_attempt, c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
-       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount, c.fee_amount, c.capture,
-       c.capture_at, c.capture_status::text, c.pending_operation::text, c.refund_reserved_amount,
-       c.refunded_amount, c.descriptor, c.only_direct_currency, c.error_code, c.error_message, c.error_detail,
-       c.processor_reference, c.three_ds, c.redirect, c.issuer_token, c.three_ds_issuer_token, c.expires_on,
-       c.match_amount::text, c.ledger_id::text,
+SELECT c.id::text, c.merchant_id::text, c.store_id::text,
+       c.transaction_token_id::text, c.transaction_token_type::text,
+       c.subscription_id::text, c.scheduled_payment_id::text, c.payment_attempt,
+       c.mode::text, c.status::text, c.requested_amount, c.requested_currency,
+       c.charged_amount, c.charged_currency, c.fee_rate_ppm, c.fee_flat_amount,
+       c.fee_amount, c.capture, c.capture_at, c.capture_status::text,
+       c.pending_operation::text, c.refund_reserved_amount, c.refunded_amount,
+       c.descriptor, c.only_direct_currency, c.error_code, c.error_message,
+       c.error_detail, c.processor_reference, c.three_ds, c.redirect,
+       c.issuer_token, c.three_ds_issuer_token, c.expires_on,
+       c.match_amount::text, (SELECT lt.id FROM ledger_transactions lt
+ WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = c.id)::text AS ledger_id,
        (CASE WHEN c.processor_failed_over_on IS NULL THEN c.processor_account_id
              ELSE c.fallback_processor_account_id END)::text AS processor_account_id,
        c.metadata, c.card_last_four, c.created_on, c.updated_on, (SELECT name FROM stores WHERE id = $8::uuid) AS store_name,

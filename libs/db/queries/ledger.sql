@@ -100,15 +100,7 @@ entries AS (
    ORDER BY l.account_id
   RETURNING 1
 ),
--- ledger_id on the charge of a sale and on a refund (decision 0052), with the posting
-charges_posted AS (
-  SELECT r.id, w.id AS ledger_id FROM written w JOIN charges r ON r.id = w.source_id
-   WHERE w.kind = 'sale' AND w.source_type = 'charge'
-   ORDER BY r.id FOR UPDATE OF r
-),
-charges_ledger_ids AS (
-  UPDATE charges t SET ledger_id = p.ledger_id FROM charges_posted p WHERE t.id = p.id RETURNING 1
-),
+-- ledger_id on a refund (decision 0052), with the posting; a charge's is read by the key (0080)
 refunds_posted AS (
   SELECT r.id, w.id AS ledger_id FROM written w JOIN refunds r ON r.id = w.source_id
    WHERE w.kind = 'refund' AND w.source_type = 'refund'

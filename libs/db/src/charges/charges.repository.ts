@@ -27,6 +27,7 @@ import {
   FIND_CHARGE_CURSOR,
   FIND_CHARGE_IN_SCOPE,
   FIND_CHARGES,
+  FIND_CHARGE_LEDGER_IDS,
   LIST_CHARGES,
   type ChargeListFilterParams,
   type ChargeListRow,
@@ -37,7 +38,8 @@ import { scopeWhere, type AccessScope } from '../scope';
 
 /**
  * A charge as the API, the console and the use cases read it: `processorAccountId` the account its
- * calls go to (its fallback once it failed over). The failover's bookkeeping (decision 0056) is
+ * calls go to (its fallback once it failed over); `ledgerId` its sale's id in the ledger, read by the
+ * ledger's key (decision 0080), not the row's `ledger_id` column, which is no longer written. The failover's bookkeeping (decision 0056) is
  * charge-service's and the operator's, read through ChargeOutcomesRepository and
  * ProcessorAccountsRepository.
  */
@@ -532,11 +534,14 @@ export class ChargesRepository {
     id: string,
     metadata: Prisma.InputJsonObject,
   ): Promise<Charge | null> {
-    const rows = await this.prisma.charge.updateManyAndReturn({
+    const [row] = await this.prisma.charge.updateManyAndReturn({
       where: { id, ...scopeWhere(scope) },
       data: { metadata },
     });
-    return rows[0] ?? null;
+    if (!row) return null;
+    // the charge's ledger_id is its sale's, read by the ledger's key (decision 0080), not its column
+    const [posted] = await this.prisma.run(FIND_CHARGE_LEDGER_IDS, { ids: [row.id] });
+    return { ...row, ledgerId: posted?.ledger_id ?? null };
   }
 
   /**

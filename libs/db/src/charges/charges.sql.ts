@@ -509,24 +509,45 @@ export const CHARGE_COLUMNS = {
   updated_on: pg.timestamptz,
 } as const;
 
-/** The select list of CHARGE_COLUMNS. */
-export const CHARGE_SELECT = `id::text, merchant_id::text, store_id::text, transaction_token_id::text,
-           transaction_token_type::text, subscription_id::text, scheduled_payment_id::text,
-           payment_attempt, mode::text, status::text, requested_amount, requested_currency,
-           charged_amount, charged_currency, fee_rate_ppm, fee_flat_amount, fee_amount, capture,
-           capture_at, capture_status::text, pending_operation::text, refund_reserved_amount,
-           refunded_amount, descriptor, only_direct_currency, error_code, error_message, error_detail,
-           processor_reference, three_ds, redirect, issuer_token, three_ds_issuer_token, expires_on,
-           match_amount::text, ledger_id::text,
-           (CASE WHEN processor_failed_over_on IS NULL THEN processor_account_id
-                 ELSE fallback_processor_account_id END)::text AS processor_account_id,
-           metadata, card_last_four, created_on, updated_on`;
+/**
+ * A charge's ledger_id: the id of its sale in the ledger, read by the ledger's key (one probe of
+ * ledger_transactions_kind_source_type_source_id_key), null until the charge is posted and on a
+ * charge that took no money (decision 0080: the posting no longer updates the charge's row).
+ */
+const ledgerIdOf = (row: string) =>
+  `(SELECT lt.id FROM ledger_transactions lt
+     WHERE lt.kind = 'sale' AND lt.source_type = 'charge' AND lt.source_id = ${row}.id)::text AS ledger_id`;
+
+/** The select list of CHARGE_COLUMNS, of the charges row `row`. */
+const chargeSelect = (row: string) => `${row}.id::text, ${row}.merchant_id::text, ${row}.store_id::text,
+           ${row}.transaction_token_id::text, ${row}.transaction_token_type::text,
+           ${row}.subscription_id::text, ${row}.scheduled_payment_id::text, ${row}.payment_attempt,
+           ${row}.mode::text, ${row}.status::text, ${row}.requested_amount, ${row}.requested_currency,
+           ${row}.charged_amount, ${row}.charged_currency, ${row}.fee_rate_ppm, ${row}.fee_flat_amount,
+           ${row}.fee_amount, ${row}.capture, ${row}.capture_at, ${row}.capture_status::text,
+           ${row}.pending_operation::text, ${row}.refund_reserved_amount, ${row}.refunded_amount,
+           ${row}.descriptor, ${row}.only_direct_currency, ${row}.error_code, ${row}.error_message,
+           ${row}.error_detail, ${row}.processor_reference, ${row}.three_ds, ${row}.redirect,
+           ${row}.issuer_token, ${row}.three_ds_issuer_token, ${row}.expires_on,
+           ${row}.match_amount::text, ${ledgerIdOf(row)},
+           (CASE WHEN ${row}.processor_failed_over_on IS NULL THEN ${row}.processor_account_id
+                 ELSE ${row}.fallback_processor_account_id END)::text AS processor_account_id,
+           ${row}.metadata, ${row}.card_last_four, ${row}.created_on, ${row}.updated_on`;
+
+/** The select list of CHARGE_COLUMNS, for a statement that reads `charges` under its own name. */
+export const CHARGE_SELECT = chargeSelect('charges');
 
 /** CHARGE_SELECT of the charges row `c`, for a statement that joins other tables to it. */
-const CHARGE_SELECT_OF_C = CHARGE_SELECT.replace(/(^|,\s*)([a-z_]+)/g, '$1c.$2').replace(
-  /\b(WHEN|THEN|ELSE) ([a-z_]+)/g,
-  '$1 c.$2',
-);
+const CHARGE_SELECT_OF_C = chargeSelect('c');
+
+/** The ledger_id of each charge of `ids` (posted or not), as CHARGE_SELECT reads it. */
+export const FIND_CHARGE_LEDGER_IDS = defineStatement({
+  name: 'charges_find_ledger_ids',
+  params: { ids: pg.array(pg.uuid) },
+  columns: { id: pg.text, ledger_id: pg.nullable(pg.text) },
+  text: (p) => `
+    SELECT c.id::text AS id, ${ledgerIdOf('c')} FROM charges c WHERE c.id = ANY(${p.ids})`,
+});
 
 export const FIND_CHARGES = defineStatement({
   name: 'charges_find_by_ids',

@@ -1,6 +1,6 @@
 import type { LedgerAccountKind, LedgerPostingKind } from '@kessai/domain';
 import type { ProcessingMode } from '../generated/prisma/enums';
-import { defineStatement, pg, sqlLiteral } from '../sql/statement';
+import { defineStatement, pg } from '../sql/statement';
 
 /**
  * The ledger's statements (docs/ledger.md). The invariants are the database's own (the migration
@@ -192,18 +192,18 @@ export interface PostingLineRow {
 }
 
 /**
- * Two CTEs of the post statement: `table`'s rows that its `written` transactions of `kind` and
- * `sourceType` post get their ledger_id, locked in id order first (as every writer of several
- * charges or refunds locks them).
+ * Two CTEs of the post statement: the refunds its `written` transactions post get their ledger_id,
+ * locked in id order first (as every writer of several refunds locks them). A charge's ledger_id is
+ * not written: it is read by the ledger's key (CHARGE_SELECT, decision 0080).
  */
-function ledgerIdsOf(table: 'charges' | 'refunds', kind: LedgerPostingKind, sourceType: string): string {
-  return `${table}_posted AS (
-      SELECT r.id, w.id AS ledger_id FROM written w JOIN ${table} r ON r.id = w.source_id
-       WHERE w.kind = ${sqlLiteral(kind)} AND w.source_type = ${sqlLiteral(sourceType)}
+function refundLedgerIds(): string {
+  return `refunds_posted AS (
+      SELECT r.id, w.id AS ledger_id FROM written w JOIN refunds r ON r.id = w.source_id
+       WHERE w.kind = 'refund' AND w.source_type = 'refund'
        ORDER BY r.id FOR UPDATE OF r
     ),
-    ${table}_ledger_ids AS (
-      UPDATE ${table} t SET ledger_id = p.ledger_id FROM ${table}_posted p WHERE t.id = p.id RETURNING 1
+    refunds_ledger_ids AS (
+      UPDATE refunds t SET ledger_id = p.ledger_id FROM refunds_posted p WHERE t.id = p.id RETURNING 1
     )`;
 }
 
@@ -250,9 +250,8 @@ export const POST_LEDGER_TRANSACTIONS = defineStatement({
        ORDER BY l.account_id
       RETURNING 1
     ),
-    -- ledger_id on the charge of a sale and on a refund (decision 0052), with the posting
-    ${ledgerIdsOf('charges', 'sale', 'charge')},
-    ${ledgerIdsOf('refunds', 'refund', 'refund')}
+    -- ledger_id on a refund (decision 0052), with the posting; a charge's is read by the key (0080)
+    ${refundLedgerIds()}
     SELECT i.ref, posted.id::text AS id FROM input i LEFT JOIN posted ON posted.ref = i.ref
      ORDER BY i.ref`,
 });
