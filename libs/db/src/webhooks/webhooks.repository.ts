@@ -483,8 +483,12 @@ export class WebhooksRepository {
   async findDeliveries(ids: readonly string[], secrets: WebhookSecretsReader): Promise<DeliveryToSend[]> {
     if (ids.length === 0) return [];
     const rows = await this.prisma.run(FIND_DELIVERIES, { ids: [...new Set(ids)] });
+    // a job's deliveries are mostly one webhook's: its secrets opened once
+    const byWebhook = new Map<string, PlainWebhookSecrets | null>();
     return rows.flatMap((row) => {
-      const opened = openedFor(row, row.webhook_id, secrets);
+      if (!byWebhook.has(row.webhook_id))
+        byWebhook.set(row.webhook_id, openedFor(row, row.webhook_id, secrets));
+      const opened = byWebhook.get(row.webhook_id);
       if (!opened) return [];
       return [
         {
