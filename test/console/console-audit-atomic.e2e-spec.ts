@@ -5,6 +5,7 @@
 // transaction.
 import { randomUUID } from 'node:crypto';
 import { AppTokenService, MerchantUsersService } from '@kessai/accounts';
+import { WebhookSecretsCipher } from '@kessai/vault';
 import {
   AppTokensRepository,
   ConsoleAuditRepository,
@@ -39,6 +40,7 @@ beforeAll(async () => {
     stores,
     new WebhookUrlPolicy(config),
     config,
+    new WebhookSecretsCipher(config.VAULT_KEYS),
   );
   userId = await createConsoleUser(suite.env, shop, 'developer', 'atomic');
 });
@@ -103,6 +105,7 @@ it('a webhook create, change, rotation or deletion whose audit row fails leaves 
   expect(await suite.env.prisma.webhook.count({ where: { url } })).toBe(0);
 
   const webhook = await webhooks.create(storeScope(), 'test', { url, triggers: ['charge_finished'] });
+  const sealedBefore = await suite.env.prisma.webhook.findUniqueOrThrow({ where: { id: webhook.id } });
   const broken = (action: string) => ({ audit: auditBy(randomUUID(), action) });
   await expect(
     webhooks.update(storeScope(), 'test', webhook, { active: false }, broken('webhook.update')),
@@ -112,11 +115,7 @@ it('a webhook create, change, rotation or deletion whose audit row fails leaves 
   ).rejects.toThrow();
   await expect(webhooks.delete(storeScope(), webhook.id, broken('webhook.delete'))).rejects.toThrow();
   const after = await suite.env.prisma.webhook.findUniqueOrThrow({ where: { id: webhook.id } });
-  expect(after).toMatchObject({
-    active: true,
-    signingSecret: webhook.signingSecret,
-    previousSigningSecret: null,
-  });
+  expect(after).toMatchObject({ active: true, secretsIv: Buffer.from(sealedBefore.secretsIv ?? []) });
 
   await webhooks.delete(storeScope(), webhook.id, { audit: auditBy(userId, 'webhook.delete') });
   expect(await suite.env.prisma.webhook.findUnique({ where: { id: webhook.id } })).toBeNull();

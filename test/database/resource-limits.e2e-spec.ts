@@ -3,7 +3,7 @@
  * Postgres with parallel callers. App tokens and password resets are covered through the API in
  * app-jwts and accounts.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { ConsoleAuditRepository, DailyQuotas, WebhooksRepository, type AccessScope } from '@kessai/db';
 import { ACTIVE_LIMITS, DAILY_QUOTAS, ResourceLimitError } from '@kessai/domain';
 import { useSuite, type SeededMerchant } from '@kessai/testing';
@@ -27,14 +27,18 @@ function outcome(results: PromiseSettledResult<unknown>[]) {
   return { created: results.length - refused.length, refused: refused.length };
 }
 
+/** Random bytes standing for a sealed value (this suite never opens it). */
+const bytes = (n: number) => new Uint8Array(randomBytes(n));
+
 describe('webhooks: at most 20 active per merchant or store', () => {
   let seeded: SeededMerchant;
   const newWebhook = (scope: AccessScope, i: number) => ({
+    id: randomUUID(),
     merchantId: scope.merchantId,
     storeId: scope.storeId,
     url: `https://hooks.example.test/${i}`,
     triggers: ['charge_finished'],
-    signingSecret: `whsec_${randomBytes(24).toString('base64')}`,
+    secrets: { keyId: 'k', iv: bytes(12), ciphertext: bytes(40), authTag: bytes(16) },
     mode: 'test' as const,
   });
   const active = (scope: AccessScope) =>

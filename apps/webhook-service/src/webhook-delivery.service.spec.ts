@@ -5,6 +5,9 @@ import { WEBHOOK_DELIVERIES_QUEUE } from '@kessai/contracts';
 import type { DeliveryAttemptRecord, DeliveryToSend, WebhooksRepository } from '@kessai/db';
 import type { Logger } from '@kessai/observability';
 import { ContractQueue } from '@kessai/runtime';
+import { WebhookSecretsCipher } from '@kessai/vault';
+import { randomBytes } from 'node:crypto';
+import { DeliverySecrets } from './delivery-secrets';
 import { GONE_REASON, UNRECORDED_TRIES, WebhookDeliveryService } from './webhook-delivery.service';
 import { WebhookMetrics } from './webhook-metrics';
 import type { SendResult, WebhookSender } from './webhook-sender';
@@ -16,6 +19,7 @@ import { authorizationOf, SNIPPET_BYTES, snippetOf } from './webhook-sender';
  */
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} } as unknown as Logger;
+const secrets = new DeliverySecrets(new WebhookSecretsCipher([{ id: 'k1', key: randomBytes(32) }]), silent);
 const config = {
   WEBHOOK_MAX_ATTEMPTS: 3,
   WEBHOOK_RETRY_BASE_MS: 1_000,
@@ -79,6 +83,7 @@ function setup(
     config,
     silent,
     new WebhookMetrics(registry),
+    secrets,
   );
   /** kessai_webhook_tries_total by outcome */
   const counted = async () =>
@@ -221,6 +226,7 @@ describe('the tries waiting for their records', () => {
       },
       silent,
       new WebhookMetrics(new Registry()),
+      secrets,
     );
     const tries = Array.from({ length: count }, (_, i) => ({
       delivery: {

@@ -4,6 +4,7 @@ import { jobId, WEBHOOK_DELIVERIES_QUEUE, type DeliveryJobData } from '@kessai/c
 import { WebhooksRepository, type DeliveryAttemptRecord, type DeliveryToSend } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ContractQueue, InjectContractQueue, Coalescer } from '@kessai/runtime';
+import { DeliverySecrets } from './delivery-secrets';
 import { DeliveryPool } from './delivery-pool';
 import { nextAttemptDelayMs } from './retry-schedule';
 import { WebhookMetrics, type TryOutcome } from './webhook-metrics';
@@ -60,6 +61,7 @@ export class WebhookDeliveryService {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     private readonly metrics: WebhookMetrics,
+    private readonly secrets: DeliverySecrets,
   ) {
     this.#pool = new DeliveryPool({
       perEndpoint: config.WEBHOOK_ENDPOINT_CONCURRENCY,
@@ -81,7 +83,12 @@ export class WebhookDeliveryService {
   /** Tries `tries` (deliveries, each with its try's number); resolves when each is recorded or put back. */
   async deliver(tries: readonly DeliveryJobData[], postpone: Postpone): Promise<void> {
     const deliveries = new Map(
-      (await this.webhooks.findDeliveries(tries.map((t) => t.deliveryId))).map((d) => [d.id, d]),
+      (
+        await this.webhooks.findDeliveries(
+          tries.map((t) => t.deliveryId),
+          this.secrets.read,
+        )
+      ).map((d) => [d.id, d]),
     );
     const loaded: { delivery: DeliveryToSend; attempt: number }[] = [];
     for (const { deliveryId, attempt } of tries) {
@@ -118,7 +125,7 @@ export class WebhookDeliveryService {
    * tries left: after a delivery failed for good, a replay is one try.
    */
   async replay(deliveryId: string, postpone: Postpone): Promise<void> {
-    const [delivery] = await this.webhooks.findDeliveries([deliveryId]);
+    const [delivery] = await this.webhooks.findDeliveries([deliveryId], this.secrets.read);
     if (delivery) await this.deliver([{ deliveryId, attempt: delivery.attemptCount + 1 }], postpone);
   }
 

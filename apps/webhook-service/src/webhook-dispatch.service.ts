@@ -11,6 +11,7 @@ import {
 import { WebhooksRepository, type DeliveryToSend, type NewDelivery } from '@kessai/db';
 import { LOGGER, type Logger } from '@kessai/observability';
 import { ContractQueue, InjectContractQueue } from '@kessai/runtime';
+import { DeliverySecrets } from './delivery-secrets';
 import { WebhookDataLoader } from './webhook-data-loader';
 import { WebhookDeliveryService } from './webhook-delivery.service';
 
@@ -36,6 +37,7 @@ export class WebhookDispatchService {
     @InjectContractQueue(WEBHOOK_DELIVERIES_QUEUE)
     private readonly queue: ContractQueue<typeof WEBHOOK_DELIVERIES_QUEUE>,
     @Inject(LOGGER) private readonly logger: Logger,
+    private readonly secrets: DeliverySecrets,
   ) {}
 
   async dispatchMany(eventIds: readonly string[]): Promise<void> {
@@ -85,15 +87,17 @@ export class WebhookDispatchService {
     const fresh = toTry.flatMap((delivery) => mine.get(delivery.id) ?? []);
     if (fresh.length === 0) return;
     const targets = new Map(
-      (await this.webhooks.findDeliveryTargets(fresh.map((delivery) => delivery.webhookId))).map((target) => [
-        target.webhookId,
-        target,
-      ]),
+      (
+        await this.webhooks.findDeliveryTargets(
+          fresh.map((delivery) => delivery.webhookId),
+          this.secrets.read,
+        )
+      ).map((target) => [target.webhookId, target]),
     );
     const tries: { delivery: DeliveryToSend; attempt: number }[] = [];
     for (const { id, webhookId, body } of fresh) {
       const target = targets.get(webhookId);
-      // a webhook deleted meanwhile: its deliveries went with it
+      // a webhook deleted meanwhile (its deliveries went with it), or whose secrets failed to open
       if (target)
         tries.push({ delivery: { ...target, id, status: 'pending', attemptCount: 0, body }, attempt: 1 });
     }

@@ -6,7 +6,7 @@ import { loadConfig } from '@kessai/config';
 import { StandaloneDatabase, type MerchantUser } from '@kessai/db';
 import { AdminError, AdminService, describeMerchant, describeStore, describeUser } from './admin.service';
 import { bootstrapDemo } from './bootstrap';
-import { listFailedJobs, retryFailedJobs, rotateVault } from './operations';
+import { listFailedJobs, retryFailedJobs, rotateVault, sealWebhookSecrets } from './operations';
 import { adjustLedger, verifyLedger } from './ledger';
 import { listBankAccounts, verifyBankAccount } from './bank-accounts';
 import { approveTransfer, cancelTransfer, listTransfers } from './transfers';
@@ -117,8 +117,11 @@ Commands:
                                               checks (3-D Secure, CVV authorization) went to, and
                                               the provider's payment id (never in the merchant's API)
   vault:rotate [--batch N]                    re-encrypt every stored card and bank account number,
-                                              and processor account credentials, still under an
-                                              older key with VAULT_KEYS' first (docs/operations.md)
+                                              processor account credentials and webhook secrets,
+                                              still under an older key with VAULT_KEYS' first
+                                              (docs/operations.md)
+  webhooks:seal [--batch N]                   seal the webhooks' secrets an older release stored in
+                                              plaintext, clearing it (idempotent; docs/operations.md)
   jobs:failed --queue NAME [--limit N]        a queue's dead jobs, newest first (default 20)
   jobs:retry --queue NAME (--id JOB | --all)  dead jobs back to waiting
   deposits:stray [--merchant ID] [--limit N]  money recorded but paying no charge: deposits for no
@@ -424,6 +427,12 @@ export async function runCli(argv: string[], context: CliContext): Promise<unkno
       case 'vault:rotate':
         return await rotateVault(
           database,
+          config,
+          values.batch === undefined ? 500 : Math.max(1, integer(values.batch, 'batch')),
+        );
+      case 'webhooks:seal':
+        return await sealWebhookSecrets(
+          database.webhooks,
           config,
           values.batch === undefined ? 500 : Math.max(1, integer(values.batch, 'batch')),
         );

@@ -1,9 +1,20 @@
 import { Queue } from 'bullmq';
 import type { AppConfig, ProcessConfig } from '@kessai/config';
 import { QUEUES } from '@kessai/contracts';
-import type { BankAccountsRepository, CardVaultRepository, ProcessorAccountsRepository } from '@kessai/db';
+import {
+  storedSecretsOf,
+  type BankAccountsRepository,
+  type CardVaultRepository,
+  type ProcessorAccountsRepository,
+  type WebhooksRepository,
+} from '@kessai/db';
 import { BullConnections } from '@kessai/runtime';
-import { BankAccountCipher, CardVault, ProcessorCredentialsCipher } from '@kessai/vault';
+import {
+  BankAccountCipher,
+  CardVault,
+  ProcessorCredentialsCipher,
+  WebhookSecretsCipher,
+} from '@kessai/vault';
 import { AdminError } from './admin.service';
 
 /**
@@ -15,7 +26,8 @@ import { AdminError } from './admin.service';
  * vault:rotate: every card_vault entry encrypted with another key than VAULT_KEYS' first is
  * decrypted and encrypted again with it, a page at a time, each entry only while it is as it was
  * read (safe beside running services, and run again after a crash); then the bank accounts'
- * numbers and the processor accounts' credentials, which the same keys encrypt, the same way. Its
+ * numbers, the processor accounts' credentials and the webhooks' secrets, which the same keys
+ * encrypt, the same way (a webhook not sealed yet is webhooks:seal's). Its
  * counts by key before and after tell when an old key may leave VAULT_KEYS: once it encrypts
  * nothing of any of them.
  */
@@ -24,6 +36,7 @@ export async function rotateVault(
     cardVault: CardVaultRepository;
     bankAccounts: BankAccountsRepository;
     processorAccounts: ProcessorAccountsRepository;
+    webhooks: WebhooksRepository;
   },
   config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS' | 'VAULT_FINGERPRINT_SECRET'>,
   batch: number,
@@ -51,6 +64,64 @@ export async function rotateVault(
     entries_by_key_after: await repository.countByKey(),
     bank_accounts: await rotateBankAccountNumbers(repositories.bankAccounts, config, batch),
     processor_accounts: await rotateProcessorCredentials(repositories.processorAccounts, config, batch),
+    webhooks: await rotateWebhookSecrets(repositories.webhooks, config, batch),
+  };
+}
+
+/**
+ * vault:rotate's fourth part: the webhooks' sealed secrets (decision 0086). A webhook whose secrets
+ * were written meanwhile (a rotation, a new auth_token) is left as it is: they are under the active
+ * key already.
+ */
+async function rotateWebhookSecrets(
+  repository: WebhooksRepository,
+  config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS'>,
+  batch: number,
+) {
+  const { rotated, changedMeanwhile, before, after } = await reencryptRows(
+    repository,
+    new WebhookSecretsCipher(config.VAULT_KEYS),
+    batch,
+  );
+  return {
+    rotated,
+    changed_meanwhile: changedMeanwhile,
+    secrets_by_key_before: before,
+    secrets_by_key_after: after,
+  };
+}
+
+/**
+ * webhooks:seal (decision 0086): every webhook whose secrets a release before 0086 wrote in
+ * plaintext has them sealed with VAULT_KEYS' first key and its plaintext columns cleared, a page of
+ * `batch` at a time, each row only while it is as it was read (safe beside running services: a
+ * write meanwhile sealed it already). Run again, it finds nothing to do; its counts by key (`plaintext`:
+ * rows not sealed) before and after say when none is left.
+ */
+export async function sealWebhookSecrets(
+  repository: WebhooksRepository,
+  config: Pick<ProcessConfig<'admin'>, 'VAULT_KEYS'>,
+  batch: number,
+) {
+  const cipher = new WebhookSecretsCipher(config.VAULT_KEYS);
+  const before = await repository.countByKey();
+  let sealed = 0;
+  let changedMeanwhile = 0;
+  for (;;) {
+    const page = await repository.findUnsealed(batch);
+    if (page.length === 0) break;
+    for (const row of page) {
+      const secrets = cipher.read(storedSecretsOf(row), row.id);
+      if (await repository.sealPlaintext(row, cipher.seal(secrets, row.id))) sealed++;
+      else changedMeanwhile++;
+    }
+  }
+  return {
+    active_key_id: cipher.activeKeyId,
+    sealed,
+    changed_meanwhile: changedMeanwhile,
+    secrets_by_key_before: before,
+    secrets_by_key_after: await repository.countByKey(),
   };
 }
 

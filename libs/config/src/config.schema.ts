@@ -134,8 +134,10 @@ export const configSchema = z.object({
    */
   IDEMPOTENCY_KEY_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /**
-   * Card vault keys, `<id>:<base64 of 32 bytes>`, comma-separated: the first encrypts new card numbers, the
-   * others only decrypt (key rotation, docs/operations.md).
+   * Vault keys, `<id>:<base64 of 32 bytes>`, comma-separated: the first encrypts new card numbers, bank
+   * account numbers, processor account credentials and webhooks' secrets (signing secrets and
+   * auth tokens, decision 0086), the others only decrypt (key rotation, docs/operations.md).
+   * webhook-service and the console need them for webhooks' secrets.
    */
   VAULT_KEYS: vaultKeys.optional(),
   /**
@@ -500,7 +502,7 @@ export type AppConfig = z.infer<typeof configSchema>;
 export const SECRET_USERS = {
   JWT_SIGNING_KEY: ['gateway', 'admin', 'console'],
   IDEMPOTENCY_KEY_SECRET: ['gateway'],
-  VAULT_KEYS: ['gateway', 'charge-service', 'refund-cancel-service', 'admin'],
+  VAULT_KEYS: ['gateway', 'charge-service', 'refund-cancel-service', 'webhook-service', 'console', 'admin'],
   VAULT_FINGERPRINT_SECRET: ['gateway', 'charge-service', 'admin'],
   PROCESSOR_CALLBACK_SECRET: ['gateway'],
   CONSOLE_SESSION_SECRET: ['console'],

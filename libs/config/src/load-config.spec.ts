@@ -237,8 +237,11 @@ describe('loadConfig', () => {
 
   it('requires of each process the secrets it uses, and only those', () => {
     const shared = { DATABASE_URL: valid.DATABASE_URL, REDIS_URL: valid.REDIS_URL };
-    for (const worker of ['subscription-service', 'webhook-service'] as const)
-      expect(loadConfig(shared, worker).JWT_SIGNING_KEY).toBeUndefined();
+    expect(loadConfig(shared, 'subscription-service').JWT_SIGNING_KEY).toBeUndefined();
+    // it opens webhooks' sealed secrets (decision 0086): the vault's keys, nothing else secret
+    const hooks = loadConfig({ ...shared, VAULT_KEYS: valid.VAULT_KEYS }, 'webhook-service');
+    expect(hooks.JWT_SIGNING_KEY).toBeUndefined();
+    expect(hooks.VAULT_FINGERPRINT_SECRET).toBeUndefined();
     const vault = { VAULT_KEYS: valid.VAULT_KEYS, VAULT_FINGERPRINT_SECRET: valid.VAULT_FINGERPRINT_SECRET };
     // it opens processor accounts' credentials, never a card: the vault's keys, not its fingerprint secret
     const refunds = loadConfig({ ...shared, VAULT_KEYS: valid.VAULT_KEYS }, 'refund-cancel-service');
@@ -256,6 +259,9 @@ describe('loadConfig', () => {
     };
     expect(problems(shared, 'refund-cancel-service')).toEqual([
       'VAULT_KEYS is required (the refund-cancel-service uses it)',
+    ]);
+    expect(problems(shared, 'webhook-service')).toEqual([
+      'VAULT_KEYS is required (the webhook-service uses it)',
     ]);
     expect(problems(shared, 'charge-service')).toEqual([
       'VAULT_KEYS is required (the charge-service uses it)',
@@ -275,6 +281,7 @@ describe('loadConfig', () => {
           NODE_ENV: 'production',
           HOST: '127.0.0.1',
           PUBLIC_BASE_URL,
+          VAULT_KEYS: valid.VAULT_KEYS,
           JWT_SIGNING_KEY: 'change-me'.padEnd(32, '-'),
         },
         'webhook-service',

@@ -47,21 +47,21 @@ SELECT id::text, webhook_id::text FROM earlier WHERE status = 'pending' AND atte
 
 -- webhooks_find_delivery_targets
 -- params: $1 ids uuid[]
--- columns: id text, url text, auth_token text, signing_secret text, previous_signing_secret text, mode text, active bool
-SELECT id::text, url, auth_token, signing_secret,
-       CASE WHEN previous_secret_expires_on > now() THEN previous_signing_secret END
-         AS previous_signing_secret,
+-- columns: id text, url text, auth_token text, signing_secret text, previous_signing_secret text, secrets_key_id text, secrets_iv bytea, secrets_ciphertext bytea, secrets_auth_tag bytea, previous_signs bool, mode text, active bool
+SELECT id::text, url, auth_token, signing_secret, previous_signing_secret,
+       secrets_key_id, secrets_iv, secrets_ciphertext, secrets_auth_tag,
+       coalesce(previous_secret_expires_on > now(), false) AS previous_signs,
        mode::text, active
   FROM webhooks
  WHERE id = ANY($1::uuid[]);
 
 -- webhooks_find_deliveries
 -- params: $1 ids uuid[]
--- columns: id text, webhook_id text, status text, attempt_count int4, body text, url text, auth_token text, signing_secret text, previous_signing_secret text, mode text, webhook_active bool
+-- columns: id text, webhook_id text, status text, attempt_count int4, body text, url text, auth_token text, signing_secret text, previous_signing_secret text, secrets_key_id text, secrets_iv bytea, secrets_ciphertext bytea, secrets_auth_tag bytea, previous_signs bool, mode text, webhook_active bool
 SELECT d.id::text, d.webhook_id::text, d.status::text, d.attempt_count, d.body, w.url,
-       w.auth_token, w.signing_secret,
-       CASE WHEN w.previous_secret_expires_on > now() THEN w.previous_signing_secret END
-         AS previous_signing_secret,
+       w.auth_token, w.signing_secret, w.previous_signing_secret,
+       w.secrets_key_id, w.secrets_iv, w.secrets_ciphertext, w.secrets_auth_tag,
+       coalesce(w.previous_secret_expires_on > now(), false) AS previous_signs,
        w.mode::text, w.active AS webhook_active
   FROM webhook_deliveries d
   JOIN webhooks w ON w.id = d.webhook_id
@@ -127,15 +127,6 @@ health AS (
   RETURNING w.id
 )
 SELECT id::text FROM delivery;
-
--- webhooks_rotate_secret
--- params: $1 id uuid, $2 merchantId uuid, $3 storeId uuid, $4 secret text, $5 previousExpiresOn timestamptz
--- columns: id text
-UPDATE webhooks
-   SET previous_signing_secret = signing_secret, previous_secret_expires_on = $5::timestamptz,
-       signing_secret = $4::text, updated_on = now()
- WHERE id = $1::uuid AND merchant_id = $2::uuid AND store_id IS NOT DISTINCT FROM $3::uuid
-RETURNING id::text;
 
 -- webhooks_find_stale_deliveries
 -- params: $1 seconds int4, $2 limit int4

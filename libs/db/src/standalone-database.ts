@@ -19,6 +19,7 @@ import { BankAccountsRepository } from './payouts/bank-accounts.repository';
 import { MerchantVerificationsRepository } from './accounts/merchant-verifications.repository';
 import { ExchangeRatesRepository } from './exchange-rates/exchange-rates.repository';
 import { ProcessorAccountsRepository } from './processors/processor-accounts.repository';
+import { WebhooksRepository } from './webhooks/webhooks.repository';
 
 /**
  * The database for a process that runs without Nest (the admin CLI): a connection pool of its own
@@ -43,6 +44,7 @@ export class StandaloneDatabase {
   readonly verifications: MerchantVerificationsRepository;
   readonly exchangeRates: ExchangeRatesRepository;
   readonly processorAccounts: ProcessorAccountsRepository;
+  readonly webhooks: WebhooksRepository;
   private readonly prisma: PrismaService;
 
   constructor(config: AppConfig) {
@@ -66,6 +68,7 @@ export class StandaloneDatabase {
     this.verifications = new MerchantVerificationsRepository(this.prisma);
     this.exchangeRates = new ExchangeRatesRepository(this.prisma);
     this.processorAccounts = new ProcessorAccountsRepository(this.prisma);
+    this.webhooks = new WebhooksRepository(this.prisma, audit);
   }
 
   close(): Promise<void> {

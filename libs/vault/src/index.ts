@@ -7,3 +7,4 @@ export * from './processor-credentials-cipher';
 export * from './sealing-keys';
 export * from './vault.providers';
 export * from './vault-errors';
+export * from './webhook-secrets-cipher';

@@ -3,6 +3,7 @@ import { APP_CONFIG, requireSecrets, type AppConfig } from '@kessai/config';
 import { BankAccountCipher } from './bank-account-cipher';
 import { CardVault } from './card-vault';
 import { PendingCvvStore } from './pending-cvv-store';
+import { WebhookSecretsCipher } from './webhook-secrets-cipher';
 
 /** The process's CardVault, built from VAULT_KEYS and VAULT_FINGERPRINT_SECRET. */
 export const cardVaultProvider: Provider = {
@@ -27,5 +28,13 @@ export const bankAccountCipherProvider: Provider = {
     const keys = requireSecrets(config, ['VAULT_KEYS', 'VAULT_FINGERPRINT_SECRET'], 'bank account numbers');
     return new BankAccountCipher(keys.VAULT_KEYS, keys.VAULT_FINGERPRINT_SECRET);
   },
+  inject: [APP_CONFIG],
+};
+
+/** The process's WebhookSecretsCipher, from VAULT_KEYS (the gateway, the console, webhook-service). */
+export const webhookSecretsCipherProvider: Provider = {
+  provide: WebhookSecretsCipher,
+  useFactory: (config: AppConfig) =>
+    new WebhookSecretsCipher(requireSecrets(config, ['VAULT_KEYS'], "webhooks' secrets").VAULT_KEYS),
   inject: [APP_CONFIG],
 };

@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG, type AppConfig } from '@kessai/config';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   StoresRepository,
+  storedSecretsOf,
   WebhooksRepository,
   type AccessScope,
   type AuditedWrite,
   type LoggedDelivery,
   type Webhook,
-  type WebhookListItem,
 } from '@kessai/db';
 import {
   ACTIVE_LIMITS,
@@ -21,6 +21,7 @@ import {
   type PageRequest,
 } from '@kessai/domain';
 import type { Correlation } from '@kessai/observability';
+import { WebhookSecretsCipher, type WebhookSecrets } from '@kessai/vault';
 import type { WebhookChangesInput, WebhookInput } from './webhook-inputs';
 import { WebhookUrlPolicy } from './webhook-url.policy';
 
@@ -30,6 +31,10 @@ import { WebhookUrlPolicy } from './webhook-url.policy';
  * owner, the URL by WebhookUrlPolicy in the caller's mode; at most 20 active per owner and one per
  * URL. Every method but ownerOf takes the owner ownerOf resolved; answers are rows, which each
  * front end presents. Delivery is webhook-service's.
+ *
+ * The secrets (signing secret, the previous one, auth_token) are sealed with the vault's keys on
+ * every write (decision 0086); an answer carries the auth_token opened, and the signing secret
+ * only when it was just made (creation, rotation), never the sealed columns.
  */
 @Injectable()
 export class WebhooksService {
@@ -38,6 +43,7 @@ export class WebhooksService {
     private readonly stores: StoresRepository,
     private readonly urls: WebhookUrlPolicy,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly cipher: WebhookSecretsCipher,
   ) {}
 
   /** `mode`: the caller's processing mode, the new webhook's. */
@@ -46,33 +52,39 @@ export class WebhooksService {
     mode: 'test' | 'live',
     request: WebhookInput,
     options: AuditedWrite = {},
-  ): Promise<Webhook> {
+  ): Promise<CreatedWebhook> {
     checkTriggers(request.triggers, scope);
     const url = await this.urls.check(request.url, mode);
+    const id = randomUUID();
+    const secrets = {
+      // Standard Webhooks: "whsec_" and the base64 of the key (here 32 random bytes)
+      signingSecret: newSigningSecret(),
+      previousSigningSecret: null,
+      authToken: request.auth_token ?? null,
+    };
     const webhook = await this.webhooks.createWithinLimit(
       {
+        id,
         merchantId: scope.merchantId,
         storeId: scope.storeId,
         url,
         triggers: request.triggers,
-        authToken: request.auth_token ?? null,
-        // Standard Webhooks: "whsec_" and the base64 of the key (here 32 random bytes)
-        signingSecret: newSigningSecret(),
+        secrets: this.cipher.seal(secrets, id),
         mode,
       },
       ACTIVE_LIMITS.webhook,
       options.audit,
     );
-    return webhook;
+    return { ...withoutSecrets(webhook), authToken: secrets.authToken, signingSecret: secrets.signingSecret };
   }
 
-  list(scope: AccessScope, page: PageRequest): Promise<WebhookListItem[]> {
-    return this.webhooks.list(scope, page);
+  async list(scope: AccessScope, page: PageRequest): Promise<WebhookListEntry[]> {
+    return (await this.webhooks.list(scope, page)).map((row) => this.view(row));
   }
 
   /** A webhook of the owner; a malformed id is the same 404 as an unknown one. */
-  async find(scope: AccessScope, id: string): Promise<Webhook> {
-    return this.findVisible(scope, id);
+  async find(scope: AccessScope, id: string): Promise<WebhookResource> {
+    return this.view(await this.findVisible(scope, id));
   }
 
   /** The webhook's delivery log: its deliveries, newest first, each with its tries. */
@@ -115,10 +127,10 @@ export class WebhooksService {
   async update(
     scope: AccessScope,
     mode: 'test' | 'live',
-    current: Webhook,
+    current: WebhookResource,
     request: WebhookChangesInput,
     options: AuditedWrite = {},
-  ): Promise<Webhook> {
+  ): Promise<WebhookResource> {
     if (request.triggers !== undefined) checkTriggers(request.triggers, scope);
     const url =
       request.url !== undefined && request.url !== current.url
@@ -130,32 +142,59 @@ export class WebhooksService {
       {
         ...(url !== undefined ? { url } : {}),
         ...(request.triggers !== undefined ? { triggers: request.triggers } : {}),
-        ...(request.auth_token !== undefined ? { authToken: request.auth_token } : {}),
         ...(request.active !== undefined ? { active: request.active } : {}),
       },
       ACTIVE_LIMITS.webhook,
       options.audit,
+      request.auth_token === undefined
+        ? undefined
+        : (row) =>
+            this.cipher.seal({ ...this.secretsOf(row), authToken: request.auth_token ?? null }, row.id),
     );
     if (!updated) throw new NotFoundError('webhook');
-    return updated;
+    return this.view(updated);
   }
 
   /**
    * A new signing secret, in this answer only (`signing_secret`); the old one keeps signing
    * deliveries for WEBHOOK_SECRET_OVERLAP_SECONDS, so a receiver switches without missing one.
    */
-  async rotateSecret(scope: AccessScope, id: string, options: AuditedWrite = {}): Promise<Webhook> {
+  async rotateSecret(scope: AccessScope, id: string, options: AuditedWrite = {}): Promise<CreatedWebhook> {
     const webhook = await this.findVisible(scope, id);
     const overlapEnds = new Date(Date.now() + this.config.WEBHOOK_SECRET_OVERLAP_SECONDS * 1_000);
-    const secret = newSigningSecret();
-    const rotated = await this.webhooks.rotateSecret(webhook, webhook.id, secret, overlapEnds, options.audit);
+    const signingSecret = newSigningSecret();
+    let authToken: string | null = null;
+    const rotated = await this.webhooks.rotateSecret(
+      webhook,
+      webhook.id,
+      (row) => {
+        const current = this.secretsOf(row);
+        authToken = current.authToken;
+        return this.cipher.seal(
+          { signingSecret, previousSigningSecret: current.signingSecret, authToken },
+          row.id,
+        );
+      },
+      overlapEnds,
+      options.audit,
+    );
     if (!rotated) throw new NotFoundError('webhook');
-    return rotated;
+    return { ...withoutSecrets(rotated), authToken, signingSecret };
   }
 
   async delete(scope: AccessScope, id: string, options: AuditedWrite = {}): Promise<void> {
     if (!isUuid(id) || !(await this.webhooks.delete(scope, id.toLowerCase(), options.audit)))
       throw new NotFoundError('webhook');
+  }
+
+  /** A row's secrets: opened, or an old row's plaintext (decision 0086). */
+  private secretsOf(row: Webhook): WebhookSecrets {
+    return this.cipher.read(storedSecretsOf(row), row.id);
+  }
+
+  /** A row as an answer: its auth_token opened, nothing else of its secrets. */
+  private view<T extends Webhook>(row: T): Omit<T, SecretColumn> & { authToken: string | null } {
+    return { ...withoutSecrets(row), authToken: this.secretsOf(row).authToken };
   }
 
   private async findVisible(scope: AccessScope, id: string): Promise<Webhook> {
@@ -180,6 +219,44 @@ export class WebhooksService {
     return { merchantId: store.merchantId, storeId: store.id };
   }
 }
+
+/** The columns of a webhook row that hold its secrets, sealed or (an old row) in plaintext. */
+type SecretColumn =
+  | 'signingSecret'
+  | 'previousSigningSecret'
+  | 'authToken'
+  | 'secretsKeyId'
+  | 'secretsIv'
+  | 'secretsCiphertext'
+  | 'secretsAuthTag';
+
+/** A webhook as the use cases answer it: its auth_token opened, no other secret. */
+export type WebhookResource = Omit<Webhook, SecretColumn> & { authToken: string | null };
+
+/** A list's webhook, with its merchant's and store's names. */
+export type WebhookListEntry = WebhookResource & {
+  merchant: { name: string };
+  store: { name: string } | null;
+};
+
+/** The answer to a creation or rotation: the webhook and, this once, its signing secret. */
+export type CreatedWebhook = WebhookResource & { signingSecret: string };
+
+function withoutSecrets<T extends Webhook>(row: T): Omit<T, SecretColumn> {
+  const copy: Partial<T> = { ...row };
+  for (const column of SECRET_COLUMNS) delete copy[column];
+  return copy as Omit<T, SecretColumn>;
+}
+
+const SECRET_COLUMNS = [
+  'signingSecret',
+  'previousSigningSecret',
+  'authToken',
+  'secretsKeyId',
+  'secretsIv',
+  'secretsCiphertext',
+  'secretsAuthTag',
+] as const satisfies readonly SecretColumn[];
 
 /** Standard Webhooks: "whsec_" and the base64 of the key (here 32 random bytes). */
 function newSigningSecret(): string {

@@ -2,7 +2,7 @@ import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/com
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { AppTokenService, type TokenManager } from '@kessai/accounts';
-import { StoresRepository, type AccessScope, type AuditEntry, type Webhook } from '@kessai/db';
+import { StoresRepository, type AccessScope, type AuditEntry } from '@kessai/db';
 import {
   isUuid,
   MERCHANT_WEBHOOK_TRIGGERS,
@@ -10,7 +10,7 @@ import {
   STORE_WEBHOOK_TRIGGERS,
   webhookTriggerRefusal,
 } from '@kessai/domain';
-import { WebhooksService } from '@kessai/webhooks';
+import { WebhooksService, type CreatedWebhook, type WebhookResource } from '@kessai/webhooks';
 import { may } from '../roles';
 import { ConsoleSessions, type ConsoleSession } from '../session/console-sessions';
 import { CurrentSession, Requires } from '../session/decorators';
@@ -293,7 +293,7 @@ export class DevelopersController {
   }
 
   /** The owner's webhook `id` in the mode the switch shows; any other id is a missing page. */
-  private async webhookOf(owner: AccessScope, id: string, request: FastifyRequest): Promise<Webhook> {
+  private async webhookOf(owner: AccessScope, id: string, request: FastifyRequest): Promise<WebhookResource> {
     const webhook = await this.webhooks.find(owner, id);
     if (webhook.mode !== modeOf(request)) throw new NotFoundError('webhook');
     return webhook;
@@ -338,7 +338,7 @@ export class DevelopersController {
 
   private async renderWebhook(
     session: ConsoleSession,
-    webhook: Webhook,
+    webhook: WebhookResource,
     request: FastifyRequest,
     messages: { notice?: Notice; error?: string },
   ): Promise<string> {
@@ -387,7 +387,7 @@ function developersPath(owner: AccessScope, notice?: Notice): string {
   return text === '' ? '/developers' : `/developers?${text}`;
 }
 
-function webhookPath(webhook: Webhook, notice?: Notice): string {
+function webhookPath(webhook: WebhookResource, notice?: Notice): string {
   const query = new URLSearchParams();
   if (webhook.storeId !== null) query.set('store', webhook.storeId);
   if (notice) query.set(notice, '');
@@ -400,7 +400,7 @@ function signingSecretPage(
   sessions: ConsoleSessions,
   request: FastifyRequest,
   m: Messages,
-  webhook: Webhook,
+  webhook: CreatedWebhook,
 ): string {
   return secretsPage(
     pageContext(request, sessions),

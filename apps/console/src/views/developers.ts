@@ -1,4 +1,5 @@
-import type { AppToken, LoggedDelivery, Webhook, WebhookListItem } from '@kessai/db';
+import type { AppToken, LoggedDelivery } from '@kessai/db';
+import type { WebhookListEntry, WebhookResource } from '@kessai/webhooks';
 import { html, type Html } from './html';
 import { csrfField, layout, type PageContext } from './layout';
 import type { Messages } from './messages';
@@ -13,7 +14,7 @@ export interface OwnerChoice {
 export interface DevelopersView {
   owner: OwnerChoice;
   tokens: AppToken[];
-  webhooks: WebhookListItem[];
+  webhooks: WebhookListEntry[];
   /** the triggers a webhook of this owner may have */
   triggers: readonly string[];
   /** the user's role may create, change and revoke */
@@ -57,7 +58,7 @@ function tokensTable(ctx: PageContext, view: DevelopersView): TableSpec<AppToken
   };
 }
 
-function webhooksTable(m: Messages, storeId: string | null): TableSpec<WebhookListItem> {
+function webhooksTable(m: Messages, storeId: string | null): TableSpec<WebhookListEntry> {
   return {
     id: 'webhooks',
     caption: m.webhooks,
@@ -174,7 +175,7 @@ export function secretsPage(
 }
 
 export interface WebhookView {
-  webhook: Webhook;
+  webhook: WebhookResource;
   deliveries: LoggedDelivery[];
   triggers: readonly string[];
   canManage: boolean;

@@ -1,11 +1,12 @@
-import type { LoggedDelivery, Webhook, WebhookListItem } from '@kessai/db';
+import type { LoggedDelivery } from '@kessai/db';
+import type { CreatedWebhook, WebhookListEntry, WebhookResource } from '@kessai/webhooks';
 import { optionalField } from '@kessai/presenters';
 
 /**
  * The Webhook resource (api-reference §5.10). `signing_secret` is in the creation answer only
  * (presentCreatedWebhook); `disabled_reason` (Kessai's own) says why delivery turned it off.
  */
-export function presentWebhook(webhook: Webhook) {
+export function presentWebhook(webhook: WebhookResource) {
   return {
     id: webhook.id,
     merchant_id: webhook.merchantId,
@@ -25,7 +26,7 @@ export function presentWebhook(webhook: Webhook) {
 }
 
 /** A list item (api-reference §5.10): the webhook with `merchant_name` and `store_name` (null for the merchant's own). */
-export function presentWebhookListItem(webhook: WebhookListItem) {
+export function presentWebhookListItem(webhook: WebhookListEntry) {
   return {
     ...presentWebhook(webhook),
     merchant_name: webhook.merchant.name,
@@ -34,7 +35,7 @@ export function presentWebhookListItem(webhook: WebhookListItem) {
 }
 
 /** The creation answer: the webhook and, this once, its Standard Webhooks signing secret. */
-export function presentCreatedWebhook(webhook: Webhook) {
+export function presentCreatedWebhook(webhook: CreatedWebhook) {
   return { ...presentWebhook(webhook), signing_secret: webhook.signingSecret };
 }
 

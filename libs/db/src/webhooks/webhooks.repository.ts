@@ -19,19 +19,57 @@ import {
   FIND_DELIVERY_TARGETS,
   FIND_SUBSCRIBED_EVENTS,
   RECORD_DELIVERY_ATTEMPTS,
-  ROTATE_WEBHOOK_SECRET,
   FIND_STALE_DELIVERIES,
 } from './webhooks.sql';
 import type { AccessScope } from '../scope';
 
+/** A webhook's secrets sealed (decision 0086): the columns a write sets. */
+export interface SealedWebhookSecrets {
+  keyId: string;
+  iv: Uint8Array<ArrayBuffer>;
+  ciphertext: Uint8Array<ArrayBuffer>;
+  authTag: Uint8Array<ArrayBuffer>;
+}
+
+/** A webhook's secrets in the clear: a try's, or a row's not sealed yet. */
+export interface PlainWebhookSecrets {
+  signingSecret: string;
+  previousSigningSecret: string | null;
+  authToken: string | null;
+}
+
+/** A webhook's secrets as its row holds them: sealed, or (a row from before 0086) in plaintext. */
+export type StoredWebhookSecrets =
+  | { sealed: { keyId: string; iv: Uint8Array; ciphertext: Uint8Array; authTag: Uint8Array }; plain: null }
+  | { sealed: null; plain: PlainWebhookSecrets };
+
+/**
+ * Opens a row's secrets (the vault's WebhookSecretsCipher.read), for the webhook `webhookId`; null:
+ * they failed to open, and the row is left out.
+ */
+export type WebhookSecretsReader = (
+  stored: StoredWebhookSecrets,
+  webhookId: string,
+) => PlainWebhookSecrets | null;
+
+/** A sealed webhook as vault:rotate reads it. */
+export interface SealedWebhookRow {
+  id: string;
+  keyId: string;
+  iv: Uint8Array;
+  ciphertext: Uint8Array;
+  authTag: Uint8Array;
+}
+
 export interface NewWebhook {
+  /** drawn by the caller: the sealed secrets are bound to it */
+  id: string;
   merchantId: string;
   /** null for a merchant-level webhook */
   storeId: string | null;
   url: string;
   triggers: string[];
-  authToken?: string | null;
-  signingSecret: string;
+  secrets: SealedWebhookSecrets;
   /** the creating credential's mode: the URL rules it is held to */
   mode: 'test' | 'live';
 }
@@ -39,7 +77,6 @@ export interface NewWebhook {
 export interface WebhookChanges {
   url?: string;
   triggers?: string[];
-  authToken?: string | null;
   active?: boolean;
 }
 
@@ -141,7 +178,10 @@ export class WebhooksRepository {
         countActive: (tx) => tx.webhook.count({ where: activeOf(webhook) }),
         create: async (tx) => {
           if (await urlTaken(tx, webhook, webhook.url, null)) throw urlExists();
-          const created = await tx.webhook.create({ data: { ...webhook, active: true } });
+          const { secrets, ...columns } = webhook;
+          const created = await tx.webhook.create({
+            data: { ...columns, ...sealedColumns(secrets), active: true },
+          });
           if (audit) await this.audit.record({ ...audit, targetId: created.id }, tx);
           return created;
         },
@@ -168,7 +208,8 @@ export class WebhooksRepository {
   /**
    * Changes a webhook of the scope; null when the scope has none with this id. Under the scope's
    * lock: a new URL must be free in the scope, and a re-activation must leave at most `max` active.
-   * Re-activating clears the reason delivery turned it off.
+   * Re-activating clears the reason delivery turned it off. `reseal`, given: the row's secrets
+   * sealed anew from the row as read under the lock (a new auth_token), written with the changes.
    */
   update(
     scope: AccessScope,
@@ -176,6 +217,7 @@ export class WebhooksRepository {
     changes: WebhookChanges,
     max: number,
     audit?: AuditEntry,
+    reseal?: (current: Webhook) => SealedWebhookSecrets,
   ): Promise<Webhook | null> {
     return withActiveLimitLock(this.prisma, { resource: 'webhook', scope }, async (tx) => {
       const current = await tx.webhook.findFirst({ where: { id, ...exactly(scope) } });
@@ -189,6 +231,7 @@ export class WebhooksRepository {
         // re-activating starts afresh: no reason, no failing period
         data: {
           ...changes,
+          ...(reseal ? sealedColumns(reseal(current)) : {}),
           ...(changes.active === true ? { disabledReason: null, failingSince: null } : {}),
         },
       });
@@ -197,19 +240,93 @@ export class WebhooksRepository {
     });
   }
 
-  /** A new signing secret; the current one keeps signing until `previousExpiresOn`. Null: not the scope's. */
-  async rotateSecret(
+  /**
+   * A new signing secret (`reseal`: the secrets sealed anew from the row as read under the scope's
+   * lock, the current secret becoming the previous one); the current one keeps signing until
+   * `previousExpiresOn`. Null: not the scope's.
+   */
+  rotateSecret(
     scope: AccessScope,
     id: string,
-    secret: string,
+    reseal: (current: Webhook) => SealedWebhookSecrets,
     previousExpiresOn: Date,
     audit?: AuditEntry,
   ): Promise<Webhook | null> {
-    const params = { id, merchantId: scope.merchantId, storeId: scope.storeId, secret, previousExpiresOn };
-    const rows = await this.audited(audit, id, (tx) =>
-      this.prisma.run(ROTATE_WEBHOOK_SECRET, params, { db: tx }),
-    );
-    return rows.length === 0 ? null : this.prisma.webhook.findUnique({ where: { id } });
+    return withActiveLimitLock(this.prisma, { resource: 'webhook', scope }, async (tx) => {
+      const current = await tx.webhook.findFirst({ where: { id, ...exactly(scope) } });
+      if (!current) return null;
+      const rotated = await tx.webhook.update({
+        where: { id },
+        data: { ...sealedColumns(reseal(current)), previousSecretExpiresOn: previousExpiresOn },
+      });
+      if (audit) await this.audit.record({ ...audit, targetId: id }, tx);
+      return rotated;
+    });
+  }
+
+  /** Up to `limit` webhooks whose secrets are still in plaintext (webhooks:seal), in id order. */
+  findUnsealed(limit: number): Promise<Webhook[]> {
+    return this.prisma.webhook.findMany({
+      where: { secretsKeyId: null },
+      orderBy: { id: 'asc' },
+      take: limit,
+    });
+  }
+
+  /**
+   * Seals an old row's secrets and clears its plaintext, only while the row is as `old` was read
+   * (unsealed, the same secrets): false when a write sealed it meanwhile, which leaves it as it is.
+   */
+  async sealPlaintext(
+    old: Pick<Webhook, 'id' | 'signingSecret' | 'previousSigningSecret' | 'authToken'>,
+    sealed: SealedWebhookSecrets,
+  ): Promise<boolean> {
+    const { count } = await this.prisma.webhook.updateMany({
+      where: {
+        id: old.id,
+        secretsKeyId: null,
+        signingSecret: old.signingSecret,
+        previousSigningSecret: old.previousSigningSecret,
+        authToken: old.authToken,
+      },
+      data: sealedColumns(sealed),
+    });
+    return count > 0;
+  }
+
+  /** Sealed webhooks under another key than `activeKeyId` (vault:rotate), in id order. */
+  async findToRotate(activeKeyId: string, limit: number): Promise<SealedWebhookRow[]> {
+    const rows = await this.prisma.webhook.findMany({
+      where: { secretsKeyId: { not: null }, NOT: { secretsKeyId: activeKeyId } },
+      select: {
+        id: true,
+        secretsKeyId: true,
+        secretsIv: true,
+        secretsCiphertext: true,
+        secretsAuthTag: true,
+      },
+      orderBy: { id: 'asc' },
+      take: limit,
+    });
+    return rows.flatMap((row) => {
+      const sealed = storedSealed(row);
+      return sealed ? [{ id: row.id, ...sealed }] : [];
+    });
+  }
+
+  /** The same secrets under another key (vault:rotate); false when they changed since `old` was read. */
+  async replaceEncryption(old: Pick<SealedWebhookRow, 'id' | 'keyId' | 'iv'>, next: SealedWebhookSecrets) {
+    const { count } = await this.prisma.webhook.updateMany({
+      where: { id: old.id, secretsKeyId: old.keyId, secretsIv: { equals: new Uint8Array(old.iv) } },
+      data: sealedColumns(next),
+    });
+    return count > 0;
+  }
+
+  /** How many webhooks' secrets each key sealed (`plaintext`: rows not sealed yet). */
+  async countByKey(): Promise<Record<string, number>> {
+    const rows = await this.prisma.webhook.groupBy({ by: ['secretsKeyId'], _count: { _all: true } });
+    return Object.fromEntries(rows.map((row) => [row.secretsKeyId ?? 'plaintext', row._count._all]));
   }
 
   /** Deletes a webhook of the scope with its deliveries; false when the scope has none with this id. */
@@ -342,38 +459,51 @@ export class WebhooksRepository {
     return rows.map((row) => ({ id: row.id, webhookId: row.webhook_id }));
   }
 
-  /** The webhooks `ids` that exist, with what a try to each needs; one statement. */
-  async findDeliveryTargets(ids: readonly string[]): Promise<DeliveryTarget[]> {
+  /**
+   * The webhooks `ids` that exist, with what a try to each needs, their secrets opened by `secrets`;
+   * one statement.
+   */
+  async findDeliveryTargets(
+    ids: readonly string[],
+    secrets: WebhookSecretsReader,
+  ): Promise<DeliveryTarget[]> {
     if (ids.length === 0) return [];
     const rows = await this.prisma.run(FIND_DELIVERY_TARGETS, { ids: [...new Set(ids)] });
-    return rows.map((row) => ({
-      webhookId: row.id,
-      url: row.url,
-      authToken: row.auth_token,
-      signingSecret: row.signing_secret,
-      previousSigningSecret: row.previous_signing_secret,
-      mode: row.mode,
-      webhookActive: row.active,
-    }));
+    return rows.flatMap((row) => {
+      const opened = openedFor(row, row.id, secrets);
+      if (!opened) return [];
+      return [{ webhookId: row.id, url: row.url, ...opened, mode: row.mode, webhookActive: row.active }];
+    });
   }
 
-  /** The deliveries `ids` that exist, with what a try of each sends; one statement. */
-  async findDeliveries(ids: readonly string[]): Promise<DeliveryToSend[]> {
+  /**
+   * The deliveries `ids` that exist, with what a try of each sends, their webhooks' secrets opened
+   * by `secrets`; one statement.
+   */
+  async findDeliveries(ids: readonly string[], secrets: WebhookSecretsReader): Promise<DeliveryToSend[]> {
     if (ids.length === 0) return [];
     const rows = await this.prisma.run(FIND_DELIVERIES, { ids: [...new Set(ids)] });
-    return rows.map((row) => ({
-      id: row.id,
-      webhookId: row.webhook_id,
-      status: row.status,
-      attemptCount: row.attempt_count,
-      body: row.body,
-      url: row.url,
-      authToken: row.auth_token,
-      signingSecret: row.signing_secret,
-      previousSigningSecret: row.previous_signing_secret,
-      mode: row.mode,
-      webhookActive: row.webhook_active,
-    }));
+    // a job's deliveries are mostly one webhook's: its secrets opened once
+    const byWebhook = new Map<string, PlainWebhookSecrets | null>();
+    return rows.flatMap((row) => {
+      if (!byWebhook.has(row.webhook_id))
+        byWebhook.set(row.webhook_id, openedFor(row, row.webhook_id, secrets));
+      const opened = byWebhook.get(row.webhook_id);
+      if (!opened) return [];
+      return [
+        {
+          id: row.id,
+          webhookId: row.webhook_id,
+          status: row.status,
+          attemptCount: row.attempt_count,
+          body: row.body,
+          url: row.url,
+          ...opened,
+          mode: row.mode,
+          webhookActive: row.webhook_active,
+        },
+      ];
+    });
   }
 
   /** Pending deliveries whose try is overdue by `seconds`, with the tries they had. */
@@ -434,4 +564,84 @@ async function urlTaken(
     select: { id: true },
   });
   return found !== null;
+}
+
+/** A webhook row's secrets as it holds them: sealed, or (not sealed yet) its plaintext columns. */
+export function storedSecretsOf(
+  row: Pick<
+    Webhook,
+    | 'signingSecret'
+    | 'previousSigningSecret'
+    | 'authToken'
+    | 'secretsKeyId'
+    | 'secretsIv'
+    | 'secretsCiphertext'
+    | 'secretsAuthTag'
+  >,
+): StoredWebhookSecrets {
+  const sealed = storedSealed(row);
+  if (sealed) return { sealed, plain: null };
+  // the trigger webhooks_secrets_check: an unsealed row has its signing secret
+  if (row.signingSecret === null) throw new Error('a webhook row holds neither sealed nor plaintext secrets');
+  return {
+    sealed: null,
+    plain: {
+      signingSecret: row.signingSecret,
+      previousSigningSecret: row.previousSigningSecret,
+      authToken: row.authToken,
+    },
+  };
+}
+
+function storedSealed(
+  row: Pick<Webhook, 'secretsKeyId' | 'secretsIv' | 'secretsCiphertext' | 'secretsAuthTag'>,
+): Omit<SealedWebhookRow, 'id'> | null {
+  const { secretsKeyId: keyId, secretsIv: iv, secretsCiphertext: ciphertext, secretsAuthTag: authTag } = row;
+  return keyId !== null && iv !== null && ciphertext !== null && authTag !== null
+    ? { keyId, iv, ciphertext, authTag }
+    : null;
+}
+
+/** The columns of sealed secrets, the plaintext ones cleared (the trigger webhooks_secrets_check requires it). */
+function sealedColumns(sealed: SealedWebhookSecrets) {
+  return {
+    secretsKeyId: sealed.keyId,
+    secretsIv: sealed.iv,
+    secretsCiphertext: sealed.ciphertext,
+    secretsAuthTag: sealed.authTag,
+    signingSecret: null,
+    previousSigningSecret: null,
+    authToken: null,
+  };
+}
+
+/** A statement row's secrets opened, the previous one only while it still signs. */
+function openedFor(
+  row: {
+    auth_token: string | null;
+    signing_secret: string | null;
+    previous_signing_secret: string | null;
+    secrets_key_id: string | null;
+    secrets_iv: Uint8Array | null;
+    secrets_ciphertext: Uint8Array | null;
+    secrets_auth_tag: Uint8Array | null;
+    previous_signs: boolean;
+  },
+  webhookId: string,
+  secrets: WebhookSecretsReader,
+): PlainWebhookSecrets | null {
+  const opened = secrets(
+    storedSecretsOf({
+      signingSecret: row.signing_secret,
+      previousSigningSecret: row.previous_signing_secret,
+      authToken: row.auth_token,
+      secretsKeyId: row.secrets_key_id,
+      secretsIv: row.secrets_iv as Webhook['secretsIv'],
+      secretsCiphertext: row.secrets_ciphertext as Webhook['secretsCiphertext'],
+      secretsAuthTag: row.secrets_auth_tag as Webhook['secretsAuthTag'],
+    }),
+    webhookId,
+  );
+  if (!opened) return null;
+  return { ...opened, previousSigningSecret: row.previous_signs ? opened.previousSigningSecret : null };
 }

@@ -133,6 +133,22 @@ export const CREATE_DELIVERIES = defineStatement({
 });
 
 /**
+ * A webhook's secrets as its row holds them (decision 0086): sealed (key id, iv, ciphertext, tag),
+ * or, a row not sealed yet, in plaintext; and whether the secret before the last rotation still
+ * signs (its overlap, by the database's clock).
+ */
+const SECRET_COLUMNS = {
+  auth_token: pg.nullable(pg.text),
+  signing_secret: pg.nullable(pg.text),
+  previous_signing_secret: pg.nullable(pg.text),
+  secrets_key_id: pg.nullable(pg.text),
+  secrets_iv: pg.nullable(pg.bytea),
+  secrets_ciphertext: pg.nullable(pg.bytea),
+  secrets_auth_tag: pg.nullable(pg.bytea),
+  previous_signs: pg.bool,
+};
+
+/**
  * Webhooks by id (an array: by primary key) with what a try to them needs: dispatch sends the first
  * tries of the deliveries it has just written with the bodies it holds.
  */
@@ -142,16 +158,14 @@ export const FIND_DELIVERY_TARGETS = defineStatement({
   columns: {
     id: pg.text,
     url: pg.text,
-    auth_token: pg.nullable(pg.text),
-    signing_secret: pg.text,
-    previous_signing_secret: pg.nullable(pg.text),
+    ...SECRET_COLUMNS,
     mode: pg.textOf<ProcessingMode>(),
     active: pg.bool,
   },
   text: (p) => `
-    SELECT id::text, url, auth_token, signing_secret,
-           CASE WHEN previous_secret_expires_on > now() THEN previous_signing_secret END
-             AS previous_signing_secret,
+    SELECT id::text, url, auth_token, signing_secret, previous_signing_secret,
+           secrets_key_id, secrets_iv, secrets_ciphertext, secrets_auth_tag,
+           coalesce(previous_secret_expires_on > now(), false) AS previous_signs,
            mode::text, active
       FROM webhooks
      WHERE id = ANY(${p.ids})`,
@@ -168,17 +182,15 @@ export const FIND_DELIVERIES = defineStatement({
     attempt_count: pg.int4,
     body: pg.text,
     url: pg.text,
-    auth_token: pg.nullable(pg.text),
-    signing_secret: pg.text,
-    previous_signing_secret: pg.nullable(pg.text),
+    ...SECRET_COLUMNS,
     mode: pg.textOf<ProcessingMode>(),
     webhook_active: pg.bool,
   },
   text: (p) => `
     SELECT d.id::text, d.webhook_id::text, d.status::text, d.attempt_count, d.body, w.url,
-           w.auth_token, w.signing_secret,
-           CASE WHEN w.previous_secret_expires_on > now() THEN w.previous_signing_secret END
-             AS previous_signing_secret,
+           w.auth_token, w.signing_secret, w.previous_signing_secret,
+           w.secrets_key_id, w.secrets_iv, w.secrets_ciphertext, w.secrets_auth_tag,
+           coalesce(w.previous_secret_expires_on > now(), false) AS previous_signs,
            w.mode::text, w.active AS webhook_active
       FROM webhook_deliveries d
       JOIN webhooks w ON w.id = d.webhook_id
@@ -261,28 +273,6 @@ export const RECORD_DELIVERY_ATTEMPTS = defineStatement({
       RETURNING w.id
     )
     SELECT id::text FROM delivery`,
-});
-
-/**
- * A new signing secret for a webhook of the scope; the current one becomes the previous one, which
- * signs deliveries too until `previousExpiresOn`. Returns the webhook's id when it is the scope's.
- */
-export const ROTATE_WEBHOOK_SECRET = defineStatement({
-  name: 'webhooks_rotate_secret',
-  params: {
-    id: pg.uuid,
-    merchantId: pg.uuid,
-    storeId: pg.nullable(pg.uuid),
-    secret: pg.text,
-    previousExpiresOn: pg.timestamptz,
-  },
-  columns: { id: pg.text },
-  text: (p) => `
-    UPDATE webhooks
-       SET previous_signing_secret = signing_secret, previous_secret_expires_on = ${p.previousExpiresOn},
-           signing_secret = ${p.secret}, updated_on = now()
-     WHERE id = ${p.id} AND merchant_id = ${p.merchantId} AND store_id IS NOT DISTINCT FROM ${p.storeId}
-    RETURNING id::text`,
 });
 
 /**
