@@ -14,12 +14,13 @@
  * WEBHOOK_ENDPOINT_CONCURRENCY), BENCH_REPLICAS (1: webhook-service processes), TEST_DATABASE_URL (its server hosts the scratch database).
  */
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Pool } from 'pg';
 import { createRedisClient } from '@kessai/redis';
 import { insertCardToken, startWorkerProcess, TestEnvironment, type SpawnedApp } from '@kessai/testing';
+import { WebhookSecretsCipher } from '@kessai/vault';
 import globalSetup from '../test/global-setup';
 import { cpuPerUnit, cpuSnapshot, cpuTable } from './bench-processes';
 import { percentile } from './load';
@@ -112,17 +113,27 @@ async function main() {
       email: `bench-${Date.now()}@example.test`,
     });
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const secrets = new WebhookSecretsCipher(env.config.VAULT_KEYS);
     const stores: { id: string; tokenId: string }[] = [];
     for (let i = 0; i < WEBHOOKS; i++) {
       const store = await env.admin.createStore({ merchantId: merchant.id, name: `Bench store ${i}` });
+      // sealed as the API writes them (decision 0086): each batch of tries opens its webhooks' secrets
+      const id = randomUUID();
+      const sealed = secrets.seal(
+        { signingSecret: secret, previousSigningSecret: null, authToken: 'bench-token' },
+        id,
+      );
       await env.prisma.webhook.create({
         data: {
+          id,
           merchantId: merchant.id,
           storeId: store.id,
           url: `${receiver.url}/hook/${i}`,
           triggers: ['charge_finished'],
-          authToken: 'bench-token',
-          signingSecret: secret,
+          secretsKeyId: sealed.keyId,
+          secretsIv: sealed.iv,
+          secretsCiphertext: sealed.ciphertext,
+          secretsAuthTag: sealed.authTag,
         },
       });
       const tokenId = await insertCardToken(
