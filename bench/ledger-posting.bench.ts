@@ -5,7 +5,7 @@
  * BENCH_POSTING_ROUNDS (3) rounds of BENCH_POSTING_CHARGES (6,000) charges left as the charge path
  * leaves them (inserted pending, then made successful with their charge_finished event, 20 per
  * database transaction: the final update is not HOT, as the charge path's is not), each round posted
- * by ledger-service's own code (LedgerRepository.withCursor and fact-postings' postingsOf, batches of
+ * by ledger-service's own poster (LedgerPoster.postOnce, its metrics and logging included, batches of
  * LEDGER_POST_BATCH) until nothing is left. Per round: the Postgres backends' CPU per posting (from
  * /proc), this process's CPU per posting (the poster's share of ledger-service), the cluster's WAL
  * per posting (other databases' writes included: only a quiet server gives the poster's own), and
@@ -19,10 +19,13 @@
 import 'reflect-metadata';
 import { readFile } from 'node:fs/promises';
 import { Client } from 'pg';
+import { Registry } from 'prom-client';
 import { LedgerRepository, OUTBOX_CURSOR } from '@kessai/db';
+import { createLogger } from '@kessai/observability';
 import { TestEnvironment, insertCardToken } from '@kessai/testing';
 import globalSetup from '../test/global-setup';
-import { postingsOf } from '../apps/ledger-service/src/fact-postings';
+import { LedgerMetrics } from '../apps/ledger-service/src/ledger-metrics';
+import { LedgerPoster } from '../apps/ledger-service/src/ledger-poster';
 import { fmt, num, runBench, useScratchDatabase } from './settings';
 
 const STORES = num('BENCH_POSTING_STORES', 40);
@@ -57,6 +60,14 @@ async function main(): Promise<number> {
       scopes.push({ ...scope, token: await insertCardToken(env, scope, { cardNumber: '4000056655665556' }) });
     }
     const ledger = new LedgerRepository(env.prisma);
+    // ledger-service's own poster, run batch after batch (its metrics on a registry of their own,
+    // its log at production's level)
+    const poster = new LedgerPoster(
+      ledger,
+      new LedgerMetrics(new Registry()),
+      createLogger({ service: 'ledger-posting-bench', level: 'info' }),
+      env.config,
+    );
     const backends = async () =>
       (
         await db.query<{ pid: number }>(
@@ -110,19 +121,8 @@ async function main(): Promise<number> {
       let runs = 0;
       for (;;) {
         runs++;
-        const read = await ledger.withCursor(OUTBOX_CURSOR, async (cursor) => {
-          const events = await cursor.events(batch);
-          if (events.length === 0) return 0;
-          const ids = (type: string) => [
-            ...new Set(events.filter((e) => e.eventType === type).map((e) => e.aggregateId)),
-          ];
-          const [sales, refunds] = await Promise.all([
-            cursor.saleFacts(ids('charge_finished')),
-            cursor.refundFacts(ids('refund_finished')),
-          ]);
-          await cursor.post(postingsOf(events, sales, refunds));
-          return events.filter((e) => e.eventType === 'charge_finished').length;
-        });
+        // every event here is a charge_finished: the events read are the sales posted
+        const read = await poster.postOnce();
         if (!read) break;
         posted += read;
       }
