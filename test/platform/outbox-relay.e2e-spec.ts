@@ -222,9 +222,13 @@ describe('outbox relay', () => {
       const scan = find(plan, 'LockRows')!;
       return scan['Shared Hit Blocks'] + scan['Shared Read Blocks'];
     };
-    await pagesToFindBatch(); // the first pass may still step over the dead versions' index entries
-    // 6,000 dead versions fill over 100 pages, which a bitmap scan would read on every poll
-    expect(await pagesToFindBatch()).toBeLessThan(40);
+    // 6,000 dead versions fill over 100 pages, which a bitmap scan would read on every poll. An index
+    // scan steps over them once and marks their index entries dead, but only when no snapshot taken
+    // before the UPDATE is still open (the running relay's poll may hold one on a busy machine): so
+    // the passes are repeated, a few at most, until one reads few pages; a bitmap scan never would
+    let pages = Infinity;
+    for (let pass = 0; pass < 6 && pages >= 40; pass++) pages = await pagesToFindBatch();
+    expect(pages).toBeLessThan(40);
     expect(await publisher.publishBatch()).toBe(5);
     await publisher.stop();
     await queue.drain();

@@ -77,7 +77,7 @@ describe('per-process secrets', () => {
       new ConfigError(['VAULT_KEYS is required (the charge-service uses it)']),
     );
     // a config parsed for another process: the vault refuses it when it is built (at start)
-    const config = loadConfig(variables, 'webhook-service');
+    const config = loadConfig(variables, 'subscription-service');
     const vault = cardVaultProvider as { useFactory: (config: AppConfig) => unknown };
     expect(() => vault.useFactory(config)).toThrow(
       new ConfigError(['VAULT_KEYS is required (the card vault uses it)']),
